@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Starts a real PostgreSQL 16 server with pgvector for tests and benchmarks, without Docker.
+# The binaries come from the PyPI package `pgserver`, which bundles Postgres with pgvector.
+# Usage: scripts/postgres-server.sh start|stop|url      (state lives in .cairn/postgres)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD/.cairn/postgres"
+PORT="${CAIRN_TEST_PG_PORT:-55432}"
+URL="postgres://cairn@127.0.0.1:${PORT}/postgres"
+VENV="$ROOT/venv"
+DATA="$ROOT/data"
+
+bin_dir() { "$VENV/bin/python" -c 'import pgserver, os; print(os.path.join(os.path.dirname(pgserver.__file__), "pginstall", "bin"))'; }
+
+# Postgres refuses to run as root: run it as an unprivileged user when we are root.
+as_pg() {
+  if [ "$(id -u)" = "0" ]; then
+    id cairnpg >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin cairnpg
+    runuser -u cairnpg -- "$@"
+  else
+    "$@"
+  fi
+}
+
+start() {
+  mkdir -p "$ROOT"
+  if [ ! -x "$VENV/bin/python" ]; then
+    python3 -m venv "$VENV"
+    "$VENV/bin/pip" install --quiet --disable-pip-version-check 'pgserver==0.1.4'
+  fi
+  local bin; bin="$(bin_dir)"
+  if [ "$(id -u)" = "0" ]; then chmod -R a+rX "$ROOT"; chmod a+x "$PWD/.cairn" "$PWD"; fi
+  if [ ! -f "$DATA/PG_VERSION" ]; then
+    mkdir -p "$DATA"
+    [ "$(id -u)" = "0" ] && { id cairnpg >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin cairnpg; chown cairnpg "$DATA"; }
+    as_pg "$bin/initdb" -D "$DATA" -U cairn --auth=trust --encoding=UTF8 --locale=C >/dev/null
+  fi
+  if ! as_pg "$bin/pg_ctl" -D "$DATA" status >/dev/null 2>&1; then
+    as_pg "$bin/pg_ctl" -D "$DATA" -w -t 60 -l "$DATA/server.log" \
+      -o "-p $PORT -k /tmp -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=256MB -c maintenance_work_mem=512MB -c fsync=off" start >/dev/null
+  fi
+  "$bin/psql" "$URL" -qAtc 'CREATE EXTENSION IF NOT EXISTS vector' >/dev/null
+  echo "$URL"
+}
+
+stop() {
+  [ -x "$VENV/bin/python" ] || exit 0
+  local bin; bin="$(bin_dir)"
+  as_pg "$bin/pg_ctl" -D "$DATA" -m fast stop >/dev/null 2>&1 || true
+}
+
+case "${1:-start}" in
+  start) start ;;
+  stop) stop ;;
+  url) echo "$URL" ;;
+  *) echo "usage: $0 start|stop|url" >&2; exit 2 ;;
+esac

@@ -1,0 +1,154 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { AppError, ErrorCode } from './errors.js';
+
+// The single place that reads process.env. Everything else receives a typed Config.
+
+const bool = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .transform((v, ctx) => {
+    if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+    if (['0', 'false', 'no', 'off', ''].includes(v)) return false;
+    ctx.addIssue({ code: 'custom', message: `expected a boolean (1/0, true/false), got "${v}"` });
+    return z.NEVER;
+  });
+
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+const optionalString = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v === '' ? undefined : v));
+
+const envSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    CAIRN_HOST: z.string().trim().min(1).default('127.0.0.1'),
+    CAIRN_PORT: int(0, 65535).default(4000),
+    CAIRN_DATA_DIR: z.string().trim().min(1).default('./data'),
+    CAIRN_DATABASE_URL: optionalString,
+    CAIRN_DATABASE_POOL_SIZE: int(1, 200).default(10),
+    CAIRN_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+
+    CAIRN_EMBEDDING_PROVIDER: z.enum(['auto', 'openai', 'local', 'hashing']).default('auto'),
+    CAIRN_EMBEDDING_MODEL: optionalString,
+    CAIRN_EMBEDDING_DIMENSIONS: int(1, 16000).optional(),
+    CAIRN_EMBEDDING_BASE_URL: optionalString,
+    CAIRN_EMBEDDING_API_KEY: optionalString,
+    CAIRN_EMBEDDING_BATCH_SIZE: int(1, 2048).default(64),
+    CAIRN_EMBEDDING_CONCURRENCY: int(1, 64).default(2),
+    CAIRN_EMBEDDING_TIMEOUT_MS: int(100).default(30000),
+    CAIRN_EMBEDDING_MAX_RETRIES: int(0, 20).default(4),
+    CAIRN_OFFLINE: bool.default(false),
+    CAIRN_MODEL_CACHE_DIR: optionalString,
+
+    CAIRN_CHUNK_SIZE: int(50, 100000).default(500),
+    CAIRN_CHUNK_OVERLAP: int(0, 50000).default(50),
+
+    CAIRN_RAG_TOP_K: int(1, 1000).default(3),
+    CAIRN_RAG_MAX_TOP_K: int(1, 1000).default(50),
+    CAIRN_RAG_MIN_SCORE_FLOOR: z.coerce.number().min(0).max(1).default(0),
+
+    CAIRN_EXPIRY_SWEEP_INTERVAL_MS: int(0).default(60000),
+    CAIRN_MAX_DOCUMENT_CHARS: int(1).default(5_000_000),
+    CAIRN_MAX_BODY_BYTES: int(1024).default(20 * 1024 * 1024),
+  })
+  .superRefine((env, ctx) => {
+    if (env.CAIRN_CHUNK_OVERLAP >= env.CAIRN_CHUNK_SIZE) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['CAIRN_CHUNK_OVERLAP'],
+        message: `must be smaller than CAIRN_CHUNK_SIZE (${env.CAIRN_CHUNK_SIZE})`,
+      });
+    }
+    if (env.CAIRN_RAG_TOP_K > env.CAIRN_RAG_MAX_TOP_K) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['CAIRN_RAG_TOP_K'],
+        message: `must not exceed CAIRN_RAG_MAX_TOP_K (${env.CAIRN_RAG_MAX_TOP_K})`,
+      });
+    }
+  });
+
+/** The data-folder value that keeps the embedded database in memory. */
+export const MEMORY_DATA_DIR = 'memory://';
+
+/** Embedding settings, resolved from `CAIRN_EMBEDDING_*`. */
+export interface EmbeddingConfig {
+  provider: 'auto' | 'openai' | 'local' | 'hashing';
+  /** Model name or local folder; undefined means the provider's default. */
+  model: string | undefined;
+  dimensions: number | undefined;
+  baseUrl: string | undefined;
+  apiKey: string | undefined;
+  batchSize: number;
+  concurrency: number;
+  timeoutMs: number;
+  maxRetries: number;
+  offline: boolean;
+  cacheDir: string;
+}
+
+/** The validated, typed configuration of one Cairn process. */
+export interface Config {
+  env: 'development' | 'production' | 'test';
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  embedding: EmbeddingConfig;
+  chunking: { size: number; overlap: number };
+  rag: { topK: number; maxTopK: number; minScoreFloor: number };
+  expirySweepIntervalMs: number;
+  maxDocumentChars: number;
+  maxBodyBytes: number;
+}
+
+/** Parses and validates an environment (default: `process.env`); throws `CONFIG_INVALID` naming every bad variable. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(source);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`);
+    throw new AppError(ErrorCode.CONFIG_INVALID, `Invalid configuration:\n  ${problems.join('\n  ')}`, { problems });
+  }
+  const e = parsed.data;
+  // `memory://` keeps PGlite in memory (tests, throwaway runs).
+  const dataDir = e.CAIRN_DATA_DIR === MEMORY_DATA_DIR ? MEMORY_DATA_DIR : path.resolve(e.CAIRN_DATA_DIR);
+  return {
+    env: e.NODE_ENV,
+    host: e.CAIRN_HOST,
+    port: e.CAIRN_PORT,
+    dataDir,
+    databaseUrl: e.CAIRN_DATABASE_URL,
+    databasePoolSize: e.CAIRN_DATABASE_POOL_SIZE,
+    logLevel: e.CAIRN_LOG_LEVEL,
+    embedding: {
+      provider: e.CAIRN_EMBEDDING_PROVIDER,
+      model: e.CAIRN_EMBEDDING_MODEL,
+      dimensions: e.CAIRN_EMBEDDING_DIMENSIONS,
+      baseUrl: e.CAIRN_EMBEDDING_BASE_URL,
+      apiKey: e.CAIRN_EMBEDDING_API_KEY ?? source.OPENAI_API_KEY,
+      batchSize: e.CAIRN_EMBEDDING_BATCH_SIZE,
+      concurrency: e.CAIRN_EMBEDDING_CONCURRENCY,
+      timeoutMs: e.CAIRN_EMBEDDING_TIMEOUT_MS,
+      maxRetries: e.CAIRN_EMBEDDING_MAX_RETRIES,
+      offline: e.CAIRN_OFFLINE,
+      cacheDir: e.CAIRN_MODEL_CACHE_DIR
+        ? path.resolve(e.CAIRN_MODEL_CACHE_DIR)
+        : path.resolve(dataDir === MEMORY_DATA_DIR ? './data' : dataDir, 'models'),
+    },
+    chunking: { size: e.CAIRN_CHUNK_SIZE, overlap: e.CAIRN_CHUNK_OVERLAP },
+    rag: {
+      topK: e.CAIRN_RAG_TOP_K,
+      maxTopK: e.CAIRN_RAG_MAX_TOP_K,
+      minScoreFloor: e.CAIRN_RAG_MIN_SCORE_FLOOR,
+    },
+    expirySweepIntervalMs: e.CAIRN_EXPIRY_SWEEP_INTERVAL_MS,
+    maxDocumentChars: e.CAIRN_MAX_DOCUMENT_CHARS,
+    maxBodyBytes: e.CAIRN_MAX_BODY_BYTES,
+  };
+}

@@ -1,0 +1,29 @@
+/** Rows and affected-row count of one SQL statement. */
+export interface QueryResult<R> {
+  rows: R[];
+  rowCount: number;
+}
+
+/** Anything that runs parameterised SQL: the database itself or an open transaction. */
+export interface Queryable {
+  /** Runs one parameterised statement ($1, $2 … placeholders). */
+  query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
+  /** Executes a multi-statement SQL script without parameters (migrations, DDL). */
+  exec(sql: string): Promise<void>;
+}
+
+/** Which engine backs a `Db`. */
+export type DbKind = 'pglite' | 'postgres';
+
+/** The database: PGlite in a data folder (embedded) or a real Postgres server through a `pg` Pool. */
+export interface Db extends Queryable {
+  readonly kind: DbKind;
+  /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Runs `fn` while holding a session-level advisory lock, so concurrent processes take turns. */
+  withLock<T>(key: number, fn: (conn: Queryable) => Promise<T>): Promise<T>;
+  /** Counts statements sent to the database since creation (for round-trip tests). */
+  readonly statementCount: number;
+  /** Closes connections; the Db is unusable afterwards. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,49 @@
+import fs from 'node:fs';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import type { Db, QueryResult, Queryable } from './Db.js';
+
+// PGlite is a single connection; it serialises queries and transactions itself, so locks are process-local.
+
+function wrap(q: PGlite | Transaction, onStatement: () => void): Queryable {
+  return {
+    async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
+      onStatement();
+      const res = await q.query<R>(sql, params as unknown[]);
+      return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };
+    },
+    async exec(sql: string): Promise<void> {
+      onStatement();
+      await q.exec(sql);
+    },
+  };
+}
+
+/** Opens (creating if needed) a PGlite database with pgvector in `dataDir`; `undefined` means in-memory. */
+export async function openPgliteDb(dataDir: string | undefined): Promise<Db> {
+  if (dataDir) fs.mkdirSync(dataDir, { recursive: true });
+  const pg = await PGlite.create({ dataDir, extensions: { vector } });
+  let statements = 0;
+  const count = () => {
+    statements++;
+  };
+  const root = wrap(pg, count);
+  let lockChain: Promise<unknown> = Promise.resolve();
+  return {
+    kind: 'pglite',
+    query: root.query,
+    exec: root.exec,
+    get statementCount() {
+      return statements;
+    },
+    transaction: (fn) => pg.transaction((tx) => fn(wrap(tx, count))),
+    withLock<T>(_key: number, fn: (conn: Queryable) => Promise<T>): Promise<T> {
+      const run = lockChain.then(() => fn(root));
+      lockChain = run.catch(() => undefined);
+      return run;
+    },
+    async close() {
+      if (!pg.closed) await pg.close();
+    },
+  };
+}

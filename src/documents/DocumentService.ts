@@ -1,0 +1,209 @@
+import { isDeepStrictEqual } from 'node:util';
+import { chunkText, type TextChunk } from '../chunking/chunkText.js';
+import { contentHash } from '../chunking/contentHash.js';
+import type { Db, Queryable } from '../db/Db.js';
+import type { EmbeddingProvider } from '../embeddings/EmbeddingProvider.js';
+import { AppError, ErrorCode, badInput, notFound } from '../errors.js';
+import { ChunkRepository, type ChunkInsert, type ChunkMove } from './chunkRepository.js';
+import { DocumentRepository, type DocumentWrite } from './documentRepository.js';
+import { chunkHash, embeddingText } from './embeddingText.js';
+import { knowledgeCounts, type KnowledgeCounts } from './statsRepository.js';
+import { generateDocumentId } from './validateInput.js';
+import type { DocumentInput, DocumentPatch, DocumentRecord, IndexResultRecord } from './types.js';
+
+/** How a write treats an existing document with the same id. */
+export type WriteMode = 'create' | 'upsert';
+
+/** A document prepared for writing: validated, chunked and hashed. */
+interface PreparedDocument {
+  write: DocumentWrite;
+  chunks: (TextChunk & { hash: string })[];
+}
+
+/** Indexes documents: chunks them, embeds only new chunk texts and writes everything in one transaction. */
+export class DocumentService {
+  readonly documents: DocumentRepository;
+  readonly chunks: ChunkRepository;
+
+  constructor(
+    private readonly db: Db,
+    private readonly embedder: EmbeddingProvider,
+    private readonly chunking: { size: number; overlap: number },
+  ) {
+    this.documents = new DocumentRepository(db);
+    this.chunks = new ChunkRepository(db);
+  }
+
+  /** Creates one document; CONFLICT when its id exists. */
+  async create(input: DocumentInput): Promise<IndexResultRecord> {
+    const [result] = await this.write([input], 'create');
+    return result as IndexResultRecord;
+  }
+
+  /** Creates or replaces documents by id; unchanged ones are left untouched. */
+  upsertMany(inputs: readonly DocumentInput[]): Promise<IndexResultRecord[]> {
+    return this.write(inputs, 'upsert');
+  }
+
+  /** Applies a partial update to an existing document. */
+  async update(id: string, patch: DocumentPatch): Promise<IndexResultRecord> {
+    const [current] = await this.documents.findByIds([id]);
+    if (!current) throw notFound('Document', id);
+    const merged: DocumentInput = {
+      id,
+      title: patch.title ?? current.title,
+      content: patch.content ?? current.content,
+      documentType: patch.documentType ?? current.documentType,
+      source: patch.source !== undefined ? patch.source : current.source,
+      tags: patch.tags ?? current.tags,
+      metadata: patch.metadata ?? current.metadata,
+      expiresAt: patch.expiresAt !== undefined ? patch.expiresAt : current.expiresAt,
+    };
+    const [result] = await this.write([merged], 'upsert', current.updatedAt);
+    return result as IndexResultRecord;
+  }
+
+  /** Counts for `knowledgeStats`. */
+  stats(): Promise<KnowledgeCounts> {
+    return knowledgeCounts(this.db);
+  }
+
+  /** Deletes a document and (by cascade) its chunks. */
+  delete(id: string): Promise<boolean> {
+    return this.documents.delete(id);
+  }
+
+  /**
+   * The write path. Embedding happens before the transaction, so a failing embedder writes nothing and no
+   * transaction stays open while a remote model works. `expectedUpdatedAt` turns a concurrent change into CONFLICT.
+   */
+  private async write(inputs: readonly DocumentInput[], mode: WriteMode, expectedUpdatedAt?: Date): Promise<IndexResultRecord[]> {
+    const prepared = inputs.map((input) => this.prepare(input));
+    const ids = prepared.map((p) => p.write.id);
+    const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
+    if (duplicate !== undefined) throw badInput('input', `id "${duplicate}" appears more than once in this batch`);
+
+    const known = await this.chunks.summariesByDocumentIds(this.db, ids);
+    const vectors = await this.embedMissing(prepared, new Set(known.map((k) => `${k.documentId}\u0000${k.contentHash}`)));
+
+    return this.db.transaction(async (tx) => {
+      const current = await this.documents.lockByIds(tx, ids);
+      if (mode === 'create') {
+        const taken = ids.find((id) => current.has(id));
+        if (taken !== undefined) {
+          throw new AppError(ErrorCode.CONFLICT, `document "${taken}" already exists; use updateDocument or upsertDocuments`, { id: taken });
+        }
+      }
+      if (expectedUpdatedAt) {
+        const doc = current.get(ids[0] as string);
+        if (!doc) throw notFound('Document', ids[0] as string);
+        if (doc.updatedAt.getTime() !== expectedUpdatedAt.getTime()) {
+          throw new AppError(ErrorCode.CONFLICT, `document "${doc.id}" changed while it was being updated; retry`, { id: doc.id });
+        }
+      }
+      const changed = prepared.filter((p) => !isUnchanged(p.write, current.get(p.write.id)));
+      const written = await this.documents.upsertMany(tx, changed.map((p) => p.write));
+      const embedded = await this.replaceChunks(tx, changed, vectors);
+      const unchangedCounts = await this.chunks.countByDocumentIds(
+        prepared.filter((p) => !written.has(p.write.id)).map((p) => p.write.id),
+        tx, // PGlite has one connection: a query outside the transaction would wait for it forever
+      );
+      return prepared.map((p) => {
+        const doc = written.get(p.write.id) ?? (current.get(p.write.id) as DocumentRecord);
+        const isChanged = written.has(p.write.id);
+        return {
+          document: doc,
+          chunkCount: isChanged ? p.chunks.length : (unchangedCounts.get(p.write.id) ?? 0),
+          embeddedChunkCount: embedded.get(p.write.id) ?? 0,
+          changed: isChanged,
+        };
+      });
+    });
+  }
+
+  private prepare(input: DocumentInput): PreparedDocument {
+    const id = input.id ?? generateDocumentId();
+    const chunks = chunkText(input.content, this.chunking).map((c) => ({ ...c, hash: chunkHash(input.title, c.content) }));
+    return {
+      write: {
+        id,
+        title: input.title,
+        content: input.content,
+        documentType: input.documentType,
+        source: input.source,
+        tags: input.tags,
+        metadata: input.metadata,
+        contentHash: contentHash(input.content),
+        expiresAt: input.expiresAt,
+      },
+      chunks,
+    };
+  }
+
+  /** Embeds every chunk text whose hash the document does not have yet, each distinct text once. */
+  private async embedMissing(prepared: readonly PreparedDocument[], known: ReadonlySet<string>): Promise<Map<string, Float32Array>> {
+    const texts = new Map<string, string>();
+    for (const p of prepared) {
+      for (const c of p.chunks) {
+        if (!known.has(`${p.write.id}\u0000${c.hash}`) && !texts.has(c.hash)) texts.set(c.hash, embeddingText(p.write.title, c.content));
+      }
+    }
+    if (texts.size === 0) return new Map();
+    const hashes = [...texts.keys()];
+    const vectors = await this.embedder.embed([...texts.values()]);
+    return new Map(hashes.map((h, i) => [h, vectors[i] as Float32Array]));
+  }
+
+  /** Diffs stored chunks against the new ones: keeps equal hashes (moving them), deletes the rest, inserts new ones. */
+  private async replaceChunks(tx: Queryable, docs: readonly PreparedDocument[], vectors: Map<string, Float32Array>): Promise<Map<string, number>> {
+    const stored = await this.chunks.summariesByDocumentIds(tx, docs.map((d) => d.write.id));
+    const pool = new Map<string, string[]>(); // documentId + hash → stored chunk ids
+    for (const s of stored) {
+      const key = `${s.documentId}\u0000${s.contentHash}`;
+      const list = pool.get(key);
+      if (list) list.push(s.id);
+      else pool.set(key, [s.id]);
+    }
+    const inserts: ChunkInsert[] = [];
+    const moves: ChunkMove[] = [];
+    const embeddedPerDoc = new Map<string, number>();
+    for (const doc of docs) {
+      let embedded = 0;
+      for (const c of doc.chunks) {
+        const keep = pool.get(`${doc.write.id}\u0000${c.hash}`)?.pop();
+        if (keep !== undefined) {
+          moves.push({ id: keep, ordinal: c.ordinal, charStart: c.charStart, charEnd: c.charEnd });
+        } else {
+          inserts.push({ documentId: doc.write.id, ordinal: c.ordinal, content: c.content, charStart: c.charStart, charEnd: c.charEnd, contentHash: c.hash, embedding: vectors.get(c.hash) as Float32Array });
+          embedded++;
+        }
+      }
+      embeddedPerDoc.set(doc.write.id, embedded);
+    }
+    // A concurrent writer may have removed a chunk we planned to keep: embed those few now.
+    const late = inserts.filter((i) => !i.embedding);
+    if (late.length > 0) {
+      const titles = new Map(docs.map((d) => [d.write.id, d.write.title]));
+      const fresh = await this.embedder.embed(late.map((i) => embeddingText(titles.get(i.documentId) ?? '', i.content)));
+      late.forEach((i, n) => (i.embedding = fresh[n] as Float32Array));
+    }
+    await this.chunks.deleteByIds(tx, [...pool.values()].flat());
+    await this.chunks.move(tx, moves);
+    await this.chunks.insertMany(tx, inserts);
+    return embeddedPerDoc;
+  }
+}
+
+/** True when writing `next` over `current` would change nothing. */
+function isUnchanged(next: DocumentWrite, current: DocumentRecord | undefined): boolean {
+  if (!current) return false;
+  return (
+    current.title === next.title &&
+    current.contentHash === next.contentHash &&
+    current.documentType === next.documentType &&
+    current.source === next.source &&
+    isDeepStrictEqual(current.tags, next.tags) &&
+    isDeepStrictEqual(current.metadata, next.metadata) &&
+    (current.expiresAt?.getTime() ?? null) === (next.expiresAt?.getTime() ?? null)
+  );
+}

@@ -1,0 +1,148 @@
+import type { Db, Queryable } from '../db/Db.js';
+import { encodeCursor, type KeysetCursor } from './cursor.js';
+import { SqlParams, documentFilterSql } from './filterSql.js';
+import type { DocumentFilterSpec, DocumentRecord, DocumentTypeName, JsonObject } from './types.js';
+
+/** A document row as the database returns it. */
+export interface DocumentRow {
+  id: string;
+  title: string;
+  content: string;
+  document_type: DocumentTypeName;
+  source: string | null;
+  tags: string[];
+  metadata: JsonObject;
+  content_hash: string;
+  created_at: Date | string;
+  updated_at: Date | string;
+  expires_at: Date | string | null;
+}
+
+/** Columns selected for a document, in a stable order. */
+export const DOCUMENT_COLUMNS =
+  'id, title, content, document_type, source, tags, metadata, content_hash, created_at, updated_at, expires_at';
+
+const toDate = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
+
+/** Maps a database row to a `DocumentRecord`. */
+export function toDocumentRecord(row: DocumentRow): DocumentRecord {
+  return {
+    id: row.id,
+    title: row.title,
+    content: row.content,
+    documentType: row.document_type,
+    source: row.source,
+    tags: row.tags,
+    metadata: row.metadata,
+    contentHash: row.content_hash,
+    createdAt: toDate(row.created_at),
+    updatedAt: toDate(row.updated_at),
+    expiresAt: row.expires_at === null ? null : toDate(row.expires_at),
+  };
+}
+
+/** A page of documents plus the total for the filter. */
+export interface DocumentPage {
+  rows: { cursor: string; document: DocumentRecord }[];
+  hasNextPage: boolean;
+  totalCount: number;
+}
+
+/** Row ready to be written: everything but the timestamps the database sets. */
+export type DocumentWrite = Omit<DocumentRecord, 'createdAt' | 'updatedAt'>;
+
+/** Reads and writes the `documents` table. */
+export class DocumentRepository {
+  constructor(private readonly db: Db) {}
+
+  /** Fetches live (unexpired) documents by id, in no particular order. */
+  async findByIds(ids: readonly string[], q: Queryable = this.db): Promise<DocumentRecord[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await q.query<DocumentRow>(
+      `SELECT ${DOCUMENT_COLUMNS} FROM documents
+        WHERE id = ANY($1::text[]) AND (expires_at IS NULL OR expires_at > now())`,
+      [ids],
+    );
+    return rows.map(toDocumentRecord);
+  }
+
+  /** Fetches documents by id including expired ones, locking them for the enclosing transaction. */
+  async lockByIds(q: Queryable, ids: readonly string[]): Promise<Map<string, DocumentRecord>> {
+    if (ids.length === 0) return new Map();
+    const { rows } = await q.query<DocumentRow>(
+      `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`,
+      [ids],
+    );
+    return new Map(rows.map((r) => [r.id, toDocumentRecord(r)]));
+  }
+
+  /** Inserts or replaces documents in one statement; `created_at` survives replacement. */
+  async upsertMany(q: Queryable, docs: readonly DocumentWrite[]): Promise<Map<string, DocumentRecord>> {
+    if (docs.length === 0) return new Map();
+    const { rows } = await q.query<DocumentRow>(
+      `INSERT INTO documents (id, title, content, document_type, source, tags, metadata, content_hash, expires_at)
+       SELECT x.id, x.title, x.content, x.document_type, x.source,
+              ARRAY(SELECT jsonb_array_elements_text(x.tags::jsonb)), x.metadata::jsonb, x.content_hash, x.expires_at
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                     $9::timestamptz[])
+           AS x(id, title, content, document_type, source, tags, metadata, content_hash, expires_at)
+       ON CONFLICT (id) DO UPDATE SET
+         title = EXCLUDED.title, content = EXCLUDED.content, document_type = EXCLUDED.document_type,
+         source = EXCLUDED.source, tags = EXCLUDED.tags, metadata = EXCLUDED.metadata,
+         content_hash = EXCLUDED.content_hash, expires_at = EXCLUDED.expires_at, updated_at = now()
+       RETURNING ${DOCUMENT_COLUMNS}`,
+      [
+        docs.map((d) => d.id),
+        docs.map((d) => d.title),
+        docs.map((d) => d.content),
+        docs.map((d) => d.documentType),
+        docs.map((d) => d.source),
+        docs.map((d) => JSON.stringify(d.tags)),
+        docs.map((d) => JSON.stringify(d.metadata)),
+        docs.map((d) => d.contentHash),
+        docs.map((d) => (d.expiresAt ? d.expiresAt.toISOString() : null)),
+      ],
+    );
+    return new Map(rows.map((r) => [r.id, toDocumentRecord(r)]));
+  }
+
+  /** Deletes a document (its chunks cascade); true when it existed. */
+  async delete(id: string, q: Queryable = this.db): Promise<boolean> {
+    const { rowCount } = await q.query('DELETE FROM documents WHERE id = $1', [id]);
+    return rowCount > 0;
+  }
+
+  /** Deletes every expired document; returns how many. */
+  async deleteExpired(): Promise<number> {
+    const { rowCount } = await this.db.query('DELETE FROM documents WHERE expires_at IS NOT NULL AND expires_at <= now()');
+    return rowCount;
+  }
+
+  /** Lists live documents newest first, after an optional keyset cursor. */
+  async list(filter: DocumentFilterSpec, first: number, after: KeysetCursor | undefined): Promise<DocumentPage> {
+    const params = new SqlParams();
+    const where = documentFilterSql(filter, params);
+    const countParams = [...params.values];
+    let keyset = '';
+    if (after) {
+      const c = params.add(after.createdAt);
+      const i = params.add(after.id);
+      keyset = ` AND (d.created_at, d.id) < (${c}::timestamptz, ${i})`;
+    }
+    const limit = params.add(first + 1);
+    const [page, count] = await Promise.all([
+      this.db.query<DocumentRow>(
+        `SELECT ${DOCUMENT_COLUMNS.split(', ').map((c) => `d.${c}`).join(', ')}
+           FROM documents d WHERE ${where}${keyset}
+          ORDER BY d.created_at DESC, d.id DESC LIMIT ${limit}`,
+        params.values,
+      ),
+      this.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM documents d WHERE ${where}`, countParams),
+    ]);
+    const rows = page.rows.slice(0, first).map((row) => {
+      const document = toDocumentRecord(row);
+      return { cursor: encodeCursor({ createdAt: document.createdAt.toISOString(), id: document.id }), document };
+    });
+    return { rows, hasNextPage: page.rows.length > first, totalCount: count.rows[0]?.n ?? 0 };
+  }
+}

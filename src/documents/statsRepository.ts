@@ -1,0 +1,46 @@
+import type { Db } from '../db/Db.js';
+
+/** A count keyed by a type, source or tag. */
+export interface CountByKey {
+  key: string;
+  count: number;
+}
+
+/** Counts over live documents. */
+export interface KnowledgeCounts {
+  documentCount: number;
+  chunkCount: number;
+  byType: CountByKey[];
+  bySource: CountByKey[];
+  topTags: CountByKey[];
+}
+
+const LIVE = '(expires_at IS NULL OR expires_at > now())';
+
+/** Aggregates for `knowledgeStats`, over unexpired documents only. */
+export async function knowledgeCounts(db: Db): Promise<KnowledgeCounts> {
+  const [docs, chunks, byType, bySource, topTags] = await Promise.all([
+    db.query<{ n: number }>(`SELECT count(*)::int AS n FROM documents WHERE ${LIVE}`),
+    db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM chunks c JOIN documents d ON d.id = c.document_id WHERE ${LIVE.replace(/expires_at/g, 'd.expires_at')}`,
+    ),
+    db.query<CountByKey>(
+      `SELECT document_type AS key, count(*)::int AS count FROM documents WHERE ${LIVE} GROUP BY 1 ORDER BY 2 DESC, 1`,
+    ),
+    db.query<CountByKey>(
+      `SELECT source AS key, count(*)::int AS count FROM documents WHERE ${LIVE} AND source IS NOT NULL
+        GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 50`,
+    ),
+    db.query<CountByKey>(
+      `SELECT t AS key, count(*)::int AS count FROM documents, unnest(tags) AS t WHERE ${LIVE}
+        GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 20`,
+    ),
+  ]);
+  return {
+    documentCount: docs.rows[0]?.n ?? 0,
+    chunkCount: chunks.rows[0]?.n ?? 0,
+    byType: byType.rows.map((r) => ({ key: r.key.toUpperCase(), count: r.count })),
+    bySource: bySource.rows,
+    topTags: topTags.rows,
+  };
+}

@@ -1,0 +1,37 @@
+import { badInput } from '../errors.js';
+
+/** The shape every tag must have. */
+export const TAG_PATTERN = /^[a-z0-9][a-z0-9_\-:]*$/;
+
+/**
+ * Parses a tag expression into disjunctive normal form: `a+b|c` → [["a","b"],["c"]].
+ * `+` (all of) binds tighter than `|` (any of); whitespace around operators is ignored.
+ */
+export function parseTagExpression(expression: string, field = 'filter.tags'): string[][] {
+  const trimmed = expression.trim();
+  if (trimmed === '') throw badInput(field, 'the tag expression is empty; use e.g. "billing+ach|payments"');
+  return trimmed.split('|').map((group) =>
+    group.split('+').map((raw) => {
+      const token = raw.trim();
+      if (token === '') {
+        throw badInput(field, `empty tag in "${expression}": every "+" and "|" needs a tag on both sides`, { token });
+      }
+      if (!TAG_PATTERN.test(token)) {
+        throw badInput(field, `invalid tag "${token}": tags match [a-z0-9][a-z0-9_\\-:]*`, { token });
+      }
+      return token;
+    }),
+  );
+}
+
+/** Validates a list of tags for storage, de-duplicating while keeping order. */
+export function validateTags(tags: readonly string[], field = 'tags'): string[] {
+  const seen = new Set<string>();
+  for (const tag of tags) {
+    if (!TAG_PATTERN.test(tag)) {
+      throw badInput(field, `invalid tag "${tag}": tags are lower-case and match [a-z0-9][a-z0-9_\\-:]*`, { token: tag });
+    }
+    seen.add(tag);
+  }
+  return [...seen];
+}

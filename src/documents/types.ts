@@ -1,0 +1,66 @@
+/** Storage form of a document type (GraphQL uses the upper-case names). */
+export const DOCUMENT_TYPES = ['manual', 'tutorial', 'api_spec', 'faq', 'policy', 'reference', 'other'] as const;
+
+/** One of the document types. */
+export type DocumentTypeName = (typeof DOCUMENT_TYPES)[number];
+
+/** A JSON object, as stored in `metadata`. */
+export type JsonObject = { [key: string]: unknown };
+
+/** A document row. */
+export interface DocumentRecord {
+  id: string;
+  title: string;
+  content: string;
+  documentType: DocumentTypeName;
+  source: string | null;
+  tags: string[];
+  metadata: JsonObject;
+  contentHash: string;
+  createdAt: Date;
+  updatedAt: Date;
+  expiresAt: Date | null;
+}
+
+/** A chunk row, without its embedding. */
+export interface ChunkRecord {
+  id: string;
+  documentId: string;
+  ordinal: number;
+  content: string;
+  charStart: number;
+  charEnd: number;
+  contentHash: string;
+}
+
+/** A validated document write. */
+export interface DocumentInput {
+  id: string | undefined;
+  title: string;
+  content: string;
+  documentType: DocumentTypeName;
+  source: string | null;
+  tags: string[];
+  metadata: JsonObject;
+  expiresAt: Date | null;
+}
+
+/** A validated partial update; `undefined` keeps the current value. */
+export type DocumentPatch = Partial<Omit<DocumentInput, 'id'>>;
+
+/** The outcome of indexing one document. */
+export interface IndexResultRecord {
+  document: DocumentRecord;
+  chunkCount: number;
+  embeddedChunkCount: number;
+  changed: boolean;
+}
+
+/** Parsed restrictions on documents and chunks. */
+export interface DocumentFilterSpec {
+  types?: DocumentTypeName[];
+  sources?: string[];
+  /** Disjunctive normal form of a tag expression: any group matches when all its tags are present. */
+  tagGroups?: string[][];
+  text?: string;
+}

@@ -1,0 +1,46 @@
+/** Machine-readable error codes returned to clients as `extensions.code`. */
+export const ErrorCode = {
+  BAD_USER_INPUT: 'BAD_USER_INPUT',
+  NOT_FOUND: 'NOT_FOUND',
+  CONFLICT: 'CONFLICT',
+  EMBEDDING_UNAVAILABLE: 'EMBEDDING_UNAVAILABLE',
+  EMBEDDER_MISMATCH: 'EMBEDDER_MISMATCH',
+  DATABASE_UNAVAILABLE: 'DATABASE_UNAVAILABLE',
+  GRAPH_UNAVAILABLE: 'GRAPH_UNAVAILABLE',
+  CONFIG_INVALID: 'CONFIG_INVALID',
+  INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
+} as const;
+
+/** One of the known error codes. */
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** Details attached to an error and exposed to clients in `extensions`. */
+export type ErrorDetails = Record<string, unknown>;
+
+/** An error whose message is safe to show to clients, tagged with an `ErrorCode`. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails;
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AppError';
+    this.code = code;
+    this.details = details;
+  }
+}
+
+/** Builds a `BAD_USER_INPUT` error that names the offending field. */
+export function badInput(field: string, reason: string, details: ErrorDetails = {}): AppError {
+  return new AppError(ErrorCode.BAD_USER_INPUT, `${field}: ${reason}`, { field, ...details });
+}
+
+/** Builds a `NOT_FOUND` error for a missing record. */
+export function notFound(kind: string, id: string): AppError {
+  return new AppError(ErrorCode.NOT_FOUND, `${kind} "${id}" does not exist`, { kind, id });
+}
+
+/** True when the value is an `AppError`. */
+export function isAppError(value: unknown): value is AppError {
+  return value instanceof AppError;
+}

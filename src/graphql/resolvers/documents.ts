@@ -1,0 +1,52 @@
+import { validateDocumentId, validateDocumentInput, validateDocumentPatch } from '../../documents/validateInput.js';
+import { badInput } from '../../errors.js';
+import type { Resolvers } from '../generated/types.js';
+import { toFilterSpec, toPage } from '../inputs.js';
+
+const MAX_BATCH = 1000;
+
+/** Document queries, mutations and field resolvers. */
+export const documentResolvers: Resolvers = {
+  Query: {
+    document: (_, { id }, { loaders }) => loaders.documentById.load(id),
+    documents: async (_, { filter, first, after }, { services }) => {
+      const page = toPage(first, after);
+      const result = await services.documents.documents.list(toFilterSpec(filter), page.first, page.after);
+      return {
+        edges: result.rows.map((r) => ({ cursor: r.cursor, node: r.document })),
+        nodes: result.rows.map((r) => r.document),
+        totalCount: result.totalCount,
+        pageInfo: {
+          hasNextPage: result.hasNextPage,
+          hasPreviousPage: page.after !== undefined,
+          startCursor: result.rows[0]?.cursor ?? null,
+          endCursor: result.rows.at(-1)?.cursor ?? null,
+        },
+      };
+    },
+  },
+  Mutation: {
+    createDocument: (_, { input }, { services }) =>
+      services.documents.create(validateDocumentInput(input, services.config)),
+    upsertDocuments: (_, { input }, { services }) => {
+      if (input.length > MAX_BATCH) throw badInput('input', `at most ${MAX_BATCH} documents per call (got ${input.length})`);
+      return services.documents.upsertMany(input.map((doc, i) => validateDocumentInput(doc, services.config, `input[${i}]`)));
+    },
+    updateDocument: (_, { id, input }, { services }) =>
+      services.documents.update(validateDocumentId(id), validateDocumentPatch(input, services.config)),
+    deleteDocument: async (_, { id }, { services }) => ({ id, deleted: await services.documents.delete(id) }),
+  },
+  Document: {
+    documentType: (doc) => doc.documentType.toUpperCase() as Uppercase<typeof doc.documentType>,
+    chunkCount: (doc, _, { loaders }) => loaders.chunkCountByDocumentId.load(doc.id),
+    chunks: (doc, _, { loaders }) => loaders.chunksByDocumentId.load(doc.id),
+  },
+  Chunk: {
+    document: async (chunk, _, { loaders }) => {
+      const doc = await loaders.documentById.load(chunk.documentId);
+      if (!doc) throw new Error(`document ${chunk.documentId} of chunk ${chunk.id} vanished`);
+      return doc;
+    },
+    metadata: async (chunk, _, { loaders }) => (await loaders.documentById.load(chunk.documentId))?.metadata ?? {},
+  },
+};

@@ -1,0 +1,19 @@
+import type { Resolvers } from '../generated/types.js';
+import { toFilterSpec } from '../inputs.js';
+
+/** Search and statistics. */
+export const searchResolvers: Resolvers = {
+  Query: {
+    search: (_, { input }, { services }) =>
+      services.search.search({
+        query: input.query,
+        topK: input.topK,
+        minScore: input.minScore,
+        filter: toFilterSpec(input.filter, 'input.filter'),
+      }),
+    knowledgeStats: async (_, __, { services }) => ({
+      ...(await services.documents.stats()),
+      embedder: services.embedder.info,
+    }),
+  },
+};

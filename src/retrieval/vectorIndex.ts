@@ -1,0 +1,68 @@
+import type { Db } from '../db/Db.js';
+import { describeEmbedder, type EmbedderInfo } from '../embeddings/EmbeddingProvider.js';
+import { AppError, ErrorCode } from '../errors.js';
+
+const EMBEDDER_KEY = 'embedder';
+
+/** The embedder recorded in the store, or undefined for a store that has never embedded. */
+export async function readRecordedEmbedder(db: Db): Promise<EmbedderInfo | undefined> {
+  const { rows } = await db.query<{ value: EmbedderInfo }>('SELECT value FROM cairn_meta WHERE key = $1', [EMBEDDER_KEY]);
+  return rows[0]?.value;
+}
+
+/** True when two embedders produce interchangeable vectors. */
+export function sameEmbedder(a: EmbedderInfo, b: EmbedderInfo): boolean {
+  return a.provider === b.provider && a.model === b.model && a.dimensions === b.dimensions;
+}
+
+/** The command that re-embeds every chunk with the configured embedder. */
+export const REINDEX_COMMAND = 'npm run cairn -- reindex';
+
+/** Whether this database gets an HNSW index (see README: PGlite builds HNSW too slowly, so it scans exactly). */
+export function usesHnsw(db: Db): boolean {
+  return db.kind === 'postgres';
+}
+
+/**
+ * Prepares the embedding column for `info`: on a new store, fixes its dimension, builds the index and records the
+ * embedder. On an existing store, fails with EMBEDDER_MISMATCH when the configured embedder differs from the recorded one.
+ */
+export async function prepareVectorIndex(db: Db, info: EmbedderInfo): Promise<void> {
+  const recorded = await readRecordedEmbedder(db);
+  if (recorded && !sameEmbedder(recorded, info)) {
+    throw new AppError(
+      ErrorCode.EMBEDDER_MISMATCH,
+      `The store was built with ${describeEmbedder(recorded)} but the configured embedder is ${describeEmbedder(info)}. ` +
+        `Either configure the recorded embedder again (CAIRN_EMBEDDING_PROVIDER=${recorded.provider} ` +
+        `CAIRN_EMBEDDING_MODEL=${recorded.model}), or re-embed every chunk with the new one: ${REINDEX_COMMAND}`,
+      { recorded, configured: info },
+    );
+  }
+  if (!recorded) await setEmbeddingColumn(db, info);
+  else await ensureHnswIndex(db);
+}
+
+/** Changes the column to `vector(dimensions)` (clearing vectors if the dimension changes) and records the embedder. */
+export async function setEmbeddingColumn(db: Db, info: EmbedderInfo): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.exec('DROP INDEX IF EXISTS chunks_embedding_hnsw');
+    await tx.exec(`ALTER TABLE chunks ALTER COLUMN embedding TYPE vector(${Math.trunc(info.dimensions)}) USING NULL`);
+    await tx.query(
+      `INSERT INTO cairn_meta (key, value) VALUES ($1, $2::jsonb)
+       ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
+      [EMBEDDER_KEY, JSON.stringify(info)],
+    );
+  });
+  await ensureHnswIndex(db);
+}
+
+/** Builds the HNSW cosine index on a server if it is missing (after a bulk load this is faster than per-row upkeep). */
+export async function ensureHnswIndex(db: Db): Promise<void> {
+  if (!usesHnsw(db)) return;
+  await db.exec('CREATE INDEX IF NOT EXISTS chunks_embedding_hnsw ON chunks USING hnsw (embedding vector_cosine_ops)');
+}
+
+/** Drops the HNSW index (before a bulk re-embed). */
+export async function dropHnswIndex(db: Db): Promise<void> {
+  await db.exec('DROP INDEX IF EXISTS chunks_embedding_hnsw');
+}

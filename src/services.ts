@@ -1,0 +1,70 @@
+import type { Config } from './config.js';
+import type { Db } from './db/Db.js';
+import { migrate } from './db/migrate.js';
+import { openDb } from './db/openDb.js';
+import { DocumentService } from './documents/DocumentService.js';
+import { ExpirySweeper } from './documents/expirySweeper.js';
+import type { EmbeddingProvider } from './embeddings/EmbeddingProvider.js';
+import { createEmbeddingProvider } from './embeddings/createEmbeddingProvider.js';
+import type { Logger } from './logger.js';
+import { SearchService } from './retrieval/SearchService.js';
+import { prepareVectorIndex, readRecordedEmbedder } from './retrieval/vectorIndex.js';
+import { Readiness } from './server/readiness.js';
+
+/** The long-lived objects of one Cairn process, built once by `createServices`. */
+export interface Services {
+  config: Config;
+  logger: Logger;
+  db: Db;
+  embedder: EmbeddingProvider;
+  documents: DocumentService;
+  search: SearchService;
+  sweeper: ExpirySweeper;
+  readiness: Readiness;
+  /** Stops background work and closes the database. */
+  close(): Promise<void>;
+}
+
+/** Options for tools that must start on a store whose embedder differs (reindex). */
+export interface CreateServicesOptions {
+  /** Skip the recorded-embedder check (default false). */
+  allowEmbedderMismatch?: boolean;
+  /** Use this embedder instead of building one from the configuration (tests). */
+  embedder?: EmbeddingProvider;
+}
+
+/** Composition root: opens the database, applies migrations, picks the embedder and wires the services. */
+export async function createServices(config: Config, logger: Logger, options: CreateServicesOptions = {}): Promise<Services> {
+  const db = await openDb(config);
+  try {
+    const applied = await migrate(db);
+    if (applied.length > 0) logger.info({ applied }, 'database migrations applied');
+    const recorded = await readRecordedEmbedder(db);
+    const embedder = options.embedder ?? (await createEmbeddingProvider(config.embedding, logger, recorded));
+    // A model whose dimension is only known after a probe must answer before the index can be checked.
+    if (embedder.dimensions <= 0) await embedder.ready();
+    if (!options.allowEmbedderMismatch) await prepareVectorIndex(db, embedder.info);
+    const documents = new DocumentService(db, embedder, config.chunking);
+    const search = new SearchService(db, embedder, config.rag);
+    const sweeper = new ExpirySweeper(documents.documents, config.expirySweepIntervalMs, logger);
+    const readiness = new Readiness(db, embedder);
+    return {
+      config,
+      logger,
+      db,
+      embedder,
+      documents,
+      search,
+      sweeper,
+      readiness,
+      async close() {
+        await sweeper.stop();
+        await embedder.close?.();
+        await db.close();
+      },
+    };
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw err;
+  }
+}

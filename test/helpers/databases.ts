@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+
+/** A fresh, empty database and the configuration that reaches it. */
+export interface ScratchDatabase {
+  /** CAIRN_DATABASE_URL for a server, or CAIRN_DATA_DIR for PGlite. */
+  env: Record<string, string>;
+  url: string | undefined;
+  drop(): Promise<void>;
+}
+
+/** A database a suite can run against. */
+export interface DbTarget {
+  name: 'pglite' | 'postgres';
+  /** Creates a fresh database; PGlite lives in memory unless `onDisk` (needed to reopen it). */
+  createDatabase(options?: { onDisk?: boolean }): Promise<ScratchDatabase>;
+}
+
+async function pgliteDatabase(onDisk: boolean): Promise<ScratchDatabase> {
+  if (!onDisk) return { env: { CAIRN_DATA_DIR: 'memory://' }, url: undefined, drop: async () => undefined };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-test-'));
+  return { env: { CAIRN_DATA_DIR: dir }, url: undefined, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+const serverUrl = process.env.CAIRN_TEST_DATABASE_URL;
+let warned = false;
+
+/** PGlite always; the real Postgres server when CAIRN_TEST_DATABASE_URL is set (required under CI). */
+export function dbTargets(): DbTarget[] {
+  const targets: DbTarget[] = [{ name: 'pglite', createDatabase: (o) => pgliteDatabase(o?.onDisk ?? false) }];
+  if (serverUrl) {
+    targets.push({ name: 'postgres', createDatabase: () => createScratchDatabase(serverUrl) });
+  } else if (process.env.CI) {
+    throw new Error('CI is set but CAIRN_TEST_DATABASE_URL is not: the real Postgres server must run in CI (see .ci/run).');
+  } else if (!warned) {
+    warned = true;
+    console.warn('Skipping the real-Postgres half of this suite: CAIRN_TEST_DATABASE_URL is not set (`bash scripts/postgres-server.sh start` prints one).');
+  }
+  return targets;
+}
+
+/** Creates an empty database on the server for one suite and returns its URL and a dropper. */
+export async function createScratchDatabase(url: string): Promise<ScratchDatabase & { url: string }> {
+  const name = `cairn_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  return {
+    url: target.toString(),
+    env: { CAIRN_DATABASE_URL: target.toString() },
+    async drop() {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}

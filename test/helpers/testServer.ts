@@ -1,0 +1,59 @@
+import { loadConfig, type Config } from '../../src/config.js';
+import type { EmbeddingProvider } from '../../src/embeddings/EmbeddingProvider.js';
+import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
+import { silentLogger } from '../../src/logger.js';
+import { startHttpServer, type RunningServer } from '../../src/server/httpServer.js';
+import { createServices, type Services } from '../../src/services.js';
+import type { DbTarget } from './databases.js';
+
+/** A GraphQL response as the server sends it. */
+export interface GqlResponse<T = Record<string, unknown>> {
+  data?: T | null;
+  errors?: { message: string; path?: (string | number)[]; extensions?: { code?: string; [k: string]: unknown } }[];
+}
+
+/** A Cairn server on 127.0.0.1 with an ephemeral port, over a fresh database. */
+export interface TestServer {
+  services: Services;
+  server: RunningServer;
+  config: Config;
+  /** POSTs a GraphQL operation and returns the parsed body. */
+  gql<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>): Promise<GqlResponse<T>>;
+  close(): Promise<void>;
+}
+
+/** Starts services and HTTP for a target; `env` overrides configuration. */
+export async function startTestServer(
+  target: DbTarget,
+  env: Record<string, string> = {},
+  embedder: EmbeddingProvider = new HashingEmbeddingProvider({ dimensions: 256 }),
+): Promise<TestServer> {
+  const database = await target.createDatabase();
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    CAIRN_EMBEDDING_PROVIDER: 'hashing',
+    CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0',
+    ...database.env,
+    ...env,
+  });
+  const services = await createServices(config, silentLogger(), { embedder });
+  const server = await startHttpServer(services, 0, '127.0.0.1');
+  return {
+    services,
+    server,
+    config,
+    async gql(query, variables) {
+      const res = await fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query, variables }),
+      });
+      return (await res.json()) as GqlResponse<never>;
+    },
+    async close() {
+      await server.stop();
+      await services.close();
+      await database.drop();
+    },
+  };
+}

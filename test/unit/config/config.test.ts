@@ -1,0 +1,40 @@
+import path from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import { loadConfig } from '../../../src/config.js';
+import type { AppError } from '../../../src/errors.js';
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const c = loadConfig({});
+    expect(c.host).toBe('127.0.0.1');
+    expect(c.port).toBe(4000);
+    expect(c.dataDir).toBe(path.resolve('./data'));
+    expect(c.databaseUrl).toBeUndefined();
+    expect(c.chunking).toEqual({ size: 500, overlap: 50 });
+    expect(c.rag).toEqual({ topK: 3, maxTopK: 50, minScoreFloor: 0 });
+    expect(c.embedding.provider).toBe('auto');
+    expect(c.embedding.offline).toBe(false);
+  });
+
+  it('reads and coerces variables', () => {
+    const c = loadConfig({ CAIRN_PORT: '8080', CAIRN_OFFLINE: '1', CAIRN_CHUNK_SIZE: '800', CAIRN_CHUNK_OVERLAP: '100', CAIRN_DATABASE_URL: 'postgres://x@y/z', OPENAI_API_KEY: 'sk-1' });
+    expect(c.port).toBe(8080);
+    expect(c.embedding.offline).toBe(true);
+    expect(c.embedding.apiKey).toBe('sk-1');
+    expect(c.chunking).toEqual({ size: 800, overlap: 100 });
+    expect(c.databaseUrl).toBe('postgres://x@y/z');
+  });
+
+  it('names every bad variable', () => {
+    try {
+      loadConfig({ CAIRN_PORT: 'eighty', CAIRN_CHUNK_OVERLAP: '600', CAIRN_EMBEDDING_PROVIDER: 'magic', CAIRN_OFFLINE: 'maybe' });
+      throw new Error('expected failure');
+    } catch (err) {
+      const e = err as AppError;
+      expect(e.code).toBe('CONFIG_INVALID');
+      for (const v of ['CAIRN_PORT', 'CAIRN_EMBEDDING_PROVIDER', 'CAIRN_OFFLINE']) expect(e.message).toContain(v);
+    }
+    expect(() => loadConfig({ CAIRN_CHUNK_SIZE: '100', CAIRN_CHUNK_OVERLAP: '100' })).toThrow(/CAIRN_CHUNK_OVERLAP/);
+    expect(() => loadConfig({ CAIRN_RAG_TOP_K: '60' })).toThrow(/CAIRN_RAG_TOP_K/);
+  });
+});
