@@ -66,10 +66,16 @@ export class SearchService {
     const where = documentFilterSql(request.filter, params);
     const limit = params.add(request.topK);
     const docColumns = DOCUMENT_COLUMNS.split(', ').map((c) => `d.${c} AS ${DOC_PREFIX}${c}`).join(', ');
-    const sql = `SELECT ${CHUNK_COLUMNS}, ${docColumns}, (c.embedding <=> ${q}::vector) AS distance
-                   FROM chunks c JOIN documents d ON d.id = c.document_id
-                  WHERE c.embedding IS NOT NULL AND ${where}
-                  ORDER BY c.embedding <=> ${q}::vector LIMIT ${limit}`;
+    // Rank on chunk ids and distances only; fetch content and document columns for the k winners afterwards,
+    // so the scan never carries wide rows through the sort.
+    const sql = `WITH top AS (
+                   SELECT c.id, (c.embedding <=> ${q}::vector) AS distance
+                     FROM chunks c JOIN documents d ON d.id = c.document_id
+                    WHERE c.embedding IS NOT NULL AND ${where}
+                    ORDER BY c.embedding <=> ${q}::vector LIMIT ${limit})
+                 SELECT ${CHUNK_COLUMNS}, ${docColumns}, top.distance
+                   FROM top JOIN chunks c ON c.id = top.id JOIN documents d ON d.id = c.document_id
+                  ORDER BY top.distance, c.id`;
     let rows = await this.run(this.db, sql, params.values, false);
     // An approximate index scan stops after ef_search candidates, so a selective filter can starve it:
     // when it comes back short, an exact scan returns every match that exists.

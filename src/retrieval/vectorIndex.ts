@@ -47,6 +47,8 @@ export async function setEmbeddingColumn(db: Db, info: EmbedderInfo): Promise<vo
   await db.transaction(async (tx) => {
     await tx.exec('DROP INDEX IF EXISTS chunks_embedding_hnsw');
     await tx.exec(`ALTER TABLE chunks ALTER COLUMN embedding TYPE vector(${Math.trunc(info.dimensions)}) USING NULL`);
+    // A type change resets the storage mode: keep vectors inline so scans avoid a TOAST fetch per row.
+    await tx.exec('ALTER TABLE chunks ALTER COLUMN embedding SET STORAGE MAIN');
     await tx.query(
       `INSERT INTO cairn_meta (key, value) VALUES ($1, $2::jsonb)
        ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,

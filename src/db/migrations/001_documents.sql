@@ -44,5 +44,4 @@ CREATE TABLE chunks (
 );
 CREATE INDEX chunks_document_idx ON chunks (document_id);
 CREATE INDEX chunks_tsv_gin ON chunks USING gin (tsv);
--- Keep vectors inline where they fit: exact scans then avoid a TOAST fetch per row.
-ALTER TABLE chunks ALTER COLUMN embedding SET STORAGE MAIN;
+
