@@ -1,0 +1,64 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { runCli, startCliServer } from '../helpers/cli.js';
+
+// The README's quick-start flow, through the real `cairn` entry point on a data folder.
+describe('cairn command (embedded default)', () => {
+  let dataDir: string;
+  const env = () => ({ CAIRN_DATA_DIR: dataDir, CAIRN_EMBEDDING_PROVIDER: 'auto', CAIRN_OFFLINE: '1', CAIRN_LOG_LEVEL: 'info' });
+  beforeAll(() => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-e2e-'));
+  });
+  afterAll(() => {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('serves the README examples, then drains and exits on SIGTERM', async () => {
+    const { child, url, logs } = await startCliServer(env());
+    const post = async (query: string) => {
+      const res = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+      return (await res.json()) as { data?: Record<string, unknown>; errors?: unknown[] };
+    };
+    const created = await post(`mutation { createDocument(input: {id: "runbook:ach-failures", title: "ACH failures", content: "ACH payments fail when the receiving bank rejects the transfer. Verify the routing number, then retry.", documentType: MANUAL, tags: ["payments", "ach"]}) { chunkCount embeddedChunkCount document { id } } }`);
+    expect(created).toEqual({ data: { createDocument: { chunkCount: 1, embeddedChunkCount: 1, document: { id: 'runbook:ach-failures' } } } });
+    const found = await post(`{ search(input: {query: "why did the ACH payment fail?"}) { score document { id title } chunk { content } } }`);
+    expect((found.data?.search as { document: { id: string } }[])[0]?.document.id).toBe('runbook:ach-failures');
+    // auto without a local model, offline: hashing, announced in one log line.
+    expect(logs()).toMatch(/hashing/);
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(logs()).toContain('shutting down');
+  });
+
+  it('keeps what was acknowledged across restarts, and stats/reindex work on it', async () => {
+    const stats = await runCli(['stats', '--json'], env());
+    expect(stats.code).toBe(0);
+    const parsed = JSON.parse(stats.stdout) as { documentCount: number; embedder: { provider: string } };
+    expect(parsed.documentCount).toBe(1);
+    expect(parsed.embedder.provider).toBe('hashing');
+
+    const reindex = await runCli(['reindex', '--json', '--batch-size', '1'], { ...env(), CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_EMBEDDING_DIMENSIONS: '512' });
+    expect(reindex.code).toBe(0);
+    const events = reindex.stdout.trim().split('\n').map((l) => JSON.parse(l) as { done: number; total: number });
+    expect(events.at(-1)).toEqual(expect.objectContaining({ done: 1, total: 1 }));
+
+    const after = await runCli(['stats', '--json'], env());
+    expect((JSON.parse(after.stdout) as { embedder: { dimensions: number } }).embedder.dimensions).toBe(512);
+
+    const mismatch = await runCli(['stats'], { ...env(), CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_EMBEDDING_DIMENSIONS: '256' });
+    expect(mismatch.code).toBe(1);
+    expect(mismatch.stderr).toContain('EMBEDDER_MISMATCH');
+    expect(mismatch.stderr).toContain('npm run cairn -- reindex');
+  });
+
+  it('refuses bad configuration naming the variable', async () => {
+    const res = await runCli(['stats'], { ...env(), CAIRN_CHUNK_SIZE: 'big' });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('CAIRN_CHUNK_SIZE');
+  });
+});

@@ -1,0 +1,46 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { projectPath } from '../../src/paths.js';
+
+/** Environment for a child Cairn process: the parent's PATH, nothing else inherited implicitly. */
+export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'test', ...extra };
+}
+
+/** Runs `cairn <args>` from source (through tsx) and collects its output. */
+export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', projectPath('src/cli/main.ts'), ...args], { env: childEnv(env), cwd: projectPath() });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Starts `cairn serve` and resolves with its URL once it logs that it is ready. */
+export function startCliServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; logs: () => string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', projectPath('src/cli/main.ts'), 'serve'], {
+      env: childEnv({ CAIRN_HOST: '127.0.0.1', CAIRN_PORT: '0', ...env }),
+      cwd: projectPath(),
+    });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 60_000);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = /"url":"(http:\/\/[^"]+)\/graphql"/.exec(out);
+      if (m?.[1]) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1], logs: () => out });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${out}`));
+    });
+  });
+}
