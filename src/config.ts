@@ -51,6 +51,11 @@ const envSchema = z
     CAIRN_RAG_MAX_TOP_K: int(1, 1000).default(50),
     CAIRN_RAG_MIN_SCORE_FLOOR: z.coerce.number().min(0).max(1).default(0),
 
+    CAIRN_NEO4J_URI: optionalString,
+    CAIRN_NEO4J_USER: z.string().trim().default('neo4j'),
+    CAIRN_NEO4J_PASSWORD: optionalString,
+    CAIRN_NEO4J_DATABASE: optionalString,
+
     CAIRN_EXPIRY_SWEEP_INTERVAL_MS: int(0).default(60000),
     CAIRN_MAX_DOCUMENT_CHARS: int(1).default(5_000_000),
     CAIRN_MAX_BODY_BYTES: int(1024).default(20 * 1024 * 1024),
@@ -103,6 +108,8 @@ export interface Config {
   embedding: EmbeddingConfig;
   chunking: { size: number; overlap: number };
   rag: { topK: number; maxTopK: number; minScoreFloor: number };
+  /** Neo4j connection; undefined keeps the graph in Postgres. */
+  neo4j: { uri: string; user: string; password: string; database: string | undefined } | undefined;
   expirySweepIntervalMs: number;
   maxDocumentChars: number;
   maxBodyBytes: number;
@@ -147,6 +154,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       maxTopK: e.CAIRN_RAG_MAX_TOP_K,
       minScoreFloor: e.CAIRN_RAG_MIN_SCORE_FLOOR,
     },
+    neo4j: e.CAIRN_NEO4J_URI
+      ? { uri: e.CAIRN_NEO4J_URI, user: e.CAIRN_NEO4J_USER, password: e.CAIRN_NEO4J_PASSWORD ?? '', database: e.CAIRN_NEO4J_DATABASE }
+      : undefined,
     expirySweepIntervalMs: e.CAIRN_EXPIRY_SWEEP_INTERVAL_MS,
     maxDocumentChars: e.CAIRN_MAX_DOCUMENT_CHARS,
     maxBodyBytes: e.CAIRN_MAX_BODY_BYTES,

@@ -10,6 +10,11 @@ import type { Logger } from './logger.js';
 import { SearchService } from './retrieval/SearchService.js';
 import { prepareVectorIndex, readRecordedEmbedder } from './retrieval/vectorIndex.js';
 import { Readiness } from './server/readiness.js';
+import { GraphService } from './graph/GraphService.js';
+import type { GraphStore } from './graph/GraphStore.js';
+import { createGraphStore } from './graph/createGraphStore.js';
+import { MentionLinker } from './graph/mentions/MentionLinker.js';
+import { OutboxWorker } from './graph/mentions/OutboxWorker.js';
 
 /** The long-lived objects of one Cairn process, built once by `createServices`. */
 export interface Services {
@@ -19,6 +24,9 @@ export interface Services {
   embedder: EmbeddingProvider;
   documents: DocumentService;
   search: SearchService;
+  graph: GraphService;
+  /** Applies queued mention changes to Neo4j; undefined on the Postgres graph store. */
+  outbox: OutboxWorker | undefined;
   sweeper: ExpirySweeper;
   readiness: Readiness;
   /** Stops background work and closes the database. */
@@ -31,6 +39,8 @@ export interface CreateServicesOptions {
   allowEmbedderMismatch?: boolean;
   /** Use this embedder instead of building one from the configuration (tests). */
   embedder?: EmbeddingProvider;
+  /** Use this graph store instead of building one from the configuration (tests). */
+  graphStore?: GraphStore;
 }
 
 /** Composition root: opens the database, applies migrations, picks the embedder and wires the services. */
@@ -44,10 +54,23 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     // A model whose dimension is only known after a probe must answer before the index can be checked.
     if (embedder.dimensions <= 0) await embedder.ready();
     if (!options.allowEmbedderMismatch) await prepareVectorIndex(db, embedder.info);
-    const documents = new DocumentService(db, embedder, config.chunking);
+    const store = options.graphStore ?? createGraphStore(config, db, logger);
+    // Neo4j may be down at start: documents must still work, so its constraints are retried by readiness.
+    await store.init().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'graph store not initialised yet'));
+    const mirror = store.kind === 'neo4j';
+    const linker = new MentionLinker(db, mirror);
+    const outbox = mirror ? new OutboxWorker(linker.mentions, store, logger) : undefined;
+    const graph = new GraphService(store, linker, outbox);
+    const documents = new DocumentService(db, embedder, config.chunking, linker);
     const search = new SearchService(db, embedder, config.rag);
     const sweeper = new ExpirySweeper(documents.documents, config.expirySweepIntervalMs, logger);
     const readiness = new Readiness(db, embedder);
+    readiness.register('graph', async () => {
+      await store.ping();
+      await store.init();
+      const backlog = await linker.mentions.backlog();
+      return { ok: true, detail: `${store.kind}; outbox backlog ${backlog}` };
+    });
     return {
       config,
       logger,
@@ -55,10 +78,14 @@ export async function createServices(config: Config, logger: Logger, options: Cr
       embedder,
       documents,
       search,
+      graph,
+      outbox,
       sweeper,
       readiness,
       async close() {
         await sweeper.stop();
+        await outbox?.stop();
+        await store.close();
         await embedder.close?.();
         await db.close();
       },

@@ -7,6 +7,7 @@ import { createServices } from '../services.js';
 export async function serve(config: Config, logger: Logger): Promise<void> {
   const services = await createServices(config, logger);
   services.sweeper.start();
+  services.outbox?.start();
   const server = await startHttpServer(services);
   logger.info({ url: `${server.url}/graphql`, database: services.db.kind, embedder: services.embedder.info }, `Cairn is ready at ${server.url}/graphql`);
   let stopping = false;

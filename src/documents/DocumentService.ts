@@ -7,6 +7,7 @@ import { AppError, ErrorCode, badInput, notFound } from '../errors.js';
 import { ChunkRepository, type ChunkInsert, type ChunkMove } from './chunkRepository.js';
 import { DocumentRepository, type DocumentWrite } from './documentRepository.js';
 import { chunkHash, embeddingText } from './embeddingText.js';
+import type { DocumentWriteHook } from './DocumentWriteHook.js';
 import { knowledgeCounts, type KnowledgeCounts } from './statsRepository.js';
 import { generateDocumentId } from './validateInput.js';
 import type { DocumentInput, DocumentPatch, DocumentRecord, IndexResultRecord } from './types.js';
@@ -17,6 +18,7 @@ export type WriteMode = 'create' | 'upsert';
 /** A document prepared for writing: validated, chunked and hashed. */
 interface PreparedDocument {
   write: DocumentWrite;
+  entityIds: string[];
   chunks: (TextChunk & { hash: string })[];
 }
 
@@ -29,6 +31,7 @@ export class DocumentService {
     private readonly db: Db,
     private readonly embedder: EmbeddingProvider,
     private readonly chunking: { size: number; overlap: number },
+    private readonly hook?: DocumentWriteHook,
   ) {
     this.documents = new DocumentRepository(db);
     this.chunks = new ChunkRepository(db);
@@ -68,9 +71,15 @@ export class DocumentService {
     return knowledgeCounts(this.db);
   }
 
-  /** Deletes a document and (by cascade) its chunks. */
+  /** Deletes a document and (by cascade) its chunks and mentions. */
   delete(id: string): Promise<boolean> {
-    return this.documents.delete(id);
+    const hook = this.hook;
+    if (!hook) return this.documents.delete(id);
+    return this.db.transaction(async (tx) => {
+      const existed = await this.documents.delete(id, tx);
+      if (existed) await hook.afterDelete(tx, id);
+      return existed;
+    });
   }
 
   /**
@@ -101,9 +110,20 @@ export class DocumentService {
           throw new AppError(ErrorCode.CONFLICT, `document "${doc.id}" changed while it was being updated; retry`, { id: doc.id });
         }
       }
+      await this.hook?.beforeWrite(tx, prepared.map((p) => ({ documentId: p.write.id, explicitEntityIds: p.entityIds })));
       const changed = prepared.filter((p) => !isUnchanged(p.write, current.get(p.write.id)));
       const written = await this.documents.upsertMany(tx, changed.map((p) => p.write));
-      const embedded = await this.replaceChunks(tx, changed, vectors);
+      const { embeddedPerDoc: embedded, chunkIds } = await this.replaceChunks(tx, changed, vectors);
+      await this.hook?.afterWrite(
+        tx,
+        prepared.map((p) => ({
+          documentId: p.write.id,
+          title: p.write.title,
+          changed: written.has(p.write.id),
+          chunks: written.has(p.write.id) ? p.chunks.map((c, i) => ({ id: chunkIds.get(p.write.id)?.[i] as string, content: c.content })) : [],
+          explicitEntityIds: p.entityIds,
+        })),
+      );
       const unchangedCounts = await this.chunks.countByDocumentIds(
         prepared.filter((p) => !written.has(p.write.id)).map((p) => p.write.id),
         tx, // PGlite has one connection: a query outside the transaction would wait for it forever
@@ -137,6 +157,7 @@ export class DocumentService {
         expiresAt: input.expiresAt,
       },
       chunks,
+      entityIds: input.entityIds ?? [],
     };
   }
 
@@ -155,7 +176,11 @@ export class DocumentService {
   }
 
   /** Diffs stored chunks against the new ones: keeps equal hashes (moving them), deletes the rest, inserts new ones. */
-  private async replaceChunks(tx: Queryable, docs: readonly PreparedDocument[], vectors: Map<string, Float32Array>): Promise<Map<string, number>> {
+  private async replaceChunks(
+    tx: Queryable,
+    docs: readonly PreparedDocument[],
+    vectors: Map<string, Float32Array>,
+  ): Promise<{ embeddedPerDoc: Map<string, number>; chunkIds: Map<string, string[]> }> {
     const stored = await this.chunks.summariesByDocumentIds(tx, docs.map((d) => d.write.id));
     const pool = new Map<string, string[]>(); // documentId + hash → stored chunk ids
     for (const s of stored) {
@@ -167,13 +192,19 @@ export class DocumentService {
     const inserts: ChunkInsert[] = [];
     const moves: ChunkMove[] = [];
     const embeddedPerDoc = new Map<string, number>();
+    const chunkIds = new Map<string, string[]>(); // document id → chunk id per ordinal
+    const insertedAt: { documentId: string; ordinal: number }[] = [];
     for (const doc of docs) {
       let embedded = 0;
+      const ids: string[] = [];
+      chunkIds.set(doc.write.id, ids);
       for (const c of doc.chunks) {
         const keep = pool.get(`${doc.write.id}\u0000${c.hash}`)?.pop();
         if (keep !== undefined) {
           moves.push({ id: keep, ordinal: c.ordinal, charStart: c.charStart, charEnd: c.charEnd });
+          ids[c.ordinal] = keep;
         } else {
+          insertedAt.push({ documentId: doc.write.id, ordinal: c.ordinal });
           inserts.push({ documentId: doc.write.id, ordinal: c.ordinal, content: c.content, charStart: c.charStart, charEnd: c.charEnd, contentHash: c.hash, embedding: vectors.get(c.hash) as Float32Array });
           embedded++;
         }
@@ -189,8 +220,11 @@ export class DocumentService {
     }
     await this.chunks.deleteByIds(tx, [...pool.values()].flat());
     await this.chunks.move(tx, moves);
-    await this.chunks.insertMany(tx, inserts);
-    return embeddedPerDoc;
+    const newIds = await this.chunks.insertMany(tx, inserts);
+    insertedAt.forEach((at, i) => {
+      (chunkIds.get(at.documentId) as string[])[at.ordinal] = newIds[i] as string;
+    });
+    return { embeddedPerDoc, chunkIds };
   }
 }
 

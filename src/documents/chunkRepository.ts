@@ -92,15 +92,17 @@ export class ChunkRepository {
     return new Map(rows.map((r) => [r.document_id, r.n]));
   }
 
-  /** Inserts chunks with their vectors in a few multi-row statements. */
-  async insertMany(q: Queryable, chunks: readonly ChunkInsert[]): Promise<void> {
+  /** Inserts chunks with their vectors in a few multi-row statements; returns their ids in input order. */
+  async insertMany(q: Queryable, chunks: readonly ChunkInsert[]): Promise<string[]> {
+    const byKey = new Map<string, string>();
     for (let i = 0; i < chunks.length; i += INSERT_BATCH) {
       const batch = chunks.slice(i, i + INSERT_BATCH);
-      await q.query(
+      const { rows } = await q.query<{ id: string; document_id: string; ordinal: number }>(
         `INSERT INTO chunks (document_id, ordinal, content, char_start, char_end, content_hash, embedding)
          SELECT x.d, x.o, x.c, x.s, x.e, x.h, x.v::vector
            FROM unnest($1::text[], $2::int[], $3::text[], $4::int[], $5::int[], $6::text[], $7::text[])
-             AS x(d, o, c, s, e, h, v)`,
+             AS x(d, o, c, s, e, h, v)
+         RETURNING id::text AS id, document_id, ordinal`,
         [
           batch.map((c) => c.documentId),
           batch.map((c) => c.ordinal),
@@ -111,7 +113,9 @@ export class ChunkRepository {
           batch.map((c) => toVectorSql(c.embedding)),
         ],
       );
+      for (const r of rows) byKey.set(`${r.document_id}\u0000${r.ordinal}`, r.id);
     }
+    return chunks.map((c) => byKey.get(`${c.documentId}\u0000${c.ordinal}`) as string);
   }
 
   /** Moves kept chunks to their new ordinals and offsets (the ordinal constraint is checked at commit). */

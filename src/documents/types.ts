@@ -43,10 +43,12 @@ export interface DocumentInput {
   tags: string[];
   metadata: JsonObject;
   expiresAt: Date | null;
+  /** Entities to link explicitly (must exist). */
+  entityIds?: string[];
 }
 
 /** A validated partial update; `undefined` keeps the current value. */
-export type DocumentPatch = Partial<Omit<DocumentInput, 'id'>>;
+export type DocumentPatch = Partial<Omit<DocumentInput, 'id' | 'entityIds'>>;
 
 /** The outcome of indexing one document. */
 export interface IndexResultRecord {

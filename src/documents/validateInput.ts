@@ -21,6 +21,7 @@ export interface RawDocumentInput {
   tags?: readonly string[] | null;
   metadata?: unknown;
   expiresAt?: Date | null;
+  entityIds?: readonly string[] | null;
 }
 
 /** Limits that depend on configuration. */
@@ -99,6 +100,7 @@ export function validateDocumentInput(raw: RawDocumentInput, limits: InputLimits
     tags: validateTagList(raw.tags, f('tags')),
     metadata: validateMetadata(raw.metadata, f('metadata')),
     expiresAt: validateExpiry(raw.expiresAt, f('expiresAt'), now),
+    entityIds: [...new Set((raw.entityIds ?? []).map((id, i) => validateDocumentId(id, `${f('entityIds')}[${i}]`)))],
   };
 }
 

@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import type { ChunkRecord, DocumentRecord } from '../documents/types.js';
+import type { EntityRecord, RelationshipRecord } from '../graph/types.js';
 import type { Services } from '../services.js';
 
 /** Batching loaders, created per request so nothing is cached across requests. */
@@ -7,11 +8,17 @@ export interface Loaders {
   documentById: DataLoader<string, DocumentRecord | null>;
   chunksByDocumentId: DataLoader<string, ChunkRecord[]>;
   chunkCountByDocumentId: DataLoader<string, number>;
+  entityById: DataLoader<string, EntityRecord | null>;
+  relationshipById: DataLoader<string, RelationshipRecord | null>;
+  /** Key: `${first}:${entityId}` */
+  documentIdsByEntity: DataLoader<string, string[]>;
+  entityIdsByDocument: DataLoader<string, string[]>;
 }
 
 /** Creates the loaders of one request. */
 export function createLoaders(services: Services): Loaders {
   const { documents, chunks } = services.documents;
+  const { store, linker } = services.graph;
   return {
     documentById: new DataLoader(async (ids) => {
       const found = new Map((await documents.findByIds(ids)).map((d) => [d.id, d]));
@@ -26,5 +33,35 @@ export function createLoaders(services: Services): Loaders {
       const counts = await chunks.countByDocumentIds(ids);
       return ids.map((id) => counts.get(id) ?? 0);
     }),
+    entityById: new DataLoader(async (ids) => {
+      const found = new Map((await store.getEntities(ids)).map((e) => [e.id, e]));
+      return ids.map((id) => found.get(id) ?? null);
+    }),
+    relationshipById: new DataLoader(async (ids) => {
+      const found = new Map((await store.getRelationships(ids)).map((r) => [r.id, r]));
+      return ids.map((id) => found.get(id) ?? null);
+    }),
+    documentIdsByEntity: new DataLoader(async (keys) => {
+      // Keys share one `first` in practice; group by it so each group is one query.
+      const groups = new Map<number, string[]>();
+      for (const k of keys) {
+        const [first, id] = splitKey(k);
+        groups.set(first, [...(groups.get(first) ?? []), id]);
+      }
+      const results = new Map<string, string[]>();
+      for (const [first, ids] of groups) {
+        for (const [id, docs] of await linker.mentions.documentIdsByEntity(ids, first)) results.set(`${first}:${id}`, docs);
+      }
+      return keys.map((k) => results.get(k) ?? []);
+    }),
+    entityIdsByDocument: new DataLoader(async (ids) => {
+      const map = await linker.mentions.entityIdsByDocument(ids);
+      return ids.map((id) => map.get(id) ?? []);
+    }),
   };
+}
+
+function splitKey(key: string): [number, string] {
+  const i = key.indexOf(':');
+  return [Number(key.slice(0, i)), key.slice(i + 1)];
 }

@@ -26,6 +26,7 @@ export interface SearchArgs {
 
 const MAX_QUERY_CHARS = 8000;
 const DOC_PREFIX = 'd_';
+const DEFAULT_EF_SEARCH = 40;
 
 /** Applies defaults and caps: `topK` at most the configured maximum, `minScore` at least the configured floor. */
 export function resolveSearchRequest(args: SearchArgs, limits: SearchLimits): SearchRequest {
@@ -76,11 +77,11 @@ export class SearchService {
                  SELECT ${CHUNK_COLUMNS}, ${docColumns}, top.distance
                    FROM top JOIN chunks c ON c.id = top.id JOIN documents d ON d.id = c.document_id
                   ORDER BY top.distance, c.id`;
-    let rows = await this.run(this.db, sql, params.values, false);
+    let rows = await this.run(this.db, sql, params.values, false, request.topK);
     // An approximate index scan stops after ef_search candidates, so a selective filter can starve it:
     // when it comes back short, an exact scan returns every match that exists.
     if (rows.length < request.topK && usesHnsw(this.db) && hasFilter(request.filter)) {
-      rows = await this.run(this.db, sql, params.values, true);
+      rows = await this.run(this.db, sql, params.values, true, request.topK);
     }
     const hits: SearchHitRecord[] = [];
     for (const row of rows) {
@@ -91,10 +92,13 @@ export class SearchService {
     return hits;
   }
 
-  private async run(db: Db, sql: string, values: unknown[], exact: boolean): Promise<SearchRow[]> {
-    if (!exact) return (await db.query<SearchRow>(sql, values)).rows;
+  private async run(db: Db, sql: string, values: unknown[], exact: boolean, topK: number): Promise<SearchRow[]> {
+    // HNSW returns at most ef_search candidates (default 40): widen it when more hits are wanted.
+    const widen = usesHnsw(db) && topK > DEFAULT_EF_SEARCH;
+    if (!exact && !widen) return (await db.query<SearchRow>(sql, values)).rows;
     return db.transaction(async (tx: Queryable) => {
-      await tx.exec('SET LOCAL enable_indexscan = off');
+      if (exact) await tx.exec('SET LOCAL enable_indexscan = off');
+      else await tx.exec(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.trunc(topK))}`);
       return (await tx.query<SearchRow>(sql, values)).rows;
     });
   }

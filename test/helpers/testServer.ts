@@ -1,4 +1,5 @@
 import { loadConfig, type Config } from '../../src/config.js';
+import type { GraphStore } from '../../src/graph/GraphStore.js';
 import type { EmbeddingProvider } from '../../src/embeddings/EmbeddingProvider.js';
 import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
 import { silentLogger } from '../../src/logger.js';
@@ -27,6 +28,7 @@ export async function startTestServer(
   target: DbTarget,
   env: Record<string, string> = {},
   embedder: EmbeddingProvider = new HashingEmbeddingProvider({ dimensions: 256 }),
+  graphStore?: GraphStore,
 ): Promise<TestServer> {
   const database = await target.createDatabase();
   const config = loadConfig({
@@ -36,7 +38,7 @@ export async function startTestServer(
     ...database.env,
     ...env,
   });
-  const services = await createServices(config, silentLogger(), { embedder });
+  const services = await createServices(config, silentLogger(), { embedder, ...(graphStore ? { graphStore } : {}) });
   const server = await startHttpServer(services, 0, '127.0.0.1');
   return {
     services,

@@ -3,6 +3,9 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { DocumentRecord, ChunkRecord, IndexResultRecord } from '../../documents/types.js';
 import type { SearchHitRecord } from '../../retrieval/types.js';
+import type { EntityRecord, RelationshipRecord, NeighborRecord } from '../../graph/types.js';
+import type { SubgraphRecord, PathRecord } from '../../graph/traversal.js';
+import type { GraphStatsRecord } from '../../graph/GraphService.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -53,6 +56,8 @@ export type Document = {
   chunkCount: Scalars['Int']['output'];
   /** The document's chunks in order. */
   chunks: Array<Chunk>;
+  /** Entities this document mentions (automatically or explicitly). */
+  entities: Array<Entity>;
 };
 
 /** A contiguous slice of a document's content, embedded for search. */
@@ -104,6 +109,8 @@ export type CreateDocumentInput = {
   metadata?: InputMaybe<Scalars['JSON']['input']>;
   /** When set, the document expires at this time (must be in the future). */
   expiresAt?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Entities to link to this document explicitly (they must exist). Names found in the text are linked automatically. */
+  entityIds?: InputMaybe<Array<Scalars['ID']['input']>>;
 };
 
 /** Fields to change; omitted fields keep their values, and `null` clears an optional one. */
@@ -200,8 +207,198 @@ export type KnowledgeStats = {
   embedder: EmbedderInfo;
 };
 
+/** Which relationships to follow: OUT from the entity, IN to it, or BOTH. */
+export type Direction =
+  | 'OUT'
+  | 'IN'
+  | 'BOTH';
+
+/** A typed entity of the knowledge graph. */
+export type Entity = {
+  __typename?: 'Entity';
+  /** Stable id, given by the caller or generated. */
+  id: Scalars['ID']['output'];
+  /** Free-form type matching ^[A-Z][A-Za-z0-9_]{0,63}$, e.g. Service, Team, Concept. */
+  type: Scalars['String']['output'];
+  name: Scalars['String']['output'];
+  /** Other names; mentions of any of them in documents link to this entity. */
+  aliases: Array<Scalars['String']['output']>;
+  description: Maybe<Scalars['String']['output']>;
+  properties: Scalars['JSON']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  updatedAt: Scalars['DateTime']['output'];
+  /** Entities reachable within `depth` hops (1-3), each at its smallest depth with the relationship that reached it. */
+  neighbors: Array<Neighbor>;
+  /** Relationships touching this entity. */
+  relationships: Array<Relationship>;
+  /** Documents that mention this entity, most recently linked first. */
+  documents: Array<Document>;
+};
+
+
+/** A typed entity of the knowledge graph. */
+export type EntityNeighborsArgs = {
+  depth?: InputMaybe<Scalars['Int']['input']>;
+  direction?: InputMaybe<Direction>;
+  relationshipTypes?: InputMaybe<Array<Scalars['String']['input']>>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A typed entity of the knowledge graph. */
+export type EntityRelationshipsArgs = {
+  direction?: InputMaybe<Direction>;
+  types?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
+
+/** A typed entity of the knowledge graph. */
+export type EntityDocumentsArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** A named, directed relationship. (from, type, to) is unique. */
+export type Relationship = {
+  __typename?: 'Relationship';
+  id: Scalars['ID']['output'];
+  /** UPPER_SNAKE, e.g. DEPENDS_ON. */
+  type: Scalars['String']['output'];
+  from: Entity;
+  to: Entity;
+  properties: Scalars['JSON']['output'];
+  createdAt: Scalars['DateTime']['output'];
+};
+
+/** An entity found by a traversal. */
+export type Neighbor = {
+  __typename?: 'Neighbor';
+  entity: Entity;
+  /** Hops from the starting entity. */
+  depth: Scalars['Int']['output'];
+  /** The relationship that reached this entity. */
+  relationship: Relationship;
+};
+
+export type EntityFilter = {
+  types?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Case-insensitive text contained in the name or an alias. */
+  nameContains?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type EntityEdge = {
+  __typename?: 'EntityEdge';
+  cursor: Scalars['String']['output'];
+  node: Entity;
+};
+
+/** A page of entities ordered by name. */
+export type EntityConnection = {
+  __typename?: 'EntityConnection';
+  edges: Array<EntityEdge>;
+  nodes: Array<Entity>;
+  pageInfo: PageInfo;
+  totalCount: Scalars['Int']['output'];
+};
+
+export type SubgraphInput = {
+  entityIds: Array<Scalars['ID']['input']>;
+  /** Hops around the entities, 1-3 (default 1). */
+  depth?: InputMaybe<Scalars['Int']['input']>;
+  /** Most entities returned (default 200, at most 2000). */
+  limit?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** A piece of the graph. */
+export type Subgraph = {
+  __typename?: 'Subgraph';
+  entities: Array<Entity>;
+  relationships: Array<Relationship>;
+  /** True when the limit cut entities off. */
+  truncated: Scalars['Boolean']['output'];
+};
+
+/** A path between two entities. */
+export type Path = {
+  __typename?: 'Path';
+  entities: Array<Entity>;
+  relationships: Array<Relationship>;
+};
+
+export type EntityDegree = {
+  __typename?: 'EntityDegree';
+  entity: Entity;
+  degree: Scalars['Int']['output'];
+};
+
+export type GraphStats = {
+  __typename?: 'GraphStats';
+  entityCount: Scalars['Int']['output'];
+  relationshipCount: Scalars['Int']['output'];
+  /** Entity counts by type. */
+  byType: Array<CountByKey>;
+  /** Entities with no relationship. */
+  orphanCount: Scalars['Int']['output'];
+  /** The most connected entities. */
+  topDegree: Array<EntityDegree>;
+  /** Mention changes written to Postgres and not yet applied to Neo4j (always 0 on the Postgres graph store). */
+  outboxBacklog: Scalars['Int']['output'];
+};
+
+export type CreateEntityInput = {
+  /** Optional stable id (e.g. svc:payments); generated when omitted. */
+  id?: InputMaybe<Scalars['ID']['input']>;
+  type: Scalars['String']['input'];
+  name: Scalars['String']['input'];
+  aliases?: InputMaybe<Array<Scalars['String']['input']>>;
+  description?: InputMaybe<Scalars['String']['input']>;
+  properties?: InputMaybe<Scalars['JSON']['input']>;
+};
+
+/** Fields to change; omitted fields keep their values. */
+export type UpdateEntityInput = {
+  type?: InputMaybe<Scalars['String']['input']>;
+  name?: InputMaybe<Scalars['String']['input']>;
+  aliases?: InputMaybe<Array<Scalars['String']['input']>>;
+  description?: InputMaybe<Scalars['String']['input']>;
+  properties?: InputMaybe<Scalars['JSON']['input']>;
+};
+
+export type CreateRelationshipInput = {
+  fromId: Scalars['ID']['input'];
+  toId: Scalars['ID']['input'];
+  /** UPPER_SNAKE, e.g. DEPENDS_ON. */
+  type: Scalars['String']['input'];
+  properties?: InputMaybe<Scalars['JSON']['input']>;
+};
+
+export type UpsertGraphInput = {
+  entities?: InputMaybe<Array<CreateEntityInput>>;
+  relationships?: InputMaybe<Array<CreateRelationshipInput>>;
+};
+
+export type UpsertGraphPayload = {
+  __typename?: 'UpsertGraphPayload';
+  entities: Array<Entity>;
+  relationships: Array<Relationship>;
+};
+
+export type LinkDocumentEntitiesInput = {
+  documentId: Scalars['ID']['input'];
+  entityIds: Array<Scalars['ID']['input']>;
+};
+
 export type Query = {
   __typename?: 'Query';
+  /** An entity by id, or null. */
+  entity: Maybe<Entity>;
+  /** Entities by type and name, as a cursor connection. `first` defaults to 20 and is capped at 100. */
+  entities: EntityConnection;
+  /** Entities around some entities, with the relationships among them. */
+  subgraph: Subgraph;
+  /** A shortest path (ignoring direction) of at most `maxDepth` hops (default 4, at most 6), or null. */
+  shortestPath: Maybe<Path>;
+  /** Graph counts. */
+  graphStats: GraphStats;
   /** A document by id, or null (also null once expired). */
   document: Maybe<Document>;
   /** Documents, newest first, as a cursor connection. `first` defaults to 20 and is capped at 100. */
@@ -210,6 +407,30 @@ export type Query = {
   search: Array<SearchHit>;
   /** Counts and the embedder in use. */
   knowledgeStats: KnowledgeStats;
+};
+
+
+export type QueryEntityArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type QueryEntitiesArgs = {
+  filter?: InputMaybe<EntityFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QuerySubgraphArgs = {
+  input: SubgraphInput;
+};
+
+
+export type QueryShortestPathArgs = {
+  fromId: Scalars['ID']['input'];
+  toId: Scalars['ID']['input'];
+  maxDepth?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -231,6 +452,20 @@ export type QuerySearchArgs = {
 
 export type Mutation = {
   __typename?: 'Mutation';
+  /** Creates an entity; CONFLICT if the given id exists. Existing chunks that name it get linked. */
+  createEntity: Entity;
+  /** Changes fields of an entity. */
+  updateEntity: Entity;
+  /** Deletes an entity with its relationships and mentions. */
+  deleteEntity: DeletePayload;
+  /** Bulk create-or-replace of entities and relationships, keyed by id; repeatable with the same result. */
+  upsertGraph: UpsertGraphPayload;
+  /** Creates a relationship (or updates the properties of an existing one with the same from, type and to). */
+  createRelationship: Relationship;
+  /** Deletes a relationship. */
+  deleteRelationship: DeletePayload;
+  /** Links a document explicitly to entities. */
+  linkDocumentEntities: Document;
   /** Creates a document; fails with CONFLICT if the given id exists. */
   createDocument: IndexResult;
   /** Creates or updates documents by stable id. Unchanged chunks are not re-embedded. */
@@ -239,6 +474,42 @@ export type Mutation = {
   updateDocument: IndexResult;
   /** Deletes a document and its chunks. */
   deleteDocument: DeletePayload;
+};
+
+
+export type MutationCreateEntityArgs = {
+  input: CreateEntityInput;
+};
+
+
+export type MutationUpdateEntityArgs = {
+  id: Scalars['ID']['input'];
+  input: UpdateEntityInput;
+};
+
+
+export type MutationDeleteEntityArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationUpsertGraphArgs = {
+  input: UpsertGraphInput;
+};
+
+
+export type MutationCreateRelationshipArgs = {
+  input: CreateRelationshipInput;
+};
+
+
+export type MutationDeleteRelationshipArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationLinkDocumentEntitiesArgs = {
+  input: LinkDocumentEntitiesInput;
 };
 
 
@@ -358,6 +629,24 @@ export type ResolversTypes = {
   CountByKey: ResolverTypeWrapper<CountByKey>;
   EmbedderInfo: ResolverTypeWrapper<EmbedderInfo>;
   KnowledgeStats: ResolverTypeWrapper<KnowledgeStats>;
+  Direction: Direction;
+  Entity: ResolverTypeWrapper<EntityRecord>;
+  Relationship: ResolverTypeWrapper<RelationshipRecord>;
+  Neighbor: ResolverTypeWrapper<NeighborRecord>;
+  EntityFilter: EntityFilter;
+  EntityEdge: ResolverTypeWrapper<Omit<EntityEdge, 'node'> & { node: ResolversTypes['Entity'] }>;
+  EntityConnection: ResolverTypeWrapper<Omit<EntityConnection, 'edges' | 'nodes'> & { edges: Array<ResolversTypes['EntityEdge']>, nodes: Array<ResolversTypes['Entity']> }>;
+  SubgraphInput: SubgraphInput;
+  Subgraph: ResolverTypeWrapper<SubgraphRecord>;
+  Path: ResolverTypeWrapper<PathRecord>;
+  EntityDegree: ResolverTypeWrapper<Omit<EntityDegree, 'entity'> & { entity: ResolversTypes['Entity'] }>;
+  GraphStats: ResolverTypeWrapper<GraphStatsRecord>;
+  CreateEntityInput: CreateEntityInput;
+  UpdateEntityInput: UpdateEntityInput;
+  CreateRelationshipInput: CreateRelationshipInput;
+  UpsertGraphInput: UpsertGraphInput;
+  UpsertGraphPayload: ResolverTypeWrapper<Omit<UpsertGraphPayload, 'entities' | 'relationships'> & { entities: Array<ResolversTypes['Entity']>, relationships: Array<ResolversTypes['Relationship']> }>;
+  LinkDocumentEntitiesInput: LinkDocumentEntitiesInput;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
 };
@@ -386,6 +675,23 @@ export type ResolversParentTypes = {
   CountByKey: CountByKey;
   EmbedderInfo: EmbedderInfo;
   KnowledgeStats: KnowledgeStats;
+  Entity: EntityRecord;
+  Relationship: RelationshipRecord;
+  Neighbor: NeighborRecord;
+  EntityFilter: EntityFilter;
+  EntityEdge: Omit<EntityEdge, 'node'> & { node: ResolversParentTypes['Entity'] };
+  EntityConnection: Omit<EntityConnection, 'edges' | 'nodes'> & { edges: Array<ResolversParentTypes['EntityEdge']>, nodes: Array<ResolversParentTypes['Entity']> };
+  SubgraphInput: SubgraphInput;
+  Subgraph: SubgraphRecord;
+  Path: PathRecord;
+  EntityDegree: Omit<EntityDegree, 'entity'> & { entity: ResolversParentTypes['Entity'] };
+  GraphStats: GraphStatsRecord;
+  CreateEntityInput: CreateEntityInput;
+  UpdateEntityInput: UpdateEntityInput;
+  CreateRelationshipInput: CreateRelationshipInput;
+  UpsertGraphInput: UpsertGraphInput;
+  UpsertGraphPayload: Omit<UpsertGraphPayload, 'entities' | 'relationships'> & { entities: Array<ResolversParentTypes['Entity']>, relationships: Array<ResolversParentTypes['Relationship']> };
+  LinkDocumentEntitiesInput: LinkDocumentEntitiesInput;
   Query: Record<PropertyKey, never>;
   Mutation: Record<PropertyKey, never>;
 };
@@ -412,6 +718,7 @@ export type DocumentResolvers<ContextType = GraphQLContext, ParentType extends R
   expiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   chunkCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   chunks?: Resolver<Array<ResolversTypes['Chunk']>, ParentType, ContextType>;
+  entities?: Resolver<Array<ResolversTypes['Entity']>, ParentType, ContextType>;
 };
 
 export type ChunkResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Chunk'] = ResolversParentTypes['Chunk']> = {
@@ -481,7 +788,83 @@ export type KnowledgeStatsResolvers<ContextType = GraphQLContext, ParentType ext
   embedder?: Resolver<ResolversTypes['EmbedderInfo'], ParentType, ContextType>;
 };
 
+export type EntityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Entity'] = ResolversParentTypes['Entity']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  aliases?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  properties?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  neighbors?: Resolver<Array<ResolversTypes['Neighbor']>, ParentType, ContextType, RequireFields<EntityNeighborsArgs, 'depth' | 'direction' | 'limit'>>;
+  relationships?: Resolver<Array<ResolversTypes['Relationship']>, ParentType, ContextType, RequireFields<EntityRelationshipsArgs, 'direction'>>;
+  documents?: Resolver<Array<ResolversTypes['Document']>, ParentType, ContextType, RequireFields<EntityDocumentsArgs, 'first'>>;
+};
+
+export type RelationshipResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Relationship'] = ResolversParentTypes['Relationship']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  from?: Resolver<ResolversTypes['Entity'], ParentType, ContextType>;
+  to?: Resolver<ResolversTypes['Entity'], ParentType, ContextType>;
+  properties?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type NeighborResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Neighbor'] = ResolversParentTypes['Neighbor']> = {
+  entity?: Resolver<ResolversTypes['Entity'], ParentType, ContextType>;
+  depth?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  relationship?: Resolver<ResolversTypes['Relationship'], ParentType, ContextType>;
+};
+
+export type EntityEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EntityEdge'] = ResolversParentTypes['EntityEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Entity'], ParentType, ContextType>;
+};
+
+export type EntityConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EntityConnection'] = ResolversParentTypes['EntityConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['EntityEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['Entity']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type SubgraphResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subgraph'] = ResolversParentTypes['Subgraph']> = {
+  entities?: Resolver<Array<ResolversTypes['Entity']>, ParentType, ContextType>;
+  relationships?: Resolver<Array<ResolversTypes['Relationship']>, ParentType, ContextType>;
+  truncated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
+export type PathResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Path'] = ResolversParentTypes['Path']> = {
+  entities?: Resolver<Array<ResolversTypes['Entity']>, ParentType, ContextType>;
+  relationships?: Resolver<Array<ResolversTypes['Relationship']>, ParentType, ContextType>;
+};
+
+export type EntityDegreeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EntityDegree'] = ResolversParentTypes['EntityDegree']> = {
+  entity?: Resolver<ResolversTypes['Entity'], ParentType, ContextType>;
+  degree?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type GraphStatsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['GraphStats'] = ResolversParentTypes['GraphStats']> = {
+  entityCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  relationshipCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  byType?: Resolver<Array<ResolversTypes['CountByKey']>, ParentType, ContextType>;
+  orphanCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  topDegree?: Resolver<Array<ResolversTypes['EntityDegree']>, ParentType, ContextType>;
+  outboxBacklog?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type UpsertGraphPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpsertGraphPayload'] = ResolversParentTypes['UpsertGraphPayload']> = {
+  entities?: Resolver<Array<ResolversTypes['Entity']>, ParentType, ContextType>;
+  relationships?: Resolver<Array<ResolversTypes['Relationship']>, ParentType, ContextType>;
+};
+
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
+  entity?: Resolver<Maybe<ResolversTypes['Entity']>, ParentType, ContextType, RequireFields<QueryEntityArgs, 'id'>>;
+  entities?: Resolver<ResolversTypes['EntityConnection'], ParentType, ContextType, Partial<QueryEntitiesArgs>>;
+  subgraph?: Resolver<ResolversTypes['Subgraph'], ParentType, ContextType, RequireFields<QuerySubgraphArgs, 'input'>>;
+  shortestPath?: Resolver<Maybe<ResolversTypes['Path']>, ParentType, ContextType, RequireFields<QueryShortestPathArgs, 'fromId' | 'toId' | 'maxDepth'>>;
+  graphStats?: Resolver<ResolversTypes['GraphStats'], ParentType, ContextType>;
   document?: Resolver<Maybe<ResolversTypes['Document']>, ParentType, ContextType, RequireFields<QueryDocumentArgs, 'id'>>;
   documents?: Resolver<ResolversTypes['DocumentConnection'], ParentType, ContextType, Partial<QueryDocumentsArgs>>;
   search?: Resolver<Array<ResolversTypes['SearchHit']>, ParentType, ContextType, RequireFields<QuerySearchArgs, 'input'>>;
@@ -489,6 +872,13 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
 };
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
+  createEntity?: Resolver<ResolversTypes['Entity'], ParentType, ContextType, RequireFields<MutationCreateEntityArgs, 'input'>>;
+  updateEntity?: Resolver<ResolversTypes['Entity'], ParentType, ContextType, RequireFields<MutationUpdateEntityArgs, 'id' | 'input'>>;
+  deleteEntity?: Resolver<ResolversTypes['DeletePayload'], ParentType, ContextType, RequireFields<MutationDeleteEntityArgs, 'id'>>;
+  upsertGraph?: Resolver<ResolversTypes['UpsertGraphPayload'], ParentType, ContextType, RequireFields<MutationUpsertGraphArgs, 'input'>>;
+  createRelationship?: Resolver<ResolversTypes['Relationship'], ParentType, ContextType, RequireFields<MutationCreateRelationshipArgs, 'input'>>;
+  deleteRelationship?: Resolver<ResolversTypes['DeletePayload'], ParentType, ContextType, RequireFields<MutationDeleteRelationshipArgs, 'id'>>;
+  linkDocumentEntities?: Resolver<ResolversTypes['Document'], ParentType, ContextType, RequireFields<MutationLinkDocumentEntitiesArgs, 'input'>>;
   createDocument?: Resolver<ResolversTypes['IndexResult'], ParentType, ContextType, RequireFields<MutationCreateDocumentArgs, 'input'>>;
   upsertDocuments?: Resolver<Array<ResolversTypes['IndexResult']>, ParentType, ContextType, RequireFields<MutationUpsertDocumentsArgs, 'input'>>;
   updateDocument?: Resolver<ResolversTypes['IndexResult'], ParentType, ContextType, RequireFields<MutationUpdateDocumentArgs, 'id' | 'input'>>;
@@ -509,6 +899,16 @@ export type Resolvers<ContextType = GraphQLContext> = {
   CountByKey?: CountByKeyResolvers<ContextType>;
   EmbedderInfo?: EmbedderInfoResolvers<ContextType>;
   KnowledgeStats?: KnowledgeStatsResolvers<ContextType>;
+  Entity?: EntityResolvers<ContextType>;
+  Relationship?: RelationshipResolvers<ContextType>;
+  Neighbor?: NeighborResolvers<ContextType>;
+  EntityEdge?: EntityEdgeResolvers<ContextType>;
+  EntityConnection?: EntityConnectionResolvers<ContextType>;
+  Subgraph?: SubgraphResolvers<ContextType>;
+  Path?: PathResolvers<ContextType>;
+  EntityDegree?: EntityDegreeResolvers<ContextType>;
+  GraphStats?: GraphStatsResolvers<ContextType>;
+  UpsertGraphPayload?: UpsertGraphPayloadResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
 };

@@ -1,5 +1,6 @@
 import { validateDocumentId, validateDocumentInput, validateDocumentPatch } from '../../documents/validateInput.js';
 import { badInput } from '../../errors.js';
+import type { EntityRecord } from '../../graph/types.js';
 import type { Resolvers } from '../generated/types.js';
 import { toFilterSpec, toPage } from '../inputs.js';
 
@@ -40,6 +41,10 @@ export const documentResolvers: Resolvers = {
     documentType: (doc) => doc.documentType.toUpperCase() as Uppercase<typeof doc.documentType>,
     chunkCount: (doc, _, { loaders }) => loaders.chunkCountByDocumentId.load(doc.id),
     chunks: (doc, _, { loaders }) => loaders.chunksByDocumentId.load(doc.id),
+    entities: async (doc, _, { loaders }) => {
+      const ids = await loaders.entityIdsByDocument.load(doc.id);
+      return (await loaders.entityById.loadMany(ids)).filter((e): e is EntityRecord => e !== null && !(e instanceof Error));
+    },
   },
   Chunk: {
     document: async (chunk, _, { loaders }) => {

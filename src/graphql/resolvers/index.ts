@@ -1,14 +1,17 @@
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type { Resolvers } from '../generated/types.js';
 import { documentResolvers } from './documents.js';
+import { graphResolvers } from './graph.js';
 import { searchResolvers } from './search.js';
 
 /** Every resolver, merged by type. */
 export const resolvers: Resolvers = {
   DateTime: DateTimeResolver,
   JSON: JSONResolver,
-  Query: { ...documentResolvers.Query, ...searchResolvers.Query },
-  Mutation: { ...documentResolvers.Mutation },
+  Query: { ...documentResolvers.Query, ...searchResolvers.Query, ...graphResolvers.Query },
+  Mutation: { ...documentResolvers.Mutation, ...graphResolvers.Mutation },
+  Entity: graphResolvers.Entity,
+  Relationship: graphResolvers.Relationship,
   Document: documentResolvers.Document,
   Chunk: documentResolvers.Chunk,
 };

@@ -1,0 +1,109 @@
+import { AppError, ErrorCode, badInput, notFound } from '../errors.js';
+import type { GraphStore } from './GraphStore.js';
+import type { MentionLinker } from './mentions/MentionLinker.js';
+import type { OutboxWorker } from './mentions/OutboxWorker.js';
+import type { EntityRecord, EntityWrite, GraphCounts, RelationshipRecord, RelationshipWrite } from './types.js';
+import { validateAliases, validateEntityId, validateEntityInput, validateEntityType, validateRelationshipInput, type RawEntityInput, type RawRelationshipInput } from './validateGraphInput.js';
+
+/** Largest `upsertGraph` batch. */
+export const MAX_GRAPH_BATCH = 5000;
+
+/** Counts for graphStats, including the Neo4j outbox backlog. */
+export interface GraphStatsRecord extends GraphCounts {
+  outboxBacklog: number;
+}
+
+/** Graph use cases: validation, writes to the store, and keeping mention links in step. */
+export class GraphService {
+  constructor(
+    readonly store: GraphStore,
+    readonly linker: MentionLinker,
+    private readonly outbox?: OutboxWorker,
+  ) {}
+
+  /** Creates an entity; CONFLICT when the given id exists. */
+  async createEntity(raw: RawEntityInput): Promise<EntityRecord> {
+    const write = validateEntityInput(raw);
+    if ((await this.store.getEntities([write.id])).length > 0) {
+      throw new AppError(ErrorCode.CONFLICT, `entity "${write.id}" already exists; use updateEntity or upsertGraph`, { id: write.id });
+    }
+    const [entity] = await this.writeEntities([write]);
+    return entity as EntityRecord;
+  }
+
+  /** Changes fields of an entity; omitted fields keep their values. */
+  async updateEntity(id: string, patch: RawEntityInput): Promise<EntityRecord> {
+    const [current] = await this.store.getEntities([validateEntityId(id)]);
+    if (!current) throw notFound('Entity', id);
+    const write: EntityWrite = {
+      id,
+      type: patch.type !== undefined ? validateEntityType(patch.type, 'input.type') : current.type,
+      name: patch.name !== undefined ? validateEntityInput({ type: current.type, name: patch.name }).name : current.name,
+      aliases: patch.aliases !== undefined ? validateAliases(patch.aliases, 'input.aliases') : current.aliases,
+      description: patch.description !== undefined ? (patch.description?.trim() || null) : current.description,
+      properties: patch.properties !== undefined ? validateEntityInput({ type: current.type, name: current.name, properties: patch.properties }).properties : current.properties,
+    };
+    const [entity] = await this.writeEntities([write]);
+    return entity as EntityRecord;
+  }
+
+  /** Deletes an entity, its relationships and its mentions. */
+  async deleteEntity(id: string): Promise<boolean> {
+    const existed = await this.store.deleteEntity(id);
+    await this.linker.entityDeleted(id);
+    return existed;
+  }
+
+  /** Bulk upsert keyed by id; repeatable with the same result. Endpoints are checked before anything is written. */
+  async upsertGraph(rawEntities: readonly RawEntityInput[], rawRelationships: readonly RawRelationshipInput[]): Promise<{ entities: EntityRecord[]; relationships: RelationshipRecord[] }> {
+    if (rawEntities.length + rawRelationships.length > MAX_GRAPH_BATCH) throw badInput('input', `at most ${MAX_GRAPH_BATCH} entities and relationships per call`);
+    const entities = rawEntities.map((e, i) => validateEntityInput(e, `input.entities[${i}]`));
+    const relationships = rawRelationships.map((r, i) => validateRelationshipInput(r, `input.relationships[${i}]`));
+    await this.requireEndpoints(relationships, new Set(entities.map((e) => e.id)));
+    const written = await this.writeEntities(entities);
+    return { entities: written, relationships: await this.store.upsertRelationships(relationships) };
+  }
+
+  /** Creates (or updates the properties of) one relationship. */
+  async createRelationship(raw: RawRelationshipInput): Promise<RelationshipRecord> {
+    const [rel] = await this.store.upsertRelationships([validateRelationshipInput(raw)]);
+    return rel as RelationshipRecord;
+  }
+
+  /** Deletes one relationship. */
+  deleteRelationship(id: string): Promise<boolean> {
+    return this.store.deleteRelationship(id);
+  }
+
+  /** Links a document explicitly to entities. */
+  async linkDocumentEntities(documentId: string, entityIds: readonly string[]): Promise<void> {
+    await this.linker.linkExplicit(documentId, [...new Set(entityIds.map((id) => validateEntityId(id, 'entityIds')))]);
+    this.outbox?.nudge();
+  }
+
+  /** Counts, plus the number of mention changes still waiting for Neo4j. */
+  async stats(topDegree = 10): Promise<GraphStatsRecord> {
+    const [counts, outboxBacklog] = await Promise.all([this.store.counts(topDegree), this.linker.mentions.backlog()]);
+    return { ...counts, outboxBacklog };
+  }
+
+  /** Lets the outbox know a write queued work. */
+  documentsWritten(): void {
+    this.outbox?.nudge();
+  }
+
+  private async writeEntities(writes: readonly EntityWrite[]): Promise<EntityRecord[]> {
+    if (writes.length === 0) return [];
+    const entities = await this.store.upsertEntities(writes);
+    await this.linker.entitiesChanged(entities.map((e) => ({ entityId: e.id, name: e.name, aliases: e.aliases })));
+    this.outbox?.nudge();
+    return entities;
+  }
+
+  private async requireEndpoints(relationships: readonly RelationshipWrite[], inBatch: ReadonlySet<string>): Promise<void> {
+    const needed = [...new Set(relationships.flatMap((r) => [r.fromId, r.toId]))].filter((id) => !inBatch.has(id));
+    const found = new Set((await this.store.getEntities(needed)).map((e) => e.id));
+    const missing = needed.find((id) => !found.has(id));
+    if (missing !== undefined) throw notFound('Entity', missing);
+  }
+}

@@ -1,0 +1,130 @@
+import type { Db, Queryable } from '../../db/Db.js';
+import type { DocumentWriteHook, WrittenDocument } from '../../documents/DocumentWriteHook.js';
+import { AppError, ErrorCode } from '../../errors.js';
+import type { MentionOp } from '../types.js';
+import { MentionMatcher, type EntityName } from './MentionMatcher.js';
+import { MentionRepository, type MentionRow } from './mentionRepository.js';
+
+/**
+ * Links chunks to the entities they name, inside the document write's transaction: one Aho-Corasick pass per batch.
+ * With Neo4j, the same transaction queues the mention changes in the outbox (`mirror`), so no document write ever
+ * waits for, or fails because of, Neo4j.
+ */
+export class MentionLinker implements DocumentWriteHook {
+  readonly mentions: MentionRepository;
+  private cached: { version: string; matcher: MentionMatcher } | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly mirror: boolean,
+  ) {
+    this.mentions = new MentionRepository(db);
+  }
+
+  /** Rejects explicit links to entities that do not exist. */
+  async beforeWrite(tx: Queryable, documents: readonly { documentId: string; explicitEntityIds: string[] }[]): Promise<void> {
+    const wanted = [...new Set(documents.flatMap((d) => d.explicitEntityIds))];
+    const known = await this.mentions.existingEntityIds(tx, wanted);
+    const missing = wanted.find((id) => !known.has(id));
+    if (missing !== undefined) throw new AppError(ErrorCode.NOT_FOUND, `entity "${missing}" does not exist (listed in entityIds)`, { kind: 'Entity', id: missing });
+  }
+
+  /** Recomputes automatic mentions of changed documents and adds explicit ones. */
+  async afterWrite(tx: Queryable, documents: readonly WrittenDocument[]): Promise<void> {
+    const changed = documents.filter((d) => d.changed);
+    const matcher = changed.length > 0 ? await this.matcher(tx) : undefined;
+    const auto: MentionRow[] = [];
+    for (const d of changed) for (const c of d.chunks) for (const entityId of matcher?.entitiesIn(c.content) ?? []) auto.push({ entityId, documentId: d.documentId, chunkId: c.id });
+    await this.mentions.replaceAutoMentions(tx, changed.map((d) => d.documentId), auto);
+    const explicit = documents.flatMap((d) => d.explicitEntityIds.map((entityId) => ({ entityId, documentId: d.documentId, chunkId: null })));
+    await this.mentions.insert(tx, explicit, 'explicit');
+    if (!this.mirror) return;
+    const ops: MentionOp[] = [];
+    for (const d of changed) ops.push({ op: 'unlinkDocument', documentId: d.documentId });
+    if (changed.length > 0) ops.push(...(await this.linkOpsFor(tx, changed.map((d) => d.documentId))));
+    const unchangedExplicit = documents.filter((d) => !d.changed && d.explicitEntityIds.length > 0);
+    for (const d of unchangedExplicit) for (const entityId of d.explicitEntityIds) ops.push({ op: 'link', entityId, documentId: d.documentId, documentTitle: d.title });
+    await this.mentions.enqueue(tx, ops);
+  }
+
+  /** Queues the removal of a deleted document's mentions (Postgres rows cascade by themselves). */
+  async afterDelete(tx: Queryable, documentId: string): Promise<void> {
+    if (this.mirror) await this.mentions.enqueue(tx, [{ op: 'unlinkDocument', documentId }]);
+  }
+
+  /** Links existing documents explicitly to entities. */
+  async linkExplicit(documentId: string, entityIds: readonly string[]): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ title: string }>('SELECT title FROM documents WHERE id = $1 FOR UPDATE', [documentId]);
+      const title = rows[0]?.title;
+      if (title === undefined) throw new AppError(ErrorCode.NOT_FOUND, `document "${documentId}" does not exist`, { kind: 'Document', id: documentId });
+      await this.beforeWrite(tx, [{ documentId, explicitEntityIds: [...entityIds] }]);
+      await this.mentions.insert(tx, entityIds.map((entityId) => ({ entityId, documentId, chunkId: null })), 'explicit');
+      if (this.mirror) await this.mentions.enqueue(tx, entityIds.map((entityId) => ({ op: 'link' as const, entityId, documentId, documentTitle: title })));
+    });
+  }
+
+  /**
+   * Records entity names and links existing chunks that name them (backfill). Candidate chunks come from one
+   * full-text query over all names of the batch, then the matcher confirms whole-word matches.
+   */
+  async entitiesChanged(names: readonly EntityName[]): Promise<void> {
+    if (names.length === 0) return;
+    await this.db.transaction(async (tx) => {
+      await this.mentions.upsertNames(tx, names);
+      const phrases = names.flatMap((n) => [n.name, ...n.aliases]).filter((p) => p.trim().length >= 2);
+      if (phrases.length === 0) return;
+      const { rows } = await tx.query<{ id: string; document_id: string; content: string; title: string }>(
+        `SELECT c.id::text AS id, c.document_id, c.content, d.title
+           FROM chunks c JOIN documents d ON d.id = c.document_id
+          WHERE c.tsv @@ (SELECT string_agg(q::text, ' | ')::tsquery FROM (
+                  SELECT phraseto_tsquery('english', p) AS q FROM unnest($1::text[]) AS p) qs WHERE q::text <> '')`,
+        [phrases],
+      );
+      const matcher = new MentionMatcher(names);
+      const found: MentionRow[] = [];
+      const ops: MentionOp[] = [];
+      for (const r of rows) {
+        for (const entityId of matcher.entitiesIn(r.content)) {
+          found.push({ entityId, documentId: r.document_id, chunkId: r.id });
+          ops.push({ op: 'link', entityId, documentId: r.document_id, documentTitle: r.title });
+        }
+      }
+      await this.mentions.insert(tx, found, 'auto');
+      if (this.mirror) await this.mentions.enqueue(tx, dedupeOps(ops));
+    });
+    this.cached = undefined;
+  }
+
+  /** Forgets an entity's name and mentions. */
+  async entityDeleted(entityId: string): Promise<void> {
+    await this.db.transaction((tx) => this.mentions.deleteName(tx, entityId));
+    this.cached = undefined;
+  }
+
+  private async linkOpsFor(tx: Queryable, documentIds: readonly string[]): Promise<MentionOp[]> {
+    const { rows } = await tx.query<{ entity_id: string; document_id: string; title: string }>(
+      `SELECT DISTINCT m.entity_id, m.document_id, d.title FROM mentions m JOIN documents d ON d.id = m.document_id
+        WHERE m.document_id = ANY($1::text[])`,
+      [documentIds],
+    );
+    return rows.map((r) => ({ op: 'link', entityId: r.entity_id, documentId: r.document_id, documentTitle: r.title }));
+  }
+
+  /** The matcher over all names, rebuilt only when the name table changed. */
+  private async matcher(q: Queryable): Promise<MentionMatcher> {
+    const version = await this.mentions.namesVersion(q);
+    if (this.cached?.version !== version) this.cached = { version, matcher: new MentionMatcher(await this.mentions.allNames(q)) };
+    return this.cached.matcher;
+  }
+}
+
+function dedupeOps(ops: MentionOp[]): MentionOp[] {
+  const seen = new Set<string>();
+  return ops.filter((o) => {
+    const key = JSON.stringify(o);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,87 @@
+import type { Logger } from '../../logger.js';
+import type { GraphStore } from '../GraphStore.js';
+import type { MentionRepository } from './mentionRepository.js';
+
+const BATCH = 500;
+const MAX_BACKOFF_MS = 30_000;
+
+/**
+ * Applies queued mention changes to Neo4j in id order. Operations are idempotent (MERGE / DELETE), so a batch that
+ * fails half-way is simply applied again; while Neo4j is down the worker backs off and the backlog waits.
+ */
+export class OutboxWorker {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<number> | undefined;
+  private failures = 0;
+  private stopped = true;
+
+  constructor(
+    private readonly mentions: MentionRepository,
+    private readonly store: GraphStore,
+    private readonly logger: Logger,
+    private readonly intervalMs = 500,
+  ) {}
+
+  /** Starts polling. */
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Asks for a drain soon (after a write queued something). */
+  nudge(): void {
+    if (!this.stopped && this.failures === 0) this.schedule(0);
+  }
+
+  /** Applies everything pending now; resolves to the number of entries applied. Concurrent calls share one run. */
+  drain(): Promise<number> {
+    this.running ??= this.applyAll().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  /** Stops polling and waits for a run in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running?.catch(() => undefined);
+  }
+
+  private schedule(delay: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      void this.drain()
+        .then(() => {
+          this.failures = 0;
+        })
+        .catch((err: unknown) => {
+          this.failures++;
+          this.logger.warn({ err: (err as Error).message, failures: this.failures }, 'graph outbox: Neo4j write failed; will retry');
+        })
+        .finally(() => {
+          if (!this.stopped) this.schedule(this.failures === 0 ? this.intervalMs : Math.min(MAX_BACKOFF_MS, this.intervalMs * 2 ** this.failures));
+        });
+    }, delay);
+    this.timer.unref();
+  }
+
+  private async applyAll(): Promise<number> {
+    const apply = this.store.applyMentionOps?.bind(this.store);
+    if (!apply) return 0;
+    let total = 0;
+    for (;;) {
+      const batch = await this.mentions.pending(BATCH);
+      if (batch.length === 0) return total;
+      const ids = batch.map((b) => b.id);
+      try {
+        await apply(batch.map((b) => b.op));
+      } catch (err) {
+        await this.mentions.markFailed(ids, (err as Error).message);
+        throw err;
+      }
+      await this.mentions.markDone(ids);
+      total += batch.length;
+    }
+  }
+}

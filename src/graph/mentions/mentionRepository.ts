@@ -1,0 +1,152 @@
+import type { Db, Queryable } from '../../db/Db.js';
+import type { MentionOp } from '../types.js';
+import type { EntityName } from './MentionMatcher.js';
+
+/** A mention row: an entity named in a chunk (or, for explicit links, in a whole document). */
+export interface MentionRow {
+  entityId: string;
+  documentId: string;
+  chunkId: string | null;
+}
+
+/** A queued graph write for Neo4j. */
+export interface OutboxEntry {
+  id: string;
+  op: MentionOp;
+  attempts: number;
+}
+
+/** Postgres side of mentions: entity names, mention rows and the Neo4j outbox. */
+export class MentionRepository {
+  constructor(private readonly db: Db) {}
+
+  /** Records (or refreshes) entity names for linking. */
+  async upsertNames(q: Queryable, names: readonly EntityName[]): Promise<void> {
+    if (names.length === 0) return;
+    await q.query(
+      `INSERT INTO entity_names (entity_id, name, aliases)
+       SELECT x.id, x.name, ARRAY(SELECT jsonb_array_elements_text(x.aliases::jsonb))
+         FROM unnest($1::text[], $2::text[], $3::text[]) AS x(id, name, aliases)
+       ON CONFLICT (entity_id) DO UPDATE SET name = EXCLUDED.name, aliases = EXCLUDED.aliases, updated_at = now()`,
+      [names.map((n) => n.entityId), names.map((n) => n.name), names.map((n) => JSON.stringify(n.aliases))],
+    );
+  }
+
+  /** Forgets an entity: its mentions go with it (cascade). */
+  async deleteName(q: Queryable, entityId: string): Promise<void> {
+    await q.query('DELETE FROM entity_names WHERE entity_id = $1', [entityId]);
+  }
+
+  /** Every entity name, for the matcher. */
+  async allNames(q: Queryable = this.db): Promise<EntityName[]> {
+    const { rows } = await q.query<{ entity_id: string; name: string; aliases: string[] }>('SELECT entity_id, name, aliases FROM entity_names');
+    return rows.map((r) => ({ entityId: r.entity_id, name: r.name, aliases: r.aliases }));
+  }
+
+  /** A cheap fingerprint of the name table, to know when a cached matcher is stale. */
+  async namesVersion(q: Queryable = this.db): Promise<string> {
+    const { rows } = await q.query<{ v: string }>(`SELECT count(*)::text || '/' || coalesce(max(updated_at)::text, '') AS v FROM entity_names`);
+    return rows[0]?.v ?? '';
+  }
+
+  /** Which of these ids are known entities. */
+  async existingEntityIds(q: Queryable, ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const { rows } = await q.query<{ entity_id: string }>('SELECT entity_id FROM entity_names WHERE entity_id = ANY($1::text[])', [ids]);
+    return new Set(rows.map((r) => r.entity_id));
+  }
+
+  /** Replaces the automatic mentions of these documents. */
+  async replaceAutoMentions(q: Queryable, documentIds: readonly string[], rows: readonly MentionRow[]): Promise<void> {
+    if (documentIds.length > 0) await q.query(`DELETE FROM mentions WHERE source = 'auto' AND document_id = ANY($1::text[])`, [documentIds]);
+    await this.insert(q, rows, 'auto');
+  }
+
+  /** Adds mentions (duplicates are ignored). */
+  async insert(q: Queryable, rows: readonly MentionRow[], source: 'auto' | 'explicit'): Promise<void> {
+    if (rows.length === 0) return;
+    await q.query(
+      `INSERT INTO mentions (entity_id, document_id, chunk_id, source)
+       SELECT x.e, x.d, x.c, $4 FROM unnest($1::text[], $2::text[], $3::bigint[]) AS x(e, d, c)
+       ON CONFLICT DO NOTHING`,
+      [rows.map((r) => r.entityId), rows.map((r) => r.documentId), rows.map((r) => r.chunkId), source],
+    );
+  }
+
+  /** Distinct documents mentioning each entity, newest mention first, at most `first` each. */
+  async documentIdsByEntity(entityIds: readonly string[], first: number): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>(entityIds.map((id) => [id, []]));
+    if (entityIds.length === 0) return out;
+    const { rows } = await this.db.query<{ entity_id: string; document_id: string }>(
+      `SELECT entity_id, document_id FROM (
+         SELECT m.entity_id, m.document_id, row_number() OVER (PARTITION BY m.entity_id ORDER BY max(m.created_at) DESC, m.document_id) AS n
+           FROM mentions m JOIN documents d ON d.id = m.document_id
+          WHERE m.entity_id = ANY($1::text[]) AND (d.expires_at IS NULL OR d.expires_at > now())
+          GROUP BY m.entity_id, m.document_id) x
+        WHERE n <= $2 ORDER BY entity_id, n`,
+      [entityIds, first],
+    );
+    for (const r of rows) out.get(r.entity_id)?.push(r.document_id);
+    return out;
+  }
+
+  /** Distinct entities mentioned by each document. */
+  async entityIdsByDocument(documentIds: readonly string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>(documentIds.map((id) => [id, []]));
+    if (documentIds.length === 0) return out;
+    const { rows } = await this.db.query<{ document_id: string; entity_id: string }>(
+      'SELECT DISTINCT document_id, entity_id FROM mentions WHERE document_id = ANY($1::text[]) ORDER BY 1, 2',
+      [documentIds],
+    );
+    for (const r of rows) out.get(r.document_id)?.push(r.entity_id);
+    return out;
+  }
+
+  /** Entities mentioned by each chunk. */
+  async entityIdsByChunk(chunkIds: readonly string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>(chunkIds.map((id) => [id, []]));
+    if (chunkIds.length === 0) return out;
+    const { rows } = await this.db.query<{ chunk_id: string; entity_id: string }>(
+      'SELECT DISTINCT chunk_id::text AS chunk_id, entity_id FROM mentions WHERE chunk_id = ANY($1::bigint[]) ORDER BY 1, 2',
+      [chunkIds],
+    );
+    for (const r of rows) out.get(r.chunk_id)?.push(r.entity_id);
+    return out;
+  }
+
+  /** Queues graph writes for Neo4j in the caller's transaction. */
+  async enqueue(q: Queryable, ops: readonly MentionOp[]): Promise<void> {
+    if (ops.length === 0) return;
+    await q.query('INSERT INTO graph_outbox (op) SELECT x::jsonb FROM unnest($1::text[]) AS x', [ops.map((o) => JSON.stringify(o))]);
+  }
+
+  /** The oldest pending outbox entries. */
+  async pending(limit: number): Promise<OutboxEntry[]> {
+    const { rows } = await this.db.query<{ id: string; op: MentionOp; attempts: number }>(
+      'SELECT id::text AS id, op, attempts FROM graph_outbox WHERE done_at IS NULL ORDER BY id LIMIT $1',
+      [limit],
+    );
+    return rows;
+  }
+
+  /** Marks entries applied. */
+  async markDone(ids: readonly string[]): Promise<void> {
+    if (ids.length > 0) await this.db.query('UPDATE graph_outbox SET done_at = now() WHERE id = ANY($1::bigint[])', [ids]);
+  }
+
+  /** Records a failed attempt on entries. */
+  async markFailed(ids: readonly string[], error: string): Promise<void> {
+    if (ids.length > 0) await this.db.query('UPDATE graph_outbox SET attempts = attempts + 1, last_error = $2 WHERE id = ANY($1::bigint[])', [ids, error.slice(0, 2000)]);
+  }
+
+  /** Entries not yet applied. */
+  async backlog(): Promise<number> {
+    const { rows } = await this.db.query<{ n: number }>('SELECT count(*)::int AS n FROM graph_outbox WHERE done_at IS NULL');
+    return rows[0]?.n ?? 0;
+  }
+
+  /** Deletes applied entries older than a day (keeps the table small). */
+  async prune(): Promise<void> {
+    await this.db.query(`DELETE FROM graph_outbox WHERE done_at IS NOT NULL AND done_at < now() - interval '1 day'`);
+  }
+}

@@ -1,0 +1,118 @@
+import neo4j, { Neo4jError, type Driver, type ManagedTransaction } from 'neo4j-driver';
+import { AppError, ErrorCode, isAppError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+
+/** How to reach Neo4j. */
+export interface Neo4jOptions {
+  uri: string;
+  user: string;
+  password: string;
+  /** Database name; the server default when absent (Community has only `neo4j`). */
+  database?: string;
+  logger?: Logger;
+}
+
+/** How long a unit of work keeps retrying transient failures (driver default: 30 s, too long for a request). */
+const MAX_RETRY_MS = 5_000;
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/** The URI without credentials, safe for messages and logs. */
+export function safeUri(uri: string): string {
+  try {
+    const u = new URL(uri);
+    u.username = '';
+    u.password = '';
+    return u.toString().replace(/\/$/, '');
+  } catch {
+    return uri.replace(/\/\/[^@/]*@/, '//');
+  }
+}
+
+const UNAVAILABLE_CODES = new Set(['ServiceUnavailable', 'SessionExpired', 'Neo.ClientError.Database.DatabaseNotFound', 'Neo.TransientError.General.DatabaseUnavailable']);
+const NETWORK_MESSAGE = /ECONNREFUSED|ECONNRESET|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|EAI_AGAIN|socket hang up|Connection acquisition timed out|Failed to connect/i;
+
+/** Why an error means the server cannot be used (connection, credentials, database), or undefined. */
+function unavailableReason(err: unknown): string | undefined {
+  const code = err instanceof Neo4jError ? err.code : (err as { code?: unknown } | null)?.code;
+  const message = err instanceof Error ? err.message : String(err);
+  if (typeof code === 'string' && code.startsWith('Neo.ClientError.Security.')) return `authentication failed (${message})`;
+  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return message;
+  if (NETWORK_MESSAGE.test(message)) return message;
+  return undefined;
+}
+
+/** One driver (connection pool) with a session per unit of work; translates connection failures to GRAPH_UNAVAILABLE. */
+export class Neo4jConnection {
+  readonly driver: Driver;
+  readonly uri: string;
+  private readonly database: string | undefined;
+
+  constructor(private readonly options: Neo4jOptions) {
+    this.uri = safeUri(options.uri);
+    this.database = options.database;
+    const logger = options.logger;
+    this.driver = neo4j.driver(options.uri, neo4j.auth.basic(options.user, options.password), {
+      disableLosslessIntegers: true,
+      maxTransactionRetryTime: MAX_RETRY_MS,
+      connectionTimeout: CONNECT_TIMEOUT_MS,
+      connectionAcquisitionTimeout: MAX_RETRY_MS * 2,
+      userAgent: 'cairn',
+      ...(logger
+        ? { logging: { level: 'warn' as const, logger: (level: string, message: string) => logger.warn({ neo4jLevel: level, uri: this.uri }, message) } }
+        : {}),
+    });
+  }
+
+  /** Runs `work` in a read transaction (retried on transient errors, so it must be repeatable). */
+  async read<T>(work: (tx: ManagedTransaction) => Promise<T>): Promise<T> {
+    const session = this.driver.session({ database: this.database, defaultAccessMode: neo4j.session.READ });
+    try {
+      return await session.executeRead(work);
+    } finally {
+      await session.close();
+    }
+  }
+
+  /** Runs `work` in a write transaction (retried on transient errors, so it must be idempotent). */
+  async write<T>(work: (tx: ManagedTransaction) => Promise<T>): Promise<T> {
+    const session = this.driver.session({ database: this.database, defaultAccessMode: neo4j.session.WRITE });
+    try {
+      return await session.executeWrite(work);
+    } finally {
+      await session.close();
+    }
+  }
+
+  /** Checks once, without retrying, that the database answers a query with these credentials. */
+  async verify(): Promise<void> {
+    const session = this.driver.session({ database: this.database, defaultAccessMode: neo4j.session.READ });
+    try {
+      await session.run('RETURN 1');
+    } finally {
+      await session.close();
+    }
+  }
+
+  /** Runs `fn`, turning connection failures into GRAPH_UNAVAILABLE; AppErrors and other errors pass through. */
+  async guard<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (isAppError(err)) throw err;
+      const reason = unavailableReason(err);
+      if (reason === undefined) throw err;
+      this.options.logger?.warn({ err, uri: this.uri, operation }, 'Neo4j is unavailable');
+      throw new AppError(
+        ErrorCode.GRAPH_UNAVAILABLE,
+        `Neo4j at ${this.uri} is unreachable: ${reason}. Check CAIRN_NEO4J_URI, CAIRN_NEO4J_USER and CAIRN_NEO4J_PASSWORD, and that the server is running.`,
+        { uri: this.uri },
+        { cause: err },
+      );
+    }
+  }
+
+  /** Closes the driver and its connections. */
+  async close(): Promise<void> {
+    await this.driver.close();
+  }
+}

@@ -1,0 +1,179 @@
+import { ENTITY_TYPE_PATTERN, RELATIONSHIP_TYPE_PATTERN, type Direction } from '../types.js';
+
+// Cypher text for the Neo4j store. Values always travel as parameters; the only identifiers ever put into query
+// text are entity labels and relationship types that match ENTITY_TYPE_PATTERN / RELATIONSHIP_TYPE_PATTERN (letters,
+// digits and _ only), and even those are backtick-quoted.
+
+/** Relationship type of the mention mirror, from an entity to a `(:Document)`. */
+export const MENTIONED_IN = 'MENTIONED_IN';
+
+/** Statements of `init()`: all idempotent. */
+export const SCHEMA_STATEMENTS = [
+  'CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (e:Entity) REQUIRE e.id IS UNIQUE',
+  'CREATE INDEX entity_name IF NOT EXISTS FOR (e:Entity) ON (e.name)',
+  'CREATE INDEX entity_type IF NOT EXISTS FOR (e:Entity) ON (e.type)',
+  'CREATE CONSTRAINT document_id IF NOT EXISTS FOR (d:Document) REQUIRE d.id IS UNIQUE',
+];
+
+/** A label (entity type), validated and quoted; throws on anything else so unchecked text never reaches a query. */
+export function label(type: string): string {
+  if (!ENTITY_TYPE_PATTERN.test(type)) throw new Error(`refusing to use "${type}" as a Neo4j label`);
+  return `\`${type}\``;
+}
+
+/** A relationship type, validated and quoted; throws on anything else. */
+export function relType(type: string): string {
+  if (!RELATIONSHIP_TYPE_PATTERN.test(type)) throw new Error(`refusing to use "${type}" as a Neo4j relationship type`);
+  return `\`${type}\``;
+}
+
+/** The range index on `id` of one relationship type (Community indexes relationship properties per type only). */
+export function relationshipIdIndex(type: string): string {
+  const quoted = relType(type);
+  return `CREATE INDEX \`rel_id_${type}\` IF NOT EXISTS FOR ()-[r:${quoted}]-() ON (r.id)`;
+}
+
+/**
+ * A type filter for a relationship pattern: '' for all types, `:\`A\`|\`B\`` for some, or null when nothing can
+ * match (every requested type is invalid, so none can exist). An empty list means no filter, as in Postgres.
+ */
+export function typeFilter(types: readonly string[] | undefined): string | null {
+  if (!types || types.length === 0) return '';
+  const valid = [...new Set(types)].filter((t) => RELATIONSHIP_TYPE_PATTERN.test(t));
+  if (valid.length === 0) return null;
+  return `:${valid.map(relType).join('|')}`;
+}
+
+/** Map projection of an entity node bound to `v`. */
+export function entityMap(v: string): string {
+  return `${v} {.id, .type, .name, .aliases, .description, .properties, .createdAt, .updatedAt}`;
+}
+
+/** Map projection of a relationship bound to `r`. */
+export const REL_MAP = '{id: r.id, type: type(r), fromId: startNode(r).id, toId: endNode(r).id, properties: r.properties, createdAt: r.createdAt}';
+
+/** Writes one chunk of entities of a single type (label), keeping createdAt; returns them. */
+export function upsertEntitiesQuery(type: string): string {
+  return `UNWIND $rows AS row
+MERGE (e:Entity {id: row.id})
+ON CREATE SET e.createdAt = $now
+SET e:${label(type)}, e.type = row.type, e.name = row.name, e.nameLower = row.nameLower, e.aliases = row.aliases,
+    e.aliasesLower = row.aliasesLower, e.description = row.description, e.properties = row.properties, e.updatedAt = $now
+RETURN ${entityMap('e')} AS e`;
+}
+
+/** Existing entities among the rows whose type (label) is about to change. */
+export const CHANGED_TYPES = `UNWIND $rows AS row
+MATCH (e:Entity {id: row.id}) WHERE e.type <> row.type
+RETURN e.id AS id, e.type AS type`;
+
+/** Removes an old type label from some entities. */
+export function removeLabelQuery(type: string): string {
+  return `UNWIND $ids AS id MATCH (e:Entity {id: id}) REMOVE e:${label(type)}`;
+}
+
+/** Ids among `$ids` that are not entities. */
+export const MISSING_ENTITIES = `UNWIND $ids AS id
+OPTIONAL MATCH (e:Entity {id: id})
+WITH id, e WHERE e IS NULL
+RETURN collect(id) AS missing`;
+
+/** Writes one chunk of relationships of a single type; (from, type, to) is unique through MERGE. */
+export function upsertRelationshipsQuery(type: string): string {
+  return `UNWIND $rows AS row
+MATCH (a:Entity {id: row.fromId})
+MATCH (b:Entity {id: row.toId})
+MERGE (a)-[r:${relType(type)}]->(b)
+ON CREATE SET r.id = row.id, r.createdAt = $now
+SET r.properties = row.properties
+RETURN ${REL_MAP} AS r`;
+}
+
+/** The pattern from node `n` along `r` to entity `m` in a direction, with a type filter. */
+function step(direction: Direction, types: string): string {
+  if (direction === 'OUT') return `(n)-[r${types}]->(m:Entity)`;
+  if (direction === 'IN') return `(n)<-[r${types}]-(m:Entity)`;
+  return `(n)-[r${types}]-(m:Entity)`;
+}
+
+/** One traversal step: up to `$cap` edges per node, ordered by (type, neighbour id, relationship id). */
+export function expandQuery(direction: Direction, types: string): string {
+  return `UNWIND $ids AS id
+MATCH (n:Entity {id: id})
+CALL (n) {
+  MATCH ${step(direction, types)}
+  WITH DISTINCT r, m
+  RETURN r, m ORDER BY type(r), m.id, r.id LIMIT $cap
+}
+RETURN n.id AS fromId, m.id AS neighborId, ${REL_MAP} AS r`;
+}
+
+/** Relationships touching entities in `$ids`, in a direction, ordered by id. */
+export function relationshipsOfQuery(direction: Direction, types: string): string {
+  return `UNWIND $ids AS id
+MATCH (n:Entity {id: id})
+MATCH ${step(direction, types)}
+WITH DISTINCT r
+RETURN ${REL_MAP} AS r ORDER BY r.id`;
+}
+
+/** Relationships with both ends in `$ids`, ordered by id. */
+export const RELATIONSHIPS_AMONG = `UNWIND $ids AS id
+MATCH (a:Entity {id: id})-[r]->(b:Entity)
+WHERE b.id IN $ids
+WITH DISTINCT r
+RETURN ${REL_MAP} AS r ORDER BY r.id`;
+
+/** Relationship types in the database (to look relationships up by id through the per-type indexes). */
+export const RELATIONSHIP_TYPES = 'CALL db.relationshipTypes() YIELD relationshipType RETURN collect(relationshipType) AS types';
+
+/** Relationships with an id in `$ids`, one index seek per type; `tail` follows the union (e.g. RETURN or DELETE). */
+export function relationshipsByIdQuery(types: readonly string[], tail: string): string {
+  const parts = types.map((t) => `MATCH (:Entity)-[r:${relType(t)}]->(:Entity) WHERE r.id IN $ids RETURN r`);
+  return `CALL () {\n  ${parts.join('\n  UNION ALL\n  ')}\n}\n${tail}`;
+}
+
+/** Finds entities: WHERE text assembled from fixed fragments; values in `$types`, `$q`, `$afterName`, `$afterId`. */
+export function entityFilterWhere(opts: { types: boolean; q: boolean; after: boolean }): string {
+  const where: string[] = [];
+  if (opts.types) where.push('e.type IN $types');
+  if (opts.q) where.push('(e.nameLower CONTAINS $q OR any(a IN e.aliasesLower WHERE a CONTAINS $q))');
+  if (opts.after) where.push('(e.name > $afterName OR (e.name = $afterName AND e.id > $afterId))');
+  return where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+}
+
+/** Counts that the count store answers, plus orphans. */
+export const COUNTS = `CALL () { MATCH (e:Entity) RETURN count(e) AS entities }
+CALL () { MATCH (:Entity)-[r]->() RETURN count(r) AS fromEntities }
+CALL () { MATCH ()-[r:${MENTIONED_IN}]->(:Document) RETURN count(r) AS mentions }
+CALL () { MATCH (e:Entity) WHERE NOT EXISTS { (e)--(:Entity) } RETURN count(e) AS orphans }
+RETURN entities, fromEntities - mentions AS relationships, orphans`;
+
+/** Entity counts per type, most common first. */
+export const COUNTS_BY_TYPE = 'MATCH (e:Entity) RETURN e.type AS key, count(*) AS count ORDER BY count DESC, key';
+
+/** Most connected entities (a self-loop counts twice), ties by id. */
+export const TOP_DEGREE = `MATCH (e:Entity)
+WITH e, COUNT { (e)-->(:Entity) } + COUNT { (e)<--(:Entity) } AS degree
+ORDER BY degree DESC, e.id LIMIT $limit
+RETURN ${entityMap('e')} AS e, degree`;
+
+/** Mirrors mentions: links entities (that exist) to documents, creating the documents. */
+export const LINK_MENTIONS = `UNWIND $rows AS row
+MATCH (e:Entity {id: row.entityId})
+MERGE (d:Document {id: row.documentId})
+SET d.title = row.documentTitle
+MERGE (e)-[:${MENTIONED_IN}]->(d)`;
+
+/** Drops documents with all their mentions. */
+export const UNLINK_DOCUMENTS = `UNWIND $ids AS id
+MATCH (d:Document {id: id})
+DETACH DELETE d`;
+
+/** Drops single mentions, and documents left without any. */
+export const UNLINK_MENTIONS = `UNWIND $rows AS row
+MATCH (e:Entity {id: row.entityId})-[m:${MENTIONED_IN}]->(d:Document {id: row.documentId})
+DELETE m
+WITH DISTINCT d
+WHERE NOT EXISTS { (d)<-[:${MENTIONED_IN}]-() }
+DELETE d`;

@@ -1,0 +1,129 @@
+import type { JsonObject } from '../../documents/types.js';
+import type { EntityRecord, EntityWrite, RelationshipRecord, RelationshipWrite } from '../types.js';
+
+// How records look in Neo4j: `properties` is a JSON string (Neo4j cannot store nested maps), timestamps are epoch
+// milliseconds (integers), `nameLower` / `aliasesLower` serve case-insensitive search.
+
+/** An entity as the `entityMap` projection returns it (integers already JS numbers: disableLosslessIntegers). */
+export interface EntityMap {
+  id: string;
+  type: string;
+  name: string;
+  aliases?: string[] | null;
+  description?: string | null;
+  properties?: string | null;
+  createdAt?: number | null;
+  updatedAt?: number | null;
+}
+
+/** A relationship as the `REL_MAP` projection returns it. */
+export interface RelationshipMap {
+  id: string;
+  type: string;
+  fromId: string;
+  toId: string;
+  properties?: string | null;
+  createdAt?: number | null;
+}
+
+/** An entity row sent to the upsert query. */
+export interface EntityParams {
+  id: string;
+  type: string;
+  name: string;
+  nameLower: string;
+  aliases: string[];
+  aliasesLower: string[];
+  description: string | null;
+  properties: string;
+}
+
+/** A relationship row sent to the upsert query. */
+export interface RelationshipParams {
+  id: string;
+  fromId: string;
+  toId: string;
+  properties: string;
+}
+
+function parseProperties(text: string | null | undefined): JsonObject {
+  if (!text) return {};
+  const value: unknown = JSON.parse(text);
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as JsonObject) : {};
+}
+
+const toDate = (ms: number | null | undefined): Date => new Date(typeof ms === 'number' ? ms : 0);
+
+/** Maps a projected entity to an `EntityRecord`. */
+export function toEntityRecord(m: EntityMap): EntityRecord {
+  return {
+    id: m.id,
+    type: m.type,
+    name: m.name,
+    aliases: m.aliases ?? [],
+    description: m.description ?? null,
+    properties: parseProperties(m.properties),
+    createdAt: toDate(m.createdAt),
+    updatedAt: toDate(m.updatedAt),
+  };
+}
+
+/** Maps a projected relationship to a `RelationshipRecord`. */
+export function toRelationshipRecord(m: RelationshipMap): RelationshipRecord {
+  return {
+    id: m.id,
+    type: m.type,
+    fromId: m.fromId,
+    toId: m.toId,
+    properties: parseProperties(m.properties),
+    createdAt: toDate(m.createdAt),
+  };
+}
+
+/** The parameters of one entity write. */
+export function entityParams(e: EntityWrite): EntityParams {
+  return {
+    id: e.id,
+    type: e.type,
+    name: e.name,
+    nameLower: e.name.toLowerCase(),
+    aliases: [...e.aliases],
+    aliasesLower: e.aliases.map((a) => a.toLowerCase()),
+    description: e.description,
+    properties: JSON.stringify(e.properties ?? {}),
+  };
+}
+
+/** The parameters of one relationship write. */
+export function relationshipParams(r: RelationshipWrite): RelationshipParams {
+  return { id: r.id, fromId: r.fromId, toId: r.toId, properties: JSON.stringify(r.properties ?? {}) };
+}
+
+/** Identity of a relationship independent of its id: `(from, type, to)` is unique. */
+export function relationshipKey(fromId: string, type: string, toId: string): string {
+  return `${fromId}\u0000${type}\u0000${toId}`;
+}
+
+/** Groups items by a key, keeping first-seen key order and item order. */
+export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = groups.get(k);
+    if (list) list.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}
+
+/** Splits a list into chunks of at most `size`. */
+export function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** Last occurrence wins, in first-occurrence order (like Postgres' `new Map(...).values()`). */
+export function uniqueBy<T>(items: readonly T[], key: (item: T) => string): T[] {
+  return [...new Map(items.map((i) => [key(i), i])).values()];
+}

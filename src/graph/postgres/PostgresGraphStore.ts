@@ -1,0 +1,277 @@
+import type { Db } from '../../db/Db.js';
+import { SqlParams, escapeLike } from '../../documents/filterSql.js';
+import { AppError, ErrorCode, notFound } from '../../errors.js';
+import type { GraphStore } from '../GraphStore.js';
+import type {
+  Direction,
+  Edge,
+  EntityFilterSpec,
+  EntityPage,
+  EntityRecord,
+  EntityWrite,
+  GraphCounts,
+  RelationshipRecord,
+  RelationshipWrite,
+} from '../types.js';
+import {
+  ENTITY_COLUMNS,
+  ENTITY_RETURNING,
+  RELATIONSHIP_COLUMNS,
+  RELATIONSHIP_RETURNING,
+  relationshipKey,
+  toEntityRecord,
+  toRelationshipRecord,
+  type EntityRow,
+  type RelationshipRow,
+} from './rows.js';
+
+// Every ordering uses COLLATE "C" (byte order of UTF-8 = code point order), so pages and traversal tie-breaks agree
+// with JavaScript string comparison and with the Neo4j store, whatever the database locale.
+
+/** The knowledge graph in the `graph_entities` and `graph_relationships` tables of the main database. */
+export class PostgresGraphStore implements GraphStore {
+  readonly kind = 'postgres' as const;
+
+  constructor(private readonly db: Db) {}
+
+  /** Nothing to do: migrations create the tables and indexes. */
+  async init(): Promise<void> {}
+
+  /** Inserts or replaces entities in one statement (last duplicate wins); returns them in input order. */
+  async upsertEntities(entities: readonly EntityWrite[]): Promise<EntityRecord[]> {
+    if (entities.length === 0) return [];
+    const unique = [...new Map(entities.map((e) => [e.id, e])).values()];
+    const { rows } = await this.db.query<EntityRow>(
+      `INSERT INTO graph_entities (id, type, name, aliases, description, properties)
+       SELECT x.id, x.type, x.name, ARRAY(SELECT jsonb_array_elements_text(x.aliases::jsonb)), x.description,
+              x.properties::jsonb
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+           AS x(id, type, name, aliases, description, properties)
+       ON CONFLICT (id) DO UPDATE SET
+         type = EXCLUDED.type, name = EXCLUDED.name, aliases = EXCLUDED.aliases, description = EXCLUDED.description,
+         properties = EXCLUDED.properties, updated_at = now()
+       RETURNING ${ENTITY_RETURNING}`,
+      [
+        unique.map((e) => e.id),
+        unique.map((e) => e.type),
+        unique.map((e) => e.name),
+        unique.map((e) => JSON.stringify(e.aliases)),
+        unique.map((e) => e.description),
+        unique.map((e) => JSON.stringify(e.properties)),
+      ],
+    );
+    const byId = new Map(rows.map((r) => [r.id, toEntityRecord(r)]));
+    return entities.map((e) => byId.get(e.id)).filter((e): e is EntityRecord => e !== undefined);
+  }
+
+  /** Entities by id, in no particular order; missing ids are absent. */
+  async getEntities(ids: readonly string[]): Promise<EntityRecord[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.db.query<EntityRow>(`SELECT ${ENTITY_COLUMNS} FROM graph_entities e WHERE e.id = ANY($1::text[])`, [ids]);
+    return rows.map(toEntityRecord);
+  }
+
+  /** Entities matching a filter, ordered by (name, id) in code point order, after the keyset position. */
+  async findEntities(filter: EntityFilterSpec, first: number, after?: { name: string; id: string }): Promise<EntityPage> {
+    const params = new SqlParams();
+    const where: string[] = [];
+    if (filter.types?.length) where.push(`e.type = ANY(${params.add(filter.types)}::text[])`);
+    if (filter.nameContains) {
+      const p = params.add(`%${escapeLike(filter.nameContains)}%`);
+      where.push(`(e.name ILIKE ${p} OR EXISTS (SELECT 1 FROM unnest(e.aliases) AS a(alias) WHERE a.alias ILIKE ${p}))`);
+    }
+    const countWhere = where.length > 0 ? where.join(' AND ') : 'TRUE';
+    const countParams = [...params.values];
+    if (after) {
+      where.push(`(e.name COLLATE "C", e.id COLLATE "C") > (${params.add(after.name)}::text, ${params.add(after.id)}::text)`);
+    }
+    const limit = params.add(first + 1);
+    const [page, count] = await Promise.all([
+      this.db.query<EntityRow>(
+        `SELECT ${ENTITY_COLUMNS} FROM graph_entities e
+          WHERE ${where.length > 0 ? where.join(' AND ') : 'TRUE'}
+          ORDER BY e.name COLLATE "C", e.id COLLATE "C" LIMIT ${limit}`,
+        params.values,
+      ),
+      this.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM graph_entities e WHERE ${countWhere}`, countParams),
+    ]);
+    return {
+      entities: page.rows.slice(0, first).map(toEntityRecord),
+      hasNextPage: page.rows.length > first,
+      totalCount: count.rows[0]?.n ?? 0,
+    };
+  }
+
+  /** Deletes an entity; its relationships cascade. True when it existed. */
+  async deleteEntity(id: string): Promise<boolean> {
+    const { rowCount } = await this.db.query('DELETE FROM graph_entities WHERE id = $1', [id]);
+    return rowCount > 0;
+  }
+
+  /**
+   * Inserts relationships or updates the properties of existing (from, type, to) ones, in one transaction; fails with
+   * NOT_FOUND naming the first missing endpoint (input order) and writes nothing. Returns them in input order.
+   */
+  async upsertRelationships(relationships: readonly RelationshipWrite[]): Promise<RelationshipRecord[]> {
+    if (relationships.length === 0) return [];
+    const unique = [...new Map(relationships.map((r) => [relationshipKey(r.fromId, r.type, r.toId), r])).values()];
+    const endpoints = [...new Set(unique.flatMap((r) => [r.fromId, r.toId]))];
+    const rows = await this.db.transaction(async (tx) => {
+      // KEY SHARE keeps the endpoints from being deleted until commit.
+      const found = await tx.query<{ id: string }>(
+        'SELECT id FROM graph_entities WHERE id = ANY($1::text[]) FOR KEY SHARE',
+        [endpoints],
+      );
+      const existing = new Set(found.rows.map((r) => r.id));
+      for (const r of relationships) {
+        for (const id of [r.fromId, r.toId]) if (!existing.has(id)) throw notFound('Entity', id);
+      }
+      const written = await tx.query<RelationshipRow>(
+        `INSERT INTO graph_relationships (id, type, from_id, to_id, properties)
+         SELECT x.id, x.type, x.from_id, x.to_id, x.properties::jsonb
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS x(id, type, from_id, to_id, properties)
+         ON CONFLICT (from_id, type, to_id) DO UPDATE SET properties = EXCLUDED.properties
+         RETURNING ${RELATIONSHIP_RETURNING}`,
+        [
+          unique.map((r) => r.id),
+          unique.map((r) => r.type),
+          unique.map((r) => r.fromId),
+          unique.map((r) => r.toId),
+          unique.map((r) => JSON.stringify(r.properties)),
+        ],
+      );
+      return written.rows;
+    });
+    const byKey = new Map(rows.map((r) => [relationshipKey(r.from_id, r.type, r.to_id), toRelationshipRecord(r)]));
+    return relationships
+      .map((r) => byKey.get(relationshipKey(r.fromId, r.type, r.toId)))
+      .filter((r): r is RelationshipRecord => r !== undefined);
+  }
+
+  /** Relationships by id, ordered by id. */
+  async getRelationships(ids: readonly string[]): Promise<RelationshipRecord[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.db.query<RelationshipRow>(
+      `SELECT ${RELATIONSHIP_COLUMNS} FROM graph_relationships r WHERE r.id = ANY($1::text[]) ORDER BY r.id COLLATE "C"`,
+      [ids],
+    );
+    return rows.map(toRelationshipRecord);
+  }
+
+  /** Deletes a relationship; true when it existed. */
+  async deleteRelationship(id: string): Promise<boolean> {
+    const { rowCount } = await this.db.query('DELETE FROM graph_relationships WHERE id = $1', [id]);
+    return rowCount > 0;
+  }
+
+  /** Relationships touching the entities in `direction` (OUT: entity is `from`), optionally of given types; ordered by id. */
+  async relationshipsOf(ids: readonly string[], direction: Direction, types?: readonly string[]): Promise<RelationshipRecord[]> {
+    if (ids.length === 0) return [];
+    const params = new SqlParams();
+    const p = params.add(ids);
+    const ends =
+      direction === 'OUT'
+        ? `r.from_id = ANY(${p}::text[])`
+        : direction === 'IN'
+          ? `r.to_id = ANY(${p}::text[])`
+          : `(r.from_id = ANY(${p}::text[]) OR r.to_id = ANY(${p}::text[]))`;
+    const typeFilter = types?.length ? ` AND r.type = ANY(${params.add(types)}::text[])` : '';
+    const { rows } = await this.db.query<RelationshipRow>(
+      `SELECT ${RELATIONSHIP_COLUMNS} FROM graph_relationships r WHERE ${ends}${typeFilter} ORDER BY r.id COLLATE "C"`,
+      params.values,
+    );
+    return rows.map(toRelationshipRecord);
+  }
+
+  /**
+   * One traversal step in one statement: per node, up to `capPerNode` edges in `direction`, ordered by (type,
+   * neighbour id, relationship id); output ordered by node then that order. A self-loop appears once under BOTH.
+   */
+  async expand(ids: readonly string[], direction: Direction, types: readonly string[] | undefined, capPerNode: number): Promise<Edge[]> {
+    if (ids.length === 0 || capPerNode <= 0) return [];
+    const params = new SqlParams();
+    const p = params.add(ids);
+    const typeFilter = types?.length ? ` AND r.type = ANY(${params.add(types)}::text[])` : '';
+    const parts: string[] = [];
+    if (direction !== 'IN') {
+      parts.push(`SELECT r.from_id AS node, r.to_id AS neighbor, ${RELATIONSHIP_COLUMNS}
+                    FROM graph_relationships r WHERE r.from_id = ANY(${p}::text[])${typeFilter}`);
+    }
+    if (direction !== 'OUT') {
+      // Under BOTH the outgoing half already returned self-loops.
+      const loops = direction === 'BOTH' ? ' AND r.from_id <> r.to_id' : '';
+      parts.push(`SELECT r.to_id AS node, r.from_id AS neighbor, ${RELATIONSHIP_COLUMNS}
+                    FROM graph_relationships r WHERE r.to_id = ANY(${p}::text[])${typeFilter}${loops}`);
+    }
+    const cap = params.add(capPerNode);
+    const { rows } = await this.db.query<RelationshipRow & { node: string; neighbor: string }>(
+      `SELECT node, neighbor, id, type, from_id, to_id, properties, created_at
+         FROM (SELECT x.*, row_number() OVER (PARTITION BY x.node
+                                               ORDER BY x.type COLLATE "C", x.neighbor COLLATE "C", x.id COLLATE "C") AS rn
+                 FROM (${parts.join(' UNION ALL ')}) x) ranked
+        WHERE rn <= ${cap}::int
+        ORDER BY node COLLATE "C", rn`,
+      params.values,
+    );
+    return rows.map((r) => ({ fromId: r.node, neighborId: r.neighbor, relationship: toRelationshipRecord(r) }));
+  }
+
+  /** Relationships whose both ends are in `ids`, ordered by id. */
+  async relationshipsAmong(ids: readonly string[]): Promise<RelationshipRecord[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.db.query<RelationshipRow>(
+      `SELECT ${RELATIONSHIP_COLUMNS} FROM graph_relationships r
+        WHERE r.from_id = ANY($1::text[]) AND r.to_id = ANY($1::text[]) ORDER BY r.id COLLATE "C"`,
+      [ids],
+    );
+    return rows.map(toRelationshipRecord);
+  }
+
+  /** Counts for graphStats; degree counts relationships in both directions (a self-loop counts twice). */
+  async counts(topDegree: number): Promise<GraphCounts> {
+    const [totals, byType, top] = await Promise.all([
+      this.db.query<{ entities: number; relationships: number; orphans: number }>(
+        `SELECT (SELECT count(*)::int FROM graph_entities) AS entities,
+                (SELECT count(*)::int FROM graph_relationships) AS relationships,
+                (SELECT count(*)::int FROM graph_entities e
+                  WHERE NOT EXISTS (SELECT 1 FROM graph_relationships r WHERE r.from_id = e.id)
+                    AND NOT EXISTS (SELECT 1 FROM graph_relationships r WHERE r.to_id = e.id)) AS orphans`,
+      ),
+      this.db.query<{ key: string; count: number }>(
+        `SELECT type AS key, count(*)::int AS count FROM graph_entities GROUP BY type ORDER BY count(*) DESC, type COLLATE "C"`,
+      ),
+      topDegree > 0
+        ? this.db.query<EntityRow & { degree: number }>(
+            `SELECT ${ENTITY_COLUMNS}, coalesce(d.degree, 0)::int AS degree
+               FROM graph_entities e
+               LEFT JOIN (SELECT node, count(*) AS degree
+                            FROM (SELECT from_id AS node FROM graph_relationships
+                                  UNION ALL SELECT to_id FROM graph_relationships) ends
+                           GROUP BY node) d ON d.node = e.id
+              ORDER BY coalesce(d.degree, 0) DESC, e.id COLLATE "C" LIMIT $1`,
+            [topDegree],
+          )
+        : Promise.resolve({ rows: [] as (EntityRow & { degree: number })[], rowCount: 0 }),
+    ]);
+    const t = totals.rows[0];
+    return {
+      entityCount: t?.entities ?? 0,
+      relationshipCount: t?.relationships ?? 0,
+      byType: byType.rows.map((r) => ({ key: r.key, count: r.count })),
+      orphanCount: t?.orphans ?? 0,
+      topDegree: top.rows.map((r) => ({ entity: toEntityRecord(r), degree: r.degree })),
+    };
+  }
+
+  /** Runs `SELECT 1`; throws GRAPH_UNAVAILABLE when the database does not answer. */
+  async ping(): Promise<void> {
+    try {
+      await this.db.query('SELECT 1');
+    } catch (err) {
+      throw new AppError(ErrorCode.GRAPH_UNAVAILABLE, 'The graph store (Postgres) is unavailable', { store: 'postgres' }, { cause: err });
+    }
+  }
+
+  /** Nothing to release: the Db belongs to the caller. */
+  async close(): Promise<void> {}
+}

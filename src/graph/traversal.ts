@@ -1,0 +1,139 @@
+import type { GraphStore } from './GraphStore.js';
+import type { Direction, Edge, EntityRecord, NeighborRecord, RelationshipRecord } from './types.js';
+
+// Traversals are level-synchronous breadth-first searches over GraphStore.expand, one query per level. Both stores
+// share this code, so depth, caps and tie-breaks mean exactly the same thing on Postgres and on Neo4j.
+
+/** Options of a neighbourhood query. */
+export interface NeighborOptions {
+  /** 1..3 */
+  depth: number;
+  direction: Direction;
+  types?: readonly string[] | undefined;
+  /** Neighbours returned per seed. */
+  limit: number;
+}
+
+/** Edges followed from any one node per level: one supernode cannot swamp a traversal. */
+export const EXPANSION_CAP_PER_NODE = 200;
+/** Nodes expanded per seed and level. */
+export const FRONTIER_CAP = 500;
+
+function byRelationshipOrder(a: Edge, b: Edge): number {
+  return a.relationship.id < b.relationship.id ? -1 : a.relationship.id > b.relationship.id ? 1 : 0;
+}
+
+/**
+ * Neighbours of each seed up to `depth`, each at its smallest depth with the relationship that first reached it
+ * (smallest relationship id among those at that depth). Results are ordered by (depth, name, id) and cut to `limit`.
+ */
+export async function neighbors(store: GraphStore, seedIds: readonly string[], options: NeighborOptions): Promise<Map<string, NeighborRecord[]>> {
+  const seeds = [...new Set(seedIds)];
+  // Per seed: entity id → [depth, relationship]
+  const found = new Map<string, Map<string, { depth: number; relationship: RelationshipRecord }>>(seeds.map((s) => [s, new Map()]));
+  let frontiers = new Map<string, string[]>(seeds.map((s) => [s, [s]]));
+  for (let depth = 1; depth <= options.depth; depth++) {
+    const all = [...new Set([...frontiers.values()].flat())];
+    if (all.length === 0) break;
+    const edges = await store.expand(all, options.direction, options.types, EXPANSION_CAP_PER_NODE);
+    const byFrom = new Map<string, Edge[]>();
+    for (const e of edges) {
+      const list = byFrom.get(e.fromId);
+      if (list) list.push(e);
+      else byFrom.set(e.fromId, [e]);
+    }
+    const next = new Map<string, string[]>();
+    for (const seed of seeds) {
+      const seen = found.get(seed) as Map<string, { depth: number; relationship: RelationshipRecord }>;
+      const candidates = (frontiers.get(seed) ?? []).flatMap((id) => byFrom.get(id) ?? []).sort(byRelationshipOrder);
+      const reached: string[] = [];
+      for (const e of candidates) {
+        if (e.neighborId === seed || seen.has(e.neighborId)) continue;
+        seen.set(e.neighborId, { depth, relationship: e.relationship });
+        reached.push(e.neighborId);
+      }
+      next.set(seed, reached.sort().slice(0, FRONTIER_CAP));
+    }
+    frontiers = next;
+  }
+  const ids = [...new Set([...found.values()].flatMap((m) => [...m.keys()]))];
+  const entities = new Map((await store.getEntities(ids)).map((e) => [e.id, e]));
+  const result = new Map<string, NeighborRecord[]>();
+  for (const seed of seeds) {
+    const list: NeighborRecord[] = [];
+    for (const [id, v] of found.get(seed) ?? []) {
+      const entity = entities.get(id);
+      if (entity) list.push({ entity, depth: v.depth, relationship: v.relationship });
+    }
+    list.sort((a, b) => a.depth - b.depth || compareText(a.entity.name, b.entity.name) || compareText(a.entity.id, b.entity.id));
+    result.set(seed, list.slice(0, options.limit));
+  }
+  return result;
+}
+
+/** A connected piece of the graph around some entities. */
+export interface SubgraphRecord {
+  entities: EntityRecord[];
+  relationships: RelationshipRecord[];
+  /** True when `limit` cut entities off. */
+  truncated: boolean;
+}
+
+/** The seeds plus their neighbours up to `depth` (both directions), at most `limit` entities, with the relationships among them. */
+export async function subgraph(store: GraphStore, seedIds: readonly string[], depth: number, limit: number): Promise<SubgraphRecord> {
+  const seeds = (await store.getEntities(seedIds)).sort((a, b) => compareText(a.id, b.id));
+  const around = await neighbors(store, seeds.map((s) => s.id), { depth, direction: 'BOTH', limit: Number.MAX_SAFE_INTEGER });
+  const ordered = new Map<string, EntityRecord>(seeds.map((s) => [s.id, s]));
+  const rest = [...around.values()].flat().sort((a, b) => a.depth - b.depth || compareText(a.entity.name, b.entity.name) || compareText(a.entity.id, b.entity.id));
+  for (const n of rest) if (!ordered.has(n.entity.id)) ordered.set(n.entity.id, n.entity);
+  const all = [...ordered.values()];
+  const entities = all.slice(0, limit);
+  const relationships = await store.relationshipsAmong(entities.map((e) => e.id));
+  relationships.sort((a, b) => compareText(a.id, b.id));
+  return { entities, relationships, truncated: all.length > limit };
+}
+
+/** A path between two entities. */
+export interface PathRecord {
+  entities: EntityRecord[];
+  relationships: RelationshipRecord[];
+}
+
+/** A shortest path ignoring direction, or null when none exists within `maxDepth` hops; ties go to smaller relationship ids. */
+export async function shortestPath(store: GraphStore, fromId: string, toId: string, maxDepth: number): Promise<PathRecord | null> {
+  const ends = await store.getEntities([fromId, toId]);
+  const byId = new Map(ends.map((e) => [e.id, e]));
+  if (!byId.has(fromId) || !byId.has(toId)) return null;
+  if (fromId === toId) return { entities: [byId.get(fromId) as EntityRecord], relationships: [] };
+  const parent = new Map<string, { prev: string; relationship: RelationshipRecord }>();
+  const visited = new Set([fromId]);
+  let frontier = [fromId];
+  for (let depth = 1; depth <= maxDepth && frontier.length > 0; depth++) {
+    const edges = (await store.expand(frontier, 'BOTH', undefined, EXPANSION_CAP_PER_NODE)).sort(byRelationshipOrder);
+    const next: string[] = [];
+    for (const e of edges) {
+      if (visited.has(e.neighborId)) continue;
+      visited.add(e.neighborId);
+      parent.set(e.neighborId, { prev: e.fromId, relationship: e.relationship });
+      next.push(e.neighborId);
+    }
+    if (visited.has(toId)) break;
+    frontier = next.sort().slice(0, FRONTIER_CAP * 4);
+  }
+  if (!parent.has(toId)) return null;
+  const ids = [toId];
+  const relationships: RelationshipRecord[] = [];
+  for (let cur = toId; cur !== fromId; ) {
+    const step = parent.get(cur) as { prev: string; relationship: RelationshipRecord };
+    relationships.unshift(step.relationship);
+    ids.unshift(step.prev);
+    cur = step.prev;
+  }
+  const found = new Map((await store.getEntities(ids)).map((e) => [e.id, e]));
+  return { entities: ids.map((id) => found.get(id)).filter((e): e is EntityRecord => e !== undefined), relationships };
+}
+
+/** UTF-16 code-unit order (JavaScript string order), identical whatever the store or locale. */
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

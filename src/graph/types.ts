@@ -1,0 +1,103 @@
+import type { JsonObject } from '../documents/types.js';
+
+/** Entity types: PascalCase-ish labels, safe to use as Neo4j labels. */
+export const ENTITY_TYPE_PATTERN = /^[A-Z][A-Za-z0-9_]{0,63}$/;
+/** Relationship types: UPPER_SNAKE, safe to use as Neo4j relationship types. */
+export const RELATIONSHIP_TYPE_PATTERN = /^[A-Z][A-Z0-9_]{0,63}$/;
+/** Entity ids: like document ids. */
+export const ENTITY_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_\-:./@#?=&%+~]{0,511}$/;
+
+/** A typed entity of the knowledge graph. */
+export interface EntityRecord {
+  id: string;
+  type: string;
+  name: string;
+  aliases: string[];
+  description: string | null;
+  properties: JsonObject;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A named, directed relationship; `(fromId, type, toId)` is unique. */
+export interface RelationshipRecord {
+  id: string;
+  type: string;
+  fromId: string;
+  toId: string;
+  properties: JsonObject;
+  createdAt: Date;
+}
+
+/** A validated entity write (id always set: generated before reaching a store). */
+export interface EntityWrite {
+  id: string;
+  type: string;
+  name: string;
+  aliases: string[];
+  description: string | null;
+  properties: JsonObject;
+}
+
+/** A validated relationship write. Its id is derived from (fromId, type, toId) so upserts are idempotent. */
+export interface RelationshipWrite {
+  id: string;
+  type: string;
+  fromId: string;
+  toId: string;
+  properties: JsonObject;
+}
+
+/** Which relationships to follow from an entity. */
+export type Direction = 'OUT' | 'IN' | 'BOTH';
+
+/** One step of a traversal: `relationship` links `fromId` (already reached) to `neighborId`. */
+export interface Edge {
+  fromId: string;
+  neighborId: string;
+  relationship: RelationshipRecord;
+}
+
+/** A neighbour found by a traversal, at its smallest depth, with the relationship that reached it. */
+export interface NeighborRecord {
+  entity: EntityRecord;
+  depth: number;
+  relationship: RelationshipRecord;
+}
+
+/** A filter over entities. */
+export interface EntityFilterSpec {
+  types?: string[];
+  /** Case-insensitive substring of the name or an alias. */
+  nameContains?: string;
+}
+
+/** A page of entities ordered by (name, id). */
+export interface EntityPage {
+  entities: EntityRecord[];
+  hasNextPage: boolean;
+  totalCount: number;
+}
+
+/** Counts for `graphStats`. */
+export interface GraphCounts {
+  entityCount: number;
+  relationshipCount: number;
+  byType: { key: string; count: number }[];
+  /** Entities with no relationship. */
+  orphanCount: number;
+  /** Most connected entities. */
+  topDegree: { entity: EntityRecord; degree: number }[];
+}
+
+/** A mention of an entity by a document. */
+export interface MentionLink {
+  entityId: string;
+  documentId: string;
+}
+
+/** A change to mirror into a graph store: link an entity to a document, or drop all links of a document. */
+export type MentionOp =
+  | { op: 'link'; entityId: string; documentId: string; documentTitle: string }
+  | { op: 'unlinkDocument'; documentId: string }
+  | { op: 'unlink'; entityId: string; documentId: string };

@@ -1,0 +1,90 @@
+import { decodeCursor, encodeCursor } from '../../documents/cursor.js';
+import type { DocumentRecord } from '../../documents/types.js';
+import { badInput } from '../../errors.js';
+import { neighbors, shortestPath, subgraph } from '../../graph/traversal.js';
+import type { EntityRecord } from '../../graph/types.js';
+import { validateEntityType, validateRelationshipType } from '../../graph/validateGraphInput.js';
+import type { Resolvers } from '../generated/types.js';
+import type { Loaders } from '../loaders.js';
+import { toPage } from '../inputs.js';
+
+function intIn(value: number | null | undefined, fallback: number, min: number, max: number, field: string): number {
+  const v = value ?? fallback;
+  if (!Number.isInteger(v) || v < min || v > max) throw badInput(field, `must be an integer from ${min} to ${max}`);
+  return v;
+}
+
+async function loadAll<T>(loader: { loadMany(keys: readonly string[]): Promise<(T | Error | null)[]> }, ids: readonly string[]): Promise<T[]> {
+  return (await loader.loadMany(ids)).filter((x): x is Awaited<T> => x !== null && !(x instanceof Error));
+}
+
+async function entityOrFail(loaders: Loaders, id: string): Promise<EntityRecord> {
+  const e = await loaders.entityById.load(id);
+  if (!e) throw new Error(`entity ${id} vanished`);
+  return e;
+}
+
+/** Knowledge-graph queries, mutations and field resolvers. */
+export const graphResolvers: Resolvers = {
+  Query: {
+    entity: (_, { id }, { loaders }) => loaders.entityById.load(id),
+    entities: async (_, { filter, first, after }, { services }) => {
+      const page = toPage(first, null);
+      const position = after ? decodeCursor(after) : undefined;
+      const types = filter?.types?.map((t, i) => validateEntityType(t, `filter.types[${i}]`));
+      const nameContains = filter?.nameContains?.trim() || undefined;
+      // Entity cursors reuse the document cursor encoding: (name, id) in place of (createdAt, id).
+      const result = await services.graph.store.findEntities({ types, nameContains }, page.first, position && { name: position.createdAt, id: position.id });
+      const edges = result.entities.map((node) => ({ cursor: encodeCursor({ createdAt: node.name, id: node.id }), node }));
+      return {
+        edges,
+        nodes: result.entities,
+        totalCount: result.totalCount,
+        pageInfo: { hasNextPage: result.hasNextPage, hasPreviousPage: Boolean(after), startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
+      };
+    },
+    subgraph: (_, { input }, { services }) => {
+      if (input.entityIds.length === 0 || input.entityIds.length > 100) throw badInput('input.entityIds', 'give 1 to 100 ids');
+      return subgraph(services.graph.store, input.entityIds, intIn(input.depth, 1, 1, 3, 'input.depth'), intIn(input.limit, 200, 1, 2000, 'input.limit'));
+    },
+    shortestPath: (_, { fromId, toId, maxDepth }, { services }) => shortestPath(services.graph.store, fromId, toId, intIn(maxDepth, 4, 1, 6, 'maxDepth')),
+    graphStats: (_, __, { services }) => services.graph.stats(),
+  },
+  Mutation: {
+    createEntity: (_, { input }, { services }) => services.graph.createEntity(input),
+    updateEntity: (_, { id, input }, { services }) => services.graph.updateEntity(id, input),
+    deleteEntity: async (_, { id }, { services }) => ({ id, deleted: await services.graph.deleteEntity(id) }),
+    upsertGraph: (_, { input }, { services }) => services.graph.upsertGraph(input.entities ?? [], input.relationships ?? []),
+    createRelationship: (_, { input }, { services }) => services.graph.createRelationship(input),
+    deleteRelationship: async (_, { id }, { services }) => ({ id, deleted: await services.graph.deleteRelationship(id) }),
+    linkDocumentEntities: async (_, { input }, { services, loaders }) => {
+      await services.graph.linkDocumentEntities(input.documentId, input.entityIds);
+      const doc = await loaders.documentById.load(input.documentId);
+      if (!doc) throw badInput('input.documentId', 'the document expired');
+      return doc;
+    },
+  },
+  Entity: {
+    neighbors: async (entity, { depth, direction, relationshipTypes, limit }, { services }) => {
+      const types = relationshipTypes?.map((t, i) => validateRelationshipType(t, `relationshipTypes[${i}]`));
+      const result = await neighbors(services.graph.store, [entity.id], {
+        depth: intIn(depth, 1, 1, 3, 'depth'),
+        direction: direction ?? 'BOTH',
+        types,
+        limit: intIn(limit, 50, 1, 500, 'limit'),
+      });
+      return result.get(entity.id) ?? [];
+    },
+    relationships: (entity, { direction, types }, { services }) =>
+      services.graph.store.relationshipsOf([entity.id], direction ?? 'BOTH', types?.map((t, i) => validateRelationshipType(t, `types[${i}]`))),
+    documents: async (entity, { first }, { loaders }) => {
+      const n = intIn(first, 20, 1, 100, 'first');
+      const ids = await loaders.documentIdsByEntity.load(`${n}:${entity.id}`);
+      return loadAll<DocumentRecord>(loaders.documentById, ids);
+    },
+  },
+  Relationship: {
+    from: (rel, _, { loaders }) => entityOrFail(loaders, rel.fromId),
+    to: (rel, _, { loaders }) => entityOrFail(loaders, rel.toId),
+  },
+};

@@ -1,0 +1,64 @@
+import { loadConfig } from '../../src/config.js';
+import { migrate } from '../../src/db/migrate.js';
+import { openDb } from '../../src/db/openDb.js';
+import type { GraphStore } from '../../src/graph/GraphStore.js';
+import { Neo4jGraphStore } from '../../src/graph/neo4j/Neo4jGraphStore.js';
+import { PostgresGraphStore } from '../../src/graph/postgres/PostgresGraphStore.js';
+import { dbTargets } from './databases.js';
+
+/** A graph store a suite can run against, created empty. */
+export interface GraphStoreTarget {
+  name: string;
+  create(): Promise<{ store: GraphStore; dispose(): Promise<void> }>;
+}
+
+/** Neo4j connection settings for tests, when a server is available. */
+export function neo4jTestSettings(): { uri: string; user: string; password: string } | undefined {
+  const uri = process.env.CAIRN_TEST_NEO4J_URI;
+  if (!uri) return undefined;
+  return { uri, user: process.env.CAIRN_TEST_NEO4J_USER ?? 'neo4j', password: process.env.CAIRN_TEST_NEO4J_PASSWORD ?? 'cairn-test-password' };
+}
+
+let warned = false;
+
+/** The Postgres store on every database target, plus Neo4j when CAIRN_TEST_NEO4J_URI is set (required under CI). */
+export function graphStoreTargets(): GraphStoreTarget[] {
+  const targets: GraphStoreTarget[] = dbTargets().map((db) => ({
+    name: `postgres store on ${db.name}`,
+    async create() {
+      const scratch = await db.createDatabase();
+      const database = await openDb(loadConfig(scratch.env));
+      await migrate(database);
+      return {
+        store: new PostgresGraphStore(database),
+        async dispose() {
+          await database.close();
+          await scratch.drop();
+        },
+      };
+    },
+  }));
+  const neo4j = neo4jTestSettings();
+  if (neo4j) {
+    targets.push({
+      name: 'neo4j store',
+      async create() {
+        const store = new Neo4jGraphStore(neo4j);
+        await store.wipeForTests();
+        return {
+          store,
+          async dispose() {
+            await store.wipeForTests();
+            await store.close();
+          },
+        };
+      },
+    });
+  } else if (process.env.CI) {
+    throw new Error('CI is set but CAIRN_TEST_NEO4J_URI is not: the real Neo4j server must run in CI (see .ci/run).');
+  } else if (!warned) {
+    warned = true;
+    console.warn('Skipping the Neo4j half of this suite: CAIRN_TEST_NEO4J_URI is not set (`bash scripts/neo4j-server.sh start` prints one).');
+  }
+  return targets;
+}

@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { graphStoreTargets } from '../helpers/graphStores.js';
+import { dbTargets } from '../helpers/databases.js';
+import { startTestServer, type TestServer } from '../helpers/testServer.js';
+
+const ENTITY_FIELDS = 'id type name aliases description properties';
+
+// The graph API end to end over HTTP: one run per database, plus one with Neo4j as the graph store when available.
+const runs = [
+  ...dbTargets().map((db) => ({ name: `postgres graph on ${db.name}`, db, neo4j: false })),
+  ...graphStoreTargets().filter((g) => g.name.startsWith('neo4j')).map((g) => ({ name: 'neo4j graph on pglite', db: dbTargets()[0]!, neo4j: true, target: g })),
+];
+
+describe.each(runs)('knowledge graph over GraphQL ($name)', (run) => {
+  let t: TestServer;
+  let dispose: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    let graphStore;
+    if (run.neo4j && 'target' in run && run.target) ({ store: graphStore, dispose } = await run.target.create());
+    t = await startTestServer(run.db, {}, undefined, graphStore);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await dispose?.();
+  });
+
+  const drainOutbox = async () => {
+    await t.services.outbox?.drain();
+  };
+
+  it('creates entities and relationships, and validates types and endpoints', async () => {
+    const res = await t.gql(`mutation {
+      a: createEntity(input: { id: "svc:payments", type: "Service", name: "Payment Service", aliases: ["payments-api"], properties: { tier: 1 } }) { ${ENTITY_FIELDS} }
+      b: createEntity(input: { id: "sys:ledger", type: "System", name: "Ledger" }) { id }
+      c: createEntity(input: { id: "team:core", type: "Team", name: "Core Team" }) { id }
+    }`);
+    expect(res.errors).toBeUndefined();
+    expect(res.data!.a).toEqual({ id: 'svc:payments', type: 'Service', name: 'Payment Service', aliases: ['payments-api'], description: null, properties: { tier: 1 } });
+    const rel = await t.gql<{ createRelationship: { type: string; from: { id: string }; to: { name: string } } }>(
+      `mutation { createRelationship(input: { fromId: "svc:payments", toId: "sys:ledger", type: "DEPENDS_ON" }) { id type from { id } to { name } } }`,
+    );
+    expect(rel.data!.createRelationship).toEqual(expect.objectContaining({ type: 'DEPENDS_ON', from: { id: 'svc:payments' }, to: { name: 'Ledger' } }));
+
+    const missing = await t.gql(`mutation { createRelationship(input: { fromId: "svc:payments", toId: "ghost", type: "DEPENDS_ON" }) { id } }`);
+    expect(missing.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    expect(missing.errors?.[0]?.message).toContain('ghost');
+    const badType = await t.gql(`mutation { createEntity(input: { type: "service", name: "x" }) { id } }`);
+    expect(badType.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    const badRel = await t.gql(`mutation { createRelationship(input: { fromId: "svc:payments", toId: "sys:ledger", type: "depends-on" }) { id } }`);
+    expect(badRel.errors?.[0]?.message).toContain('UPPER_SNAKE');
+    const dup = await t.gql(`mutation { createEntity(input: { id: "sys:ledger", type: "System", name: "Ledger" }) { id } }`);
+    expect(dup.errors?.[0]?.extensions?.code).toBe('CONFLICT');
+  });
+
+  it('upsertGraph is repeatable and writes nothing when an endpoint is missing', async () => {
+    const input = {
+      entities: [{ id: 'svc:fraud', type: 'Service', name: 'Fraud Checker' }, { id: 'proc:ach', type: 'Process', name: 'ACH Processing', aliases: ['ACH'] }],
+      relationships: [{ fromId: 'proc:ach', toId: 'svc:payments', type: 'HANDLED_BY' }, { fromId: 'svc:payments', toId: 'svc:fraud', type: 'CALLS' }],
+    };
+    const q = `mutation($input: UpsertGraphInput!) { upsertGraph(input: $input) { entities { id } relationships { id type } } }`;
+    const first = await t.gql<{ upsertGraph: { relationships: { id: string }[] } }>(q, { input });
+    expect(first.errors).toBeUndefined();
+    const second = await t.gql<{ upsertGraph: { relationships: { id: string }[] } }>(q, { input });
+    expect(second.data!.upsertGraph.relationships).toEqual(first.data!.upsertGraph.relationships);
+    const bad = await t.gql(q, { input: { entities: [{ id: 'svc:new', type: 'Service', name: 'New' }], relationships: [{ fromId: 'svc:new', toId: 'nowhere', type: 'CALLS' }] } });
+    expect(bad.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    expect((await t.gql<{ entity: unknown }>(`{ entity(id: "svc:new") { id } }`)).data!.entity).toBeNull();
+  });
+
+  it('links documents that name an entity, backfills on create, and takes explicit links', async () => {
+    const doc = await t.gql(`mutation { createDocument(input: { id: "rb:1", title: "Runbook", content: "When the payment service fails, check the ledger. The payments-api logs show ACH errors; achievements unrelated." }) { document { id entities { id } } } }`);
+    expect(doc.errors).toBeUndefined();
+    await drainOutbox();
+    const ids = (x: { id: string }[]) => x.map((e) => e.id).sort();
+    const linked = await t.gql<{ document: { entities: { id: string }[] } }>(`{ document(id: "rb:1") { entities { id } } }`);
+    expect(ids(linked.data!.document.entities)).toEqual(['proc:ach', 'svc:payments', 'sys:ledger']);
+
+    // A new entity is linked to chunks that already exist.
+    await t.gql(`mutation { createEntity(input: { id: "con:logs", type: "Concept", name: "Logs" }) { id } }`);
+    const back = await t.gql<{ entity: { documents: { id: string }[] } }>(`{ entity(id: "con:logs") { documents { id } } }`);
+    expect(back.data!.entity.documents.map((d) => d.id)).toEqual(['rb:1']);
+
+    await t.gql(`mutation { createDocument(input: { id: "note:1", title: "Note", content: "unrelated words", entityIds: ["team:core"] }) { document { id } } }`);
+    await t.gql(`mutation { linkDocumentEntities(input: { documentId: "note:1", entityIds: ["sys:ledger"] }) { id } }`);
+    const team = await t.gql<{ entity: { documents: { id: string }[] } }>(`{ entity(id: "team:core") { documents { id } } }`);
+    expect(team.data!.entity.documents.map((d) => d.id)).toEqual(['note:1']);
+    const bad = await t.gql(`mutation { createDocument(input: { title: "x", content: "y", entityIds: ["nope"] }) { document { id } } }`);
+    expect(bad.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+  });
+
+  it('traverses neighbours, subgraphs and shortest paths', async () => {
+    const res = await t.gql<{ entity: { neighbors: { depth: number; entity: { id: string }; relationship: { type: string } }[]; relationships: { type: string }[] } }>(
+      `{ entity(id: "proc:ach") { neighbors(depth: 2, direction: OUT) { depth entity { id } relationship { type } } relationships(direction: OUT) { type } } }`,
+    );
+    expect(res.data!.entity.neighbors.map((n) => [n.entity.id, n.depth, n.relationship.type])).toEqual([
+      ['svc:payments', 1, 'HANDLED_BY'], ['svc:fraud', 2, 'CALLS'], ['sys:ledger', 2, 'DEPENDS_ON'],
+    ]);
+    expect(res.data!.entity.relationships.map((r) => r.type)).toEqual(['HANDLED_BY']);
+    const sg = await t.gql<{ subgraph: { entities: { id: string }[]; relationships: unknown[]; truncated: boolean } }>(`{ subgraph(input: { entityIds: ["svc:payments"], depth: 1, limit: 3 }) { entities { id } relationships { id } truncated } }`);
+    expect(sg.data!.subgraph.entities[0]!.id).toBe('svc:payments');
+    expect(sg.data!.subgraph.truncated).toBe(true);
+    const path = await t.gql<{ shortestPath: { entities: { id: string }[] } | null }>(`{ shortestPath(fromId: "proc:ach", toId: "sys:ledger") { entities { id } relationships { type } } }`);
+    expect(path.data!.shortestPath!.entities.map((e) => e.id)).toEqual(['proc:ach', 'svc:payments', 'sys:ledger']);
+    const none = await t.gql<{ shortestPath: unknown }>(`{ shortestPath(fromId: "proc:ach", toId: "team:core") { entities { id } } }`);
+    expect(none.data!.shortestPath).toBeNull();
+    const tooDeep = await t.gql(`{ entity(id: "proc:ach") { neighbors(depth: 4) { depth } } }`);
+    expect(tooDeep.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+  });
+
+  it('lists entities as a connection and reports graph stats', async () => {
+    const page = await t.gql<{ entities: { totalCount: number; nodes: { id: string }[]; pageInfo: { hasNextPage: boolean; endCursor: string } } }>(
+      `{ entities(filter: { types: ["Service"] }, first: 1) { totalCount nodes { id } pageInfo { hasNextPage endCursor } } }`,
+    );
+    expect(page.data!.entities.totalCount).toBe(2);
+    const next = await t.gql<{ entities: { nodes: { id: string }[] } }>(`query($a: String) { entities(filter: { types: ["Service"] }, first: 5, after: $a) { nodes { id } } }`, { a: page.data!.entities.pageInfo.endCursor });
+    expect([...page.data!.entities.nodes, ...next.data!.entities.nodes].map((n) => n.id)).toEqual(['svc:fraud', 'svc:payments']);
+    const byName = await t.gql<{ entities: { nodes: { id: string }[] } }>(`{ entities(filter: { nameContains: "ach" }) { nodes { id } } }`);
+    expect(byName.data!.entities.nodes.map((n) => n.id)).toEqual(['proc:ach']);
+    await drainOutbox();
+    const stats = await t.gql<{ graphStats: { entityCount: number; relationshipCount: number; orphanCount: number; outboxBacklog: number; topDegree: { entity: { id: string }; degree: number }[] } }>(
+      `{ graphStats { entityCount relationshipCount orphanCount outboxBacklog byType { key count } topDegree { entity { id } degree } } }`,
+    );
+    expect(stats.data!.graphStats).toEqual(expect.objectContaining({ entityCount: 6, relationshipCount: 3, orphanCount: 2, outboxBacklog: 0 }));
+    expect(stats.data!.graphStats.topDegree[0]).toEqual({ entity: { id: 'svc:payments' }, degree: 3 });
+  });
+
+  it('loads 50 entities with their documents in a bounded number of round trips', async () => {
+    const entities = Array.from({ length: 50 }, (_, i) => ({ id: `bulk:${i}`, type: 'Concept', name: `Bulkword${i}` }));
+    await t.gql(`mutation($input: UpsertGraphInput!) { upsertGraph(input: $input) { entities { id } } }`, { input: { entities } });
+    await t.gql(`mutation($input: [CreateDocumentInput!]!) { upsertDocuments(input: $input) { changed } }`, {
+      input: Array.from({ length: 10 }, (_, i) => ({ id: `bulkdoc:${i}`, title: `Doc ${i}`, content: entities.slice(i * 5, i * 5 + 5).map((e) => e.name).join(' and ') })),
+    });
+    const before = t.services.db.statementCount;
+    const res = await t.gql<{ entities: { nodes: { documents: { id: string }[] }[] } }>(`{ entities(filter: { nameContains: "bulkword" }, first: 50) { nodes { id documents { id title chunkCount } } } }`);
+    const statements = t.services.db.statementCount - before;
+    expect(res.data!.entities.nodes).toHaveLength(50);
+    expect(res.data!.entities.nodes.every((n) => n.documents.length === 1)).toBe(true);
+    expect(statements).toBeLessThanOrEqual(6);
+  });
+
+  it('deleting a document removes its mentions; deleting an entity detaches it', async () => {
+    await t.gql(`mutation { deleteDocument(id: "rb:1") { deleted } }`);
+    const logs = await t.gql<{ entity: { documents: unknown[] } }>(`{ entity(id: "con:logs") { documents { id } } }`);
+    expect(logs.data!.entity.documents).toEqual([]);
+    const del = await t.gql<{ deleteEntity: { deleted: boolean } }>(`mutation { deleteEntity(id: "svc:payments") { deleted } }`);
+    expect(del.data!.deleteEntity.deleted).toBe(true);
+    const ach = await t.gql<{ entity: { relationships: unknown[] } }>(`{ entity(id: "proc:ach") { relationships { id } } }`);
+    expect(ach.data!.entity.relationships).toEqual([]);
+    const { rows } = await t.services.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM mentions WHERE entity_id = 'svc:payments'`);
+    expect(rows[0]!.n).toBe(0);
+  });
+});
