@@ -8,5 +8,6 @@ export default {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   testTimeout: 60000,
-  maxWorkers: 2,
+  // One worker: suites share one Neo4j server, and PGlite work is CPU-bound anyway.
+  maxWorkers: 1,
 };

@@ -85,7 +85,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
       async close() {
         await sweeper.stop();
         await outbox?.stop();
-        await store.close();
+        if (!options.graphStore) await store.close(); // a store passed in belongs to the caller
         await embedder.close?.();
         await db.close();
       },

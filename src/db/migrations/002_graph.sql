@@ -12,7 +12,7 @@ CREATE TABLE graph_entities (
   updated_at  timestamptz(3) NOT NULL DEFAULT now()
 );
 CREATE INDEX graph_entities_type_idx ON graph_entities (type);
-CREATE INDEX graph_entities_name_idx ON graph_entities (name, id);
+CREATE INDEX graph_entities_name_idx ON graph_entities (name COLLATE "C", id COLLATE "C");
 
 CREATE TABLE graph_relationships (
   id         text PRIMARY KEY,

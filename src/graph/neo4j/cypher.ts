@@ -7,6 +7,12 @@ import { ENTITY_TYPE_PATTERN, RELATIONSHIP_TYPE_PATTERN, type Direction } from '
 /** Relationship type of the mention mirror, from an entity to a `(:Document)`. */
 export const MENTIONED_IN = 'MENTIONED_IN';
 
+/**
+ * Types that are not added as labels: `Entity` is every entity's label already, and `Document` labels the mirrored
+ * documents. Queries go by the `type` property, so such entities work all the same.
+ */
+export const RESERVED_LABELS: ReadonlySet<string> = new Set(['Entity', 'Document']);
+
 /** Statements of `init()`: all idempotent. */
 export const SCHEMA_STATEMENTS = [
   'CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (e:Entity) REQUIRE e.id IS UNIQUE',
@@ -54,10 +60,11 @@ export const REL_MAP = '{id: r.id, type: type(r), fromId: startNode(r).id, toId:
 
 /** Writes one chunk of entities of a single type (label), keeping createdAt; returns them. */
 export function upsertEntitiesQuery(type: string): string {
+  const setLabel = RESERVED_LABELS.has(type) ? '' : `e:${label(type)}, `;
   return `UNWIND $rows AS row
 MERGE (e:Entity {id: row.id})
 ON CREATE SET e.createdAt = $now
-SET e:${label(type)}, e.type = row.type, e.name = row.name, e.nameLower = row.nameLower, e.aliases = row.aliases,
+SET ${setLabel}e.type = row.type, e.name = row.name, e.nameLower = row.nameLower, e.aliases = row.aliases,
     e.aliasesLower = row.aliasesLower, e.description = row.description, e.properties = row.properties, e.updatedAt = $now
 RETURN ${entityMap('e')} AS e`;
 }

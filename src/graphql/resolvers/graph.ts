@@ -1,4 +1,4 @@
-import { decodeCursor, encodeCursor } from '../../documents/cursor.js';
+import { decodePair, encodePair } from '../../documents/cursor.js';
 import type { DocumentRecord } from '../../documents/types.js';
 import { badInput } from '../../errors.js';
 import { neighbors, shortestPath, subgraph } from '../../graph/traversal.js';
@@ -30,12 +30,11 @@ export const graphResolvers: Resolvers = {
     entity: (_, { id }, { loaders }) => loaders.entityById.load(id),
     entities: async (_, { filter, first, after }, { services }) => {
       const page = toPage(first, null);
-      const position = after ? decodeCursor(after) : undefined;
+      const position = after ? decodePair(after) : undefined;
       const types = filter?.types?.map((t, i) => validateEntityType(t, `filter.types[${i}]`));
       const nameContains = filter?.nameContains?.trim() || undefined;
-      // Entity cursors reuse the document cursor encoding: (name, id) in place of (createdAt, id).
-      const result = await services.graph.store.findEntities({ types, nameContains }, page.first, position && { name: position.createdAt, id: position.id });
-      const edges = result.entities.map((node) => ({ cursor: encodeCursor({ createdAt: node.name, id: node.id }), node }));
+      const result = await services.graph.store.findEntities({ types, nameContains }, page.first, position && { name: position[0], id: position[1] });
+      const edges = result.entities.map((node) => ({ cursor: encodePair(node.name, node.id), node }));
       return {
         edges,
         nodes: result.entities,

@@ -1,0 +1,307 @@
+import neo4j, { type ManagedTransaction } from 'neo4j-driver';
+import { notFound } from '../../errors.js';
+import type { GraphStore } from '../GraphStore.js';
+import {
+  ENTITY_TYPE_PATTERN,
+  type Direction,
+  type Edge,
+  type EntityFilterSpec,
+  type EntityPage,
+  type EntityRecord,
+  type EntityWrite,
+  type GraphCounts,
+  type MentionOp,
+  type RelationshipRecord,
+  type RelationshipWrite,
+} from '../types.js';
+import { validateEntityType, validateRelationshipType } from '../validateGraphInput.js';
+import * as Q from './cypher.js';
+import { Neo4jConnection, type Neo4jOptions } from './connection.js';
+import {
+  chunks,
+  entityParams,
+  groupBy,
+  relationshipKey,
+  relationshipParams,
+  toEntityRecord,
+  toRelationshipRecord,
+  uniqueBy,
+  type EntityMap,
+  type RelationshipMap,
+} from './mapping.js';
+import { applyMentionOps } from './mentions.js';
+
+// Data model: every entity is (:Entity:<Type> {id, type, name, nameLower, aliases, aliasesLower, description,
+// properties: JSON string, createdAt, updatedAt: epoch ms}); relationships are [:<TYPE> {id, properties: JSON string,
+// createdAt}] between entities. Mentions mirrored from Postgres are (:Entity)-[:MENTIONED_IN]->(:Document {id, title});
+// every graph query matches both ends as :Entity, so mentions never count as relationships.
+
+export type { Neo4jOptions } from './connection.js';
+
+/** Rows per UNWIND statement. */
+const CHUNK = 2_000;
+
+const int = (n: number) => neo4j.int(Math.max(0, Math.floor(n)));
+
+async function relationshipRows(tx: ManagedTransaction, query: string, params: Record<string, unknown>): Promise<RelationshipRecord[]> {
+  const res = await tx.run(query, params);
+  return res.records.map((r) => toRelationshipRecord(r.get('r') as RelationshipMap));
+}
+
+/** The knowledge graph in Neo4j (5.x, Community is enough): one driver per instance, a session per unit of work. */
+export class Neo4jGraphStore implements GraphStore {
+  readonly kind = 'neo4j' as const;
+  private readonly conn: Neo4jConnection;
+  /** Relationship types whose `id` index this instance has ensured. */
+  private readonly indexedTypes = new Set<string>();
+
+  constructor(options: Neo4jOptions) {
+    this.conn = new Neo4jConnection(options);
+  }
+
+  /** Creates constraints and indexes (idempotent), including the id index of every existing relationship type. */
+  async init(): Promise<void> {
+    await this.conn.guard('init', async () => {
+      for (const statement of Q.SCHEMA_STATEMENTS) await this.conn.write((tx) => tx.run(statement));
+      await this.ensureRelationshipIndexes(await this.conn.read((tx) => this.relationshipTypes(tx)));
+    });
+  }
+
+  /** Inserts or replaces entities (last duplicate wins, createdAt survives, labels follow the type); input order. */
+  async upsertEntities(entities: readonly EntityWrite[]): Promise<EntityRecord[]> {
+    if (entities.length === 0) return [];
+    const rows = uniqueBy(entities, (e) => e.id).map((e) => entityParams({ ...e, type: validateEntityType(e.type) }));
+    const now = int(Date.now());
+    const byId = await this.conn.guard('upsertEntities', () =>
+      this.conn.write(async (tx) => {
+        const written = new Map<string, EntityRecord>();
+        for (const chunk of chunks(rows, CHUNK)) {
+          const changed = await tx.run(Q.CHANGED_TYPES, { rows: chunk.map((r) => ({ id: r.id, type: r.type })) });
+          const byOldType = groupBy(changed.records, (r) => String(r.get('type')));
+          for (const [oldType, recs] of byOldType) {
+            if (!ENTITY_TYPE_PATTERN.test(oldType) || Q.RESERVED_LABELS.has(oldType)) continue;
+            await tx.run(Q.removeLabelQuery(oldType), { ids: recs.map((r) => r.get('id') as string) });
+          }
+        }
+        for (const [type, group] of groupBy(rows, (r) => r.type)) {
+          for (const chunk of chunks(group, CHUNK)) {
+            const res = await tx.run(Q.upsertEntitiesQuery(type), { rows: chunk, now });
+            for (const rec of res.records) {
+              const e = toEntityRecord(rec.get('e') as EntityMap);
+              written.set(e.id, e);
+            }
+          }
+        }
+        return written;
+      }),
+    );
+    return entities.map((e) => byId.get(e.id)).filter((e): e is EntityRecord => e !== undefined);
+  }
+
+  /** Entities by id, in no particular order; missing ids are absent. */
+  async getEntities(ids: readonly string[]): Promise<EntityRecord[]> {
+    if (ids.length === 0) return [];
+    return this.conn.guard('getEntities', () =>
+      this.conn.read(async (tx) => {
+        const res = await tx.run(`UNWIND $ids AS id MATCH (e:Entity {id: id}) RETURN ${Q.entityMap('e')} AS e`, { ids: [...new Set(ids)] });
+        return res.records.map((r) => toEntityRecord(r.get('e') as EntityMap));
+      }),
+    );
+  }
+
+  /** Entities matching a filter, ordered by (name, id) in code unit order, after the keyset position. */
+  async findEntities(filter: EntityFilterSpec, first: number, after?: { name: string; id: string }): Promise<EntityPage> {
+    const types = filter.types?.length ? filter.types : undefined;
+    const q = filter.nameContains ? filter.nameContains.toLowerCase() : undefined;
+    const params = { types: types ?? null, q: q ?? null, afterName: after?.name ?? null, afterId: after?.id ?? null, limit: int(first + 1) };
+    const countWhere = Q.entityFilterWhere({ types: !!types, q: q !== undefined, after: false });
+    const pageWhere = Q.entityFilterWhere({ types: !!types, q: q !== undefined, after: !!after });
+    return this.conn.guard('findEntities', () =>
+      this.conn.read(async (tx) => {
+        const page = await tx.run(`MATCH (e:Entity) ${pageWhere} RETURN ${Q.entityMap('e')} AS e ORDER BY e.name, e.id LIMIT $limit`, params);
+        const count = await tx.run(`MATCH (e:Entity) ${countWhere} RETURN count(e) AS n`, params);
+        const entities = page.records.map((r) => toEntityRecord(r.get('e') as EntityMap));
+        return {
+          entities: entities.slice(0, Math.max(0, first)),
+          hasNextPage: entities.length > first,
+          totalCount: Number(count.records[0]?.get('n') ?? 0),
+        };
+      }),
+    );
+  }
+
+  /** Deletes an entity with its relationships (and mentions); true when it existed. */
+  async deleteEntity(id: string): Promise<boolean> {
+    return this.conn.guard('deleteEntity', () =>
+      this.conn.write(async (tx) => {
+        const res = await tx.run('MATCH (e:Entity {id: $id}) DETACH DELETE e RETURN count(*) AS n', { id });
+        return Number(res.records[0]?.get('n') ?? 0) > 0;
+      }),
+    );
+  }
+
+  /**
+   * Inserts relationships or updates the properties of existing (from, type, to) ones, in one transaction; fails with
+   * NOT_FOUND naming the first missing endpoint (input order) and writes nothing. Returns them in input order.
+   */
+  async upsertRelationships(relationships: readonly RelationshipWrite[]): Promise<RelationshipRecord[]> {
+    if (relationships.length === 0) return [];
+    for (const r of relationships) validateRelationshipType(r.type);
+    const unique = uniqueBy(relationships, (r) => relationshipKey(r.fromId, r.type, r.toId));
+    const endpoints = [...new Set(unique.flatMap((r) => [r.fromId, r.toId]))];
+    const now = int(Date.now());
+    const byKey = await this.conn.guard('upsertRelationships', async () => {
+      await this.ensureRelationshipIndexes(unique.map((r) => r.type));
+      return this.conn.write(async (tx) => {
+        await this.assertEntitiesExist(tx, endpoints, relationships);
+        const written = new Map<string, RelationshipRecord>();
+        for (const [type, group] of groupBy(unique, (r) => r.type)) {
+          for (const chunk of chunks(group, CHUNK)) {
+            for (const r of await relationshipRows(tx, Q.upsertRelationshipsQuery(type), { rows: chunk.map(relationshipParams), now })) {
+              written.set(relationshipKey(r.fromId, r.type, r.toId), r);
+            }
+          }
+        }
+        // An endpoint deleted concurrently since the check: fail the whole write rather than skip silently.
+        if (written.size < unique.length) await this.assertEntitiesExist(tx, endpoints, relationships);
+        return written;
+      });
+    });
+    return relationships
+      .map((r) => byKey.get(relationshipKey(r.fromId, r.type, r.toId)))
+      .filter((r): r is RelationshipRecord => r !== undefined);
+  }
+
+  /** Relationships by id, ordered by id. */
+  async getRelationships(ids: readonly string[]): Promise<RelationshipRecord[]> {
+    if (ids.length === 0) return [];
+    return this.conn.guard('getRelationships', async () => {
+      const types = await this.conn.read((tx) => this.relationshipTypes(tx));
+      if (types.length === 0) return [];
+      await this.ensureRelationshipIndexes(types);
+      const query = Q.relationshipsByIdQuery(types, `WITH DISTINCT r RETURN ${Q.REL_MAP} AS r ORDER BY r.id`);
+      return this.conn.read((tx) => relationshipRows(tx, query, { ids: [...new Set(ids)] }));
+    });
+  }
+
+  /** Deletes a relationship; true when it existed. */
+  async deleteRelationship(id: string): Promise<boolean> {
+    return this.conn.guard('deleteRelationship', async () => {
+      const types = await this.conn.read((tx) => this.relationshipTypes(tx));
+      if (types.length === 0) return false;
+      await this.ensureRelationshipIndexes(types);
+      const query = Q.relationshipsByIdQuery(types, 'WITH DISTINCT r DELETE r RETURN count(*) AS n');
+      return this.conn.write(async (tx) => {
+        const res = await tx.run(query, { ids: [id] });
+        return Number(res.records[0]?.get('n') ?? 0) > 0;
+      });
+    });
+  }
+
+  /** Relationships touching the entities in `direction` (OUT: entity is `from`), optionally of given types; ordered by id. */
+  async relationshipsOf(ids: readonly string[], direction: Direction, types?: readonly string[]): Promise<RelationshipRecord[]> {
+    const filter = Q.typeFilter(types);
+    if (ids.length === 0 || filter === null) return [];
+    const query = Q.relationshipsOfQuery(direction, filter);
+    return this.conn.guard('relationshipsOf', () => this.conn.read((tx) => relationshipRows(tx, query, { ids: [...new Set(ids)] })));
+  }
+
+  /**
+   * One traversal step in one statement: per node, up to `capPerNode` edges in `direction`, ordered by (type,
+   * neighbour id, relationship id); output ordered by node then that order. A self-loop appears once under BOTH.
+   */
+  async expand(ids: readonly string[], direction: Direction, types: readonly string[] | undefined, capPerNode: number): Promise<Edge[]> {
+    const filter = Q.typeFilter(types);
+    if (ids.length === 0 || capPerNode <= 0 || filter === null) return [];
+    const query = Q.expandQuery(direction, filter);
+    const nodes = [...new Set(ids)].sort();
+    return this.conn.guard('expand', () =>
+      this.conn.read(async (tx) => {
+        const res = await tx.run(query, { ids: nodes, cap: int(capPerNode) });
+        return res.records.map((r) => ({
+          fromId: r.get('fromId') as string,
+          neighborId: r.get('neighborId') as string,
+          relationship: toRelationshipRecord(r.get('r') as RelationshipMap),
+        }));
+      }),
+    );
+  }
+
+  /** Relationships whose both ends are in `ids`, ordered by id. */
+  async relationshipsAmong(ids: readonly string[]): Promise<RelationshipRecord[]> {
+    if (ids.length === 0) return [];
+    return this.conn.guard('relationshipsAmong', () => this.conn.read((tx) => relationshipRows(tx, Q.RELATIONSHIPS_AMONG, { ids: [...new Set(ids)] })));
+  }
+
+  /** Mirrors mention changes from Postgres, in order, in one transaction; idempotent. */
+  async applyMentionOps(ops: readonly MentionOp[]): Promise<void> {
+    if (ops.length === 0) return;
+    await this.conn.guard('applyMentionOps', () => this.conn.write((tx) => applyMentionOps(tx, ops, CHUNK)));
+  }
+
+  /** Counts for graphStats; degree counts relationships in both directions (a self-loop counts twice). */
+  async counts(topDegree: number): Promise<GraphCounts> {
+    return this.conn.guard('counts', () =>
+      this.conn.read(async (tx) => {
+        const totals = (await tx.run(Q.COUNTS)).records[0];
+        const byType = await tx.run(Q.COUNTS_BY_TYPE);
+        const top = topDegree > 0 ? (await tx.run(Q.TOP_DEGREE, { limit: int(topDegree) })).records : [];
+        return {
+          entityCount: Number(totals?.get('entities') ?? 0),
+          relationshipCount: Number(totals?.get('relationships') ?? 0),
+          byType: byType.records.map((r) => ({ key: r.get('key') as string, count: Number(r.get('count')) })),
+          orphanCount: Number(totals?.get('orphans') ?? 0),
+          topDegree: top.map((r) => ({ entity: toEntityRecord(r.get('e') as EntityMap), degree: Number(r.get('degree')) })),
+        };
+      }),
+    );
+  }
+
+  /** Runs `RETURN 1` once (no retries); throws GRAPH_UNAVAILABLE when Neo4j does not answer. */
+  async ping(): Promise<void> {
+    await this.conn.guard('ping', () => this.conn.verify());
+  }
+
+  /** Closes the driver. */
+  async close(): Promise<void> {
+    await this.conn.close();
+  }
+
+  /** Deletes every node and relationship of the database in batches (tests only: the schema stays). */
+  async wipeForTests(): Promise<void> {
+    await this.conn.guard('wipeForTests', async () => {
+      for (;;) {
+        const n = await this.conn.write(async (tx) => {
+          const res = await tx.run('MATCH (n) WITH n LIMIT 5000 DETACH DELETE n RETURN count(*) AS n');
+          return Number(res.records[0]?.get('n') ?? 0);
+        });
+        if (n === 0) break;
+      }
+    });
+  }
+
+  /** Throws NOT_FOUND for the first missing endpoint in input order, if any. */
+  private async assertEntitiesExist(tx: ManagedTransaction, ids: readonly string[], order: readonly RelationshipWrite[]): Promise<void> {
+    const res = await tx.run(Q.MISSING_ENTITIES, { ids });
+    const missing = new Set((res.records[0]?.get('missing') as string[] | undefined) ?? []);
+    if (missing.size === 0) return;
+    for (const r of order) for (const id of [r.fromId, r.toId]) if (missing.has(id)) throw notFound('Entity', id);
+    throw notFound('Entity', [...missing][0] as string);
+  }
+
+  /** Valid relationship types present in the database. */
+  private async relationshipTypes(tx: ManagedTransaction): Promise<string[]> {
+    const res = await tx.run(Q.RELATIONSHIP_TYPES);
+    const types = (res.records[0]?.get('types') as string[] | undefined) ?? [];
+    return types.filter((t) => Q.typeFilter([t]) !== null).sort();
+  }
+
+  /** Creates the `id` index of relationship types not seen yet by this instance (schema changes: own transactions). */
+  private async ensureRelationshipIndexes(types: readonly string[]): Promise<void> {
+    for (const type of new Set(types)) {
+      if (this.indexedTypes.has(type)) continue;
+      await this.conn.write((tx) => tx.run(Q.relationshipIdIndex(type)));
+      this.indexedTypes.add(type);
+    }
+  }
+}
