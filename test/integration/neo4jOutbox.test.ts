@@ -1,0 +1,83 @@
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import neo4j, { type Driver } from 'neo4j-driver';
+import { Neo4jGraphStore } from '../../src/graph/neo4j/Neo4jGraphStore.js';
+import { projectPath } from '../../src/paths.js';
+import { dbTargets } from '../helpers/databases.js';
+import { neo4jTestSettings } from '../helpers/graphStores.js';
+import { startTestServer, type TestServer } from '../helpers/testServer.js';
+
+const settings = neo4jTestSettings();
+// Stopping the shared server is only safe when this process can restart it: the script owns it.
+const script = (cmd: 'start' | 'stop') => execFileSync('bash', [projectPath('scripts/neo4j-server.sh'), cmd], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 });
+
+(settings ? describe : describe.skip)('Neo4j outbox: documents never wait for the graph', () => {
+  let t: TestServer;
+  let store: Neo4jGraphStore;
+  let driver: Driver;
+  const mentioned = async (entityId: string): Promise<string[]> => {
+    const res = await driver.executeQuery('MATCH (:Entity {id: $id})-[:MENTIONED_IN]->(d:Document) RETURN d.id AS id ORDER BY id', { id: entityId });
+    return res.records.map((r) => r.get('id') as string);
+  };
+
+  beforeAll(async () => {
+    const s = settings as NonNullable<typeof settings>;
+    store = new Neo4jGraphStore(s);
+    await store.wipeForTests();
+    driver = neo4j.driver(s.uri, neo4j.auth.basic(s.user, s.password));
+    t = await startTestServer(dbTargets()[0]!, {}, undefined, store);
+  }, 120_000);
+  afterAll(async () => {
+    script('start');
+    await t?.close();
+    await store?.wipeForTests().catch(() => undefined);
+    await store?.close();
+    await driver?.close();
+  }, 180_000);
+
+  it('queues mentions while Neo4j is down and delivers them after it restarts', async () => {
+    await t.gql(`mutation { createEntity(input: { id: "svc:billing", type: "Service", name: "Billing Service" }) { id } }`);
+    script('stop');
+
+    const doc = await t.gql<{ createDocument: { document: { id: string; entities: { id: string }[] } } }>(
+      `mutation { createDocument(input: { id: "doc:outage", title: "Outage", content: "The billing service was down for an hour." }) { document { id } } }`,
+    );
+    expect(doc.errors).toBeUndefined();
+    const graphWrite = await t.gql(`mutation { createEntity(input: { type: "Service", name: "Other" }) { id } }`);
+    expect(graphWrite.errors?.[0]?.extensions?.code).toBe('GRAPH_UNAVAILABLE');
+    const stats = await t.gql<{ document: { id: string } }>(`{ document(id: "doc:outage") { id } }`);
+    expect(stats.data!.document.id).toBe('doc:outage');
+    await expect(t.services.outbox!.drain()).rejects.toBeTruthy();
+    expect(await t.services.graph.linker.mentions.backlog()).toBeGreaterThan(0);
+    const ready = await fetch(`${t.server.url}/readyz`);
+    expect(ready.status).toBe(503);
+
+    script('start');
+    await t.services.outbox!.drain();
+    expect(await t.services.graph.linker.mentions.backlog()).toBe(0);
+    expect(await mentioned('svc:billing')).toEqual(['doc:outage']);
+    const after = await t.gql<{ graphStats: { outboxBacklog: number } }>(`{ graphStats { outboxBacklog } }`);
+    expect(after.data!.graphStats.outboxBacklog).toBe(0);
+  }, 240_000);
+
+  it('applying the same outbox entries twice has the effect of applying them once', async () => {
+    await t.gql(`mutation { createDocument(input: { id: "doc:twice", title: "Twice", content: "Billing service again." }) { document { id } } }`);
+    const { rows } = await t.services.db.query<{ op: Parameters<NonNullable<Neo4jGraphStore['applyMentionOps']>>[0][number] }>(
+      `SELECT op FROM graph_outbox WHERE done_at IS NULL ORDER BY id`,
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    const ops = rows.map((r) => r.op);
+    await store.applyMentionOps(ops);
+    const once = await mentioned('svc:billing');
+    await store.applyMentionOps(ops);
+    await t.services.outbox!.drain(); // applies them a third time, through the worker
+    expect(await mentioned('svc:billing')).toEqual(once);
+    expect(once).toEqual(['doc:outage', 'doc:twice']);
+    const edges = await driver.executeQuery(`MATCH (:Entity {id: 'svc:billing'})-[r:MENTIONED_IN]->(:Document {id: 'doc:twice'}) RETURN count(r) AS n`);
+    expect(Number(edges.records[0]!.get('n'))).toBe(1);
+
+    await t.gql(`mutation { deleteDocument(id: "doc:twice") { deleted } }`);
+    await t.services.outbox!.drain();
+    expect(await mentioned('svc:billing')).toEqual(['doc:outage']);
+  }, 60_000);
+});
