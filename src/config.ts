@@ -56,6 +56,11 @@ const envSchema = z
     CAIRN_NEO4J_PASSWORD: optionalString,
     CAIRN_NEO4J_DATABASE: optionalString,
 
+    CAIRN_KG_MAX_ENTITIES_IN_CONTEXT: int(0, 100).default(5),
+    CAIRN_ENRICH_MAX_CHARS: int(200, 1_000_000).default(6000),
+    CAIRN_ENRICH_LANE_TIMEOUT_MS: int(10).default(2000),
+    CAIRN_GAP_SCORE_THRESHOLD: z.coerce.number().min(0).max(1).default(0.2),
+
     CAIRN_EXPIRY_SWEEP_INTERVAL_MS: int(0).default(60000),
     CAIRN_MAX_DOCUMENT_CHARS: int(1).default(5_000_000),
     CAIRN_MAX_BODY_BYTES: int(1024).default(20 * 1024 * 1024),
@@ -110,6 +115,7 @@ export interface Config {
   rag: { topK: number; maxTopK: number; minScoreFloor: number };
   /** Neo4j connection; undefined keeps the graph in Postgres. */
   neo4j: { uri: string; user: string; password: string; database: string | undefined } | undefined;
+  enrich: { maxEntities: number; maxChars: number; laneTimeoutMs: number; gapScoreThreshold: number };
   expirySweepIntervalMs: number;
   maxDocumentChars: number;
   maxBodyBytes: number;
@@ -157,6 +163,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     neo4j: e.CAIRN_NEO4J_URI
       ? { uri: e.CAIRN_NEO4J_URI, user: e.CAIRN_NEO4J_USER, password: e.CAIRN_NEO4J_PASSWORD ?? '', database: e.CAIRN_NEO4J_DATABASE }
       : undefined,
+    enrich: {
+      maxEntities: e.CAIRN_KG_MAX_ENTITIES_IN_CONTEXT,
+      maxChars: e.CAIRN_ENRICH_MAX_CHARS,
+      laneTimeoutMs: e.CAIRN_ENRICH_LANE_TIMEOUT_MS,
+      gapScoreThreshold: e.CAIRN_GAP_SCORE_THRESHOLD,
+    },
     expirySweepIntervalMs: e.CAIRN_EXPIRY_SWEEP_INTERVAL_MS,
     maxDocumentChars: e.CAIRN_MAX_DOCUMENT_CHARS,
     maxBodyBytes: e.CAIRN_MAX_BODY_BYTES,

@@ -10,6 +10,8 @@ import type { Logger } from './logger.js';
 import { SearchService } from './retrieval/SearchService.js';
 import { prepareVectorIndex, readRecordedEmbedder } from './retrieval/vectorIndex.js';
 import { Readiness } from './server/readiness.js';
+import { ContextEnricher } from './enrichment/ContextEnricher.js';
+import { KnowledgeGapRepository } from './enrichment/knowledgeGapRepository.js';
 import { GraphService } from './graph/GraphService.js';
 import type { GraphStore } from './graph/GraphStore.js';
 import { createGraphStore } from './graph/createGraphStore.js';
@@ -25,6 +27,8 @@ export interface Services {
   documents: DocumentService;
   search: SearchService;
   graph: GraphService;
+  enricher: ContextEnricher;
+  gaps: KnowledgeGapRepository;
   /** Applies queued mention changes to Neo4j; undefined on the Postgres graph store. */
   outbox: OutboxWorker | undefined;
   sweeper: ExpirySweeper;
@@ -63,6 +67,8 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     const graph = new GraphService(store, linker, outbox);
     const documents = new DocumentService(db, embedder, config.chunking, linker);
     const search = new SearchService(db, embedder, config.rag);
+    const gaps = new KnowledgeGapRepository(db);
+    const enricher = new ContextEnricher(search, graph, gaps, config.enrich, logger);
     const sweeper = new ExpirySweeper(documents.documents, config.expirySweepIntervalMs, logger);
     const readiness = new Readiness(db, embedder);
     readiness.register('graph', async () => {
@@ -79,6 +85,8 @@ export async function createServices(config: Config, logger: Logger, options: Cr
       documents,
       search,
       graph,
+      enricher,
+      gaps,
       outbox,
       sweeper,
       readiness,

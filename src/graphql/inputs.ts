@@ -30,3 +30,10 @@ export function toPage(first: number | null | undefined, after: string | null | 
   if (!Number.isInteger(n) || n < 0) throw badInput('first', 'must be a non-negative integer');
   return { first: Math.min(n, MAX_PAGE_SIZE), after: after ? decodeCursor(after) : undefined };
 }
+
+/** An integer argument with a default, checked against its range. */
+export function intIn(value: number | null | undefined, fallback: number, min: number, max: number, field: string): number {
+  const v = value ?? fallback;
+  if (!Number.isInteger(v) || v < min || v > max) throw badInput(field, `must be an integer from ${min} to ${max}`);
+  return v;
+}

@@ -12,7 +12,7 @@ import { MentionRepository, type MentionRow } from './mentionRepository.js';
  */
 export class MentionLinker implements DocumentWriteHook {
   readonly mentions: MentionRepository;
-  private cached: { version: string; matcher: MentionMatcher } | undefined;
+  private cached: { version: string; matcher: MentionMatcher; names: EntityName[] } | undefined;
 
   constructor(
     private readonly db: Db,
@@ -111,11 +111,38 @@ export class MentionLinker implements DocumentWriteHook {
     return rows.map((r) => ({ op: 'link', entityId: r.entity_id, documentId: r.document_id, documentTitle: r.title }));
   }
 
+  /**
+   * Entities a query names: `exact` by whole-word name or alias, `similar` by word overlap with a name (at least half
+   * of the name's words), best first.
+   */
+  async entitiesInQuery(text: string): Promise<{ exact: string[]; similar: string[] }> {
+    const cache = await this.load(this.db);
+    const exact = [...cache.matcher.entitiesIn(text)];
+    const words = new Set(tokenize(text));
+    const scored: [string, number][] = [];
+    for (const n of cache.names) {
+      if (exact.includes(n.entityId)) continue;
+      const nameWords = tokenize(n.name);
+      if (nameWords.length === 0) continue;
+      const overlap = nameWords.filter((w) => words.has(w)).length / nameWords.length;
+      if (overlap >= 0.5) scored.push([n.entityId, overlap]);
+    }
+    scored.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    return { exact, similar: scored.map(([id]) => id) };
+  }
+
   /** The matcher over all names, rebuilt only when the name table changed. */
   private async matcher(q: Queryable): Promise<MentionMatcher> {
+    return (await this.load(q)).matcher;
+  }
+
+  private async load(q: Queryable): Promise<{ matcher: MentionMatcher; names: EntityName[] }> {
     const version = await this.mentions.namesVersion(q);
-    if (this.cached?.version !== version) this.cached = { version, matcher: new MentionMatcher(await this.mentions.allNames(q)) };
-    return this.cached.matcher;
+    if (this.cached?.version !== version) {
+      const names = await this.mentions.allNames(q);
+      this.cached = { version, matcher: new MentionMatcher(names), names };
+    }
+    return this.cached;
   }
 }
 
@@ -127,4 +154,11 @@ function dedupeOps(ops: MentionOp[]): MentionOp[] {
     seen.add(key);
     return true;
   });
+}
+
+const STOP = new Set(['the', 'and', 'for', 'with', 'from', 'what', 'how', 'why', 'does', 'when', 'which', 'who', 'this', 'that']);
+
+/** Lower-case words of 3+ letters, minus a few question words. */
+function tokenize(text: string): string[] {
+  return (text.toLowerCase().normalize('NFKC').match(/[\p{L}\p{N}]{3,}/gu) ?? []).filter((w) => !STOP.has(w));
 }

@@ -6,6 +6,8 @@ import type { SearchHitRecord } from '../../retrieval/types.js';
 import type { EntityRecord, RelationshipRecord, NeighborRecord } from '../../graph/types.js';
 import type { SubgraphRecord, PathRecord } from '../../graph/traversal.js';
 import type { GraphStatsRecord } from '../../graph/GraphService.js';
+import type { EnrichedContextRecord, EnrichedChunkRecord, EnrichedEntityRecord } from '../../enrichment/types.js';
+import type { KnowledgeGapRecord } from '../../enrichment/knowledgeGapRepository.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -207,6 +209,109 @@ export type KnowledgeStats = {
   embedder: EmbedderInfo;
 };
 
+export type EnrichContextInput = {
+  /** The agent's question or task. */
+  query: Scalars['String']['input'];
+  /** Chunks to retrieve (default CAIRN_RAG_TOP_K, capped by CAIRN_RAG_MAX_TOP_K). */
+  topK?: InputMaybe<Scalars['Int']['input']>;
+  /** Entities in the result (default CAIRN_KG_MAX_ENTITIES_IN_CONTEXT). */
+  maxEntities?: InputMaybe<Scalars['Int']['input']>;
+  /** Hops around the entities the query names, 1-3 (default 1). */
+  graphDepth?: InputMaybe<Scalars['Int']['input']>;
+  /** Budget in characters for `context` (default CAIRN_ENRICH_MAX_CHARS, 6000). */
+  maxChars?: InputMaybe<Scalars['Int']['input']>;
+  filter?: InputMaybe<DocumentFilter>;
+};
+
+/** A retrieved chunk and why it is in the context. */
+export type EnrichedChunk = {
+  __typename?: 'EnrichedChunk';
+  chunk: Chunk;
+  document: Document;
+  /** The search score (0-1). */
+  score: Scalars['Float']['output'];
+  /** Cosine similarity, when the vector lane ranked it. */
+  vectorScore: Maybe<Scalars['Float']['output']>;
+  /** Rank in the keyword lane, when it ranked it. */
+  keywordRank: Maybe<Scalars['Int']['output']>;
+  /** Its citation number in `context`, or null when the budget left it out. */
+  citation: Maybe<Scalars['Int']['output']>;
+  why: Scalars['String']['output'];
+};
+
+/** An entity and why it is in the context. */
+export type EnrichedEntity = {
+  __typename?: 'EnrichedEntity';
+  entity: Entity;
+  /** e.g. 'matched in the query', 'mentioned by chunk 2', 'neighbour of Ledger through DEPENDS_ON at depth 1'. */
+  why: Scalars['String']['output'];
+  /** 0 for entities named by the query or the chunks, else hops from one of them. */
+  depth: Scalars['Int']['output'];
+};
+
+/** A numbered source of `context`. */
+export type Citation = {
+  __typename?: 'Citation';
+  number: Scalars['Int']['output'];
+  documentId: Scalars['ID']['output'];
+  title: Scalars['String']['output'];
+  source: Maybe<Scalars['String']['output']>;
+  url: Maybe<Scalars['String']['output']>;
+};
+
+export type EnrichTimings = {
+  __typename?: 'EnrichTimings';
+  retrievalMs: Scalars['Float']['output'];
+  graphMs: Scalars['Float']['output'];
+  totalMs: Scalars['Float']['output'];
+};
+
+/** Context for an agent's system prompt, with its parts and citations. */
+export type EnrichedContext = {
+  __typename?: 'EnrichedContext';
+  chunks: Array<EnrichedChunk>;
+  entities: Array<EnrichedEntity>;
+  /** Relationships among the entities. */
+  relationships: Array<Relationship>;
+  /** The distinct documents cited. */
+  documents: Array<Document>;
+  /** Markdown for a system prompt: 'Relevant knowledge' with [n] citations, then 'Related entities'. */
+  context: Scalars['String']['output'];
+  citations: Array<Citation>;
+  /** True when the budget (maxChars or maxEntities) cut something. */
+  truncated: Scalars['Boolean']['output'];
+  omittedChunks: Scalars['Int']['output'];
+  omittedEntities: Scalars['Int']['output'];
+  timings: EnrichTimings;
+  /** E.g. a lane that failed or timed out; the other lane's result is still returned. */
+  warnings: Array<Scalars['String']['output']>;
+};
+
+/** A query the knowledge base answered poorly, grouped by normalised text. */
+export type KnowledgeGap = {
+  __typename?: 'KnowledgeGap';
+  /** The most recent wording. */
+  query: Scalars['String']['output'];
+  count: Scalars['Int']['output'];
+  /** The best retrieval score any of them got. */
+  bestScore: Scalars['Float']['output'];
+  lastSeenAt: Scalars['DateTime']['output'];
+};
+
+export type KnowledgeGapEdge = {
+  __typename?: 'KnowledgeGapEdge';
+  cursor: Scalars['String']['output'];
+  node: KnowledgeGap;
+};
+
+export type KnowledgeGapConnection = {
+  __typename?: 'KnowledgeGapConnection';
+  edges: Array<KnowledgeGapEdge>;
+  nodes: Array<KnowledgeGap>;
+  pageInfo: PageInfo;
+  totalCount: Scalars['Int']['output'];
+};
+
 /** Which relationships to follow: OUT from the entity, IN to it, or BOTH. */
 export type Direction =
   | 'OUT'
@@ -389,6 +494,10 @@ export type LinkDocumentEntitiesInput = {
 
 export type Query = {
   __typename?: 'Query';
+  /** Merged, cited context for an agent: document retrieval and graph traversal in parallel, within a budget. */
+  enrichContext: EnrichedContext;
+  /** Queries the knowledge base answered poorly, most frequent first. */
+  knowledgeGaps: KnowledgeGapConnection;
   /** An entity by id, or null. */
   entity: Maybe<Entity>;
   /** Entities by type and name, as a cursor connection. `first` defaults to 20 and is capped at 100. */
@@ -407,6 +516,17 @@ export type Query = {
   search: Array<SearchHit>;
   /** Counts and the embedder in use. */
   knowledgeStats: KnowledgeStats;
+};
+
+
+export type QueryEnrichContextArgs = {
+  input: EnrichContextInput;
+};
+
+
+export type QueryKnowledgeGapsArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -629,6 +749,15 @@ export type ResolversTypes = {
   CountByKey: ResolverTypeWrapper<CountByKey>;
   EmbedderInfo: ResolverTypeWrapper<EmbedderInfo>;
   KnowledgeStats: ResolverTypeWrapper<KnowledgeStats>;
+  EnrichContextInput: EnrichContextInput;
+  EnrichedChunk: ResolverTypeWrapper<EnrichedChunkRecord>;
+  EnrichedEntity: ResolverTypeWrapper<EnrichedEntityRecord>;
+  Citation: ResolverTypeWrapper<Citation>;
+  EnrichTimings: ResolverTypeWrapper<EnrichTimings>;
+  EnrichedContext: ResolverTypeWrapper<EnrichedContextRecord>;
+  KnowledgeGap: ResolverTypeWrapper<KnowledgeGapRecord>;
+  KnowledgeGapEdge: ResolverTypeWrapper<Omit<KnowledgeGapEdge, 'node'> & { node: ResolversTypes['KnowledgeGap'] }>;
+  KnowledgeGapConnection: ResolverTypeWrapper<Omit<KnowledgeGapConnection, 'edges' | 'nodes'> & { edges: Array<ResolversTypes['KnowledgeGapEdge']>, nodes: Array<ResolversTypes['KnowledgeGap']> }>;
   Direction: Direction;
   Entity: ResolverTypeWrapper<EntityRecord>;
   Relationship: ResolverTypeWrapper<RelationshipRecord>;
@@ -675,6 +804,15 @@ export type ResolversParentTypes = {
   CountByKey: CountByKey;
   EmbedderInfo: EmbedderInfo;
   KnowledgeStats: KnowledgeStats;
+  EnrichContextInput: EnrichContextInput;
+  EnrichedChunk: EnrichedChunkRecord;
+  EnrichedEntity: EnrichedEntityRecord;
+  Citation: Citation;
+  EnrichTimings: EnrichTimings;
+  EnrichedContext: EnrichedContextRecord;
+  KnowledgeGap: KnowledgeGapRecord;
+  KnowledgeGapEdge: Omit<KnowledgeGapEdge, 'node'> & { node: ResolversParentTypes['KnowledgeGap'] };
+  KnowledgeGapConnection: Omit<KnowledgeGapConnection, 'edges' | 'nodes'> & { edges: Array<ResolversParentTypes['KnowledgeGapEdge']>, nodes: Array<ResolversParentTypes['KnowledgeGap']> };
   Entity: EntityRecord;
   Relationship: RelationshipRecord;
   Neighbor: NeighborRecord;
@@ -788,6 +926,69 @@ export type KnowledgeStatsResolvers<ContextType = GraphQLContext, ParentType ext
   embedder?: Resolver<ResolversTypes['EmbedderInfo'], ParentType, ContextType>;
 };
 
+export type EnrichedChunkResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EnrichedChunk'] = ResolversParentTypes['EnrichedChunk']> = {
+  chunk?: Resolver<ResolversTypes['Chunk'], ParentType, ContextType>;
+  document?: Resolver<ResolversTypes['Document'], ParentType, ContextType>;
+  score?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  vectorScore?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  keywordRank?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  citation?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  why?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type EnrichedEntityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EnrichedEntity'] = ResolversParentTypes['EnrichedEntity']> = {
+  entity?: Resolver<ResolversTypes['Entity'], ParentType, ContextType>;
+  why?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  depth?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type CitationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Citation'] = ResolversParentTypes['Citation']> = {
+  number?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  documentId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  title?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  source?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  url?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type EnrichTimingsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EnrichTimings'] = ResolversParentTypes['EnrichTimings']> = {
+  retrievalMs?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  graphMs?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  totalMs?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+};
+
+export type EnrichedContextResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EnrichedContext'] = ResolversParentTypes['EnrichedContext']> = {
+  chunks?: Resolver<Array<ResolversTypes['EnrichedChunk']>, ParentType, ContextType>;
+  entities?: Resolver<Array<ResolversTypes['EnrichedEntity']>, ParentType, ContextType>;
+  relationships?: Resolver<Array<ResolversTypes['Relationship']>, ParentType, ContextType>;
+  documents?: Resolver<Array<ResolversTypes['Document']>, ParentType, ContextType>;
+  context?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  citations?: Resolver<Array<ResolversTypes['Citation']>, ParentType, ContextType>;
+  truncated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  omittedChunks?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  omittedEntities?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  timings?: Resolver<ResolversTypes['EnrichTimings'], ParentType, ContextType>;
+  warnings?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type KnowledgeGapResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['KnowledgeGap'] = ResolversParentTypes['KnowledgeGap']> = {
+  query?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  bestScore?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  lastSeenAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type KnowledgeGapEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['KnowledgeGapEdge'] = ResolversParentTypes['KnowledgeGapEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['KnowledgeGap'], ParentType, ContextType>;
+};
+
+export type KnowledgeGapConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['KnowledgeGapConnection'] = ResolversParentTypes['KnowledgeGapConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['KnowledgeGapEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['KnowledgeGap']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
 export type EntityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Entity'] = ResolversParentTypes['Entity']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -860,6 +1061,8 @@ export type UpsertGraphPayloadResolvers<ContextType = GraphQLContext, ParentType
 };
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
+  enrichContext?: Resolver<ResolversTypes['EnrichedContext'], ParentType, ContextType, RequireFields<QueryEnrichContextArgs, 'input'>>;
+  knowledgeGaps?: Resolver<ResolversTypes['KnowledgeGapConnection'], ParentType, ContextType, Partial<QueryKnowledgeGapsArgs>>;
   entity?: Resolver<Maybe<ResolversTypes['Entity']>, ParentType, ContextType, RequireFields<QueryEntityArgs, 'id'>>;
   entities?: Resolver<ResolversTypes['EntityConnection'], ParentType, ContextType, Partial<QueryEntitiesArgs>>;
   subgraph?: Resolver<ResolversTypes['Subgraph'], ParentType, ContextType, RequireFields<QuerySubgraphArgs, 'input'>>;
@@ -899,6 +1102,14 @@ export type Resolvers<ContextType = GraphQLContext> = {
   CountByKey?: CountByKeyResolvers<ContextType>;
   EmbedderInfo?: EmbedderInfoResolvers<ContextType>;
   KnowledgeStats?: KnowledgeStatsResolvers<ContextType>;
+  EnrichedChunk?: EnrichedChunkResolvers<ContextType>;
+  EnrichedEntity?: EnrichedEntityResolvers<ContextType>;
+  Citation?: CitationResolvers<ContextType>;
+  EnrichTimings?: EnrichTimingsResolvers<ContextType>;
+  EnrichedContext?: EnrichedContextResolvers<ContextType>;
+  KnowledgeGap?: KnowledgeGapResolvers<ContextType>;
+  KnowledgeGapEdge?: KnowledgeGapEdgeResolvers<ContextType>;
+  KnowledgeGapConnection?: KnowledgeGapConnectionResolvers<ContextType>;
   Entity?: EntityResolvers<ContextType>;
   Relationship?: RelationshipResolvers<ContextType>;
   Neighbor?: NeighborResolvers<ContextType>;

@@ -6,13 +6,7 @@ import type { EntityRecord } from '../../graph/types.js';
 import { validateEntityType, validateRelationshipType } from '../../graph/validateGraphInput.js';
 import type { Resolvers } from '../generated/types.js';
 import type { Loaders } from '../loaders.js';
-import { toPage } from '../inputs.js';
-
-function intIn(value: number | null | undefined, fallback: number, min: number, max: number, field: string): number {
-  const v = value ?? fallback;
-  if (!Number.isInteger(v) || v < min || v > max) throw badInput(field, `must be an integer from ${min} to ${max}`);
-  return v;
-}
+import { intIn, toPage } from '../inputs.js';
 
 async function loadAll<T>(loader: { loadMany(keys: readonly string[]): Promise<(T | Error | null)[]> }, ids: readonly string[]): Promise<T[]> {
   return (await loader.loadMany(ids)).filter((x): x is Awaited<T> => x !== null && !(x instanceof Error));

@@ -1,6 +1,7 @@
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type { Resolvers } from '../generated/types.js';
 import { documentResolvers } from './documents.js';
+import { enrichmentResolvers } from './enrichment.js';
 import { graphResolvers } from './graph.js';
 import { searchResolvers } from './search.js';
 
@@ -8,9 +9,10 @@ import { searchResolvers } from './search.js';
 export const resolvers: Resolvers = {
   DateTime: DateTimeResolver,
   JSON: JSONResolver,
-  Query: { ...documentResolvers.Query, ...searchResolvers.Query, ...graphResolvers.Query },
+  Query: { ...documentResolvers.Query, ...searchResolvers.Query, ...graphResolvers.Query, ...enrichmentResolvers.Query },
   Mutation: { ...documentResolvers.Mutation, ...graphResolvers.Mutation },
   Entity: graphResolvers.Entity,
+  EnrichedChunk: enrichmentResolvers.EnrichedChunk,
   Relationship: graphResolvers.Relationship,
   Document: documentResolvers.Document,
   Chunk: documentResolvers.Chunk,

@@ -1,0 +1,171 @@
+import type { DocumentRecord } from '../documents/types.js';
+import { AppError, ErrorCode } from '../errors.js';
+import type { GraphService } from '../graph/GraphService.js';
+import { neighbors } from '../graph/traversal.js';
+import type { EntityRecord, RelationshipRecord } from '../graph/types.js';
+import type { Logger } from '../logger.js';
+import type { SearchService } from '../retrieval/SearchService.js';
+import type { SearchHitRecord } from '../retrieval/types.js';
+import { formatContext } from './formatContext.js';
+import type { KnowledgeGapRepository } from './knowledgeGapRepository.js';
+import type { EnrichRequest, EnrichedChunkRecord, EnrichedContextRecord, EnrichedEntityRecord } from './types.js';
+
+/** Enricher settings from configuration. */
+export interface EnricherOptions {
+  laneTimeoutMs: number;
+  /** Best scores below this record a knowledge gap. */
+  gapScoreThreshold: number;
+}
+
+type Lane<T> = { ok: true; value: T; ms: number } | { ok: false; error: string; ms: number };
+
+async function lane<T>(name: string, timeoutMs: number, work: () => Promise<T>): Promise<Lane<T>> {
+  const start = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${name} lane passed ${timeoutMs} ms (CAIRN_ENRICH_LANE_TIMEOUT_MS)`)), timeoutMs);
+  });
+  try {
+    const value = await Promise.race([work(), timeout]);
+    return { ok: true, value, ms: performance.now() - start };
+  } catch (err) {
+    return { ok: false, error: `${name} lane failed: ${(err as Error).message}`, ms: performance.now() - start };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Graph lane output: entities found from the query itself. */
+interface GraphLaneResult {
+  entities: EnrichedEntityRecord[];
+  relationships: RelationshipRecord[];
+}
+
+/**
+ * Builds cited context for an agent: hybrid document retrieval and graph-neighbour traversal run concurrently, then the
+ * entities the top chunks mention join in a second, cheap graph step. One failed or slow lane degrades to a warning.
+ */
+export class ContextEnricher {
+  constructor(
+    private readonly search: SearchService,
+    private readonly graph: GraphService,
+    private readonly gaps: KnowledgeGapRepository,
+    private readonly options: EnricherOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Runs both lanes and merges them within the character budget. */
+  async enrich(request: EnrichRequest): Promise<EnrichedContextRecord> {
+    const started = performance.now();
+    const [docs, graph] = await Promise.all([
+      lane('documents', this.options.laneTimeoutMs, () => this.search.search({ query: request.query, topK: request.topK, filter: request.filter, ...(request.mode ? { mode: request.mode } : {}) })),
+      lane('graph', this.options.laneTimeoutMs, () => this.graphLane(request)),
+    ]);
+    if (!docs.ok && !graph.ok) {
+      throw new AppError(ErrorCode.INTERNAL_SERVER_ERROR, `enrichContext failed: ${docs.error}; ${graph.error}`);
+    }
+    const warnings: string[] = [];
+    if (!docs.ok) warnings.push(docs.error);
+    if (!graph.ok) warnings.push(graph.error);
+    const hits = docs.ok ? docs.value : [];
+    const chunks: EnrichedChunkRecord[] = hits.map((hit, i) => ({ hit, why: whyChunk(hit, i), citation: null }));
+
+    let entities = graph.ok ? graph.value.entities : [];
+    let relationships = graph.ok ? graph.value.relationships : [];
+    const secondStep = performance.now();
+    if (hits.length > 0) {
+      try {
+        const mentioned = await this.mentionedEntities(hits, new Set(entities.map((e) => e.entity.id)));
+        entities = mergeEntities(entities, mentioned);
+        relationships = await this.relationshipsFor(entities, relationships);
+      } catch (err) {
+        warnings.push(`entities mentioned by the chunks are missing: ${(err as Error).message}`);
+      }
+    }
+    const graphMs = graph.ms + (performance.now() - secondStep);
+    const cut = entities.length > request.maxEntities ? entities.length - request.maxEntities : 0;
+    entities = entities.slice(0, request.maxEntities);
+
+    const formatted = formatContext(chunks, entities, relationships, request.maxChars);
+    const documents = distinctDocuments(chunks.filter((c) => c.citation !== null).map((c) => c.hit.document));
+    if (docs.ok) await this.recordGap(request, hits).catch((err: unknown) => this.logger.warn({ err }, 'could not record a knowledge gap'));
+    return {
+      chunks,
+      entities,
+      relationships,
+      documents,
+      context: formatted.context,
+      citations: formatted.citations,
+      truncated: formatted.omittedChunks + formatted.omittedEntities + cut > 0,
+      omittedChunks: formatted.omittedChunks,
+      omittedEntities: formatted.omittedEntities + cut,
+      timings: { retrievalMs: docs.ms, graphMs, totalMs: performance.now() - started },
+      warnings,
+    };
+  }
+
+  /** Seeds from the query (names and aliases, then name similarity), expanded to neighbours up to graphDepth. */
+  private async graphLane(request: EnrichRequest): Promise<GraphLaneResult> {
+    if (request.maxEntities === 0) return { entities: [], relationships: [] };
+    const { exact, similar } = await this.graph.linker.entitiesInQuery(request.query);
+    const seedIds = [...exact, ...similar].slice(0, request.maxEntities);
+    if (seedIds.length === 0) return { entities: [], relationships: [] };
+    const store = this.graph.store;
+    const [seeds, around] = await Promise.all([
+      store.getEntities(seedIds),
+      neighbors(store, seedIds, { depth: request.graphDepth, direction: 'BOTH', limit: request.maxEntities * 2 }),
+    ]);
+    const byId = new Map(seeds.map((e) => [e.id, e]));
+    const entities: EnrichedEntityRecord[] = seedIds
+      .map((id) => byId.get(id))
+      .filter((e): e is EntityRecord => e !== undefined)
+      .map((entity) => ({ entity, depth: 0, why: exact.includes(entity.id) ? 'matched in the query' : 'name similar to the query' }));
+    const relationships: RelationshipRecord[] = [];
+    const all = [...around.entries()].flatMap(([seed, list]) => list.map((n) => ({ seed, n }))).sort((a, b) => a.n.depth - b.n.depth);
+    for (const { seed, n } of all) {
+      if (entities.some((e) => e.entity.id === n.entity.id)) continue;
+      entities.push({ entity: n.entity, depth: n.depth, why: `neighbour of ${byId.get(seed)?.name ?? seed} through ${n.relationship.type} at depth ${n.depth}` });
+      relationships.push(n.relationship);
+    }
+    return { entities, relationships };
+  }
+
+  private async mentionedEntities(hits: SearchHitRecord[], known: ReadonlySet<string>): Promise<EnrichedEntityRecord[]> {
+    const byChunk = await this.graph.linker.mentions.entityIdsByChunk(hits.map((h) => h.chunk.id));
+    const reason = new Map<string, string>();
+    hits.forEach((h, i) => {
+      for (const id of byChunk.get(h.chunk.id) ?? []) if (!known.has(id) && !reason.has(id)) reason.set(id, `mentioned by chunk ${i + 1} ("${h.document.title}")`);
+    });
+    if (reason.size === 0) return [];
+    const found = new Map((await this.graph.store.getEntities([...reason.keys()])).map((e) => [e.id, e]));
+    return [...reason.entries()].flatMap(([id, why]) => {
+      const entity = found.get(id);
+      return entity ? [{ entity, why, depth: 0 }] : [];
+    });
+  }
+
+  private async relationshipsFor(entities: EnrichedEntityRecord[], known: RelationshipRecord[]): Promise<RelationshipRecord[]> {
+    const among = await this.graph.store.relationshipsAmong(entities.map((e) => e.entity.id));
+    const seen = new Set<string>();
+    return [...known, ...among].filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true)));
+  }
+
+  private async recordGap(request: EnrichRequest, hits: SearchHitRecord[]): Promise<void> {
+    const best = hits[0]?.score ?? 0;
+    if (hits.length === 0 || best < this.options.gapScoreThreshold) await this.gaps.record(request.query, best, request.filter);
+  }
+}
+
+/** Query matches first, then entities named by chunks, then neighbours; the caller cuts to maxEntities. */
+function mergeEntities(fromQuery: EnrichedEntityRecord[], fromChunks: EnrichedEntityRecord[]): EnrichedEntityRecord[] {
+  return [...fromQuery.filter((e) => e.depth === 0), ...fromChunks, ...fromQuery.filter((e) => e.depth > 0)];
+}
+
+function distinctDocuments(docs: DocumentRecord[]): DocumentRecord[] {
+  const seen = new Set<string>();
+  return docs.filter((d) => (seen.has(d.id) ? false : (seen.add(d.id), true)));
+}
+
+function whyChunk(hit: SearchHitRecord, index: number): string {
+  return `rank ${index + 1} for the query (score ${hit.score.toFixed(3)})`;
+}

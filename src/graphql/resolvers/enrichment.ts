@@ -1,0 +1,45 @@
+import { decodePair, encodePair } from '../../documents/cursor.js';
+import { badInput } from '../../errors.js';
+import type { Resolvers } from '../generated/types.js';
+import { intIn, toFilterSpec, toPage } from '../inputs.js';
+
+/** enrichContext and knowledgeGaps. */
+export const enrichmentResolvers: Resolvers = {
+  Query: {
+    enrichContext: (_, { input }, { services }) => {
+      const { rag, enrich } = services.config;
+      const query = input.query.trim();
+      if (query === '') throw badInput('input.query', 'must not be empty');
+      const mode = (input as { mode?: string | null }).mode ?? undefined;
+      return services.enricher.enrich({
+        query,
+        topK: Math.min(intIn(input.topK, rag.topK, 1, 1000, 'input.topK'), rag.maxTopK),
+        maxEntities: intIn(input.maxEntities, enrich.maxEntities, 0, 100, 'input.maxEntities'),
+        graphDepth: intIn(input.graphDepth, 1, 1, 3, 'input.graphDepth'),
+        maxChars: intIn(input.maxChars, enrich.maxChars, 200, 1_000_000, 'input.maxChars'),
+        filter: toFilterSpec(input.filter, 'input.filter'),
+        mode,
+      });
+    },
+    knowledgeGaps: async (_, { first, after }, { services }) => {
+      const page = toPage(first, null);
+      const offset = after ? Number(decodePair(after)[1]) : 0;
+      if (!Number.isInteger(offset) || offset < 0) throw badInput('after', 'not a cursor returned by this API');
+      const { gaps, totalCount } = await services.gaps.list(page.first, offset);
+      const edges = gaps.map((node, i) => ({ cursor: encodePair('gap', String(offset + i + 1)), node }));
+      return {
+        edges,
+        nodes: gaps,
+        totalCount,
+        pageInfo: { hasNextPage: offset + gaps.length < totalCount, hasPreviousPage: offset > 0, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
+      };
+    },
+  },
+  EnrichedChunk: {
+    chunk: (c) => c.hit.chunk,
+    document: (c) => c.hit.document,
+    score: (c) => c.hit.score,
+    vectorScore: (c) => (c.hit as { vectorScore?: number | null }).vectorScore ?? null,
+    keywordRank: (c) => (c.hit as { keywordRank?: number | null }).keywordRank ?? null,
+  },
+};

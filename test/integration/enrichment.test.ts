@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { OpenAIEmbeddingProvider } from '../../src/embeddings/openai/OpenAIEmbeddingProvider.js';
+import { dbTargets, type DbTarget } from '../helpers/databases.js';
+import { graphStoreTargets, type GraphStoreTarget } from '../helpers/graphStores.js';
+import { startTestServer, type TestServer } from '../helpers/testServer.js';
+
+const ENRICH = `query($input: EnrichContextInput!) { enrichContext(input: $input) {
+  context truncated omittedChunks omittedEntities warnings
+  chunks { score vectorScore keywordRank citation why chunk { id content } document { id title } }
+  entities { why depth entity { id name } }
+  relationships { type from { id } to { id } }
+  documents { id title }
+  citations { number documentId title source url }
+  timings { retrievalMs graphMs totalMs }
+} }`;
+
+type Enriched = {
+  context: string; truncated: boolean; omittedChunks: number; omittedEntities: number; warnings: string[];
+  chunks: { citation: number | null; why: string; document: { id: string } }[];
+  entities: { why: string; depth: number; entity: { id: string } }[];
+  relationships: { type: string; from: { id: string }; to: { id: string } }[];
+  documents: { id: string }[];
+  citations: { number: number; documentId: string; url: string | null }[];
+  timings: { retrievalMs: number; graphMs: number; totalMs: number };
+};
+
+const runs: { name: string; db: DbTarget; target?: GraphStoreTarget }[] = [
+  ...dbTargets().map((db) => ({ name: `postgres graph on ${db.name}`, db })),
+  ...graphStoreTargets().filter((g) => g.name.startsWith('neo4j')).map((g) => ({ name: 'neo4j graph', db: dbTargets()[0]!, target: g })),
+];
+
+async function seed(t: TestServer): Promise<void> {
+  await t.gql(`mutation($input: UpsertGraphInput!) { upsertGraph(input: $input) { entities { id } } }`, {
+    input: {
+      entities: [
+        { id: 'svc:payments', type: 'Service', name: 'Payment Service', description: 'Moves money between accounts.' },
+        { id: 'sys:ledger', type: 'System', name: 'Ledger' },
+        { id: 'team:core', type: 'Team', name: 'Core Banking Team' },
+        { id: 'proc:ach', type: 'Process', name: 'ACH Processing', aliases: ['ACH'] },
+      ],
+      relationships: [
+        { fromId: 'svc:payments', toId: 'sys:ledger', type: 'DEPENDS_ON' },
+        { fromId: 'team:core', toId: 'svc:payments', type: 'OWNS' },
+      ],
+    },
+  });
+  await t.gql(`mutation($input: [CreateDocumentInput!]!) { upsertDocuments(input: $input) { changed } }`, {
+    input: [
+      { id: 'rb:ach', title: 'ACH failures runbook', content: 'ACH returns happen when the receiving bank rejects a transfer. Check the return code, then retry.', source: 'wiki', metadata: { url: 'https://wiki.example.com/ach' } },
+      { id: 'rb:payments', title: 'Payment Service runbook', content: 'When the payment service is slow, check ledger latency first. Payment service retries are idempotent.' },
+      { id: 'misc:lunch', title: 'Lunch menu', content: 'Tacos on Tuesday, pizza on Friday.' },
+    ],
+  });
+}
+
+describe.each(runs)('enrichContext ($name)', (run) => {
+  let t: TestServer;
+  let dispose: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    let graphStore;
+    if (run.target) ({ store: graphStore, dispose } = await run.target.create());
+    t = await startTestServer(run.db, {}, undefined, graphStore);
+    await seed(t);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await dispose?.();
+  });
+
+  it('merges cited chunks and explained entities into a prompt-ready context', async () => {
+    const res = await t.gql<{ enrichContext: Enriched }>(ENRICH, { input: { query: 'Why is the payment service slow?', topK: 3, maxEntities: 5 } });
+    expect(res.errors).toBeUndefined();
+    const e = res.data!.enrichContext;
+    expect(e.chunks[0]!.document.id).toBe('rb:payments');
+    expect(e.chunks[0]!.citation).toBe(1);
+    expect(e.context).toMatch(/^## Relevant knowledge\n\[1\] Payment Service runbook\n/);
+    expect(e.context).toContain('## Related entities');
+    expect(e.context).toContain('Payment Service -[DEPENDS_ON]-> Ledger');
+    const why = Object.fromEntries(e.entities.map((x) => [x.entity.id, x.why]));
+    expect(why['svc:payments']).toBe('matched in the query');
+    expect(why['sys:ledger']).toMatch(/neighbour of Payment Service through DEPENDS_ON at depth 1|mentioned by chunk/);
+    expect(why['team:core']).toMatch(/neighbour of Payment Service through OWNS at depth 1/);
+    expect(e.relationships.map((r) => `${r.from.id} ${r.type} ${r.to.id}`)).toEqual(expect.arrayContaining(['svc:payments DEPENDS_ON sys:ledger', 'team:core OWNS svc:payments']));
+    expect(e.citations[0]).toEqual(expect.objectContaining({ number: 1, documentId: 'rb:payments' }));
+    expect(e.documents.map((d) => d.id)).toContain('rb:payments');
+    expect(e.timings.totalMs).toBeGreaterThanOrEqual(0);
+    expect(e.warnings).toEqual([]);
+  });
+
+  it('adds entities the top chunks mention, and cites urls from metadata', async () => {
+    const res = await t.gql<{ enrichContext: Enriched }>(ENRICH, { input: { query: 'receiving bank rejects a transfer return code', topK: 1, maxEntities: 5 } });
+    const e = res.data!.enrichContext;
+    expect(e.chunks[0]!.document.id).toBe('rb:ach');
+    expect(e.entities.find((x) => x.entity.id === 'proc:ach')?.why).toMatch(/mentioned by chunk 1/);
+    expect(e.citations[0]!.url).toBe('https://wiki.example.com/ach');
+  });
+
+  it('keeps within the character and entity budgets and says what it cut', async () => {
+    const res = await t.gql<{ enrichContext: Enriched }>(ENRICH, { input: { query: 'payment service ledger ACH', topK: 3, maxEntities: 1, maxChars: 200 } });
+    const e = res.data!.enrichContext;
+    expect(e.context.length).toBeLessThanOrEqual(200);
+    expect(e.truncated).toBe(true);
+    expect(e.omittedChunks + e.omittedEntities).toBeGreaterThan(0);
+    expect(e.entities).toHaveLength(1);
+    const bad = await t.gql(ENRICH, { input: { query: 'x', graphDepth: 4 } });
+    expect(bad.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+  });
+
+  it('records queries it could not answer as knowledge gaps, grouped', async () => {
+    for (const q of ['How do I file expenses?', 'how do I file EXPENSES', 'quantum chromodynamics lattice'])
+      await t.gql(ENRICH, { input: { query: q } });
+    const res = await t.gql<{ knowledgeGaps: { totalCount: number; nodes: { query: string; count: number; bestScore: number }[] } }>(
+      `{ knowledgeGaps(first: 10) { totalCount nodes { query count bestScore lastSeenAt } } }`,
+    );
+    const gaps = res.data!.knowledgeGaps;
+    expect(gaps.nodes[0]).toEqual(expect.objectContaining({ query: 'how do I file EXPENSES', count: 2 }));
+    expect(gaps.nodes.map((g) => g.query)).toContain('quantum chromodynamics lattice');
+    expect(gaps.nodes.map((g) => g.query)).not.toContain('Why is the payment service slow?');
+  });
+
+  it('makes a bounded number of database round trips', async () => {
+    const before = t.services.db.statementCount;
+    await t.gql(ENRICH, { input: { query: 'payment service ledger ACH bank transfer', topK: 10, maxEntities: 5 } });
+    expect(t.services.db.statementCount - before).toBeLessThanOrEqual(20);
+  });
+});
+
+describe.each(dbTargets())('enrichContext degrades when a lane fails ($name)', (db) => {
+  let t: TestServer;
+  beforeAll(async () => {
+    // An embedding backend that does not exist: the documents lane fails, the graph lane still answers.
+    const embedder = new OpenAIEmbeddingProvider({ baseUrl: 'http://127.0.0.1:9/v1', model: 'm', dimensions: 8, maxRetries: 0, timeoutMs: 500 });
+    t = await startTestServer(db, {}, embedder);
+    await t.gql(`mutation { createEntity(input: { id: "svc:x", type: "Service", name: "Payment Service" }) { id } }`);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('returns the graph lane with a warning', async () => {
+    const res = await t.gql<{ enrichContext: Enriched }>(ENRICH, { input: { query: 'payment service status' } });
+    expect(res.errors).toBeUndefined();
+    const e = res.data!.enrichContext;
+    expect(e.chunks).toEqual([]);
+    expect(e.entities.map((x) => x.entity.id)).toEqual(['svc:x']);
+    expect(e.warnings[0]).toMatch(/documents lane failed/);
+  });
+});
