@@ -2,6 +2,7 @@
 import { createScratchDatabase } from '../test/helpers/databases.js';
 import { loadSciFact } from './datasets.js';
 import { benchIngestSearch, type IngestSearchResult } from './ingestSearch.js';
+import { benchMusique } from './musique.js';
 import { machineLine, publish, type Table } from './report.js';
 
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
@@ -41,4 +42,8 @@ const tables: Table[] = [
     ],
   },
 ];
+if (!only || only === 'musique') {
+  console.log('MuSiQue: search against enrichContext …');
+  tables.push(await benchMusique());
+}
 publish(tables);
