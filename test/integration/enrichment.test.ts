@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { OpenAIEmbeddingProvider } from '../../src/embeddings/openai/OpenAIEmbeddingProvider.js';
-import { dbTargets, type DbTarget } from '../helpers/databases.js';
-import { graphStoreTargets, type GraphStoreTarget } from '../helpers/graphStores.js';
+import { dbTargets } from '../helpers/databases.js';
+import { serverRuns, startRunServer } from '../helpers/serverRuns.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
 const ENRICH = `query($input: EnrichContextInput!) { enrichContext(input: $input) {
@@ -24,10 +24,6 @@ type Enriched = {
   timings: { retrievalMs: number; graphMs: number; totalMs: number };
 };
 
-const runs: { name: string; db: DbTarget; target?: GraphStoreTarget }[] = [
-  ...dbTargets().map((db) => ({ name: `postgres graph on ${db.name}`, db })),
-  ...graphStoreTargets().filter((g) => g.name.startsWith('neo4j')).map((g) => ({ name: 'neo4j graph', db: dbTargets()[0]!, target: g })),
-];
 
 async function seed(t: TestServer): Promise<void> {
   await t.gql(`mutation($input: UpsertGraphInput!) { upsertGraph(input: $input) { entities { id } } }`, {
@@ -53,18 +49,14 @@ async function seed(t: TestServer): Promise<void> {
   });
 }
 
-describe.each(runs)('enrichContext ($name)', (run) => {
+describe.each(serverRuns())('enrichContext ($name)', (run) => {
   let t: TestServer;
-  let dispose: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    let graphStore;
-    if (run.target) ({ store: graphStore, dispose } = await run.target.create());
-    t = await startTestServer(run.db, {}, undefined, graphStore);
+    t = await startRunServer(run);
     await seed(t);
   });
   afterAll(async () => {
     await t?.close();
-    await dispose?.();
   });
 
   it('merges cited chunks and explained entities into a prompt-ready context', async () => {

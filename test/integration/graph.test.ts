@@ -1,27 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { graphStoreTargets, type GraphStoreTarget } from '../helpers/graphStores.js';
-import { dbTargets, type DbTarget } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/testServer.js';
+import { serverRuns, startRunServer } from '../helpers/serverRuns.js';
+import type { TestServer } from '../helpers/testServer.js';
 
 const ENTITY_FIELDS = 'id type name aliases description properties';
 
-// The graph API end to end over HTTP: one run per database, plus one with Neo4j as the graph store when available.
-const runs: { name: string; db: DbTarget; target?: GraphStoreTarget }[] = [
-  ...dbTargets().map((db) => ({ name: `postgres graph on ${db.name}`, db })),
-  ...graphStoreTargets().filter((g) => g.name.startsWith('neo4j')).map((g) => ({ name: 'neo4j graph on pglite', db: dbTargets()[0]!, target: g })),
-];
-
-describe.each(runs)('knowledge graph over GraphQL ($name)', (run) => {
+describe.each(serverRuns())('knowledge graph over GraphQL ($name)', (run) => {
   let t: TestServer;
-  let dispose: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    let graphStore;
-    if (run.target) ({ store: graphStore, dispose } = await run.target.create());
-    t = await startTestServer(run.db, {}, undefined, graphStore);
+    t = await startRunServer(run);
   });
   afterAll(async () => {
     await t?.close();
-    await dispose?.();
   });
 
   const drainOutbox = async () => {
