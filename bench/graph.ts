@@ -124,8 +124,6 @@ async function withServices<T>(databaseUrl: string | undefined, fn: (services: S
   }
 }
 
-const fmtMs = (values: number[], p: number) => Number(percentile(values, p).toFixed(2));
-
 /** Graph store benchmark: bulk upsert rates and `neighbors` latency per store, plus mention-linking rates per database. */
 export async function benchGraph(options: { pgServerUrl?: string; neo4j?: { uri: string; user: string; password: string } }): Promise<Table[]> {
   const graph = syntheticGraph(ENTITIES, RELATIONSHIPS, 42);
@@ -172,7 +170,7 @@ export async function benchGraph(options: { pgServerUrl?: string; neo4j?: { uri:
     {
       title: `Knowledge graph stores: ${ENTITIES.toLocaleString('en')} entities, ${RELATIONSHIPS.toLocaleString('en')} relationships (preferential attachment)`,
       headers: ['store', 'entities/s', 'relationships/s', 'neighbors d1 p50 ms', 'd1 p95 ms', 'd2 p50 ms', 'd2 p95 ms'],
-      rows: results.map((r) => [r.store, r.entitiesPerSecond, r.relationshipsPerSecond, fmtMs(r.d1, 50), fmtMs(r.d1, 95), fmtMs(r.d2, 50), fmtMs(r.d2, 95)]),
+      rows: results.map((r) => [r.store, r.entitiesPerSecond, r.relationshipsPerSecond, percentile(r.d1, 50), percentile(r.d1, 95), percentile(r.d2, 50), percentile(r.d2, 95)]),
       notes: [
         `Machine: ${machineLine()}.`,
         'Targets (Neo4j): neighbors depth-2 p95 ≤ 30 ms; bulk upsert ≥ 5,000 entities/s.',

@@ -2,6 +2,7 @@
 import { createScratchDatabase } from '../test/helpers/databases.js';
 import { loadSciFact } from './datasets.js';
 import { benchIngestSearch, type IngestSearchResult } from './ingestSearch.js';
+import { benchGraph } from './graph.js';
 import { benchMusique } from './musique.js';
 import { machineLine, publish, type Table } from './report.js';
 
@@ -42,6 +43,15 @@ const tables: Table[] = [
     ],
   },
 ];
+if (!only || only === 'graph') {
+  console.log('Knowledge graph stores …');
+  const neo4jUri = process.env.CAIRN_BENCH_NEO4J_URI ?? process.env.CAIRN_TEST_NEO4J_URI;
+  const neo4j = neo4jUri
+    ? { uri: neo4jUri, user: process.env.CAIRN_TEST_NEO4J_USER ?? 'neo4j', password: process.env.CAIRN_TEST_NEO4J_PASSWORD ?? 'cairn-test-password' }
+    : undefined;
+  if (!neo4j) console.log('Skipping Neo4j: set CAIRN_BENCH_NEO4J_URI (or run `bash scripts/neo4j-server.sh start`).');
+  tables.push(...(await benchGraph({ ...(serverUrl ? { pgServerUrl: serverUrl } : {}), ...(neo4j ? { neo4j } : {}) })));
+}
 if (!only || only === 'musique') {
   console.log('MuSiQue: search against enrichContext …');
   tables.push(await benchMusique());
