@@ -1,0 +1,56 @@
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import type { DocumentRecord } from '../../../src/documents/types.js';
+import { documentUrl, formatContext } from '../../../src/enrichment/formatContext.js';
+import type { EnrichedChunkRecord, EnrichedEntityRecord } from '../../../src/enrichment/types.js';
+import type { EntityRecord, RelationshipRecord } from '../../../src/graph/types.js';
+
+const now = new Date(0);
+const doc = (id: string, title: string, metadata: Record<string, unknown> = {}): DocumentRecord => ({
+  id, title, content: '', documentType: 'other', source: null, tags: [], metadata, contentHash: '', createdAt: now, updatedAt: now, expiresAt: null,
+});
+const chunk = (d: DocumentRecord, content: string, i: number): EnrichedChunkRecord => ({
+  hit: { chunk: { id: String(i), documentId: d.id, ordinal: i, content, charStart: 0, charEnd: content.length, contentHash: '' }, document: d, score: 0.5 },
+  why: 'x',
+  citation: null,
+});
+const entity = (id: string, name: string): EnrichedEntityRecord => ({
+  entity: { id, type: 'Service', name, aliases: [], description: null, properties: {}, createdAt: now, updatedAt: now } as EntityRecord,
+  why: 'matched in the query',
+  depth: 0,
+});
+const rel = (fromId: string, type: string, toId: string): RelationshipRecord => ({ id: `${fromId}-${toId}`, type, fromId, toId, properties: {}, createdAt: now });
+
+describe('formatContext', () => {
+  it('numbers each document once and renders relationships as A -[TYPE]-> B', () => {
+    const a = doc('a', 'Doc A', { url: 'https://x.test/a' });
+    const chunks = [chunk(a, 'first', 0), chunk(doc('b', 'Doc B'), 'second', 1), chunk(a, 'third', 2)];
+    const out = formatContext(chunks, [entity('s', 'Svc'), entity('l', 'Ledger')], [rel('s', 'DEPENDS_ON', 'l')], 10_000);
+    expect(out.context).toBe('## Relevant knowledge\n[1] Doc A\nfirst\n\n[2] Doc B\nsecond\n\n[1] Doc A\nthird\n\n## Related entities\n- Svc (Service)\n- Ledger (Service)\n- Svc -[DEPENDS_ON]-> Ledger');
+    expect(out.citations).toEqual([
+      { number: 1, documentId: 'a', title: 'Doc A', source: null, url: 'https://x.test/a' },
+      { number: 2, documentId: 'b', title: 'Doc B', source: null, url: null },
+    ]);
+    expect(chunks.map((c) => c.citation)).toEqual([1, 2, 1]);
+  });
+
+  it('never exceeds the budget and counts what it left out (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ maxLength: 300 }), { maxLength: 12 }), fc.array(fc.string({ minLength: 1, maxLength: 40 }), { maxLength: 8 }), fc.integer({ min: 0, max: 2000 }), (texts, names, max) => {
+        const chunks = texts.map((t, i) => chunk(doc(`d${i % 3}`, `T${i % 3}`), t, i));
+        const ents = names.map((n, i) => entity(`e${i}`, n));
+        const out = formatContext(chunks, ents, [], max);
+        expect(out.context.length).toBeLessThanOrEqual(max);
+        const shown = chunks.filter((c) => c.citation !== null).length;
+        expect(shown + out.omittedChunks).toBe(chunks.length);
+        for (const c of out.citations) expect(out.context).toContain(`[${c.number}]`);
+      }),
+    );
+  });
+
+  it('takes urls from metadata or a URL-shaped source only', () => {
+    expect(documentUrl({ url: 'https://a.test' }, null)).toBe('https://a.test');
+    expect(documentUrl({}, 'http://b.test/x')).toBe('http://b.test/x');
+    expect(documentUrl({ url: 'javascript:alert(1)' }, 'wiki')).toBeNull();
+  });
+});
