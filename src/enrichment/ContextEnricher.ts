@@ -151,7 +151,8 @@ export class ContextEnricher {
   }
 
   private async recordGap(request: EnrichRequest, hits: SearchHitRecord[]): Promise<void> {
-    const best = hits[0]?.score ?? 0;
+    // Fused HYBRID scores are relative to the query's own hits; the lanes' own scores say how well anything matched.
+    const best = Math.max(0, ...hits.map((h) => Math.max(h.vectorScore ?? 0, h.keywordScore ?? 0, h.vectorScore == null && h.keywordScore == null ? h.score : 0)));
     if (hits.length === 0 || best < this.options.gapScoreThreshold) await this.gaps.record(request.query, best, request.filter);
   }
 }

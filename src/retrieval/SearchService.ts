@@ -1,13 +1,12 @@
-import type { Db, Queryable } from '../db/Db.js';
-import { toVectorSql } from '../db/vector.js';
-import { CHUNK_COLUMNS, toChunkRecord, type ChunkRow } from '../documents/chunkRepository.js';
-import { DOCUMENT_COLUMNS, toDocumentRecord, type DocumentRow } from '../documents/documentRepository.js';
-import { SqlParams, documentFilterSql } from '../documents/filterSql.js';
+import type { Db } from '../db/Db.js';
 import type { DocumentFilterSpec } from '../documents/types.js';
 import type { EmbeddingProvider } from '../embeddings/EmbeddingProvider.js';
 import { badInput } from '../errors.js';
-import type { SearchHitRecord, SearchRequest } from './types.js';
-import { usesHnsw } from './vectorIndex.js';
+import { fuse, type FusedHit } from './fusion.js';
+import { loadChunks, loadNeighbors } from './hitRows.js';
+import { DEFAULT_BM25, KeywordSearch, type Bm25Options } from './keywordSearch.js';
+import { FUSION_METHODS, SEARCH_MODES, type FusionMethod, type LaneHit, type SearchHitRecord, type SearchMode, type SearchRequest } from './types.js';
+import { VectorSearch } from './vectorSearch.js';
 
 /** Retrieval limits from configuration; callers can only tighten them. */
 export interface SearchLimits {
@@ -16,20 +15,66 @@ export interface SearchLimits {
   minScoreFloor: number;
 }
 
-/** What a caller asked for, before limits. */
+/** Search defaults and tuning (configuration; every field optional, see DEFAULT_SEARCH_TUNING). */
+export interface SearchTuning {
+  /** Mode when a request names none (CAIRN_SEARCH_MODE). */
+  mode: SearchMode;
+  /** HYBRID fusion when a request names none (CAIRN_SEARCH_FUSION). */
+  fusion: FusionMethod;
+  /** Vector lane weight in HYBRID when a request names none, 0..1 (CAIRN_SEARCH_VECTOR_WEIGHT). */
+  vectorWeight: number;
+  /** RRF's rank offset k (CAIRN_SEARCH_RRF_K). */
+  rrfK: number;
+  /** Chunks each HYBRID lane ranks before fusion, at least topK (CAIRN_SEARCH_CANDIDATES). */
+  candidates: number;
+  /** BM25 term-frequency saturation (CAIRN_SEARCH_BM25_K1). */
+  bm25K1: number;
+  /** BM25 length normalisation (CAIRN_SEARCH_BM25_B). */
+  bm25B: number;
+  /** Share of chunks above which a query word stops selecting keyword candidates (CAIRN_SEARCH_KEYWORD_CANDIDATE_DF). */
+  keywordCandidateDf: number;
+}
+
+/** Defaults chosen by the SciFact benchmark (bench/RESULTS.md). */
+export const DEFAULT_SEARCH_TUNING: SearchTuning = {
+  mode: 'HYBRID',
+  fusion: 'LINEAR',
+  vectorWeight: 0.2,
+  rrfK: 60,
+  candidates: 50,
+  bm25K1: DEFAULT_BM25.k1,
+  bm25B: DEFAULT_BM25.b,
+  keywordCandidateDf: DEFAULT_BM25.maxCandidateDf,
+};
+
+/** What a caller asked for, before defaults and limits. */
 export interface SearchArgs {
   query: string;
   topK?: number | null;
   minScore?: number | null;
   filter: DocumentFilterSpec;
+  /** VECTOR, KEYWORD or HYBRID (case-insensitive); the configured default when omitted. */
+  mode?: SearchMode | string | null;
+  /** RRF or LINEAR (case-insensitive), for HYBRID. */
+  fusion?: FusionMethod | string | null;
+  /** Vector lane weight for HYBRID, 0..1. */
+  vectorWeight?: number | null;
+  /** At most one hit per document (its best chunk). */
+  groupByDocument?: boolean | null;
+  /** Neighbouring chunks to return on each side of every hit, 0..MAX_NEIGHBORS. */
+  expandNeighbors?: number | null;
 }
 
 const MAX_QUERY_CHARS = 8000;
-const DOC_PREFIX = 'd_';
-const DEFAULT_EF_SEARCH = 40;
+/** Largest `expandNeighbors`. */
+export const MAX_NEIGHBORS = 10;
+/** Lanes rank this many times more chunks when hits are grouped by document, since one document has several chunks. */
+const GROUP_OVERFETCH = 4;
+/** Deepest lane ranking when looking for enough distinct documents. */
+const MAX_GROUPED_DEPTH = 2000;
 
 /** Applies defaults and caps: `topK` at most the configured maximum, `minScore` at least the configured floor. */
-export function resolveSearchRequest(args: SearchArgs, limits: SearchLimits): SearchRequest {
+export function resolveSearchRequest(args: SearchArgs, limits: SearchLimits, tuning: SearchTuning = DEFAULT_SEARCH_TUNING): SearchRequest {
   const query = args.query.trim();
   if (query === '') throw badInput('input.query', 'must not be empty');
   if (query.length > MAX_QUERY_CHARS) throw badInput('input.query', `must be at most ${MAX_QUERY_CHARS} characters`);
@@ -37,81 +82,144 @@ export function resolveSearchRequest(args: SearchArgs, limits: SearchLimits): Se
   if (!Number.isInteger(topK) || topK < 1) throw badInput('input.topK', 'must be a positive integer');
   const minScore = args.minScore ?? 0;
   if (!Number.isFinite(minScore) || minScore < 0 || minScore > 1) throw badInput('input.minScore', 'must be between 0 and 1');
+  const vectorWeight = args.vectorWeight ?? tuning.vectorWeight;
+  if (!Number.isFinite(vectorWeight) || vectorWeight < 0 || vectorWeight > 1) throw badInput('input.vectorWeight', 'must be between 0 and 1');
+  const expandNeighbors = args.expandNeighbors ?? 0;
+  if (!Number.isInteger(expandNeighbors) || expandNeighbors < 0 || expandNeighbors > MAX_NEIGHBORS) {
+    throw badInput('input.expandNeighbors', `must be an integer from 0 to ${MAX_NEIGHBORS}`);
+  }
   return {
     query,
     topK: Math.min(topK, limits.maxTopK),
     minScore: Math.max(minScore, limits.minScoreFloor),
     filter: args.filter,
+    mode: oneOf(args.mode, SEARCH_MODES, tuning.mode, 'input.mode'),
+    fusion: oneOf(args.fusion, FUSION_METHODS, tuning.fusion, 'input.fusion'),
+    vectorWeight,
+    groupByDocument: args.groupByDocument ?? false,
+    expandNeighbors,
   };
 }
 
-/** Semantic search over chunk embeddings with pgvector's cosine distance. */
+function oneOf<T extends string>(value: string | null | undefined, allowed: readonly T[], fallback: T, field: string): T {
+  if (value === undefined || value === null) return fallback;
+  const upper = value.toUpperCase() as T;
+  if (!allowed.includes(upper)) throw badInput(field, `must be one of ${allowed.join(', ')}`);
+  return upper;
+}
+
+/**
+ * Search over chunks in three modes: VECTOR (pgvector cosine similarity), KEYWORD (BM25 over title and content, scored
+ * in Postgres) and HYBRID (both lanes fused by RRF or a weighted sum of normalised scores).
+ */
 export class SearchService {
+  private readonly tuning: SearchTuning;
+  private readonly vectors: VectorSearch;
+  private readonly keywords: KeywordSearch;
+
   constructor(
     private readonly db: Db,
     private readonly embedder: EmbeddingProvider,
     private readonly limits: SearchLimits,
-  ) {}
-
-  /** Embeds the query and returns the best chunks with their documents, best first. */
-  async search(args: SearchArgs): Promise<SearchHitRecord[]> {
-    const request = resolveSearchRequest(args, this.limits);
-    const [vector] = await this.embedder.embed([request.query]);
-    return this.searchByVector(vector as Float32Array, request);
+    tuning: Partial<SearchTuning> = {},
+  ) {
+    this.tuning = { ...DEFAULT_SEARCH_TUNING, ...definedOnly(tuning) };
+    this.vectors = new VectorSearch(db);
+    const bm25: Bm25Options = { k1: this.tuning.bm25K1, b: this.tuning.bm25B, maxCandidateDf: this.tuning.keywordCandidateDf };
+    this.keywords = new KeywordSearch(db, bm25);
   }
 
-  /** Nearest chunks to a vector, honouring the filter, `topK` and `minScore`. */
-  async searchByVector(vector: Float32Array, request: SearchRequest): Promise<SearchHitRecord[]> {
-    const params = new SqlParams();
-    const q = params.add(toVectorSql(vector));
-    const where = documentFilterSql(request.filter, params);
-    const limit = params.add(request.topK);
-    const docColumns = DOCUMENT_COLUMNS.split(', ').map((c) => `d.${c} AS ${DOC_PREFIX}${c}`).join(', ');
-    // Rank on chunk ids and distances only; fetch content and document columns for the k winners afterwards,
-    // so the scan never carries wide rows through the sort.
-    const sql = `WITH top AS (
-                   SELECT c.id, (c.embedding <=> ${q}::vector) AS distance
-                     FROM chunks c JOIN documents d ON d.id = c.document_id
-                    WHERE c.embedding IS NOT NULL AND ${where}
-                    ORDER BY c.embedding <=> ${q}::vector LIMIT ${limit})
-                 SELECT ${CHUNK_COLUMNS}, ${docColumns}, top.distance
-                   FROM top JOIN chunks c ON c.id = top.id JOIN documents d ON d.id = c.document_id
-                  ORDER BY top.distance, c.id`;
-    let rows = await this.run(this.db, sql, params.values, false, request.topK);
-    // An approximate index scan stops after ef_search candidates, so a selective filter can starve it:
-    // when it comes back short, an exact scan returns every match that exists.
-    if (rows.length < request.topK && usesHnsw(this.db) && hasFilter(request.filter)) {
-      rows = await this.run(this.db, sql, params.values, true, request.topK);
+  /** Validates `args` and returns the best chunks with their documents and every lane's scores, best first. */
+  async search(args: SearchArgs): Promise<SearchHitRecord[]> {
+    return this.run(resolveSearchRequest(args, this.limits, this.tuning));
+  }
+
+  /** Runs a resolved request (see `resolveSearchRequest`). */
+  async run(request: SearchRequest): Promise<SearchHitRecord[]> {
+    const vector = request.mode !== 'KEYWORD' ? this.embedQuery(request.query) : undefined;
+    for (let depth = this.laneDepth(request); ; depth *= GROUP_OVERFETCH) {
+      // The keyword lane needs no embedding: it runs while the query is embedded (on PGlite the queries take turns).
+      const [v, k] = await Promise.all([
+        vector ? vector.then((q) => this.vectors.search(q, request.filter, depth)) : [],
+        request.mode !== 'VECTOR' ? this.keywords.search(request.query, request.filter, depth) : [],
+      ]);
+      const ranked = this.rank(request, v, k);
+      // Grouped by document, many chunks of a few documents can fill the lanes: look deeper while more chunks exist.
+      const short = request.groupByDocument && new Set(ranked.map((h) => h.documentId)).size < request.topK;
+      const more = v.length >= depth || k.length >= depth;
+      if (!short || !more || depth >= MAX_GROUPED_DEPTH) return this.finish(ranked, request);
     }
+  }
+
+  /** VECTOR search with a vector the caller already has. */
+  async searchByVector(vector: Float32Array, request: SearchRequest): Promise<SearchHitRecord[]> {
+    const hits = await this.vectors.search(vector, request.filter, this.laneDepth({ ...request, mode: 'VECTOR' }));
+    return this.finish(this.rank({ ...request, mode: 'VECTOR' }, hits, []), request);
+  }
+
+  private async embedQuery(query: string): Promise<Float32Array> {
+    const [vector] = await this.embedder.embed([query]);
+    return vector as Float32Array;
+  }
+
+  /** How many chunks each lane ranks: topK alone, more for fusion and for grouping by document. */
+  private laneDepth(request: SearchRequest): number {
+    const base = request.mode === 'HYBRID' ? Math.max(request.topK, this.tuning.candidates) : request.topK;
+    return request.groupByDocument ? base * GROUP_OVERFETCH : base;
+  }
+
+  /** One ordered list from the lanes: single-lane modes keep their lane's order and score. */
+  private rank(request: SearchRequest, vector: LaneHit[], keyword: LaneHit[]): FusedHit[] {
+    if (request.mode === 'HYBRID') {
+      return fuse(vector, keyword, { method: request.fusion, vectorWeight: request.vectorWeight, rrfK: this.tuning.rrfK });
+    }
+    const lane = request.mode === 'VECTOR' ? vector : keyword;
+    return lane.map((h, i) => ({
+      chunkId: h.chunkId,
+      documentId: h.documentId,
+      score: h.score,
+      vectorScore: request.mode === 'VECTOR' ? h.score : null,
+      keywordScore: request.mode === 'KEYWORD' ? h.score : null,
+      vectorRank: request.mode === 'VECTOR' ? i + 1 : null,
+      keywordRank: request.mode === 'KEYWORD' ? i + 1 : null,
+    }));
+  }
+
+  /** Applies minScore, grouping and topK, then loads the winners' rows and neighbours. */
+  private async finish(ranked: FusedHit[], request: SearchRequest): Promise<SearchHitRecord[]> {
+    const chosen: FusedHit[] = [];
+    const docs = new Set<string>();
+    for (const h of ranked) {
+      if (chosen.length >= request.topK || h.score < request.minScore) break;
+      if (request.groupByDocument) {
+        if (docs.has(h.documentId)) continue;
+        docs.add(h.documentId);
+      }
+      chosen.push(h);
+    }
+    const loaded = await loadChunks(this.db, chosen.map((h) => h.chunkId));
     const hits: SearchHitRecord[] = [];
-    for (const row of rows) {
-      const score = Math.max(0, Math.min(1, 1 - Number(row.distance)));
-      if (score < request.minScore) break;
-      hits.push({ chunk: toChunkRecord(row), document: toDocumentRecord(unprefix(row)), score });
+    for (const h of chosen) {
+      const row = loaded.get(h.chunkId);
+      if (!row) continue; // deleted between ranking and loading
+      hits.push({
+        ...row,
+        score: h.score,
+        vectorScore: h.vectorScore,
+        keywordScore: h.keywordScore,
+        vectorRank: h.vectorRank,
+        keywordRank: h.keywordRank,
+        neighbors: [],
+      });
+    }
+    if (request.expandNeighbors > 0) {
+      const neighbors = await loadNeighbors(this.db, hits.map((h) => h.chunk), request.expandNeighbors);
+      for (const h of hits) h.neighbors = neighbors.get(h.chunk.id) ?? [];
     }
     return hits;
   }
-
-  private async run(db: Db, sql: string, values: unknown[], exact: boolean, topK: number): Promise<SearchRow[]> {
-    // HNSW returns at most ef_search candidates (default 40): widen it when more hits are wanted.
-    const widen = usesHnsw(db) && topK > DEFAULT_EF_SEARCH;
-    if (!exact && !widen) return (await db.query<SearchRow>(sql, values)).rows;
-    return db.transaction(async (tx: Queryable) => {
-      if (exact) await tx.exec('SET LOCAL enable_indexscan = off');
-      else await tx.exec(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.trunc(topK))}`);
-      return (await tx.query<SearchRow>(sql, values)).rows;
-    });
-  }
 }
 
-type SearchRow = ChunkRow & Record<string, unknown> & { distance: number | string };
-
-function hasFilter(f: DocumentFilterSpec): boolean {
-  return Boolean(f.types?.length || f.sources?.length || f.tagGroups?.length || f.text);
-}
-
-function unprefix(row: Record<string, unknown>): DocumentRow {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(row)) if (k.startsWith(DOC_PREFIX)) out[k.slice(DOC_PREFIX.length)] = v;
-  return out as unknown as DocumentRow;
+function definedOnly<T extends object>(o: Partial<T>): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -15,6 +15,9 @@ CREATE FUNCTION keyword_length(v tsvector) RETURNS integer
 
 ALTER TABLE chunks ADD COLUMN keyword_tsv tsvector;
 ALTER TABLE chunks ADD COLUMN keyword_length integer;
+-- Keep the vector in the row (rows already hold an inline embedding): ranking reads it for every candidate, and a
+-- TOAST fetch per candidate would dominate the query.
+ALTER TABLE chunks ALTER COLUMN keyword_tsv SET STORAGE MAIN;
 
 -- Statistics are split into shards (by server backend) so that concurrent writers rarely wait on the same rows;
 -- readers sum the shards. A shard's counts may go negative when another shard wrote what it deletes.
@@ -106,10 +109,19 @@ END $$;
 CREATE TRIGGER chunks_keyword_updated AFTER UPDATE OF content, document_id ON chunks
   FOR EACH ROW EXECUTE FUNCTION chunks_keyword_updated();
 
--- A title changed outside DocumentService: re-derive the vectors of the document's chunks.
+-- A title changed: re-derive the vectors of the document's chunks, three statements per document (not per chunk).
+-- Through DocumentService those chunks are replaced right after, since their hashes cover the title.
 CREATE FUNCTION documents_keyword_title() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  UPDATE chunks SET content = content WHERE document_id = NEW.id;
+  PERFORM keyword_stats_apply(
+    ARRAY(SELECT keyword_tsv FROM chunks WHERE document_id = NEW.id AND keyword_tsv IS NOT NULL),
+    (SELECT sum(keyword_length) FROM chunks WHERE document_id = NEW.id AND keyword_tsv IS NOT NULL), -1);
+  UPDATE chunks c SET keyword_tsv = x.v, keyword_length = keyword_length(x.v)
+    FROM (SELECT id, keyword_vector(NEW.title, content) AS v FROM chunks WHERE document_id = NEW.id) x
+   WHERE c.id = x.id;
+  PERFORM keyword_stats_apply(
+    ARRAY(SELECT keyword_tsv FROM chunks WHERE document_id = NEW.id),
+    (SELECT sum(keyword_length) FROM chunks WHERE document_id = NEW.id), 1);
   RETURN NULL;
 END $$;
 CREATE TRIGGER documents_keyword_title AFTER UPDATE OF title ON documents

@@ -2,7 +2,7 @@ import neo4j, { type ManagedTransaction } from 'neo4j-driver';
 import { notFound } from '../../errors.js';
 import type { GraphStore } from '../GraphStore.js';
 import {
-  ENTITY_TYPE_PATTERN,
+  RELATIONSHIP_TYPE_PATTERN,
   type Direction,
   type Edge,
   type EntityFilterSpec,
@@ -30,12 +30,14 @@ import {
   type RelationshipMap,
 } from './mapping.js';
 import { applyMentionOps } from './mentions.js';
+import { Neo4jSchema } from './schema.js';
 
 // Data model: every entity is (:Entity:<Type> {id, type, name, nameLower, aliases, aliasesLower, description,
 // properties: JSON string, createdAt, updatedAt: epoch ms}); relationships are [:<TYPE> {id, properties: JSON string,
 // createdAt}] between entities. Mentions mirrored from Postgres are (:Entity)-[:MENTIONED_IN]->(:Document {id, title});
 // every graph query matches both ends as :Entity, so mentions never count as relationships.
 
+/** Connection options of the store (uri, user, password, optional database and logger). */
 export type { Neo4jOptions } from './connection.js';
 
 /** Rows per UNWIND statement. */
@@ -52,44 +54,36 @@ async function relationshipRows(tx: ManagedTransaction, query: string, params: R
 export class Neo4jGraphStore implements GraphStore {
   readonly kind = 'neo4j' as const;
   private readonly conn: Neo4jConnection;
-  /** Relationship types whose `id` index this instance has ensured. */
-  private readonly indexedTypes = new Set<string>();
+  private readonly schema: Neo4jSchema;
 
   constructor(options: Neo4jOptions) {
     this.conn = new Neo4jConnection(options);
+    this.schema = new Neo4jSchema(this.conn);
   }
 
   /** Creates constraints and indexes (idempotent), including the id index of every existing relationship type. */
   async init(): Promise<void> {
     await this.conn.guard('init', async () => {
-      for (const statement of Q.SCHEMA_STATEMENTS) await this.conn.write((tx) => tx.run(statement));
-      await this.ensureRelationshipIndexes(await this.conn.read((tx) => this.relationshipTypes(tx)));
+      await this.schema.init(await this.conn.read((tx) => this.relationshipTypes(tx)));
     });
   }
 
   /** Inserts or replaces entities (last duplicate wins, createdAt survives, labels follow the type); input order. */
   async upsertEntities(entities: readonly EntityWrite[]): Promise<EntityRecord[]> {
     if (entities.length === 0) return [];
-    const rows = uniqueBy(entities, (e) => e.id).map((e) => entityParams({ ...e, type: validateEntityType(e.type) }));
+    // Sorted by id: concurrent batches lock nodes in the same order, avoiding deadlocks.
+    const rows = uniqueBy(entities, (e) => e.id)
+      .map((e) => entityParams({ ...e, type: validateEntityType(e.type) }))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const now = int(Date.now());
     const byId = await this.conn.guard('upsertEntities', () =>
       this.conn.write(async (tx) => {
         const written = new Map<string, EntityRecord>();
         for (const chunk of chunks(rows, CHUNK)) {
-          const changed = await tx.run(Q.CHANGED_TYPES, { rows: chunk.map((r) => ({ id: r.id, type: r.type })) });
-          const byOldType = groupBy(changed.records, (r) => String(r.get('type')));
-          for (const [oldType, recs] of byOldType) {
-            if (!ENTITY_TYPE_PATTERN.test(oldType) || Q.RESERVED_LABELS.has(oldType)) continue;
-            await tx.run(Q.removeLabelQuery(oldType), { ids: recs.map((r) => r.get('id') as string) });
-          }
-        }
-        for (const [type, group] of groupBy(rows, (r) => r.type)) {
-          for (const chunk of chunks(group, CHUNK)) {
-            const res = await tx.run(Q.upsertEntitiesQuery(type), { rows: chunk, now });
-            for (const rec of res.records) {
-              const e = toEntityRecord(rec.get('e') as EntityMap);
-              written.set(e.id, e);
-            }
+          const res = await tx.run(Q.UPSERT_ENTITIES, { rows: chunk, now, reserved: [...Q.RESERVED_LABELS] });
+          for (const rec of res.records) {
+            const e = toEntityRecord(rec.get('e') as EntityMap);
+            written.set(e.id, e);
           }
         }
         return written;
@@ -151,9 +145,8 @@ export class Neo4jGraphStore implements GraphStore {
     const endpoints = [...new Set(unique.flatMap((r) => [r.fromId, r.toId]))];
     const now = int(Date.now());
     const byKey = await this.conn.guard('upsertRelationships', async () => {
-      await this.ensureRelationshipIndexes(unique.map((r) => r.type));
+      await this.schema.ensureRelationshipIndexes(unique.map((r) => r.type));
       return this.conn.write(async (tx) => {
-        await this.assertEntitiesExist(tx, endpoints, relationships);
         const written = new Map<string, RelationshipRecord>();
         for (const [type, group] of groupBy(unique, (r) => r.type)) {
           for (const chunk of chunks(group, CHUNK)) {
@@ -162,8 +155,11 @@ export class Neo4jGraphStore implements GraphStore {
             }
           }
         }
-        // An endpoint deleted concurrently since the check: fail the whole write rather than skip silently.
-        if (written.size < unique.length) await this.assertEntitiesExist(tx, endpoints, relationships);
+        // Rows with a missing endpoint wrote nothing; throwing rolls the whole transaction back.
+        if (written.size < unique.length) {
+          await this.assertEntitiesExist(tx, endpoints, relationships);
+          throw new Error(`Neo4j wrote ${written.size} of ${unique.length} relationships with all endpoints present`);
+        }
         return written;
       });
     });
@@ -178,7 +174,7 @@ export class Neo4jGraphStore implements GraphStore {
     return this.conn.guard('getRelationships', async () => {
       const types = await this.conn.read((tx) => this.relationshipTypes(tx));
       if (types.length === 0) return [];
-      await this.ensureRelationshipIndexes(types);
+      await this.schema.ensureRelationshipIndexes(types);
       const query = Q.relationshipsByIdQuery(types, `WITH DISTINCT r RETURN ${Q.REL_MAP} AS r ORDER BY r.id`);
       return this.conn.read((tx) => relationshipRows(tx, query, { ids: [...new Set(ids)] }));
     });
@@ -189,7 +185,7 @@ export class Neo4jGraphStore implements GraphStore {
     return this.conn.guard('deleteRelationship', async () => {
       const types = await this.conn.read((tx) => this.relationshipTypes(tx));
       if (types.length === 0) return false;
-      await this.ensureRelationshipIndexes(types);
+      await this.schema.ensureRelationshipIndexes(types);
       const query = Q.relationshipsByIdQuery(types, 'WITH DISTINCT r DELETE r RETURN count(*) AS n');
       return this.conn.write(async (tx) => {
         const res = await tx.run(query, { ids: [id] });
@@ -293,15 +289,6 @@ export class Neo4jGraphStore implements GraphStore {
   private async relationshipTypes(tx: ManagedTransaction): Promise<string[]> {
     const res = await tx.run(Q.RELATIONSHIP_TYPES);
     const types = (res.records[0]?.get('types') as string[] | undefined) ?? [];
-    return types.filter((t) => Q.typeFilter([t]) !== null).sort();
-  }
-
-  /** Creates the `id` index of relationship types not seen yet by this instance (schema changes: own transactions). */
-  private async ensureRelationshipIndexes(types: readonly string[]): Promise<void> {
-    for (const type of new Set(types)) {
-      if (this.indexedTypes.has(type)) continue;
-      await this.conn.write((tx) => tx.run(Q.relationshipIdIndex(type)));
-      this.indexedTypes.add(type);
-    }
+    return types.filter((t) => RELATIONSHIP_TYPE_PATTERN.test(t)).sort();
   }
 }

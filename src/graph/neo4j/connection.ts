@@ -1,6 +1,7 @@
 import neo4j, { Neo4jError, type Driver, type ManagedTransaction } from 'neo4j-driver';
 import { AppError, ErrorCode, isAppError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
+import { enableTcpNoDelay } from './tcpNoDelay.js';
 
 /** How to reach Neo4j. */
 export interface Neo4jOptions {
@@ -13,8 +14,14 @@ export interface Neo4jOptions {
 }
 
 /** How long a unit of work keeps retrying transient failures (driver default: 30 s, too long for a request). */
-const MAX_RETRY_MS = 5_000;
+const MAX_RETRY_MS = 3_000;
 const CONNECT_TIMEOUT_MS = 5_000;
+
+/** True when a schema statement failed only because an equivalent index or constraint exists (a concurrent creator). */
+export function isSchemaAlreadyThere(err: unknown): boolean {
+  const code = err instanceof Neo4jError ? err.code : '';
+  return code === 'Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists' || code === 'Neo.ClientError.Schema.IndexAlreadyExists' || code === 'Neo.ClientError.Schema.ConstraintAlreadyExists';
+}
 
 /** The URI without credentials, safe for messages and logs. */
 export function safeUri(uri: string): string {
@@ -29,15 +36,18 @@ export function safeUri(uri: string): string {
 }
 
 const UNAVAILABLE_CODES = new Set(['ServiceUnavailable', 'SessionExpired', 'Neo.ClientError.Database.DatabaseNotFound', 'Neo.TransientError.General.DatabaseUnavailable']);
+const AUTH_CODES = new Set(['Neo.ClientError.Security.Unauthorized', 'Neo.ClientError.Security.AuthenticationRateLimit', 'Neo.ClientError.Security.CredentialsExpired']);
 const NETWORK_MESSAGE = /ECONNREFUSED|ECONNRESET|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|EAI_AGAIN|socket hang up|Connection acquisition timed out|Failed to connect/i;
 
 /** Why an error means the server cannot be used (connection, credentials, database), or undefined. */
 function unavailableReason(err: unknown): string | undefined {
   const code = err instanceof Neo4jError ? err.code : (err as { code?: unknown } | null)?.code;
-  const message = err instanceof Error ? err.message : String(err);
-  if (typeof code === 'string' && code.startsWith('Neo.ClientError.Security.')) return `authentication failed (${message})`;
+  const full = err instanceof Error ? err.message : String(err);
+  // The driver's connection errors are long advice texts ending in "Caused by: <socket error>": keep the cause.
+  const message = full.includes('Caused by: ') ? (full.split('Caused by: ').at(-1) ?? full).trim() : full;
+  if (typeof code === 'string' && AUTH_CODES.has(code)) return `authentication failed (${message})`;
   if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return message;
-  if (NETWORK_MESSAGE.test(message)) return message;
+  if (NETWORK_MESSAGE.test(full)) return message;
   return undefined;
 }
 
@@ -48,6 +58,7 @@ export class Neo4jConnection {
   private readonly database: string | undefined;
 
   constructor(private readonly options: Neo4jOptions) {
+    enableTcpNoDelay(); // the driver's sockets keep Nagle on: small requests would wait for delayed ACKs
     this.uri = safeUri(options.uri);
     this.database = options.database;
     const logger = options.logger;

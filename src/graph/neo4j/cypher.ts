@@ -1,8 +1,9 @@
-import { ENTITY_TYPE_PATTERN, RELATIONSHIP_TYPE_PATTERN, type Direction } from '../types.js';
+import { RELATIONSHIP_TYPE_PATTERN, type Direction } from '../types.js';
 
-// Cypher text for the Neo4j store. Values always travel as parameters; the only identifiers ever put into query
-// text are entity labels and relationship types that match ENTITY_TYPE_PATTERN / RELATIONSHIP_TYPE_PATTERN (letters,
-// digits and _ only), and even those are backtick-quoted.
+// Cypher text for the Neo4j store (needs Neo4j 5.26+: dynamic labels, `CALL (x) {}` scopes). Values always travel
+// as parameters; entity writes set labels from parameters too (`:$(...)`). The only identifiers ever put into query
+// text are relationship types matching RELATIONSHIP_TYPE_PATTERN (letters, digits and _), and even those are
+// backtick-quoted.
 
 /** Relationship type of the mention mirror, from an entity to a `(:Document)`. */
 export const MENTIONED_IN = 'MENTIONED_IN';
@@ -21,22 +22,21 @@ export const SCHEMA_STATEMENTS = [
   'CREATE CONSTRAINT document_id IF NOT EXISTS FOR (d:Document) REQUIRE d.id IS UNIQUE',
 ];
 
-/** A label (entity type), validated and quoted; throws on anything else so unchecked text never reaches a query. */
-export function label(type: string): string {
-  if (!ENTITY_TYPE_PATTERN.test(type)) throw new Error(`refusing to use "${type}" as a Neo4j label`);
-  return `\`${type}\``;
-}
-
 /** A relationship type, validated and quoted; throws on anything else. */
 export function relType(type: string): string {
   if (!RELATIONSHIP_TYPE_PATTERN.test(type)) throw new Error(`refusing to use "${type}" as a Neo4j relationship type`);
   return `\`${type}\``;
 }
 
-/** The range index on `id` of one relationship type (Community indexes relationship properties per type only). */
+/** Name of the range index on `id` of one relationship type (validated: letters, digits and _ only). */
+export function relationshipIdIndexName(type: string): string {
+  relType(type);
+  return `rel_id_${type}`;
+}
+
+/** Creates the range index on `id` of one relationship type (Community indexes relationship properties per type only). */
 export function relationshipIdIndex(type: string): string {
-  const quoted = relType(type);
-  return `CREATE INDEX \`rel_id_${type}\` IF NOT EXISTS FOR ()-[r:${quoted}]-() ON (r.id)`;
+  return `CREATE INDEX \`${relationshipIdIndexName(type)}\` IF NOT EXISTS FOR ()-[r:${relType(type)}]-() ON (r.id)`;
 }
 
 /**
@@ -58,26 +58,21 @@ export function entityMap(v: string): string {
 /** Map projection of a relationship bound to `r`. */
 export const REL_MAP = '{id: r.id, type: type(r), fromId: startNode(r).id, toId: endNode(r).id, properties: r.properties, createdAt: r.createdAt}';
 
-/** Writes one chunk of entities of a single type (label), keeping createdAt; returns them. */
-export function upsertEntitiesQuery(type: string): string {
-  const setLabel = RESERVED_LABELS.has(type) ? '' : `e:${label(type)}, `;
-  return `UNWIND $rows AS row
+/**
+ * Writes one chunk of entities, keeping createdAt. Setting updatedAt first takes the node's write lock, so the labels
+ * read next are the committed ones: every type label but the new one is removed (dynamic labels, Neo4j 5.26+: values
+ * stay parameters) and the new one added. Reserved labels are never added nor removed.
+ */
+export const UPSERT_ENTITIES = `UNWIND $rows AS row
 MERGE (e:Entity {id: row.id})
 ON CREATE SET e.createdAt = $now
-SET ${setLabel}e.type = row.type, e.name = row.name, e.nameLower = row.nameLower, e.aliases = row.aliases,
-    e.aliasesLower = row.aliasesLower, e.description = row.description, e.properties = row.properties, e.updatedAt = $now
+SET e.updatedAt = $now
+WITH e, row, [l IN labels(e) WHERE NOT l IN $reserved AND l <> row.type] AS stale
+REMOVE e:$(stale)
+SET e:$(CASE WHEN row.type IN $reserved THEN [] ELSE [row.type] END)
+SET e.type = row.type, e.name = row.name, e.nameLower = row.nameLower, e.aliases = row.aliases,
+    e.aliasesLower = row.aliasesLower, e.description = row.description, e.properties = row.properties
 RETURN ${entityMap('e')} AS e`;
-}
-
-/** Existing entities among the rows whose type (label) is about to change. */
-export const CHANGED_TYPES = `UNWIND $rows AS row
-MATCH (e:Entity {id: row.id}) WHERE e.type <> row.type
-RETURN e.id AS id, e.type AS type`;
-
-/** Removes an old type label from some entities. */
-export function removeLabelQuery(type: string): string {
-  return `UNWIND $ids AS id MATCH (e:Entity {id: id}) REMOVE e:${label(type)}`;
-}
 
 /** Ids among `$ids` that are not entities. */
 export const MISSING_ENTITIES = `UNWIND $ids AS id
@@ -85,7 +80,11 @@ OPTIONAL MATCH (e:Entity {id: id})
 WITH id, e WHERE e IS NULL
 RETURN collect(id) AS missing`;
 
-/** Writes one chunk of relationships of a single type; (from, type, to) is unique through MERGE. */
+/**
+ * Writes one chunk of relationships of one type. Merging on the (deterministic) id lets the planner seek the per-type
+ * id index whatever the statistics (a dynamic type made it scan all relationships per row on a fresh graph). MERGE
+ * locks both endpoints, so (from, type, to) stays unique under concurrency. Rows with a missing endpoint write nothing.
+ */
 export function upsertRelationshipsQuery(type: string): string {
   return `UNWIND $rows AS row
 MATCH (a:Entity {id: row.fromId})

@@ -162,14 +162,40 @@ export type DocumentConnection = {
   totalCount: Scalars['Int']['output'];
 };
 
+/** How `search` ranks chunks. */
+export type SearchMode =
+  /** Cosine similarity between the query's embedding and each chunk's. */
+  | 'VECTOR'
+  /** BM25 over the words of each chunk and its document's title: any query word can match, rare words weigh more. */
+  | 'KEYWORD'
+  /** Both rankings fused (see `fusion`). */
+  | 'HYBRID';
+
+/** How HYBRID merges the vector and keyword rankings. */
+export type FusionMethod =
+  /** Reciprocal Rank Fusion: Σ weight / (60 + rank), scaled so that first place in both rankings gives 1. */
+  | 'RRF'
+  /** vectorWeight × vector score + (1 − vectorWeight) × keyword score, each min-max normalised over its lane's candidates. */
+  | 'LINEAR';
+
 export type SearchInput = {
   /** Natural-language query text. */
   query: Scalars['String']['input'];
   /** Hits to return; defaults to CAIRN_RAG_TOP_K and is capped by CAIRN_RAG_MAX_TOP_K. */
   topK?: InputMaybe<Scalars['Int']['input']>;
-  /** Minimum cosine similarity (0-1); never below CAIRN_RAG_MIN_SCORE_FLOOR. */
+  /** Minimum `score` (0-1); never below CAIRN_RAG_MIN_SCORE_FLOOR. */
   minScore?: InputMaybe<Scalars['Float']['input']>;
   filter?: InputMaybe<DocumentFilter>;
+  /** Ranking; defaults to CAIRN_SEARCH_MODE (HYBRID). */
+  mode?: InputMaybe<SearchMode>;
+  /** For HYBRID; defaults to CAIRN_SEARCH_FUSION. */
+  fusion?: InputMaybe<FusionMethod>;
+  /** For HYBRID: the vector ranking's weight from 0 to 1, the keyword ranking gets the rest; defaults to CAIRN_SEARCH_VECTOR_WEIGHT. */
+  vectorWeight?: InputMaybe<Scalars['Float']['input']>;
+  /** At most one hit (its best chunk) per document. */
+  groupByDocument?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Also return up to this many chunks on each side of every hit, as `neighbors` (0-10). */
+  expandNeighbors?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** One ranked chunk. */
@@ -177,8 +203,21 @@ export type SearchHit = {
   __typename?: 'SearchHit';
   chunk: Chunk;
   document: Document;
-  /** Cosine similarity between query and chunk, from 0 to 1. */
+  /**
+   * Relevance from 0 to 1, higher is better. VECTOR: cosine similarity. KEYWORD: the chunk's BM25 as a share of the
+   * highest BM25 any chunk could reach for this query. HYBRID: the fused score of the chosen `fusion`.
+   */
   score: Scalars['Float']['output'];
+  /** Cosine similarity (0-1), when the vector ranking includes the chunk. */
+  vectorScore: Maybe<Scalars['Float']['output']>;
+  /** Normalised BM25 (0-1, as `score` in KEYWORD mode), when the keyword ranking includes the chunk. */
+  keywordScore: Maybe<Scalars['Float']['output']>;
+  /** 1-based rank in the keyword ranking, when it includes the chunk. */
+  keywordRank: Maybe<Scalars['Int']['output']>;
+  /** 1-based rank in the vector ranking, when it includes the chunk. */
+  vectorRank: Maybe<Scalars['Int']['output']>;
+  /** Up to `expandNeighbors` chunks before and after this one in its document, in order, the hit itself excluded. */
+  neighbors: Array<Chunk>;
 };
 
 export type CountByKey = {
@@ -743,6 +782,8 @@ export type ResolversTypes = {
   PageInfo: ResolverTypeWrapper<PageInfo>;
   DocumentEdge: ResolverTypeWrapper<Omit<DocumentEdge, 'node'> & { node: ResolversTypes['Document'] }>;
   DocumentConnection: ResolverTypeWrapper<Omit<DocumentConnection, 'edges' | 'nodes'> & { edges: Array<ResolversTypes['DocumentEdge']>, nodes: Array<ResolversTypes['Document']> }>;
+  SearchMode: SearchMode;
+  FusionMethod: FusionMethod;
   SearchInput: SearchInput;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   SearchHit: ResolverTypeWrapper<SearchHitRecord>;
@@ -904,6 +945,11 @@ export type SearchHitResolvers<ContextType = GraphQLContext, ParentType extends 
   chunk?: Resolver<ResolversTypes['Chunk'], ParentType, ContextType>;
   document?: Resolver<ResolversTypes['Document'], ParentType, ContextType>;
   score?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  vectorScore?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  keywordScore?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  keywordRank?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  vectorRank?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  neighbors?: Resolver<Array<ResolversTypes['Chunk']>, ParentType, ContextType>;
 };
 
 export type CountByKeyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CountByKey'] = ResolversParentTypes['CountByKey']> = {

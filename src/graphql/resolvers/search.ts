@@ -10,6 +10,11 @@ export const searchResolvers: Resolvers = {
         topK: input.topK,
         minScore: input.minScore,
         filter: toFilterSpec(input.filter, 'input.filter'),
+        mode: input.mode,
+        fusion: input.fusion,
+        vectorWeight: input.vectorWeight,
+        groupByDocument: input.groupByDocument,
+        expandNeighbors: input.expandNeighbors,
       }),
     knowledgeStats: async (_, __, { services }) => ({
       ...(await services.documents.stats()),
