@@ -56,6 +56,13 @@ const envSchema = z
     CAIRN_NEO4J_PASSWORD: optionalString,
     CAIRN_NEO4J_DATABASE: optionalString,
 
+    CAIRN_SEARCH_MODE: z.enum(['VECTOR', 'KEYWORD', 'HYBRID']).optional(),
+    CAIRN_SEARCH_FUSION: z.enum(['RRF', 'LINEAR']).optional(),
+    CAIRN_SEARCH_VECTOR_WEIGHT: z.coerce.number().min(0).max(1).optional(),
+    CAIRN_SEARCH_RRF_K: int(1, 10000).optional(),
+    CAIRN_SEARCH_CANDIDATES: int(1, 1000).optional(),
+    CAIRN_SEARCH_BM25_K1: z.coerce.number().min(0).max(10).optional(),
+    CAIRN_SEARCH_BM25_B: z.coerce.number().min(0).max(1).optional(),
     CAIRN_KG_MAX_ENTITIES_IN_CONTEXT: int(0, 100).default(5),
     CAIRN_ENRICH_MAX_CHARS: int(200, 1_000_000).default(6000),
     CAIRN_ENRICH_LANE_TIMEOUT_MS: int(10).default(2000),
@@ -115,6 +122,16 @@ export interface Config {
   rag: { topK: number; maxTopK: number; minScoreFloor: number };
   /** Neo4j connection; undefined keeps the graph in Postgres. */
   neo4j: { uri: string; user: string; password: string; database: string | undefined } | undefined;
+  /** Search defaults; unset fields keep the benchmark-chosen defaults (see SearchService). */
+  search: {
+    mode: 'VECTOR' | 'KEYWORD' | 'HYBRID' | undefined;
+    fusion: 'RRF' | 'LINEAR' | undefined;
+    vectorWeight: number | undefined;
+    rrfK: number | undefined;
+    candidates: number | undefined;
+    bm25K1: number | undefined;
+    bm25B: number | undefined;
+  };
   enrich: { maxEntities: number; maxChars: number; laneTimeoutMs: number; gapScoreThreshold: number };
   expirySweepIntervalMs: number;
   maxDocumentChars: number;
@@ -163,6 +180,15 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     neo4j: e.CAIRN_NEO4J_URI
       ? { uri: e.CAIRN_NEO4J_URI, user: e.CAIRN_NEO4J_USER, password: e.CAIRN_NEO4J_PASSWORD ?? '', database: e.CAIRN_NEO4J_DATABASE }
       : undefined,
+    search: {
+      mode: e.CAIRN_SEARCH_MODE,
+      fusion: e.CAIRN_SEARCH_FUSION,
+      vectorWeight: e.CAIRN_SEARCH_VECTOR_WEIGHT,
+      rrfK: e.CAIRN_SEARCH_RRF_K,
+      candidates: e.CAIRN_SEARCH_CANDIDATES,
+      bm25K1: e.CAIRN_SEARCH_BM25_K1,
+      bm25B: e.CAIRN_SEARCH_BM25_B,
+    },
     enrich: {
       maxEntities: e.CAIRN_KG_MAX_ENTITIES_IN_CONTEXT,
       maxChars: e.CAIRN_ENRICH_MAX_CHARS,

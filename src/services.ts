@@ -66,7 +66,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     const outbox = mirror ? new OutboxWorker(linker.mentions, store, logger) : undefined;
     const graph = new GraphService(store, linker, outbox);
     const documents = new DocumentService(db, embedder, config.chunking, linker);
-    const search = new SearchService(db, embedder, config.rag);
+    const search = new SearchService(db, embedder, config.rag, config.search);
     const gaps = new KnowledgeGapRepository(db);
     const enricher = new ContextEnricher(search, graph, gaps, config.enrich, logger);
     const sweeper = new ExpirySweeper(documents.documents, config.expirySweepIntervalMs, logger);

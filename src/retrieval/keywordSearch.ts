@@ -17,7 +17,7 @@ export interface Bm25Options {
 }
 
 /** Defaults measured on SciFact (see bench). */
-export const DEFAULT_BM25: Bm25Options = { k1: 1.2, b: 0.75, maxCandidateDf: 0.05 };
+export const DEFAULT_BM25: Bm25Options = { k1: 1.2, b: 0.75, maxCandidateDf: 0.02 };
 
 /** Queries use at most this many distinct lexemes, the rarest ones. */
 const MAX_QUERY_TERMS = 64;

@@ -26,6 +26,8 @@ import {
   toEntityRecord,
   toRelationshipRecord,
   uniqueBy,
+  writtenEntity,
+  writtenRelationship,
   type EntityMap,
   type RelationshipMap,
 } from './mapping.js';
@@ -50,7 +52,7 @@ async function relationshipRows(tx: ManagedTransaction, query: string, params: R
   return res.records.map((r) => toRelationshipRecord(r.get('r') as RelationshipMap));
 }
 
-/** The knowledge graph in Neo4j (5.x, Community is enough): one driver per instance, a session per unit of work. */
+/** The knowledge graph in Neo4j (5.26+, Community is enough): one driver per instance, a session per unit of work. */
 export class Neo4jGraphStore implements GraphStore {
   readonly kind = 'neo4j' as const;
   private readonly conn: Neo4jConnection;
@@ -75,16 +77,15 @@ export class Neo4jGraphStore implements GraphStore {
     const rows = uniqueBy(entities, (e) => e.id)
       .map((e) => entityParams({ ...e, type: validateEntityType(e.type) }))
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    const now = int(Date.now());
+    const nowMs = Date.now();
+    const now = int(nowMs);
     const byId = await this.conn.guard('upsertEntities', () =>
       this.conn.write(async (tx) => {
         const written = new Map<string, EntityRecord>();
         for (const chunk of chunks(rows, CHUNK)) {
           const res = await tx.run(Q.UPSERT_ENTITIES, { rows: chunk, now, reserved: [...Q.RESERVED_LABELS] });
-          for (const rec of res.records) {
-            const e = toEntityRecord(rec.get('e') as EntityMap);
-            written.set(e.id, e);
-          }
+          const createdAt = new Map(res.records.map((r) => [r.get('id') as string, r.get('createdAt') as number]));
+          for (const row of chunk) written.set(row.id, writtenEntity(row, createdAt.get(row.id) ?? nowMs, nowMs));
         }
         return written;
       }),
@@ -143,15 +144,19 @@ export class Neo4jGraphStore implements GraphStore {
     for (const r of relationships) validateRelationshipType(r.type);
     const unique = uniqueBy(relationships, (r) => relationshipKey(r.fromId, r.type, r.toId));
     const endpoints = [...new Set(unique.flatMap((r) => [r.fromId, r.toId]))];
-    const now = int(Date.now());
+    const nowMs = Date.now();
+    const now = int(nowMs);
     const byKey = await this.conn.guard('upsertRelationships', async () => {
       await this.schema.ensureRelationshipIndexes(unique.map((r) => r.type));
       return this.conn.write(async (tx) => {
         const written = new Map<string, RelationshipRecord>();
         for (const [type, group] of groupBy(unique, (r) => r.type)) {
           for (const chunk of chunks(group, CHUNK)) {
-            for (const r of await relationshipRows(tx, Q.upsertRelationshipsQuery(type), { rows: chunk.map(relationshipParams), now })) {
-              written.set(relationshipKey(r.fromId, r.type, r.toId), r);
+            const res = await tx.run(Q.upsertRelationshipsQuery(type), { rows: chunk.map(relationshipParams), now });
+            const kept = new Map(res.records.map((r) => [r.get('key') as string, r]));
+            for (const w of chunk) {
+              const r = kept.get(relationshipKey(w.fromId, w.type, w.toId));
+              if (r) written.set(r.get('key') as string, writtenRelationship(w, r.get('id') as string, (r.get('createdAt') as number | null) ?? nowMs));
             }
           }
         }

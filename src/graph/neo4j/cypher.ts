@@ -61,7 +61,8 @@ export const REL_MAP = '{id: r.id, type: type(r), fromId: startNode(r).id, toId:
 /**
  * Writes one chunk of entities, keeping createdAt. Setting updatedAt first takes the node's write lock, so the labels
  * read next are the committed ones: every type label but the new one is removed (dynamic labels, Neo4j 5.26+: values
- * stay parameters) and the new one added. Reserved labels are never added nor removed.
+ * stay parameters) and the new one added. Reserved labels are never added nor removed. Returns only what the
+ * caller does not know (createdAt), which keeps bulk loads cheap.
  */
 export const UPSERT_ENTITIES = `UNWIND $rows AS row
 MERGE (e:Entity {id: row.id})
@@ -72,7 +73,7 @@ REMOVE e:$(stale)
 SET e:$(CASE WHEN row.type IN $reserved THEN [] ELSE [row.type] END)
 SET e.type = row.type, e.name = row.name, e.nameLower = row.nameLower, e.aliases = row.aliases,
     e.aliasesLower = row.aliasesLower, e.description = row.description, e.properties = row.properties
-RETURN ${entityMap('e')} AS e`;
+RETURN e.id AS id, e.createdAt AS createdAt`;
 
 /** Ids among `$ids` that are not entities. */
 export const MISSING_ENTITIES = `UNWIND $ids AS id
@@ -81,9 +82,10 @@ WITH id, e WHERE e IS NULL
 RETURN collect(id) AS missing`;
 
 /**
- * Writes one chunk of relationships of one type. Merging on the (deterministic) id lets the planner seek the per-type
- * id index whatever the statistics (a dynamic type made it scan all relationships per row on a fresh graph). MERGE
- * locks both endpoints, so (from, type, to) stays unique under concurrency. Rows with a missing endpoint write nothing.
+ * Writes one chunk of relationships of one type. A static type keeps the plan an Expand(Into) between the two bound
+ * nodes: a dynamic type, or merging on `{id}`, let the planner cache relationship (index) scans planned on an empty
+ * graph, quadratic during bulk loads. MERGE locks both endpoints, so (from, type, to) stays unique under concurrency.
+ * Rows with a missing endpoint write nothing (and return nothing); the others return their key, id and createdAt.
  */
 export function upsertRelationshipsQuery(type: string): string {
   return `UNWIND $rows AS row
@@ -92,7 +94,7 @@ MATCH (b:Entity {id: row.toId})
 MERGE (a)-[r:${relType(type)}]->(b)
 ON CREATE SET r.id = row.id, r.createdAt = $now
 SET r.properties = row.properties
-RETURN ${REL_MAP} AS r`;
+RETURN row.key AS key, r.id AS id, r.createdAt AS createdAt`;
 }
 
 /** The pattern from node `n` along `r` to entity `m` in a direction, with a type filter. */

@@ -40,6 +40,7 @@ export interface EntityParams {
 
 /** A relationship row sent to the upsert query. */
 export interface RelationshipParams {
+  key: string;
   id: string;
   fromId: string;
   toId: string;
@@ -80,6 +81,25 @@ export function toRelationshipRecord(m: RelationshipMap): RelationshipRecord {
   };
 }
 
+/** The record of an entity just written from `p`, given what the database kept (createdAt). */
+export function writtenEntity(p: EntityParams, createdAt: number, updatedAt: number): EntityRecord {
+  return {
+    id: p.id,
+    type: p.type,
+    name: p.name,
+    aliases: [...p.aliases],
+    description: p.description,
+    properties: parseProperties(p.properties),
+    createdAt: new Date(createdAt),
+    updatedAt: new Date(updatedAt),
+  };
+}
+
+/** The record of a relationship just written from `w`, given what the database kept (id and createdAt). */
+export function writtenRelationship(w: RelationshipWrite, id: string, createdAt: number): RelationshipRecord {
+  return { id, type: w.type, fromId: w.fromId, toId: w.toId, properties: parseProperties(JSON.stringify(w.properties ?? {})), createdAt: new Date(createdAt) };
+}
+
 /** The parameters of one entity write. */
 export function entityParams(e: EntityWrite): EntityParams {
   return {
@@ -96,7 +116,7 @@ export function entityParams(e: EntityWrite): EntityParams {
 
 /** The parameters of one relationship write. */
 export function relationshipParams(r: RelationshipWrite): RelationshipParams {
-  return { id: r.id, fromId: r.fromId, toId: r.toId, properties: JSON.stringify(r.properties ?? {}) };
+  return { key: relationshipKey(r.fromId, r.type, r.toId), id: r.id, fromId: r.fromId, toId: r.toId, properties: JSON.stringify(r.properties ?? {}) };
 }
 
 /** Identity of a relationship independent of its id: `(from, type, to)` is unique. */

@@ -260,6 +260,8 @@ export type EnrichContextInput = {
   /** Budget in characters for `context` (default CAIRN_ENRICH_MAX_CHARS, 6000). */
   maxChars?: InputMaybe<Scalars['Int']['input']>;
   filter?: InputMaybe<DocumentFilter>;
+  /** Ranking of the documents lane (default CAIRN_SEARCH_MODE, HYBRID). */
+  mode?: InputMaybe<SearchMode>;
 };
 
 /** A retrieved chunk and why it is in the context. */

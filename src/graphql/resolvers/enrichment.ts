@@ -10,7 +10,6 @@ export const enrichmentResolvers: Resolvers = {
       const { rag, enrich } = services.config;
       const query = input.query.trim();
       if (query === '') throw badInput('input.query', 'must not be empty');
-      const mode = (input as { mode?: string | null }).mode ?? undefined;
       return services.enricher.enrich({
         query,
         topK: Math.min(intIn(input.topK, rag.topK, 1, 1000, 'input.topK'), rag.maxTopK),
@@ -18,7 +17,7 @@ export const enrichmentResolvers: Resolvers = {
         graphDepth: intIn(input.graphDepth, 1, 1, 3, 'input.graphDepth'),
         maxChars: intIn(input.maxChars, enrich.maxChars, 200, 1_000_000, 'input.maxChars'),
         filter: toFilterSpec(input.filter, 'input.filter'),
-        mode,
+        mode: input.mode ?? undefined,
       });
     },
     knowledgeGaps: async (_, { first, after }, { services }) => {
@@ -39,7 +38,7 @@ export const enrichmentResolvers: Resolvers = {
     chunk: (c) => c.hit.chunk,
     document: (c) => c.hit.document,
     score: (c) => c.hit.score,
-    vectorScore: (c) => (c.hit as { vectorScore?: number | null }).vectorScore ?? null,
-    keywordRank: (c) => (c.hit as { keywordRank?: number | null }).keywordRank ?? null,
+    vectorScore: (c) => c.hit.vectorScore ?? null,
+    keywordRank: (c) => c.hit.keywordRank ?? null,
   },
 };
