@@ -23,12 +23,14 @@ import {
   groupBy,
   relationshipKey,
   relationshipParams,
+  toEdges,
   toEntityRecord,
   toRelationshipRecord,
   uniqueBy,
   writtenEntity,
   writtenRelationship,
   type EntityMap,
+  type ExpandedEdge,
   type RelationshipMap,
 } from './mapping.js';
 import { applyMentionOps } from './mentions.js';
@@ -219,11 +221,9 @@ export class Neo4jGraphStore implements GraphStore {
     return this.conn.guard('expand', () =>
       this.conn.read(async (tx) => {
         const res = await tx.run(query, { ids: nodes, cap: int(capPerNode) });
-        return res.records.map((r) => ({
-          fromId: r.get('fromId') as string,
-          neighborId: r.get('neighborId') as string,
-          relationship: toRelationshipRecord(r.get('r') as RelationshipMap),
-        }));
+        const rows = res.records.map((r) => ({ fromId: r.get('fromId') as string, edges: r.get('edges') as ExpandedEdge[] }));
+        rows.sort((a, b) => (a.fromId < b.fromId ? -1 : a.fromId > b.fromId ? 1 : 0)); // aggregation may reorder nodes
+        return rows.flatMap((r) => toEdges(r.fromId, r.edges));
       }),
     );
   }

@@ -1,5 +1,5 @@
 import type { JsonObject } from '../../documents/types.js';
-import type { EntityRecord, EntityWrite, RelationshipRecord, RelationshipWrite } from '../types.js';
+import type { Edge, EntityRecord, EntityWrite, RelationshipRecord, RelationshipWrite } from '../types.js';
 
 // How records look in Neo4j: `properties` is a JSON string (Neo4j cannot store nested maps), timestamps are epoch
 // milliseconds (integers), `nameLower` / `aliasesLower` serve case-insensitive search.
@@ -98,6 +98,18 @@ export function writtenEntity(p: EntityParams, createdAt: number, updatedAt: num
 /** The record of a relationship just written from `w`, given what the database kept (id and createdAt). */
 export function writtenRelationship(w: RelationshipWrite, id: string, createdAt: number): RelationshipRecord {
   return { id, type: w.type, fromId: w.fromId, toId: w.toId, properties: parseProperties(JSON.stringify(w.properties ?? {})), createdAt: new Date(createdAt) };
+}
+
+/** One edge of an `expandQuery` row: `[neighbourId, id, type, outgoing, properties, createdAt]`. */
+export type ExpandedEdge = [string, string, string, boolean, string | null, number | null];
+
+/** Maps the edges of one `expandQuery` row (node `fromId`) to `Edge`s, keeping their order. */
+export function toEdges(fromId: string, edges: readonly ExpandedEdge[]): Edge[] {
+  return edges.map(([neighborId, id, type, outgoing, properties, createdAt]) => ({
+    fromId,
+    neighborId,
+    relationship: toRelationshipRecord({ id, type, fromId: outgoing ? fromId : neighborId, toId: outgoing ? neighborId : fromId, properties, createdAt }),
+  }));
 }
 
 /** The parameters of one entity write. */
