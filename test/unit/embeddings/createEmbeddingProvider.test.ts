@@ -9,12 +9,13 @@ import { fileURLToPath } from 'node:url';
 import { env } from '@huggingface/transformers';
 import { pino } from 'pino';
 import type { EmbeddingConfig } from '../../../src/config.js';
-import { AppError, ErrorCode } from '../../../src/errors.js';
+import { ErrorCode } from '../../../src/errors.js';
 import type { EmbeddingProvider } from '../../../src/embeddings/EmbeddingProvider.js';
 import { createEmbeddingProvider } from '../../../src/embeddings/createEmbeddingProvider.js';
 import { HashingEmbeddingProvider } from '../../../src/embeddings/hashing/HashingEmbeddingProvider.js';
 import { LocalEmbeddingProvider } from '../../../src/embeddings/local/LocalEmbeddingProvider.js';
 import { OpenAIEmbeddingProvider } from '../../../src/embeddings/openai/OpenAIEmbeddingProvider.js';
+import { failureOf } from '../../helpers/failureOf.js';
 
 const FIXTURE = fileURLToPath(new URL('../../fixtures/embeddings/tiny-bert', import.meta.url));
 
@@ -77,15 +78,6 @@ async function create(cfg: EmbeddingConfig, recorded?: Parameters<typeof createE
   const provider = await createEmbeddingProvider(cfg, logger, recorded);
   created.push(provider);
   return { provider, lines };
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
 }
 
 describe('createEmbeddingProvider', () => {

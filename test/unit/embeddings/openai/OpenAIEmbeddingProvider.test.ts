@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { AppError, ErrorCode } from '../../../../src/errors.js';
+import { ErrorCode } from '../../../../src/errors.js';
 import {
   OpenAIEmbeddingProvider,
   type OpenAIEmbeddingOptions,
 } from '../../../../src/embeddings/openai/OpenAIEmbeddingProvider.js';
 import { closedPort, fakeVector, FakeOpenAIServer, type FakeServerOptions } from './fakeOpenAIServer.js';
+import { failureOf } from '../../../helpers/failureOf.js';
 
 let server: FakeOpenAIServer | undefined;
 
@@ -38,15 +39,6 @@ function expectClose(actual: Float32Array, expected: number[]): void {
 }
 
 /** Resolves to the thrown error so its code, message and details can be checked. */
-async function failureOf(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
-}
-
 describe('OpenAIEmbeddingProvider', () => {
   it('batches requests and keeps input order across batches (even if the server reorders data)', async () => {
     const { server, provider } = await setup({ reverseOrder: true }, { batchSize: 3, concurrency: 2 });
