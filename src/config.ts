@@ -63,6 +63,7 @@ const envSchema = z
     CAIRN_SEARCH_CANDIDATES: int(1, 1000).optional(),
     CAIRN_SEARCH_BM25_K1: z.coerce.number().min(0).max(10).optional(),
     CAIRN_SEARCH_BM25_B: z.coerce.number().min(0).max(1).optional(),
+    CAIRN_SEARCH_KEYWORD_CANDIDATE_DF: z.coerce.number().min(0).max(1).optional(),
     CAIRN_KG_MAX_ENTITIES_IN_CONTEXT: int(0, 100).default(5),
     CAIRN_ENRICH_MAX_CHARS: int(200, 1_000_000).default(6000),
     CAIRN_ENRICH_LANE_TIMEOUT_MS: int(10).default(2000),
@@ -131,6 +132,7 @@ export interface Config {
     candidates: number | undefined;
     bm25K1: number | undefined;
     bm25B: number | undefined;
+    keywordCandidateDf: number | undefined;
   };
   enrich: { maxEntities: number; maxChars: number; laneTimeoutMs: number; gapScoreThreshold: number };
   expirySweepIntervalMs: number;
@@ -188,6 +190,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       candidates: e.CAIRN_SEARCH_CANDIDATES,
       bm25K1: e.CAIRN_SEARCH_BM25_K1,
       bm25B: e.CAIRN_SEARCH_BM25_B,
+      keywordCandidateDf: e.CAIRN_SEARCH_KEYWORD_CANDIDATE_DF,
     },
     enrich: {
       maxEntities: e.CAIRN_KG_MAX_ENTITIES_IN_CONTEXT,

@@ -553,7 +553,7 @@ export type Query = {
   document: Maybe<Document>;
   /** Documents, newest first, as a cursor connection. `first` defaults to 20 and is capped at 100. */
   documents: DocumentConnection;
-  /** Semantic search over chunks. */
+  /** Search over chunks: VECTOR (embeddings), KEYWORD (BM25) or HYBRID (both fused, the default). */
   search: Array<SearchHit>;
   /** Counts and the embedder in use. */
   knowledgeStats: KnowledgeStats;
