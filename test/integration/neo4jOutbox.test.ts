@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import neo4j, { type Driver } from 'neo4j-driver';
 import { Neo4jGraphStore } from '../../src/graph/neo4j/Neo4jGraphStore.js';
@@ -9,7 +10,8 @@ import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
 const settings = neo4jTestSettings();
 // Stopping the shared server is only safe when this process can restart it: the script owns it.
-const script = (cmd: 'start' | 'stop') => execFileSync('bash', [projectPath('scripts/neo4j-server.sh'), cmd], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 });
+// Asynchronous on purpose: blocking the event loop would stall the in-process HTTP server and its keep-alive timers.
+const script = (cmd: 'start' | 'stop') => promisify(execFile)('bash', [projectPath('scripts/neo4j-server.sh'), cmd], { timeout: 180_000 });
 
 (settings ? describe : describe.skip)('Neo4j outbox: documents never wait for the graph', () => {
   let t: TestServer;
@@ -28,7 +30,7 @@ const script = (cmd: 'start' | 'stop') => execFileSync('bash', [projectPath('scr
     t = await startTestServer(dbTargets()[0]!, {}, undefined, store);
   }, 120_000);
   afterAll(async () => {
-    script('start');
+    await script('start');
     await t?.close();
     await store?.wipeForTests().catch(() => undefined);
     await store?.close();
@@ -37,7 +39,7 @@ const script = (cmd: 'start' | 'stop') => execFileSync('bash', [projectPath('scr
 
   it('queues mentions while Neo4j is down and delivers them after it restarts', async () => {
     await t.gql(`mutation { createEntity(input: { id: "svc:billing", type: "Service", name: "Billing Service" }) { id } }`);
-    script('stop');
+    await script('stop');
 
     const doc = await t.gql<{ createDocument: { document: { id: string; entities: { id: string }[] } } }>(
       `mutation { createDocument(input: { id: "doc:outage", title: "Outage", content: "The billing service was down for an hour." }) { document { id } } }`,
@@ -52,7 +54,7 @@ const script = (cmd: 'start' | 'stop') => execFileSync('bash', [projectPath('scr
     const ready = await fetch(`${t.server.url}/readyz`);
     expect(ready.status).toBe(503);
 
-    script('start');
+    await script('start');
     await t.services.outbox!.drain();
     expect(await t.services.graph.linker.mentions.backlog()).toBe(0);
     expect(await mentioned('svc:billing')).toEqual(['doc:outage']);
