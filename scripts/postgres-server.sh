@@ -29,7 +29,9 @@ start() {
     "$VENV/bin/pip" install --quiet --disable-pip-version-check 'pgserver==0.1.4'
   fi
   local bin; bin="$(bin_dir)"
-  if [ "$(id -u)" = "0" ]; then chmod -R a+rX "$ROOT"; chmod a+x "$PWD/.cairn" "$PWD"; fi
+  # The unprivileged server user must read the binaries; the data folder must stay private (0700) or Postgres refuses it.
+  if [ "$(id -u)" = "0" ]; then chmod -R a+rX "$VENV"; chmod a+rx "$ROOT"; chmod a+x "$PWD/.cairn" "$PWD"; fi
+  if [ -d "$DATA" ]; then chmod 700 "$DATA"; fi
   if [ ! -f "$DATA/PG_VERSION" ]; then
     mkdir -p "$DATA"
     [ "$(id -u)" = "0" ] && { id cairnpg >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin cairnpg; chown cairnpg "$DATA"; }

@@ -60,7 +60,13 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     if (!options.allowEmbedderMismatch) await prepareVectorIndex(db, embedder.info);
     const store = options.graphStore ?? createGraphStore(config, db, logger);
     // Neo4j may be down at start: documents must still work, so its constraints are retried by readiness.
-    await store.init().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'graph store not initialised yet'));
+    let storeReady = false;
+    const initStore = async () => {
+      if (storeReady) return;
+      await store.init();
+      storeReady = true;
+    };
+    await initStore().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'graph store not initialised yet'));
     const mirror = store.kind === 'neo4j';
     const linker = new MentionLinker(db, mirror);
     const outbox = mirror ? new OutboxWorker(linker.mentions, store, logger) : undefined;
@@ -73,7 +79,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     const readiness = new Readiness(db, embedder);
     readiness.register('graph', async () => {
       await store.ping();
-      await store.init();
+      await initStore(); // only until it has succeeded once
       const backlog = await linker.mentions.backlog();
       return { ok: true, detail: `${store.kind}; outbox backlog ${backlog}` };
     });

@@ -91,26 +91,23 @@ export class MentionRepository {
   }
 
   /** Distinct entities mentioned by each document. */
-  async entityIdsByDocument(documentIds: readonly string[]): Promise<Map<string, string[]>> {
-    const out = new Map<string, string[]>(documentIds.map((id) => [id, []]));
-    if (documentIds.length === 0) return out;
-    const { rows } = await this.db.query<{ document_id: string; entity_id: string }>(
-      'SELECT DISTINCT document_id, entity_id FROM mentions WHERE document_id = ANY($1::text[]) ORDER BY 1, 2',
-      [documentIds],
-    );
-    for (const r of rows) out.get(r.document_id)?.push(r.entity_id);
-    return out;
+  entityIdsByDocument(documentIds: readonly string[]): Promise<Map<string, string[]>> {
+    return this.entityIdsBy('document_id', 'text', documentIds);
   }
 
   /** Entities mentioned by each chunk. */
-  async entityIdsByChunk(chunkIds: readonly string[]): Promise<Map<string, string[]>> {
-    const out = new Map<string, string[]>(chunkIds.map((id) => [id, []]));
-    if (chunkIds.length === 0) return out;
-    const { rows } = await this.db.query<{ chunk_id: string; entity_id: string }>(
-      'SELECT DISTINCT chunk_id::text AS chunk_id, entity_id FROM mentions WHERE chunk_id = ANY($1::bigint[]) ORDER BY 1, 2',
-      [chunkIds],
+  entityIdsByChunk(chunkIds: readonly string[]): Promise<Map<string, string[]>> {
+    return this.entityIdsBy('chunk_id', 'bigint', chunkIds);
+  }
+
+  private async entityIdsBy(column: 'document_id' | 'chunk_id', type: 'text' | 'bigint', keys: readonly string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>(keys.map((k) => [k, []]));
+    if (keys.length === 0) return out;
+    const { rows } = await this.db.query<{ k: string; entity_id: string }>(
+      `SELECT DISTINCT ${column}::text AS k, entity_id FROM mentions WHERE ${column} = ANY($1::${type}[]) ORDER BY 1, 2`,
+      [keys],
     );
-    for (const r of rows) out.get(r.chunk_id)?.push(r.entity_id);
+    for (const r of rows) out.get(r.k)?.push(r.entity_id);
     return out;
   }
 
