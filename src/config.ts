@@ -72,6 +72,17 @@ const envSchema = z
     CAIRN_EXPIRY_SWEEP_INTERVAL_MS: int(0).default(60000),
     CAIRN_MAX_DOCUMENT_CHARS: int(1).default(5_000_000),
     CAIRN_MAX_BODY_BYTES: int(1024).default(20 * 1024 * 1024),
+
+    CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: z.string().default(''),
+    CAIRN_IMPORT_MAX_BYTES: int(1024).default(10 * 1024 * 1024),
+    CAIRN_IMPORT_CONNECT_TIMEOUT_MS: int(10).default(5000),
+    CAIRN_IMPORT_TIMEOUT_MS: int(10).default(30000),
+    CAIRN_IMPORT_MAX_REDIRECTS: int(0, 5).default(5),
+    CAIRN_IMPORT_USER_AGENT: z.string().trim().min(1).default('Cairn-Importer/0.1 (Cairn knowledge platform)'),
+    CAIRN_IMPORT_PDF_MAX_PAGES: int(1, 100000).default(500),
+    CAIRN_IMPORT_MAX_UNZIPPED_BYTES: int(1024).default(100 * 1024 * 1024),
+    CAIRN_UPLOAD_MAX_BYTES: int(1024).default(25 * 1024 * 1024),
+    CAIRN_UPLOAD_TTL_MS: int(1000).default(24 * 60 * 60 * 1000),
   })
   .superRefine((env, ctx) => {
     if (env.CAIRN_CHUNK_OVERLAP >= env.CAIRN_CHUNK_SIZE) {
@@ -138,6 +149,25 @@ export interface Config {
   expirySweepIntervalMs: number;
   maxDocumentChars: number;
   maxBodyBytes: number;
+  /** Importer limits and the safe HTTP client's settings. */
+  import: ImportConfig;
+}
+
+/** Importer settings, resolved from `CAIRN_IMPORT_*` and `CAIRN_UPLOAD_*`. */
+export interface ImportConfig {
+  /** Host names or IP literals that may be fetched although they resolve to blocked addresses. */
+  allowPrivateHosts: string[];
+  maxBytes: number;
+  connectTimeoutMs: number;
+  timeoutMs: number;
+  maxRedirects: number;
+  userAgent: string;
+  pdfMaxPages: number;
+  /** Cap on the total uncompressed size of a docx (zip) archive. */
+  maxUnzippedBytes: number;
+  uploadMaxBytes: number;
+  /** How long an upload that was never imported is kept. */
+  uploadTtlMs: number;
 }
 
 /** Parses and validates an environment (default: `process.env`); throws `CONFIG_INVALID` naming every bad variable. */
@@ -201,5 +231,19 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     expirySweepIntervalMs: e.CAIRN_EXPIRY_SWEEP_INTERVAL_MS,
     maxDocumentChars: e.CAIRN_MAX_DOCUMENT_CHARS,
     maxBodyBytes: e.CAIRN_MAX_BODY_BYTES,
+    import: {
+      allowPrivateHosts: e.CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS.split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter((h) => h !== ''),
+      maxBytes: e.CAIRN_IMPORT_MAX_BYTES,
+      connectTimeoutMs: e.CAIRN_IMPORT_CONNECT_TIMEOUT_MS,
+      timeoutMs: e.CAIRN_IMPORT_TIMEOUT_MS,
+      maxRedirects: e.CAIRN_IMPORT_MAX_REDIRECTS,
+      userAgent: e.CAIRN_IMPORT_USER_AGENT,
+      pdfMaxPages: e.CAIRN_IMPORT_PDF_MAX_PAGES,
+      maxUnzippedBytes: e.CAIRN_IMPORT_MAX_UNZIPPED_BYTES,
+      uploadMaxBytes: e.CAIRN_UPLOAD_MAX_BYTES,
+      uploadTtlMs: e.CAIRN_UPLOAD_TTL_MS,
+    },
   };
 }
