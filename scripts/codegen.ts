@@ -36,6 +36,8 @@ const output = await codegen({
       EnrichedChunk: '../../enrichment/types.js#EnrichedChunkRecord',
       EnrichedEntity: '../../enrichment/types.js#EnrichedEntityRecord',
       KnowledgeGap: '../../enrichment/knowledgeGapRepository.js#KnowledgeGapRecord',
+      ImportJob: '../../../importers/jobs/types.js#ImportJobRecord',
+      ImportResult: '../../../importers/jobs/types.js#ImportJobRecord',
     },
   },
   plugins: [{ typescript: {} }, { typescriptResolvers: {} }],

@@ -17,6 +17,9 @@ import type { GraphStore } from './graph/GraphStore.js';
 import { createGraphStore } from './graph/createGraphStore.js';
 import { MentionLinker } from './graph/mentions/MentionLinker.js';
 import { OutboxWorker } from './graph/mentions/OutboxWorker.js';
+import { ImportService } from '../importers/ImportService.js';
+import { createSafeFetcher } from '../importers/http/safeFetch.js';
+import type { SafeFetcher } from '../importers/http/SafeFetcher.js';
 
 /** The long-lived objects of one Cairn process, built once by `createServices`. */
 export interface Services {
@@ -32,6 +35,8 @@ export interface Services {
   /** Applies queued mention changes to Neo4j; undefined on the Postgres graph store. */
   outbox: OutboxWorker | undefined;
   sweeper: ExpirySweeper;
+  /** URL, OpenAPI, upload and folder imports, run as recorded jobs. */
+  imports: ImportService;
   readiness: Readiness;
   /** Stops background work and closes the database. */
   close(): Promise<void>;
@@ -45,6 +50,10 @@ export interface CreateServicesOptions {
   embedder?: EmbeddingProvider;
   /** Use this graph store instead of building one from the configuration (tests). */
   graphStore?: GraphStore;
+  /** Use this HTTP client for imports instead of the configured safe one (tests inject a DNS resolver). */
+  fetcher?: SafeFetcher;
+  /** Poll for queued import jobs (default true; one-shot CLI commands run only their own jobs). */
+  importQueue?: boolean;
 }
 
 /** Composition root: opens the database, applies migrations, picks the embedder and wires the services. */
@@ -76,6 +85,18 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     const gaps = new KnowledgeGapRepository(db);
     const enricher = new ContextEnricher(search, graph, gaps, config.enrich, logger);
     const sweeper = new ExpirySweeper(documents.documents, config.expirySweepIntervalMs, logger);
+    const imports = new ImportService({
+      db,
+      documents,
+      graph,
+      fetcher: options.fetcher ?? createSafeFetcher(config.import),
+      config: config.import,
+      limits: config,
+      logger,
+      exclusive: db.kind === 'pglite',
+      jobPollMs: options.importQueue === false ? 0 : 2000,
+    });
+    await imports.start();
     const readiness = new Readiness(db, embedder);
     readiness.register('graph', async () => {
       await store.ping();
@@ -95,8 +116,10 @@ export async function createServices(config: Config, logger: Logger, options: Cr
       gaps,
       outbox,
       sweeper,
+      imports,
       readiness,
       async close() {
+        await imports.stop();
         await sweeper.stop();
         await outbox?.stop();
         if (!options.graphStore) await store.close(); // a store passed in belongs to the caller

@@ -3,6 +3,7 @@ import { loadConfig } from '../config.js';
 import { isAppError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { createServices } from '../services.js';
+import { importCommand } from './importCommand.js';
 import { reindexCommand } from './reindexCommand.js';
 import { serve } from './serve.js';
 
@@ -12,6 +13,12 @@ Commands:
   serve                 start the GraphQL server (default)
   reindex [--force] [--batch-size N] [--json]
                         re-embed every chunk with the configured embedder
+  import url <url…>     import web pages or files by URL (SSRF-safe; HTML becomes markdown)
+  import openapi <file|url>
+                        import an OpenAPI/Swagger spec: documents per operation plus graph nodes
+  import dir <path>     import md, txt, rst, html, pdf, docx, yaml and json files under a folder
+        [--tag T]… [--type MANUAL|TUTORIAL|…] [--title T] [--source S] [--json]
+                        --json prints one NDJSON line per item and a summary; exit 1 when any item failed
   stats [--json]        print document and chunk counts
   migrate               apply database migrations and exit
 
@@ -25,6 +32,10 @@ async function main(argv: string[]): Promise<number> {
       force: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       'batch-size': { type: 'string', default: '256' },
+      tag: { type: 'string', multiple: true, default: [] },
+      type: { type: 'string' },
+      title: { type: 'string' },
+      source: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -45,6 +56,14 @@ async function main(argv: string[]): Promise<number> {
       if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error('--batch-size must be a positive integer');
       return reindexCommand(config, logger, { force: values.force, batchSize, json: values.json });
     }
+    case 'import':
+      return importCommand(config, logger, positionals.slice(1), {
+        json: values.json,
+        tags: values.tag,
+        type: values.type,
+        title: values.title,
+        source: values.source,
+      });
     case 'stats': {
       const services = await createServices(config, logger);
       try {

@@ -112,6 +112,15 @@ export class DocumentRepository {
     return rowCount > 0;
   }
 
+  /** Ids of all documents (expired or not) whose id starts with `prefix`. */
+  async idsWithPrefix(prefix: string): Promise<string[]> {
+    const { rows } = await this.db.query<{ id: string }>(
+      `SELECT id FROM documents WHERE starts_with(id, $1) ORDER BY id`,
+      [prefix],
+    );
+    return rows.map((r) => r.id);
+  }
+
   /** Deletes every expired document; returns how many. */
   async deleteExpired(): Promise<number> {
     const { rowCount } = await this.db.query('DELETE FROM documents WHERE expires_at IS NOT NULL AND expires_at <= now()');

@@ -79,7 +79,8 @@ function validateMetadata(metadata: unknown, field: string): JsonObject {
   if (typeof metadata !== 'object' || Array.isArray(metadata)) throw badInput(field, 'must be a JSON object');
   const size = Buffer.byteLength(JSON.stringify(metadata), 'utf8');
   if (size > MAX_METADATA_BYTES) throw badInput(field, `is ${size} bytes as JSON; the limit is ${MAX_METADATA_BYTES}`);
-  return metadata as JsonObject;
+  // The JSON form is what jsonb stores (no undefined values), so an unchanged re-import compares equal.
+  return JSON.parse(JSON.stringify(metadata)) as JsonObject;
 }
 
 function validateExpiry(expiresAt: Date | null | undefined, field: string, now: Date): Date | null {
@@ -124,4 +125,24 @@ export function validateDocumentPatch(raw: RawDocumentInput, limits: InputLimits
 /** Generates an id for a document created without one. */
 export function generateDocumentId(): string {
   return `doc_${randomUUID()}`;
+}
+
+/** Fields an import applies to every document it creates; absent ones are detected from the source. */
+export interface DocumentDefaultsInput {
+  title?: string;
+  documentType?: DocumentTypeName;
+  source?: string;
+  tags: string[];
+  metadata: JsonObject;
+}
+
+/** Validates an import's document defaults (title, type, source, tags, metadata); `null` means absent. */
+export function validateDocumentDefaults(raw: Omit<RawDocumentInput, 'id' | 'content' | 'expiresAt' | 'entityIds'>, prefix = 'input'): DocumentDefaultsInput {
+  const f = (name: string) => `${prefix}.${name}`;
+  const defaults: DocumentDefaultsInput = { tags: validateTagList(raw.tags, f('tags')), metadata: validateMetadata(raw.metadata, f('metadata')) };
+  if (raw.title !== undefined && raw.title !== null) defaults.title = validateTitle(raw.title, f('title'));
+  if (raw.documentType !== undefined && raw.documentType !== null) defaults.documentType = validateType(raw.documentType, f('documentType'));
+  const source = validateSource(raw.source, f('source'));
+  if (source !== null) defaults.source = source;
+  return defaults;
 }

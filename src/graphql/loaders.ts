@@ -65,3 +65,8 @@ function splitKey(key: string): [number, string] {
   const i = key.indexOf(':');
   return [Number(key.slice(0, i)), key.slice(i + 1)];
 }
+
+/** Loads many keys and keeps the ones that exist, in key order. */
+export async function loadAll<T>(loader: { loadMany(keys: readonly string[]): Promise<(T | Error | null)[]> }, ids: readonly string[]): Promise<T[]> {
+  return (await loader.loadMany(ids)).filter((x): x is Awaited<T> => x !== null && !(x instanceof Error));
+}

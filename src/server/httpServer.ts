@@ -11,6 +11,7 @@ import { createFormatError } from '../graphql/formatError.js';
 import { resolvers } from '../graphql/resolvers/index.js';
 import { loadTypeDefs } from '../graphql/schema.js';
 import type { Services } from '../services.js';
+import { uploadHandler } from './uploadRoute.js';
 
 /** A running HTTP server. */
 export interface RunningServer {
@@ -56,6 +57,7 @@ export async function startHttpServer(services: Services, port = services.config
     const report = await services.readiness.check();
     res.status(report.ready ? 200 : 503).json(report);
   });
+  app.post('/v1/uploads', uploadHandler(services));
   app.use(
     '/graphql',
     express.json({ limit: services.config.maxBodyBytes }),

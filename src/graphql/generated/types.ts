@@ -8,6 +8,7 @@ import type { SubgraphRecord, PathRecord } from '../../graph/traversal.js';
 import type { GraphStatsRecord } from '../../graph/GraphService.js';
 import type { EnrichedContextRecord, EnrichedChunkRecord, EnrichedEntityRecord } from '../../enrichment/types.js';
 import type { KnowledgeGapRecord } from '../../enrichment/knowledgeGapRepository.js';
+import type { ImportJobRecord } from '../../../importers/jobs/types.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -353,6 +354,126 @@ export type KnowledgeGapConnection = {
   totalCount: Scalars['Int']['output'];
 };
 
+/** Where an import job stands. */
+export type ImportJobStatus =
+  /** Recorded, waiting for a runner. */
+  | 'QUEUED'
+  | 'RUNNING'
+  /** Every item imported. */
+  | 'SUCCEEDED'
+  /** No item imported. */
+  | 'FAILED'
+  /** Some items imported, some failed (see `errors`). */
+  | 'PARTIAL'
+  /** Stopped by a shutdown or crash; `resumeImportJob` runs what is left. */
+  | 'INTERRUPTED';
+
+/** What an import reads from. */
+export type ImportKind =
+  | 'URL'
+  | 'OPENAPI'
+  | 'UPLOAD'
+  | 'DIRECTORY';
+
+export type ImportProgress = {
+  __typename?: 'ImportProgress';
+  done: Scalars['Int']['output'];
+  total: Scalars['Int']['output'];
+};
+
+/** Why one item of an import failed. */
+export type ImportError = {
+  __typename?: 'ImportError';
+  /** The URL, file or spec that failed. */
+  item: Scalars['String']['output'];
+  /** An error code such as IMPORT_FETCH_BLOCKED, UNSUPPORTED_CONTENT_TYPE or INVALID_OPENAPI. */
+  code: Scalars['String']['output'];
+  message: Scalars['String']['output'];
+};
+
+/** An import, recorded in the database so that it survives restarts. */
+export type ImportJob = {
+  __typename?: 'ImportJob';
+  id: Scalars['ID']['output'];
+  kind: ImportKind;
+  status: ImportJobStatus;
+  /** Items (URLs, files) done, or documents written for a single spec. */
+  progress: ImportProgress;
+  /** Documents written so far. */
+  documents: Array<Document>;
+  errors: Array<ImportError>;
+  warnings: Array<Scalars['String']['output']>;
+  chunkCount: Scalars['Int']['output'];
+  /** Chunks whose text was new and had to be embedded (0 when a re-import changed nothing). */
+  embeddedChunkCount: Scalars['Int']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  startedAt: Maybe<Scalars['DateTime']['output']>;
+  finishedAt: Maybe<Scalars['DateTime']['output']>;
+};
+
+/** The outcome of an import mutation. With `async: true`, `job` is QUEUED and the rest is empty. */
+export type ImportResult = {
+  __typename?: 'ImportResult';
+  job: ImportJob;
+  documents: Array<Document>;
+  chunkCount: Scalars['Int']['output'];
+  warnings: Array<Scalars['String']['output']>;
+};
+
+export type ImportJobEdge = {
+  __typename?: 'ImportJobEdge';
+  cursor: Scalars['String']['output'];
+  node: ImportJob;
+};
+
+/** A page of import jobs, newest first. */
+export type ImportJobConnection = {
+  __typename?: 'ImportJobConnection';
+  edges: Array<ImportJobEdge>;
+  nodes: Array<ImportJob>;
+  pageInfo: PageInfo;
+  totalCount: Scalars['Int']['output'];
+};
+
+/** Imports a web page (HTML becomes markdown), a text, markdown, PDF or DOCX file, or an OpenAPI spec, by URL. */
+export type ImportUrlInput = {
+  url: Scalars['String']['input'];
+  /** Default: og:title, <title> or the first h1. */
+  title?: InputMaybe<Scalars['String']['input']>;
+  /** Default: detected from the URL (/faq → FAQ, /api/ → API_SPEC, …). */
+  documentType?: InputMaybe<DocumentType>;
+  tags?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Default: the canonical URL. */
+  source?: InputMaybe<Scalars['String']['input']>;
+  metadata?: InputMaybe<Scalars['JSON']['input']>;
+  /** Return the QUEUED job at once instead of waiting. */
+  async?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** Imports an OpenAPI 3.x or Swagger 2.0 spec (JSON or YAML), from `url` or inline `content` (exactly one). */
+export type ImportOpenApiInput = {
+  url?: InputMaybe<Scalars['String']['input']>;
+  content?: InputMaybe<Scalars['String']['input']>;
+  /** Title of the overview document (default: the spec's info.title). */
+  title?: InputMaybe<Scalars['String']['input']>;
+  tags?: InputMaybe<Array<Scalars['String']['input']>>;
+  source?: InputMaybe<Scalars['String']['input']>;
+  async?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** Imports a file sent to POST /v1/uploads. */
+export type ImportUploadInput = {
+  uploadId: Scalars['ID']['input'];
+  /** Stable document id (default: file:<file name>); re-importing with the same id updates in place. */
+  id?: InputMaybe<Scalars['ID']['input']>;
+  title?: InputMaybe<Scalars['String']['input']>;
+  documentType?: InputMaybe<DocumentType>;
+  tags?: InputMaybe<Array<Scalars['String']['input']>>;
+  source?: InputMaybe<Scalars['String']['input']>;
+  metadata?: InputMaybe<Scalars['JSON']['input']>;
+  async?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
 /** Which relationships to follow: OUT from the entity, IN to it, or BOTH. */
 export type Direction =
   | 'OUT'
@@ -557,6 +678,10 @@ export type Query = {
   search: Array<SearchHit>;
   /** Counts and the embedder in use. */
   knowledgeStats: KnowledgeStats;
+  /** An import job, or null. */
+  importJob: Maybe<ImportJob>;
+  /** Import jobs, newest first. `first` defaults to 20 and is capped at 100. */
+  importJobs: ImportJobConnection;
 };
 
 
@@ -611,6 +736,18 @@ export type QuerySearchArgs = {
   input: SearchInput;
 };
 
+
+export type QueryImportJobArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type QueryImportJobsArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+  status?: InputMaybe<ImportJobStatus>;
+};
+
 export type Mutation = {
   __typename?: 'Mutation';
   /** Creates an entity; CONFLICT if the given id exists. Existing chunks that name it get linked. */
@@ -635,6 +772,14 @@ export type Mutation = {
   updateDocument: IndexResult;
   /** Deletes a document and its chunks. */
   deleteDocument: DeletePayload;
+  /** Imports a URL through the SSRF-safe fetcher. Fails with the item's error code when nothing could be imported. */
+  importUrl: ImportResult;
+  /** Imports an OpenAPI/Swagger spec: an overview document, one document per operation, and Api/Operation/Schema/Tag entities. */
+  importOpenApi: ImportResult;
+  /** Imports a file uploaded with POST /v1/uploads (md, txt, rst, html, pdf, docx, OpenAPI json/yaml). */
+  importUpload: ImportResult;
+  /** Runs the unfinished and failed items of an INTERRUPTED, FAILED or PARTIAL job again. */
+  resumeImportJob: ImportResult;
 };
 
 
@@ -692,6 +837,27 @@ export type MutationUpdateDocumentArgs = {
 
 export type MutationDeleteDocumentArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type MutationImportUrlArgs = {
+  input: ImportUrlInput;
+};
+
+
+export type MutationImportOpenApiArgs = {
+  input: ImportOpenApiInput;
+};
+
+
+export type MutationImportUploadArgs = {
+  input: ImportUploadInput;
+};
+
+
+export type MutationResumeImportJobArgs = {
+  id: Scalars['ID']['input'];
+  async?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
 
@@ -801,6 +967,17 @@ export type ResolversTypes = {
   KnowledgeGap: ResolverTypeWrapper<KnowledgeGapRecord>;
   KnowledgeGapEdge: ResolverTypeWrapper<Omit<KnowledgeGapEdge, 'node'> & { node: ResolversTypes['KnowledgeGap'] }>;
   KnowledgeGapConnection: ResolverTypeWrapper<Omit<KnowledgeGapConnection, 'edges' | 'nodes'> & { edges: Array<ResolversTypes['KnowledgeGapEdge']>, nodes: Array<ResolversTypes['KnowledgeGap']> }>;
+  ImportJobStatus: ImportJobStatus;
+  ImportKind: ImportKind;
+  ImportProgress: ResolverTypeWrapper<ImportProgress>;
+  ImportError: ResolverTypeWrapper<ImportError>;
+  ImportJob: ResolverTypeWrapper<ImportJobRecord>;
+  ImportResult: ResolverTypeWrapper<ImportJobRecord>;
+  ImportJobEdge: ResolverTypeWrapper<Omit<ImportJobEdge, 'node'> & { node: ResolversTypes['ImportJob'] }>;
+  ImportJobConnection: ResolverTypeWrapper<Omit<ImportJobConnection, 'edges' | 'nodes'> & { edges: Array<ResolversTypes['ImportJobEdge']>, nodes: Array<ResolversTypes['ImportJob']> }>;
+  ImportUrlInput: ImportUrlInput;
+  ImportOpenApiInput: ImportOpenApiInput;
+  ImportUploadInput: ImportUploadInput;
   Direction: Direction;
   Entity: ResolverTypeWrapper<EntityRecord>;
   Relationship: ResolverTypeWrapper<RelationshipRecord>;
@@ -856,6 +1033,15 @@ export type ResolversParentTypes = {
   KnowledgeGap: KnowledgeGapRecord;
   KnowledgeGapEdge: Omit<KnowledgeGapEdge, 'node'> & { node: ResolversParentTypes['KnowledgeGap'] };
   KnowledgeGapConnection: Omit<KnowledgeGapConnection, 'edges' | 'nodes'> & { edges: Array<ResolversParentTypes['KnowledgeGapEdge']>, nodes: Array<ResolversParentTypes['KnowledgeGap']> };
+  ImportProgress: ImportProgress;
+  ImportError: ImportError;
+  ImportJob: ImportJobRecord;
+  ImportResult: ImportJobRecord;
+  ImportJobEdge: Omit<ImportJobEdge, 'node'> & { node: ResolversParentTypes['ImportJob'] };
+  ImportJobConnection: Omit<ImportJobConnection, 'edges' | 'nodes'> & { edges: Array<ResolversParentTypes['ImportJobEdge']>, nodes: Array<ResolversParentTypes['ImportJob']> };
+  ImportUrlInput: ImportUrlInput;
+  ImportOpenApiInput: ImportOpenApiInput;
+  ImportUploadInput: ImportUploadInput;
   Entity: EntityRecord;
   Relationship: RelationshipRecord;
   Neighbor: NeighborRecord;
@@ -1037,6 +1223,51 @@ export type KnowledgeGapConnectionResolvers<ContextType = GraphQLContext, Parent
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
+export type ImportProgressResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ImportProgress'] = ResolversParentTypes['ImportProgress']> = {
+  done?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  total?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type ImportErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ImportError'] = ResolversParentTypes['ImportError']> = {
+  item?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ImportJobResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ImportJob'] = ResolversParentTypes['ImportJob']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['ImportKind'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['ImportJobStatus'], ParentType, ContextType>;
+  progress?: Resolver<ResolversTypes['ImportProgress'], ParentType, ContextType>;
+  documents?: Resolver<Array<ResolversTypes['Document']>, ParentType, ContextType>;
+  errors?: Resolver<Array<ResolversTypes['ImportError']>, ParentType, ContextType>;
+  warnings?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  chunkCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  embeddedChunkCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  startedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  finishedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+};
+
+export type ImportResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ImportResult'] = ResolversParentTypes['ImportResult']> = {
+  job?: Resolver<ResolversTypes['ImportJob'], ParentType, ContextType>;
+  documents?: Resolver<Array<ResolversTypes['Document']>, ParentType, ContextType>;
+  chunkCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  warnings?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type ImportJobEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ImportJobEdge'] = ResolversParentTypes['ImportJobEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['ImportJob'], ParentType, ContextType>;
+};
+
+export type ImportJobConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ImportJobConnection'] = ResolversParentTypes['ImportJobConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['ImportJobEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['ImportJob']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
 export type EntityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Entity'] = ResolversParentTypes['Entity']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1120,6 +1351,8 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   documents?: Resolver<ResolversTypes['DocumentConnection'], ParentType, ContextType, Partial<QueryDocumentsArgs>>;
   search?: Resolver<Array<ResolversTypes['SearchHit']>, ParentType, ContextType, RequireFields<QuerySearchArgs, 'input'>>;
   knowledgeStats?: Resolver<ResolversTypes['KnowledgeStats'], ParentType, ContextType>;
+  importJob?: Resolver<Maybe<ResolversTypes['ImportJob']>, ParentType, ContextType, RequireFields<QueryImportJobArgs, 'id'>>;
+  importJobs?: Resolver<ResolversTypes['ImportJobConnection'], ParentType, ContextType, Partial<QueryImportJobsArgs>>;
 };
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
@@ -1134,6 +1367,10 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   upsertDocuments?: Resolver<Array<ResolversTypes['IndexResult']>, ParentType, ContextType, RequireFields<MutationUpsertDocumentsArgs, 'input'>>;
   updateDocument?: Resolver<ResolversTypes['IndexResult'], ParentType, ContextType, RequireFields<MutationUpdateDocumentArgs, 'id' | 'input'>>;
   deleteDocument?: Resolver<ResolversTypes['DeletePayload'], ParentType, ContextType, RequireFields<MutationDeleteDocumentArgs, 'id'>>;
+  importUrl?: Resolver<ResolversTypes['ImportResult'], ParentType, ContextType, RequireFields<MutationImportUrlArgs, 'input'>>;
+  importOpenApi?: Resolver<ResolversTypes['ImportResult'], ParentType, ContextType, RequireFields<MutationImportOpenApiArgs, 'input'>>;
+  importUpload?: Resolver<ResolversTypes['ImportResult'], ParentType, ContextType, RequireFields<MutationImportUploadArgs, 'input'>>;
+  resumeImportJob?: Resolver<ResolversTypes['ImportResult'], ParentType, ContextType, RequireFields<MutationResumeImportJobArgs, 'id' | 'async'>>;
 };
 
 export type Resolvers<ContextType = GraphQLContext> = {
@@ -1158,6 +1395,12 @@ export type Resolvers<ContextType = GraphQLContext> = {
   KnowledgeGap?: KnowledgeGapResolvers<ContextType>;
   KnowledgeGapEdge?: KnowledgeGapEdgeResolvers<ContextType>;
   KnowledgeGapConnection?: KnowledgeGapConnectionResolvers<ContextType>;
+  ImportProgress?: ImportProgressResolvers<ContextType>;
+  ImportError?: ImportErrorResolvers<ContextType>;
+  ImportJob?: ImportJobResolvers<ContextType>;
+  ImportResult?: ImportResultResolvers<ContextType>;
+  ImportJobEdge?: ImportJobEdgeResolvers<ContextType>;
+  ImportJobConnection?: ImportJobConnectionResolvers<ContextType>;
   Entity?: EntityResolvers<ContextType>;
   Relationship?: RelationshipResolvers<ContextType>;
   Neighbor?: NeighborResolvers<ContextType>;

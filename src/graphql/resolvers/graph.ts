@@ -5,12 +5,8 @@ import { neighbors, shortestPath, subgraph } from '../../graph/traversal.js';
 import type { EntityRecord } from '../../graph/types.js';
 import { validateEntityType, validateRelationshipType } from '../../graph/validateGraphInput.js';
 import type { Resolvers } from '../generated/types.js';
-import type { Loaders } from '../loaders.js';
+import { loadAll, type Loaders } from '../loaders.js';
 import { intIn, toPage } from '../inputs.js';
-
-async function loadAll<T>(loader: { loadMany(keys: readonly string[]): Promise<(T | Error | null)[]> }, ids: readonly string[]): Promise<T[]> {
-  return (await loader.loadMany(ids)).filter((x): x is Awaited<T> => x !== null && !(x instanceof Error));
-}
 
 async function entityOrFail(loaders: Loaders, id: string): Promise<EntityRecord> {
   const e = await loaders.entityById.load(id);

@@ -1,0 +1,192 @@
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { ImportConfig } from '../src/config.js';
+import type { Db } from '../src/db/Db.js';
+import type { DocumentService } from '../src/documents/DocumentService.js';
+import type { InputLimits } from '../src/documents/validateInput.js';
+import { AppError, ErrorCode, isAppError } from '../src/errors.js';
+import type { GraphService } from '../src/graph/GraphService.js';
+import type { Logger } from '../src/logger.js';
+import type { SafeFetcher } from './http/SafeFetcher.js';
+import { ImportJobRepository } from './jobs/importJobRepository.js';
+import { ImportJobRunner, type JobContext } from './jobs/ImportJobRunner.js';
+import type { ImportJobItemRecord, ImportJobRecord, ImportJobStatus, ImportRequest, ItemEvent } from './jobs/types.js';
+import { documentIdForFile, planFile, planOpenApi, planUrl, type PlanDeps } from './pipeline/planSources.js';
+import { ImportAborted, writePlan, type PlanWriter } from './pipeline/writePlan.js';
+import type { ImportPlan } from './types.js';
+import { UploadRepository } from './uploads/uploadRepository.js';
+
+/** How a caller wants a job run. */
+export interface SubmitOptions {
+  /** Return the queued job at once instead of waiting for it. */
+  async?: boolean;
+  /** Called after each item (in this process only); the CLI prints these. */
+  onItem?: (event: ItemEvent) => void;
+}
+
+/** What the import service is built from. */
+export interface ImportServiceDeps {
+  db: Db;
+  documents: DocumentService;
+  graph: GraphService;
+  fetcher: SafeFetcher;
+  config: ImportConfig;
+  limits: InputLimits;
+  logger: Logger;
+  /** PGlite: this process owns the database, so RUNNING jobs found at start were interrupted. */
+  exclusive: boolean;
+  jobConcurrency?: number;
+  jobStaleMs?: number;
+  jobPollMs?: number;
+}
+
+/** Records imports as jobs and runs them: URL, OpenAPI, uploaded file and folder imports. */
+export class ImportService {
+  readonly jobs: ImportJobRepository;
+  readonly uploads: UploadRepository;
+  readonly runner: ImportJobRunner;
+  private readonly listeners = new Map<string, (event: ItemEvent) => void>();
+  private readonly planDeps: PlanDeps;
+  private readonly writer: PlanWriter;
+  private sweepTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly deps: ImportServiceDeps) {
+    this.jobs = new ImportJobRepository(deps.db);
+    this.uploads = new UploadRepository(deps.db, deps.config.uploadTtlMs);
+    this.planDeps = { fetcher: deps.fetcher, config: deps.config };
+    this.writer = { documents: deps.documents, graph: deps.graph, limits: deps.limits };
+    this.runner = new ImportJobRunner(
+      this.jobs,
+      (job, context) => this.execute(job, context),
+      {
+        concurrency: deps.jobConcurrency ?? 2,
+        staleMs: deps.jobStaleMs ?? 60_000,
+        pollMs: deps.jobPollMs ?? 2_000,
+        exclusive: deps.exclusive,
+      },
+      deps.logger,
+    );
+  }
+
+  /** Interrupts jobs left RUNNING by a dead process, starts the queue and the upload sweep. */
+  async start(): Promise<void> {
+    await this.runner.start();
+    this.sweepTimer = setInterval(() => {
+      this.uploads.deleteExpired().catch((err: unknown) => this.deps.logger.warn({ err: (err as Error).message }, 'upload sweep failed'));
+    }, 10 * 60_000);
+    this.sweepTimer.unref();
+  }
+
+  /** Lets running jobs stop between items (they end INTERRUPTED) and waits for them. */
+  async stop(): Promise<void> {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    await this.runner.stop();
+  }
+
+  /** Records a job for a validated request and runs it (or queues it when `async`). */
+  async submit(request: ImportRequest, options: SubmitOptions = {}): Promise<ImportJobRecord> {
+    const job = await this.jobs.create(request, itemLabels(request));
+    return this.launch(job.id, options);
+  }
+
+  /** Runs the pending and failed items of an INTERRUPTED, FAILED or PARTIAL job again. */
+  async resume(jobId: string, options: SubmitOptions = {}): Promise<ImportJobRecord> {
+    const job = await this.jobs.get(jobId);
+    if (!job) throw new AppError(ErrorCode.NOT_FOUND, `import job "${jobId}" does not exist`, { kind: 'ImportJob', id: jobId });
+    if (!(await this.jobs.requeue(jobId))) {
+      throw new AppError(ErrorCode.CONFLICT, `import job "${jobId}" is ${job.status}; only INTERRUPTED, FAILED or PARTIAL jobs can be resumed`, {
+        id: jobId,
+        status: job.status,
+      });
+    }
+    return this.launch(jobId, options);
+  }
+
+  private async launch(jobId: string, options: SubmitOptions): Promise<ImportJobRecord> {
+    if (options.async) {
+      this.runner.kick();
+      return (await this.jobs.get(jobId)) as ImportJobRecord;
+    }
+    if (options.onItem) this.listeners.set(jobId, options.onItem);
+    try {
+      return await this.runner.run(jobId);
+    } finally {
+      this.listeners.delete(jobId);
+    }
+  }
+
+  private async execute(job: ImportJobRecord, context: JobContext): Promise<ImportJobStatus> {
+    const total = job.items.length;
+    let done = job.items.filter((i) => i.status !== 'PENDING').length;
+    for (const item of job.items) {
+      if (item.status !== 'PENDING') continue;
+      if (context.signal.aborted) return 'INTERRUPTED';
+      const event: ItemEvent = { jobId: job.id, ordinal: item.ordinal, label: item.label, status: 'SUCCEEDED', documentIds: [], chunkCount: 0, embeddedChunkCount: 0, changedDocuments: 0 };
+      try {
+        const plan = await this.planItem(job.request, item);
+        const onProgress = total === 1 ? (d: number, t: number) => context.progress(d, t) : undefined;
+        const outcome = await writePlan(plan, this.writer, onProgress ? { signal: context.signal, onProgress } : { signal: context.signal });
+        await this.jobs.itemSucceeded(job.id, item.ordinal, outcome);
+        Object.assign(event, outcome);
+      } catch (err) {
+        if (err instanceof ImportAborted) return 'INTERRUPTED';
+        const code = isAppError(err) ? err.code : ErrorCode.INTERNAL_SERVER_ERROR;
+        const message = isAppError(err) ? err.message : 'unexpected error while importing; see the server log';
+        if (!isAppError(err)) this.deps.logger.error({ err, jobId: job.id, item: item.label }, 'import item failed');
+        await this.jobs.itemFailed(job.id, item.ordinal, code, message);
+        Object.assign(event, { status: 'FAILED', errorCode: code, error: message });
+      }
+      done += 1;
+      if (total > 1) await context.progress(done, total);
+      this.listeners.get(job.id)?.(event);
+    }
+    const items = (await this.jobs.get(job.id))?.items ?? [];
+    const failed = items.filter((i) => i.status === 'FAILED').length;
+    const succeeded = items.filter((i) => i.status === 'SUCCEEDED').length;
+    if (failed === 0) return 'SUCCEEDED';
+    return succeeded === 0 ? 'FAILED' : 'PARTIAL';
+  }
+
+  private async planItem(request: ImportRequest, item: ImportJobItemRecord): Promise<ImportPlan> {
+    switch (request.kind) {
+      case 'url':
+        return planUrl(request.urls[item.ordinal] as string, request.defaults, this.planDeps);
+      case 'openapi':
+        return planOpenApi(request, this.planDeps);
+      case 'upload': {
+        const upload = await this.uploads.load(request.uploadId);
+        const file = { fileName: upload.fileName, bytes: upload.bytes, ...(upload.contentType ? { contentType: upload.contentType } : {}) };
+        return planFile(file, request.documentId, request.defaults, this.planDeps);
+      }
+      case 'directory': {
+        const relative = request.files[item.ordinal] as string;
+        const bytes = await this.readLocalFile(path.join(request.root, relative));
+        const id = documentIdForFile(`${path.basename(request.root)}/${relative}`);
+        return planFile({ fileName: path.basename(relative), bytes }, id, request.defaults, this.planDeps, relative);
+      }
+    }
+  }
+
+  private async readLocalFile(file: string): Promise<Buffer> {
+    const info = await stat(file);
+    const cap = this.deps.config.uploadMaxBytes;
+    if (info.size > cap) {
+      throw new AppError(ErrorCode.IMPORT_TOO_LARGE, `${file} is ${info.size} bytes; the limit is ${cap} (CAIRN_UPLOAD_MAX_BYTES)`, { size: info.size, limit: cap });
+    }
+    return readFile(file);
+  }
+}
+
+/** One label per item: what the job reports in progress and errors. */
+function itemLabels(request: ImportRequest): string[] {
+  switch (request.kind) {
+    case 'url':
+      return request.urls;
+    case 'openapi':
+      return [request.url ?? `inline spec${request.title ? ` "${request.title}"` : ''}`];
+    case 'upload':
+      return [request.fileName];
+    case 'directory':
+      return request.files;
+  }
+}

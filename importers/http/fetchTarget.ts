@@ -1,0 +1,81 @@
+import { promises as dns } from 'node:dns';
+import { AppError, ErrorCode } from '../../src/errors.js';
+import { classifyAddress, hostLiteral, normalizeHost } from './addressPolicy.js';
+import type { ResolvedAddress } from './SafeFetcher.js';
+
+/** Resolves a host name to all its addresses. */
+export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
+
+/** A host whose addresses were resolved once and vetted; connections may only go to these. */
+export interface VettedTarget {
+  /** Host name as given to the HTTP client (no IPv6 brackets). */
+  hostname: string;
+  addresses: ResolvedAddress[];
+  /** True when the host is allow-listed and its addresses were not checked. */
+  allowListed: boolean;
+}
+
+/** Resolves through the system resolver (getaddrinfo), keeping the resolver's order. */
+export const systemResolver: Resolver = async (hostname) => {
+  const found = await dns.lookup(hostname, { all: true, verbatim: true });
+  return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+};
+
+/** Parses a URL and rejects what may never be fetched: other schemes and embedded credentials. */
+export function checkUrl(raw: string, base?: URL): URL {
+  let url: URL;
+  try {
+    url = new URL(raw, base);
+  } catch {
+    throw new AppError(ErrorCode.IMPORT_FETCH_FAILED, `invalid URL: ${raw}`, { url: raw, reason: 'invalid URL' });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw blocked(url, `the ${url.protocol.replace(/:$/, '')} scheme is not allowed; only http and https are`);
+  }
+  if (url.username !== '' || url.password !== '') throw blocked(url, 'URLs with credentials are not allowed');
+  return url;
+}
+
+/** Normalises the allow-list the same way URL host names are normalised before comparing. */
+export function normalizeAllowList(hosts: readonly string[]): Set<string> {
+  return new Set(hosts.map(normalizeHost).filter((h) => h !== ''));
+}
+
+/** Resolves the URL's host once and checks every address, unless the host is allow-listed. */
+export async function vetTarget(url: URL, allowList: Set<string>, resolve: Resolver): Promise<VettedTarget> {
+  const hostname = url.hostname.replace(/^\[|\]$/g, '');
+  const allowListed = allowList.has(normalizeHost(url.hostname));
+  const literal = hostLiteral(url.hostname);
+  let addresses: ResolvedAddress[];
+  if (literal) {
+    addresses = [literal];
+  } else {
+    addresses = await resolveName(url, hostname, resolve);
+  }
+  if (!allowListed) {
+    for (const { address } of addresses) {
+      const v = classifyAddress(address);
+      if (!v.allowed) throw blocked(url, v.reason, { address: v.address, category: v.category });
+    }
+  }
+  return { hostname, addresses, allowListed };
+}
+
+async function resolveName(url: URL, hostname: string, resolve: Resolver): Promise<ResolvedAddress[]> {
+  let found: ResolvedAddress[];
+  try {
+    found = await resolve(hostname);
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new AppError(ErrorCode.IMPORT_FETCH_FAILED, `could not resolve ${hostname}: ${reason}`, { url: url.href, host: hostname, reason }, { cause: err });
+  }
+  if (found.length === 0) {
+    throw new AppError(ErrorCode.IMPORT_FETCH_FAILED, `could not resolve ${hostname}: no addresses`, { url: url.href, host: hostname, reason: 'no addresses' });
+  }
+  return found;
+}
+
+function blocked(url: URL, reason: string, extra: Record<string, unknown> = {}): AppError {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return new AppError(ErrorCode.IMPORT_FETCH_BLOCKED, `fetch of ${url.href} blocked: ${reason}`, { url: url.href, host, ...extra, reason });
+}

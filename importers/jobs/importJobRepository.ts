@@ -1,0 +1,245 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../../src/db/Db.js';
+import { encodeCursor, type KeysetCursor } from '../../src/documents/cursor.js';
+import type { ImportJobItemRecord, ImportJobRecord, ImportJobStatus, ImportKind, ImportRequest, ItemOutcome } from './types.js';
+
+interface JobRow {
+  id: string;
+  kind: ImportKind;
+  status: ImportJobStatus;
+  request: ImportRequest;
+  progress_done: number;
+  progress_total: number;
+  chunk_count: number;
+  embedded_chunk_count: number;
+  warnings: string[];
+  created_at: Date | string;
+  started_at: Date | string | null;
+  finished_at: Date | string | null;
+}
+
+interface ItemRow {
+  job_id: string;
+  ordinal: number;
+  label: string;
+  status: ImportJobItemRecord['status'];
+  document_ids: string[];
+  error_code: string | null;
+  error: string | null;
+  finished_at: Date | string | null;
+}
+
+const JOB_COLUMNS =
+  'id, kind, status, request, progress_done, progress_total, chunk_count, embedded_chunk_count, warnings, created_at, started_at, finished_at';
+const MAX_WARNINGS = 200;
+
+const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
+const maybeDate = (v: Date | string | null): Date | null => (v === null ? null : date(v));
+
+function toItem(row: ItemRow): ImportJobItemRecord {
+  return {
+    ordinal: row.ordinal,
+    label: row.label,
+    status: row.status,
+    documentIds: row.document_ids,
+    errorCode: row.error_code,
+    error: row.error,
+    finishedAt: maybeDate(row.finished_at),
+  };
+}
+
+function toJob(row: JobRow, items: ImportJobItemRecord[]): ImportJobRecord {
+  return {
+    id: row.id,
+    kind: row.kind,
+    status: row.status,
+    request: row.request,
+    progress: { done: row.progress_done, total: row.progress_total },
+    chunkCount: row.chunk_count,
+    embeddedChunkCount: row.embedded_chunk_count,
+    warnings: row.warnings,
+    createdAt: date(row.created_at),
+    startedAt: maybeDate(row.started_at),
+    finishedAt: maybeDate(row.finished_at),
+    items,
+  };
+}
+
+/** A page of jobs, newest first. */
+export interface ImportJobPage {
+  rows: { cursor: string; job: ImportJobRecord }[];
+  hasNextPage: boolean;
+  totalCount: number;
+}
+
+/** Reads and writes `import_jobs` and `import_job_items`; every state change is one statement or transaction. */
+export class ImportJobRepository {
+  constructor(private readonly db: Db) {}
+
+  /** Records a QUEUED job with one PENDING item per label. */
+  async create(request: ImportRequest, labels: readonly string[]): Promise<ImportJobRecord> {
+    const id = randomUUID();
+    await this.db.transaction(async (tx) => {
+      await tx.query(`INSERT INTO import_jobs (id, kind, status, request, progress_total) VALUES ($1, $2, 'QUEUED', $3, $4)`, [
+        id,
+        request.kind,
+        JSON.stringify(request),
+        labels.length,
+      ]);
+      if (labels.length > 0) {
+        await tx.query(
+          `INSERT INTO import_job_items (job_id, ordinal, label, status)
+           SELECT $1, o - 1, l, 'PENDING' FROM unnest($2::text[]) WITH ORDINALITY AS t(l, o)`,
+          [id, labels],
+        );
+      }
+    });
+    return (await this.get(id)) as ImportJobRecord;
+  }
+
+  /** Jobs by id with their items, in no particular order. */
+  async getMany(ids: readonly string[]): Promise<ImportJobRecord[]> {
+    if (ids.length === 0) return [];
+    const jobs = await this.db.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM import_jobs WHERE id = ANY($1::text[])`, [ids]);
+    return this.withItems(jobs.rows);
+  }
+
+  /** One job, or undefined. */
+  async get(id: string): Promise<ImportJobRecord | undefined> {
+    return (await this.getMany([id]))[0];
+  }
+
+  /** Jobs newest first, optionally with one status. */
+  async list(first: number, after: KeysetCursor | undefined, status?: ImportJobStatus): Promise<ImportJobPage> {
+    const params: unknown[] = [status ?? null];
+    let keyset = '';
+    if (after) {
+      params.push(after.createdAt, after.id);
+      keyset = ' AND (created_at, id) < ($2::timestamptz, $3)';
+    }
+    params.push(first + 1);
+    const where = '($1::text IS NULL OR status = $1)';
+    const [page, count] = await Promise.all([
+      this.db.query<JobRow>(
+        `SELECT ${JOB_COLUMNS} FROM import_jobs WHERE ${where}${keyset} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+        params,
+      ),
+      this.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM import_jobs WHERE ${where}`, [status ?? null]),
+    ]);
+    const jobs = await this.withItems(page.rows.slice(0, first));
+    return {
+      rows: jobs.map((job) => ({ cursor: encodeCursor({ createdAt: job.createdAt.toISOString(), id: job.id }), job })),
+      hasNextPage: page.rows.length > first,
+      totalCount: count.rows[0]?.n ?? 0,
+    };
+  }
+
+  /** Takes a QUEUED job for this runner; false when it is not QUEUED (another runner has it, or it finished). */
+  async claim(id: string, runnerId: string): Promise<boolean> {
+    const result = await this.db.query(
+      `UPDATE import_jobs SET status = 'RUNNING', runner_id = $2, heartbeat_at = now(), started_at = coalesce(started_at, now()), finished_at = NULL
+        WHERE id = $1 AND status = 'QUEUED'`,
+      [id, runnerId],
+    );
+    return result.rowCount === 1;
+  }
+
+  /** Takes the oldest QUEUED job, if any (SKIP LOCKED keeps concurrent servers apart). */
+  async claimNext(runnerId: string): Promise<string | undefined> {
+    const result = await this.db.query<{ id: string }>(
+      `UPDATE import_jobs SET status = 'RUNNING', runner_id = $1, heartbeat_at = now(), started_at = coalesce(started_at, now())
+        WHERE id = (SELECT id FROM import_jobs WHERE status = 'QUEUED' ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+        RETURNING id`,
+      [runnerId],
+    );
+    return result.rows[0]?.id;
+  }
+
+  /** Puts a finished or interrupted job back in the queue, with its failed items pending again. */
+  async requeue(id: string): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const result = await tx.query(
+        `UPDATE import_jobs SET status = 'QUEUED', runner_id = NULL, finished_at = NULL
+          WHERE id = $1 AND status IN ('INTERRUPTED', 'FAILED', 'PARTIAL')`,
+        [id],
+      );
+      if (result.rowCount !== 1) return false;
+      await tx.query(`UPDATE import_job_items SET status = 'PENDING', error_code = NULL, error = NULL, finished_at = NULL WHERE job_id = $1 AND status = 'FAILED'`, [id]);
+      await tx.query(
+        `UPDATE import_jobs SET progress_done = (SELECT count(*) FROM import_job_items WHERE job_id = $1 AND status = 'SUCCEEDED'),
+                                progress_total = (SELECT count(*) FROM import_job_items WHERE job_id = $1)
+          WHERE id = $1`,
+        [id],
+      );
+      return true;
+    });
+  }
+
+  /** Refreshes the heartbeat of every job this runner holds. */
+  async heartbeat(runnerId: string): Promise<void> {
+    await this.db.query(`UPDATE import_jobs SET heartbeat_at = now() WHERE runner_id = $1 AND status = 'RUNNING'`, [runnerId]);
+  }
+
+  /** Marks RUNNING jobs whose runner stopped beating (all of them when `staleMs` is 0) INTERRUPTED; returns their ids. */
+  async interruptStale(staleMs: number, exceptRunnerId?: string): Promise<string[]> {
+    const result = await this.db.query<{ id: string }>(
+      `UPDATE import_jobs SET status = 'INTERRUPTED', finished_at = now()
+        WHERE status = 'RUNNING' AND ($2::text IS NULL OR runner_id IS DISTINCT FROM $2)
+          AND ($1::int = 0 OR heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $1::int / 1000.0))
+        RETURNING id`,
+      [staleMs, exceptRunnerId ?? null],
+    );
+    return result.rows.map((r) => r.id);
+  }
+
+  /** Records a successful item and adds its counts to the job. */
+  async itemSucceeded(jobId: string, ordinal: number, outcome: ItemOutcome): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.query(
+        `UPDATE import_job_items SET status = 'SUCCEEDED', document_ids = $3, error_code = NULL, error = NULL, finished_at = now()
+          WHERE job_id = $1 AND ordinal = $2`,
+        [jobId, ordinal, outcome.documentIds],
+      );
+      await tx.query(
+        `UPDATE import_jobs SET chunk_count = chunk_count + $2, embedded_chunk_count = embedded_chunk_count + $3,
+                                warnings = (SELECT coalesce(jsonb_agg(w), '[]') FROM (SELECT w FROM jsonb_array_elements(warnings || $4::jsonb) w LIMIT ${MAX_WARNINGS}) s)
+          WHERE id = $1`,
+        [jobId, outcome.chunkCount, outcome.embeddedChunkCount, JSON.stringify(outcome.warnings)],
+      );
+    });
+  }
+
+  /** Records a failed item with its error. */
+  async itemFailed(jobId: string, ordinal: number, code: string, message: string): Promise<void> {
+    await this.db.query(
+      `UPDATE import_job_items SET status = 'FAILED', error_code = $3, error = $4, finished_at = now() WHERE job_id = $1 AND ordinal = $2`,
+      [jobId, ordinal, code, message],
+    );
+  }
+
+  /** Sets the progress counters. */
+  async setProgress(jobId: string, done: number, total: number): Promise<void> {
+    await this.db.query(`UPDATE import_jobs SET progress_done = $2, progress_total = $3, heartbeat_at = now() WHERE id = $1`, [jobId, done, total]);
+  }
+
+  /** Ends a job with a final status. */
+  async finish(jobId: string, status: ImportJobStatus): Promise<void> {
+    await this.db.query(`UPDATE import_jobs SET status = $2, finished_at = now(), runner_id = NULL WHERE id = $1`, [jobId, status]);
+  }
+
+  private async withItems(rows: JobRow[]): Promise<ImportJobRecord[]> {
+    if (rows.length === 0) return [];
+    const items = await this.db.query<ItemRow>(
+      `SELECT job_id, ordinal, label, status, document_ids, error_code, error, finished_at
+         FROM import_job_items WHERE job_id = ANY($1::text[]) ORDER BY job_id, ordinal`,
+      [rows.map((r) => r.id)],
+    );
+    const byJob = new Map<string, ImportJobItemRecord[]>();
+    for (const row of items.rows) {
+      const list = byJob.get(row.job_id) ?? [];
+      list.push(toItem(row));
+      byJob.set(row.job_id, list);
+    }
+    return rows.map((row) => toJob(row, byJob.get(row.id) ?? []));
+  }
+}

@@ -1,0 +1,74 @@
+import type { DocumentDefaultsInput } from '../../src/documents/validateInput.js';
+
+/** What an import reads from. */
+export type ImportKind = 'url' | 'openapi' | 'upload' | 'directory';
+
+/** Where a job stands. INTERRUPTED jobs stopped with the process and can be resumed. */
+export type ImportJobStatus = 'QUEUED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'PARTIAL' | 'INTERRUPTED';
+
+/** Where one item of a job stands. */
+export type ImportItemStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
+
+/** Fields the caller sets on every document an import creates (undefined: detected from the source). */
+export type DocumentDefaults = DocumentDefaultsInput;
+
+/** A validated import request, stored with the job so it can run (or resume) with no other state. */
+export type ImportRequest =
+  | { kind: 'url'; urls: string[]; defaults: DocumentDefaults }
+  | { kind: 'openapi'; url?: string; content?: string; title?: string; tags: string[]; source?: string }
+  | { kind: 'upload'; uploadId: string; fileName: string; documentId: string; defaults: DocumentDefaults }
+  | { kind: 'directory'; root: string; files: string[]; defaults: DocumentDefaults };
+
+/** One source of a job: a URL, a spec, an uploaded file or a file of a folder. */
+export interface ImportJobItemRecord {
+  ordinal: number;
+  label: string;
+  status: ImportItemStatus;
+  documentIds: string[];
+  errorCode: string | null;
+  error: string | null;
+  finishedAt: Date | null;
+}
+
+/** An import job with its items. */
+export interface ImportJobRecord {
+  id: string;
+  kind: ImportKind;
+  status: ImportJobStatus;
+  request: ImportRequest;
+  progress: { done: number; total: number };
+  chunkCount: number;
+  embeddedChunkCount: number;
+  warnings: string[];
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  items: ImportJobItemRecord[];
+}
+
+/** The outcome of one successful item. */
+export interface ItemOutcome {
+  documentIds: string[];
+  chunkCount: number;
+  embeddedChunkCount: number;
+  /** Documents whose content or fields changed (0 on an unchanged re-import). */
+  changedDocuments: number;
+  warnings: string[];
+}
+
+/** What a job reports after each item (the CLI prints these). */
+export interface ItemEvent {
+  jobId: string;
+  ordinal: number;
+  label: string;
+  status: 'SUCCEEDED' | 'FAILED';
+  documentIds: string[];
+  chunkCount: number;
+  embeddedChunkCount: number;
+  changedDocuments: number;
+  errorCode?: string;
+  error?: string;
+}
+
+/** Statuses after which a job no longer changes by itself. */
+export const FINISHED_STATUSES: readonly ImportJobStatus[] = ['SUCCEEDED', 'FAILED', 'PARTIAL', 'INTERRUPTED'];

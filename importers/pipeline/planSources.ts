@@ -1,0 +1,146 @@
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import type { ImportConfig } from '../../src/config.js';
+import { DOCUMENT_ID_PATTERN } from '../../src/documents/validateInput.js';
+import { extractFile, type ExtractedFile } from '../files/extractFile.js';
+import { decodeHtmlBody, htmlToMarkdown } from '../html/htmlToMarkdown.js';
+import type { SafeFetcher } from '../http/SafeFetcher.js';
+import type { DocumentDefaults } from '../jobs/types.js';
+import { loadOpenApiSpec } from '../openapi/loadSpec.js';
+import { openApiToPlan, specIdFor } from '../openapi/specToPlan.js';
+import type { ImportPlan, ImportedDocument } from '../types.js';
+import { canonicalUrl, documentIdForUrl } from '../url/canonicalUrl.js';
+import { detectDocumentType } from '../url/detectDocumentType.js';
+
+/** What planning needs from outside: the safe HTTP client and the importer limits. */
+export interface PlanDeps {
+  fetcher: SafeFetcher;
+  config: ImportConfig;
+}
+
+/** An OpenAPI source as `importOpenApi` takes it. */
+export interface OpenApiSource {
+  url?: string;
+  content?: string;
+  title?: string;
+  tags: string[];
+  source?: string;
+}
+
+/** A file's bytes with its name, from an upload or a folder. */
+export interface FileSource {
+  fileName: string;
+  contentType?: string;
+  bytes: Buffer;
+}
+
+const ACCEPT =
+  'text/html,application/xhtml+xml;q=0.9,text/markdown,text/plain;q=0.8,application/json,application/yaml,application/pdf,' +
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document;q=0.7,*/*;q=0.1';
+
+/** Loads and validates a spec, then plans its documents and graph; the spec id comes from its URL, else its info.title. */
+export async function planOpenApi(source: OpenApiSource, deps: PlanDeps, specId?: string): Promise<ImportPlan> {
+  const loadSource: { url?: string; content?: string } = {};
+  if (source.url !== undefined) loadSource.url = source.url;
+  if (source.content !== undefined) loadSource.content = source.content;
+  const spec = await loadOpenApiSpec(loadSource, { fetcher: deps.fetcher, maxBytes: deps.config.maxBytes });
+  const id = specId ?? (source.url !== undefined ? specIdFor({ url: source.url }) : specIdFor({ title: spec.title, content: source.content ?? '' }));
+  const options: Parameters<typeof openApiToPlan>[1] = { specId: id, tags: source.tags, source: source.source ?? source.url ?? null };
+  if (source.title !== undefined) options.title = source.title;
+  return openApiToPlan(spec, options);
+}
+
+/** Fetches a URL through the safe client and plans one document (or a spec's documents when it is OpenAPI). */
+export async function planUrl(url: string, defaults: DocumentDefaults, deps: PlanDeps): Promise<ImportPlan> {
+  const res = await deps.fetcher.fetch(url, { accept: ACCEPT });
+  const fetched = { url, finalUrl: res.finalUrl.replace(/#.*$/, ''), fetchedAt: new Date().toISOString(), contentType: res.contentType || null };
+  const id = documentIdForUrl(url);
+  const source = defaults.source ?? canonicalUrl(res.finalUrl);
+  if (isHtml(res.contentType, res.body)) {
+    const page = htmlToMarkdown(decodeHtmlBody(res.body, res.charset), { baseUrl: res.finalUrl });
+    const doc: ImportedDocument = {
+      id,
+      title: defaults.title ?? page.title ?? titleFromPath(new URL(res.finalUrl).pathname, new URL(res.finalUrl).hostname),
+      content: page.markdown,
+      documentType: defaults.documentType ?? detectDocumentType(res.finalUrl),
+      source,
+      tags: defaults.tags,
+      metadata: { ...defaults.metadata, ...fetched, language: page.language ?? null, description: page.description ?? null },
+    };
+    return { documents: [doc], entities: [], relationships: [], warnings: [] };
+  }
+  const fileName = path.posix.basename(new URL(res.finalUrl).pathname) || new URL(res.finalUrl).hostname;
+  const file = await extractFile({ fileName, contentType: res.contentType, bytes: res.body }, fileLimits(deps.config));
+  if (file.format === 'openapi') {
+    const spec: OpenApiSource = { url: res.finalUrl, content: file.content, tags: defaults.tags, source };
+    if (defaults.title !== undefined) spec.title = defaults.title;
+    return planOpenApi(spec, deps, specIdFor({ url }));
+  }
+  const doc = fileDocument(file, id, defaults, titleFromPath(new URL(res.finalUrl).pathname, new URL(res.finalUrl).hostname));
+  doc.documentType = defaults.documentType ?? detectDocumentType(res.finalUrl);
+  doc.source = source;
+  doc.metadata = { ...file.metadata, ...defaults.metadata, ...fetched };
+  return { documents: [doc], entities: [], relationships: [], warnings: file.warnings };
+}
+
+/** Plans an uploaded or local file; `relativePath` (folder imports) also hints the document type. */
+export async function planFile(file: FileSource, id: string, defaults: DocumentDefaults, deps: PlanDeps, relativePath?: string): Promise<ImportPlan> {
+  const extracted = await extractFile(file, fileLimits(deps.config));
+  if (extracted.format === 'openapi') {
+    const spec: OpenApiSource = { content: extracted.content, tags: defaults.tags, source: defaults.source ?? file.fileName };
+    if (defaults.title !== undefined) spec.title = defaults.title;
+    return planOpenApi(spec, deps, specIdFromDocumentId(id));
+  }
+  const doc = fileDocument(extracted, id, defaults, titleFromPath(file.fileName, file.fileName));
+  doc.documentType = defaults.documentType ?? (relativePath ? detectDocumentType(`file:///${relativePath}`) : 'other');
+  doc.source = defaults.source ?? relativePath ?? file.fileName;
+  doc.metadata = { ...extracted.metadata, ...defaults.metadata, fileName: file.fileName, format: extracted.format };
+  return { documents: [doc], entities: [], relationships: [], warnings: extracted.warnings };
+}
+
+/** A stable document id for a file name or relative path, e.g. `file:handbook/intro.md`. */
+export function documentIdForFile(name: string): string {
+  const id = `file:${name.replaceAll('\\', '/').replace(/[^A-Za-z0-9_\-:./@#?=&%+~]/g, '-')}`;
+  return DOCUMENT_ID_PATTERN.test(id) ? id : `file:${createHash('sha256').update(name).digest('hex').slice(0, 32)}`;
+}
+
+function specIdFromDocumentId(id: string): string {
+  return id.replace(/^file:/, '').replace(/[^A-Za-z0-9_\-.]/g, '-').slice(0, 100) || 'spec';
+}
+
+function fileDocument(file: ExtractedFile, id: string, defaults: DocumentDefaults, fallbackTitle: string): ImportedDocument {
+  return {
+    id,
+    title: defaults.title ?? file.title ?? fallbackTitle,
+    content: file.content,
+    documentType: defaults.documentType ?? 'other',
+    source: defaults.source ?? null,
+    tags: defaults.tags,
+    metadata: { ...file.metadata, ...defaults.metadata },
+  };
+}
+
+function fileLimits(config: ImportConfig): { pdfMaxPages: number; maxUnzippedBytes: number } {
+  return { pdfMaxPages: config.pdfMaxPages, maxUnzippedBytes: config.maxUnzippedBytes };
+}
+
+function isHtml(contentType: string, body: Buffer): boolean {
+  if (contentType === 'text/html' || contentType === 'application/xhtml+xml') return true;
+  if (contentType !== '') return false;
+  return /^\s*(<!doctype html|<html)/i.test(body.subarray(0, 512).toString('latin1'));
+}
+
+/** "getting-started.html" → "getting started"; the host when the path has no name. */
+function titleFromPath(p: string, fallback: string): string {
+  const base = path.posix.basename(p).replace(/\.[A-Za-z0-9]{1,8}$/, '');
+  const words = decodeURIComponentSafe(base).replace(/[-_]+/g, ' ').trim();
+  return words === '' ? fallback : words;
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}

@@ -1,0 +1,71 @@
+import type { DocumentService } from '../../src/documents/DocumentService.js';
+import { validateDocumentInput, type InputLimits } from '../../src/documents/validateInput.js';
+import { AppError, ErrorCode } from '../../src/errors.js';
+import { MAX_GRAPH_BATCH, type GraphService } from '../../src/graph/GraphService.js';
+import type { ItemOutcome } from '../jobs/types.js';
+import type { ImportPlan } from '../types.js';
+
+/** Documents embedded and written per transaction: small enough to report progress, large enough to batch embeddings. */
+const DOCUMENT_BATCH = 25;
+
+/** Services a plan is written through. */
+export interface PlanWriter {
+  documents: DocumentService;
+  graph: GraphService;
+  limits: InputLimits;
+}
+
+/** Thrown between batches when the process is shutting down; the item stays pending. */
+export class ImportAborted extends Error {
+  constructor() {
+    super('import stopped by shutdown');
+    this.name = 'ImportAborted';
+  }
+}
+
+/**
+ * Writes a plan: validates every document first (a bad one fails the item before anything is written), then the graph,
+ * then the documents in transactional batches, then deletes documents under `replacePrefix` the plan no longer has.
+ */
+export async function writePlan(
+  plan: ImportPlan,
+  writer: PlanWriter,
+  options: { signal?: AbortSignal; onProgress?: (done: number, total: number) => Promise<void> } = {},
+): Promise<ItemOutcome> {
+  const inputs = plan.documents.map((doc, i) => validateDocumentInput({ ...doc, expiresAt: null }, writer.limits, `documents[${i}]`));
+  if (inputs.length === 0) throw new AppError(ErrorCode.INVALID_FILE, 'the source produced no documents');
+  const checkAbort = () => {
+    if (options.signal?.aborted) throw new ImportAborted();
+  };
+
+  for (let i = 0; i < plan.entities.length; i += MAX_GRAPH_BATCH) {
+    checkAbort();
+    await writer.graph.upsertGraph(plan.entities.slice(i, i + MAX_GRAPH_BATCH), []);
+  }
+  for (let i = 0; i < plan.relationships.length; i += MAX_GRAPH_BATCH) {
+    checkAbort();
+    await writer.graph.upsertGraph([], plan.relationships.slice(i, i + MAX_GRAPH_BATCH));
+  }
+
+  const outcome: ItemOutcome = { documentIds: [], chunkCount: 0, embeddedChunkCount: 0, changedDocuments: 0, warnings: [...plan.warnings] };
+  for (let i = 0; i < inputs.length; i += DOCUMENT_BATCH) {
+    checkAbort();
+    const results = await writer.documents.upsertMany(inputs.slice(i, i + DOCUMENT_BATCH));
+    for (const r of results) {
+      outcome.documentIds.push(r.document.id);
+      outcome.chunkCount += r.chunkCount;
+      outcome.embeddedChunkCount += r.embeddedChunkCount;
+      if (r.changed) outcome.changedDocuments += 1;
+    }
+    await options.onProgress?.(Math.min(i + DOCUMENT_BATCH, inputs.length), inputs.length);
+  }
+
+  if (plan.replacePrefix) {
+    const keep = new Set(outcome.documentIds);
+    const vanished = (await writer.documents.documents.idsWithPrefix(plan.replacePrefix)).filter((id) => !keep.has(id));
+    for (const id of vanished) await writer.documents.delete(id);
+    outcome.changedDocuments += vanished.length;
+    if (vanished.length > 0) outcome.warnings.push(`removed ${vanished.length} document(s) that the source no longer has`);
+  }
+  return outcome;
+}

@@ -1,0 +1,104 @@
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { ImportJobRecord, ImportRequest, ItemEvent } from '../../importers/jobs/types.js';
+import { walkDirectory } from '../../importers/pipeline/walkDirectory.js';
+import { validateOpenApiImport, validateUrlImport } from '../../importers/validateImportInput.js';
+import type { Config } from '../config.js';
+import { validateDocumentDefaults } from '../documents/validateInput.js';
+import { badInput } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { createServices } from '../services.js';
+import { progressReporter } from './progress.js';
+
+/** Options shared by the `import` sub-commands. */
+export interface ImportCommandOptions {
+  json: boolean;
+  tags: string[];
+  type: string | undefined;
+  title: string | undefined;
+  source: string | undefined;
+}
+
+const IMPORT_USAGE = 'usage: cairn import url <url…> | import openapi <file|url> | import dir <path>';
+
+/** Turns the command line into a validated import request (reading the spec file or walking the folder). */
+async function buildRequest(kind: string | undefined, targets: string[], config: Config, opts: ImportCommandOptions): Promise<ImportRequest> {
+  const raw = { tags: opts.tags, documentType: opts.type ?? null, title: opts.title ?? null, source: opts.source ?? null };
+  if (targets.length === 0) throw badInput('arguments', IMPORT_USAGE);
+  switch (kind) {
+    case 'url':
+      return validateUrlImport({ ...raw, urls: targets }, 'import url');
+    case 'openapi': {
+      const target = targets[0] as string;
+      if (/^https?:\/\//i.test(target)) return validateOpenApiImport({ ...raw, url: target }, config.import.maxBytes, 'import openapi');
+      const size = (await stat(target)).size;
+      if (size > config.import.maxBytes) throw badInput('import openapi', `${target} is ${size} bytes; the limit is ${config.import.maxBytes} (CAIRN_IMPORT_MAX_BYTES)`);
+      const content = await readFile(target, 'utf8');
+      return validateOpenApiImport({ ...raw, content, source: opts.source ?? path.resolve(target) }, config.import.maxBytes, 'import openapi');
+    }
+    case 'dir': {
+      const root = path.resolve(targets[0] as string);
+      if (!(await stat(root)).isDirectory()) throw badInput('import dir', `${root} is not a folder`);
+      const files = await walkDirectory(root);
+      if (files.length === 0) throw badInput('import dir', `${root} has no md, txt, rst, html, pdf, docx, yaml or json files`);
+      return { kind: 'directory', root, files, defaults: validateDocumentDefaults(raw, 'import dir') };
+    }
+    default:
+      throw badInput('import', IMPORT_USAGE);
+  }
+}
+
+/** Prints one line per item: NDJSON with `--json`, else failures on stderr under a progress bar. */
+function itemPrinter(total: number, json: boolean): (event: ItemEvent) => void {
+  const bar = progressReporter('items', false);
+  let done = 0;
+  return (event) => {
+    done += 1;
+    if (json) {
+      process.stdout.write(`${JSON.stringify({ event: 'item', ...event })}\n`);
+      return;
+    }
+    if (event.status === 'FAILED') process.stderr.write(`\n✗ ${event.label}: [${event.errorCode}] ${event.error}\n`);
+    bar({ done, total });
+  };
+}
+
+/** A one-paragraph account of the job, saying plainly when nothing had to be re-embedded. */
+function summarize(job: ImportJobRecord, changed: number): string {
+  const failed = job.items.filter((i) => i.status === 'FAILED').length;
+  const docs = new Set(job.items.flatMap((i) => i.documentIds)).size;
+  const lines = [
+    `${job.status}: ${job.items.length - failed}/${job.items.length} items imported, ${docs} documents (${changed} new or changed), ` +
+      `${job.chunkCount} chunks, ${job.embeddedChunkCount} embedded.`,
+  ];
+  if (failed === 0 && changed === 0 && job.embeddedChunkCount === 0) lines.push('Nothing changed since the last import: no chunk was re-embedded.');
+  if (failed > 0) lines.push(`${failed} failed; resume with the resumeImportJob mutation (job ${job.id}) once the cause is fixed.`);
+  for (const w of job.warnings.slice(0, 20)) lines.push(`warning: ${w}`);
+  return lines.join('\n');
+}
+
+/** `cairn import url|openapi|dir`: runs one import job in-process against the configured store; exit 1 when any item failed. */
+export async function importCommand(config: Config, logger: Logger, args: string[], opts: ImportCommandOptions): Promise<number> {
+  const request = await buildRequest(args[0], args.slice(1), config, opts);
+  const services = await createServices(config, logger, { importQueue: false });
+  try {
+    const total = request.kind === 'url' ? request.urls.length : request.kind === 'directory' ? request.files.length : 1;
+    let changed = 0;
+    const print = itemPrinter(total, opts.json);
+    const job = await services.imports.submit(request, {
+      onItem: (event) => {
+        changed += event.changedDocuments;
+        print(event);
+      },
+    });
+    if (opts.json) {
+      const summary = { event: 'summary', jobId: job.id, status: job.status, items: job.items.length, chunkCount: job.chunkCount, embeddedChunkCount: job.embeddedChunkCount, changedDocuments: changed };
+      process.stdout.write(`${JSON.stringify(summary)}\n`);
+    } else {
+      process.stderr.write(`\n${summarize(job, changed)}\n`);
+    }
+    return job.status === 'SUCCEEDED' ? 0 : 1;
+  } finally {
+    await services.close();
+  }
+}

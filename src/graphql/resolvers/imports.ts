@@ -1,0 +1,67 @@
+import type { ImportJobRecord } from '../../../importers/jobs/types.js';
+import { validateOpenApiImport, validateUploadImport, validateUrlImport } from '../../../importers/validateImportInput.js';
+import type { DocumentRecord } from '../../documents/types.js';
+import { AppError, ErrorCode, notFound } from '../../errors.js';
+import type { ImportJobStatus, ImportKind, Resolvers } from '../generated/types.js';
+import { toPage } from '../inputs.js';
+import { loadAll } from '../loaders.js';
+import { decodeCursor } from '../../documents/cursor.js';
+
+const KNOWN_CODES = new Set<string>(Object.values(ErrorCode));
+
+/** A synchronous import that imported nothing fails with its first item's error, so clients see the real code. */
+function resultOrError(job: ImportJobRecord, async: boolean | null | undefined): ImportJobRecord {
+  if (async || job.status !== 'FAILED') return job;
+  const failed = job.items.find((i) => i.status === 'FAILED');
+  const code = failed?.errorCode && KNOWN_CODES.has(failed.errorCode) ? (failed.errorCode as ErrorCode) : ErrorCode.INTERNAL_SERVER_ERROR;
+  throw new AppError(code, failed?.error ?? 'the import failed', { jobId: job.id, item: failed?.label });
+}
+
+const documentIdsOf = (job: ImportJobRecord): string[] => [...new Set(job.items.flatMap((i) => i.documentIds))];
+
+/** Import mutations, job queries and their field resolvers. */
+export const importResolvers: Resolvers = {
+  Query: {
+    importJob: async (_, { id }, { services }) => (await services.imports.jobs.get(id)) ?? null,
+    importJobs: async (_, { first, after, status }, { services }) => {
+      const page = toPage(first, null);
+      const result = await services.imports.jobs.list(page.first, after ? decodeCursor(after) : undefined, status ?? undefined);
+      return {
+        edges: result.rows.map((r) => ({ cursor: r.cursor, node: r.job })),
+        nodes: result.rows.map((r) => r.job),
+        totalCount: result.totalCount,
+        pageInfo: {
+          hasNextPage: result.hasNextPage,
+          hasPreviousPage: after !== undefined && after !== null,
+          startCursor: result.rows[0]?.cursor ?? null,
+          endCursor: result.rows.at(-1)?.cursor ?? null,
+        },
+      };
+    },
+  },
+  Mutation: {
+    importUrl: async (_, { input }, { services }) =>
+      resultOrError(await services.imports.submit(validateUrlImport(input), { async: input.async ?? false }), input.async),
+    importOpenApi: async (_, { input }, { services }) =>
+      resultOrError(await services.imports.submit(validateOpenApiImport(input, services.config.import.maxBytes), { async: input.async ?? false }), input.async),
+    importUpload: async (_, { input }, { services }) => {
+      const upload = await services.imports.uploads.find(input.uploadId);
+      if (!upload) throw notFound('Upload', input.uploadId);
+      return resultOrError(await services.imports.submit(validateUploadImport(input, upload), { async: input.async ?? false }), input.async);
+    },
+    resumeImportJob: async (_, { id, async }, { services }) => resultOrError(await services.imports.resume(id, { async: async ?? false }), async),
+  },
+  ImportJob: {
+    kind: (job) => job.kind.toUpperCase() as ImportKind,
+    status: (job) => job.status as ImportJobStatus,
+    documents: (job, _, { loaders }) => loadAll<DocumentRecord | null>(loaders.documentById, documentIdsOf(job)) as Promise<DocumentRecord[]>,
+    errors: (job) =>
+      job.items.filter((i) => i.status === 'FAILED').map((i) => ({ item: i.label, code: i.errorCode ?? 'INTERNAL_SERVER_ERROR', message: i.error ?? '' })),
+  },
+  ImportResult: {
+    job: (job) => job,
+    documents: (job, _, { loaders }) => loadAll<DocumentRecord | null>(loaders.documentById, documentIdsOf(job)) as Promise<DocumentRecord[]>,
+    chunkCount: (job) => job.chunkCount,
+    warnings: (job) => job.warnings,
+  },
+};

@@ -1,0 +1,118 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { projectPath } from '../../src/paths.js';
+import { runCli, startCliServer } from '../helpers/cli.js';
+import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
+
+interface ItemLine {
+  event: 'item';
+  label: string;
+  status: string;
+  documentIds: string[];
+  embeddedChunkCount: number;
+  errorCode?: string;
+}
+
+const lines = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+
+// The `cairn import` commands through the real entry point, on a data folder of their own.
+describe('cairn import (embedded default)', () => {
+  let dataDir: string;
+  let folder: string;
+  let site: FixtureSite;
+  const env = () => ({ CAIRN_DATA_DIR: dataDir, CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: '127.0.0.1' });
+
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-import-'));
+    folder = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-dir-')), 'handbook');
+    fs.cpSync(projectPath('test', 'fixtures', 'imports', 'handbook'), folder, { recursive: true });
+    // Hidden folders and node_modules must be skipped (they cannot live in the repository's fixture).
+    fs.mkdirSync(path.join(folder, '.git'));
+    fs.writeFileSync(path.join(folder, '.git', 'notes.md'), '# hidden\n\nnever imported');
+    fs.mkdirSync(path.join(folder, 'node_modules', 'pkg'), { recursive: true });
+    fs.writeFileSync(path.join(folder, 'node_modules', 'pkg', 'readme.md'), '# vendored\n\nnever imported');
+    site = await startFixtureSite({
+      '/faq': { body: '<html><head><title>FAQ</title></head><body><main><h1>FAQ</h1><p>Refunds take five business days to reach the card.</p></main></body></html>', type: 'text/html' },
+      '/spec.yaml': {
+        body: 'openapi: 3.0.0\ninfo: { title: Tiny, version: "1" }\npaths:\n  /ping:\n    get:\n      operationId: ping\n      responses: { "200": { description: pong } }\n',
+        type: 'application/yaml',
+      },
+      '/slow-a': { body: '# A\n\nfirst slow page', type: 'text/markdown', delayMs: 1500 },
+    });
+  });
+  afterAll(async () => {
+    await site?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.rmSync(path.dirname(folder), { recursive: true, force: true });
+  });
+
+  it('imports a folder, skipping hidden folders, node_modules and unsupported files; a re-run re-embeds nothing and says so', async () => {
+    const first = await runCli(['import', 'dir', folder, '--json', '--tag', 'handbook'], env());
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    const events = lines(first.stdout);
+    const items = events.filter((e) => e.event === 'item') as unknown as ItemLine[];
+    expect(items.map((i) => i.label).sort()).toEqual(['README.md', 'policies/leave.txt', 'runbooks/cache.html', 'runbooks/database-failover.md']);
+    expect(items.every((i) => i.status === 'SUCCEEDED' && i.embeddedChunkCount > 0)).toBe(true);
+    expect(items.find((i) => i.label === 'runbooks/database-failover.md')!.documentIds).toEqual(['file:handbook/runbooks/database-failover.md']);
+    expect(events.at(-1)).toMatchObject({ event: 'summary', status: 'SUCCEEDED', items: 4 });
+
+    const again = await runCli(['import', 'dir', folder, '--tag', 'handbook'], env());
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain('0 embedded');
+    expect(again.stderr).toContain('no chunk was re-embedded');
+  });
+
+  it('imports URLs and an OpenAPI spec, and exits 1 when an item fails', async () => {
+    const ok = await runCli(['import', 'url', `${site.url}/faq`, '--json'], env());
+    expect(ok.code).toBe(0);
+    expect(lines(ok.stdout)[0]).toMatchObject({ event: 'item', status: 'SUCCEEDED', documentIds: [`${site.url}/faq`] });
+
+    const spec = await runCli(['import', 'openapi', `${site.url}/spec.yaml`, '--json'], env());
+    expect(spec.code).toBe(0);
+    expect((lines(spec.stdout)[0] as unknown as ItemLine).documentIds.length).toBe(2);
+
+    const mixed = await runCli(['import', 'url', `${site.url}/faq`, 'http://169.254.169.254/latest/meta-data/', '--json'], env());
+    expect(mixed.code).toBe(1);
+    const [good, blocked, summary] = lines(mixed.stdout);
+    expect(good).toMatchObject({ status: 'SUCCEEDED' });
+    expect(blocked).toMatchObject({ status: 'FAILED', errorCode: 'IMPORT_FETCH_BLOCKED' });
+    expect(summary).toMatchObject({ event: 'summary', status: 'PARTIAL' });
+  });
+
+  it('marks a job interrupted when the server dies mid-import, and resumes it', async () => {
+    const { child, url } = await startCliServer(env());
+    const gql = async <T>(query: string, variables: Record<string, unknown> = {}, base = url): Promise<T> => {
+      const res = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+      const body = (await res.json()) as { data: T; errors?: unknown[] };
+      expect(body.errors).toBeUndefined();
+      return body.data;
+    };
+    // One URL per job item; the job waits on the slow pages, so the kill lands mid-job.
+    const started = await gql<{ importUrl: { job: { id: string } } }>(`mutation { importUrl(input: {url: "${site.url}/slow-a", async: true}) { job { id } } }`);
+    const jobId = started.importUrl.job.id;
+    for (let i = 0; i < 50 && !site.hits.get('/slow-a'); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(site.hits.get('/slow-a')).toBe(1);
+    const died = new Promise((r) => child.on('exit', r));
+    child.kill('SIGKILL');
+    await died;
+
+    const again = await startCliServer(env());
+    try {
+      const job = await gql<{ importJob: { status: string } }>(`query($id: ID!) { importJob(id: $id) { status } }`, { id: jobId }, again.url);
+      expect(job.importJob.status).toBe('INTERRUPTED');
+      const resumed = await gql<{ resumeImportJob: { job: { status: string }; documents: { id: string }[] } }>(
+        `mutation($id: ID!) { resumeImportJob(id: $id) { job { status } documents { id } } }`,
+        { id: jobId },
+        again.url,
+      );
+      expect(resumed.resumeImportJob).toEqual({ job: { status: 'SUCCEEDED' }, documents: [{ id: `${site.url}/slow-a` }] });
+    } finally {
+      const exited = new Promise((r) => again.child.on('exit', r));
+      again.child.kill('SIGTERM');
+      await exited;
+    }
+  });
+});

@@ -1,0 +1,53 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** What a route answers: a body with a content type, a redirect, or a handler of its own. */
+export type Route =
+  | { body: string | Buffer; type: string; status?: number; delayMs?: number }
+  | { redirect: string; status?: number }
+  | ((req: http.IncomingMessage, res: http.ServerResponse) => void);
+
+/** A real HTTP server on 127.0.0.1 whose routes tests can change, counting the requests each path gets. */
+export interface FixtureSite {
+  url: string;
+  /** Base URL using the host name `localhost` (same server). */
+  localhostUrl: string;
+  routes: Map<string, Route>;
+  hits: Map<string, number>;
+  close(): Promise<void>;
+}
+
+/** Starts a fixture site; unknown paths answer 404. */
+export async function startFixtureSite(initial: Record<string, Route> = {}): Promise<FixtureSite> {
+  const routes = new Map(Object.entries(initial));
+  const hits = new Map<string, number>();
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0] as string;
+    hits.set(path, (hits.get(path) ?? 0) + 1);
+    const route = routes.get(path);
+    if (!route) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    } else if (typeof route === 'function') {
+      route(req, res);
+    } else if ('redirect' in route) {
+      res.writeHead(route.status ?? 302, { location: route.redirect }).end();
+    } else {
+      const send = () => res.writeHead(route.status ?? 200, { 'content-type': route.type }).end(route.body);
+      if (route.delayMs) setTimeout(send, route.delayMs);
+      else send();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    localhostUrl: `http://localhost:${port}`,
+    routes,
+    hits,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
