@@ -65,6 +65,8 @@ describe.each(dbTargets())('imports over GraphQL ($name)', (target) => {
       '/notes.md': { body: '# Deploy notes\n\nRoll out canary first, then the rest of the fleet.', type: 'text/markdown' },
       '/old': { redirect: '/help/faq' },
       '/to-metadata': { redirect: 'http://169.254.169.254/latest/meta-data/' },
+      '/manuals/report.pdf': { body: fs.readFileSync(projectPath('test', 'fixtures', 'files', 'report.pdf')), type: 'application/pdf' },
+      '/api/openapi.yaml': { body: SPEC(false), type: 'application/yaml' },
       '/image.png': { body: Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'), type: 'image/png' },
     });
     t = await startTestServer(target, { CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', CAIRN_UPLOAD_MAX_BYTES: '200000' });
@@ -113,6 +115,22 @@ describe.each(dbTargets())('imports over GraphQL ($name)', (target) => {
     expect(changed.data!.importUrl.job.embeddedChunkCount).toBe(1);
     const count = await t.gql<{ documents: { totalCount: number } }>(`{ documents(filter: {text: "Deploy notes"}) { totalCount } }`);
     expect(count.data!.documents.totalCount).toBe(1);
+  });
+
+  it('routes PDFs to the file extractor and OpenAPI bodies to the OpenAPI importer', async () => {
+    const pdf = await t.gql<{ importUrl: { documents: { documentType: string; content: string; metadata: Record<string, unknown> }[] } }>(IMPORT_URL, {
+      input: { url: `${site.url}/manuals/report.pdf` },
+    });
+    expect(pdf.errors).toBeUndefined();
+    const doc = pdf.data!.importUrl.documents[0]!;
+    expect(doc.documentType).toBe('MANUAL');
+    expect(doc.metadata).toMatchObject({ pageCount: 3, contentType: 'application/pdf' });
+    expect(doc.content.length).toBeGreaterThan(50);
+
+    const spec = await t.gql<{ importUrl: { documents: { id: string; documentType: string }[] } }>(IMPORT_URL, { input: { url: `${site.url}/api/openapi.yaml` } });
+    expect(spec.errors).toBeUndefined();
+    expect(spec.data!.importUrl.documents).toHaveLength(2);
+    expect(new Set(spec.data!.importUrl.documents.map((d) => d.documentType))).toEqual(new Set(['API_SPEC']));
   });
 
   it('follows redirects, records the final URL and detects the type from it', async () => {
@@ -186,12 +204,14 @@ describe.each(dbTargets())('imports over GraphQL ($name)', (target) => {
     expect(new Set(docs.map((d) => d.documentType))).toEqual(new Set(['API_SPEC']));
 
     const graph = await t.gql<{ entities: { nodes: { id: string; type: string; name: string }[] } }>(`{ entities(first: 100) { nodes { id type name } } }`);
-    const types = graph.data!.entities.nodes.map((e) => e.type).sort();
+    const specId = docs.map((d) => d.id).find((id) => id.split(':').length === 2)!.split(':')[1];
+    const ofSpec = graph.data!.entities.nodes.filter((e) => e.id.split(':')[1] === specId);
+    const types = ofSpec.map((e) => e.type).sort();
     expect(types.filter((x) => x === 'Operation')).toHaveLength(2);
     expect(types.filter((x) => x === 'Schema')).toHaveLength(2);
     expect(types).toContain('Api');
     expect(types).toContain('Tag');
-    const invoice = graph.data!.entities.nodes.find((e) => e.type === 'Schema' && e.name === 'Invoice')!;
+    const invoice = ofSpec.find((e) => e.type === 'Schema' && e.name === 'Invoice')!;
     const around = await t.gql<{ entity: { relationships: { type: string; from: { type: string }; to: { name: string } }[] } }>(
       `query($id: ID!) { entity(id: $id) { relationships { type from { type } to { name } } } }`,
       { id: invoice.id },
