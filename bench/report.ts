@@ -26,10 +26,15 @@ export function machineLine(): string {
   return `${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown cpu'}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}`;
 }
 
-/** Prints tables and writes them to bench/RESULTS.md. */
+/** Prints tables and writes them to bench/RESULTS.md, keeping tables from earlier partial runs (`--only`) that this run did not redo. */
 export function publish(tables: Table[], file = path.join(projectRoot, 'bench', 'RESULTS.md')): void {
-  const body = tables.map(toMarkdown).join('\n\n');
-  console.log(`\n${body}\n`);
+  const fresh = tables.map(toMarkdown).join('\n\n');
+  console.log(`\n${fresh}\n`);
+  const titles = new Set(tables.map((t) => t.title));
+  const kept = fs.existsSync(file)
+    ? fs.readFileSync(file, 'utf8').split(/^(?=### )/m).slice(1).filter((section) => !titles.has(section.split('\n')[0]?.slice(4) ?? '')).map((s) => s.trimEnd())
+    : [];
+  const body = [...kept, fresh].join('\n\n');
   const header = `# Benchmark results\n\nLast run: ${new Date().toISOString()} on ${machineLine()}.\nProduced by \`npm run bench\`; see README for what each figure means.\n\n`;
   fs.writeFileSync(file, `${header}${body}\n`);
   console.log(`wrote ${path.relative(projectRoot, file)}`);

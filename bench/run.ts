@@ -1,16 +1,18 @@
-// `npm run bench [-- --only=pglite|postgres]`: ingest + search on SciFact, on PGlite and on the real Postgres server.
+// `npm run bench [-- --only=pglite|postgres|graph|musique|importers]`: ingest + search on SciFact, on PGlite and on the real Postgres server.
 import { createScratchDatabase } from '../test/helpers/databases.js';
 import { loadSciFact } from './datasets.js';
 import { benchIngestSearch, type IngestSearchResult } from './ingestSearch.js';
 import { benchGraph } from './graph.js';
 import { benchMusique } from './musique.js';
+import { benchImporters } from './importers.js';
 import { machineLine, publish, type Table } from './report.js';
 
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
 const serverUrl = process.env.CAIRN_BENCH_DATABASE_URL ?? process.env.CAIRN_TEST_DATABASE_URL;
 
 console.log(`Cairn benchmarks on ${machineLine()}`);
-const data = loadSciFact();
+const sciFact = !only || only === 'pglite' || only === 'postgres';
+const data = sciFact ? loadSciFact() : { corpus: [], queries: [], qrels: new Map() };
 const results: IngestSearchResult[] = [];
 if (!only || only === 'pglite') {
   console.log('SciFact on PGlite …');
@@ -30,8 +32,9 @@ if (!only || only === 'postgres') {
   }
 }
 
-const tables: Table[] = [
-  {
+const tables: Table[] = [];
+if (sciFact) {
+  tables.push({
     title: `Ingest and search: SciFact (${data.corpus.length} documents, ${data.queries.length} queries), hashing embedder 1024-d`,
     headers: ['store', 'chunks', 'docs/s', 'chunks/s', 'ingest s', 'embed-only s', 'ingest/embed', 'peak RSS MB', 'search p50 ms', 'search p95 ms', 'nDCG@10', 'recall@100'],
     rows: results.map((r) => [r.target, r.chunks, r.docsPerSecond, r.chunksPerSecond, r.ingestSeconds, r.embedSeconds, r.overheadRatio, r.peakRssMb, r.searchP50Ms, r.searchP95Ms, r.ndcg10, r.recall100]),
@@ -41,8 +44,8 @@ const tables: Table[] = [
       'Targets: search p95 ≤ 20 ms on the server, ≤ 100 ms on PGlite; PGlite ingest ≤ 10 min; peak RSS ≤ 1.5 GB.',
       'Search latency includes embedding the query. nDCG@10 ranks documents by their best chunk.',
     ],
-  },
-];
+  });
+}
 if (!only || only === 'graph') {
   console.log('Knowledge graph stores …');
   const neo4jUri = process.env.CAIRN_BENCH_NEO4J_URI ?? process.env.CAIRN_TEST_NEO4J_URI;
@@ -55,5 +58,9 @@ if (!only || only === 'graph') {
 if (!only || only === 'musique') {
   console.log('MuSiQue: search against enrichContext …');
   tables.push(await benchMusique());
+}
+if (!only || only === 'importers') {
+  console.log('Importers …');
+  tables.push(await benchImporters());
 }
 publish(tables);
