@@ -12,6 +12,7 @@ import { resolvers } from '../graphql/resolvers/index.js';
 import { loadTypeDefs } from '../graphql/schema.js';
 import type { Services } from '../services.js';
 import { uploadHandler } from './uploadRoute.js';
+import { landingPagePlugin, mountWebAssets } from './webAssets.js';
 
 /** A running HTTP server. */
 export interface RunningServer {
@@ -34,7 +35,7 @@ export async function startHttpServer(services: Services, port = services.config
     resolvers,
     formatError: createFormatError(services.logger),
     includeStacktraceInErrorResponses: false,
-    plugins: [ApolloServerPluginDrainHttpServer({ httpServer })],
+    plugins: [ApolloServerPluginDrainHttpServer({ httpServer }), landingPagePlugin()],
   });
   await apollo.start();
 
@@ -58,6 +59,7 @@ export async function startHttpServer(services: Services, port = services.config
     res.status(report.ready ? 200 : 503).json(report);
   });
   app.post('/v1/uploads', uploadHandler(services));
+  mountWebAssets(app);
   app.use(
     '/graphql',
     express.json({ limit: services.config.maxBodyBytes }),
