@@ -1,19 +1,11 @@
-import type { DocumentTypeName, JsonObject } from '../src/documents/types.js';
+import type { DocumentRecord } from '../src/documents/types.js';
 import type { RawEntityInput, RawRelationshipInput } from '../src/graph/validateGraphInput.js';
 
-/** A document an importer wants written (validated later by DocumentService). */
-export interface ImportedDocument {
-  /** Stable id, so a re-import updates in place. */
-  id: string;
-  title: string;
-  content: string;
-  documentType: DocumentTypeName;
-  source: string | null;
-  tags: string[];
-  metadata: JsonObject;
+/** A document an importer wants written (validated later by DocumentService); its stable id makes a re-import update in place. */
+export type ImportedDocument = Pick<DocumentRecord, 'id' | 'title' | 'content' | 'documentType' | 'source' | 'tags' | 'metadata'> & {
   /** Entities this document is explicitly linked to (must be in the plan or already exist). */
   entityIds?: string[];
-}
+};
 
 /** Everything one import produces, written by the import service in a fixed order: graph, then documents. */
 export interface ImportPlan {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../src/db/Db.js';
+import { toDate, toDateOrNull } from '../../src/db/rowValues.js';
 import { encodeCursor, type KeysetCursor } from '../../src/documents/cursor.js';
 import type { ImportJobItemRecord, ImportJobRecord, ImportJobStatus, ImportKind, ImportRequest, ItemOutcome } from './types.js';
 
@@ -33,8 +34,6 @@ const JOB_COLUMNS =
   'id, kind, status, request, progress_done, progress_total, chunk_count, embedded_chunk_count, warnings, created_at, started_at, finished_at';
 const MAX_WARNINGS = 200;
 
-const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
-const maybeDate = (v: Date | string | null): Date | null => (v === null ? null : date(v));
 
 function toItem(row: ItemRow): ImportJobItemRecord {
   return {
@@ -44,7 +43,7 @@ function toItem(row: ItemRow): ImportJobItemRecord {
     documentIds: row.document_ids,
     errorCode: row.error_code,
     error: row.error,
-    finishedAt: maybeDate(row.finished_at),
+    finishedAt: toDateOrNull(row.finished_at),
   };
 }
 
@@ -58,9 +57,9 @@ function toJob(row: JobRow, items: ImportJobItemRecord[]): ImportJobRecord {
     chunkCount: row.chunk_count,
     embeddedChunkCount: row.embedded_chunk_count,
     warnings: row.warnings,
-    createdAt: date(row.created_at),
-    startedAt: maybeDate(row.started_at),
-    finishedAt: maybeDate(row.finished_at),
+    createdAt: toDate(row.created_at),
+    startedAt: toDateOrNull(row.started_at),
+    finishedAt: toDateOrNull(row.finished_at),
     items,
   };
 }

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Db } from '../../src/db/Db.js';
+import { toDate } from '../../src/db/rowValues.js';
 import { AppError, ErrorCode } from '../../src/errors.js';
 
 /** An uploaded file's description, without its bytes. */
@@ -29,8 +30,6 @@ interface UploadRow {
   content?: Uint8Array;
 }
 
-const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
-
 function toRecord(row: UploadRow): UploadRecord {
   return {
     id: row.id,
@@ -38,8 +37,8 @@ function toRecord(row: UploadRow): UploadRecord {
     contentType: row.content_type,
     byteSize: row.byte_size,
     sha256: row.sha256,
-    createdAt: date(row.created_at),
-    expiresAt: date(row.expires_at),
+    createdAt: toDate(row.created_at),
+    expiresAt: toDate(row.expires_at),
   };
 }
 

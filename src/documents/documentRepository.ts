@@ -1,4 +1,5 @@
 import type { Db, Queryable } from '../db/Db.js';
+import { toDate } from '../db/rowValues.js';
 import { encodeCursor, type KeysetCursor } from './cursor.js';
 import { SqlParams, documentFilterSql } from './filterSql.js';
 import type { DocumentFilterSpec, DocumentRecord, DocumentTypeName, JsonObject } from './types.js';
@@ -21,8 +22,6 @@ export interface DocumentRow {
 /** Columns selected for a document, in a stable order. */
 export const DOCUMENT_COLUMNS =
   'id, title, content, document_type, source, tags, metadata, content_hash, created_at, updated_at, expires_at';
-
-const toDate = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
 
 /** Maps a database row to a `DocumentRecord`. */
 export function toDocumentRecord(row: DocumentRow): DocumentRecord {

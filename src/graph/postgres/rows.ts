@@ -1,4 +1,5 @@
 import type { JsonObject } from '../../documents/types.js';
+import { toDate } from '../../db/rowValues.js';
 import type { EntityRecord, RelationshipRecord } from '../types.js';
 
 /** A `graph_entities` row as the database returns it. */
@@ -35,7 +36,6 @@ export const ENTITY_RETURNING = 'id, type, name, aliases, description, propertie
 /** Relationship columns as written by `INSERT ... RETURNING`. */
 export const RELATIONSHIP_RETURNING = 'id, type, from_id, to_id, properties, created_at';
 
-const toDate = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
 
 /** Maps a database row to an `EntityRecord`. */
 export function toEntityRecord(row: EntityRow): EntityRecord {
