@@ -9,7 +9,8 @@ COPY importers ./importers
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
-ENV NODE_ENV=production CAIRN_HOST=0.0.0.0 CAIRN_PORT=4000 CAIRN_DATA_DIR=/data
+# Listening on every interface: keys are always required (create one with `node dist/src/cli/main.js keys create`).
+ENV NODE_ENV=production CAIRN_HOST=0.0.0.0 CAIRN_AUTH=required CAIRN_PORT=4000 CAIRN_DATA_DIR=/data
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

@@ -38,6 +38,8 @@ const output = await codegen({
       KnowledgeGap: '../../enrichment/knowledgeGapRepository.js#KnowledgeGapRecord',
       ImportJob: '../../../importers/jobs/types.js#ImportJobRecord',
       ImportResult: '../../../importers/jobs/types.js#ImportJobRecord',
+      ApiKey: '../../auth/apiKeyRepository.js#ApiKeyRecord',
+      CreatedApiKey: '../../auth/ApiKeyService.js#CreatedApiKeyRecord',
     },
   },
   plugins: [{ typescript: {} }, { typescriptResolvers: {} }],

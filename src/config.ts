@@ -83,6 +83,15 @@ const envSchema = z
     CAIRN_IMPORT_MAX_UNZIPPED_BYTES: int(1024).default(100 * 1024 * 1024),
     CAIRN_UPLOAD_MAX_BYTES: int(1024).default(25 * 1024 * 1024),
     CAIRN_UPLOAD_TTL_MS: int(1000).default(24 * 60 * 60 * 1000),
+
+    CAIRN_AUTH: z.enum(['auto', 'required']).default('auto'),
+    CAIRN_GRAPHQL_MAX_DEPTH: int(1, 1000).default(12),
+    CAIRN_GRAPHQL_MAX_COST: int(1).default(5000),
+    CAIRN_GRAPHQL_MAX_ALIASES: int(0, 100000).default(30),
+    CAIRN_GRAPHQL_MAX_DIRECTIVES: int(0, 100000).default(30),
+    CAIRN_GRAPHQL_MAX_TOKENS: int(1).default(5000),
+    CAIRN_RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).max(1_000_000).default(50),
+    CAIRN_RATE_LIMIT_BURST: int(0, 1_000_000).default(100),
   })
   .superRefine((env, ctx) => {
     if (env.CAIRN_CHUNK_OVERLAP >= env.CAIRN_CHUNK_SIZE) {
@@ -151,6 +160,21 @@ export interface Config {
   maxBodyBytes: number;
   /** Importer limits and the safe HTTP client's settings. */
   import: ImportConfig;
+  /** `auto`: keys are required once one exists; `required`: always. */
+  auth: { mode: 'auto' | 'required' };
+  /** Static limits on each GraphQL operation (graphql-armor and the parser). */
+  graphqlLimits: GraphqlLimits;
+  /** Token bucket per API key (per client IP without one); off when either value is 0. */
+  rateLimit: { perSecond: number; burst: number };
+}
+
+/** Per-operation GraphQL limits, resolved from `CAIRN_GRAPHQL_MAX_*`. */
+export interface GraphqlLimits {
+  maxDepth: number;
+  maxCost: number;
+  maxAliases: number;
+  maxDirectives: number;
+  maxTokens: number;
 }
 
 /** Importer settings, resolved from `CAIRN_IMPORT_*` and `CAIRN_UPLOAD_*`. */
@@ -245,5 +269,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       uploadMaxBytes: e.CAIRN_UPLOAD_MAX_BYTES,
       uploadTtlMs: e.CAIRN_UPLOAD_TTL_MS,
     },
+    auth: { mode: e.CAIRN_AUTH },
+    graphqlLimits: {
+      maxDepth: e.CAIRN_GRAPHQL_MAX_DEPTH,
+      maxCost: e.CAIRN_GRAPHQL_MAX_COST,
+      maxAliases: e.CAIRN_GRAPHQL_MAX_ALIASES,
+      maxDirectives: e.CAIRN_GRAPHQL_MAX_DIRECTIVES,
+      maxTokens: e.CAIRN_GRAPHQL_MAX_TOKENS,
+    },
+    rateLimit: { perSecond: e.CAIRN_RATE_LIMIT_PER_SECOND, burst: e.CAIRN_RATE_LIMIT_BURST },
   };
 }

@@ -14,6 +14,18 @@ export const ErrorCode = {
   UNSUPPORTED_CONTENT_TYPE: 'UNSUPPORTED_CONTENT_TYPE',
   INVALID_OPENAPI: 'INVALID_OPENAPI',
   INVALID_FILE: 'INVALID_FILE',
+  /** No API key, or an unknown or revoked one, while authentication is on. */
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
+  /** The key's role is below what the operation needs. */
+  FORBIDDEN: 'FORBIDDEN',
+  /** The key (or client address) spent its request budget; retry after `retryAfterSeconds`. */
+  RATE_LIMITED: 'RATE_LIMITED',
+  /** The operation exceeds a static limit (depth, cost, aliases, directives, tokens). */
+  QUERY_TOO_COMPLEX: 'QUERY_TOO_COMPLEX',
+  /** The HTTP request body exceeds CAIRN_MAX_BODY_BYTES. */
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  /** The HTTP request is malformed (bad JSON, a batch). */
+  BAD_REQUEST: 'BAD_REQUEST',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
 } as const;
 

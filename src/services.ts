@@ -1,3 +1,4 @@
+import { ApiKeyService } from './auth/ApiKeyService.js';
 import type { Config } from './config.js';
 import type { Db } from './db/Db.js';
 import { migrate } from './db/migrate.js';
@@ -38,6 +39,8 @@ export interface Services {
   /** URL, OpenAPI, upload and folder imports, run as recorded jobs. */
   imports: ImportService;
   readiness: Readiness;
+  /** API keys: creation, revocation and verification. */
+  apiKeys: ApiKeyService;
   /** Stops background work and closes the database. */
   close(): Promise<void>;
 }
@@ -97,6 +100,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
       jobPollMs: options.importQueue === false ? 0 : 2000,
     });
     await imports.start();
+    const apiKeys = new ApiKeyService(db, { onTouchError: (err) => logger.warn({ err }, 'could not record an API key use') });
     const readiness = new Readiness(db, embedder);
     readiness.register('graph', async () => {
       await store.ping();
@@ -118,6 +122,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
       sweeper,
       imports,
       readiness,
+      apiKeys,
       async close() {
         await imports.stop();
         await sweeper.stop();

@@ -4,6 +4,7 @@ import { isAppError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { createServices } from '../services.js';
 import { importCommand } from './importCommand.js';
+import { keysCommand } from './keysCommand.js';
 import { reindexCommand } from './reindexCommand.js';
 import { serve } from './serve.js';
 
@@ -19,6 +20,10 @@ Commands:
   import dir <path>     import md, txt, rst, html, pdf, docx, yaml and json files under a folder
         [--tag T]… [--type MANUAL|TUTORIAL|…] [--title T] [--source S] [--json]
                         --json prints one NDJSON line per item and a summary; exit 1 when any item failed
+  keys create --role admin|editor|agent|reader --name <name> [--json]
+                        create an API key and print it once (only its SHA-256 is stored)
+  keys list [--json]    list keys: id, name, role, created, last used, revoked
+  keys revoke <id>      revoke a key at once
   stats [--json]        print document and chunk counts
   migrate               apply database migrations and exit
 
@@ -36,6 +41,8 @@ async function main(argv: string[]): Promise<number> {
       type: { type: 'string' },
       title: { type: 'string' },
       source: { type: 'string' },
+      role: { type: 'string' },
+      name: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -64,6 +71,8 @@ async function main(argv: string[]): Promise<number> {
         title: values.title,
         source: values.source,
       });
+    case 'keys':
+      return keysCommand(config, positionals.slice(1), { json: values.json, role: values.role, name: values.name });
     case 'stats': {
       const services = await createServices(config, logger);
       try {

@@ -1,14 +1,17 @@
+import type { Principal } from '../auth/roles.js';
 import type { Services } from '../services.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
-/** Per-request GraphQL context: the shared services plus fresh DataLoaders. */
+/** Per-request GraphQL context: the shared services, fresh DataLoaders and who is asking. */
 export interface GraphQLContext {
   services: Services;
   loaders: Loaders;
   requestId: string;
+  /** The API key's principal, or the local principal while authentication is off. */
+  principal: Principal;
 }
 
 /** Builds the context of one request. */
-export function createContext(services: Services, requestId: string): GraphQLContext {
-  return { services, loaders: createLoaders(services), requestId };
+export function createContext(services: Services, requestId: string, principal: Principal): GraphQLContext {
+  return { services, loaders: createLoaders(services), requestId, principal };
 }

@@ -1,7 +1,8 @@
 import { unwrapResolverError } from '@apollo/server/errors';
-import type { GraphQLFormattedError } from 'graphql';
-import { ErrorCode, isAppError } from '../errors.js';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { AppError, ErrorCode, isAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { tokenLimitError } from './protection.js';
 
 // Codes Apollo assigns to request problems; their messages describe the client's mistake, so they pass through.
 const CLIENT_CODES = new Set([
@@ -14,17 +15,24 @@ const CLIENT_CODES = new Set([
   'PERSISTED_QUERY_NOT_SUPPORTED',
 ]);
 
+/** The AppError behind an error: thrown by a resolver, or carried by a validation rule or plugin. */
+function appErrorOf(error: unknown, formatted: GraphQLFormattedError): AppError | undefined {
+  const original = unwrapResolverError(error);
+  if (isAppError(original)) return original;
+  if (original instanceof GraphQLError && isAppError(original.originalError)) return original.originalError;
+  if (formatted.extensions?.code === 'GRAPHQL_PARSE_FAILED') return tokenLimitError(formatted.message);
+  return undefined;
+}
+
 /** Builds Apollo's `formatError`: AppErrors keep their code and message, anything else is masked. */
 export function createFormatError(logger: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const original = unwrapResolverError(error);
     const base = { message: formatted.message, locations: formatted.locations, path: formatted.path };
-    if (isAppError(original)) {
-      return { ...base, message: original.message, extensions: { ...original.details, code: original.code } };
-    }
+    const app = appErrorOf(error, formatted);
+    if (app) return { ...base, message: app.message, extensions: { ...app.details, code: app.code } };
     const code = formatted.extensions?.code;
     if (typeof code === 'string' && CLIENT_CODES.has(code)) return { ...base, extensions: { code } };
-    logger.error({ err: original, path: formatted.path }, 'unexpected error in GraphQL request');
+    logger.error({ err: unwrapResolverError(error), path: formatted.path }, 'unexpected error in GraphQL request');
     return {
       message: 'Internal server error',
       locations: formatted.locations,

@@ -4,13 +4,23 @@ import type { AddressInfo } from 'node:net';
 import { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import express from 'express';
+import express, { type Request, type RequestHandler } from 'express';
+import { GraphQLError } from 'graphql';
 import { pinoHttp } from 'pino-http';
+import { unauthenticated } from '../auth/ApiKeyService.js';
+import { Authenticator } from '../auth/authenticator.js';
+import { secureResolvers } from '../auth/fieldRoles.js';
+import { isLoopbackHost } from '../auth/loopback.js';
+import { AppError, ErrorCode } from '../errors.js';
 import { createContext, type GraphQLContext } from '../graphql/context.js';
 import { createFormatError } from '../graphql/formatError.js';
+import { armorProtection, introspectionGuard } from '../graphql/protection.js';
 import { resolvers } from '../graphql/resolvers/index.js';
 import { loadTypeDefs } from '../graphql/schema.js';
 import type { Services } from '../services.js';
+import { createGuard, principalOf } from './guard.js';
+import { bodyErrorHandler } from './httpErrors.js';
+import { RateLimiter } from './rateLimiter.js';
 import { uploadHandler } from './uploadRoute.js';
 import { landingPagePlugin, mountWebAssets } from './webAssets.js';
 
@@ -25,23 +35,62 @@ export interface RunningServer {
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
+/** Apollo's landing page (a browser's GET /graphql without a query) carries no data, so it needs no key. */
+const isLandingPage = (req: Request): boolean => req.method === 'GET' && req.query.query === undefined && (req.headers.accept ?? '').includes('text/html');
+
+/** The request as logged, without the bearer key. */
+function redactedRequest(req: { headers?: Record<string, unknown> }): unknown {
+  return req.headers?.authorization === undefined ? req : { ...req, headers: { ...req.headers, authorization: '[redacted]' } };
+}
+
+/** Without keys, only loopback: refuses to listen elsewhere unless authentication is required or a key exists. */
+async function checkExposure(services: Services, host: string): Promise<boolean> {
+  const exposed = !isLoopbackHost(host);
+  if (exposed && services.config.auth.mode !== 'required' && !(await services.apiKeys.anyActive())) {
+    throw new AppError(
+      ErrorCode.CONFIG_INVALID,
+      `Refusing to listen on ${host} (CAIRN_HOST): no API key exists, so anyone who can reach it could read, change and delete everything. ` +
+        'Create an admin key first: `npm run cairn -- keys create --role admin --name <your-name>` (then send it as "Authorization: Bearer <key>"), ' +
+        'or set CAIRN_AUTH=required, or listen on 127.0.0.1.',
+    );
+  }
+  return exposed;
+}
+
 /** Starts Apollo at /graphql plus /healthz and /readyz on the configured host and port. */
 export async function startHttpServer(services: Services, port = services.config.port, host = services.config.host): Promise<RunningServer> {
+  const { config, logger } = services;
+  const exposed = await checkExposure(services, host);
+  // Listening beyond loopback keeps keys required even if every key gets revoked later.
+  const authenticator = new Authenticator(services.apiKeys, config.auth.mode === 'required' || exposed);
+  if (!(await authenticator.enabled())) {
+    logger.warn('authentication is off: no API key exists, so every local request may do everything; listening on loopback only. Create a key with `npm run cairn -- keys create --role admin --name <name>`.');
+  }
+  const guard = createGuard(authenticator, new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst));
+  const typeDefs = loadTypeDefs();
+  const armor = armorProtection(config.graphqlLimits);
+
   const app = express();
   app.disable('x-powered-by');
   const httpServer = http.createServer(app);
   const apollo = new ApolloServer<GraphQLContext>({
-    typeDefs: loadTypeDefs(),
-    resolvers,
-    formatError: createFormatError(services.logger),
+    typeDefs,
+    resolvers: secureResolvers(resolvers, typeDefs),
+    formatError: createFormatError(logger),
     includeStacktraceInErrorResponses: false,
-    plugins: [ApolloServerPluginDrainHttpServer({ httpServer }), landingPagePlugin()],
+    // Explicit although it is Apollo's default: simple (form-like) requests without a preflight header are refused.
+    csrfPrevention: true,
+    // One operation per request keeps the rate limit and the static limits meaningful.
+    allowBatchedHttpRequests: false,
+    validationRules: armor.validationRules,
+    parseOptions: armor.parseOptions,
+    plugins: [ApolloServerPluginDrainHttpServer({ httpServer }), landingPagePlugin(), introspectionGuard(), ...armor.plugins],
   });
   await apollo.start();
 
   app.use(
     pinoHttp({
-      logger: services.logger,
+      logger,
       genReqId: (req, res) => {
         const given = req.headers['x-request-id'];
         const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -49,6 +98,7 @@ export async function startHttpServer(services: Services, port = services.config
         return id;
       },
       autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+      serializers: { req: redactedRequest },
     }),
   );
   app.get('/healthz', (_req, res) => {
@@ -58,12 +108,25 @@ export async function startHttpServer(services: Services, port = services.config
     const report = await services.readiness.check();
     res.status(report.ready ? 200 : 503).json(report);
   });
-  app.post('/v1/uploads', uploadHandler(services));
+  app.post('/v1/uploads', guard('editor'), uploadHandler(services));
   mountWebAssets(app);
+  const apiGuard = guard();
+  const graphqlGuard: RequestHandler = (req, res, next) => (isLandingPage(req) ? next() : apiGuard(req, res, next));
   app.use(
     '/graphql',
-    express.json({ limit: services.config.maxBodyBytes }),
-    expressMiddleware(apollo, { context: async ({ req }) => createContext(services, String(req.id)) }),
+    graphqlGuard,
+    express.json({ limit: config.maxBodyBytes }),
+    expressMiddleware(apollo, {
+      context: async ({ req, res }) => {
+        const principal = principalOf(res);
+        if (!principal) {
+          const error = unauthenticated('missing');
+          throw new GraphQLError(error.message, { originalError: error, extensions: { http: { status: 401 } } });
+        }
+        return createContext(services, String(req.id), principal);
+      },
+    }),
+    bodyErrorHandler(logger, config.maxBodyBytes),
   );
 
   await new Promise<void>((resolve, reject) => {

@@ -2,13 +2,9 @@ import busboy from 'busboy';
 import type { Request, Response } from 'express';
 import { AppError, ErrorCode, isAppError } from '../errors.js';
 import type { Services } from '../services.js';
+import { sendError } from './httpErrors.js';
 
 const MAX_FILE_NAME = 255;
-
-/** Answers like a GraphQL error, so clients handle one error shape. */
-function sendError(res: Response, status: number, error: AppError): void {
-  res.status(status).json({ errors: [{ message: error.message, extensions: { code: error.code, ...error.details } }] });
-}
 
 /** Reads the single file of a multipart request into memory, enforcing the size cap while streaming. */
 function readMultipartFile(req: Request, maxBytes: number): Promise<{ fileName: string; contentType: string | null; bytes: Buffer }> {
@@ -46,7 +42,7 @@ function readMultipartFile(req: Request, maxBytes: number): Promise<{ fileName: 
   });
 }
 
-/** POST /v1/uploads: stores one file and answers 201 with its id, to pass to `importUpload`. */
+/** POST /v1/uploads: stores one file and answers 201 with its id, to pass to `importUpload` (behind the editor guard). */
 export function uploadHandler(services: Services) {
   return async (req: Request, res: Response): Promise<void> => {
     const cap = services.config.import.uploadMaxBytes;

@@ -9,6 +9,8 @@ import type { GraphStatsRecord } from '../../graph/GraphService.js';
 import type { EnrichedContextRecord, EnrichedChunkRecord, EnrichedEntityRecord } from '../../enrichment/types.js';
 import type { KnowledgeGapRecord } from '../../enrichment/knowledgeGapRepository.js';
 import type { ImportJobRecord } from '../../../importers/jobs/types.js';
+import type { ApiKeyRecord } from '../../auth/apiKeyRepository.js';
+import type { CreatedApiKeyRecord } from '../../auth/ApiKeyService.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -654,6 +656,45 @@ export type LinkDocumentEntitiesInput = {
   entityIds: Array<Scalars['ID']['input']>;
 };
 
+/** What an API key may do. Each role includes the ones below it: ADMIN > EDITOR > AGENT > READER. */
+export type Role =
+  /** Everything, including API keys and deletes. */
+  | 'ADMIN'
+  /** Writes documents and the graph, and runs imports. */
+  | 'EDITOR'
+  /** search and enrichContext, plus every read. */
+  | 'AGENT'
+  /** Reads documents, the graph, statistics, gaps and import jobs. */
+  | 'READER';
+
+/** An API key. Cairn keeps only a SHA-256 of the key itself. */
+export type ApiKey = {
+  __typename?: 'ApiKey';
+  /** The key's id; the key reads `cairn_<id>_<secret>`. */
+  id: Scalars['ID']['output'];
+  name: Scalars['String']['output'];
+  role: Role;
+  createdAt: Scalars['DateTime']['output'];
+  /** When the key was last used (recorded at most once a minute), or null. */
+  lastUsedAt: Maybe<Scalars['DateTime']['output']>;
+  /** When the key was revoked, or null while it works. */
+  revokedAt: Maybe<Scalars['DateTime']['output']>;
+};
+
+/** A key just created. `key` is shown this once: store it now. */
+export type CreatedApiKey = {
+  __typename?: 'CreatedApiKey';
+  apiKey: ApiKey;
+  /** The secret to send as `Authorization: Bearer <key>`. */
+  key: Scalars['String']['output'];
+};
+
+export type CreateApiKeyInput = {
+  /** Who or what uses the key (1-100 characters), e.g. `support-agent` or `alice`. */
+  name: Scalars['String']['input'];
+  role: Role;
+};
+
 export type Query = {
   __typename?: 'Query';
   /** Merged, cited context for an agent: document retrieval and graph traversal in parallel, within a budget. */
@@ -682,6 +723,8 @@ export type Query = {
   importJob: Maybe<ImportJob>;
   /** Import jobs, newest first. `first` defaults to 20 and is capped at 100. */
   importJobs: ImportJobConnection;
+  /** Every API key, revoked ones included (admin). */
+  apiKeys: Array<ApiKey>;
 };
 
 
@@ -780,6 +823,10 @@ export type Mutation = {
   importUpload: ImportResult;
   /** Runs the unfinished and failed items of an INTERRUPTED, FAILED or PARTIAL job again. */
   resumeImportJob: ImportResult;
+  /** Creates an API key (admin). The key is in the answer only; creating the first key turns authentication on. */
+  createApiKey: CreatedApiKey;
+  /** Revokes an API key at once (admin); revoking a revoked key changes nothing. */
+  revokeApiKey: ApiKey;
 };
 
 
@@ -858,6 +905,16 @@ export type MutationImportUploadArgs = {
 export type MutationResumeImportJobArgs = {
   id: Scalars['ID']['input'];
   async?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+
+export type MutationCreateApiKeyArgs = {
+  input: CreateApiKeyInput;
+};
+
+
+export type MutationRevokeApiKeyArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -996,6 +1053,10 @@ export type ResolversTypes = {
   UpsertGraphInput: UpsertGraphInput;
   UpsertGraphPayload: ResolverTypeWrapper<Omit<UpsertGraphPayload, 'entities' | 'relationships'> & { entities: Array<ResolversTypes['Entity']>, relationships: Array<ResolversTypes['Relationship']> }>;
   LinkDocumentEntitiesInput: LinkDocumentEntitiesInput;
+  Role: Role;
+  ApiKey: ResolverTypeWrapper<ApiKeyRecord>;
+  CreatedApiKey: ResolverTypeWrapper<CreatedApiKeyRecord>;
+  CreateApiKeyInput: CreateApiKeyInput;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
 };
@@ -1059,6 +1120,9 @@ export type ResolversParentTypes = {
   UpsertGraphInput: UpsertGraphInput;
   UpsertGraphPayload: Omit<UpsertGraphPayload, 'entities' | 'relationships'> & { entities: Array<ResolversParentTypes['Entity']>, relationships: Array<ResolversParentTypes['Relationship']> };
   LinkDocumentEntitiesInput: LinkDocumentEntitiesInput;
+  ApiKey: ApiKeyRecord;
+  CreatedApiKey: CreatedApiKeyRecord;
+  CreateApiKeyInput: CreateApiKeyInput;
   Query: Record<PropertyKey, never>;
   Mutation: Record<PropertyKey, never>;
 };
@@ -1339,6 +1403,20 @@ export type UpsertGraphPayloadResolvers<ContextType = GraphQLContext, ParentType
   relationships?: Resolver<Array<ResolversTypes['Relationship']>, ParentType, ContextType>;
 };
 
+export type ApiKeyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ApiKey'] = ResolversParentTypes['ApiKey']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  role?: Resolver<ResolversTypes['Role'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  lastUsedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  revokedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+};
+
+export type CreatedApiKeyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreatedApiKey'] = ResolversParentTypes['CreatedApiKey']> = {
+  apiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType>;
+  key?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   enrichContext?: Resolver<ResolversTypes['EnrichedContext'], ParentType, ContextType, RequireFields<QueryEnrichContextArgs, 'input'>>;
   knowledgeGaps?: Resolver<ResolversTypes['KnowledgeGapConnection'], ParentType, ContextType, Partial<QueryKnowledgeGapsArgs>>;
@@ -1353,6 +1431,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   knowledgeStats?: Resolver<ResolversTypes['KnowledgeStats'], ParentType, ContextType>;
   importJob?: Resolver<Maybe<ResolversTypes['ImportJob']>, ParentType, ContextType, RequireFields<QueryImportJobArgs, 'id'>>;
   importJobs?: Resolver<ResolversTypes['ImportJobConnection'], ParentType, ContextType, Partial<QueryImportJobsArgs>>;
+  apiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType>;
 };
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
@@ -1371,6 +1450,8 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   importOpenApi?: Resolver<ResolversTypes['ImportResult'], ParentType, ContextType, RequireFields<MutationImportOpenApiArgs, 'input'>>;
   importUpload?: Resolver<ResolversTypes['ImportResult'], ParentType, ContextType, RequireFields<MutationImportUploadArgs, 'input'>>;
   resumeImportJob?: Resolver<ResolversTypes['ImportResult'], ParentType, ContextType, RequireFields<MutationResumeImportJobArgs, 'id' | 'async'>>;
+  createApiKey?: Resolver<ResolversTypes['CreatedApiKey'], ParentType, ContextType, RequireFields<MutationCreateApiKeyArgs, 'input'>>;
+  revokeApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
 };
 
 export type Resolvers<ContextType = GraphQLContext> = {
@@ -1411,6 +1492,8 @@ export type Resolvers<ContextType = GraphQLContext> = {
   EntityDegree?: EntityDegreeResolvers<ContextType>;
   GraphStats?: GraphStatsResolvers<ContextType>;
   UpsertGraphPayload?: UpsertGraphPayloadResolvers<ContextType>;
+  ApiKey?: ApiKeyResolvers<ContextType>;
+  CreatedApiKey?: CreatedApiKeyResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
 };

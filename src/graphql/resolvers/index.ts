@@ -1,5 +1,6 @@
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type { Resolvers } from '../generated/types.js';
+import { apiKeyResolvers } from './apiKeys.js';
 import { documentResolvers } from './documents.js';
 import { enrichmentResolvers } from './enrichment.js';
 import { graphResolvers } from './graph.js';
@@ -10,8 +11,8 @@ import { searchResolvers } from './search.js';
 export const resolvers: Resolvers = {
   DateTime: DateTimeResolver,
   JSON: JSONResolver,
-  Query: { ...documentResolvers.Query, ...searchResolvers.Query, ...graphResolvers.Query, ...enrichmentResolvers.Query, ...importResolvers.Query },
-  Mutation: { ...documentResolvers.Mutation, ...graphResolvers.Mutation, ...importResolvers.Mutation },
+  Query: { ...documentResolvers.Query, ...searchResolvers.Query, ...graphResolvers.Query, ...enrichmentResolvers.Query, ...importResolvers.Query, ...apiKeyResolvers.Query },
+  Mutation: { ...documentResolvers.Mutation, ...graphResolvers.Mutation, ...importResolvers.Mutation, ...apiKeyResolvers.Mutation },
   ImportJob: importResolvers.ImportJob,
   ImportResult: importResolvers.ImportResult,
   Entity: graphResolvers.Entity,
@@ -19,4 +20,5 @@ export const resolvers: Resolvers = {
   Relationship: graphResolvers.Relationship,
   Document: documentResolvers.Document,
   Chunk: documentResolvers.Chunk,
+  ApiKey: apiKeyResolvers.ApiKey,
 };

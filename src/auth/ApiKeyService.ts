@@ -1,0 +1,116 @@
+import type { Queryable } from '../db/Db.js';
+import { AppError, ErrorCode, badInput, notFound } from '../errors.js';
+import { apiKeyId, apiKeyMatches, generateApiKey } from './apiKey.js';
+import { ApiKeyRepository, type ApiKeyRecord } from './apiKeyRepository.js';
+import type { Role } from './roles.js';
+
+/** Timing knobs of the key service (tests shorten them). */
+export interface ApiKeyServiceOptions {
+  /** How long the "does any key exist" answer is reused (default 2 s). */
+  activeCacheMs?: number;
+  /** At most one `last_used_at` write per key in this interval (default 60 s). */
+  touchIntervalMs?: number;
+  /** Called when recording `last_used_at` fails (the request still succeeds). */
+  onTouchError?: (err: unknown) => void;
+}
+
+/** A key just created: `key` is the only time the secret is available. */
+export interface CreatedApiKeyRecord {
+  apiKey: ApiKeyRecord;
+  key: string;
+}
+
+const MAX_NAME = 100;
+
+/** Creates, lists, revokes and verifies API keys; shared by the server, GraphQL and the CLI. */
+export class ApiKeyService {
+  readonly repository: ApiKeyRepository;
+  private readonly activeCacheMs: number;
+  private readonly touchIntervalMs: number;
+  private readonly onTouchError: (err: unknown) => void;
+  private active: { value: boolean; until: number } | undefined;
+  private activePending: Promise<boolean> | undefined;
+  // Bumped by every local create/revoke, so an answer read before the change is not cached after it.
+  private generation = 0;
+  private readonly lastTouched = new Map<string, number>();
+
+  constructor(db: Queryable, options: ApiKeyServiceOptions = {}) {
+    this.repository = new ApiKeyRepository(db);
+    this.activeCacheMs = options.activeCacheMs ?? 2000;
+    this.touchIntervalMs = options.touchIntervalMs ?? 60_000;
+    this.onTouchError = options.onTouchError ?? (() => undefined);
+  }
+
+  /** Creates a key with a validated name and role; the returned `key` is never stored. */
+  async create(name: string, role: Role): Promise<CreatedApiKeyRecord> {
+    const clean = name.trim();
+    if (clean === '' || clean.length > MAX_NAME) throw badInput('name', `must be 1 to ${MAX_NAME} characters`);
+    if (/\p{Cc}/u.test(clean)) throw badInput('name', 'must not contain control characters');
+    const generated = generateApiKey();
+    const apiKey = await this.repository.insert({ id: generated.id, name: clean, role, keyHash: generated.keyHash });
+    this.forgetActive(); // authentication may have just turned on
+    return { apiKey, key: generated.key };
+  }
+
+  /** Every key, revoked ones included. */
+  list(): Promise<ApiKeyRecord[]> {
+    return this.repository.list();
+  }
+
+  /** Revokes a key (idempotent); NOT_FOUND for an unknown id. */
+  async revoke(id: string): Promise<ApiKeyRecord> {
+    const record = await this.repository.revoke(id.trim());
+    if (!record) throw notFound('API key', id);
+    this.forgetActive();
+    return record;
+  }
+
+  /** The unrevoked key matching `key`, or null; records its use at most once per touch interval. */
+  async verify(key: string): Promise<ApiKeyRecord | null> {
+    const id = apiKeyId(key);
+    if (!id) return null;
+    const found = await this.repository.findWithHash(id);
+    if (!found || !apiKeyMatches(key, found.keyHash) || found.revokedAt) return null;
+    const { keyHash: _hash, ...record } = found;
+    const now = Date.now();
+    if (now - (this.lastTouched.get(id) ?? -Infinity) >= this.touchIntervalMs) {
+      this.lastTouched.set(id, now);
+      await this.repository.touch(id).catch(this.onTouchError);
+    }
+    return record;
+  }
+
+  /** True when any unrevoked key exists; cached briefly, so a key created by another process counts within seconds. */
+  async anyActive(): Promise<boolean> {
+    if (this.active && Date.now() < this.active.until) return this.active.value;
+    const generation = this.generation;
+    this.activePending ??= this.repository
+      .anyActive()
+      .then((value) => {
+        if (generation === this.generation) this.active = { value, until: Date.now() + this.activeCacheMs };
+        return value;
+      })
+      .finally(() => {
+        this.activePending = undefined;
+      });
+    return this.activePending;
+  }
+
+  private forgetActive(): void {
+    this.generation++;
+    this.active = undefined;
+    this.activePending = undefined;
+  }
+}
+
+/** The UNAUTHENTICATED error, with the same message for missing, malformed, unknown and revoked keys. */
+export function unauthenticated(reason: 'missing' | 'invalid' | 'proxied' | 'host'): AppError {
+  const messages = {
+    missing: 'This Cairn server requires an API key: send "Authorization: Bearer <key>" (an admin creates one with `npm run cairn -- keys create --role agent --name <name>`).',
+    invalid: 'The API key is unknown, malformed or revoked.',
+    proxied:
+      'Authentication is off (no API key exists), so Cairn only answers direct local requests, not ones relayed by a proxy. Create a key first: `npm run cairn -- keys create --role admin --name <name>`.',
+    host: 'Authentication is off (no API key exists), so Cairn only answers requests addressed to localhost, 127.0.0.1 or [::1].',
+  } as const;
+  return new AppError(ErrorCode.UNAUTHENTICATED, messages[reason], { reason });
+}

@@ -1,0 +1,82 @@
+import type { Queryable } from '../db/Db.js';
+import type { Role } from './roles.js';
+
+/** An API key as listed: never the key or its hash. */
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  role: Role;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+interface Row {
+  id: string;
+  name: string;
+  role: Role;
+  key_hash: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+const COLUMNS = 'id, name, role, key_hash, created_at, last_used_at, revoked_at';
+
+const toRecord = (r: Row): ApiKeyRecord => ({
+  id: r.id,
+  name: r.name,
+  role: r.role,
+  createdAt: r.created_at,
+  lastUsedAt: r.last_used_at,
+  revokedAt: r.revoked_at,
+});
+
+/** SQL for the `api_keys` table. */
+export class ApiKeyRepository {
+  constructor(private readonly db: Queryable) {}
+
+  /** Stores a new key by its hash. */
+  async insert(key: { id: string; name: string; role: Role; keyHash: string }): Promise<ApiKeyRecord> {
+    const { rows } = await this.db.query<Row>(`INSERT INTO api_keys (id, name, role, key_hash) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`, [
+      key.id,
+      key.name,
+      key.role,
+      key.keyHash,
+    ]);
+    return toRecord(rows[0] as Row);
+  }
+
+  /** Every key, revoked ones included, oldest first. */
+  async list(): Promise<ApiKeyRecord[]> {
+    const { rows } = await this.db.query<Row>(`SELECT ${COLUMNS} FROM api_keys ORDER BY created_at, id`);
+    return rows.map(toRecord);
+  }
+
+  /** One key with its hash (for verification), or null. */
+  async findWithHash(id: string): Promise<(ApiKeyRecord & { keyHash: string }) | null> {
+    const { rows } = await this.db.query<Row>(`SELECT ${COLUMNS} FROM api_keys WHERE id = $1`, [id]);
+    const row = rows[0];
+    return row ? { ...toRecord(row), keyHash: row.key_hash } : null;
+  }
+
+  /** Marks a key revoked (keeping the first revocation time); null when it does not exist. */
+  async revoke(id: string): Promise<ApiKeyRecord | null> {
+    const { rows } = await this.db.query<Row>(
+      `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING ${COLUMNS}`,
+      [id],
+    );
+    return rows[0] ? toRecord(rows[0]) : null;
+  }
+
+  /** Records that a key was just used. */
+  async touch(id: string): Promise<void> {
+    await this.db.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [id]);
+  }
+
+  /** True when at least one key is not revoked. */
+  async anyActive(): Promise<boolean> {
+    const { rows } = await this.db.query<{ found: boolean }>('SELECT EXISTS (SELECT 1 FROM api_keys WHERE revoked_at IS NULL) AS found');
+    return rows[0]?.found === true;
+  }
+}

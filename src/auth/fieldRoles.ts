@@ -1,0 +1,85 @@
+import { buildSchema, type GraphQLFieldResolver } from 'graphql';
+import type { GraphQLContext } from '../graphql/context.js';
+import type { MutationResolvers, QueryResolvers, Resolvers } from '../graphql/generated/types.js';
+import { requireRole, type Role } from './roles.js';
+
+/**
+ * The role each root field needs. The types make this exhaustive (a new Query or Mutation field fails the
+ * type check until it is listed here), and `secureResolvers` refuses to start on a field without a role.
+ * Fields below the root are reads of what the root returned, open to every role (READER is the lowest).
+ */
+export const ROOT_FIELD_ROLES: { Query: Record<keyof QueryResolvers, Role>; Mutation: Record<keyof MutationResolvers, Role> } = {
+  Query: {
+    document: 'reader',
+    documents: 'reader',
+    knowledgeStats: 'reader',
+    entity: 'reader',
+    entities: 'reader',
+    subgraph: 'reader',
+    shortestPath: 'reader',
+    graphStats: 'reader',
+    knowledgeGaps: 'reader',
+    importJob: 'reader',
+    importJobs: 'reader',
+    // Agents' retrieval: embeds the query (a paid call with OpenAI), and enrichContext records knowledge gaps.
+    search: 'agent',
+    enrichContext: 'agent',
+    apiKeys: 'admin',
+  },
+  Mutation: {
+    createDocument: 'editor',
+    upsertDocuments: 'editor',
+    updateDocument: 'editor',
+    createEntity: 'editor',
+    updateEntity: 'editor',
+    upsertGraph: 'editor',
+    createRelationship: 'editor',
+    linkDocumentEntities: 'editor',
+    importUrl: 'editor',
+    importOpenApi: 'editor',
+    importUpload: 'editor',
+    resumeImportJob: 'editor',
+    deleteDocument: 'admin',
+    deleteEntity: 'admin',
+    deleteRelationship: 'admin',
+    createApiKey: 'admin',
+    revokeApiKey: 'admin',
+  },
+};
+
+type RootType = keyof typeof ROOT_FIELD_ROLES;
+type AnyResolver = GraphQLFieldResolver<unknown, GraphQLContext>;
+
+/** The role a root field needs, or undefined when none is declared. */
+export function roleOf(type: RootType, field: string): Role | undefined {
+  return (ROOT_FIELD_ROLES[type] as Record<string, Role | undefined>)[field];
+}
+
+/**
+ * Wraps every Query and Mutation resolver with its role check. Throws when a root field of the schema has no
+ * declared role or no resolver, so a new operation cannot be served unchecked.
+ */
+export function secureResolvers(resolvers: Resolvers, typeDefs: string): Resolvers {
+  const schema = buildSchema(typeDefs);
+  const secured: Record<string, unknown> = { ...resolvers };
+  const problems: string[] = [];
+  for (const type of ['Query', 'Mutation'] as const) {
+    const given = (resolvers[type] ?? {}) as Record<string, AnyResolver | undefined>;
+    const wrapped: Record<string, AnyResolver> = {};
+    for (const field of Object.keys(schema.getType(type) ? (schema.getType(type) as { getFields(): object }).getFields() : {})) {
+      const role = roleOf(type, field);
+      const resolve = given[field];
+      if (!role) problems.push(`${type}.${field} has no role in ROOT_FIELD_ROLES (src/auth/fieldRoles.ts)`);
+      if (!resolve) problems.push(`${type}.${field} has no resolver`);
+      if (!role || !resolve) continue;
+      const what = `${type}.${field}`;
+      wrapped[field] = (parent, args, context, info) => {
+        requireRole(context.principal, role, what);
+        return resolve(parent, args, context, info);
+      };
+    }
+    secured[type] = wrapped;
+  }
+  if (problems.length > 0) throw new Error(`Unprotected GraphQL root fields:\n  ${problems.join('\n  ')}`);
+  return secured as Resolvers;
+}

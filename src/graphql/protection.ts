@@ -1,0 +1,92 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import { ApolloArmor } from '@escape.tech/graphql-armor';
+import { BREAK, GraphQLError, visit, type DocumentNode, type ValidationContext } from 'graphql';
+import type { GraphqlLimits } from '../config.js';
+import { AppError, ErrorCode } from '../errors.js';
+import type { GraphQLContext } from './context.js';
+
+/** The static limits an operation can exceed. */
+export type LimitName = 'depth' | 'cost' | 'aliases' | 'directives' | 'tokens';
+
+const LIMITS: Record<LimitName, { env: string; describe: (found: string) => string }> = {
+  depth: { env: 'CAIRN_GRAPHQL_MAX_DEPTH', describe: (n) => `is nested ${n} levels deep` },
+  cost: { env: 'CAIRN_GRAPHQL_MAX_COST', describe: (n) => `has an estimated cost of ${n}` },
+  aliases: { env: 'CAIRN_GRAPHQL_MAX_ALIASES', describe: (n) => `uses ${n} aliases` },
+  directives: { env: 'CAIRN_GRAPHQL_MAX_DIRECTIVES', describe: (n) => `uses ${n} directives` },
+  tokens: { env: 'CAIRN_GRAPHQL_MAX_TOKENS', describe: (n) => `has more than ${n} tokens` },
+};
+
+/** QUERY_TOO_COMPLEX naming the limit, its value and the variable that sets it. */
+export function tooComplex(limit: LimitName, max: number, found: number | undefined): AppError {
+  const { env, describe } = LIMITS[limit];
+  const shown = found === undefined ? `more than ${max}` : String(found);
+  const what = limit === 'tokens' ? describe(String(max)) : describe(shown);
+  return new AppError(ErrorCode.QUERY_TOO_COMPLEX, `The operation ${what}; the ${limit} limit is ${max} (${env}).`, { limit, max, ...(found !== undefined ? { found } : {}), env });
+}
+
+// Armor reports "… exceeded, found N."; keep N and report our own error instead of armor's BAD_USER_INPUT.
+function onReject(limit: LimitName, max: number) {
+  return [
+    (ctx: ValidationContext | null, err: GraphQLError) => {
+      const found = Number(/found (\d+(?:\.\d+)?)/.exec(err.message)?.[1]);
+      const error = tooComplex(limit, max, Number.isFinite(found) ? Math.ceil(found) : undefined);
+      ctx?.reportError(new GraphQLError(error.message, { originalError: error }));
+    },
+  ];
+}
+
+/** graphql-armor's Apollo protections for the configured limits, plus the parser's token cap. */
+export function armorProtection(limits: GraphqlLimits) {
+  const armor = new ApolloArmor({
+    maxDepth: { n: limits.maxDepth, ignoreIntrospection: true, propagateOnRejection: false, onReject: onReject('depth', limits.maxDepth) },
+    costLimit: { maxCost: limits.maxCost, ignoreIntrospection: true, propagateOnRejection: false, onReject: onReject('cost', limits.maxCost) },
+    maxAliases: { n: limits.maxAliases, propagateOnRejection: false, onReject: onReject('aliases', limits.maxAliases) },
+    maxDirectives: { n: limits.maxDirectives, propagateOnRejection: false, onReject: onReject('directives', limits.maxDirectives) },
+    // Armor's token plugin throws from a parsing hook, which Apollo answers with HTTP 500; graphql-js's own
+    // `maxTokens` parse option stops the lexer just the same and answers 400 (mapped by `tokenLimitError`).
+    maxTokens: { enabled: false },
+    blockFieldSuggestion: { enabled: true },
+  }).protect();
+  // Armor's declarations resolve Apollo's CommonJS types; the plugins are the same objects under ESM.
+  const plugins = armor.plugins as unknown as ApolloServerPlugin<GraphQLContext>[];
+  return { plugins, validationRules: armor.validationRules, parseOptions: { maxTokens: limits.maxTokens } };
+}
+
+// graphql-js 16 words it "more that N tokens"; accept the corrected spelling too.
+const TOKEN_LIMIT = /Document contains more th(?:an|at) (\d+) tokens/;
+
+/** The QUERY_TOO_COMPLEX error for graphql-js's token-limit parse error, or undefined for any other error. */
+export function tokenLimitError(message: string): AppError | undefined {
+  const max = TOKEN_LIMIT.exec(message)?.[1];
+  return max === undefined ? undefined : tooComplex('tokens', Number(max), undefined);
+}
+
+/** True when the document selects `__schema` or `__type` anywhere (`__typename` is fine). */
+export function usesIntrospection(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    Field(node) {
+      if (node.name.value === '__schema' || node.name.value === '__type') {
+        found = true;
+        return BREAK;
+      }
+      return undefined;
+    },
+  });
+  return found;
+}
+
+/** Refuses schema introspection to every role but admin (the local principal is admin while auth is off). */
+export function introspectionGuard(): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ document, contextValue }) {
+          if (contextValue.principal.role === 'admin' || !usesIntrospection(document)) return;
+          const error = new AppError(ErrorCode.FORBIDDEN, 'Schema introspection (__schema, __type) needs the admin role.', { requiredRole: 'admin' });
+          throw new GraphQLError(error.message, { originalError: error, extensions: { http: { status: 403 } } });
+        },
+      };
+    },
+  };
+}

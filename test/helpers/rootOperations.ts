@@ -1,0 +1,48 @@
+import type { Role } from '../../src/auth/roles.js';
+
+/** One call of a root field, with the role the issue gives it (independent of src/auth/fieldRoles.ts). */
+export interface RootOperation {
+  field: string;
+  type: 'Query' | 'Mutation';
+  need: Role;
+  /** A small valid operation; `n` makes generated names unique. */
+  query: (n: number) => string;
+}
+
+const q = (field: string, need: Role, query: (n: number) => string): RootOperation => ({ field, type: 'Query', need, query });
+const m = (field: string, need: Role, query: (n: number) => string): RootOperation => ({ field, type: 'Mutation', need, query });
+
+/** Every Query and Mutation field (a test checks the list against schema.graphql). */
+export const ROOT_OPERATIONS: RootOperation[] = [
+  q('document', 'reader', () => '{ document(id: "doc:missing") { id } }'),
+  q('documents', 'reader', () => '{ documents { totalCount } }'),
+  q('knowledgeStats', 'reader', () => '{ knowledgeStats { documentCount } }'),
+  q('entity', 'reader', () => '{ entity(id: "svc:missing") { id } }'),
+  q('entities', 'reader', () => '{ entities { totalCount } }'),
+  q('subgraph', 'reader', () => '{ subgraph(input: { entityIds: ["svc:missing"] }) { truncated } }'),
+  q('shortestPath', 'reader', () => '{ shortestPath(fromId: "svc:a", toId: "svc:b") { entities { id } } }'),
+  q('graphStats', 'reader', () => '{ graphStats { entityCount } }'),
+  q('knowledgeGaps', 'reader', () => '{ knowledgeGaps { totalCount } }'),
+  q('importJob', 'reader', () => '{ importJob(id: "job_missing") { id } }'),
+  q('importJobs', 'reader', () => '{ importJobs { totalCount } }'),
+  q('search', 'agent', () => '{ search(input: { query: "payments" }) { score } }'),
+  q('enrichContext', 'agent', () => '{ enrichContext(input: { query: "payments" }) { context } }'),
+  q('apiKeys', 'admin', () => '{ apiKeys { id } }'),
+  m('createDocument', 'editor', (n) => `mutation { createDocument(input: { id: "doc:role-${n}", title: "T", content: "payments text" }) { chunkCount } }`),
+  m('upsertDocuments', 'editor', () => 'mutation { upsertDocuments(input: []) { chunkCount } }'),
+  m('updateDocument', 'editor', () => 'mutation { updateDocument(id: "doc:missing", input: { title: "x" }) { chunkCount } }'),
+  m('deleteDocument', 'admin', () => 'mutation { deleteDocument(id: "doc:missing") { deleted } }'),
+  m('createEntity', 'editor', (n) => `mutation { createEntity(input: { id: "svc:role-${n}", type: "Service", name: "Role service ${n}" }) { id } }`),
+  m('updateEntity', 'editor', () => 'mutation { updateEntity(id: "svc:missing", input: { name: "x" }) { id } }'),
+  m('deleteEntity', 'admin', () => 'mutation { deleteEntity(id: "svc:missing") { deleted } }'),
+  m('upsertGraph', 'editor', () => 'mutation { upsertGraph(input: { entities: [] }) { entities { id } } }'),
+  m('createRelationship', 'editor', () => 'mutation { createRelationship(input: { fromId: "svc:a", toId: "svc:b", type: "USES" }) { id } }'),
+  m('deleteRelationship', 'admin', () => 'mutation { deleteRelationship(id: "rel:missing") { deleted } }'),
+  m('linkDocumentEntities', 'editor', () => 'mutation { linkDocumentEntities(input: { documentId: "doc:missing", entityIds: [] }) { id } }'),
+  m('importUrl', 'editor', () => 'mutation { importUrl(input: { url: "http://127.0.0.1:9/page" }) { chunkCount } }'),
+  m('importOpenApi', 'editor', () => 'mutation { importOpenApi(input: { content: "not: [a spec" }) { chunkCount } }'),
+  m('importUpload', 'editor', () => 'mutation { importUpload(input: { uploadId: "upl_missing" }) { chunkCount } }'),
+  m('resumeImportJob', 'editor', () => 'mutation { resumeImportJob(id: "job_missing") { chunkCount } }'),
+  m('createApiKey', 'admin', (n) => `mutation { createApiKey(input: { name: "made-${n}", role: READER }) { apiKey { id } } }`),
+  m('revokeApiKey', 'admin', () => 'mutation { revokeApiKey(id: "0000000000000000") { id } }'),
+];

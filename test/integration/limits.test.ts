@@ -1,0 +1,185 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { getIntrospectionQuery } from 'graphql';
+import { codeOf, gqlAs } from '../helpers/auth.js';
+import { dbTargets } from '../helpers/databases.js';
+import { startTestServer, type TestServer } from '../helpers/testServer.js';
+
+/** `{ entity { relationships { from { relationships … id } } } }`, exactly `depth` levels deep. */
+function deepQuery(depth: number): string {
+  let inner = 'id';
+  for (let level = depth - 1; level >= 2; level--) inner = `${level % 2 === 0 ? 'relationships' : 'from'} { ${inner} }`;
+  return `{ entity(id: "svc:a") { ${inner} } }`;
+}
+
+const aliases = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: documents { totalCount }`).join(' ')} }`;
+const directives = (n: number) => `{ documents { ${Array.from({ length: n }, (_, i) => `f${i}: totalCount @include(if: true)`).join(' ')} } }`;
+/** `{ documents { totalCount … } }` with exactly `n` tokens. */
+const tokens = (n: number) => `{ documents { ${'totalCount '.repeat(n - 5)}} }`;
+
+/** Sends a raw POST to /graphql. */
+const post = (t: TestServer, body: string, headers: Record<string, string>) => fetch(`${t.server.url}/graphql`, { method: 'POST', headers, body });
+
+/** Expects one QUERY_TOO_COMPLEX error naming the limit, its value and variable. */
+function expectTooComplex(res: Awaited<ReturnType<typeof gqlAs>>, limit: string, max: number, env: string): void {
+  expect(res.status).toBe(400);
+  expect(res.body.data).toBeUndefined();
+  expect(res.body.errors?.[0]?.extensions).toEqual(expect.objectContaining({ code: 'QUERY_TOO_COMPLEX', limit, max, env }));
+  expect(res.body.errors?.[0]?.message).toContain(`the ${limit} limit is ${max} (${env})`);
+}
+
+describe.each(dbTargets())('request limits ($name)', (target) => {
+  describe('configured GraphQL limits and body cap', () => {
+    let t: TestServer;
+    beforeAll(async () => {
+      t = await startTestServer(target, {
+        CAIRN_GRAPHQL_MAX_DEPTH: '5',
+        CAIRN_GRAPHQL_MAX_COST: '300',
+        CAIRN_GRAPHQL_MAX_ALIASES: '3',
+        CAIRN_GRAPHQL_MAX_DIRECTIVES: '2',
+        CAIRN_GRAPHQL_MAX_TOKENS: '120',
+        CAIRN_MAX_BODY_BYTES: '4096',
+        CAIRN_RATE_LIMIT_PER_SECOND: '0',
+      });
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
+    const ask = (query: string) => gqlAs(t.server.url, undefined, query);
+
+    it('allows each limit exactly and refuses one more, naming the limit', async () => {
+      const cases = [
+        { limit: 'depth', env: 'CAIRN_GRAPHQL_MAX_DEPTH', max: 5, at: deepQuery(5), over: deepQuery(6), found: 6 },
+        { limit: 'aliases', env: 'CAIRN_GRAPHQL_MAX_ALIASES', max: 3, at: aliases(3), over: aliases(4), found: 4 },
+        { limit: 'directives', env: 'CAIRN_GRAPHQL_MAX_DIRECTIVES', max: 2, at: directives(2), over: directives(3), found: 3 },
+        // documents(first: N) { nodes { id } } costs 7.25 × N with armor's default weights.
+        { limit: 'cost', env: 'CAIRN_GRAPHQL_MAX_COST', max: 300, at: '{ documents(first: 40) { nodes { id } } }', over: '{ documents(first: 42) { nodes { id } } }', found: 305 },
+        { limit: 'tokens', env: 'CAIRN_GRAPHQL_MAX_TOKENS', max: 120, at: tokens(120), over: tokens(121), found: undefined },
+      ];
+      for (const c of cases) {
+        const ok = await ask(c.at);
+        expect({ limit: c.limit, errors: ok.body.errors }).toEqual({ limit: c.limit, errors: undefined });
+        const refused = await ask(c.over);
+        expectTooComplex(refused, c.limit, c.max, c.env);
+        if (c.found !== undefined) expect(refused.body.errors?.[0]?.extensions?.found).toBe(c.found);
+      }
+    });
+
+    it('answers 413 naming CAIRN_MAX_BODY_BYTES, and JSON errors for bad JSON', async () => {
+      const big = JSON.stringify({ query: '{ __typename }', variables: { pad: 'x'.repeat(5000) } });
+      const res = await post(t, big, { 'content-type': 'application/json' });
+      expect(res.status).toBe(413);
+      const body = (await res.json()) as { errors: { message: string; extensions: { code: string; limit: number } }[] };
+      expect(body.errors[0]?.extensions).toEqual({ code: 'PAYLOAD_TOO_LARGE', limit: 4096 });
+      expect(body.errors[0]?.message).toContain('4096 bytes (CAIRN_MAX_BODY_BYTES)');
+      const small = await post(t, JSON.stringify({ query: '{ __typename }', variables: { pad: 'x'.repeat(3000) } }), { 'content-type': 'application/json' });
+      expect(small.status).toBe(200);
+      const bad = await post(t, '{"query": ', { 'content-type': 'application/json' });
+      expect(bad.status).toBe(400);
+      expect(bad.headers.get('content-type')).toContain('application/json');
+      expect(((await bad.json()) as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code).toBe('BAD_REQUEST');
+    });
+  });
+
+  describe('defaults, CSRF, batching and page sizes', () => {
+    let t: TestServer;
+    beforeAll(async () => {
+      t = await startTestServer(target, { CAIRN_RATE_LIMIT_PER_SECOND: '0' });
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
+    const exists = async (id: string) => (await t.services.db.query('SELECT 1 FROM documents WHERE id = $1', [id])).rowCount > 0;
+
+    it('defaults: depth 12 passes, 13 does not; GraphiQL introspection fits', async () => {
+      expect((await t.gql(deepQuery(12))).errors).toBeUndefined();
+      expectTooComplex(await gqlAs(t.server.url, undefined, deepQuery(13)), 'depth', 12, 'CAIRN_GRAPHQL_MAX_DEPTH');
+      expect((await t.gql(getIntrospectionQuery())).errors).toBeUndefined();
+    });
+
+    it('refuses simple (CSRF-able) requests without executing them', async () => {
+      const mutation = JSON.stringify({ query: 'mutation { createDocument(input: { id: "doc:csrf", title: "T", content: "c" }) { chunkCount } }' });
+      for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
+        const res = await post(t, mutation, { 'content-type': type });
+        expect({ type, status: res.status }).toEqual({ type, status: 400 });
+        expect(await res.text()).toContain('Cross-Site Request Forgery');
+      }
+      expect(await exists('doc:csrf')).toBe(false);
+      const url = `${t.server.url}/graphql?query=${encodeURIComponent('{ documents { totalCount } }')}`;
+      const bare = await fetch(url);
+      expect(bare.status).toBe(400);
+      expect(await bare.text()).toContain('Cross-Site Request Forgery');
+      const preflighted = await fetch(url, { headers: { 'apollo-require-preflight': 'true' } });
+      expect(await preflighted.json()).toEqual({ data: { documents: { totalCount: 0 } } });
+    });
+
+    it('refuses batched operations without executing any', async () => {
+      const batch = JSON.stringify([
+        { query: 'mutation { createDocument(input: { id: "doc:batch", title: "T", content: "c" }) { chunkCount } }' },
+        { query: '{ __typename }' },
+      ]);
+      const res = await post(t, batch, { 'content-type': 'application/json' });
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { errors: { message: string; extensions: { code: string } }[] };
+      expect(body.errors[0]?.extensions.code).toBe('BAD_REQUEST');
+      expect(body.errors[0]?.message).toMatch(/batching/i);
+      expect(await exists('doc:batch')).toBe(false);
+    });
+
+    it('caps `first` at 100 on every connection', async () => {
+      const docs = Array.from({ length: 101 }, (_, i) => ({ id: `doc:page-${i}`, title: `Page ${i}`, content: `page number ${i}` }));
+      expect((await t.gql('mutation($d: [CreateDocumentInput!]!) { upsertDocuments(input: $d) { changed } }', { d: docs })).errors).toBeUndefined();
+      const entities = Array.from({ length: 101 }, (_, i) => ({ id: `svc:page-${i}`, type: 'Service', name: `Page service ${i}` }));
+      expect((await t.gql('mutation($e: [CreateEntityInput!]!) { upsertGraph(input: { entities: $e }) { entities { id } } }', { e: entities })).errors).toBeUndefined();
+      for (let i = 0; i < 101; i++) await t.services.gaps.record(`unanswered question number ${i}`, 0.01, {});
+      await t.services.db.query(`INSERT INTO import_jobs (id, kind, status, request) SELECT 'job_page_' || g, 'url', 'SUCCEEDED', '{}'::jsonb FROM generate_series(1, 101) g`);
+      for (const field of ['documents', 'entities', 'knowledgeGaps', 'importJobs']) {
+        // A variable, not a literal: armor's cost estimate only multiplies literal `first` values.
+        const res = await t.gql<Record<string, { totalCount: number; edges: unknown[]; pageInfo: { hasNextPage: boolean } }>>(
+          `query($n: Int) { ${field}(first: $n) { totalCount edges { cursor } pageInfo { hasNextPage } } }`,
+          { n: 1000 },
+        );
+        expect({ field, errors: res.errors }).toEqual({ field, errors: undefined });
+        const page = res.data?.[field];
+        expect({ field, total: page?.totalCount, size: page?.edges.length, more: page?.pageInfo.hasNextPage }).toEqual({ field, total: 101, size: 100, more: true });
+      }
+      const nested = await t.gql('{ entity(id: "svc:page-1") { documents(first: 101) { id } } }');
+      expect(nested.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    });
+  });
+
+  describe('rate limit', () => {
+    let t: TestServer;
+    beforeAll(async () => {
+      // One token every 2 s, 3 at once: the 4th quick request is refused with Retry-After 2.
+      t = await startTestServer(target, { CAIRN_RATE_LIMIT_PER_SECOND: '0.5', CAIRN_RATE_LIMIT_BURST: '3' });
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
+    const ask = (key?: string) => gqlAs(t.server.url, key, '{ __typename }');
+
+    it('answers 429 RATE_LIMITED with Retry-After per client address, spares /healthz, then recovers', async () => {
+      for (let i = 0; i < 3; i++) expect((await ask()).status).toBe(200);
+      const limited = await ask();
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toBe('2');
+      expect(limited.body.errors?.[0]?.extensions).toEqual({ code: 'RATE_LIMITED', retryAfterSeconds: 2 });
+      expect(limited.body.errors?.[0]?.message).toContain('CAIRN_RATE_LIMIT_PER_SECOND');
+      for (let i = 0; i < 5; i++) expect((await fetch(`${t.server.url}/healthz`)).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 2000));
+      expect((await ask()).status).toBe(200);
+    });
+
+    it('keeps one bucket per key, and limits unauthenticated attempts by address', async () => {
+      const a = (await t.services.apiKeys.create('bucket-a', 'reader')).key;
+      const b = (await t.services.apiKeys.create('bucket-b', 'reader')).key;
+      for (let i = 0; i < 3; i++) expect((await ask(a)).status).toBe(200);
+      expect(codeOf(await ask(a))).toBe('RATE_LIMITED');
+      expect((await ask(b)).status).toBe(200);
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await ask()).status);
+      expect(statuses).toContain(429);
+      expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
+    });
+  });
+});
