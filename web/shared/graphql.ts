@@ -38,6 +38,19 @@ export function authHeaders(): Record<string, string> {
   return key ? { authorization: `Bearer ${key}` } : {};
 }
 
+let pendingPrompt: Promise<string | null> | undefined;
+
+/** Asks for a key once even when several requests are refused at the same time; they all share the answer. */
+function askForKey(): Promise<string | null> {
+  pendingPrompt ??= Promise.resolve().then(() => {
+    const key = window.prompt('This Cairn server needs an API key (kept for this tab only):')?.trim() || null;
+    if (key) setApiKey(key);
+    pendingPrompt = undefined;
+    return key;
+  });
+  return pendingPrompt;
+}
+
 /**
  * Runs one operation. On UNAUTHENTICATED it asks for a key once (window.prompt), stores it and retries;
  * any other error is thrown as GraphQLRequestError.
@@ -56,11 +69,8 @@ export async function gql<T>(query: string, variables: Record<string, unknown> =
   if (first) {
     const code = first.extensions?.code ?? 'UNKNOWN';
     if (code === 'UNAUTHENTICATED' && !retried) {
-      const key = window.prompt('This Cairn server needs an API key (kept for this tab only):');
-      if (key) {
-        setApiKey(key.trim());
-        return gql<T>(query, variables, true);
-      }
+      const key = await askForKey();
+      if (key) return gql<T>(query, variables, true);
     }
     throw new GraphQLRequestError(code, first.message, body.errors ?? []);
   }

@@ -2,6 +2,7 @@ import { validateDocumentId, validateDocumentInput, validateDocumentPatch } from
 import { badInput } from '../../errors.js';
 import type { EntityRecord } from '../../graph/types.js';
 import type { Resolvers } from '../generated/types.js';
+import { toConnection } from '../connection.js';
 import { toFilterSpec, toPage } from '../inputs.js';
 
 const MAX_BATCH = 1000;
@@ -13,17 +14,8 @@ export const documentResolvers: Resolvers = {
     documents: async (_, { filter, first, after }, { services }) => {
       const page = toPage(first, after);
       const result = await services.documents.documents.list(toFilterSpec(filter), page.first, page.after);
-      return {
-        edges: result.rows.map((r) => ({ cursor: r.cursor, node: r.document })),
-        nodes: result.rows.map((r) => r.document),
-        totalCount: result.totalCount,
-        pageInfo: {
-          hasNextPage: result.hasNextPage,
-          hasPreviousPage: page.after !== undefined,
-          startCursor: result.rows[0]?.cursor ?? null,
-          endCursor: result.rows.at(-1)?.cursor ?? null,
-        },
-      };
+      const edges = result.rows.map((r) => ({ cursor: r.cursor, node: r.document }));
+      return toConnection(edges, { hasNextPage: result.hasNextPage, hasPreviousPage: page.after !== undefined, totalCount: result.totalCount });
     },
   },
   Mutation: {

@@ -1,6 +1,7 @@
 import { decodePair, encodePair } from '../../documents/cursor.js';
 import { badInput } from '../../errors.js';
 import type { Resolvers } from '../generated/types.js';
+import { toConnection } from '../connection.js';
 import { intIn, toFilterSpec, toPage } from '../inputs.js';
 
 /** enrichContext and knowledgeGaps. */
@@ -26,12 +27,7 @@ export const enrichmentResolvers: Resolvers = {
       if (!Number.isInteger(offset) || offset < 0) throw badInput('after', 'not a cursor returned by this API');
       const { gaps, totalCount } = await services.gaps.list(page.first, offset);
       const edges = gaps.map((node, i) => ({ cursor: encodePair('gap', String(offset + i + 1)), node }));
-      return {
-        edges,
-        nodes: gaps,
-        totalCount,
-        pageInfo: { hasNextPage: offset + gaps.length < totalCount, hasPreviousPage: offset > 0, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
-      };
+      return toConnection(edges, { hasNextPage: offset + gaps.length < totalCount, hasPreviousPage: offset > 0, totalCount });
     },
   },
   EnrichedChunk: {

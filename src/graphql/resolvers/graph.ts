@@ -6,6 +6,7 @@ import type { EntityRecord } from '../../graph/types.js';
 import { validateEntityType, validateRelationshipType } from '../../graph/validateGraphInput.js';
 import type { Resolvers } from '../generated/types.js';
 import { loadAll, type Loaders } from '../loaders.js';
+import { toConnection } from '../connection.js';
 import { intIn, toPage } from '../inputs.js';
 
 async function entityOrFail(loaders: Loaders, id: string): Promise<EntityRecord> {
@@ -25,12 +26,7 @@ export const graphResolvers: Resolvers = {
       const nameContains = filter?.nameContains?.trim() || undefined;
       const result = await services.graph.store.findEntities({ types, nameContains }, page.first, position && { name: position[0], id: position[1] });
       const edges = result.entities.map((node) => ({ cursor: encodePair(node.name, node.id), node }));
-      return {
-        edges,
-        nodes: result.entities,
-        totalCount: result.totalCount,
-        pageInfo: { hasNextPage: result.hasNextPage, hasPreviousPage: Boolean(after), startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
-      };
+      return toConnection(edges, { hasNextPage: result.hasNextPage, hasPreviousPage: Boolean(after), totalCount: result.totalCount });
     },
     subgraph: (_, { input }, { services }) => {
       if (input.entityIds.length === 0 || input.entityIds.length > 100) throw badInput('input.entityIds', 'give 1 to 100 ids');

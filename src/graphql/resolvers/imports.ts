@@ -3,6 +3,7 @@ import { validateOpenApiImport, validateUploadImport, validateUrlImport } from '
 import type { DocumentRecord } from '../../documents/types.js';
 import { AppError, ErrorCode, notFound } from '../../errors.js';
 import type { ImportJobStatus, ImportKind, Resolvers } from '../generated/types.js';
+import { toConnection } from '../connection.js';
 import { toPage } from '../inputs.js';
 import { loadAll } from '../loaders.js';
 import { decodeCursor } from '../../documents/cursor.js';
@@ -26,17 +27,8 @@ export const importResolvers: Resolvers = {
     importJobs: async (_, { first, after, status }, { services }) => {
       const page = toPage(first, null);
       const result = await services.imports.jobs.list(page.first, after ? decodeCursor(after) : undefined, status ?? undefined);
-      return {
-        edges: result.rows.map((r) => ({ cursor: r.cursor, node: r.job })),
-        nodes: result.rows.map((r) => r.job),
-        totalCount: result.totalCount,
-        pageInfo: {
-          hasNextPage: result.hasNextPage,
-          hasPreviousPage: after !== undefined && after !== null,
-          startCursor: result.rows[0]?.cursor ?? null,
-          endCursor: result.rows.at(-1)?.cursor ?? null,
-        },
-      };
+      const edges = result.rows.map((r) => ({ cursor: r.cursor, node: r.job }));
+      return toConnection(edges, { hasNextPage: result.hasNextPage, hasPreviousPage: Boolean(after), totalCount: result.totalCount });
     },
   },
   Mutation: {

@@ -1,0 +1,80 @@
+// The operations GraphiQL opens with, one tab each: a tour of the API that runs as-is against a fresh server.
+import type { GraphiQLProps } from 'graphiql';
+
+type TabDefinition = NonNullable<GraphiQLProps['defaultTabs']>[number];
+
+const createDocument = `# Write a document: it is chunked, embedded and searchable when this returns.
+# Press the run button (or Ctrl-Enter). The Docs panel on the left documents every type.
+mutation CreateDocument {
+  createDocument(input: {
+    id: "runbook:ach-failures"
+    title: "ACH failures"
+    content: "ACH payments fail when the receiving bank rejects the transfer. Verify the routing number, then retry."
+    documentType: MANUAL
+    tags: ["payments", "ach"]
+  }) {
+    chunkCount
+    embeddedChunkCount
+    document { id title tags createdAt }
+  }
+}
+`;
+
+const search = `# Ranked chunks: VECTOR, KEYWORD or HYBRID (both fused). Tag expressions: a+b both, a|b either.
+query Search($q: String!) {
+  search(input: { query: $q, topK: 5, mode: HYBRID, filter: { tags: "payments|billing" } }) {
+    score
+    vectorScore
+    keywordScore
+    document { id title }
+    chunk { ordinal content }
+  }
+}
+`;
+
+const enrichContext = `# Context for an agent's system prompt: documents and graph, cited and within a budget.
+query Enrich($q: String!) {
+  enrichContext(input: { query: $q, topK: 5, maxEntities: 5, maxChars: 4000 }) {
+    context
+    citations { number documentId title url }
+    entities { why depth entity { id name } }
+    truncated
+    warnings
+  }
+}
+`;
+
+const entityNeighbors = `# An entity with its neighbourhood (create some with upsertGraph first).
+query EntityNeighbors($id: ID!) {
+  entity(id: $id) {
+    id
+    type
+    name
+    neighbors(depth: 2, direction: BOTH, limit: 20) {
+      depth
+      entity { id type name }
+      relationship { type from { id } to { id } }
+    }
+    documents(first: 5) { id title }
+  }
+  graphStats { entityCount relationshipCount }
+}
+`;
+
+const importUrl = `# Import a web page (HTML becomes markdown), a file or an OpenAPI spec by URL.
+# With async: true the job comes back QUEUED; poll importJob(id) for progress.
+mutation ImportUrl($url: String!) {
+  importUrl(input: { url: $url, tags: ["imported"], async: true }) {
+    job { id status progress { done total } errors { item code message } }
+  }
+}
+`;
+
+/** The default tabs: createDocument, search, enrichContext, an entity with its neighbours, importUrl. */
+export const EXAMPLE_TABS: TabDefinition[] = [
+  { query: createDocument },
+  { query: search, variables: JSON.stringify({ q: 'why did the ACH payment fail?' }, null, 2) },
+  { query: enrichContext, variables: JSON.stringify({ q: 'how do I retry a failed ACH payment?' }, null, 2) },
+  { query: entityNeighbors, variables: JSON.stringify({ id: 'svc:payments' }, null, 2) },
+  { query: importUrl, variables: JSON.stringify({ url: 'https://docs.example.com/guide/getting-started' }, null, 2) },
+];

@@ -1,0 +1,46 @@
+// Checks access with one cheap request before the dashboard's parallel loads, so a server that needs an API key
+// prompts once (web/shared/graphql.ts asks on UNAUTHENTICATED) instead of once per panel.
+import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { apiKey, gql, setApiKey } from '../shared/graphql';
+import { describeError, ErrorNotice, Loading } from './ui';
+
+const PROBE = 'query AccessCheck { __typename }';
+
+/** Asks for a key (empty forgets it) and reloads so every panel uses it. */
+export function changeApiKey(): void {
+  const entered = window.prompt(apiKey() ? 'API key for this tab (leave empty to forget the current one):' : 'API key for this tab:');
+  if (entered === null) return;
+  setApiKey(entered.trim() || null);
+  window.location.reload();
+}
+
+/** Renders `children` once the server accepts this tab's requests; otherwise the error and a way to enter a key. */
+export function KeyGate({ children }: { children: ReactNode }) {
+  const [state, setState] = useState<{ status: 'checking' } | { status: 'ok' } | { status: 'error'; error: unknown }>({ status: 'checking' });
+  const check = useCallback(() => {
+    setState({ status: 'checking' });
+    gql(PROBE).then(
+      () => setState({ status: 'ok' }),
+      (error: unknown) => setState({ status: 'error', error }),
+    );
+  }, []);
+  useEffect(check, [check]);
+
+  if (state.status === 'ok') return <>{children}</>;
+  if (state.status === 'checking') return <Loading what="Connecting" />;
+  const needsKey = describeError(state.error).code === 'UNAUTHENTICATED';
+  return (
+    <>
+      <ErrorNotice error={state.error} title={needsKey ? 'This server needs an API key' : 'Cannot reach the server'} />
+      {needsKey ? (
+        <button type="button" className="primary" onClick={changeApiKey}>
+          Enter an API key
+        </button>
+      ) : (
+        <button type="button" onClick={check}>
+          Retry
+        </button>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,64 @@
+// The knowledge pages: a dashboard at /knowledge and a document inspector at /knowledge/<id>.
+import { useCallback, useEffect, useState } from 'react';
+import { createRoot } from 'react-dom/client';
+import '../shared/admin.css';
+import './knowledge.css';
+import { DocumentInspector } from './DocumentInspector';
+import { DocumentTable } from './DocumentTable';
+import { GapsList } from './GapsList';
+import { ImportForm } from './ImportForm';
+import { changeApiKey, KeyGate } from './KeyGate';
+import { dashboardHref, Link, useRoute } from './router';
+import { SearchPanel } from './SearchPanel';
+import { SummaryCards } from './SummaryCards';
+
+function Dashboard({ params }: { params: URLSearchParams }) {
+  // Bumped after a delete or a finished import so the counts, the table and the gaps reload.
+  const [refresh, setRefresh] = useState(0);
+  const changed = useCallback(() => setRefresh((n) => n + 1), []);
+  return (
+    <>
+      <h1>Knowledge</h1>
+      <SummaryCards refresh={refresh} />
+      <SearchPanel />
+      <DocumentTable params={params} refresh={refresh} onDeleted={changed} />
+      <div className="two-columns">
+        <ImportForm onFinished={changed} />
+        <GapsList refresh={refresh} />
+      </div>
+    </>
+  );
+}
+
+function App() {
+  const route = useRoute();
+  useEffect(() => {
+    document.title = route.page === 'document' ? `${route.id} · Cairn` : 'Knowledge · Cairn';
+  }, [route]);
+  return (
+    <>
+      <header className="topbar">
+        <Link href={dashboardHref()} className="brand">
+          Cairn
+        </Link>
+        <nav aria-label="Admin pages">
+          <Link href={dashboardHref()} aria-current="page">
+            Knowledge
+          </Link>
+          <a href="/explorer">Graph explorer</a>
+          <a href="/graphiql">GraphiQL</a>
+        </nav>
+        <button type="button" className="key-button" onClick={changeApiKey}>
+          API key…
+        </button>
+      </header>
+      <main className="page">
+        <KeyGate>{route.page === 'document' ? <DocumentInspector key={route.id} id={route.id} /> : <Dashboard params={route.params} />}</KeyGate>
+      </main>
+    </>
+  );
+}
+
+const root = document.getElementById('app');
+if (!root) throw new Error('index.html has no #app element');
+createRoot(root).render(<App />);

@@ -1,0 +1,24 @@
+// Loads data for a component: loading, error and data states, with a reload; stale answers are dropped.
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { gql } from '../shared/graphql';
+
+/** What a component renders from: one of loading, error, or data. */
+export type QueryState<T> = { status: 'loading' } | { status: 'error'; error: unknown } | { status: 'ok'; data: T };
+
+/** Runs `query` with `variables` whenever the key (the variables as JSON, plus `refresh`) changes. */
+export function useQuery<T>(query: string, variables: Record<string, unknown>, refresh = 0): QueryState<T> & { reload(): void } {
+  const [state, setState] = useState<QueryState<T>>({ status: 'loading' });
+  const [tick, setTick] = useState(0);
+  const latest = useRef(0);
+  const key = JSON.stringify(variables);
+  useEffect(() => {
+    const id = ++latest.current;
+    setState((s) => (s.status === 'ok' ? s : { status: 'loading' })); // keep old rows on screen while refreshing
+    gql<T>(query, JSON.parse(key) as Record<string, unknown>).then(
+      (data) => id === latest.current && setState({ status: 'ok', data }),
+      (error: unknown) => id === latest.current && setState({ status: 'error', error }),
+    );
+  }, [query, key, refresh, tick]);
+  const reload = useCallback(() => setTick((t) => t + 1), []);
+  return { ...state, reload };
+}
