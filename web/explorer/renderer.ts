@@ -1,0 +1,179 @@
+// Draws the graph on a 2D canvas: links (batched strokes, or a pixel buffer when there are thousands), nodes as
+// pre-drawn sprites, then selection/path/pin markers and labels.
+import type { ZoomTransform } from 'd3-zoom';
+import type { TypeColors } from './colors.js';
+import { drawLabels, type Emphasis } from './labels.js';
+import { PixelBuffer } from './pixelBuffer.js';
+import type { GraphLink, GraphModel, GraphNode } from './model.js';
+import { MAX_PIXEL_SPRITE_RADIUS, NodeSprites } from './sprites.js';
+import type { ViewState } from './state.js';
+
+/** What one frame needs. */
+export interface RenderInput {
+  ctx: CanvasRenderingContext2D;
+  /** CSS pixels. */
+  width: number;
+  height: number;
+  dpr: number;
+  transform: ZoomTransform;
+  model: GraphModel;
+  view: ViewState;
+  colors: TypeColors;
+}
+
+const ARROW_ZOOM = 1.1;
+// From this many on-screen links or nodes, the frame is rasterised in JavaScript (see pixelBuffer.ts).
+const RASTER_LINKS = 1200;
+const RASTER_NODES = 800;
+const PATH_COLOR = '#ea580c';
+const BACKGROUND: [number, number, number] = [248, 250, 252];
+const LINK_RGB: [number, number, number] = [100, 116, 139];
+
+function emphasis(model: GraphModel, view: ViewState): Emphasis {
+  if (view.path) return { nodes: new Set(view.path.nodeIds), links: new Set(view.path.linkIds), kind: 'path' };
+  const hover = view.hoverId ? model.nodes.get(view.hoverId) : undefined;
+  if (!hover) return { nodes: new Set(), links: new Set(), kind: 'none' };
+  const links = new Set<string>();
+  for (const l of model.links.values()) if (l.source === hover || l.target === hover) links.add(l.id);
+  return { nodes: new Set([hover.id, ...model.neighborsOf(hover.id)]), links, kind: 'hover' };
+}
+
+/** Draws frames; keeps the sprite cache and pixel buffer between them. */
+export class Renderer {
+  private readonly sprites = new NodeSprites();
+  private readonly buffer = new PixelBuffer();
+  private readonly normal: GraphLink[] = [];
+  private readonly strong: GraphLink[] = [];
+  private readonly onScreen: GraphNode[] = [];
+
+  /** Draws one frame and returns how many nodes and links the legend lets show. */
+  draw(input: RenderInput): { nodes: number; links: number } {
+    const { ctx, width, height, dpr, transform: t, model, view } = input;
+    const k = t.k;
+    // The visible rectangle in graph coordinates, with a margin for radii and labels.
+    const m = 40 / k;
+    const [x0, y0] = t.invert([0, 0]);
+    const [x1, y1] = t.invert([width, height]);
+    const emph = emphasis(model, view);
+    const dimOthers = emph.kind !== 'none';
+
+    // Reused between frames: allocating thousands of entries per frame shows up as GC pauses.
+    const normal = this.normal, strong = this.strong, onScreen = this.onScreen;
+    normal.length = strong.length = onScreen.length = 0;
+    let linkCount = 0;
+    for (const l of model.links.values()) {
+      if (!view.linkVisible(l)) continue;
+      linkCount++;
+      const sx = l.source.x ?? 0, sy = l.source.y ?? 0, tx = l.target.x ?? 0, ty = l.target.y ?? 0;
+      if ((sx < x0 && tx < x0) || (sx > x1 && tx > x1) || (sy < y0 && ty < y0) || (sy > y1 && ty > y1)) continue;
+      (emph.links.has(l.id) ? strong : normal).push(l);
+    }
+    let nodeCount = 0;
+    for (const n of model.nodes.values()) {
+      if (!view.nodeVisible(n)) continue;
+      nodeCount++;
+      const x = n.x ?? 0, y = n.y ?? 0;
+      if (x >= x0 - m && x <= x1 + m && y >= y0 - m && y <= y1 + m) onScreen.push(n);
+    }
+    const linkAlpha = dimOthers ? 0.1 : 0.38;
+    const fade = (n: GraphNode): number => (dimOthers && !emph.nodes.has(n.id) ? 0.18 : 1);
+    const nodeColor = (n: GraphNode): string => input.colors.of(n.type);
+    const device = (v: number, offset: number): number => (v * k + offset) * dpr;
+    // Drawn with canvas calls after the buffer: emphasised nodes (above the strong links) and very large ones.
+    let late: GraphNode[] = onScreen;
+    ctx.globalAlpha = 1;
+    if (normal.length >= RASTER_LINKS || onScreen.length >= RASTER_NODES) {
+      const buffer = this.buffer;
+      buffer.begin(ctx, Math.round(width * dpr), Math.round(height * dpr));
+      for (const l of normal) buffer.line(device(l.source.x ?? 0, t.x), device(l.source.y ?? 0, t.y), device(l.target.x ?? 0, t.x), device(l.target.y ?? 0, t.y));
+      buffer.paintLines(BACKGROUND, LINK_RGB, linkAlpha);
+      late = [];
+      for (const n of onScreen) {
+        const r = n.radius * k * dpr;
+        if ((dimOthers && emph.nodes.has(n.id)) || r > MAX_PIXEL_SPRITE_RADIUS) late.push(n);
+        else buffer.blit(this.sprites.pixelsOf(nodeColor(n), r), device(n.x ?? 0, t.x), device(n.y ?? 0, t.y), fade(n));
+      }
+      buffer.end(ctx);
+      ctx.setTransform(dpr * k, 0, 0, dpr * k, dpr * t.x, dpr * t.y);
+    } else {
+      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      ctx.fillStyle = `rgb(${BACKGROUND.join(',')})`;
+      ctx.fillRect(0, 0, width, height);
+      ctx.setTransform(dpr * k, 0, 0, dpr * k, dpr * t.x, dpr * t.y);
+      strokeLinks(ctx, normal, `rgba(${LINK_RGB.join(',')},${linkAlpha})`, 1 / k);
+    }
+    strokeLinks(ctx, strong, emph.kind === 'path' ? PATH_COLOR : '#334155', (emph.kind === 'path' ? 3.5 : 1.6) / k);
+    if (k >= ARROW_ZOOM && normal.length + strong.length < 3000) {
+      arrows(ctx, normal, dimOthers ? 'rgba(100,116,139,0.15)' : 'rgba(100,116,139,0.6)', k);
+      arrows(ctx, strong, emph.kind === 'path' ? PATH_COLOR : '#334155', k);
+    }
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    for (const n of late) {
+      ctx.globalAlpha = fade(n);
+      this.sprites.draw(ctx, nodeColor(n), device(n.x ?? 0, t.x), device(n.y ?? 0, t.y), n.radius * k * dpr);
+    }
+    ctx.globalAlpha = 1;
+    ctx.setTransform(dpr * k, 0, 0, dpr * k, dpr * t.x, dpr * t.y);
+    markers(ctx, onScreen, view, emph, k);
+    drawLabels(ctx, dpr, t, view, onScreen, emph, strong, normal);
+    return { nodes: nodeCount, links: linkCount };
+  }
+}
+
+function strokeLinks(ctx: CanvasRenderingContext2D, links: GraphLink[], color: string, width: number): void {
+  if (links.length === 0) return;
+  ctx.beginPath();
+  for (const l of links) {
+    ctx.moveTo(l.source.x ?? 0, l.source.y ?? 0);
+    ctx.lineTo(l.target.x ?? 0, l.target.y ?? 0);
+  }
+  ctx.strokeStyle = color;
+  ctx.lineWidth = width;
+  ctx.stroke();
+}
+
+// Small arrowheads at the target's rim show the relationship's direction.
+function arrows(ctx: CanvasRenderingContext2D, links: GraphLink[], color: string, k: number): void {
+  if (links.length === 0) return;
+  const size = 5 / k;
+  ctx.beginPath();
+  for (const l of links) {
+    const sx = l.source.x ?? 0, sy = l.source.y ?? 0, tx = l.target.x ?? 0, ty = l.target.y ?? 0;
+    const len = Math.hypot(tx - sx, ty - sy);
+    if (len < l.target.radius + size * 2) continue;
+    const ux = (tx - sx) / len, uy = (ty - sy) / len;
+    const px = tx - ux * (l.target.radius + 1 / k), py = ty - uy * (l.target.radius + 1 / k);
+    ctx.moveTo(px, py);
+    ctx.lineTo(px - ux * size * 1.6 - uy * size, py - uy * size * 1.6 + ux * size);
+    ctx.lineTo(px - ux * size * 1.6 + uy * size, py - uy * size * 1.6 - ux * size);
+    ctx.closePath();
+  }
+  ctx.fillStyle = color;
+  ctx.fill();
+}
+
+function ring(ctx: CanvasRenderingContext2D, n: GraphNode, gap: number, color: string, width: number, dash: number[]): void {
+  ctx.beginPath();
+  ctx.arc(n.x ?? 0, n.y ?? 0, n.radius + gap, 0, 2 * Math.PI);
+  ctx.setLineDash(dash);
+  ctx.strokeStyle = color;
+  ctx.lineWidth = width;
+  ctx.stroke();
+  ctx.setLineDash([]);
+}
+
+// Selection, path start, pins and gap highlights.
+function markers(ctx: CanvasRenderingContext2D, onScreen: GraphNode[], view: ViewState, emph: Emphasis, k: number): void {
+  for (const n of onScreen) {
+    if (view.gapIds.has(n.id)) ring(ctx, n, 4 / k, '#dc2626', 2 / k, [4 / k, 3 / k]);
+    if (n.id === view.pathFromId) ring(ctx, n, 6 / k, PATH_COLOR, 2 / k, [3 / k, 2 / k]);
+    if (emph.kind === 'path' && emph.nodes.has(n.id)) ring(ctx, n, 2 / k, PATH_COLOR, 2.5 / k, []);
+    if (n.id === view.selectedId) ring(ctx, n, 3 / k, '#0f172a', 2.5 / k, []);
+    if (n.fx != null) {
+      ctx.beginPath();
+      ctx.arc(n.x ?? 0, n.y ?? 0, Math.max(1.5 / k, n.radius * 0.35), 0, 2 * Math.PI);
+      ctx.fillStyle = '#1e293b';
+      ctx.fill();
+    }
+  }
+}
