@@ -17,6 +17,7 @@ import { GraphService } from './graph/GraphService.js';
 import type { GraphStore } from './graph/GraphStore.js';
 import { createGraphStore } from './graph/createGraphStore.js';
 import { MentionLinker } from './graph/mentions/MentionLinker.js';
+import { PostgresMentionIndex } from './graph/mentions/mentionedEntities.js';
 import { OutboxWorker } from './graph/mentions/OutboxWorker.js';
 import { ImportService } from '../importers/ImportService.js';
 import { createSafeFetcher } from '../importers/http/safeFetch.js';
@@ -71,6 +72,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     if (embedder.dimensions <= 0) await embedder.ready();
     if (!options.allowEmbedderMismatch) await prepareVectorIndex(db, embedder.info);
     const store = options.graphStore ?? createGraphStore(config, db, logger);
+    store.useMentionIndex?.(new PostgresMentionIndex(db));
     // Neo4j may be down at start: documents must still work, so its constraints are retried by readiness.
     let storeReady = false;
     const initStore = async () => {
@@ -87,7 +89,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     const search = new SearchService(db, embedder, config.rag, config.search);
     const gaps = new KnowledgeGapRepository(db);
     const enricher = new ContextEnricher(search, graph, gaps, config.enrich, logger);
-    const sweeper = new ExpirySweeper(documents.documents, config.expirySweepIntervalMs, logger);
+    const sweeper = new ExpirySweeper(documents, config.expirySweepIntervalMs, logger);
     const imports = new ImportService({
       db,
       documents,

@@ -71,6 +71,15 @@ export class DocumentService {
     return knowledgeCounts(this.db);
   }
 
+  /** Deletes expired documents through the normal delete path, so the Neo4j mirror drops their mentions too. */
+  async deleteExpired(): Promise<number> {
+    let deleted = 0;
+    for (let ids = await this.documents.expiredIds(); ids.length > 0; ids = await this.documents.expiredIds()) {
+      for (const id of ids) if (await this.delete(id)) deleted += 1;
+    }
+    return deleted;
+  }
+
   /** Deletes a document and (by cascade) its chunks and mentions. */
   delete(id: string): Promise<boolean> {
     const hook = this.hook;

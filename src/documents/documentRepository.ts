@@ -120,10 +120,13 @@ export class DocumentRepository {
     return rows.map((r) => r.id);
   }
 
-  /** Deletes every expired document; returns how many. */
-  async deleteExpired(): Promise<number> {
-    const { rowCount } = await this.db.query('DELETE FROM documents WHERE expires_at IS NOT NULL AND expires_at <= now()');
-    return rowCount;
+  /** Ids of documents whose expiry has passed (at most `limit`). */
+  async expiredIds(limit = 1000): Promise<string[]> {
+    const { rows } = await this.db.query<{ id: string }>(
+      'SELECT id FROM documents WHERE expires_at IS NOT NULL AND expires_at <= now() ORDER BY expires_at LIMIT $1',
+      [limit],
+    );
+    return rows.map((r) => r.id);
   }
 
   /** Lists live documents newest first, after an optional keyset cursor. */

@@ -1,5 +1,4 @@
 import type { Logger } from '../logger.js';
-import type { DocumentRepository } from './documentRepository.js';
 
 /** Periodically deletes expired documents; reads already hide them, so the sweep only reclaims space. */
 export class ExpirySweeper {
@@ -7,7 +6,7 @@ export class ExpirySweeper {
   private running: Promise<number> | undefined;
 
   constructor(
-    private readonly documents: DocumentRepository,
+    private readonly documents: { deleteExpired(): Promise<number> },
     private readonly intervalMs: number,
     private readonly logger: Logger,
   ) {}

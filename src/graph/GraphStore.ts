@@ -6,6 +6,7 @@ import type {
   EntityRecord,
   EntityWrite,
   GraphCounts,
+  MentionIndex,
   MentionOp,
   RelationshipRecord,
   RelationshipWrite,
@@ -24,7 +25,10 @@ export interface GraphStore {
   upsertEntities(entities: readonly EntityWrite[]): Promise<EntityRecord[]>;
   /** Entities by id, in no particular order; missing ids are absent. */
   getEntities(ids: readonly string[]): Promise<EntityRecord[]>;
-  /** Entities matching a filter, ordered by (name, id), after the (name, id) keyset position. */
+  /**
+   * Entities matching a filter, ordered by (name, id), after the (name, id) keyset position. "Mentioned"
+   * (`hasDocuments`) always means the Postgres mentions table, as `Entity.documents` does, whichever the store.
+   */
   findEntities(filter: EntityFilterSpec, first: number, after?: { name: string; id: string }): Promise<EntityPage>;
   /** Deletes an entity with its relationships; true when it existed. */
   deleteEntity(id: string): Promise<boolean>;
@@ -51,6 +55,11 @@ export interface GraphStore {
    * apply a batch twice. The Postgres store has nothing to mirror and omits it.
    */
   applyMentionOps?(ops: readonly MentionOp[]): Promise<void>;
+  /**
+   * Attaches the reader of the Postgres mentions table, for `hasDocuments` and `unmentionedCount`. The Postgres store
+   * reads the table in its own queries and omits it.
+   */
+  useMentionIndex?(index: MentionIndex): void;
   /** Counts for graphStats. */
   counts(topDegree: number): Promise<GraphCounts>;
   /** Reports whether the store answers (throws GRAPH_UNAVAILABLE otherwise). */

@@ -70,6 +70,10 @@ export interface EntityFilterSpec {
   types?: string[];
   /** Case-insensitive substring of the name or an alias. */
   nameContains?: string;
+  /** true: at least one relationship (either direction); false: none; absent: either. */
+  hasRelationships?: boolean;
+  /** true: a live document mentions it (the Postgres `mentions` table); false: none does; absent: either. */
+  hasDocuments?: boolean;
 }
 
 /** A page of entities ordered by (name, id). */
@@ -86,8 +90,21 @@ export interface GraphCounts {
   byType: { key: string; count: number }[];
   /** Entities with no relationship. */
   orphanCount: number;
+  /** Entities that no live document mentions. */
+  unmentionedCount: number;
+  /** Relationship counts per type, most common first, ties by type. */
+  relationshipsByType: { key: string; count: number }[];
   /** Most connected entities. */
   topDegree: { entity: EntityRecord; degree: number }[];
+}
+
+/**
+ * Which entities live documents mention, read from the Postgres `mentions` table: the one source of truth for
+ * "mentioned" whichever store holds the graph.
+ */
+export interface MentionIndex {
+  /** Distinct ids of entities that a live document mentions; with `limit`, at most `limit + 1` (to detect a cap). */
+  mentionedEntityIds(limit?: number): Promise<string[]>;
 }
 
 /** A mention of an entity by a document. */

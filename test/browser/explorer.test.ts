@@ -107,6 +107,9 @@ suite('graph explorer (/explorer)', () => {
     await toggle.click();
     expect((await snapshot(page)).nodes).toBe(before.nodes);
 
+    const { graphStats } = await gqlOk<{ graphStats: { relationshipsByType: { key: string; count: number }[] } }>(t, `{ graphStats { relationshipsByType { key count } } }`);
+    const dependsOn = graphStats.relationshipsByType.find((r) => r.key === 'DEPENDS_ON')!.count;
+    expect(await text(page, '#legend [data-key="rel:DEPENDS_ON"] .count')).toBe(`4/${dependsOn}`);
     await page.locator('#legend [data-key="rel:DEPENDS_ON"]').click();
     const noDeps = await snapshot(page);
     expect(noDeps.links).toBe(before.links - 4);
@@ -170,6 +173,9 @@ suite('graph explorer (/explorer)', () => {
     const orphanIds = await orphans.evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
     const unmentionedIds = await unmentioned.evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
     expect(orphanIds).toEqual([FIXTURE.orphan]);
+    const { graphStats } = await gqlOk<{ graphStats: { unmentionedCount: number } }>(t, `{ graphStats { unmentionedCount } }`);
+    expect(unmentionedIds).toHaveLength(graphStats.unmentionedCount);
+    expect(await text(page, '#gaps [data-field=gaps-status]')).toBe(`1 without relationships, ${graphStats.unmentionedCount} not mentioned by any document.`);
     expect(unmentionedIds).toContain(FIXTURE.unmentioned);
     expect(unmentionedIds).not.toContain(FIXTURE.orphan);
     expect(unmentionedIds).not.toContain(FIXTURE.payments);

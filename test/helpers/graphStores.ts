@@ -1,7 +1,9 @@
 import { loadConfig } from '../../src/config.js';
 import { migrate } from '../../src/db/migrate.js';
 import { openDb } from '../../src/db/openDb.js';
+import type { Db } from '../../src/db/Db.js';
 import type { GraphStore } from '../../src/graph/GraphStore.js';
+import { PostgresMentionIndex } from '../../src/graph/mentions/mentionedEntities.js';
 import { Neo4jGraphStore } from '../../src/graph/neo4j/Neo4jGraphStore.js';
 import { PostgresGraphStore } from '../../src/graph/postgres/PostgresGraphStore.js';
 import { dbTargets } from './databases.js';
@@ -9,7 +11,14 @@ import { dbTargets } from './databases.js';
 /** A graph store a suite can run against, created empty. */
 export interface GraphStoreTarget {
   name: string;
-  create(): Promise<{ store: GraphStore; dispose(): Promise<void> }>;
+  create(): Promise<CreatedGraphStore>;
+}
+
+/** A store, the Postgres database holding its mentions (the store's own for Postgres, a PGlite one made on demand for Neo4j), and its cleanup. */
+export interface CreatedGraphStore {
+  store: GraphStore;
+  mentionsDb(): Promise<Db>;
+  dispose(): Promise<void>;
 }
 
 /** Neo4j connection settings for tests, when a server is available. */
@@ -31,6 +40,7 @@ export function graphStoreTargets(): GraphStoreTarget[] {
       await migrate(database);
       return {
         store: new PostgresGraphStore(database),
+        mentionsDb: async () => database,
         async dispose() {
           await database.close();
           await scratch.drop();
@@ -45,11 +55,22 @@ export function graphStoreTargets(): GraphStoreTarget[] {
       async create() {
         const store = new Neo4jGraphStore(neo4j);
         await store.wipeForTests();
+        let mentions: Promise<Db> | undefined;
         return {
           store,
+          mentionsDb() {
+            mentions ??= (async () => {
+              const database = await openDb(loadConfig({ CAIRN_DATA_DIR: 'memory://' }));
+              await migrate(database);
+              store.useMentionIndex(new PostgresMentionIndex(database));
+              return database;
+            })();
+            return mentions;
+          },
           async dispose() {
             await store.wipeForTests();
             await store.close();
+            await (await mentions)?.close();
           },
         };
       },

@@ -113,6 +113,40 @@ describe.each(serverRuns())('knowledge graph over GraphQL ($name)', (run) => {
     expect(stats.data!.graphStats.topDegree[0]).toEqual({ entity: { id: 'svc:payments' }, degree: 3 });
   });
 
+  it('filters entities by relationships and mentioning documents, and counts gaps in graphStats', async () => {
+    type Page = { entities: { totalCount: number; nodes: { id: string }[]; pageInfo: { hasNextPage: boolean; endCursor: string } } };
+    const q = `query($f: EntityFilter, $first: Int, $after: String) { entities(filter: $f, first: $first, after: $after) { totalCount nodes { id } pageInfo { hasNextPage endCursor } } }`;
+    const list = async (f: Record<string, unknown>, first = 10, after?: string) => {
+      const res = await t.gql<Page>(q, { f, first, after });
+      expect(res.errors).toBeUndefined();
+      return res.data!.entities;
+    };
+    const stats = async () =>
+      (await t.gql<{ graphStats: { unmentionedCount: number; relationshipsByType: { key: string; count: number }[] } }>(`{ graphStats { unmentionedCount relationshipsByType { key count } } }`)).data!.graphStats;
+
+    // Orphans "Core Team" and "Logs", one per page.
+    const lone1 = await list({ hasRelationships: false }, 1);
+    expect([lone1.nodes.map((n) => n.id), lone1.totalCount, lone1.pageInfo.hasNextPage]).toEqual([['team:core'], 2, true]);
+    const lone2 = await list({ hasRelationships: false }, 1, lone1.pageInfo.endCursor);
+    expect([lone2.nodes.map((n) => n.id), lone2.totalCount, lone2.pageInfo.hasNextPage]).toEqual([['con:logs'], 2, false]);
+    expect((await list({ hasRelationships: true })).totalCount).toBe(4);
+    expect((await list({ hasRelationships: null, hasDocuments: null })).totalCount).toBe(6);
+
+    // Only the fraud checker is named by no document; a mention by a document that then expires does not count.
+    expect((await list({ hasDocuments: false })).nodes.map((n) => n.id)).toEqual(['svc:fraud']);
+    expect((await list({ hasDocuments: true, types: ['Service'] })).nodes.map((n) => n.id)).toEqual(['svc:payments']);
+    await t.gql(`mutation($at: DateTime) { createDocument(input: { id: "memo:1", title: "Memo", content: "The fraud checker flagged it.", expiresAt: $at }) { document { id } } }`, { at: new Date(Date.now() + 3_600_000).toISOString() });
+    await drainOutbox();
+    expect((await list({ hasDocuments: false })).totalCount).toBe(0);
+    expect((await stats()).unmentionedCount).toBe(0);
+    await t.services.db.query(`UPDATE documents SET expires_at = now() - interval '1 second' WHERE id = 'memo:1'`);
+    expect((await list({ hasDocuments: false })).nodes.map((n) => n.id)).toEqual(['svc:fraud']);
+    expect(await stats()).toEqual({
+      unmentionedCount: 1,
+      relationshipsByType: [{ key: 'CALLS', count: 1 }, { key: 'DEPENDS_ON', count: 1 }, { key: 'HANDLED_BY', count: 1 }],
+    });
+  });
+
   it('loads 50 entities with their documents in a bounded number of round trips', async () => {
     const entities = Array.from({ length: 50 }, (_, i) => ({ id: `bulk:${i}`, type: 'Concept', name: `Bulkword${i}` }));
     await t.gql(`mutation($input: UpsertGraphInput!) { upsertGraph(input: $input) { entities { id } } }`, { input: { entities } });

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Db } from '../../src/db/Db.js';
 import type { AppError } from '../../src/errors.js';
+import { MentionRepository } from '../../src/graph/mentions/mentionRepository.js';
 import type { GraphStore } from '../../src/graph/GraphStore.js';
 import { neighbors, shortestPath, subgraph } from '../../src/graph/traversal.js';
 import type { EntityWrite } from '../../src/graph/types.js';
@@ -11,12 +13,25 @@ const entity = (id: string, name: string, type = 'Service', aliases: string[] = 
 });
 const rel = (fromId: string, type: string, toId: string, properties = {}) => validateRelationshipInput({ fromId, toId, type, properties });
 
+/** Writes documents (expiring `expiresInMs` from now, when given) and their explicit mentions into the mentions database. */
+async function mention(db: Db, documents: { id: string; entityIds: string[]; expiresInMs?: number }[]): Promise<void> {
+  const repo = new MentionRepository(db);
+  for (const d of documents) {
+    const expiresAt = d.expiresInMs === undefined ? null : new Date(Date.now() + d.expiresInMs);
+    await db.query(`INSERT INTO documents (id, title, content, content_hash, expires_at) VALUES ($1, $1, 'text', 'hash', $2)`, [d.id, expiresAt]);
+    await repo.upsertNames(db, d.entityIds.map((entityId) => ({ entityId, name: entityId, aliases: [] })));
+    await repo.insert(db, d.entityIds.map((entityId) => ({ entityId, documentId: d.id, chunkId: null })), 'explicit');
+  }
+}
+
 // One suite, identical expectations for every store.
 describe.each(graphStoreTargets())('GraphStore contract ($name)', (target) => {
   let store: GraphStore;
+  let mentionsDb: () => Promise<Db>;
   let dispose: () => Promise<void>;
   beforeAll(async () => {
-    ({ store, dispose } = await target.create());
+    ({ store, mentionsDb, dispose } = await target.create());
+    await mentionsDb(); // counts() reads mentions from the start
     await store.init();
     await store.init(); // idempotent
     // a → b → c → d, a → e (RUNS_ON), f ← a (IN for f), plus unicode names and a supernode.
@@ -152,5 +167,52 @@ describe.each(graphStoreTargets())('GraphStore contract ($name)', (target) => {
     const c = await store.counts(1);
     expect(c.entityCount).toBe(37);
     expect(c.orphanCount).toBe(1); // e lost its only relationship
+  });
+
+  // From here on: e, o1, o2 and o3 have no relationship; loop only a self-loop. Live documents mention a, leaf05 and
+  // o1 (and the unknown entity ghost); d is mentioned by an expired document only.
+  it('filters entities by relationships and by mentioning documents, with totals and keyset pages', async () => {
+    await store.upsertEntities([entity('o1', 'Orphan 1'), entity('o2', 'Orphan 2'), entity('o3', 'Orphan 3'), entity('loop', 'Loop')]);
+    await store.upsertRelationships([rel('loop', 'LOOPS', 'loop')]);
+    await mention(await mentionsDb(), [
+      { id: 'doc:live', entityIds: ['a', 'o1', 'ghost'] },
+      { id: 'doc:later', entityIds: ['leaf05'], expiresInMs: 86_400_000 },
+      { id: 'doc:expired', entityIds: ['d'], expiresInMs: -60_000 },
+    ]);
+    // A mirrored mention edge with no mention row (Neo4j only): neither a relationship nor a mention.
+    await store.applyMentionOps?.([{ op: 'link', entityId: 'o2', documentId: 'doc:stale', documentTitle: 'Stale' }]);
+    const ids = (p: { entities: { id: string }[] }) => p.entities.map((e) => e.id);
+
+    const lone1 = await store.findEntities({ hasRelationships: false }, 2);
+    expect([ids(lone1), lone1.totalCount, lone1.hasNextPage]).toEqual([['e', 'o1'], 4, true]);
+    const lone2 = await store.findEntities({ hasRelationships: false }, 2, { name: 'Orphan 1', id: 'o1' });
+    expect([ids(lone2), lone2.totalCount, lone2.hasNextPage]).toEqual([['o2', 'o3'], 4, false]);
+    const linked = await store.findEntities({ hasRelationships: true }, 100);
+    expect(linked.totalCount).toBe(37);
+    expect(ids(linked)).toEqual(expect.arrayContaining(['a', 'f', 'u', 'd', 'loop', 'leaf29'])); // out, in, self-loop
+    expect(ids(await store.findEntities({ hasRelationships: false, types: ['Host'] }, 10))).toEqual(['e']);
+
+    const said1 = await store.findEntities({ hasDocuments: true }, 2);
+    expect([ids(said1), said1.totalCount, said1.hasNextPage]).toEqual([['a', 'leaf05'], 3, true]);
+    const said2 = await store.findEntities({ hasDocuments: true }, 2, { name: 'Leaf 05', id: 'leaf05' });
+    expect([ids(said2), said2.totalCount, said2.hasNextPage]).toEqual([['o1'], 3, false]);
+    const unsaid = await store.findEntities({ hasDocuments: false }, 100);
+    expect(unsaid.totalCount).toBe(38);
+    expect(ids(unsaid)).toEqual(expect.arrayContaining(['d', 'o2']));
+    expect(ids(unsaid)).not.toContain('a');
+    expect(ids(await store.findEntities({ hasDocuments: false, hasRelationships: false }, 10))).toEqual(['e', 'o2', 'o3']);
+    expect(ids(await store.findEntities({ hasDocuments: true, hasRelationships: false }, 10))).toEqual(['o1']);
+    expect(ids(await store.findEntities({ hasDocuments: true, nameContains: 'leaf' }, 10))).toEqual(['leaf05']);
+  });
+
+  it('counts unmentioned entities and relationships by type (most common first, ties by type)', async () => {
+    const c = await store.counts(1);
+    expect(c.entityCount).toBe(41);
+    expect(c.relationshipCount).toBe(34);
+    expect(c.orphanCount).toBe(4);
+    expect(c.unmentionedCount).toBe(38);
+    expect(c.relationshipsByType).toEqual([
+      { key: 'FEEDS', count: 30 }, { key: 'DEPENDS_ON', count: 2 }, { key: 'LOCATED_NEAR', count: 1 }, { key: 'LOOPS', count: 1 },
+    ]);
   });
 });

@@ -82,4 +82,15 @@ const script = (cmd: 'start' | 'stop') => promisify(execFile)('bash', [projectPa
     await t.services.outbox!.drain();
     expect(await mentioned('svc:billing')).toEqual(['doc:outage']);
   }, 60_000);
+
+  it('the expiry sweep removes expired documents from Neo4j too', async () => {
+    const soon = new Date(Date.now() + 1500).toISOString();
+    await t.gql(`mutation($at: DateTime) { createDocument(input: { id: "doc:fleeting", title: "Fleeting", content: "Billing service, briefly.", expiresAt: $at }) { document { id } } }`, { at: soon });
+    await t.services.outbox!.drain();
+    expect(await mentioned('svc:billing')).toContain('doc:fleeting');
+    await new Promise((r) => setTimeout(r, 1600));
+    expect(await t.services.sweeper.sweep()).toBe(1);
+    await t.services.outbox!.drain();
+    expect(await mentioned('svc:billing')).toEqual(['doc:outage']);
+  }, 60_000);
 });

@@ -46,6 +46,7 @@ export interface GraphStatsSummary {
   relationshipCount: number;
   orphanCount: number;
   byType: { key: string; count: number }[];
+  relationshipsByType: { key: string; count: number }[];
   topDegree: { degree: number; entity: EntitySummary }[];
 }
 
@@ -99,31 +100,36 @@ export async function shortestPath(fromId: string, toId: string): Promise<{ enti
   return data.shortestPath;
 }
 
-/** Graph counts: totals, entities by type, orphans and the most connected entities. */
+/** Graph counts: totals, entities and relationships by type, orphans and the most connected entities. */
 export async function graphStats(): Promise<GraphStatsSummary> {
   const data = await gql<{ graphStats: GraphStatsSummary }>(
-    `query ExplorerStats { graphStats { entityCount relationshipCount orphanCount byType { key count } topDegree { degree entity { id type name } } } }`,
+    `query ExplorerStats { graphStats { entityCount relationshipCount orphanCount byType { key count } relationshipsByType { key count }
+       topDegree { degree entity { id type name } } } }`,
   );
   return data.graphStats;
 }
 
-/** One page of entities with whether they have any relationship and any mentioning document (for the gaps view). */
-export async function gapsPage(after: string | null): Promise<{
+/** Which gap a list of the gaps view shows: entities with no relationship, or that no document mentions. */
+export type GapKind = 'orphans' | 'unmentioned';
+
+const GAP_FILTERS: Record<GapKind, { hasRelationships?: boolean; hasDocuments?: boolean }> = {
+  orphans: { hasRelationships: false },
+  unmentioned: { hasDocuments: false },
+};
+
+/** One page (by name) of the entities with a gap, with how many there are in all. */
+export async function gapPage(kind: GapKind, after: string | null, first = 100): Promise<{
   total: number;
   endCursor: string | null;
   hasNextPage: boolean;
-  nodes: (EntitySummary & { relationships: { id: string }[]; documents: { id: string }[] })[];
+  nodes: EntitySummary[];
 }> {
   const data = await gql<{
-    entities: {
-      totalCount: number;
-      pageInfo: { hasNextPage: boolean; endCursor: string | null };
-      nodes: (EntitySummary & { relationships: { id: string }[]; documents: { id: string }[] })[];
-    };
+    entities: { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: EntitySummary[] };
   }>(
-    `query ExplorerGaps($after: String) { entities(first: 100, after: $after) { totalCount pageInfo { hasNextPage endCursor }
-       nodes { id type name relationships { id } documents(first: 1) { id } } } }`,
-    { after },
+    `query ExplorerGaps($filter: EntityFilter, $first: Int, $after: String) { entities(filter: $filter, first: $first, after: $after) {
+       totalCount pageInfo { hasNextPage endCursor } nodes { id type name } } }`,
+    { filter: GAP_FILTERS[kind], first, after },
   );
   return { total: data.entities.totalCount, ...data.entities.pageInfo, nodes: data.entities.nodes };
 }

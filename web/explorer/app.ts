@@ -76,6 +76,7 @@ export class App {
     const stats = await this.task('Loading graph counts', graphStats);
     if (stats) {
       this.legend.totals = new Map(stats.byType.map((t) => [t.key, t.count]));
+      this.legend.relationshipTotals = new Map(stats.relationshipsByType.map((t) => [t.key, t.count]));
       this.colors.seed([...this.legend.totals.keys()].sort());
       this.legend.update();
     }

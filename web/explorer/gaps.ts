@@ -1,6 +1,6 @@
-// The "Gaps" view: entities with no relationship and entities no document mentions.
-// The API has no filter for either, so this pages through `entities` and checks each one (bounded per scan).
-import { gapsPage, graphStats, type EntitySummary } from './api.js';
+// The "Gaps" view: entities with no relationship and entities no document mentions. Each list pages by name through
+// `entities(filter: { hasRelationships: false })` / `{ hasDocuments: false }`, whose totalCount is the exact count.
+import { gapPage, type EntitySummary, type GapKind } from './api.js';
 import type { TypeColors } from './colors.js';
 import { button, el } from './dom.js';
 
@@ -11,19 +11,28 @@ export interface GapsActions {
   highlight(entities: EntitySummary[]): void;
 }
 
-const PAGES_PER_SCAN = 20;
-const MAX_LISTED = 200;
+/** One gap list: the entities loaded so far and where the next page starts. */
+interface GapList {
+  items: EntitySummary[];
+  total: number | null;
+  cursor: string | null;
+  more: boolean;
+  loading: boolean;
+  error: string | null;
+}
 
-/** Scans the graph for gaps and lists them in `root`. */
+const PAGE = 100;
+const MAX_HIGHLIGHTED = 200;
+const KINDS: { kind: GapKind; title: string }[] = [
+  { kind: 'orphans', title: 'No relationships' },
+  { kind: 'unmentioned', title: 'Not mentioned by any document' },
+];
+
+const emptyList = (): GapList => ({ items: [], total: null, cursor: null, more: true, loading: false, error: null });
+
+/** Lists the graph's gaps in `root`, a page at a time. */
 export class GapsView {
-  private orphans: EntitySummary[] = [];
-  private unmentioned: EntitySummary[] = [];
-  private scanned = 0;
-  private total = 0;
-  private orphanCount: number | null = null;
-  private cursor: string | null = null;
-  private done = false;
-  private scanning = false;
+  private lists: Record<GapKind, GapList> = { orphans: emptyList(), unmentioned: emptyList() };
 
   constructor(
     private readonly root: HTMLElement,
@@ -36,16 +45,22 @@ export class GapsView {
     return !this.root.hidden;
   }
 
-  /** Shows the view, starting a fresh scan. */
+  /** Shows the view with the first page of both lists (fetched together, so they appear at once). */
   async show(): Promise<void> {
     this.root.hidden = false;
-    this.orphans = [];
-    this.unmentioned = [];
-    this.scanned = 0;
-    this.cursor = null;
-    this.done = false;
-    this.orphanCount = (await graphStats()).orphanCount;
-    await this.scan();
+    const lists = { orphans: emptyList(), unmentioned: emptyList() };
+    this.lists = lists;
+    lists.orphans.loading = lists.unmentioned.loading = true;
+    this.render();
+    try {
+      const [orphans, unmentioned] = await Promise.all([gapPage('orphans', null, PAGE), gapPage('unmentioned', null, PAGE)]);
+      if (this.lists !== lists) return; // a newer show() started over
+      apply(lists.orphans, orphans);
+      apply(lists.unmentioned, unmentioned);
+    } finally {
+      lists.orphans.loading = lists.unmentioned.loading = false;
+      if (this.lists === lists) this.render();
+    }
   }
 
   /** Hides the view and clears its highlight. */
@@ -54,55 +69,63 @@ export class GapsView {
     this.actions.highlight([]);
   }
 
-  private async scan(): Promise<void> {
-    if (this.scanning) return;
-    this.scanning = true;
+  private async more(kind: GapKind): Promise<void> {
+    const list = this.lists[kind];
+    if (list.loading || !list.more) return;
+    list.loading = true;
+    list.error = null;
     this.render();
     try {
-      for (let i = 0; i < PAGES_PER_SCAN && !this.done; i++) {
-        const page = await gapsPage(this.cursor);
-        this.total = page.total;
-        this.scanned += page.nodes.length;
-        for (const n of page.nodes) {
-          const summary = { id: n.id, type: n.type, name: n.name };
-          if (n.relationships.length === 0) this.orphans.push(summary);
-          if (n.documents.length === 0) this.unmentioned.push(summary);
-        }
-        this.cursor = page.endCursor;
-        this.done = !page.hasNextPage;
-      }
+      apply(list, await gapPage(kind, list.cursor, PAGE));
+    } catch (e) {
+      list.error = e instanceof Error ? e.message : String(e);
     } finally {
-      this.scanning = false;
-      this.render();
+      list.loading = false;
+      if (this.lists[kind] === list) this.render();
     }
   }
 
   private render(): void {
-    const status = this.scanning ? `Scanning… ${this.scanned} of ${this.total || '?'} entities checked.` : `${this.scanned} of ${this.total} entities checked.`;
+    const { orphans, unmentioned } = this.lists;
+    const status = orphans.total === null || unmentioned.total === null
+      ? 'Looking for gaps…'
+      : `${orphans.total} without relationships, ${unmentioned.total} not mentioned by any document.`;
     this.root.replaceChildren(
       el('div', { className: 'panel-head' }, el('h2', { text: 'Gaps' }), button('Close', () => this.hide(), { className: 'quiet', attrs: { 'aria-label': 'Close the gaps view' } })),
       el('p', { className: 'muted', text: status, attrs: { 'data-field': 'gaps-status', 'aria-live': 'polite' } }),
-      ...(!this.done && !this.scanning ? [button('Scan further', () => void this.scan())] : []),
       el('div', { className: 'actions' },
-        button('Highlight in graph', () => this.actions.highlight(dedupe([...this.orphans, ...this.unmentioned]).slice(0, MAX_LISTED))),
+        button('Highlight in graph', () => this.actions.highlight(dedupe([...orphans.items, ...unmentioned.items]).slice(0, MAX_HIGHLIGHTED))),
         button('Clear highlight', () => this.actions.highlight([]))),
-      this.section('No relationships', 'orphans', this.orphans, this.orphanCount === null ? '' : `The graph counts ${this.orphanCount} in all.`),
-      this.section('Not mentioned by any document', 'unmentioned', this.unmentioned, ''),
+      ...KINDS.map(({ kind, title }) => this.section(title, kind)),
     );
   }
 
-  private section(title: string, key: string, items: EntitySummary[], note: string): HTMLElement {
-    const list = el('ul', { className: 'gap-list', attrs: { 'data-list': key } });
-    for (const e of items.slice(0, MAX_LISTED)) {
+  private section(title: string, kind: GapKind): HTMLElement {
+    const { items, total, more, loading, error } = this.lists[kind];
+    const list = el('ul', { className: 'gap-list', attrs: { 'data-list': kind } });
+    for (const e of items) {
       const swatch = el('span', { className: 'swatch', attrs: { 'aria-hidden': 'true' } });
       swatch.style.background = this.colors.of(e.type);
       const pick = button('', () => this.actions.select(e.id), { className: 'linklike', attrs: { 'data-id': e.id } });
       pick.append(swatch, e.name);
       list.append(el('li', {}, pick, el('span', { className: 'muted', text: e.type })));
     }
-    if (items.length > MAX_LISTED) list.append(el('li', { className: 'muted', text: `…and ${items.length - MAX_LISTED} more` }));
-    return el('section', {}, el('h3', { text: `${title} (${items.length}${this.done ? '' : '+'})` }), note ? el('p', { className: 'muted small', text: note }) : null, items.length ? list : el('p', { className: 'muted', text: 'None found.' }));
+    const shown = total !== null && total > items.length ? el('p', { className: 'muted small', text: `Showing ${items.length} of ${total}.` }) : null;
+    const next = more && total !== null && !loading ? button('Show more', () => void this.more(kind), { attrs: { 'aria-label': `Show more: ${title}` } }) : null;
+    return el('section', {},
+      el('h3', { text: `${title} (${total ?? '…'})` }),
+      items.length ? list : el('p', { className: 'muted', text: loading ? 'Loading…' : 'None found.' }),
+      shown,
+      next,
+      error ? el('p', { className: 'gap-error small', attrs: { role: 'alert' }, text: error }) : null);
   }
+}
+
+function apply(list: GapList, page: Awaited<ReturnType<typeof gapPage>>): void {
+  list.items.push(...page.nodes);
+  list.total = page.total;
+  list.cursor = page.endCursor;
+  list.more = page.hasNextPage;
 }
 
 function dedupe(list: EntitySummary[]): EntitySummary[] {

@@ -8,6 +8,8 @@ import type { ViewState } from './state.js';
 export class Legend {
   /** Entity counts by type across the whole graph (from graphStats). */
   totals = new Map<string, number>();
+  /** Relationship counts by type across the whole graph (from graphStats). */
+  relationshipTotals = new Map<string, number>();
 
   constructor(
     private readonly root: HTMLElement,
@@ -21,7 +23,7 @@ export class Legend {
   update(): void {
     const nodeTypes = new Map<string, number>([...this.totals.keys()].map((t) => [t, 0]));
     for (const n of this.model.nodes.values()) nodeTypes.set(n.type, (nodeTypes.get(n.type) ?? 0) + 1);
-    const linkTypes = new Map<string, number>();
+    const linkTypes = new Map<string, number>([...this.relationshipTotals.keys()].map((t) => [t, 0]));
     for (const l of this.model.links.values()) linkTypes.set(l.type, (linkTypes.get(l.type) ?? 0) + 1);
     const focused = document.activeElement instanceof HTMLElement && this.root.contains(document.activeElement) ? document.activeElement.dataset.key : undefined;
 
@@ -33,8 +35,10 @@ export class Legend {
       entityList.append(el('li', {}, this.toggle(this.view.hiddenTypes, type, `node:${type}`, swatch, total === undefined ? `${loaded}` : `${loaded}/${total}`)));
     }
     const relList = el('ul', { attrs: { 'aria-label': 'Relationship types' } });
-    for (const [type, count] of [...linkTypes].sort((a, b) => a[0].localeCompare(b[0]))) {
-      relList.append(el('li', {}, this.toggle(this.view.hiddenRelationshipTypes, type, `rel:${type}`, el('span', { className: 'line-swatch', attrs: { 'aria-hidden': 'true' } }), String(count))));
+    for (const [type, loaded] of [...linkTypes].sort((a, b) => a[0].localeCompare(b[0]))) {
+      const total = this.relationshipTotals.get(type);
+      const line = el('span', { className: 'line-swatch', attrs: { 'aria-hidden': 'true' } });
+      relList.append(el('li', {}, this.toggle(this.view.hiddenRelationshipTypes, type, `rel:${type}`, line, total === undefined ? `${loaded}` : `${loaded}/${total}`)));
     }
     this.root.replaceChildren(
       el('h2', { text: 'Entity types' }),

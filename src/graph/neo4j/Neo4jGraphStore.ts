@@ -1,5 +1,5 @@
 import neo4j, { type ManagedTransaction } from 'neo4j-driver';
-import { notFound } from '../../errors.js';
+import { AppError, ErrorCode, notFound } from '../../errors.js';
 import type { GraphStore } from '../GraphStore.js';
 import {
   RELATIONSHIP_TYPE_PATTERN,
@@ -10,6 +10,7 @@ import {
   type EntityRecord,
   type EntityWrite,
   type GraphCounts,
+  type MentionIndex,
   type MentionOp,
   type RelationshipRecord,
   type RelationshipWrite,
@@ -17,6 +18,7 @@ import {
 import { validateEntityType, validateRelationshipType } from '../validateGraphInput.js';
 import * as Q from './cypher.js';
 import { Neo4jConnection, type Neo4jOptions } from './connection.js';
+import { countsTx, findEntitiesTx } from './entityReads.js';
 import {
   chunks,
   entityParams,
@@ -47,6 +49,9 @@ export type { Neo4jOptions } from './connection.js';
 /** Rows per UNWIND statement. */
 const CHUNK = 2_000;
 
+/** Most mentioned-entity ids that `hasDocuments` sends to Neo4j with one query (a few MB of parameters). */
+export const MAX_MENTIONED_IDS = 100_000;
+
 const int = (n: number) => neo4j.int(Math.max(0, Math.floor(n)));
 
 async function relationshipRows(tx: ManagedTransaction, query: string, params: Record<string, unknown>): Promise<RelationshipRecord[]> {
@@ -60,7 +65,7 @@ export class Neo4jGraphStore implements GraphStore {
   private readonly conn: Neo4jConnection;
   private readonly schema: Neo4jSchema;
 
-  constructor(options: Neo4jOptions) {
+  constructor(options: Neo4jOptions, private mentions?: MentionIndex) {
     this.conn = new Neo4jConnection(options);
     this.schema = new Neo4jSchema(this.conn);
   }
@@ -106,25 +111,13 @@ export class Neo4jGraphStore implements GraphStore {
     );
   }
 
-  /** Entities matching a filter, ordered by (name, id) in code unit order, after the keyset position. */
+  /**
+   * Entities matching a filter, ordered by (name, id) in code unit order, after the keyset position. `hasDocuments`
+   * sends the ids of mentioned entities (from the MentionIndex) along; more than MAX_MENTIONED_IDS fails.
+   */
   async findEntities(filter: EntityFilterSpec, first: number, after?: { name: string; id: string }): Promise<EntityPage> {
-    const types = filter.types?.length ? filter.types : undefined;
-    const q = filter.nameContains ? filter.nameContains.toLowerCase() : undefined;
-    const params = { types: types ?? null, q: q ?? null, afterName: after?.name ?? null, afterId: after?.id ?? null, limit: int(first + 1) };
-    const countWhere = Q.entityFilterWhere({ types: !!types, q: q !== undefined, after: false });
-    const pageWhere = Q.entityFilterWhere({ types: !!types, q: q !== undefined, after: !!after });
-    return this.conn.guard('findEntities', () =>
-      this.conn.read(async (tx) => {
-        const page = await tx.run(`MATCH (e:Entity) ${pageWhere} RETURN ${Q.entityMap('e')} AS e ORDER BY e.name, e.id LIMIT $limit`, params);
-        const count = await tx.run(`MATCH (e:Entity) ${countWhere} RETURN count(e) AS n`, params);
-        const entities = page.records.map((r) => toEntityRecord(r.get('e') as EntityMap));
-        return {
-          entities: entities.slice(0, Math.max(0, first)),
-          hasNextPage: entities.length > first,
-          totalCount: Number(count.records[0]?.get('n') ?? 0),
-        };
-      }),
-    );
+    const mentioned = filter.hasDocuments === undefined ? undefined : await this.mentionedIds(MAX_MENTIONED_IDS);
+    return this.conn.guard('findEntities', () => this.conn.read((tx) => findEntitiesTx(tx, filter, first, after, mentioned)));
   }
 
   /** Deletes an entity with its relationships (and mentions); true when it existed. */
@@ -242,20 +235,13 @@ export class Neo4jGraphStore implements GraphStore {
 
   /** Counts for graphStats; degree counts relationships in both directions (a self-loop counts twice). */
   async counts(topDegree: number): Promise<GraphCounts> {
-    return this.conn.guard('counts', () =>
-      this.conn.read(async (tx) => {
-        const totals = (await tx.run(Q.COUNTS)).records[0];
-        const byType = await tx.run(Q.COUNTS_BY_TYPE);
-        const top = topDegree > 0 ? (await tx.run(Q.TOP_DEGREE, { limit: int(topDegree) })).records : [];
-        return {
-          entityCount: Number(totals?.get('entities') ?? 0),
-          relationshipCount: Number(totals?.get('relationships') ?? 0),
-          byType: byType.records.map((r) => ({ key: r.get('key') as string, count: Number(r.get('count')) })),
-          orphanCount: Number(totals?.get('orphans') ?? 0),
-          topDegree: top.map((r) => ({ entity: toEntityRecord(r.get('e') as EntityMap), degree: Number(r.get('degree')) })),
-        };
-      }),
-    );
+    const mentioned = await this.mentionedIds();
+    return this.conn.guard('counts', () => this.conn.read(async (tx) => countsTx(tx, topDegree, await this.relationshipTypes(tx), mentioned)));
+  }
+
+  /** Where "mentioned" is read from (the Postgres mentions table); the composition root attaches it. */
+  useMentionIndex(index: MentionIndex): void {
+    this.mentions = index;
   }
 
   /** Runs `RETURN 1` once (no retries); throws GRAPH_UNAVAILABLE when Neo4j does not answer. */
@@ -288,6 +274,16 @@ export class Neo4jGraphStore implements GraphStore {
     if (missing.size === 0) return;
     for (const r of order) for (const id of [r.fromId, r.toId]) if (missing.has(id)) throw notFound('Entity', id);
     throw notFound('Entity', [...missing][0] as string);
+  }
+
+  /** Ids of mentioned entities, read before any Neo4j work so that a Postgres failure is not reported as Neo4j's. */
+  private async mentionedIds(cap?: number): Promise<string[]> {
+    if (!this.mentions) throw new Error('the Neo4j graph store has no MentionIndex: call useMentionIndex first');
+    const ids = await this.mentions.mentionedEntityIds(cap);
+    if (cap !== undefined && ids.length > cap) {
+      throw new AppError(ErrorCode.QUERY_TOO_COMPLEX, `filter.hasDocuments on the Neo4j graph store handles at most ${cap} mentioned entities; narrow the query another way`, { limit: cap });
+    }
+    return ids;
   }
 
   /** Valid relationship types present in the database. */

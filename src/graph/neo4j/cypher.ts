@@ -145,11 +145,19 @@ export function relationshipsByIdQuery(types: readonly string[], tail: string): 
   return `CALL () {\n  ${parts.join('\n  UNION ALL\n  ')}\n}\n${tail}`;
 }
 
-/** Finds entities: WHERE text assembled from fixed fragments; values in `$types`, `$q`, `$afterName`, `$afterId`. */
-export function entityFilterWhere(opts: { types: boolean; q: boolean; after: boolean }): string {
+/** An entity `e` with a relationship to or from an entity (mirrored mentions end at a :Document, so they don't count). */
+const CONNECTED = 'EXISTS { (e)--(:Entity) }';
+
+/**
+ * Finds entities: WHERE text assembled from fixed fragments; values in `$types`, `$q`, `$mentioned` (ids of mentioned
+ * entities, from Postgres), `$afterName`, `$afterId`. `rels` and `mentioned` are undefined when they don't matter.
+ */
+export function entityFilterWhere(opts: { types: boolean; q: boolean; rels?: boolean; mentioned?: boolean; after: boolean }): string {
   const where: string[] = [];
   if (opts.types) where.push('e.type IN $types');
   if (opts.q) where.push('(e.nameLower CONTAINS $q OR any(a IN e.aliasesLower WHERE a CONTAINS $q))');
+  if (opts.rels !== undefined) where.push(opts.rels ? CONNECTED : `NOT ${CONNECTED}`);
+  if (opts.mentioned !== undefined) where.push(opts.mentioned ? 'e.id IN $mentioned' : 'NOT e.id IN $mentioned');
   if (opts.after) where.push('(e.name > $afterName OR (e.name = $afterName AND e.id > $afterId))');
   return where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
 }
@@ -158,8 +166,21 @@ export function entityFilterWhere(opts: { types: boolean; q: boolean; after: boo
 export const COUNTS = `CALL () { MATCH (e:Entity) RETURN count(e) AS entities }
 CALL () { MATCH (:Entity)-[r]->() RETURN count(r) AS fromEntities }
 CALL () { MATCH ()-[r:${MENTIONED_IN}]->(:Document) RETURN count(r) AS mentions }
-CALL () { MATCH (e:Entity) WHERE NOT EXISTS { (e)--(:Entity) } RETURN count(e) AS orphans }
+CALL () { MATCH (e:Entity) WHERE NOT ${CONNECTED} RETURN count(e) AS orphans }
 RETURN entities, fromEntities - mentions AS relationships, orphans`;
+
+/** How many of `$ids` (distinct) are entities. */
+export const COUNT_EXISTING = 'UNWIND $ids AS id MATCH (e:Entity {id: id}) RETURN count(e) AS n';
+
+/**
+ * Relationship counts of the given types, one count-store lookup each (ending at an :Entity leaves out mirrored
+ * mentions); the keys travel as parameters `$keys`, in the same order. The count must be aggregated alone (`WITH`)
+ * for the planner to answer it from the count store instead of scanning the relationships.
+ */
+export function relationshipCountsQuery(types: readonly string[]): string {
+  const parts = types.map((t, i) => `MATCH ()-[r:${relType(t)}]->(:Entity) WITH count(r) AS count RETURN $keys[${i}] AS key, count`);
+  return `CALL () {\n  ${parts.join('\n  UNION ALL\n  ')}\n}\nRETURN key, count`;
+}
 
 /** Entity counts per type, most common first. */
 export const COUNTS_BY_TYPE = 'MATCH (e:Entity) RETURN e.type AS key, count(*) AS count ORDER BY count DESC, key';

@@ -2,6 +2,7 @@ import type { Db } from '../../db/Db.js';
 import { SqlParams, escapeLike } from '../../documents/filterSql.js';
 import { AppError, ErrorCode, notFound } from '../../errors.js';
 import type { GraphStore } from '../GraphStore.js';
+import { mentionedByLiveDocument } from '../mentions/mentionedEntities.js';
 import type {
   Direction,
   Edge,
@@ -24,6 +25,12 @@ import {
   type EntityRow,
   type RelationshipRow,
 } from './rows.js';
+
+/** An entity `e` with no relationship in either direction (two index probes). */
+const ORPHAN = `(NOT EXISTS (SELECT 1 FROM graph_relationships r WHERE r.from_id = e.id)
+                AND NOT EXISTS (SELECT 1 FROM graph_relationships r WHERE r.to_id = e.id))`;
+/** An entity `e` that a live document mentions. */
+const MENTIONED = mentionedByLiveDocument('e.id');
 
 // Every ordering uses COLLATE "C" (byte order of UTF-8 = code point order), so pages and traversal tie-breaks agree
 // with JavaScript string comparison and with the Neo4j store, whatever the database locale.
@@ -71,7 +78,10 @@ export class PostgresGraphStore implements GraphStore {
     return rows.map(toEntityRecord);
   }
 
-  /** Entities matching a filter, ordered by (name, id) in code point order, after the keyset position. */
+  /**
+   * Entities matching a filter, ordered by (name, id) in code point order, after the keyset position; mentions are
+   * read from this same database.
+   */
   async findEntities(filter: EntityFilterSpec, first: number, after?: { name: string; id: string }): Promise<EntityPage> {
     const params = new SqlParams();
     const where: string[] = [];
@@ -80,6 +90,8 @@ export class PostgresGraphStore implements GraphStore {
       const p = params.add(`%${escapeLike(filter.nameContains)}%`);
       where.push(`(e.name ILIKE ${p} OR EXISTS (SELECT 1 FROM unnest(e.aliases) AS a(alias) WHERE a.alias ILIKE ${p}))`);
     }
+    if (filter.hasRelationships !== undefined) where.push(filter.hasRelationships ? `NOT ${ORPHAN}` : ORPHAN);
+    if (filter.hasDocuments !== undefined) where.push(filter.hasDocuments ? MENTIONED : `NOT ${MENTIONED}`);
     const countWhere = where.length > 0 ? where.join(' AND ') : 'TRUE';
     const countParams = [...params.values];
     if (after) {
@@ -229,16 +241,18 @@ export class PostgresGraphStore implements GraphStore {
 
   /** Counts for graphStats; degree counts relationships in both directions (a self-loop counts twice). */
   async counts(topDegree: number): Promise<GraphCounts> {
-    const [totals, byType, top] = await Promise.all([
-      this.db.query<{ entities: number; relationships: number; orphans: number }>(
+    const [totals, byType, relationshipsByType, top] = await Promise.all([
+      this.db.query<{ entities: number; relationships: number; orphans: number; unmentioned: number }>(
         `SELECT (SELECT count(*)::int FROM graph_entities) AS entities,
                 (SELECT count(*)::int FROM graph_relationships) AS relationships,
-                (SELECT count(*)::int FROM graph_entities e
-                  WHERE NOT EXISTS (SELECT 1 FROM graph_relationships r WHERE r.from_id = e.id)
-                    AND NOT EXISTS (SELECT 1 FROM graph_relationships r WHERE r.to_id = e.id)) AS orphans`,
+                (SELECT count(*)::int FROM graph_entities e WHERE ${ORPHAN}) AS orphans,
+                (SELECT count(*)::int FROM graph_entities e WHERE NOT ${MENTIONED}) AS unmentioned`,
       ),
       this.db.query<{ key: string; count: number }>(
         `SELECT type AS key, count(*)::int AS count FROM graph_entities GROUP BY type ORDER BY count(*) DESC, type COLLATE "C"`,
+      ),
+      this.db.query<{ key: string; count: number }>(
+        `SELECT type AS key, count(*)::int AS count FROM graph_relationships GROUP BY type ORDER BY count(*) DESC, type COLLATE "C"`,
       ),
       topDegree > 0
         ? this.db.query<EntityRow & { degree: number }>(
@@ -259,6 +273,8 @@ export class PostgresGraphStore implements GraphStore {
       relationshipCount: t?.relationships ?? 0,
       byType: byType.rows.map((r) => ({ key: r.key, count: r.count })),
       orphanCount: t?.orphans ?? 0,
+      unmentionedCount: t?.unmentioned ?? 0,
+      relationshipsByType: relationshipsByType.rows.map((r) => ({ key: r.key, count: r.count })),
       topDegree: top.rows.map((r) => ({ entity: toEntityRecord(r), degree: r.degree })),
     };
   }

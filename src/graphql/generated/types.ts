@@ -552,6 +552,10 @@ export type EntityFilter = {
   types?: InputMaybe<Array<Scalars['String']['input']>>;
   /** Case-insensitive text contained in the name or an alias. */
   nameContains?: InputMaybe<Scalars['String']['input']>;
+  /** true: entities with at least one relationship (either direction); false: entities with none; null: either. */
+  hasRelationships?: InputMaybe<Scalars['Boolean']['input']>;
+  /** true: entities that a live (unexpired) document mentions; false: entities that none mentions; null: either. */
+  hasDocuments?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
 export type EntityEdge = {
@@ -607,6 +611,10 @@ export type GraphStats = {
   byType: Array<CountByKey>;
   /** Entities with no relationship. */
   orphanCount: Scalars['Int']['output'];
+  /** Entities that no live (unexpired) document mentions. */
+  unmentionedCount: Scalars['Int']['output'];
+  /** Relationship counts by type, most common first. */
+  relationshipsByType: Array<CountByKey>;
   /** The most connected entities. */
   topDegree: Array<EntityDegree>;
   /** Mention changes written to Postgres and not yet applied to Neo4j (always 0 on the Postgres graph store). */
@@ -1394,6 +1402,8 @@ export type GraphStatsResolvers<ContextType = GraphQLContext, ParentType extends
   relationshipCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   byType?: Resolver<Array<ResolversTypes['CountByKey']>, ParentType, ContextType>;
   orphanCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  unmentionedCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  relationshipsByType?: Resolver<Array<ResolversTypes['CountByKey']>, ParentType, ContextType>;
   topDegree?: Resolver<Array<ResolversTypes['EntityDegree']>, ParentType, ContextType>;
   outboxBacklog?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };

@@ -24,7 +24,8 @@ export const graphResolvers: Resolvers = {
       const position = after ? decodePair(after) : undefined;
       const types = filter?.types?.map((t, i) => validateEntityType(t, `filter.types[${i}]`));
       const nameContains = filter?.nameContains?.trim() || undefined;
-      const result = await services.graph.store.findEntities({ types, nameContains }, page.first, position && { name: position[0], id: position[1] });
+      const spec = { types, nameContains, hasRelationships: filter?.hasRelationships ?? undefined, hasDocuments: filter?.hasDocuments ?? undefined };
+      const result = await services.graph.store.findEntities(spec, page.first, position && { name: position[0], id: position[1] });
       const edges = result.entities.map((node) => ({ cursor: encodePair(node.name, node.id), node }));
       return toConnection(edges, { hasNextPage: result.hasNextPage, hasPreviousPage: Boolean(after), totalCount: result.totalCount });
     },

@@ -1,0 +1,27 @@
+import type { Queryable } from '../../db/Db.js';
+import type { MentionIndex } from '../types.js';
+
+// The one definition of "an entity is mentioned": a mention row whose document is live (not expired), the same rule
+// as `Entity.documents`. Mentions live in Postgres for both graph stores: the Postgres store embeds the predicate in
+// its queries, the Neo4j store gets the id list through `PostgresMentionIndex`.
+
+/** SQL predicate: a live document mentions the entity whose id is the SQL expression `entityId`. */
+export function mentionedByLiveDocument(entityId: string): string {
+  return `EXISTS (SELECT 1 FROM mentions m JOIN documents d ON d.id = m.document_id
+                   WHERE m.entity_id = ${entityId} AND (d.expires_at IS NULL OR d.expires_at > now()))`;
+}
+
+/** `MentionIndex` over the `mentions` table of the main database. */
+export class PostgresMentionIndex implements MentionIndex {
+  constructor(private readonly db: Queryable) {}
+
+  /** Distinct ids of entities that a live document mentions, in no particular order; with `limit`, at most `limit + 1`. */
+  async mentionedEntityIds(limit?: number): Promise<string[]> {
+    const capped = limit !== undefined;
+    const { rows } = await this.db.query<{ id: string }>(
+      `SELECT n.entity_id AS id FROM entity_names n WHERE ${mentionedByLiveDocument('n.entity_id')}${capped ? ' LIMIT $1' : ''}`,
+      capped ? [limit + 1] : [],
+    );
+    return rows.map((r) => r.id);
+  }
+}
