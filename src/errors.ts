@@ -24,6 +24,8 @@ export const ErrorCode = {
   QUERY_TOO_COMPLEX: 'QUERY_TOO_COMPLEX',
   /** The HTTP request body exceeds CAIRN_MAX_BODY_BYTES. */
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  /** Work passed its time limit (e.g. both enrichContext lanes); retrying later may succeed. */
+  TIMEOUT: 'TIMEOUT',
   /** The HTTP request is malformed (bad JSON, a batch). */
   BAD_REQUEST: 'BAD_REQUEST',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',

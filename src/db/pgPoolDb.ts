@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Db, QueryResult, Queryable } from './Db.js';
+import { translateDbError } from './dbErrors.js';
 
 /** Connects to a real Postgres server through a `pg` Pool. */
 export async function openPgPoolDb(connectionString: string, poolSize: number): Promise<Db> {
@@ -7,27 +8,34 @@ export async function openPgPoolDb(connectionString: string, poolSize: number): 
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   let statements = 0;
-  const wrap = (q: pg.Pool | pg.PoolClient): Queryable => ({
+  const wrap = (q: pg.Pool | pg.PoolClient, inTransaction = false): Queryable => ({
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
       statements++;
-      const res = await q.query(sql, params as unknown[]);
+      const res = await q.query(sql, params as unknown[]).catch((err: unknown) => Promise.reject(translateDbError(err, inTransaction)));
       return { rows: res.rows as R[], rowCount: res.rowCount ?? res.rows.length };
     },
     async exec(sql: string): Promise<void> {
       statements++;
-      await q.query(sql); // no parameters: the simple protocol allows several statements
+      // No parameters: the simple protocol allows several statements.
+      await q.query(sql).catch((err: unknown) => Promise.reject(translateDbError(err, inTransaction)));
     },
   });
-  const withClient = async <T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
-    const client = await pool.connect();
+  const withClient = async <T>(inTransaction: boolean, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
+    const client = await pool.connect().catch((err: unknown) => Promise.reject(translateDbError(err, false)));
+    // The pool stops listening for errors on a checked-out client: a connection lost between two statements would
+    // otherwise be an unhandled 'error' event and crash the process. The next statement fails instead.
+    const onError = () => undefined;
+    client.on('error', onError);
     let broken = false;
     try {
       return await fn(client);
     } catch (err) {
       broken = true;
-      throw err;
+      throw translateDbError(err, inTransaction);
     } finally {
-      // A client whose statement failed may be mid-protocol; discard it rather than reuse.
+      // A client whose statement failed may be mid-protocol; discard it rather than reuse (keeping the listener,
+      // as its socket may still report an error while it closes).
+      if (!broken) client.removeListener('error', onError);
       client.release(broken);
     }
   };
@@ -40,11 +48,11 @@ export async function openPgPoolDb(connectionString: string, poolSize: number): 
       return statements;
     },
     transaction: (fn) =>
-      withClient(async (client) => {
+      withClient(true, async (client) => {
         await client.query('BEGIN');
         statements++;
         try {
-          const result = await fn(wrap(client));
+          const result = await fn(wrap(client, true));
           await client.query('COMMIT');
           statements++;
           return result;
@@ -54,7 +62,7 @@ export async function openPgPoolDb(connectionString: string, poolSize: number): 
         }
       }),
     withLock: (key, fn) =>
-      withClient(async (client) => {
+      withClient(false, async (client) => {
         await client.query('SELECT pg_advisory_lock($1)', [key]);
         try {
           return await fn(wrap(client));

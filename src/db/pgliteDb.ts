@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import type { Db, QueryResult, Queryable } from './Db.js';
+import { translateDbError } from './dbErrors.js';
 
 // PGlite is a single connection; it serialises queries and transactions itself, so locks are process-local.
 
@@ -9,12 +10,12 @@ function wrap(q: PGlite | Transaction, onStatement: () => void): Queryable {
   return {
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
       onStatement();
-      const res = await q.query<R>(sql, params as unknown[]);
+      const res = await q.query<R>(sql, params as unknown[]).catch((err: unknown) => Promise.reject(translateDbError(err, false)));
       return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };
     },
     async exec(sql: string): Promise<void> {
       onStatement();
-      await q.exec(sql);
+      await q.exec(sql).catch((err: unknown) => Promise.reject(translateDbError(err, false)));
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { DocumentRecord } from '../documents/types.js';
-import { AppError, ErrorCode } from '../errors.js';
+import { AppError, ErrorCode, isAppError } from '../errors.js';
 import type { GraphService } from '../graph/GraphService.js';
 import { neighbors } from '../graph/traversal.js';
 import type { EntityRecord, RelationshipRecord } from '../graph/types.js';
@@ -17,19 +17,24 @@ export interface EnricherOptions {
   gapScoreThreshold: number;
 }
 
-type Lane<T> = { ok: true; value: T; ms: number } | { ok: false; error: string; ms: number };
+/** A lane's outcome; a failure keeps the cause's error code (TIMEOUT when it ran out of time). */
+type Lane<T> = { ok: true; value: T; ms: number } | { ok: false; error: string; code: ErrorCode; ms: number };
+
+const TIMED_OUT = Symbol('timed out');
 
 async function lane<T>(name: string, timeoutMs: number, work: () => Promise<T>): Promise<Lane<T>> {
   const start = performance.now();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${name} lane passed ${timeoutMs} ms (CAIRN_ENRICH_LANE_TIMEOUT_MS)`)), timeoutMs);
+    timer = setTimeout(() => reject(TIMED_OUT), timeoutMs);
   });
   try {
     const value = await Promise.race([work(), timeout]);
     return { ok: true, value, ms: performance.now() - start };
   } catch (err) {
-    return { ok: false, error: `${name} lane failed: ${(err as Error).message}`, ms: performance.now() - start };
+    const ms = performance.now() - start;
+    if (err === TIMED_OUT) return { ok: false, error: `${name} lane passed ${timeoutMs} ms (CAIRN_ENRICH_LANE_TIMEOUT_MS)`, code: ErrorCode.TIMEOUT, ms };
+    return { ok: false, error: `${name} lane failed: ${(err as Error).message}`, code: isAppError(err) ? err.code : ErrorCode.INTERNAL_SERVER_ERROR, ms };
   } finally {
     clearTimeout(timer);
   }
@@ -62,7 +67,9 @@ export class ContextEnricher {
       lane('graph', this.options.laneTimeoutMs, () => this.graphLane(request)),
     ]);
     if (!docs.ok && !graph.ok) {
-      throw new AppError(ErrorCode.INTERNAL_SERVER_ERROR, `enrichContext failed: ${docs.error}; ${graph.error}`);
+      // The documents lane's cause is the one to report (e.g. EMBEDDING_UNAVAILABLE, DATABASE_UNAVAILABLE, TIMEOUT).
+      const code = docs.code !== ErrorCode.INTERNAL_SERVER_ERROR ? docs.code : graph.code;
+      throw new AppError(code, `enrichContext failed: ${docs.error}; ${graph.error}`, { lanes: { documents: docs.code, graph: graph.code } });
     }
     const warnings: string[] = [];
     if (!docs.ok) warnings.push(docs.error);

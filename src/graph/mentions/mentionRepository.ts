@@ -119,8 +119,9 @@ export class MentionRepository {
 
   /** The oldest pending outbox entries. */
   async pending(limit: number): Promise<OutboxEntry[]> {
+    // Order by the bigint column, not the text alias `id`: as text, '1000' sorts before '999' and ops apply out of order.
     const { rows } = await this.db.query<{ id: string; op: MentionOp; attempts: number }>(
-      'SELECT id::text AS id, op, attempts FROM graph_outbox WHERE done_at IS NULL ORDER BY id LIMIT $1',
+      'SELECT id::text AS id, op, attempts FROM graph_outbox WHERE done_at IS NULL ORDER BY graph_outbox.id LIMIT $1',
       [limit],
     );
     return rows;

@@ -1,0 +1,168 @@
+// `npm run bench:load [-- --duration=60 --clients=32 --docs=3000 --import=1000 --no-publish]`: a Cairn server on the
+// real Postgres and Neo4j servers (a child process, so its RSS is sampled alone), seeded with SciFact and its terms as
+// entities; `clients` connections call enrichContext with varied queries for `duration` seconds while 1,000 more
+// documents are imported through upsertDocuments. Prints req/s, latency percentiles, errors, RSS and the import time.
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import neo4jDriver from 'neo4j-driver';
+import { createScratchDatabase } from '../../test/helpers/databases.js';
+import { percentile } from '../metrics.js';
+import { machineLine, publish, toMarkdown, type Table } from '../report.js';
+import { asInput, loadCorpus } from './corpus.js';
+import { cpuBetween, cpuSnapshot } from './cpu.js';
+import { latencyOf, runLoad } from './load.js';
+import { sampler, startServerProcess } from './server.js';
+
+const { values: args } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '60' },
+    clients: { type: 'string', default: '32' },
+    docs: { type: 'string', default: '3000' },
+    import: { type: 'string', default: '1000' },
+    'no-publish': { type: 'boolean', default: false },
+  },
+});
+const DURATION = Number(args.duration);
+const CLIENTS = Number(args.clients);
+const IMPORT_BATCH = 50;
+const BASELINE_S = 10;
+const TARGET_P95_MS = 150;
+const TARGET_RSS_GROWTH = 0.1;
+
+const databaseUrl = process.env.CAIRN_BENCH_DATABASE_URL ?? process.env.CAIRN_TEST_DATABASE_URL;
+const neo4jUri = process.env.CAIRN_BENCH_NEO4J_URI ?? process.env.CAIRN_TEST_NEO4J_URI;
+if (!databaseUrl || !neo4jUri) {
+  console.error('bench:load needs the real servers: set CAIRN_TEST_DATABASE_URL (`bash scripts/postgres-server.sh start`) and CAIRN_TEST_NEO4J_URI (`bash scripts/neo4j-server.sh start`).');
+  process.exit(2);
+}
+const neo4j = { uri: neo4jUri, user: process.env.CAIRN_TEST_NEO4J_USER ?? 'neo4j', password: process.env.CAIRN_TEST_NEO4J_PASSWORD ?? 'cairn-test-password' };
+
+/** POSTs an operation and returns `data`, throwing on any GraphQL error. */
+async function gql<T>(url: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  const res = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+  const body = (await res.json()) as { data?: T; errors?: unknown[] };
+  if (body.errors) throw new Error(`GraphQL error: ${JSON.stringify(body.errors).slice(0, 1000)}`);
+  return body.data as T;
+}
+
+const UPSERT = `mutation($input: [CreateDocumentInput!]!) { upsertDocuments(input: $input) { chunkCount } }`;
+const ENRICH = `query($q: String!, $k: Int, $d: Int) { enrichContext(input: { query: $q, topK: $k, graphDepth: $d }) {
+  context citations { number documentId } entities { entity { id name } why } chunks { score } warnings } }`;
+
+console.log(`Cairn load bench on ${machineLine()}: ${CLIENTS} clients × ${DURATION} s of enrichContext while ${args.import} documents are imported`);
+// Neo4j Community has one database, shared with tests and other benches: this run's nodes carry a prefix, and only
+// they are deleted at the end (nothing is wiped).
+const prefix = `load${Date.now().toString(36)}`;
+const corpus = loadCorpus(Number(args.docs), Number(args.import), prefix);
+const scratch = await createScratchDatabase(databaseUrl);
+const driver = neo4jDriver.driver(neo4j.uri, neo4jDriver.auth.basic(neo4j.user, neo4j.password));
+const server = await startServerProcess({
+  CAIRN_DATABASE_URL: scratch.url,
+  CAIRN_NEO4J_URI: neo4j.uri,
+  CAIRN_NEO4J_USER: neo4j.user,
+  CAIRN_NEO4J_PASSWORD: neo4j.password,
+  CAIRN_EMBEDDING_PROVIDER: 'hashing',
+  CAIRN_EMBEDDING_DIMENSIONS: '256',
+  CAIRN_RATE_LIMIT_PER_SECOND: '0', // the bench is one client address: the per-address limit would measure itself
+});
+const tables: Table[] = [];
+try {
+  const t0 = performance.now();
+  await gql(server.url, `mutation($input: UpsertGraphInput!) { upsertGraph(input: $input) { entities { id } } }`, {
+    input: { entities: corpus.entities, relationships: corpus.relationships },
+  });
+  for (let i = 0; i < corpus.seed.length; i += 250) await gql(server.url, UPSERT, { input: corpus.seed.slice(i, i + 250).map((d) => asInput(d, 'seed', prefix)) });
+  for (let backlog = 1; backlog > 0; ) {
+    backlog = (await gql<{ graphStats: { outboxBacklog: number } }>(server.url, `{ graphStats { outboxBacklog } }`)).graphStats.outboxBacklog;
+    if (backlog > 0) await new Promise((r) => setTimeout(r, 500));
+  }
+  const seedSeconds = (performance.now() - t0) / 1000;
+  console.log(`seeded ${corpus.seed.length} documents, ${corpus.entities.length} entities, ${corpus.relationships.length} relationships in ${seedSeconds.toFixed(1)} s (mentions mirrored to Neo4j)`);
+
+  let n = 0;
+  const nextBody = () => {
+    n++;
+    return JSON.stringify({ query: ENRICH, variables: { q: corpus.queries[n % corpus.queries.length], k: [3, 5, 10][n % 3], d: 1 + (n % 2) } });
+  };
+  const probe = await gql<{ enrichContext: { chunks: unknown[]; entities: unknown[] } }>(server.url, ENRICH, JSON.parse(nextBody()).variables);
+  if (probe.enrichContext.chunks.length === 0) throw new Error('enrichContext returned no chunks: the seed did not work');
+
+  // Service time without contention: one connection, nothing else running (the figures below are against it).
+  const baseline = latencyOf((await runLoad(server.url, 1, BASELINE_S, nextBody)).samples);
+  const loadAvgStart = os.loadavg()[0] as number;
+  const rssStart = server.rssMb();
+  const rss = sampler(() => server.rssMb());
+  const cpuStart = cpuSnapshot(server.child.pid as number);
+  const loadStart = Date.now();
+  // CPU and RSS are read the moment the load ends, even if the import goes on.
+  const load = runLoad(server.url, CLIENTS, DURATION, nextBody).then((r) => {
+    rss.stop();
+    return { r, cpuEnd: cpuSnapshot(server.child.pid as number), rssEnd: server.rssMb() };
+  });
+  // The import starts once the load is steady, and runs next to it in batches, as an importer would send them.
+  await new Promise((r) => setTimeout(r, 2_000));
+  const importStart = Date.now();
+  let importErrors = 0;
+  for (let i = 0; i < corpus.imported.length; i += IMPORT_BATCH) {
+    await gql(server.url, UPSERT, { input: corpus.imported.slice(i, i + IMPORT_BATCH).map((d) => asInput(d, 'import', prefix)) }).catch((err: unknown) => {
+      importErrors++;
+      console.error(String(err));
+    });
+  }
+  const importEnd = Date.now();
+  const { r: result, cpuEnd, rssEnd } = await load;
+  const cpu = cpuBetween(cpuStart, cpuEnd);
+  // A leak shows as growth under steady load: compare the second quarter of the run with the last (medians, since
+  // single samples ride the garbage collector's sawtooth; the first quarter is the ramp from idle).
+  const quarter = (DURATION * 1000) / 4;
+  const level = (q: number) => percentile(rss.samples.filter(([at]) => at >= q * quarter && at < (q + 1) * quarter + (q === 3 ? 5_000 : 0)).map(([, v]) => v), 50);
+  const rssEarly = level(1);
+  const rssLate = level(3);
+  const rssPeak = Math.max(...rss.samples.map(([, v]) => v), rssEnd);
+  const all = latencyOf(result.samples);
+  const during = latencyOf(result.samples, importStart, importEnd);
+  const errors = result.non2xx + result.graphqlErrors + result.transportErrors;
+  const growth = (rssLate - rssEarly) / rssEarly;
+  const importSeconds = (importEnd - importStart) / 1000;
+  const importedCount = (await gql<{ knowledgeStats: { documentCount: number } }>(server.url, `{ knowledgeStats { documentCount } }`)).knowledgeStats.documentCount - corpus.seed.length;
+  if (result.errorExamples.length) console.log('error examples:', result.errorExamples);
+  const ok = (pass: boolean) => (pass ? 'yes' : 'NO');
+  const mb = (v: number) => Math.round(v);
+  const ms = (l: { p50: number; p95: number; p99: number }) => [l.p50, l.p95, l.p99].map((v) => v.toFixed(1)).join(' / ');
+  const outlasted = importEnd > loadStart + result.seconds * 1000;
+  tables.push({
+    title: `Load: enrichContext under import (${CLIENTS} clients, ${DURATION} s, Postgres 16 + Neo4j 5)`,
+    headers: ['measure', 'value', 'target', 'met'],
+    rows: [
+      ['requests/s', Number((result.requests / result.seconds).toFixed(1)), '–', '–'],
+      [`latency p50 / p95 / p99 ms, 1 client alone (${BASELINE_S} s, before the run)`, ms(baseline), '–', '–'],
+      ['latency p50 / p95 / p99 ms (whole run)', ms(all), `p95 ≤ ${TARGET_P95_MS}`, ok(all.p95 <= TARGET_P95_MS)],
+      ['latency p50 / p95 / p99 ms (while importing)', ms(during), `p95 ≤ ${TARGET_P95_MS}`, ok(during.p95 <= TARGET_P95_MS)],
+      ['CPU ms per request: server / Postgres / Neo4j (import included)', [cpu.server, cpu.postgres, cpu.neo4j].map((v) => (v / result.requests).toFixed(1)).join(' / '), '–', '–'],
+      ['errors: non-2xx / GraphQL / socket+timeout', `${result.non2xx} / ${result.graphqlErrors} / ${result.transportErrors}`, '0', ok(errors === 0)],
+      ['server RSS MB: start / 2nd-quarter level / last-quarter level / end / peak', `${mb(rssStart)} / ${mb(rssEarly)} / ${mb(rssLate)} / ${mb(rssEnd)} / ${mb(rssPeak)}`, `last quarter ≤ +${TARGET_RSS_GROWTH * 100}% of the 2nd`, ok(growth <= TARGET_RSS_GROWTH)],
+      [`import: ${corpus.imported.length} documents (batches of ${IMPORT_BATCH})`, `${importSeconds.toFixed(1)} s (${(importedCount / importSeconds).toFixed(1)} docs/s, ${importErrors} failed batches${outlasted ? '; outlasted the load' : ''})`, `all ${corpus.imported.length} written`, ok(importedCount === corpus.imported.length && importErrors === 0)],
+    ],
+    notes: [
+      `Machine: ${machineLine()}; the server, Postgres, Neo4j and the load generator (autocannon, same process as the bench) share it. Load average ${loadAvgStart.toFixed(1)} at the start, ${(os.loadavg()[0] as number).toFixed(1)} at the end.`,
+      `Corpus: ${corpus.seed.length} SciFact abstracts, ${corpus.entities.length} term entities, ${corpus.relationships.length} RELATED_TO; hashing embedder 256-d; HNSW index; rate limit off (one client address).`,
+      `Requests: enrichContext with the 300 SciFact test queries in turn, topK 3/5/10, graphDepth 1/2. Seeding took ${seedSeconds.toFixed(0)} s.`,
+      `Latency is autocannon's per-request time; "while importing" covers requests that completed during the import. RSS: the server's VmRSS (/proc/<pid>/status) every 500 ms; a level is the median over a quarter of the run. CPU: /proc/<pid>/stat of the server, every local Postgres process and the Neo4j JVM over the load, ÷ requests (other users of those servers count too).`,
+    ],
+  });
+} catch (err) {
+  console.error(`bench:load failed: ${String(err)}\nserver output:\n${server.logs()}`);
+  process.exitCode = 1;
+} finally {
+  await server.stop();
+  await scratch.drop();
+  for (let deleted = 1; deleted > 0; ) {
+    const res = await driver.executeQuery('MATCH (n) WHERE n.id STARTS WITH $prefix WITH n LIMIT 5000 DETACH DELETE n RETURN count(*) AS n', { prefix });
+    deleted = Number(res.records[0]?.get('n') ?? 0);
+  }
+  await driver.close();
+}
+if (tables.length) {
+  if (args['no-publish']) console.log(`\n${tables.map(toMarkdown).join('\n\n')}\n`);
+  else publish(tables);
+}
