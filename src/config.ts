@@ -64,6 +64,7 @@ const envSchema = z
     CAIRN_SEARCH_BM25_K1: z.coerce.number().min(0).max(10).optional(),
     CAIRN_SEARCH_BM25_B: z.coerce.number().min(0).max(1).optional(),
     CAIRN_SEARCH_KEYWORD_CANDIDATE_DF: z.coerce.number().min(0).max(1).optional(),
+    CAIRN_VECTOR_MEMORY_INDEX_MAX_CHUNKS: int(0).default(300000),
     CAIRN_KG_MAX_ENTITIES_IN_CONTEXT: int(0, 100).default(5),
     CAIRN_ENRICH_MAX_CHARS: int(200, 1_000_000).default(6000),
     CAIRN_ENRICH_LANE_TIMEOUT_MS: int(10).default(2000),
@@ -154,6 +155,8 @@ export interface Config {
     bm25B: number | undefined;
     keywordCandidateDf: number | undefined;
   };
+  /** PGlite only: most chunk embeddings the vector lane holds in memory to scan in JavaScript; 0 scans in SQL. */
+  vectorMemoryIndexMaxChunks: number;
   enrich: { maxEntities: number; maxChars: number; laneTimeoutMs: number; gapScoreThreshold: number };
   expirySweepIntervalMs: number;
   maxDocumentChars: number;
@@ -246,6 +249,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       bm25B: e.CAIRN_SEARCH_BM25_B,
       keywordCandidateDf: e.CAIRN_SEARCH_KEYWORD_CANDIDATE_DF,
     },
+    vectorMemoryIndexMaxChunks: e.CAIRN_VECTOR_MEMORY_INDEX_MAX_CHUNKS,
     enrich: {
       maxEntities: e.CAIRN_KG_MAX_ENTITIES_IN_CONTEXT,
       maxChars: e.CAIRN_ENRICH_MAX_CHARS,

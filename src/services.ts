@@ -10,6 +10,7 @@ import { createEmbeddingProvider } from './embeddings/createEmbeddingProvider.js
 import type { Logger } from './logger.js';
 import { SearchService } from './retrieval/SearchService.js';
 import { prepareVectorIndex, readRecordedEmbedder } from './retrieval/vectorIndex.js';
+import { prepareMemoryVectorIndex } from './retrieval/vectorChangeLog.js';
 import { Readiness } from './server/readiness.js';
 import { ContextEnricher } from './enrichment/ContextEnricher.js';
 import { KnowledgeGapRepository } from './enrichment/knowledgeGapRepository.js';
@@ -71,6 +72,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     // A model whose dimension is only known after a probe must answer before the index can be checked.
     if (embedder.dimensions <= 0) await embedder.ready();
     if (!options.allowEmbedderMismatch) await prepareVectorIndex(db, embedder.info);
+    await prepareMemoryVectorIndex(db, config.vectorMemoryIndexMaxChunks > 0);
     const store = options.graphStore ?? createGraphStore(config, db, logger);
     store.useMentionIndex?.(new PostgresMentionIndex(db));
     // Neo4j may be down at start: documents must still work, so its constraints are retried by readiness.
@@ -86,7 +88,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     const outbox = mirror ? new OutboxWorker(linker.mentions, store, logger) : undefined;
     const graph = new GraphService(store, linker, outbox);
     const documents = new DocumentService(db, embedder, config.chunking, linker);
-    const search = new SearchService(db, embedder, config.rag, config.search);
+    const search = new SearchService(db, embedder, config.rag, config.search, { memoryIndexMaxChunks: config.vectorMemoryIndexMaxChunks, logger });
     const gaps = new KnowledgeGapRepository(db);
     const enricher = new ContextEnricher(search, graph, gaps, config.enrich, logger);
     const sweeper = new ExpirySweeper(documents, config.expirySweepIntervalMs, logger);

@@ -6,7 +6,7 @@ import { fuse, type FusedHit } from './fusion.js';
 import { loadChunks, loadNeighbors } from './hitRows.js';
 import { DEFAULT_BM25, KeywordSearch, type Bm25Options } from './keywordSearch.js';
 import { FUSION_METHODS, SEARCH_MODES, type FusionMethod, type LaneHit, type SearchHitRecord, type SearchMode, type SearchRequest } from './types.js';
-import { VectorSearch } from './vectorSearch.js';
+import { VectorSearch, type VectorSearchOptions } from './vectorSearch.js';
 
 /** Retrieval limits from configuration; callers can only tighten them. */
 export interface SearchLimits {
@@ -122,9 +122,10 @@ export class SearchService {
     private readonly embedder: EmbeddingProvider,
     private readonly limits: SearchLimits,
     tuning: Partial<SearchTuning> = {},
+    vectorOptions: VectorSearchOptions = {},
   ) {
     this.tuning = { ...DEFAULT_SEARCH_TUNING, ...definedOnly(tuning) };
-    this.vectors = new VectorSearch(db);
+    this.vectors = new VectorSearch(db, vectorOptions);
     const bm25: Bm25Options = { k1: this.tuning.bm25K1, b: this.tuning.bm25B, maxCandidateDf: this.tuning.keywordCandidateDf };
     this.keywords = new KeywordSearch(db, bm25);
   }

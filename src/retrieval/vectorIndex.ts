@@ -1,6 +1,7 @@
 import type { Db } from '../db/Db.js';
 import { describeEmbedder, type EmbedderInfo } from '../embeddings/EmbeddingProvider.js';
 import { AppError, ErrorCode } from '../errors.js';
+import { logVectorRewrite } from './vectorChangeLog.js';
 
 const EMBEDDER_KEY = 'embedder';
 
@@ -49,6 +50,8 @@ export async function setEmbeddingColumn(db: Db, info: EmbedderInfo): Promise<vo
     await tx.exec(`ALTER TABLE chunks ALTER COLUMN embedding TYPE vector(${Math.trunc(info.dimensions)}) USING NULL`);
     // A type change resets the storage mode: keep vectors inline so scans avoid a TOAST fetch per row.
     await tx.exec('ALTER TABLE chunks ALTER COLUMN embedding SET STORAGE MAIN');
+    // The type change cleared every vector without firing row triggers: tell PGlite's in-memory index to reload.
+    if (db.kind === 'pglite') await logVectorRewrite(tx);
     await tx.query(
       `INSERT INTO cairn_meta (key, value) VALUES ($1, $2::jsonb)
        ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,

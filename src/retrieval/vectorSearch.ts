@@ -2,18 +2,77 @@ import type { Db, Queryable } from '../db/Db.js';
 import { toVectorSql } from '../db/vector.js';
 import { SqlParams, documentFilterSql } from '../documents/filterSql.js';
 import type { DocumentFilterSpec } from '../documents/types.js';
+import type { Logger } from '../logger.js';
+import { memoryVectorIndexFor, type MemoryVectorIndex } from './memoryVectorIndex.js';
 import type { LaneHit } from './types.js';
 import { usesHnsw } from './vectorIndex.js';
 
 const DEFAULT_EF_SEARCH = 40;
 const MAX_EF_SEARCH = 1000;
 
-/** Nearest chunks by pgvector's cosine distance: HNSW on a server, an exact scan on PGlite. */
+/** Options of the vector lane. */
+export interface VectorSearchOptions {
+  /** On PGlite, hold up to this many embeddings in memory and scan them there; 0 (the default) always scans in SQL. */
+  memoryIndexMaxChunks?: number;
+  logger?: Logger;
+}
+
+/**
+ * Nearest chunks by cosine distance: HNSW on a server; on PGlite an exact scan, of an in-memory copy of the
+ * embeddings when enabled (see MemoryVectorIndex), else in SQL.
+ */
 export class VectorSearch {
-  constructor(private readonly db: Db) {}
+  private readonly memory: MemoryVectorIndex | undefined;
+
+  constructor(
+    private readonly db: Db,
+    options: VectorSearchOptions = {},
+  ) {
+    const maxChunks = options.memoryIndexMaxChunks ?? 0;
+    this.memory = db.kind === 'pglite' && maxChunks > 0 ? memoryVectorIndexFor(db, { maxChunks, logger: options.logger }) : undefined;
+  }
 
   /** The `limit` chunks nearest to `vector` that pass the filter, best first; `score` is cosine similarity clamped to 0..1. */
   async search(vector: Float32Array, filter: DocumentFilterSpec, limit: number): Promise<LaneHit[]> {
+    if (this.memory?.enabled) {
+      const hits = await this.searchMemory(this.memory, vector, filter, limit);
+      if (hits) return hits;
+    }
+    return this.searchSql(vector, filter, limit);
+  }
+
+  /**
+   * Ranks in memory, then keeps the best candidates that exist and pass the filter (and expiry) in SQL; undefined
+   * when the index cannot answer or too few candidates pass, so that the exact SQL scan returns every match.
+   */
+  private async searchMemory(index: MemoryVectorIndex, vector: Float32Array, filter: DocumentFilterSpec, limit: number): Promise<LaneHit[] | undefined> {
+    // Rounded as toVectorSql rounds it, so that both paths compare the same query.
+    const query = Float32Array.from(vector, (v) => Math.round(v * 1e7) / 1e7);
+    const nearest = await index.nearest(query, limit * 4 + 50);
+    if (!nearest) return undefined;
+    const { ids, scores } = nearest.hits;
+    if (ids.length === 0) return [];
+    const params = new SqlParams();
+    const idList = params.add(Array.from(ids, String));
+    const where = documentFilterSql(filter, params);
+    const { rows } = await this.db.query<{ id: string; document_id: string }>(
+      `SELECT c.id::text AS id, c.document_id FROM chunks c JOIN documents d ON d.id = c.document_id
+        WHERE c.id = ANY(${idList}::bigint[]) AND c.embedding IS NOT NULL AND ${where}`,
+      params.values,
+    );
+    const passed = new Map(rows.map((r) => [r.id, r.document_id]));
+    const kept: VectorRow[] = [];
+    for (let i = 0; i < ids.length && kept.length < limit; i++) {
+      const id = String(ids[i]);
+      const documentId = passed.get(id);
+      // pgvector clamps the similarity to -1..1 and reports 1 − similarity.
+      if (documentId !== undefined) kept.push({ id, document_id: documentId, distance: 1 - Math.max(-1, Math.min(1, scores[i] as number)) });
+    }
+    if (kept.length < limit && ids.length < nearest.total) return undefined;
+    return toLaneHits(kept);
+  }
+
+  private async searchSql(vector: Float32Array, filter: DocumentFilterSpec, limit: number): Promise<LaneHit[]> {
     const params = new SqlParams();
     const q = params.add(toVectorSql(vector));
     const where = documentFilterSql(filter, params);
@@ -27,10 +86,7 @@ export class VectorSearch {
     // An approximate index scan stops after ef_search candidates and filters afterwards, so a selective filter (or
     // many expired documents) can starve it: when it comes back short, an exact scan returns every match that exists.
     if (rows.length < limit && usesHnsw(this.db)) rows = await this.run(sql, params.values, true, limit);
-    return rows
-      .map((r) => ({ chunkId: r.id, documentId: r.document_id, distance: Number(r.distance) }))
-      .sort((a, b) => a.distance - b.distance || a.chunkId.length - b.chunkId.length || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0))
-      .map((r) => ({ chunkId: r.chunkId, documentId: r.documentId, score: Math.max(0, Math.min(1, 1 - r.distance)) }));
+    return toLaneHits(rows);
   }
 
   private async run(sql: string, values: unknown[], exact: boolean, limit: number): Promise<VectorRow[]> {
@@ -46,3 +102,12 @@ export class VectorSearch {
 }
 
 type VectorRow = { id: string; document_id: string; distance: number | string };
+
+/** Best first by distance, ties by chunk id (numerically); scores are 1 − distance clamped to 0..1. */
+function toLaneHits(rows: VectorRow[]): LaneHit[] {
+  return rows
+    // pgvector's cosine distance to an all-zero vector (a query without word tokens) is NaN: that is similarity 0.
+    .map((r) => ({ chunkId: r.id, documentId: r.document_id, distance: Number.isNaN(Number(r.distance)) ? 1 : Number(r.distance) }))
+    .sort((a, b) => a.distance - b.distance || a.chunkId.length - b.chunkId.length || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0))
+    .map((r) => ({ chunkId: r.chunkId, documentId: r.documentId, score: Math.max(0, Math.min(1, 1 - r.distance)) }));
+}
