@@ -44,7 +44,11 @@ function sendPage(app: string) {
 
 /** Serves the explorer, knowledge pages and GraphiQL, with their bundles under /assets/<app>/. */
 export function mountWebAssets(app: Express): void {
-  app.use('/assets', express.static(WEB_DIST, { index: false, fallthrough: false, maxAge: '1h' }));
+  app.use('/assets', express.static(WEB_DIST, { index: false, maxAge: '1h' }));
+  // A plain 404: express's default error page would print the file system path.
+  app.use('/assets', (_req, res) => {
+    res.status(404).type('text/plain').send('not found');
+  });
   for (const page of PAGES) app.get(page.route, sendPage(page.app));
   app.get('/', (_req, res) => res.redirect('/knowledge'));
 }
