@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { parseContentType } from '../http/readBody.js';
 import { unsupportedFile } from './fileErrors.js';
 import type { DetectedFileFormat, FileToExtract } from './types.js';
 import { isZip, zipEntryNames, zipHasEntry } from './zipNames.js';
@@ -41,14 +42,6 @@ const BINARY_SIGNATURES: ReadonlyArray<{ what: string; magic: number[]; at?: num
   { what: 'an MP4/QuickTime video', magic: [0x66, 0x74, 0x79, 0x70], at: 4 },
 ];
 
-/** Lower-case media type and charset of a Content-Type value. */
-export function parseContentType(contentType: string | undefined): { mediaType: string; charset: string | undefined } {
-  const [type = '', ...params] = (contentType ?? '').split(';');
-  const charsetParam = params.map((p) => p.trim()).find((p) => p.toLowerCase().startsWith('charset='));
-  const charset = charsetParam?.slice('charset='.length).trim().replace(/^"(.*)"$/, '$1') || undefined;
-  return { mediaType: type.trim().toLowerCase(), charset };
-}
-
 /**
  * Recognises a file: magic bytes first (PDF, docx, known binaries), then the extension, then the content type.
  * Throws UNSUPPORTED_CONTENT_TYPE for anything else.
@@ -66,7 +59,7 @@ export function detectFileFormat(file: FileToExtract): DetectedFileFormat {
   const extension = path.extname(fileName).toLowerCase();
   const byExtension = BY_EXTENSION[extension];
   if (byExtension) return byExtension;
-  const { mediaType } = parseContentType(file.contentType);
+  const { contentType: mediaType } = parseContentType(file.contentType);
   const byType = BY_MEDIA_TYPE[mediaType] ?? (mediaType.endsWith('+json') ? 'json' : undefined);
   if (byType) return byType;
   if (extension !== '') throw unsupportedFile(fileName, `has an unsupported extension "${extension}"`, { extension });

@@ -1,4 +1,5 @@
-import { detectFileFormat, parseContentType } from './detectFileFormat.js';
+import { parseContentType } from '../http/readBody.js';
+import { detectFileFormat } from './detectFileFormat.js';
 import { decodeText } from './decodeText.js';
 import { extractDocx } from './docx.js';
 import { invalidFile } from './fileErrors.js';
