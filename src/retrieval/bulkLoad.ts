@@ -1,0 +1,79 @@
+import type { Db } from '../db/Db.js';
+import { dropHnswIndex, ensureHnswIndex, usesHnsw } from './vectorIndex.js';
+
+/**
+ * How many rows HNSW builds in bulk in the time it takes to insert one row into a live index (pgvector 0.8 on the bench
+ * machine: ~2,000 rows/s built against ~200 rows/s inserted at 20k rows; see bench/RESULTS.md).
+ */
+const BUILD_TO_INSERT_SPEED = 9;
+
+/** Loads smaller than this keep the index: dropping it would slow concurrent searches for little gain. */
+const MIN_REMAINING_CHUNKS = 1000;
+
+/** Loads in this process that dropped the index, per database: the last one to finish rebuilds it. */
+const activeDrops = new WeakMap<Db, number>();
+
+/**
+ * One large write session (an import job, a corpus load). On a server it drops the HNSW index as soon as the rest of the
+ * load is projected to cost more with per-row index upkeep than with one rebuild at the end, and rebuilds it in
+ * `finish`. Searches stay correct meanwhile (exact scans, slower); a crash leaves the index to the next start-up.
+ */
+export class BulkLoad {
+  private existingChunks: number | undefined;
+  private dropped = false;
+
+  constructor(private readonly db: Db) {}
+
+  /** Whether this session dropped the index (it is rebuilt by `finish`). */
+  get indexDeferred(): boolean {
+    return this.dropped;
+  }
+
+  /**
+   * Reports progress: `chunksWritten` so far in this session and the share of the load done (0..1]. May drop the index
+   * when the projected remainder is large next to the store.
+   */
+  async progress(chunksWritten: number, fractionDone: number): Promise<void> {
+    if (this.dropped || !usesHnsw(this.db) || fractionDone <= 0 || fractionDone >= 1) return;
+    const remaining = (chunksWritten * (1 - fractionDone)) / fractionDone;
+    if (remaining < MIN_REMAINING_CHUNKS) return;
+    this.existingChunks ??= await this.countChunks();
+    if (!shouldDeferIndex(remaining, this.existingChunks + chunksWritten)) return;
+    activeDrops.set(this.db, (activeDrops.get(this.db) ?? 0) + 1);
+    this.dropped = true;
+    await dropHnswIndex(this.db);
+  }
+
+  /** Rebuilds the index if this session dropped it and no other session of this process still loads. */
+  async finish(): Promise<void> {
+    if (!this.dropped) return;
+    this.dropped = false;
+    const left = (activeDrops.get(this.db) ?? 1) - 1;
+    if (left > 0) activeDrops.set(this.db, left);
+    else activeDrops.delete(this.db);
+    if (left === 0) await ensureHnswIndex(this.db);
+  }
+
+  private async countChunks(): Promise<number> {
+    // The statistics collector's live-row count is close enough and, unlike count(*), costs nothing on a large table.
+    const { rows } = await this.db.query<{ n: string }>(
+      "SELECT n_live_tup AS n FROM pg_stat_user_tables WHERE relid = 'chunks'::regclass",
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+}
+
+/** True when inserting `remaining` more chunks costs more with a live index than rebuilding it over `indexedBefore` + them. */
+export function shouldDeferIndex(remaining: number, indexedBefore: number): boolean {
+  return remaining >= MIN_REMAINING_CHUNKS && remaining * BUILD_TO_INSERT_SPEED > indexedBefore + remaining;
+}
+
+/** Runs `load` as one bulk session, rebuilding the index at the end whether it succeeds or fails. */
+export async function withBulkLoad<T>(db: Db, load: (session: BulkLoad) => Promise<T>): Promise<T> {
+  const session = new BulkLoad(db);
+  try {
+    return await load(session);
+  } finally {
+    await session.finish();
+  }
+}

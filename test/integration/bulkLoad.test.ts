@@ -1,0 +1,93 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { loadConfig } from '../../src/config.js';
+import type { Db } from '../../src/db/Db.js';
+import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
+import { silentLogger } from '../../src/logger.js';
+import { BulkLoad, withBulkLoad } from '../../src/retrieval/bulkLoad.js';
+import { createServices, type Services } from '../../src/services.js';
+import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
+
+/** The HNSW index's oid, or undefined while it is dropped: a new oid means it was rebuilt. */
+async function hnswOid(db: Db): Promise<string | undefined> {
+  const { rows } = await db.query<{ oid: string }>("SELECT to_regclass('chunks_embedding_hnsw')::oid::text AS oid");
+  return rows[0]?.oid ?? undefined;
+}
+
+/** A distinctive paragraph per document so searches can tell documents apart. */
+function text(i: number, paragraphs: number): string {
+  return Array.from({ length: paragraphs }, (_, p) => `Document ${i} paragraph ${p} mentions topic${i} and keyword${i}x${p % 7}.`).join('\n\n');
+}
+
+describe.each(dbTargets())('bulk loads ($name)', (target) => {
+  let scratch: ScratchDatabase;
+  let services: Services;
+  beforeAll(async () => {
+    scratch = await target.createDatabase();
+    const config = loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0', CAIRN_CHUNK_SIZE: '100', CAIRN_CHUNK_OVERLAP: '10' });
+    services = await createServices(config, silentLogger(), { embedder: new HashingEmbeddingProvider({ dimensions: 64 }) });
+  });
+  afterAll(async () => {
+    await services?.close();
+    await scratch?.drop();
+  });
+
+  it('keeps the index for a small load and, on a server, drops it for a large one and rebuilds it once at the end', async () => {
+    const before = await hnswOid(services.db);
+    expect(before === undefined).toBe(target.name === 'pglite');
+
+    await withBulkLoad(services.db, async (bulk) => {
+      await bulk.progress(100, 0.5); // 100 more chunks expected: not worth a rebuild
+      expect(bulk.indexDeferred).toBe(false);
+    });
+    expect(await hnswOid(services.db)).toBe(before);
+
+    const outer = new BulkLoad(services.db);
+    const inner = new BulkLoad(services.db);
+    await outer.progress(1000, 0.1); // 9,000 more expected into an empty store
+    await inner.progress(1000, 0.1);
+    expect(outer.indexDeferred).toBe(target.name === 'postgres');
+    if (target.name === 'postgres') expect(await hnswOid(services.db)).toBeUndefined();
+
+    // Searches stay correct while the index is away.
+    await services.documents.upsertMany(
+      Array.from({ length: 3 }, (_, i) => ({ id: `bulk-${i}`, title: `Bulk ${i}`, content: text(i, 4), documentType: 'other' as const, source: null, tags: [], metadata: {}, expiresAt: null })),
+    );
+    const hits = await services.search.search({ query: 'topic2 keyword2x1', topK: 1, filter: {}, mode: 'VECTOR' });
+    expect(hits[0]?.document.id).toBe('bulk-2');
+
+    await inner.finish(); // another session still loads: no rebuild yet
+    if (target.name === 'postgres') expect(await hnswOid(services.db)).toBeUndefined();
+    await outer.finish();
+    const after = await hnswOid(services.db);
+    expect(after === undefined).toBe(target.name === 'pglite');
+    if (target.name === 'postgres') expect(after).not.toBe(before);
+  });
+
+  it('a large folder import drops and rebuilds the index on a server, and every document is searchable after', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-bulk-'));
+    try {
+      // 4 files of ~700 chunks each (100-character chunks): after the first, ~2,000 more chunks are projected.
+      const files = Array.from({ length: 4 }, (_, i) => `part-${i}.md`);
+      files.forEach((f, i) => fs.writeFileSync(path.join(root, f), `# Part ${i}\n\n${text(100 + i, 1100)}`));
+      const before = await hnswOid(services.db);
+      const job = await services.imports.submit({ kind: 'directory', root, files, defaults: { documentType: 'other', tags: [], metadata: {} } });
+      expect(job.status).toBe('SUCCEEDED');
+      const after = await hnswOid(services.db);
+      if (target.name === 'postgres') {
+        expect(after).toBeDefined();
+        expect(after).not.toBe(before);
+      } else {
+        expect(after).toBeUndefined();
+      }
+      for (let i = 0; i < 4; i++) {
+        const hits = await services.search.search({ query: `topic${100 + i} keyword${100 + i}x3`, topK: 1, filter: {}, mode: 'VECTOR' });
+        expect(hits[0]?.document.title).toBe(`Part ${i}`);
+      }
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
