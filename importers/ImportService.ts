@@ -118,7 +118,7 @@ export class ImportService {
 
   private execute(job: ImportJobRecord, context: JobContext): Promise<ImportJobStatus> {
     // A large job drops the HNSW index once it is projected to pay off, and rebuilds it when the job ends.
-    return withBulkLoad(this.deps.db, (bulk) => this.executeItems(job, context, bulk));
+    return withBulkLoad(this.deps.db, (bulk) => this.executeItems(job, context, bulk), { deferIndex: this.deps.config.deferVectorIndex });
   }
 
   private async executeItems(job: ImportJobRecord, context: JobContext, bulk: BulkLoad): Promise<ImportJobStatus> {

@@ -82,6 +82,7 @@ const envSchema = z
     CAIRN_IMPORT_USER_AGENT: z.string().trim().min(1).default('Cairn-Importer/0.1 (Cairn knowledge platform)'),
     CAIRN_IMPORT_PDF_MAX_PAGES: int(1, 100000).default(500),
     CAIRN_IMPORT_MAX_UNZIPPED_BYTES: int(1024).default(100 * 1024 * 1024),
+    CAIRN_IMPORT_DEFER_VECTOR_INDEX: bool.default(true),
     CAIRN_UPLOAD_MAX_BYTES: int(1024).default(25 * 1024 * 1024),
     CAIRN_UPLOAD_TTL_MS: int(1000).default(24 * 60 * 60 * 1000),
 
@@ -192,6 +193,8 @@ export interface ImportConfig {
   pdfMaxPages: number;
   /** Cap on the total uncompressed size of a docx (zip) archive. */
   maxUnzippedBytes: number;
+  /** Whether a large import job may drop the HNSW index and rebuild it at the end (searches scan exactly meanwhile). */
+  deferVectorIndex: boolean;
   uploadMaxBytes: number;
   /** How long an upload that was never imported is kept. */
   uploadTtlMs: number;
@@ -270,6 +273,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       userAgent: e.CAIRN_IMPORT_USER_AGENT,
       pdfMaxPages: e.CAIRN_IMPORT_PDF_MAX_PAGES,
       maxUnzippedBytes: e.CAIRN_IMPORT_MAX_UNZIPPED_BYTES,
+      deferVectorIndex: e.CAIRN_IMPORT_DEFER_VECTOR_INDEX,
       uploadMaxBytes: e.CAIRN_UPLOAD_MAX_BYTES,
       uploadTtlMs: e.CAIRN_UPLOAD_TTL_MS,
     },

@@ -22,7 +22,11 @@ export class BulkLoad {
   private existingChunks: number | undefined;
   private dropped = false;
 
-  constructor(private readonly db: Db) {}
+  /** `deferIndex: false` makes the session a no-op: the index stays, and searches keep their speed during the load. */
+  constructor(
+    private readonly db: Db,
+    private readonly options: { deferIndex: boolean } = { deferIndex: true },
+  ) {}
 
   /** Whether this session dropped the index (it is rebuilt by `finish`). */
   get indexDeferred(): boolean {
@@ -34,7 +38,7 @@ export class BulkLoad {
    * when the projected remainder is large next to the store.
    */
   async progress(chunksWritten: number, fractionDone: number): Promise<void> {
-    if (this.dropped || !usesHnsw(this.db) || fractionDone <= 0 || fractionDone >= 1) return;
+    if (this.dropped || !this.options.deferIndex || !usesHnsw(this.db) || fractionDone <= 0 || fractionDone >= 1) return;
     const remaining = (chunksWritten * (1 - fractionDone)) / fractionDone;
     if (remaining < MIN_REMAINING_CHUNKS) return;
     this.existingChunks ??= await this.countChunks();
@@ -69,8 +73,8 @@ export function shouldDeferIndex(remaining: number, indexedBefore: number): bool
 }
 
 /** Runs `load` as one bulk session, rebuilding the index at the end whether it succeeds or fails. */
-export async function withBulkLoad<T>(db: Db, load: (session: BulkLoad) => Promise<T>): Promise<T> {
-  const session = new BulkLoad(db);
+export async function withBulkLoad<T>(db: Db, load: (session: BulkLoad) => Promise<T>, options?: { deferIndex: boolean }): Promise<T> {
+  const session = new BulkLoad(db, options);
   try {
     return await load(session);
   } finally {

@@ -44,6 +44,11 @@ describe.each(dbTargets())('bulk loads ($name)', (target) => {
     });
     expect(await hnswOid(services.db)).toBe(before);
 
+    const off = new BulkLoad(services.db, { deferIndex: false }); // CAIRN_IMPORT_DEFER_VECTOR_INDEX=false
+    await off.progress(1000, 0.1);
+    expect(off.indexDeferred).toBe(false);
+    expect(await hnswOid(services.db)).toBe(before);
+
     const outer = new BulkLoad(services.db);
     const inner = new BulkLoad(services.db);
     await outer.progress(1000, 0.1); // 9,000 more expected into an empty store
