@@ -65,6 +65,7 @@ const envSchema = z
     CAIRN_SEARCH_BM25_B: z.coerce.number().min(0).max(1).optional(),
     CAIRN_SEARCH_KEYWORD_CANDIDATE_DF: z.coerce.number().min(0).max(1).optional(),
     CAIRN_VECTOR_MEMORY_INDEX_MAX_CHUNKS: int(0).default(300000),
+    CAIRN_HNSW_EF_SEARCH: int(1, 1000).default(100),
     CAIRN_KG_MAX_ENTITIES_IN_CONTEXT: int(0, 100).default(5),
     CAIRN_ENRICH_MAX_CHARS: int(200, 1_000_000).default(6000),
     CAIRN_ENRICH_LANE_TIMEOUT_MS: int(10).default(2000),
@@ -158,6 +159,8 @@ export interface Config {
   };
   /** PGlite only: most chunk embeddings the vector lane holds in memory to scan in JavaScript; 0 scans in SQL. */
   vectorMemoryIndexMaxChunks: number;
+  /** pgvector's hnsw.ef_search on every server connection: candidates an HNSW search visits (recall against speed). */
+  hnswEfSearch: number;
   enrich: { maxEntities: number; maxChars: number; laneTimeoutMs: number; gapScoreThreshold: number };
   expirySweepIntervalMs: number;
   maxDocumentChars: number;
@@ -253,6 +256,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       keywordCandidateDf: e.CAIRN_SEARCH_KEYWORD_CANDIDATE_DF,
     },
     vectorMemoryIndexMaxChunks: e.CAIRN_VECTOR_MEMORY_INDEX_MAX_CHUNKS,
+    hnswEfSearch: e.CAIRN_HNSW_EF_SEARCH,
     enrich: {
       maxEntities: e.CAIRN_KG_MAX_ENTITIES_IN_CONTEXT,
       maxChars: e.CAIRN_ENRICH_MAX_CHARS,

@@ -88,7 +88,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     const outbox = mirror ? new OutboxWorker(linker.mentions, store, logger) : undefined;
     const graph = new GraphService(store, linker, outbox);
     const documents = new DocumentService(db, embedder, config.chunking, linker);
-    const search = new SearchService(db, embedder, config.rag, config.search, { memoryIndexMaxChunks: config.vectorMemoryIndexMaxChunks, logger });
+    const search = new SearchService(db, embedder, config.rag, config.search, { memoryIndexMaxChunks: config.vectorMemoryIndexMaxChunks, efSearch: config.hnswEfSearch, logger });
     const gaps = new KnowledgeGapRepository(db);
     const enricher = new ContextEnricher(search, graph, gaps, config.enrich, logger);
     const sweeper = new ExpirySweeper(documents, config.expirySweepIntervalMs, logger);

@@ -2,9 +2,11 @@ import pg from 'pg';
 import type { Db, QueryResult, Queryable } from './Db.js';
 import { translateDbError } from './dbErrors.js';
 
-/** Connects to a real Postgres server through a `pg` Pool. */
-export async function openPgPoolDb(connectionString: string, poolSize: number): Promise<Db> {
-  const pool = new pg.Pool({ connectionString, max: poolSize, connectionTimeoutMillis: 10_000 });
+/** Connects to a real Postgres server through a `pg` Pool; `hnswEfSearch` becomes every connection's hnsw.ef_search. */
+export async function openPgPoolDb(connectionString: string, poolSize: number, hnswEfSearch?: number): Promise<Db> {
+  // Set at connection start-up, so a search needs no transaction to widen HNSW (pgvector's default is 40).
+  const options = hnswEfSearch === undefined ? {} : { options: `-c hnsw.ef_search=${Math.trunc(hnswEfSearch)}` };
+  const pool = new pg.Pool({ connectionString, max: poolSize, connectionTimeoutMillis: 10_000, ...options });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   let statements = 0;

@@ -132,16 +132,23 @@ export class KeywordSearch {
                         (SELECT sum((${idfs}::float8[])[array_position(${lexemes}::text[], u.lexeme)] * ${tf} * (${pk1}::float8 + 1)
                                     / (${tf} + ${pk1}::float8 * (1 - ${pb}::float8 + ${pb}::float8 * c.keyword_length / ${avg}::float8)))
                            FROM unnest(ts_filter(setweight(c.keyword_tsv, 'A', ${lexemes}::text[]), '{a}')) u) AS bm25
-                   FROM chunks c JOIN documents d ON d.id = c.document_id
-                  WHERE c.keyword_tsv @@ ${tsquery}::tsquery AND ${where}
+                   FROM chunks c
+                  CROSS JOIN LATERAL (SELECT 1 FROM documents d WHERE d.id = c.document_id AND ${where} OFFSET 0) passes
+                  WHERE c.keyword_tsv @@ ${tsquery}::tsquery
                   ORDER BY bm25 DESC, c.id
                   LIMIT ${lim}`;
-    // Candidates must come from the GIN index: without fresh statistics (PGlite never analyses on its own) the planner
-    // may read every chunk instead, wide vectors and all. Parallel workers cost more to start than they save here.
-    const rows = await this.db.transaction(async (tx) => {
-      await tx.exec('SET LOCAL enable_seqscan = off; SET LOCAL max_parallel_workers_per_gather = 0');
-      return (await tx.query<{ id: string; document_id: string; bm25: number }>(sql, params.values)).rows;
-    });
+    // The LATERAL subquery (kept apart by OFFSET 0) checks each candidate's document by primary key; as a plain join
+    // the planner hashes the whole documents table instead, which costs more than ranking the candidates.
+    type Row = { id: string; document_id: string; bm25: number };
+    const rows =
+      this.db.kind === 'postgres'
+        ? (await this.db.query<Row>(sql, params.values)).rows
+        : await this.db.transaction(async (tx) => {
+            // PGlite never analyses on its own: without statistics the planner may read every chunk, wide vectors
+            // and all, instead of taking candidates from the GIN index.
+            await tx.exec('SET LOCAL enable_seqscan = off; SET LOCAL max_parallel_workers_per_gather = 0');
+            return (await tx.query<Row>(sql, params.values)).rows;
+          });
     const best = stats.terms.reduce((sum, t) => sum + t.idf, 0) * (k1 + 1);
     return rows.map((r) => ({ chunkId: r.id, documentId: r.document_id, score: Math.min(1, Number(r.bm25) / best) }));
   }

@@ -7,13 +7,16 @@ import { memoryVectorIndexFor, type MemoryVectorIndex } from './memoryVectorInde
 import type { LaneHit } from './types.js';
 import { usesHnsw } from './vectorIndex.js';
 
-const DEFAULT_EF_SEARCH = 40;
+/** pgvector's own default hnsw.ef_search. */
+const PGVECTOR_EF_SEARCH = 40;
 const MAX_EF_SEARCH = 1000;
 
 /** Options of the vector lane. */
 export interface VectorSearchOptions {
   /** On PGlite, hold up to this many embeddings in memory and scan them there; 0 (the default) always scans in SQL. */
   memoryIndexMaxChunks?: number;
+  /** The connections' hnsw.ef_search (CAIRN_HNSW_EF_SEARCH); larger limits widen it for the one query. */
+  efSearch?: number;
   logger?: Logger;
 }
 
@@ -23,12 +26,14 @@ export interface VectorSearchOptions {
  */
 export class VectorSearch {
   private readonly memory: MemoryVectorIndex | undefined;
+  private readonly efSearch: number;
 
   constructor(
     private readonly db: Db,
     options: VectorSearchOptions = {},
   ) {
     const maxChunks = options.memoryIndexMaxChunks ?? 0;
+    this.efSearch = options.efSearch ?? PGVECTOR_EF_SEARCH;
     this.memory = db.kind === 'pglite' && maxChunks > 0 ? memoryVectorIndexFor(db, { maxChunks, logger: options.logger }) : undefined;
   }
 
@@ -90,8 +95,8 @@ export class VectorSearch {
   }
 
   private async run(sql: string, values: unknown[], exact: boolean, limit: number): Promise<VectorRow[]> {
-    // HNSW returns at most ef_search candidates (default 40): widen it when more hits are wanted.
-    const widen = usesHnsw(this.db) && limit > DEFAULT_EF_SEARCH;
+    // HNSW returns at most ef_search candidates: widen it when more hits are wanted.
+    const widen = usesHnsw(this.db) && limit > this.efSearch;
     if (!exact && !widen) return (await this.db.query<VectorRow>(sql, values)).rows;
     return this.db.transaction(async (tx: Queryable) => {
       if (exact) await tx.exec('SET LOCAL enable_indexscan = off');

@@ -12,7 +12,7 @@ import { MentionRepository, type MentionRow } from './mentionRepository.js';
  */
 export class MentionLinker implements DocumentWriteHook {
   readonly mentions: MentionRepository;
-  private cached: { version: string; matcher: MentionMatcher; names: EntityName[] } | undefined;
+  private cached: NameCache | undefined;
 
   constructor(
     private readonly db: Db,
@@ -116,13 +116,16 @@ export class MentionLinker implements DocumentWriteHook {
    * of the name's words), best first.
    */
   async entitiesInQuery(text: string): Promise<{ exact: string[]; similar: string[] }> {
-    const cache = await this.load(this.db);
+    // Queries accept names up to QUERY_NAMES_MAX_AGE_MS old (writes through this process drop the cache at once);
+    // document writes always check, so the mentions they record are never computed from stale names.
+    const fresh = this.cached && performance.now() - this.cached.checkedAt < QUERY_NAMES_MAX_AGE_MS;
+    const cache = fresh && this.cached ? this.cached : await this.load(this.db);
     const exact = [...cache.matcher.entitiesIn(text)];
     const words = new Set(tokenize(text));
     const scored: [string, number][] = [];
     for (const n of cache.names) {
       if (exact.includes(n.entityId)) continue;
-      const nameWords = tokenize(n.name);
+      const nameWords = n.words;
       if (nameWords.length === 0) continue;
       const overlap = nameWords.filter((w) => words.has(w)).length / nameWords.length;
       if (overlap >= 0.5) scored.push([n.entityId, overlap]);
@@ -136,14 +139,28 @@ export class MentionLinker implements DocumentWriteHook {
     return (await this.load(q)).matcher;
   }
 
-  private async load(q: Queryable): Promise<{ matcher: MentionMatcher; names: EntityName[] }> {
+  private async load(q: Queryable): Promise<NameCache> {
     const version = await this.mentions.namesVersion(q);
     if (this.cached?.version !== version) {
       const names = await this.mentions.allNames(q);
-      this.cached = { version, matcher: new MentionMatcher(names), names };
+      this.cached = { version, checkedAt: 0, matcher: new MentionMatcher(names), names: names.map((n) => ({ ...n, words: tokenize(n.name) })) };
     }
+    this.cached.checkedAt = performance.now();
     return this.cached;
   }
+}
+
+/** How long query linking trusts the cached names before checking the name table's fingerprint again. */
+const QUERY_NAMES_MAX_AGE_MS = 1000;
+
+/** The names and their matcher, as of one fingerprint of the name table. */
+interface NameCache {
+  version: string;
+  /** When the fingerprint was last confirmed (performance.now()). */
+  checkedAt: number;
+  matcher: MentionMatcher;
+  /** Names with their words, tokenized once for name-similarity scoring. */
+  names: (EntityName & { words: string[] })[];
 }
 
 function dedupeOps(ops: MentionOp[]): MentionOp[] {

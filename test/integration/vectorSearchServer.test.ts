@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { loadConfig } from '../../src/config.js';
+import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
+import { silentLogger } from '../../src/logger.js';
+import { VectorSearch } from '../../src/retrieval/vectorSearch.js';
+import { createServices, type Services } from '../../src/services.js';
+import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
+
+// HNSW only exists on a server: ef_search per connection, widening for large limits, the exact fallback for filters.
+const servers = dbTargets().filter((t) => t.name === 'postgres');
+const suite = servers.length > 0 ? describe.each(servers) : describe.skip.each([{ name: 'postgres' as const }]);
+
+suite('vector search on a server ($name)', (target) => {
+  let scratch: ScratchDatabase;
+  let services: Services;
+  const embedder = new HashingEmbeddingProvider({ dimensions: 64 });
+  beforeAll(async () => {
+    scratch = await (target as (typeof servers)[number]).createDatabase();
+    const config = loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0', CAIRN_HNSW_EF_SEARCH: '120' });
+    services = await createServices(config, silentLogger(), { embedder });
+    // 200 one-chunk documents; the 4 tagged "needle" are about something else than the query below.
+    await services.documents.upsertMany(
+      Array.from({ length: 200 }, (_, i) => ({
+        id: `v${i}`,
+        title: `Note ${i}`,
+        content: i % 50 === 7 ? `Glacier moraine sediment ${i}` : `Payment retry policy number ${i} for card payments`,
+        documentType: 'other' as const,
+        source: null,
+        tags: i % 50 === 7 ? ['needle'] : [],
+        metadata: {},
+        expiresAt: null,
+      })),
+    );
+  });
+  afterAll(async () => {
+    await services?.close();
+    await scratch?.drop();
+  });
+
+  const vectorOf = async (text: string) => (await embedder.embed([text]))[0]!;
+
+  it('sets CAIRN_HNSW_EF_SEARCH on every connection, so limits up to it need no transaction', async () => {
+    const { rows } = await services.db.query<{ v: string }>("SELECT current_setting('hnsw.ef_search') AS v");
+    expect(rows[0]?.v).toBe('120');
+    const search = new VectorSearch(services.db, { efSearch: 120 });
+    const q = await vectorOf('payment retry policy');
+    let before = services.db.statementCount;
+    expect(await search.search(q, {}, 100)).toHaveLength(100);
+    expect(services.db.statementCount - before).toBe(1);
+    // Above it, one transaction widens ef_search for the query: BEGIN, SET LOCAL, SELECT, COMMIT.
+    before = services.db.statementCount;
+    expect(await search.search(q, {}, 150)).toHaveLength(150);
+    expect(services.db.statementCount - before).toBe(4);
+  });
+
+  it('answers a selective filter with every match even when ef_search is tiny (HNSW alone would come back short)', async () => {
+    // ef_search 4 on these connections: HNSW sees 4 candidates, nearly all payment notes, so the filter leaves fewer.
+    const narrow = await createServices(loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0', CAIRN_HNSW_EF_SEARCH: '4' }), silentLogger(), { embedder });
+    const search = new VectorSearch(narrow.db, { efSearch: 4 });
+    const hits = await search.search(await vectorOf('payment retry policy'), { tagGroups: [['needle']] }, 4);
+    await narrow.close();
+    expect(hits.map((h) => h.documentId).sort()).toEqual(['v107', 'v157', 'v57', 'v7']);
+    // Best first.
+    for (let i = 1; i < hits.length; i++) expect(hits[i - 1]!.score).toBeGreaterThanOrEqual(hits[i]!.score);
+  });
+});
