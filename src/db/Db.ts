@@ -20,8 +20,12 @@ export interface Db extends Queryable {
   readonly kind: DbKind;
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
-  /** Runs `fn` while holding a session-level advisory lock, so concurrent processes take turns. */
-  withLock<T>(key: number, fn: (conn: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` while holding a session-level advisory lock, so concurrent processes take turns. With `pollMs`, a waiter
+   * retries every `pollMs` instead of blocking in a statement, so it holds no snapshot that `fn` (e.g. CREATE INDEX
+   * CONCURRENTLY, which waits for older snapshots) would wait for.
+   */
+  withLock<T>(key: number, fn: (conn: Queryable) => Promise<T>, options?: { pollMs?: number }): Promise<T>;
   /** Counts statements sent to the database since creation (for round-trip tests). */
   readonly statementCount: number;
   /** Closes connections; the Db is unusable afterwards. */

@@ -63,9 +63,14 @@ export async function openPgPoolDb(connectionString: string, poolSize: number, h
           throw err;
         }
       }),
-    withLock: (key, fn) =>
+    withLock: (key, fn, options) =>
       withClient(false, async (client) => {
-        await client.query('SELECT pg_advisory_lock($1)', [key]);
+        if (options?.pollMs === undefined) await client.query('SELECT pg_advisory_lock($1)', [key]);
+        else {
+          while (!(await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [key])).rows[0]?.ok) {
+            await new Promise((resolve) => setTimeout(resolve, options.pollMs));
+          }
+        }
         try {
           return await fn(wrap(client));
         } finally {

@@ -61,11 +61,26 @@ export async function setEmbeddingColumn(db: Db, info: EmbedderInfo): Promise<vo
   await ensureHnswIndex(db);
 }
 
-/** Builds the HNSW cosine index on a server if it is missing (after a bulk load this is faster than per-row upkeep). */
+/**
+ * Builds the HNSW cosine index on a server if it is missing (after a bulk load this is faster than per-row upkeep).
+ * The build is CONCURRENTLY, so document writes go on meanwhile; a build that died half-way leaves an invalid index,
+ * which is dropped and built again.
+ */
 export async function ensureHnswIndex(db: Db): Promise<void> {
   if (!usesHnsw(db)) return;
-  await db.exec('CREATE INDEX IF NOT EXISTS chunks_embedding_hnsw ON chunks USING hnsw (embedding vector_cosine_ops)');
+  // Processes starting or finishing loads at once take turns; the later ones find the index built.
+  await db.withLock(HNSW_BUILD_LOCK_KEY, async (conn) => {
+    const { rows } = await conn.query<{ valid: boolean }>(
+      "SELECT i.indisvalid AS valid FROM pg_index i WHERE i.indexrelid = to_regclass('chunks_embedding_hnsw')",
+    );
+    if (rows[0]?.valid === true) return;
+    if (rows[0]) await conn.exec('DROP INDEX CONCURRENTLY IF EXISTS chunks_embedding_hnsw');
+    await conn.exec('CREATE INDEX CONCURRENTLY IF NOT EXISTS chunks_embedding_hnsw ON chunks USING hnsw (embedding vector_cosine_ops)');
+  }, { pollMs: 250 });
 }
+
+/** Advisory lock serialising HNSW builds across processes ("cairnh"). */
+const HNSW_BUILD_LOCK_KEY = 0x636169726e68;
 
 /** Drops the HNSW index (before a bulk re-embed). */
 export async function dropHnswIndex(db: Db): Promise<void> {

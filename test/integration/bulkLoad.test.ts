@@ -7,6 +7,8 @@ import type { Db } from '../../src/db/Db.js';
 import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
 import { silentLogger } from '../../src/logger.js';
 import { BulkLoad, withBulkLoad } from '../../src/retrieval/bulkLoad.js';
+import { dropHnswIndex, ensureHnswIndex } from '../../src/retrieval/vectorIndex.js';
+import { openDb } from '../../src/db/openDb.js';
 import { createServices, type Services } from '../../src/services.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
 
@@ -94,5 +96,28 @@ describe.each(dbTargets())('bulk loads ($name)', (target) => {
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }
+  });
+
+  it('rebuilds an index left invalid by a dead build, and concurrent rebuilds take turns', async () => {
+    if (target.name !== 'postgres') return; // PGlite has no HNSW index
+    // What a CREATE INDEX CONCURRENTLY killed half-way leaves behind.
+    await services.db.exec("UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'chunks_embedding_hnsw'::regclass");
+    const invalid = await hnswOid(services.db);
+    await ensureHnswIndex(services.db);
+    const valid = await services.db.query<{ v: boolean }>("SELECT indisvalid AS v FROM pg_index WHERE indexrelid = 'chunks_embedding_hnsw'::regclass");
+    expect(valid.rows[0]?.v).toBe(true);
+    expect(await hnswOid(services.db)).not.toBe(invalid);
+
+    // Two processes finishing loads at once: both return, one index.
+    await dropHnswIndex(services.db);
+    const other = await openDb(loadConfig({ ...scratch.env }));
+    try {
+      await Promise.all([ensureHnswIndex(services.db), ensureHnswIndex(other)]);
+    } finally {
+      await other.close();
+    }
+    const { rows } = await services.db.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_indexes WHERE tablename = 'chunks' AND indexname LIKE 'chunks_embedding_hnsw%'");
+    expect(rows[0]?.n).toBe(1);
+    expect(await hnswOid(services.db)).toBeDefined();
   });
 });
