@@ -118,7 +118,10 @@ export class ImportService {
 
   private execute(job: ImportJobRecord, context: JobContext): Promise<ImportJobStatus> {
     // A large job drops the HNSW index once it is projected to pay off, and rebuilds it when the job ends.
-    return withBulkLoad(this.deps.db, (bulk) => this.executeItems(job, context, bulk), { deferIndex: this.deps.config.deferVectorIndex });
+    return withBulkLoad(this.deps.db, (bulk) => this.executeItems(job, context, bulk), {
+      deferIndex: this.deps.config.deferVectorIndex,
+      onRebuildError: (err) => this.deps.logger.warn({ err, jobId: job.id }, 'HNSW index rebuild after the import failed; searches scan exactly until the next start-up rebuilds it'),
+    });
   }
 
   private async executeItems(job: ImportJobRecord, context: JobContext, bulk: BulkLoad): Promise<ImportJobStatus> {

@@ -72,12 +72,22 @@ export function shouldDeferIndex(remaining: number, indexedBefore: number): bool
   return remaining >= MIN_REMAINING_CHUNKS && remaining * BUILD_TO_INSERT_SPEED > indexedBefore + remaining;
 }
 
-/** Runs `load` as one bulk session, rebuilding the index at the end whether it succeeds or fails. */
-export async function withBulkLoad<T>(db: Db, load: (session: BulkLoad) => Promise<T>, options?: { deferIndex: boolean }): Promise<T> {
-  const session = new BulkLoad(db, options);
+/**
+ * Runs `load` as one bulk session, rebuilding the index at the end whether it succeeds or fails. A failed rebuild is
+ * passed to `onRebuildError` when given (what was loaded stays; the next start-up builds the index), else thrown.
+ */
+export async function withBulkLoad<T>(
+  db: Db,
+  load: (session: BulkLoad) => Promise<T>,
+  options: { deferIndex?: boolean; onRebuildError?: (err: unknown) => void } = {},
+): Promise<T> {
+  const session = new BulkLoad(db, { deferIndex: options.deferIndex ?? true });
   try {
     return await load(session);
   } finally {
-    await session.finish();
+    await session.finish().catch((err: unknown) => {
+      if (!options.onRebuildError) throw err;
+      options.onRebuildError(err);
+    });
   }
 }

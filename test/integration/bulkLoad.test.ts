@@ -120,4 +120,24 @@ describe.each(dbTargets())('bulk loads ($name)', (target) => {
     expect(rows[0]?.n).toBe(1);
     expect(await hnswOid(services.db)).toBeDefined();
   });
+
+  it('a failed rebuild is reported, not thrown, when the caller asks (an import keeps its result)', async () => {
+    if (target.name !== 'postgres') return;
+    const other = await openDb(loadConfig({ ...scratch.env }));
+    const errors: unknown[] = [];
+    const result = await withBulkLoad(
+      other,
+      async (bulk) => {
+        await bulk.progress(1000, 0.1);
+        expect(bulk.indexDeferred).toBe(true);
+        await other.close(); // the database goes away before the rebuild
+        return 'loaded';
+      },
+      { onRebuildError: (err) => errors.push(err) },
+    );
+    expect(result).toBe('loaded');
+    expect(errors).toHaveLength(1);
+    await ensureHnswIndex(services.db); // what the next start-up does
+    expect(await hnswOid(services.db)).toBeDefined();
+  });
 });
