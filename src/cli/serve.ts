@@ -10,6 +10,12 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   services.outbox?.start();
   const server = await startHttpServer(services);
   logger.info({ url: `${server.url}/graphql`, database: services.db.kind, embedder: services.embedder.info }, `Cairn is ready at ${server.url}/graphql`);
+  // Load PGlite's in-memory vector copy in the background, so the first search does not pay for it.
+  const warming = performance.now();
+  services.search
+    .warm()
+    .then((chunks) => chunks > 0 && logger.info({ chunks, ms: Math.round(performance.now() - warming) }, 'vector search warmed up'))
+    .catch((err: unknown) => logger.warn({ err }, 'could not warm up vector search; the first search will load it'));
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;

@@ -130,6 +130,11 @@ export class SearchService {
     this.keywords = new KeywordSearch(db, bm25);
   }
 
+  /** Prepares the vector lane before the first search (PGlite's in-memory embeddings); resolves to the chunks held. */
+  warm(): Promise<number> {
+    return this.vectors.warm();
+  }
+
   /** Validates `args` and returns the best chunks with their documents and every lane's scores, best first. */
   async search(args: SearchArgs): Promise<SearchHitRecord[]> {
     return this.run(resolveSearchRequest(args, this.limits, this.tuning));

@@ -37,6 +37,13 @@ export class VectorSearch {
     this.memory = db.kind === 'pglite' && maxChunks > 0 ? memoryVectorIndexFor(db, { maxChunks, logger: options.logger }) : undefined;
   }
 
+  /** Loads PGlite's in-memory copy of the embeddings now (else the first search does); resolves to the chunks held. */
+  async warm(): Promise<number> {
+    if (!this.memory?.enabled) return 0;
+    await this.memory.sync();
+    return this.memory.size;
+  }
+
   /** The `limit` chunks nearest to `vector` that pass the filter, best first; `score` is cosine similarity clamped to 0..1. */
   async search(vector: Float32Array, filter: DocumentFilterSpec, limit: number): Promise<LaneHit[]> {
     if (this.memory?.enabled) {

@@ -99,6 +99,12 @@ describe('in-memory vector index on PGlite', () => {
     await scratch?.drop();
   });
 
+  it('warms up before the first search, holding every embedded chunk (what `cairn serve` does at start)', async () => {
+    const held = await s.search.warm();
+    expect(held).toBe(await count(s.db, 'SELECT count(*)::int AS n FROM chunks WHERE embedding IS NOT NULL'));
+    expect(held).toBeGreaterThan(300);
+  });
+
   it('matches the exact SQL scan after the first load, which spans several pages', async () => {
     expect(await count(s.db, 'SELECT count(*)::int AS n FROM chunks')).toBeGreaterThan(2000);
     await expectSameAsSql(s.db, 12, ['item5', 'item107']);
@@ -216,6 +222,7 @@ const server = dbTargets().find((t) => t.name === 'postgres');
     });
     try {
       await s.documents.upsertMany([doc(1)]);
+      expect(await s.search.warm()).toBe(0); // nothing to warm: HNSW answers
       expect((await s.search.search({ query: 'item1', topK: 1, filter: {}, mode: 'VECTOR' }))[0]?.document.id).toBe('doc:1');
       expect((await s.db.query<{ t: string | null }>(`SELECT to_regclass('chunk_vector_log')::text AS t`)).rows[0]?.t).toBeNull();
       expect((await s.db.query(`SELECT 1 FROM pg_trigger WHERE tgname = 'chunks_vector_log'`)).rows).toHaveLength(0);
