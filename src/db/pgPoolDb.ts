@@ -5,8 +5,8 @@ import { translateDbError } from './dbErrors.js';
 /** Connects to a real Postgres server through a `pg` Pool; `hnswEfSearch` becomes every connection's hnsw.ef_search. */
 export async function openPgPoolDb(connectionString: string, poolSize: number, hnswEfSearch?: number): Promise<Db> {
   // Set at connection start-up, so a search needs no transaction to widen HNSW (pgvector's default is 40).
-  const options = hnswEfSearch === undefined ? {} : { options: `-c hnsw.ef_search=${Math.trunc(hnswEfSearch)}` };
-  const pool = new pg.Pool({ connectionString, max: poolSize, connectionTimeoutMillis: 10_000, ...options });
+  const url = hnswEfSearch === undefined ? connectionString : withStartupOption(connectionString, `-c hnsw.ef_search=${Math.trunc(hnswEfSearch)}`);
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 10_000 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   let statements = 0;
@@ -79,4 +79,17 @@ export async function openPgPoolDb(connectionString: string, poolSize: number, h
       }),
     close: () => pool.end(),
   };
+}
+
+/** Appends a server start-up option to the URL's `options` parameter (pg lets the URL's own value win over config). */
+function withStartupOption(connectionString: string, option: string): string {
+  let url: URL;
+  try {
+    url = new URL(connectionString);
+  } catch {
+    return connectionString; // not a URL: leave it to pg, without the option
+  }
+  const existing = url.searchParams.get('options');
+  url.searchParams.set('options', existing ? `${existing} ${option}` : option);
+  return url.toString();
 }

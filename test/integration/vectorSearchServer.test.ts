@@ -63,4 +63,16 @@ suite('vector search on a server ($name)', (target) => {
     // Best first.
     for (let i = 1; i < hits.length; i++) expect(hits[i - 1]!.score).toBeGreaterThanOrEqual(hits[i]!.score);
   });
+
+  it("keeps start-up options the database URL already has next to hnsw.ef_search", async () => {
+    const url = new URL(scratch.url!);
+    url.searchParams.set('options', '-c statement_timeout=12345');
+    const other = await createServices(loadConfig({ CAIRN_DATABASE_URL: url.toString(), CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0', CAIRN_HNSW_EF_SEARCH: '77' }), silentLogger(), { embedder });
+    try {
+      const { rows } = await other.db.query<{ ef: string; timeout: string }>("SELECT current_setting('hnsw.ef_search') AS ef, current_setting('statement_timeout') AS timeout");
+      expect(rows[0]).toEqual({ ef: '77', timeout: '12345ms' });
+    } finally {
+      await other.close();
+    }
+  });
 });
