@@ -1,7 +1,7 @@
 import type { DocumentRecord } from '../documents/types.js';
 import { AppError, ErrorCode, isAppError } from '../errors.js';
 import type { GraphService } from '../graph/GraphService.js';
-import { neighbors } from '../graph/traversal.js';
+import { neighborsAndSeeds } from '../graph/traversal.js';
 import type { EntityRecord, RelationshipRecord } from '../graph/types.js';
 import type { Logger } from '../logger.js';
 import type { SearchService } from '../retrieval/SearchService.js';
@@ -82,9 +82,13 @@ export class ContextEnricher {
     const secondStep = performance.now();
     if (hits.length > 0) {
       try {
-        const mentioned = await this.mentionedEntities(hits, new Set(entities.map((e) => e.entity.id)));
+        const known = entities.map((e) => e.entity.id);
+        const reasons = await this.mentionReasons(hits, new Set(known));
+        // The mentioned entities' records and the relationships among everyone are read at once (ids the store lacks
+        // simply have no relationships).
+        const [mentioned, among] = await Promise.all([this.entitiesFor(reasons), this.graph.store.relationshipsAmong([...known, ...reasons.keys()])]);
         entities = mergeEntities(entities, mentioned);
-        relationships = await this.relationshipsFor(entities, relationships);
+        relationships = distinctRelationships([...relationships, ...among]);
       } catch (err) {
         warnings.push(`entities mentioned by the chunks are missing: ${(err as Error).message}`);
       }
@@ -117,12 +121,11 @@ export class ContextEnricher {
     const { exact, similar } = await this.graph.linker.entitiesInQuery(request.query);
     const seedIds = [...exact, ...similar].slice(0, request.maxEntities);
     if (seedIds.length === 0) return { entities: [], relationships: [] };
-    const store = this.graph.store;
-    const [seeds, around] = await Promise.all([
-      store.getEntities(seedIds),
-      neighbors(store, seedIds, { depth: request.graphDepth, direction: 'BOTH', limit: request.maxEntities * 2 }),
-    ]);
-    const byId = new Map(seeds.map((e) => [e.id, e]));
+    const { seeds: byId, neighbors: around } = await neighborsAndSeeds(this.graph.store, seedIds, {
+      depth: request.graphDepth,
+      direction: 'BOTH',
+      limit: request.maxEntities * 2,
+    });
     const entities: EnrichedEntityRecord[] = seedIds
       .map((id) => byId.get(id))
       .filter((e): e is EntityRecord => e !== undefined)
@@ -137,24 +140,23 @@ export class ContextEnricher {
     return { entities, relationships };
   }
 
-  private async mentionedEntities(hits: SearchHitRecord[], known: ReadonlySet<string>): Promise<EnrichedEntityRecord[]> {
+  /** Entities the hits' chunks mention that the graph lane did not bring, each with the first chunk naming it. */
+  private async mentionReasons(hits: SearchHitRecord[], known: ReadonlySet<string>): Promise<Map<string, string>> {
     const byChunk = await this.graph.linker.mentions.entityIdsByChunk(hits.map((h) => h.chunk.id));
     const reason = new Map<string, string>();
     hits.forEach((h, i) => {
       for (const id of byChunk.get(h.chunk.id) ?? []) if (!known.has(id) && !reason.has(id)) reason.set(id, `mentioned by chunk ${i + 1} ("${h.document.title}")`);
     });
-    if (reason.size === 0) return [];
-    const found = new Map((await this.graph.store.getEntities([...reason.keys()])).map((e) => [e.id, e]));
-    return [...reason.entries()].flatMap(([id, why]) => {
+    return reason;
+  }
+
+  private async entitiesFor(reasons: Map<string, string>): Promise<EnrichedEntityRecord[]> {
+    if (reasons.size === 0) return [];
+    const found = new Map((await this.graph.store.getEntities([...reasons.keys()])).map((e) => [e.id, e]));
+    return [...reasons.entries()].flatMap(([id, why]) => {
       const entity = found.get(id);
       return entity ? [{ entity, why, depth: 0 }] : [];
     });
-  }
-
-  private async relationshipsFor(entities: EnrichedEntityRecord[], known: RelationshipRecord[]): Promise<RelationshipRecord[]> {
-    const among = await this.graph.store.relationshipsAmong(entities.map((e) => e.entity.id));
-    const seen = new Set<string>();
-    return [...known, ...among].filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true)));
   }
 
   private async recordGap(request: EnrichRequest, hits: SearchHitRecord[]): Promise<void> {
@@ -167,6 +169,11 @@ export class ContextEnricher {
 /** Query matches first, then entities named by chunks, then neighbours; the caller cuts to maxEntities. */
 function mergeEntities(fromQuery: EnrichedEntityRecord[], fromChunks: EnrichedEntityRecord[]): EnrichedEntityRecord[] {
   return [...fromQuery.filter((e) => e.depth === 0), ...fromChunks, ...fromQuery.filter((e) => e.depth > 0)];
+}
+
+function distinctRelationships(relationships: RelationshipRecord[]): RelationshipRecord[] {
+  const seen = new Set<string>();
+  return relationships.filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true)));
 }
 
 function distinctDocuments(docs: DocumentRecord[]): DocumentRecord[] {

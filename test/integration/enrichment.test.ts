@@ -87,6 +87,27 @@ describe.each(serverRuns())('enrichContext ($name)', (run) => {
     expect(e.citations[0]!.url).toBe('https://wiki.example.com/ach');
   });
 
+  it('relates entities that only the chunks mention (the query names none of them)', async () => {
+    await t.gql(`mutation($input: UpsertGraphInput!) { upsertGraph(input: $input) { entities { id } } }`, {
+      input: {
+        entities: [
+          { id: 'svc:broker', type: 'Service', name: 'Key Broker' },
+          { id: 'db:vault', type: 'Store', name: 'Vault Store' },
+        ],
+        relationships: [{ fromId: 'svc:broker', toId: 'db:vault', type: 'WRITES_TO' }],
+      },
+    });
+    await t.gql(`mutation($input: [CreateDocumentInput!]!) { upsertDocuments(input: $input) { changed } }`, {
+      input: [{ id: 'rb:secrets', title: 'Secret rotation', content: 'Every night the Key Broker rotates secrets and writes them to the Vault Store.' }],
+    });
+    const res = await t.gql<{ enrichContext: Enriched }>(ENRICH, { input: { query: 'where do rotated secrets go every night', topK: 1, maxEntities: 5 } });
+    const e = res.data!.enrichContext;
+    expect(e.chunks[0]!.document.id).toBe('rb:secrets');
+    expect(e.entities.map((x) => x.entity.id).sort()).toEqual(['db:vault', 'svc:broker']);
+    expect(e.relationships.map((r) => `${r.from.id} ${r.type} ${r.to.id}`)).toEqual(['svc:broker WRITES_TO db:vault']);
+    expect(e.context).toContain('Key Broker -[WRITES_TO]-> Vault Store');
+  });
+
   it('keeps within the character and entity budgets and says what it cut', async () => {
     const res = await t.gql<{ enrichContext: Enriched }>(ENRICH, { input: { query: 'payment service ledger ACH', topK: 3, maxEntities: 1, maxChars: 200 } });
     const e = res.data!.enrichContext;
