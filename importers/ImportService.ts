@@ -120,6 +120,7 @@ export class ImportService {
     // A large job drops the HNSW index once it is projected to pay off, and rebuilds it when the job ends.
     return withBulkLoad(this.deps.db, (bulk) => this.executeItems(job, context, bulk), {
       deferIndex: this.deps.config.deferVectorIndex,
+      logger: this.deps.logger,
       onRebuildError: (err) => this.deps.logger.warn({ err, jobId: job.id }, 'HNSW index rebuild after the import failed; searches scan exactly until the next start-up rebuilds it'),
     });
   }

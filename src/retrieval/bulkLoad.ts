@@ -1,4 +1,5 @@
 import type { Db } from '../db/Db.js';
+import type { Logger } from '../logger.js';
 import { dropHnswIndex, ensureHnswIndex, usesHnsw } from './vectorIndex.js';
 
 /**
@@ -9,6 +10,14 @@ const BUILD_TO_INSERT_SPEED = 9;
 
 /** Loads smaller than this keep the index: dropping it would slow concurrent searches for little gain. */
 const MIN_REMAINING_CHUNKS = 1000;
+
+/** What a bulk session may do and whom it tells. */
+export interface BulkLoadOptions {
+  /** false makes the session a no-op: the index stays, and searches keep their speed during the load. */
+  deferIndex: boolean;
+  /** Told when the index is dropped and rebuilt (a rebuild of a large store takes a while: say why nothing moves). */
+  logger?: Logger | undefined;
+}
 
 /** Loads in this process that dropped the index, per database: the last one to finish rebuilds it. */
 const activeDrops = new WeakMap<Db, number>();
@@ -22,10 +31,9 @@ export class BulkLoad {
   private existingChunks: number | undefined;
   private dropped = false;
 
-  /** `deferIndex: false` makes the session a no-op: the index stays, and searches keep their speed during the load. */
   constructor(
     private readonly db: Db,
-    private readonly options: { deferIndex: boolean } = { deferIndex: true },
+    private readonly options: BulkLoadOptions = { deferIndex: true },
   ) {}
 
   /** Whether this session dropped the index (it is rebuilt by `finish`). */
@@ -46,6 +54,10 @@ export class BulkLoad {
     activeDrops.set(this.db, (activeDrops.get(this.db) ?? 0) + 1);
     this.dropped = true;
     await dropHnswIndex(this.db);
+    this.options.logger?.info(
+      { projectedChunks: Math.round(remaining), storedChunks: this.existingChunks + chunksWritten },
+      'large load: HNSW index dropped until it ends (searches scan exactly meanwhile)',
+    );
   }
 
   /** Rebuilds the index if this session dropped it and no other session of this process still loads. */
@@ -55,7 +67,11 @@ export class BulkLoad {
     const left = (activeDrops.get(this.db) ?? 1) - 1;
     if (left > 0) activeDrops.set(this.db, left);
     else activeDrops.delete(this.db);
-    if (left === 0) await ensureHnswIndex(this.db);
+    if (left > 0) return;
+    const started = performance.now();
+    this.options.logger?.info('load done: rebuilding the HNSW index');
+    await ensureHnswIndex(this.db);
+    this.options.logger?.info({ ms: Math.round(performance.now() - started) }, 'HNSW index rebuilt');
   }
 
   private async countChunks(): Promise<number> {
@@ -79,9 +95,9 @@ export function shouldDeferIndex(remaining: number, indexedBefore: number): bool
 export async function withBulkLoad<T>(
   db: Db,
   load: (session: BulkLoad) => Promise<T>,
-  options: { deferIndex?: boolean; onRebuildError?: (err: unknown) => void } = {},
+  options: { deferIndex?: boolean; logger?: Logger; onRebuildError?: (err: unknown) => void } = {},
 ): Promise<T> {
-  const session = new BulkLoad(db, { deferIndex: options.deferIndex ?? true });
+  const session = new BulkLoad(db, { deferIndex: options.deferIndex ?? true, logger: options.logger });
   try {
     return await load(session);
   } finally {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import type { Db } from '../../src/db/Db.js';
 import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
@@ -139,5 +140,18 @@ describe.each(dbTargets())('bulk loads ($name)', (target) => {
     expect(errors).toHaveLength(1);
     await ensureHnswIndex(services.db); // what the next start-up does
     expect(await hnswOid(services.db)).toBeDefined();
+  });
+
+  it('says in the log when it drops the index and when it has rebuilt it', async () => {
+    if (target.name !== 'postgres') return;
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    await withBulkLoad(services.db, (bulk) => bulk.progress(1000, 0.1), { logger });
+    const messages = lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
+    expect(messages).toEqual([
+      'large load: HNSW index dropped until it ends (searches scan exactly meanwhile)',
+      'load done: rebuilding the HNSW index',
+      'HNSW index rebuilt',
+    ]);
   });
 });
