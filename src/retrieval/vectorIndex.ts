@@ -24,6 +24,28 @@ export function usesHnsw(db: Db): boolean {
   return db.kind === 'postgres';
 }
 
+/** pgvector indexes `vector` up to 2,000 dimensions and `halfvec` up to 4,000; larger embeddings are scanned exactly. */
+const MAX_VECTOR_HNSW_DIMENSIONS = 2000;
+const MAX_HALFVEC_HNSW_DIMENSIONS = 4000;
+
+/**
+ * The expression the HNSW index is built on and searches order by, for embeddings of `dimensions`: the column itself,
+ * or its half-precision cast above 2,000 dimensions; undefined above 4,000 (no index). Both sides of `<=>` use it.
+ */
+export function hnswExpression(dimensions: number): HnswExpression | undefined {
+  const n = Math.trunc(dimensions);
+  if (n <= MAX_VECTOR_HNSW_DIMENSIONS) return { of: (column) => column, cast: 'vector', opclass: 'vector_cosine_ops' };
+  if (n <= MAX_HALFVEC_HNSW_DIMENSIONS) return { of: (column) => `(${column}::halfvec(${n}))`, cast: `halfvec(${n})`, opclass: 'halfvec_cosine_ops' };
+  return undefined;
+}
+
+/** How embeddings are indexed and compared: the indexed expression of a column reference, the query cast, the opclass. */
+export interface HnswExpression {
+  of: (column: string) => string;
+  cast: string;
+  opclass: string;
+}
+
 /**
  * Prepares the embedding column for `info`: on a new store, fixes its dimension, builds the index and records the
  * embedder. On an existing store, fails with EMBEDDER_MISMATCH when the configured embedder differs from the recorded one.
@@ -75,7 +97,14 @@ export async function ensureHnswIndex(db: Db): Promise<void> {
     );
     if (rows[0]?.valid === true) return;
     if (rows[0]) await conn.exec('DROP INDEX CONCURRENTLY IF EXISTS chunks_embedding_hnsw');
-    await conn.exec('CREATE INDEX CONCURRENTLY IF NOT EXISTS chunks_embedding_hnsw ON chunks USING hnsw (embedding vector_cosine_ops)');
+    // The column's declared dimension (vector's type modifier) decides how it can be indexed.
+    const typmod = await conn.query<{ dims: number }>(
+      "SELECT atttypmod AS dims FROM pg_attribute WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'",
+    );
+    const dims = Number(typmod.rows[0]?.dims ?? -1);
+    const index = hnswExpression(dims > 0 ? dims : 0);
+    if (!index) return; // over 4,000 dimensions: searches scan exactly
+    await conn.exec(`CREATE INDEX CONCURRENTLY IF NOT EXISTS chunks_embedding_hnsw ON chunks USING hnsw (${index.of('embedding')} ${index.opclass})`);
   }, { pollMs: 250 });
 }
 

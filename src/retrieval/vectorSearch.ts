@@ -5,7 +5,7 @@ import type { DocumentFilterSpec } from '../documents/types.js';
 import type { Logger } from '../logger.js';
 import { memoryVectorIndexFor, type MemoryVectorIndex } from './memoryVectorIndex.js';
 import type { LaneHit } from './types.js';
-import { usesHnsw } from './vectorIndex.js';
+import { hnswExpression, usesHnsw } from './vectorIndex.js';
 
 /** pgvector's own default hnsw.ef_search. */
 const PGVECTOR_EF_SEARCH = 40;
@@ -89,10 +89,13 @@ export class VectorSearch {
     const q = params.add(toVectorSql(vector));
     const where = documentFilterSql(filter, params);
     const lim = params.add(limit);
-    const sql = `SELECT c.id::text AS id, c.document_id, (c.embedding <=> ${q}::vector) AS distance
+    // On a server, order by the expression the HNSW index is built on (a halfvec cast above 2,000 dimensions).
+    const on = (usesHnsw(this.db) ? hnswExpression(vector.length) : undefined) ?? { of: (column: string) => column, cast: 'vector' };
+    const distance = `${on.of('c.embedding')} <=> ${q}::${on.cast}`;
+    const sql = `SELECT c.id::text AS id, c.document_id, (${distance}) AS distance
                    FROM chunks c JOIN documents d ON d.id = c.document_id
                   WHERE c.embedding IS NOT NULL AND ${where}
-                  ORDER BY c.embedding <=> ${q}::vector
+                  ORDER BY ${distance}
                   LIMIT ${lim}`;
     let rows = await this.run(sql, params.values, false, limit);
     // An approximate index scan stops after ef_search candidates and filters afterwards, so a selective filter (or

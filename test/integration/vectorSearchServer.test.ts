@@ -75,4 +75,41 @@ suite('vector search on a server ($name)', (target) => {
       await other.close();
     }
   });
+
+  it.each([
+    [3072, 'halfvec'], // e.g. text-embedding-3-large: over pgvector's 2,000-dimension limit for vector, under 4,000 for halfvec
+    [4500, 'none'],
+  ])('stores and searches %i-dimension embeddings (HNSW index: %s)', async (dimensions, kind) => {
+    const wide = await (target as (typeof servers)[number]).createDatabase();
+    const big = new HashingEmbeddingProvider({ dimensions });
+    const s = await createServices(loadConfig({ ...wide.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }), silentLogger(), { embedder: big });
+    try {
+      await s.documents.upsertMany(
+        ['glacier moraine sediment', 'payment retry policy', 'lighthouse keeper logbook'].map((content, i) => ({
+          id: `w${i}`, title: `Wide ${i}`, content, documentType: 'other' as const, source: null, tags: [], metadata: {}, expiresAt: null,
+        })),
+      );
+      const { rows } = await s.db.query<{ def: string | null }>("SELECT pg_get_indexdef(to_regclass('chunks_embedding_hnsw')) AS def");
+      if (kind === 'none') expect(rows[0]?.def).toBeNull();
+      else expect(rows[0]?.def).toContain(`halfvec(${dimensions})) halfvec_cosine_ops`);
+      const hits = await s.search.search({ query: 'payment retry', topK: 1, filter: {}, mode: 'VECTOR' });
+      expect(hits[0]?.document.id).toBe('w1');
+      if (kind === 'halfvec') {
+        // The search orders by the indexed expression, so the planner can use the index.
+        const [q] = await big.embed(['payment retry']);
+        const plan = await s.db.transaction(async (tx) => {
+          await tx.exec('SET LOCAL enable_seqscan = off');
+          const res = await tx.query<{ 'QUERY PLAN': string }>(
+            `EXPLAIN SELECT id FROM chunks c ORDER BY (c.embedding::halfvec(${dimensions})) <=> $1::halfvec(${dimensions}) LIMIT 1`,
+            [`[${Array.from(q!).join(',')}]`],
+          );
+          return res.rows.map((r) => r['QUERY PLAN']).join('\n');
+        });
+        expect(plan).toContain('chunks_embedding_hnsw');
+      }
+    } finally {
+      await s.close();
+      await wide.drop();
+    }
+  });
 });
