@@ -154,4 +154,21 @@ describe.each(dbTargets())('bulk loads ($name)', (target) => {
       'HNSW index rebuilt',
     ]);
   });
+
+  it('a load that died after dropping the index gets it back at the next start-up', async () => {
+    if (target.name !== 'postgres') return;
+    const dying = new BulkLoad(services.db);
+    await dying.progress(1000, 0.1); // ... and the process dies here: finish never runs
+    expect(await hnswOid(services.db)).toBeUndefined();
+    const restarted = await createServices(loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }), silentLogger(), {
+      embedder: new HashingEmbeddingProvider({ dimensions: 64 }),
+      importQueue: false,
+    });
+    try {
+      expect(await hnswOid(restarted.db)).toBeDefined();
+    } finally {
+      await restarted.close();
+      await dying.finish(); // leaves the index as it is (built), for the suites after this one
+    }
+  });
 });
