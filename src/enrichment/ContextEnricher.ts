@@ -1,4 +1,3 @@
-import type { DocumentRecord } from '../documents/types.js';
 import { AppError, ErrorCode, isAppError } from '../errors.js';
 import type { GraphService } from '../graph/GraphService.js';
 import { neighborsAndSeeds } from '../graph/traversal.js';
@@ -88,7 +87,7 @@ export class ContextEnricher {
         // simply have no relationships).
         const [mentioned, among] = await Promise.all([this.entitiesFor(reasons), this.graph.store.relationshipsAmong([...known, ...reasons.keys()])]);
         entities = mergeEntities(entities, mentioned);
-        relationships = distinctRelationships([...relationships, ...among]);
+        relationships = distinctById([...relationships, ...among]);
       } catch (err) {
         warnings.push(`entities mentioned by the chunks are missing: ${(err as Error).message}`);
       }
@@ -98,7 +97,7 @@ export class ContextEnricher {
     entities = entities.slice(0, request.maxEntities);
 
     const formatted = formatContext(chunks, entities, relationships, request.maxChars);
-    const documents = distinctDocuments(chunks.filter((c) => c.citation !== null).map((c) => c.hit.document));
+    const documents = distinctById(chunks.filter((c) => c.citation !== null).map((c) => c.hit.document));
     if (docs.ok) await this.recordGap(request, hits).catch((err: unknown) => this.logger.warn({ err }, 'could not record a knowledge gap'));
     return {
       chunks,
@@ -171,14 +170,10 @@ function mergeEntities(fromQuery: EnrichedEntityRecord[], fromChunks: EnrichedEn
   return [...fromQuery.filter((e) => e.depth === 0), ...fromChunks, ...fromQuery.filter((e) => e.depth > 0)];
 }
 
-function distinctRelationships(relationships: RelationshipRecord[]): RelationshipRecord[] {
+/** The first of each id, in order. */
+function distinctById<T extends { id: string }>(items: T[]): T[] {
   const seen = new Set<string>();
-  return relationships.filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true)));
-}
-
-function distinctDocuments(docs: DocumentRecord[]): DocumentRecord[] {
-  const seen = new Set<string>();
-  return docs.filter((d) => (seen.has(d.id) ? false : (seen.add(d.id), true)));
+  return items.filter((x) => (seen.has(x.id) ? false : (seen.add(x.id), true)));
 }
 
 function whyChunk(hit: SearchHitRecord, index: number): string {

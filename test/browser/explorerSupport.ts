@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { projectPath } from '../../src/paths.js';
 import type { TestServer } from '../helpers/testServer.js';
+import type { ExplorerSnapshot, ExplorerStatsHook } from '../../web/explorer/statsTypes.js';
 
 /** Builds the explorer when its bundle is missing or older than its sources (web/explorer, web/shared). */
 export function ensureExplorerBuilt(): void {
@@ -38,63 +39,31 @@ export async function upsertGraphInBatches(
   for (let i = 0; i < relationships.length; i += 2500) await gqlOk(t, q, { input: { relationships: relationships.slice(i, i + 2500) } });
 }
 
-/** What window.__explorerStats.snapshot() returns (see web/explorer/stats.ts). */
-export interface Snapshot {
-  nodes: number;
-  links: number;
-  totalNodes: number;
-  totalLinks: number;
-  nodeIds: string[];
-  expandedIds: string[];
-  pinnedIds: string[];
-  selectedId: string | null;
-  pathFromId: string | null;
-  pathNodeIds: string[];
-  pathLinkIds: string[];
-  gapIds: string[];
-  hiddenTypes: string[];
-  frames: number;
-  fps: number;
-  frameMs: number;
-  layoutThread: 'worker' | 'main';
-  running: boolean;
-  busy: number;
-  zoom: number;
-  canvas: { left: number; top: number; width: number; height: number };
-}
-
-interface Hook {
-  snapshot(): Snapshot;
-  position(id: string): { x: number; y: number } | null;
-  measureFps(ms: number): Promise<{ frames: number; ms: number; fps: number }>;
-  reheat(): void;
-}
-
 /** The explorer's current state. */
-export function snapshot(page: Page): Promise<Snapshot> {
-  return page.evaluate(() => (globalThis as unknown as { __explorerStats: Hook }).__explorerStats.snapshot());
+export function snapshot(page: Page): Promise<ExplorerSnapshot> {
+  return page.evaluate(() => (globalThis as unknown as { __explorerStats: ExplorerStatsHook }).__explorerStats.snapshot());
 }
 
 /** Where a node is drawn, in page pixels (null when not loaded). */
 export function position(page: Page, id: string): Promise<{ x: number; y: number } | null> {
-  return page.evaluate((nodeId) => (globalThis as unknown as { __explorerStats: Hook }).__explorerStats.position(nodeId), id);
+  return page.evaluate((nodeId) => (globalThis as unknown as { __explorerStats: ExplorerStatsHook }).__explorerStats.position(nodeId), id);
 }
 
 /** Frames drawn per second over `ms`, counted in the page by the render loop. */
 export function measureFps(page: Page, ms: number): Promise<{ frames: number; ms: number; fps: number }> {
-  return page.evaluate((d) => (globalThis as unknown as { __explorerStats: Hook }).__explorerStats.measureFps(d), ms);
+  return page.evaluate((d) => (globalThis as unknown as { __explorerStats: ExplorerStatsHook }).__explorerStats.measureFps(d), ms);
 }
 
 /** Restarts the layout at full heat. */
 export function reheat(page: Page): Promise<void> {
-  return page.evaluate(() => (globalThis as unknown as { __explorerStats: Hook }).__explorerStats.reheat());
+  return page.evaluate(() => (globalThis as unknown as { __explorerStats: ExplorerStatsHook }).__explorerStats.reheat());
 }
 
 /** Waits until no request is in flight and, with `settled`, the layout has stopped moving. */
-export async function waitIdle(page: Page, settled = true, timeout = 30_000): Promise<Snapshot> {
+export async function waitIdle(page: Page, settled = true, timeout = 30_000): Promise<ExplorerSnapshot> {
   await page.waitForFunction(
     (s) => {
-      const h = (globalThis as unknown as { __explorerStats?: Hook }).__explorerStats;
+      const h = (globalThis as unknown as { __explorerStats?: ExplorerStatsHook }).__explorerStats;
       if (!h) return false;
       const snap = h.snapshot();
       return snap.busy === 0 && snap.totalNodes > 0 && (!s || !snap.running);
@@ -119,7 +88,7 @@ export async function openPage(browser: Browser, url: string): Promise<{ page: P
 }
 
 /** Polls the snapshot until `ok` holds (or fails after `timeout` with the last snapshot). */
-export async function untilSnapshot(page: Page, ok: (s: Snapshot) => boolean, timeout = 20_000): Promise<Snapshot> {
+export async function untilSnapshot(page: Page, ok: (s: ExplorerSnapshot) => boolean, timeout = 20_000): Promise<ExplorerSnapshot> {
   const end = Date.now() + timeout;
   let last = await snapshot(page);
   while (!ok(last)) {

@@ -118,8 +118,8 @@ export class MentionLinker implements DocumentWriteHook {
   async entitiesInQuery(text: string): Promise<{ exact: string[]; similar: string[] }> {
     // Queries accept names up to QUERY_NAMES_MAX_AGE_MS old (writes through this process drop the cache at once);
     // document writes always check, so the mentions they record are never computed from stale names.
-    const fresh = this.cached && performance.now() - this.cached.checkedAt < QUERY_NAMES_MAX_AGE_MS;
-    const cache = fresh && this.cached ? this.cached : await this.load(this.db);
+    const cached = this.cached;
+    const cache = cached && performance.now() - cached.checkedAt < QUERY_NAMES_MAX_AGE_MS ? cached : await this.load(this.db);
     const exact = [...cache.matcher.entitiesIn(text)];
     const words = new Set(tokenize(text));
     const scored: [string, number][] = [];
