@@ -64,7 +64,7 @@ const server = await startServerProcess({
   CAIRN_EMBEDDING_PROVIDER: 'hashing',
   CAIRN_EMBEDDING_DIMENSIONS: '256',
   CAIRN_RATE_LIMIT_PER_SECOND: '0', // the bench is one client address: the per-address limit would measure itself
-});
+}, process.env.CAIRN_BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.CAIRN_BENCH_CPU_PROF] : []);
 const tables: Table[] = [];
 try {
   const t0 = performance.now();

@@ -33,10 +33,16 @@ export function rssMbOf(pid: number): number {
   }
 }
 
-/** Starts `cairn serve` from source (tsx) with `env` (and e.g. `--cpu-prof` in `nodeArgs`); resolves once /healthz answers. */
+/**
+ * Starts the built `cairn serve` (dist/, as `npm start` runs it; `npm run bench:load` builds first) with `env` (and e.g.
+ * `--cpu-prof` in `nodeArgs`); resolves once /healthz answers. Running from source under tsx would measure its
+ * source-map stack traces too (about 5% of the server's CPU here).
+ */
 export async function startServerProcess(env: Record<string, string>, nodeArgs: string[] = []): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', projectPath('src/cli/main.ts'), 'serve'], {
+  const entry = projectPath('dist/src/cli/main.js');
+  if (!fs.existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first (\`npm run bench:load\` does)`);
+  const child = spawn(process.execPath, [...nodeArgs, entry, 'serve'], {
     cwd: projectPath(),
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', CAIRN_HOST: '127.0.0.1', CAIRN_PORT: String(port), CAIRN_LOG_LEVEL: 'warn', ...env },
   });

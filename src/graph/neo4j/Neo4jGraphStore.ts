@@ -54,11 +54,6 @@ export const MAX_MENTIONED_IDS = 100_000;
 
 const int = (n: number) => neo4j.int(Math.max(0, Math.floor(n)));
 
-async function relationshipRows(tx: ManagedTransaction, query: string, params: Record<string, unknown>): Promise<RelationshipRecord[]> {
-  const res = await tx.run(query, params);
-  return res.records.map((r) => toRelationshipRecord(r.get('r') as RelationshipMap));
-}
-
 /** The knowledge graph in Neo4j (5.26+, Community is enough): one driver per instance, a session per unit of work. */
 export class Neo4jGraphStore implements GraphStore {
   readonly kind = 'neo4j' as const;
@@ -104,10 +99,9 @@ export class Neo4jGraphStore implements GraphStore {
   async getEntities(ids: readonly string[]): Promise<EntityRecord[]> {
     if (ids.length === 0) return [];
     return this.conn.guard('getEntities', () =>
-      this.conn.read(async (tx) => {
-        const res = await tx.run(`UNWIND $ids AS id MATCH (e:Entity {id: id}) RETURN ${Q.entityMap('e')} AS e`, { ids: [...new Set(ids)] });
-        return res.records.map((r) => toEntityRecord(r.get('e') as EntityMap));
-      }),
+      this.conn
+        .readQuery(`UNWIND $ids AS id MATCH (e:Entity {id: id}) RETURN ${Q.entityMap('e')} AS e`, { ids: [...new Set(ids)] })
+        .then((records) => records.map((r) => toEntityRecord(r.get('e') as EntityMap))),
     );
   }
 
@@ -176,7 +170,7 @@ export class Neo4jGraphStore implements GraphStore {
       if (types.length === 0) return [];
       await this.schema.ensureRelationshipIndexes(types);
       const query = Q.relationshipsByIdQuery(types, `WITH DISTINCT r RETURN ${Q.REL_MAP} AS r ORDER BY r.id`);
-      return this.conn.read((tx) => relationshipRows(tx, query, { ids: [...new Set(ids)] }));
+      return this.relationshipRows(query, { ids: [...new Set(ids)] });
     });
   }
 
@@ -199,7 +193,7 @@ export class Neo4jGraphStore implements GraphStore {
     const filter = Q.typeFilter(types);
     if (ids.length === 0 || filter === null) return [];
     const query = Q.relationshipsOfQuery(direction, filter);
-    return this.conn.guard('relationshipsOf', () => this.conn.read((tx) => relationshipRows(tx, query, { ids: [...new Set(ids)] })));
+    return this.conn.guard('relationshipsOf', () => this.relationshipRows(query, { ids: [...new Set(ids)] }));
   }
 
   /**
@@ -212,9 +206,8 @@ export class Neo4jGraphStore implements GraphStore {
     const query = Q.expandQuery(direction, filter);
     const nodes = [...new Set(ids)].sort();
     return this.conn.guard('expand', () =>
-      this.conn.read(async (tx) => {
-        const res = await tx.run(query, { ids: nodes, cap: int(capPerNode) });
-        const rows = res.records.map((r) => ({ fromId: r.get('fromId') as string, edges: r.get('edges') as ExpandedEdge[] }));
+      this.conn.readQuery(query, { ids: nodes, cap: int(capPerNode) }).then((records) => {
+        const rows = records.map((r) => ({ fromId: r.get('fromId') as string, edges: r.get('edges') as ExpandedEdge[] }));
         rows.sort((a, b) => (a.fromId < b.fromId ? -1 : a.fromId > b.fromId ? 1 : 0)); // aggregation may reorder nodes
         return rows.flatMap((r) => toEdges(r.fromId, r.edges));
       }),
@@ -224,7 +217,12 @@ export class Neo4jGraphStore implements GraphStore {
   /** Relationships whose both ends are in `ids`, ordered by id. */
   async relationshipsAmong(ids: readonly string[]): Promise<RelationshipRecord[]> {
     if (ids.length === 0) return [];
-    return this.conn.guard('relationshipsAmong', () => this.conn.read((tx) => relationshipRows(tx, Q.RELATIONSHIPS_AMONG, { ids: [...new Set(ids)] })));
+    return this.conn.guard('relationshipsAmong', () => this.relationshipRows(Q.RELATIONSHIPS_AMONG, { ids: [...new Set(ids)] }));
+  }
+
+  /** Runs a read statement that returns relationship maps as `r`. */
+  private async relationshipRows(query: string, params: Record<string, unknown>): Promise<RelationshipRecord[]> {
+    return (await this.conn.readQuery(query, params)).map((r) => toRelationshipRecord(r.get('r') as RelationshipMap));
   }
 
   /** Mirrors mention changes from Postgres, in order, in one transaction; idempotent. */
