@@ -30,6 +30,7 @@ const envSchema = z
     CAIRN_DATA_DIR: z.string().trim().min(1).default('./data'),
     CAIRN_DATABASE_URL: optionalString,
     CAIRN_DATABASE_POOL_SIZE: int(1, 200).default(10),
+    CAIRN_DATABASE_PREPARED_STATEMENTS: bool.default(true),
     CAIRN_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 
     CAIRN_EMBEDDING_PROVIDER: z.enum(['auto', 'openai', 'local', 'hashing']).default('auto'),
@@ -140,6 +141,8 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   databasePoolSize: number;
+  /** Server only: prepare hot read statements by name on each connection (off behind poolers that cannot keep them). */
+  databasePreparedStatements: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   embedding: EmbeddingConfig;
   chunking: { size: number; overlap: number };
@@ -220,6 +223,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     databaseUrl: e.CAIRN_DATABASE_URL,
     databasePoolSize: e.CAIRN_DATABASE_POOL_SIZE,
+    databasePreparedStatements: e.CAIRN_DATABASE_PREPARED_STATEMENTS,
     logLevel: e.CAIRN_LOG_LEVEL,
     embedding: {
       provider: e.CAIRN_EMBEDDING_PROVIDER,

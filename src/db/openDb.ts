@@ -5,7 +5,9 @@ import { openPgliteDb } from './pgliteDb.js';
 import { openPgPoolDb } from './pgPoolDb.js';
 
 /** Opens the configured database: a Postgres server when `CAIRN_DATABASE_URL` is set, else PGlite under the data folder. */
-export function openDb(config: Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'dataDir' | 'hnswEfSearch'>): Promise<Db> {
-  if (config.databaseUrl) return openPgPoolDb(config.databaseUrl, config.databasePoolSize, config.hnswEfSearch);
+export function openDb(config: Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'databasePreparedStatements' | 'dataDir' | 'hnswEfSearch'>): Promise<Db> {
+  if (config.databaseUrl) {
+    return openPgPoolDb(config.databaseUrl, { poolSize: config.databasePoolSize, hnswEfSearch: config.hnswEfSearch, preparedStatements: config.databasePreparedStatements });
+  }
   return openPgliteDb(config.dataDir === MEMORY_DATA_DIR ? undefined : path.join(config.dataDir, 'pglite'));
 }
