@@ -38,7 +38,7 @@ describe.each(dbTargets())('storage ($name)', (target) => {
     const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations');
     expect(rows[0]!.n).toBe(all.length);
     const idx = await db.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename IN ('documents','chunks')`);
-    expect(idx.rows.map((r) => r.indexname)).toEqual(expect.arrayContaining(['documents_tags_gin', 'chunks_tsv_gin']));
+    expect(idx.rows.map((r) => r.indexname)).toEqual(expect.arrayContaining(['documents_tags_gin', 'chunks_keyword_gin']));
     for (const d of dbs) await d.close();
   });
 

@@ -66,7 +66,8 @@ export class MentionLinker implements DocumentWriteHook {
 
   /**
    * Records entity names and links existing chunks that name them (backfill). Candidate chunks come from one
-   * full-text query over all names of the batch, then the matcher confirms whole-word matches.
+   * full-text query over all names of the batch (on the chunks' title + content vectors), then the matcher confirms
+   * whole-word matches in the content.
    */
   async entitiesChanged(names: readonly EntityName[]): Promise<void> {
     if (names.length === 0) return;
@@ -77,7 +78,7 @@ export class MentionLinker implements DocumentWriteHook {
       const { rows } = await tx.query<{ id: string; document_id: string; content: string; title: string }>(
         `SELECT c.id::text AS id, c.document_id, c.content, d.title
            FROM chunks c JOIN documents d ON d.id = c.document_id
-          WHERE c.tsv @@ (SELECT string_agg(q::text, ' | ')::tsquery FROM (
+          WHERE c.keyword_tsv @@ (SELECT string_agg(q::text, ' | ')::tsquery FROM (
                   SELECT phraseto_tsquery('english', p) AS q FROM unnest($1::text[]) AS p) qs WHERE q::text <> '')`,
         [phrases],
       );
