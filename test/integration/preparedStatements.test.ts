@@ -2,6 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadConfig } from '../../src/config.js';
 import type { Db, Queryable } from '../../src/db/Db.js';
 import { openDb } from '../../src/db/openDb.js';
+import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
+import { silentLogger } from '../../src/logger.js';
+import { KeywordSearch } from '../../src/retrieval/keywordSearch.js';
+import { VectorSearch } from '../../src/retrieval/vectorSearch.js';
+import { createServices } from '../../src/services.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
 
 // On a server, reads are prepared by name once per connection (pg_prepared_statements lists them); writes and DDL run
@@ -69,5 +74,43 @@ suite('prepared statements on a server ($name)', (target) => {
       expect((await conn.query<{ n: number }>('SELECT $1::int * 2 AS n', [21])).rows[0]?.n).toBe(42);
       expect(await preparedTexts(conn)).toEqual([]);
     });
+  });
+
+  it('ranks exactly as unprepared statements do, also once Postgres switches to a generic plan', async () => {
+    const embedder = new HashingEmbeddingProvider({ dimensions: 64 });
+    const services = await createServices(loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }), silentLogger(), { embedder });
+    const words = ['ledger', 'payment', 'retry', 'glacier', 'vault', 'broker', 'invoice', 'refund', 'latency', 'queue'];
+    try {
+      await services.documents.upsertMany(
+        Array.from({ length: 40 }, (_, i) => ({
+          id: `d${i}`,
+          title: `Note ${i}`,
+          content: Array.from({ length: 30 }, (_, j) => words[(i * 7 + j * (i % 5 + 1)) % words.length]).join(' '),
+          documentType: 'other' as const,
+          source: null,
+          tags: [],
+          metadata: {},
+          expiresAt: null,
+        })),
+      );
+    } finally {
+      await services.close();
+    }
+    // One connection, so every call reuses the same prepared statements (Postgres tries custom plans five times).
+    const pinned = await openDb(loadConfig({ ...scratch.env, CAIRN_DATABASE_POOL_SIZE: '1' }));
+    try {
+      for (let round = 0; round < 3; round++) {
+        for (const [i, word] of words.entries()) {
+          const query = `${word} ${words[(i + 3) % words.length]}`;
+          const vector = (await embedder.embed([query]))[0]!;
+          expect(await new KeywordSearch(pinned).search(query, {}, 5)).toEqual(await new KeywordSearch(unprepared).search(query, {}, 5));
+          expect(await new VectorSearch(pinned).search(vector, {}, 5)).toEqual(await new VectorSearch(unprepared).search(vector, {}, 5));
+        }
+      }
+      const { rows } = await pinned.query<{ generic: number }>(`SELECT coalesce(sum(generic_plans), 0)::int AS generic FROM pg_prepared_statements WHERE name LIKE 'cairn\\_%'`);
+      expect(rows[0]!.generic).toBeGreaterThan(0);
+    } finally {
+      await pinned.close();
+    }
   });
 });
