@@ -39,6 +39,9 @@ describe.each(dbTargets())('storage ($name)', (target) => {
     expect(rows[0]!.n).toBe(all.length);
     const idx = await db.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename IN ('documents','chunks')`);
     expect(idx.rows.map((r) => r.indexname)).toEqual(expect.arrayContaining(['documents_tags_gin', 'chunks_keyword_gin']));
+    // Searches scan GIN's pending list of not-yet-merged entries: it stays small under a steady import.
+    const gin = await db.query<{ options: string[] }>(`SELECT reloptions AS options FROM pg_class WHERE relname = 'chunks_keyword_gin'`);
+    expect(gin.rows[0]?.options).toEqual(['gin_pending_list_limit=256']);
     for (const d of dbs) await d.close();
   });
 
