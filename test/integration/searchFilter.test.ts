@@ -39,3 +39,27 @@ describe.each(dbTargets())('filtered search does not starve ($name)', (target) =
     }
   });
 });
+
+describe.each(dbTargets())('expired documents that outrank the rest do not starve a search ($name)', (target) => {
+  let t: TestServer;
+  const EXPIRED = 40;
+  beforeAll(async () => {
+    t = await startTestServer(target);
+    // The expired documents repeat the query's words, so they rank first; the live ones mention them once.
+    const expired = Array.from({ length: EXPIRED }, (_, i) => ({ ...doc(i), id: `old:${i}`, content: `glacier moraine survey ${i}. `.repeat(4) + 'glacier moraine.' }));
+    const live = Array.from({ length: 20 }, (_, i) => ({ ...doc(i), id: `live:${i}`, content: `Field notes ${i}: one glacier visited, weather fair, instruments calibrated, moraine unmapped.` }));
+    await t.services.documents.upsertMany([...expired, ...live]);
+    await t.services.db.query(`UPDATE documents SET expires_at = now() - interval '1 minute' WHERE id LIKE 'old:%'`);
+  }, 120_000);
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it.each(['VECTOR', 'KEYWORD', 'HYBRID'] as const)('%s still returns topK live documents', async (mode) => {
+    for (const topK of [1, 10]) {
+      const hits = await t.services.search.search({ query: 'glacier moraine survey', topK, filter: {}, mode });
+      expect(hits).toHaveLength(topK);
+      for (const h of hits) expect(h.document.id).toMatch(/^live:/);
+    }
+  });
+});
