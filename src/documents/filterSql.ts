@@ -16,11 +16,6 @@ export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-/** True when the filter asks for more than unexpired documents (types, sources, tags or text). */
-export function hasDocumentConditions(filter: DocumentFilterSpec): boolean {
-  return Boolean(filter.types?.length || filter.sources?.length || filter.tagGroups?.length || filter.text);
-}
-
 /**
  * Builds the WHERE conditions for a document filter on alias `d`, always hiding expired documents.
  * Values go through parameters; the SQL text never contains user input.

@@ -1,5 +1,5 @@
 import type { Db } from '../db/Db.js';
-import { SqlParams, documentFilterSql, hasDocumentConditions } from '../documents/filterSql.js';
+import { SqlParams, documentFilterSql } from '../documents/filterSql.js';
 import type { DocumentFilterSpec } from '../documents/types.js';
 import type { LaneHit } from './types.js';
 
@@ -115,18 +115,6 @@ export class KeywordSearch {
   }
 
   private async rank(stats: QueryTerms, candidateTerms: readonly string[], filter: DocumentFilterSpec, limit: number): Promise<LaneHit[]> {
-    // Without document conditions only expiry can drop a chunk, and expired documents are few (the sweep deletes
-    // them): rank first, then check just the best rows' documents. Checking every candidate's document cost about a
-    // third of the query. Too few survivors (or candidates) and the full ranking below decides.
-    if (!hasDocumentConditions(filter)) {
-      const hits = await this.rankThenCheck(stats, candidateTerms, filter, limit);
-      if (hits.length >= limit) return hits;
-    }
-    return this.rankChecked(stats, candidateTerms, filter, limit);
-  }
-
-  /** The SQL pieces both rankings share: parameters, the candidate condition and the BM25 expression over `c`. */
-  private scoring(stats: QueryTerms, candidateTerms: readonly string[], filter: DocumentFilterSpec) {
     const { k1, b } = this.options;
     const params = new SqlParams();
     const lexemes = params.add(stats.terms.map((t) => t.lexeme));
@@ -136,59 +124,32 @@ export class KeywordSearch {
     const pb = params.add(b);
     const avg = params.add(Math.max(stats.avgLength, 1));
     const where = documentFilterSql(filter, params);
+    const lim = params.add(limit);
     // setweight + ts_filter cut each candidate's vector down to the query's lexemes before unnesting it; each lexeme's
     // idf is looked up by its position in the lexeme array.
     const tf = 'greatest(cardinality(u.positions), 1)';
-    const bm25 = `(SELECT sum((${idfs}::float8[])[array_position(${lexemes}::text[], u.lexeme)] * ${tf} * (${pk1}::float8 + 1)
-                          / (${tf} + ${pk1}::float8 * (1 - ${pb}::float8 + ${pb}::float8 * c.keyword_length / ${avg}::float8)))
-                     FROM unnest(ts_filter(setweight(c.keyword_tsv, 'A', ${lexemes}::text[]), '{a}')) u)`;
-    return { params, where, bm25, matches: `c.keyword_tsv @@ ${tsquery}::tsquery` };
-  }
-
-  /** The best `limit` of the top-ranked candidates whose documents pass; fewer when too few candidates or survivors. */
-  private async rankThenCheck(stats: QueryTerms, candidateTerms: readonly string[], filter: DocumentFilterSpec, limit: number): Promise<LaneHit[]> {
-    const { params, where, bm25, matches } = this.scoring(stats, candidateTerms, filter);
-    const top = params.add(limit + Math.max(10, Math.ceil(limit / 4)));
-    const lim = params.add(limit);
-    const sql = `SELECT r.id, r.document_id, r.bm25
-                   FROM (SELECT c.id::text AS id, c.id AS n, c.document_id, ${bm25} AS bm25
-                           FROM chunks c WHERE ${matches}
-                          ORDER BY bm25 DESC, c.id LIMIT ${top}) r
-                  WHERE EXISTS (SELECT 1 FROM documents d WHERE d.id = r.document_id AND ${where})
-                  ORDER BY r.bm25 DESC, r.n
-                  LIMIT ${lim}`;
-    return this.toHits(stats, await this.query(sql, params.values));
-  }
-
-  private async rankChecked(stats: QueryTerms, candidateTerms: readonly string[], filter: DocumentFilterSpec, limit: number): Promise<LaneHit[]> {
-    const { params, where, bm25, matches } = this.scoring(stats, candidateTerms, filter);
-    const lim = params.add(limit);
-    const sql = `SELECT c.id::text AS id, c.document_id, ${bm25} AS bm25
+    const sql = `SELECT c.id::text AS id, c.document_id,
+                        (SELECT sum((${idfs}::float8[])[array_position(${lexemes}::text[], u.lexeme)] * ${tf} * (${pk1}::float8 + 1)
+                                    / (${tf} + ${pk1}::float8 * (1 - ${pb}::float8 + ${pb}::float8 * c.keyword_length / ${avg}::float8)))
+                           FROM unnest(ts_filter(setweight(c.keyword_tsv, 'A', ${lexemes}::text[]), '{a}')) u) AS bm25
                    FROM chunks c
                   CROSS JOIN LATERAL (SELECT 1 FROM documents d WHERE d.id = c.document_id AND ${where} OFFSET 0) passes
-                  WHERE ${matches}
+                  WHERE c.keyword_tsv @@ ${tsquery}::tsquery
                   ORDER BY bm25 DESC, c.id
                   LIMIT ${lim}`;
     // The LATERAL subquery (kept apart by OFFSET 0) checks each candidate's document by primary key; as a plain join
     // the planner hashes the whole documents table instead, which costs more than ranking the candidates.
-    return this.toHits(stats, await this.query(sql, params.values));
-  }
-
-  private async query(sql: string, values: unknown[]): Promise<BmRow[]> {
-    if (this.db.kind === 'postgres') return (await this.db.query<BmRow>(sql, values)).rows;
-    return this.db.transaction(async (tx) => {
-      // PGlite never analyses on its own: without statistics the planner may read every chunk, wide vectors and all,
-      // instead of taking candidates from the GIN index.
-      await tx.exec('SET LOCAL enable_seqscan = off; SET LOCAL max_parallel_workers_per_gather = 0');
-      return (await tx.query<BmRow>(sql, values)).rows;
-    });
-  }
-
-  /** Scores as 0..1: BM25 divided by the most any chunk could score for this query (Σ idf · (k1 + 1)). */
-  private toHits(stats: QueryTerms, rows: BmRow[]): LaneHit[] {
-    const best = stats.terms.reduce((sum, t) => sum + t.idf, 0) * (this.options.k1 + 1);
+    type Row = { id: string; document_id: string; bm25: number };
+    const rows =
+      this.db.kind === 'postgres'
+        ? (await this.db.query<Row>(sql, params.values)).rows
+        : await this.db.transaction(async (tx) => {
+            // PGlite never analyses on its own: without statistics the planner may read every chunk, wide vectors
+            // and all, instead of taking candidates from the GIN index.
+            await tx.exec('SET LOCAL enable_seqscan = off; SET LOCAL max_parallel_workers_per_gather = 0');
+            return (await tx.query<Row>(sql, params.values)).rows;
+          });
+    const best = stats.terms.reduce((sum, t) => sum + t.idf, 0) * (k1 + 1);
     return rows.map((r) => ({ chunkId: r.id, documentId: r.document_id, score: Math.min(1, Number(r.bm25) / best) }));
   }
 }
-
-type BmRow = { id: string; document_id: string; bm25: number };
