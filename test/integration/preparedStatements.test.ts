@@ -69,6 +69,17 @@ suite('prepared statements on a server ($name)', (target) => {
     });
   });
 
+  it('prepares a statement again after it failed to parse', async () => {
+    await db.withLock(LOCK, async (conn) => {
+      const read = 'SELECT count(*)::int AS n FROM later WHERE id > $1';
+      await expect(conn.query(read, [0])).rejects.toThrow(/later/);
+    });
+    await db.exec('CREATE TABLE later (id int)');
+    await db.withLock(LOCK, async (conn) => {
+      expect((await conn.query<{ n: number }>('SELECT count(*)::int AS n FROM later WHERE id > $1', [0])).rows[0]?.n).toBe(0);
+    });
+  });
+
   it('prepares nothing when turned off', async () => {
     await unprepared.withLock(LOCK, async (conn) => {
       expect((await conn.query<{ n: number }>('SELECT $1::int * 2 AS n', [21])).rows[0]?.n).toBe(42);
