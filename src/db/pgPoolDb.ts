@@ -100,7 +100,8 @@ const PREPARED_STATEMENTS = 256;
 /**
  * Names for read statements, so each connection parses them once and Postgres may reuse a generic plan: the hot
  * search and lookup statements are parsed and planned on every call otherwise (parse and bind were about a fifth of
- * the statement time Postgres logged per enrichContext). Bounded, because a name lives as long as its connection; texts past the bound run unnamed.
+ * the statement time Postgres logged per enrichContext). Bounded, because a name lives as long as its connection;
+ * texts past the bound run unnamed.
  */
 class PreparedNames {
   private readonly names = new Map<string, string>();
