@@ -4,7 +4,7 @@ import path from 'node:path';
 import { chunkText } from '../src/chunking/chunkText.js';
 import { loadConfig } from '../src/config.js';
 import { embeddingText } from '../src/documents/embeddingText.js';
-import { HashingEmbeddingProvider } from '../src/embeddings/hashing/HashingEmbeddingProvider.js';
+import type { EmbeddingProvider } from '../src/embeddings/EmbeddingProvider.js';
 import { silentLogger } from '../src/logger.js';
 import { withBulkLoad } from '../src/retrieval/bulkLoad.js';
 import { createServices } from '../src/services.js';
@@ -34,25 +34,46 @@ export interface IngestSearchResult {
   modes: ModeResult[];
 }
 
-const DIMENSIONS = 1024;
 const BATCH = 250;
 
-/** Ingests a BEIR corpus through DocumentService once, then evaluates `search` in every mode on its queries. */
-export async function benchIngestSearch(target: string, databaseUrl: string | undefined, data: BeirDataset): Promise<IngestSearchResult> {
+/** An embedder the SciFact tables are measured with; each table names its embedder by `label`. */
+export interface BenchEmbedder {
+  label: string;
+  create(): EmbeddingProvider;
+}
+
+/** Seconds to embed every chunk text of the corpus (as ingest chunks it) with no storage; model loading is not counted. */
+export async function embedOnlySeconds(embedder: BenchEmbedder, data: BeirDataset): Promise<number> {
+  const { chunking } = loadConfig({});
+  const texts = data.corpus.flatMap((d) => chunkText(d.text, chunking).map((c) => embeddingText(d.title, c.content)));
+  const provider = embedder.create();
+  try {
+    await provider.ready();
+    const t0 = performance.now();
+    for (let i = 0; i < texts.length; i += BATCH * 4) await provider.embed(texts.slice(i, i + BATCH * 4));
+    return (performance.now() - t0) / 1000;
+  } finally {
+    await provider.close?.();
+  }
+}
+
+/**
+ * Ingests a BEIR corpus through DocumentService once, then evaluates `search` in every mode on its queries;
+ * `embedSeconds` (from `embedOnlySeconds`) is the denominator of the ingest/embed ratio.
+ */
+export async function benchIngestSearch(
+  target: string,
+  databaseUrl: string | undefined,
+  data: BeirDataset,
+  embedder: BenchEmbedder,
+  embedSeconds: number,
+): Promise<IngestSearchResult> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-bench-'));
   const config = loadConfig({ CAIRN_DATA_DIR: dataDir, CAIRN_RAG_MAX_TOP_K: '100', ...(databaseUrl ? { CAIRN_DATABASE_URL: databaseUrl } : {}) });
-
-  // Embedding alone: the same chunk texts through the same embedder, with no storage.
-  const texts = data.corpus.flatMap((d) => chunkText(d.text, config.chunking).map((c) => embeddingText(d.title, c.content)));
-  const probe = new HashingEmbeddingProvider({ dimensions: DIMENSIONS });
-  let t0 = performance.now();
-  for (let i = 0; i < texts.length; i += BATCH * 4) await probe.embed(texts.slice(i, i + BATCH * 4));
-  const embedSeconds = (performance.now() - t0) / 1000;
-
-  const services = await createServices(config, silentLogger(), { embedder: new HashingEmbeddingProvider({ dimensions: DIMENSIONS }) });
+  const services = await createServices(config, silentLogger(), { embedder: embedder.create() });
   try {
     const rss = rssSampler();
-    t0 = performance.now();
+    const t0 = performance.now();
     let chunks = 0;
     // As an import job does: one bulk session, which on a server drops HNSW for the load and rebuilds it at the end.
     await withBulkLoad(services.db, async (bulk) => {

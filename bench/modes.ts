@@ -100,11 +100,11 @@ function targetCell(r: ModeResult, sameStore: readonly ModeResult[]): string {
   return `nDCG@10 ≥ ${HYBRID_TARGET}: ${versus(r.ndcg10, HYBRID_TARGET)}; ${beats}`;
 }
 
-/** The per-mode table: one row per (store, configuration). */
-export function modesTable(data: BeirDataset, stores: readonly { target: string; modes: readonly ModeResult[] }[]): Table {
+/** The per-mode table: one row per (store, configuration), for the stores ingested with the embedder `embedderLabel`. */
+export function modesTable(data: BeirDataset, embedderLabel: string, stores: readonly { target: string; modes: readonly ModeResult[] }[]): Table {
   const t = DEFAULT_SEARCH_TUNING;
   return {
-    title: `Search modes: SciFact (${data.corpus.length} documents, ${data.queries.length} queries), hashing embedder 1024-d`,
+    title: `Search modes: SciFact (${data.corpus.length} documents, ${data.queries.length} queries), ${embedderLabel}`,
     headers: ['store', 'mode', 'nDCG@10', 'recall@100', `p50 ms (topK ${LATENCY_TOP_K})`, `p95 ms (topK ${LATENCY_TOP_K})`, 'target'],
     rows: stores.flatMap((s) => s.modes.map((m) => [s.target, modeLabel(m), m.ndcg10, m.recall100, m.p50Ms, m.p95Ms, targetCell(m, s.modes)])),
     notes: [

@@ -1,14 +1,13 @@
-// `npm run bench [-- --only=pglite|postgres|latency|graph|musique|importers]` (several: --only=pglite,postgres):
-// SciFact ingest and per-mode search on PGlite and the real Postgres server, latency at scale, graph stores, MuSiQue, importers.
-import { createScratchDatabase } from '../test/helpers/databases.js';
+// `npm run bench [-- --only=pglite|postgres|local|latency|graph|musique|importers]` (several: --only=pglite,postgres):
+// SciFact ingest and per-mode search on PGlite and the real Postgres server (hashing embedder; `local`: a real model
+// from CAIRN_BENCH_LOCAL_MODEL on both), latency at scale, graph stores, MuSiQue, importers.
 import { loadSciFact } from './datasets.js';
-import { benchIngestSearch, type IngestSearchResult } from './ingestSearch.js';
 import { benchGraph } from './graph.js';
 import { benchMusique } from './musique.js';
 import { benchImporters } from './importers.js';
 import { benchLatency } from './latency.js';
-import { modesTable, withEarlierRows } from './modes.js';
 import { machineLine, publish, type Table } from './report.js';
+import { benchSciFact, HASHING_EMBEDDER, localModelEmbedder } from './sciFact.js';
 
 const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
 const parts = onlyArg ? new Set(onlyArg.split(',')) : undefined;
@@ -20,53 +19,20 @@ const neo4j = neo4jUri
   ? { uri: neo4jUri, user: process.env.CAIRN_TEST_NEO4J_USER ?? 'neo4j', password: process.env.CAIRN_TEST_NEO4J_PASSWORD ?? 'cairn-test-password' }
   : undefined;
 
-const PGLITE = 'PGlite (embedded)';
-const SERVER = 'Postgres 16 + pgvector (server)';
-
 console.log(`Cairn benchmarks on ${machineLine()}`);
-const sciFact = runs('pglite') || runs('postgres');
-const data = sciFact ? loadSciFact() : { corpus: [], queries: [], qrels: new Map() };
-const results: IngestSearchResult[] = [];
-if (runs('pglite')) {
-  console.log('SciFact on PGlite …');
-  results.push(await benchIngestSearch(PGLITE, undefined, data));
-}
-if (runs('postgres')) {
-  if (!serverUrl) {
-    console.log('Skipping the real server: set CAIRN_BENCH_DATABASE_URL (or run `bash scripts/postgres-server.sh start`).');
-  } else {
-    console.log('SciFact on the Postgres server …');
-    const db = await createScratchDatabase(serverUrl);
-    try {
-      results.push(await benchIngestSearch(SERVER, db.url, data));
-    } finally {
-      await db.drop();
-    }
-  }
-}
-
 const tables: Table[] = [];
-if (sciFact) {
-  // A partial run (--only=pglite, then --only=postgres) keeps the other store's rows from RESULTS.md.
-  const storeOrder = [PGLITE, SERVER];
-  tables.push(
-    withEarlierRows(
-      {
-        title: `Ingest and search: SciFact (${data.corpus.length} documents, ${data.queries.length} queries), hashing embedder 1024-d`,
-        headers: ['store', 'chunks', 'docs/s', 'chunks/s', 'ingest s', 'embed-only s', 'ingest/embed', 'peak RSS MB', 'search p50 ms', 'search p95 ms', 'nDCG@10', 'recall@100'],
-        rows: results.map((r) => [r.target, r.chunks, r.docsPerSecond, r.chunksPerSecond, r.ingestSeconds, r.embedSeconds, r.overheadRatio, r.peakRssMb, r.searchP50Ms, r.searchP95Ms, r.ndcg10, r.recall100]),
-        notes: [
-          `Machine: ${machineLine()}.`,
-          'ingest/embed = total ingest wall time ÷ time to embed the same chunk texts with no storage (target ≤ 1.25).',
-          'Ingest runs as one bulk session (src/retrieval/bulkLoad.ts, what import jobs use) in batches of 250 documents: on the server it drops the HNSW index once the load is projected to pay off and rebuilds it at the end, inside the ingest time. PGlite has no HNSW index (exact search, in-memory).',
-          'Targets: search p95 ≤ 20 ms on the server, ≤ 100 ms on PGlite; PGlite ingest ≤ 10 min; peak RSS ≤ 1.5 GB.',
-          'Search columns: the default mode (HYBRID, LINEAR fusion) at topK 10, including embedding the query; nDCG@10 and recall@100 in the same mode at topK 100, documents ranked by their best chunk. Every mode is in the next table, on the same ingested stores.',
-        ],
-      },
-      storeOrder,
-    ),
-    withEarlierRows(modesTable(data, results), storeOrder),
-  );
+const sciFact = runs('pglite') || runs('postgres') || runs('local');
+const data = sciFact ? loadSciFact() : { corpus: [], queries: [], qrels: new Map() };
+if (runs('postgres') && !serverUrl) {
+  console.log('Skipping the real server: set CAIRN_BENCH_DATABASE_URL (or run `bash scripts/postgres-server.sh start`).');
+}
+if (runs('pglite') || runs('postgres')) {
+  tables.push(...(await benchSciFact(data, HASHING_EMBEDDER, { pglite: runs('pglite'), serverUrl: runs('postgres') ? serverUrl : undefined })));
+}
+if (runs('local')) {
+  const folder = process.env.CAIRN_BENCH_LOCAL_MODEL;
+  if (folder) tables.push(...(await benchSciFact(data, localModelEmbedder(folder), { pglite: true, serverUrl })));
+  else console.log('Skipping SciFact with a local model: set CAIRN_BENCH_LOCAL_MODEL to a model folder (`bash scripts/local-model.sh` makes one).');
 }
 if (runs('latency')) {
   if (serverUrl && neo4j) {
