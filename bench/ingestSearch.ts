@@ -4,7 +4,7 @@ import path from 'node:path';
 import { chunkText } from '../src/chunking/chunkText.js';
 import { loadConfig } from '../src/config.js';
 import { embeddingText } from '../src/documents/embeddingText.js';
-import type { EmbeddingProvider } from '../src/embeddings/EmbeddingProvider.js';
+import type { EmbeddingProvider, EmbeddingProviderName } from '../src/embeddings/EmbeddingProvider.js';
 import { silentLogger } from '../src/logger.js';
 import { withBulkLoad } from '../src/retrieval/bulkLoad.js';
 import { createServices } from '../src/services.js';
@@ -39,6 +39,8 @@ const BATCH = 250;
 /** An embedder the SciFact tables are measured with; each table names its embedder by `label`. */
 export interface BenchEmbedder {
   label: string;
+  /** Its provider, which picks the default HYBRID weights (`defaultVectorWeight`). */
+  provider: EmbeddingProviderName;
   create(): EmbeddingProvider;
 }
 

@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../src/paths.js';
-import { DEFAULT_SEARCH_TUNING, type SearchService } from '../src/retrieval/SearchService.js';
+import { DEFAULT_SEARCH_TUNING, defaultVectorWeight, type SearchService } from '../src/retrieval/SearchService.js';
 import type { FusionMethod, SearchMode } from '../src/retrieval/types.js';
 import type { BeirDataset } from './datasets.js';
+import type { BenchEmbedder } from './ingestSearch.js';
 import { distinct, ndcgAt, percentile, recallAt } from './metrics.js';
 import { machineLine, type Table } from './report.js';
 
@@ -100,17 +101,17 @@ function targetCell(r: ModeResult, sameStore: readonly ModeResult[]): string {
   return `nDCG@10 ≥ ${HYBRID_TARGET}: ${versus(r.ndcg10, HYBRID_TARGET)}; ${beats}`;
 }
 
-/** The per-mode table: one row per (store, configuration), for the stores ingested with the embedder `embedderLabel`. */
-export function modesTable(data: BeirDataset, embedderLabel: string, stores: readonly { target: string; modes: readonly ModeResult[] }[]): Table {
+/** The per-mode table: one row per (store, configuration), for the stores ingested with `embedder`. */
+export function modesTable(data: BeirDataset, embedder: BenchEmbedder, stores: readonly { target: string; modes: readonly ModeResult[] }[]): Table {
   const t = DEFAULT_SEARCH_TUNING;
   return {
-    title: `Search modes: SciFact (${data.corpus.length} documents, ${data.queries.length} queries), ${embedderLabel}`,
+    title: `Search modes: SciFact (${data.corpus.length} documents, ${data.queries.length} queries), ${embedder.label}`,
     headers: ['store', 'mode', 'nDCG@10', 'recall@100', `p50 ms (topK ${LATENCY_TOP_K})`, `p95 ms (topK ${LATENCY_TOP_K})`, 'target'],
     rows: stores.flatMap((s) => s.modes.map((m) => [s.target, modeLabel(m), m.ndcg10, m.recall100, m.p50Ms, m.p95Ms, targetCell(m, s.modes)])),
     notes: [
       `Machine: ${machineLine()}; other work shares the cores, so latencies are noisy.`,
       `Quality at topK ${QUALITY_TOP_K} (documents ranked by their best chunk); latency at topK ${LATENCY_TOP_K}, after ${WARMUP} warm-up queries per mode, with the modes interleaved query by query. Latency includes embedding the query (none in KEYWORD).`,
-      `Each store is ingested once and every mode is evaluated on it. HYBRID lanes rank max(topK, ${t.candidates}) chunks each; LINEAR weights the vector lane ${t.vectorWeight}, RRF uses k = ${t.rrfK}. BM25 k1 ${t.bm25K1}, b ${t.bm25B}.`,
+      `Each store is ingested once and every mode is evaluated on it. HYBRID lanes rank max(topK, ${t.candidates}) chunks each; LINEAR weights the vector lane ${defaultVectorWeight(embedder.provider)} (the default for this embedder), RRF uses k = ${t.rrfK}. BM25 k1 ${t.bm25K1}, b ${t.bm25B}.`,
       `Targets (issue #4): KEYWORD nDCG@10 ≥ ${KEYWORD_TARGET}; HYBRID (default fusion) nDCG@10 ≥ ${HYBRID_TARGET} and above both VECTOR and KEYWORD. Latency: search p95 ≤ 20 ms on the server, ≤ 100 ms on PGlite.`,
     ],
   };

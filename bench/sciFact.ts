@@ -15,6 +15,7 @@ const STORE_ORDER = [PGLITE, SERVER];
 /** The offline lexical embedder at its default size: the bench's reference embedder, needing no model. */
 export const HASHING_EMBEDDER: BenchEmbedder = {
   label: 'hashing embedder 1024-d',
+  provider: 'hashing',
   create: () => new HashingEmbeddingProvider({ dimensions: 1024 }),
 };
 
@@ -22,6 +23,7 @@ export const HASHING_EMBEDDER: BenchEmbedder = {
 export function localModelEmbedder(folder: string): BenchEmbedder {
   return {
     label: `local ONNX model ${path.basename(path.resolve(folder))}`,
+    provider: 'local',
     create: () => new LocalEmbeddingProvider({ model: path.resolve(folder), offline: true }),
   };
 }
@@ -55,7 +57,7 @@ export async function benchSciFact(data: BeirDataset, embedder: BenchEmbedder, s
       await db.drop();
     }
   }
-  return [withEarlierRows(ingestTable(data, embedder, results), STORE_ORDER), withEarlierRows(modesTable(data, embedder.label, results), STORE_ORDER)];
+  return [withEarlierRows(ingestTable(data, embedder, results), STORE_ORDER), withEarlierRows(modesTable(data, embedder, results), STORE_ORDER)];
 }
 
 function ingestTable(data: BeirDataset, embedder: BenchEmbedder, results: readonly IngestSearchResult[]): Table {

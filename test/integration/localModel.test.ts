@@ -7,7 +7,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadConfig } from '../../src/config.js';
 import { createEmbeddingProvider } from '../../src/embeddings/createEmbeddingProvider.js';
-import type { DocumentInput } from '../../src/documents/types.js';
 import { silentLogger } from '../../src/logger.js';
 import { dbTargets } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
@@ -18,9 +17,7 @@ if (!modelFolder && process.env.CI) {
 }
 if (!modelFolder) console.warn('Skipping the real-model suite: CAIRN_TEST_LOCAL_MODEL is not set (`bash scripts/local-model.sh` prints a folder).');
 
-const doc = (id: string, title: string, content: string): DocumentInput => ({
-  id, title, content, documentType: 'faq', source: null, tags: [], metadata: {}, expiresAt: null,
-});
+const doc = (id: string, title: string, content: string) => ({ id, title, content, documentType: 'FAQ' });
 
 const DOCUMENTS = [
   doc('password-reset', 'Credentials', 'Forgot your password? Open Settings, choose Reset, and a recovery e-mail arrives within minutes.'),
@@ -52,7 +49,7 @@ const SEARCH = `query($input: SearchInput!) { search(input: $input) { score docu
     const { embedding } = loadConfig({ CAIRN_EMBEDDING_PROVIDER: 'auto', CAIRN_EMBEDDING_MODEL: modelFolder!, CAIRN_OFFLINE: '1' });
     t = await startTestServer(target, {}, await createEmbeddingProvider(embedding, silentLogger()));
     const res = await t.gql(`mutation($input: [CreateDocumentInput!]!) { upsertDocuments(input: $input) { embeddedChunkCount } }`, {
-      input: DOCUMENTS.map(({ id, title, content }) => ({ id, title, content, documentType: 'FAQ' })),
+      input: DOCUMENTS,
     });
     expect(res.errors).toBeUndefined();
   }, 120_000);
@@ -73,6 +70,15 @@ const SEARCH = `query($input: SearchInput!) { search(input: $input) { score docu
     expect(hits[0]?.document.id).toBe(answer);
     // A clear margin over the runner-up, not a tie broken by luck.
     expect(hits[0]!.score - hits[1]!.score).toBeGreaterThan(0.05);
+  });
+
+  it('LINEAR fusion weighs a model\'s vector lane 0.5 unless asked otherwise', async () => {
+    const scores = async (weight?: number) =>
+      (await t.gql<{ search: { score: number; chunk: { id: string } }[] }>(`query($input: SearchInput!) { search(input: $input) { score chunk { id } } }`, {
+        input: { query: 'forgot password reset e-mail', topK: 5, fusion: 'LINEAR', ...(weight === undefined ? {} : { vectorWeight: weight }) },
+      })).data!.search.map((h) => [h.chunk.id, h.score]);
+    expect(await scores()).toEqual(await scores(0.5));
+    expect(await scores()).not.toEqual(await scores(0.2));
   });
 
   it('HYBRID keeps the semantic answer on top', async () => {

@@ -81,6 +81,13 @@ describe.each(dbTargets())('search modes ($name)', (target) => {
     expect(await search({ query: 'the and of', mode: 'KEYWORD' })).toEqual([]); // stop words only
   });
 
+  it('LINEAR fusion weighs the hashing embedder\'s vector lane 0.2 unless asked otherwise', async () => {
+    const scores = async (weight?: number) =>
+      (await search({ query: 'system failure zebra', topK: 5, fusion: 'LINEAR', ...(weight === undefined ? {} : { vectorWeight: weight }) })).map((h) => [h.chunk.id, h.score]);
+    expect(await scores()).toEqual(await scores(0.2));
+    expect(await scores()).not.toEqual(await scores(0.5));
+  });
+
   it('VECTOR reports cosine similarity only', async () => {
     const hits = await search({ query: 'ocelot sleeps', mode: 'VECTOR', topK: 3 });
     expect(hits).toHaveLength(3);

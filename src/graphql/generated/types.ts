@@ -193,7 +193,7 @@ export type SearchInput = {
   mode?: InputMaybe<SearchMode>;
   /** For HYBRID; defaults to CAIRN_SEARCH_FUSION. */
   fusion?: InputMaybe<FusionMethod>;
-  /** For HYBRID: the vector ranking's weight from 0 to 1, the keyword ranking gets the rest; defaults to CAIRN_SEARCH_VECTOR_WEIGHT. */
+  /** For HYBRID: the vector ranking's weight from 0 to 1, the keyword ranking gets the rest; defaults to CAIRN_SEARCH_VECTOR_WEIGHT, else 0.2 with the hashing embedder and 0.5 with a model. */
   vectorWeight?: InputMaybe<Scalars['Float']['input']>;
   /** At most one hit (its best chunk) per document. */
   groupByDocument?: InputMaybe<Scalars['Boolean']['input']>;
