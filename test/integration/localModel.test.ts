@@ -34,12 +34,12 @@ const QUESTIONS: [string, string][] = [
   ['what happens if a bill is overdue', 'invoice-late'],
 ];
 
-const SEARCH = `query($input: SearchInput!) { search(input: $input) { score document { id } } }`;
+const SEARCH = `query($input: SearchInput!) { search(input: $input) { score chunk { id } document { id } } }`;
 
 (modelFolder ? describe.each(dbTargets()) : describe.skip.each(dbTargets()))('the local provider with a real model ($name)', (target) => {
   let t: TestServer;
-  const search = async (query: string, mode: string) => {
-    const res = await t.gql<{ search: { score: number; document: { id: string } }[] }>(SEARCH, { input: { query, mode, topK: 5 } });
+  const search = async (query: string, mode: string, extra: Record<string, unknown> = {}) => {
+    const res = await t.gql<{ search: { score: number; chunk: { id: string }; document: { id: string } }[] }>(SEARCH, { input: { query, mode, topK: 5, ...extra } });
     expect(res.errors).toBeUndefined();
     return res.data!.search;
   };
@@ -74,9 +74,7 @@ const SEARCH = `query($input: SearchInput!) { search(input: $input) { score docu
 
   it('LINEAR fusion weighs a model\'s vector lane 0.5 unless asked otherwise', async () => {
     const scores = async (weight?: number) =>
-      (await t.gql<{ search: { score: number; chunk: { id: string } }[] }>(`query($input: SearchInput!) { search(input: $input) { score chunk { id } } }`, {
-        input: { query: 'forgot password reset e-mail', topK: 5, fusion: 'LINEAR', ...(weight === undefined ? {} : { vectorWeight: weight }) },
-      })).data!.search.map((h) => [h.chunk.id, h.score]);
+      (await search('forgot password reset e-mail', 'HYBRID', { fusion: 'LINEAR', ...(weight === undefined ? {} : { vectorWeight: weight }) })).map((h) => [h.chunk.id, h.score]);
     expect(await scores()).toEqual(await scores(0.5));
     expect(await scores()).not.toEqual(await scores(0.2));
   });
