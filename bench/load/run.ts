@@ -37,6 +37,11 @@ if (!databaseUrl || !neo4jUri) {
 }
 const neo4j = { uri: neo4jUri, user: process.env.CAIRN_TEST_NEO4J_USER ?? 'neo4j', password: process.env.CAIRN_TEST_NEO4J_PASSWORD ?? 'cairn-test-password' };
 
+/** CPU ms per request of the server, Postgres and Neo4j, as "a / b / c". */
+function perRequest(cpu: { server: number; postgres: number; neo4j: number }, requests: number): string {
+  return [cpu.server, cpu.postgres, cpu.neo4j].map((v) => (v / Math.max(1, requests)).toFixed(1)).join(' / ');
+}
+
 /** POSTs an operation and returns `data`, throwing on any GraphQL error. */
 async function gql<T>(url: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
   const res = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
@@ -88,7 +93,10 @@ try {
   if (probe.enrichContext.chunks.length === 0) throw new Error('enrichContext returned no chunks: the seed did not work');
 
   // Service time without contention: one connection, nothing else running (the figures below are against it).
-  const baseline = latencyOf((await runLoad(server.url, 1, BASELINE_S, nextBody)).samples);
+  const cpuAlone = cpuSnapshot(server.child.pid as number);
+  const alone = await runLoad(server.url, 1, BASELINE_S, nextBody);
+  const cpuAloneEnd = cpuBetween(cpuAlone, cpuSnapshot(server.child.pid as number));
+  const baseline = latencyOf(alone.samples);
   const loadAvgStart = os.loadavg()[0] as number;
   const rssStart = server.rssMb();
   const rss = sampler(() => server.rssMb());
@@ -138,7 +146,8 @@ try {
       [`latency p50 / p95 / p99 ms, 1 client alone (${BASELINE_S} s, before the run)`, ms(baseline), '–', '–'],
       ['latency p50 / p95 / p99 ms (whole run)', ms(all), `p95 ≤ ${TARGET_P95_MS}`, ok(all.p95 <= TARGET_P95_MS)],
       ['latency p50 / p95 / p99 ms (while importing)', ms(during), `p95 ≤ ${TARGET_P95_MS}`, ok(during.p95 <= TARGET_P95_MS)],
-      ['CPU ms per request: server / Postgres / Neo4j (import included)', [cpu.server, cpu.postgres, cpu.neo4j].map((v) => (v / result.requests).toFixed(1)).join(' / '), '–', '–'],
+      ['CPU ms per request: server / Postgres / Neo4j, 1 client alone', perRequest(cpuAloneEnd, alone.requests), '–', '–'],
+      ['CPU ms per request: server / Postgres / Neo4j (import included)', perRequest(cpu, result.requests), '–', '–'],
       ['errors: non-2xx / GraphQL / socket+timeout', `${result.non2xx} / ${result.graphqlErrors} / ${result.transportErrors}`, '0', ok(errors === 0)],
       ['server RSS MB: start / 2nd-quarter level / last-quarter level / end / peak', `${mb(rssStart)} / ${mb(rssEarly)} / ${mb(rssLate)} / ${mb(rssEnd)} / ${mb(rssPeak)}`, `last quarter ≤ +${TARGET_RSS_GROWTH * 100}% of the 2nd`, ok(growth <= TARGET_RSS_GROWTH)],
       [`import: ${corpus.imported.length} documents (batches of ${IMPORT_BATCH})`, `${importSeconds.toFixed(1)} s (${(importedCount / importSeconds).toFixed(1)} docs/s, ${importErrors} failed batches${outlasted ? '; outlasted the load' : ''})`, `all ${corpus.imported.length} written`, ok(importedCount === corpus.imported.length && importErrors === 0)],

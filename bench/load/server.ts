@@ -33,10 +33,18 @@ export function rssMbOf(pid: number): number {
   }
 }
 
+/** CAIRN_* settings from the bench's own environment (not its CAIRN_TEST_/CAIRN_BENCH_ ones), to try configurations. */
+function cairnSettings(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter((e): e is [string, string] => /^CAIRN_(?!TEST_|BENCH_)/.test(e[0]) && e[1] !== undefined),
+  );
+}
+
 /**
  * Starts the built `cairn serve` (dist/, as `npm start` runs it; `npm run bench:load` builds first) with `env` (and e.g.
  * `--cpu-prof` in `nodeArgs`); resolves once /healthz answers. Running from source under tsx would measure its
- * source-map stack traces too (about 5% of the server's CPU here).
+ * source-map stack traces too (about 5% of the server's CPU here). CAIRN_* settings in the bench's environment pass
+ * through, under those in `env`.
  */
 export async function startServerProcess(env: Record<string, string>, nodeArgs: string[] = []): Promise<ServerProcess> {
   const port = await freePort();
@@ -44,7 +52,7 @@ export async function startServerProcess(env: Record<string, string>, nodeArgs: 
   if (!fs.existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first (\`npm run bench:load\` does)`);
   const child = spawn(process.execPath, [...nodeArgs, entry, 'serve'], {
     cwd: projectPath(),
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', CAIRN_HOST: '127.0.0.1', CAIRN_PORT: String(port), CAIRN_LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', CAIRN_HOST: '127.0.0.1', CAIRN_PORT: String(port), CAIRN_LOG_LEVEL: 'warn', ...cairnSettings(), ...env },
   });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-20_000)));

@@ -16,6 +16,16 @@ export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
+/** True when a filter sets nothing, so that it only hides expired documents. */
+export function isEmptyFilter(filter: DocumentFilterSpec): boolean {
+  return !filter.types?.length && !filter.sources?.length && !filter.tagGroups?.length && !filter.text;
+}
+
+/** Hides chunks of expired documents through the chunks' own copy of the expiry (migration 009), with no join. */
+export function liveChunkSql(alias = 'c'): string {
+  return `(${alias}.document_expires_at IS NULL OR ${alias}.document_expires_at > now())`;
+}
+
 /**
  * Builds the WHERE conditions for a document filter on alias `d`, always hiding expired documents.
  * Values go through parameters; the SQL text never contains user input.

@@ -85,9 +85,9 @@ export class ContextEnricher {
         const reasons = await this.mentionReasons(hits, new Set(known));
         // The mentioned entities' records and the relationships among everyone are read at once (ids the store lacks
         // simply have no relationships).
-        const [mentioned, among] = await Promise.all([this.entitiesFor(reasons), this.graph.store.relationshipsAmong([...known, ...reasons.keys()])]);
-        entities = mergeEntities(entities, mentioned);
-        relationships = distinctById([...relationships, ...among]);
+        const found = await this.graph.store.entitiesAndRelationshipsAmong([...reasons.keys()], [...known, ...reasons.keys()]);
+        entities = mergeEntities(entities, withReasons(reasons, found.entities));
+        relationships = distinctById([...relationships, ...found.relationships]);
       } catch (err) {
         warnings.push(`entities mentioned by the chunks are missing: ${(err as Error).message}`);
       }
@@ -149,20 +149,20 @@ export class ContextEnricher {
     return reason;
   }
 
-  private async entitiesFor(reasons: Map<string, string>): Promise<EnrichedEntityRecord[]> {
-    if (reasons.size === 0) return [];
-    const found = new Map((await this.graph.store.getEntities([...reasons.keys()])).map((e) => [e.id, e]));
-    return [...reasons.entries()].flatMap(([id, why]) => {
-      const entity = found.get(id);
-      return entity ? [{ entity, why, depth: 0 }] : [];
-    });
-  }
-
   private async recordGap(request: EnrichRequest, hits: SearchHitRecord[]): Promise<void> {
     // Fused HYBRID scores are relative to the query's own hits; the lanes' own scores say how well anything matched.
     const best = Math.max(0, ...hits.map((h) => Math.max(h.vectorScore ?? 0, h.keywordScore ?? 0, h.vectorScore == null && h.keywordScore == null ? h.score : 0)));
     if (hits.length === 0 || best < this.options.gapScoreThreshold) await this.gaps.record(request.query, best, request.filter);
   }
+}
+
+/** The mentioned entities that exist, in the order of `reasons`, each with its reason. */
+function withReasons(reasons: Map<string, string>, found: EntityRecord[]): EnrichedEntityRecord[] {
+  const byId = new Map(found.map((e) => [e.id, e]));
+  return [...reasons.entries()].flatMap(([id, why]) => {
+    const entity = byId.get(id);
+    return entity ? [{ entity, why, depth: 0 }] : [];
+  });
 }
 
 /** Query matches first, then entities named by chunks, then neighbours; the caller cuts to maxEntities. */

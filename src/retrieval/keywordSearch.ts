@@ -1,5 +1,5 @@
 import type { Db } from '../db/Db.js';
-import { SqlParams, documentFilterSql } from '../documents/filterSql.js';
+import { SqlParams, documentFilterSql, isEmptyFilter, liveChunkSql } from '../documents/filterSql.js';
 import type { DocumentFilterSpec } from '../documents/types.js';
 import type { LaneHit } from './types.js';
 
@@ -123,7 +123,11 @@ export class KeywordSearch {
     const pk1 = params.add(k1);
     const pb = params.add(b);
     const avg = params.add(Math.max(stats.avgLength, 1));
-    const where = documentFilterSql(filter, params);
+    // Unfiltered, a candidate's own copy of its document's expiry decides; otherwise its document is checked by
+    // primary key in a LATERAL subquery (kept apart by OFFSET 0): as a plain join the planner hashes the whole
+    // documents table instead, which costs more than ranking the candidates.
+    const unfiltered = isEmptyFilter(filter);
+    const passes = unfiltered ? '' : `CROSS JOIN LATERAL (SELECT 1 FROM documents d WHERE d.id = c.document_id AND ${documentFilterSql(filter, params)} OFFSET 0) passes`;
     const lim = params.add(limit);
     // setweight + ts_filter cut each candidate's vector down to the query's lexemes before unnesting it; each lexeme's
     // idf is looked up by its position in the lexeme array.
@@ -132,13 +136,10 @@ export class KeywordSearch {
                         (SELECT sum((${idfs}::float8[])[array_position(${lexemes}::text[], u.lexeme)] * ${tf} * (${pk1}::float8 + 1)
                                     / (${tf} + ${pk1}::float8 * (1 - ${pb}::float8 + ${pb}::float8 * c.keyword_length / ${avg}::float8)))
                            FROM unnest(ts_filter(setweight(c.keyword_tsv, 'A', ${lexemes}::text[]), '{a}')) u) AS bm25
-                   FROM chunks c
-                  CROSS JOIN LATERAL (SELECT 1 FROM documents d WHERE d.id = c.document_id AND ${where} OFFSET 0) passes
-                  WHERE c.keyword_tsv @@ ${tsquery}::tsquery
+                   FROM chunks c ${passes}
+                  WHERE c.keyword_tsv @@ ${tsquery}::tsquery${unfiltered ? ` AND ${liveChunkSql('c')}` : ''}
                   ORDER BY bm25 DESC, c.id
                   LIMIT ${lim}`;
-    // The LATERAL subquery (kept apart by OFFSET 0) checks each candidate's document by primary key; as a plain join
-    // the planner hashes the whole documents table instead, which costs more than ranking the candidates.
     type Row = { id: string; document_id: string; bm25: number };
     const rows =
       this.db.kind === 'postgres'

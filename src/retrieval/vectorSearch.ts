@@ -1,6 +1,6 @@
 import type { Db, Queryable } from '../db/Db.js';
 import { toVectorSql } from '../db/vector.js';
-import { SqlParams, documentFilterSql } from '../documents/filterSql.js';
+import { SqlParams, documentFilterSql, isEmptyFilter, liveChunkSql } from '../documents/filterSql.js';
 import type { DocumentFilterSpec } from '../documents/types.js';
 import type { Logger } from '../logger.js';
 import { memoryVectorIndexFor, type MemoryVectorIndex } from './memoryVectorIndex.js';
@@ -66,10 +66,9 @@ export class VectorSearch {
     if (ids.length === 0) return [];
     const params = new SqlParams();
     const idList = params.add(Array.from(ids, String));
-    const where = documentFilterSql(filter, params);
+    const { from, where } = liveChunksSql(filter, params);
     const { rows } = await this.db.query<{ id: string; document_id: string }>(
-      `SELECT c.id::text AS id, c.document_id FROM chunks c JOIN documents d ON d.id = c.document_id
-        WHERE c.id = ANY(${idList}::bigint[]) AND c.embedding IS NOT NULL AND ${where}`,
+      `SELECT c.id::text AS id, c.document_id FROM ${from} WHERE c.id = ANY(${idList}::bigint[]) AND c.embedding IS NOT NULL AND ${where}`,
       params.values,
     );
     const passed = new Map(rows.map((r) => [r.id, r.document_id]));
@@ -87,13 +86,13 @@ export class VectorSearch {
   private async searchSql(vector: Float32Array, filter: DocumentFilterSpec, limit: number): Promise<LaneHit[]> {
     const params = new SqlParams();
     const q = params.add(toVectorSql(vector));
-    const where = documentFilterSql(filter, params);
+    const { from, where } = liveChunksSql(filter, params);
     const lim = params.add(limit);
     // On a server, order by the expression the HNSW index is built on (a halfvec cast above 2,000 dimensions).
     const on = (usesHnsw(this.db) ? hnswExpression(vector.length) : undefined) ?? { of: (column: string) => column, cast: 'vector' };
     const distance = `${on.of('c.embedding')} <=> ${q}::${on.cast}`;
     const sql = `SELECT c.id::text AS id, c.document_id, (${distance}) AS distance
-                   FROM chunks c JOIN documents d ON d.id = c.document_id
+                   FROM ${from}
                   WHERE c.embedding IS NOT NULL AND ${where}
                   ORDER BY ${distance}
                   LIMIT ${lim}`;
@@ -114,6 +113,12 @@ export class VectorSearch {
       return (await tx.query<VectorRow>(sql, values)).rows;
     });
   }
+}
+
+/** Chunks `c` that pass the filter: unfiltered, by the chunks' own copy of the expiry, with no join to documents. */
+function liveChunksSql(filter: DocumentFilterSpec, params: SqlParams): { from: string; where: string } {
+  if (isEmptyFilter(filter)) return { from: 'chunks c', where: liveChunkSql('c') };
+  return { from: 'chunks c JOIN documents d ON d.id = c.document_id', where: documentFilterSql(filter, params) };
 }
 
 type VectorRow = { id: string; document_id: string; distance: number | string };

@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import express, { type Request, type RequestHandler } from 'express';
 import { GraphQLError } from 'graphql';
@@ -84,7 +85,14 @@ export async function startHttpServer(services: Services, port = services.config
     allowBatchedHttpRequests: false,
     validationRules: armor.validationRules,
     parseOptions: armor.parseOptions,
-    plugins: [ApolloServerPluginDrainHttpServer({ httpServer }), landingPagePlugin(), introspectionGuard(), ...armor.plugins],
+    plugins: [
+      ApolloServerPluginDrainHttpServer({ httpServer }),
+      landingPagePlugin(),
+      introspectionGuard(),
+      ...armor.plugins,
+      // The schema sets no cache hints: Apollo's default cache-control plugin would still wrap every field resolution.
+      ApolloServerPluginCacheControlDisabled(),
+    ],
   });
   await apollo.start();
 

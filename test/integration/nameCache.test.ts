@@ -41,3 +41,32 @@ suite('entity names across server instances ($name)', (target) => {
     expect((await a.graph.linker.entitiesInQuery('the billing gateway times out')).exact).toEqual(['svc:billing-gateway']);
   });
 });
+
+describe.each(dbTargets())('query linking by name similarity ($name)', (target) => {
+  let scratch: ScratchDatabase;
+  let s: Services;
+  beforeAll(async () => {
+    scratch = await target.createDatabase();
+    s = await createServices(loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }), silentLogger(), { embedder: new HashingEmbeddingProvider({ dimensions: 64 }) });
+    await s.graph.upsertGraph(
+      [
+        { id: 'svc:gw', type: 'Service', name: 'Gateway' },
+        { id: 'svc:pay', type: 'Service', name: 'Payment Gateway Service' },
+        { id: 'svc:arch', type: 'Service', name: 'Archive Gateway' },
+        { id: 'svc:ledger', type: 'Service', name: 'Ledger Archive Service' },
+        { id: 'svc:queue', type: 'Service', name: 'Message Queue' },
+      ],
+      [],
+    );
+  });
+  afterAll(async () => {
+    await s?.close();
+    await scratch?.drop();
+  });
+
+  it('finds names in the query, then names sharing at least half their words, best overlap first', async () => {
+    expect(await s.graph.linker.entitiesInQuery('why is the payment gateway down?')).toEqual({ exact: ['svc:gw'], similar: ['svc:pay', 'svc:arch'] });
+    expect(await s.graph.linker.entitiesInQuery('ledger service archive export')).toEqual({ exact: [], similar: ['svc:ledger', 'svc:arch'] });
+    expect(await s.graph.linker.entitiesInQuery('nothing related here')).toEqual({ exact: [], similar: [] });
+  });
+});

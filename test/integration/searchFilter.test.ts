@@ -63,3 +63,45 @@ describe.each(dbTargets())('expired documents that outrank the rest do not starv
     }
   });
 });
+
+describe.each(dbTargets())("chunks follow their document's expiry ($name)", (target) => {
+  let t: TestServer;
+  const later = new Date(Date.now() + 3_600_000);
+  /** Chunks whose copy of the expiry differs from their document's (migration 009 keeps it at zero). */
+  const mismatched = async () =>
+    (await t.services.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.document_expires_at IS DISTINCT FROM d.expires_at',
+    )).rows[0]!.n;
+  const found = async (mode: 'VECTOR' | 'KEYWORD' | 'HYBRID', filtered: boolean) =>
+    (await t.services.search.search({ query: 'lighthouse keeper logbook', topK: 10, filter: filtered ? { types: ['other'] } : {}, mode })).map((h) => h.document.id).sort();
+  beforeAll(async () => {
+    t = await startTestServer(target);
+    await t.services.documents.upsertMany([
+      { ...doc(1), id: 'keep', content: 'The lighthouse keeper wrote in the logbook every night.' },
+      { ...doc(2), id: 'lapse', content: 'A lighthouse keeper logbook from the old station.', expiresAt: later },
+    ]);
+  }, 120_000);
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('copies the expiry onto chunks as they are written and whenever it changes', async () => {
+    expect(await mismatched()).toBe(0);
+    const { rows } = await t.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks WHERE document_expires_at IS NOT NULL');
+    expect(rows[0]!.n).toBeGreaterThan(0);
+    // Expired by any path (here plain SQL): every mode hides it, with and without a filter.
+    await t.services.db.query(`UPDATE documents SET expires_at = now() - interval '1 minute' WHERE id = 'lapse'`);
+    expect(await mismatched()).toBe(0);
+    for (const mode of ['VECTOR', 'KEYWORD', 'HYBRID'] as const) {
+      expect(await found(mode, false)).toEqual(['keep']);
+      expect(await found(mode, true)).toEqual(['keep']);
+    }
+    // Cleared by an upsert that keeps the content (no chunk is rewritten): it is found again.
+    await t.services.documents.upsertMany([{ ...doc(2), id: 'lapse', content: 'A lighthouse keeper logbook from the old station.', expiresAt: null }]);
+    expect(await mismatched()).toBe(0);
+    for (const mode of ['VECTOR', 'KEYWORD', 'HYBRID'] as const) expect(await found(mode, false)).toEqual(['keep', 'lapse']);
+    // New content and a new expiry together: the new chunks carry it.
+    await t.services.documents.upsertMany([{ ...doc(2), id: 'lapse', content: 'The lighthouse keeper logbook, second volume.', expiresAt: later }]);
+    expect(await mismatched()).toBe(0);
+  });
+});

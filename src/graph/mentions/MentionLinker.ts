@@ -123,8 +123,12 @@ export class MentionLinker implements DocumentWriteHook {
     const cache = cached && performance.now() - cached.checkedAt < QUERY_NAMES_MAX_AGE_MS ? cached : await this.load(this.db);
     const exact = [...cache.matcher.entitiesIn(text)];
     const words = new Set(tokenize(text));
+    // Only names sharing a word with the query can reach half overlap; they are visited in name order, as a full scan would.
+    const sharing = new Set<number>();
+    for (const w of words) for (const i of cache.namesByWord.get(w) ?? []) sharing.add(i);
     const scored: [string, number][] = [];
-    for (const n of cache.names) {
+    for (const i of [...sharing].sort((a, b) => a - b)) {
+      const n = cache.names[i] as NameCache['names'][number];
       if (exact.includes(n.entityId)) continue;
       const nameWords = n.words;
       if (nameWords.length === 0) continue;
@@ -144,7 +148,16 @@ export class MentionLinker implements DocumentWriteHook {
     const version = await this.mentions.namesVersion(q);
     if (this.cached?.version !== version) {
       const names = await this.mentions.allNames(q);
-      this.cached = { version, checkedAt: 0, matcher: new MentionMatcher(names), names: names.map((n) => ({ ...n, words: tokenize(n.name) })) };
+      const tokenized = names.map((n) => ({ ...n, words: tokenize(n.name) }));
+      const namesByWord = new Map<string, number[]>();
+      tokenized.forEach((n, i) => {
+        for (const w of new Set(n.words)) {
+          const list = namesByWord.get(w);
+          if (list) list.push(i);
+          else namesByWord.set(w, [i]);
+        }
+      });
+      this.cached = { version, checkedAt: 0, matcher: new MentionMatcher(names), names: tokenized, namesByWord };
     }
     this.cached.checkedAt = performance.now();
     return this.cached;
@@ -162,6 +175,8 @@ interface NameCache {
   matcher: MentionMatcher;
   /** Names with their words, tokenized once for name-similarity scoring. */
   names: (EntityName & { words: string[] })[];
+  /** Indexes into `names` of the names holding each word, ascending. */
+  namesByWord: Map<string, number[]>;
 }
 
 function dedupeOps(ops: MentionOp[]): MentionOp[] {

@@ -1,6 +1,6 @@
 import neo4j, { type ManagedTransaction } from 'neo4j-driver';
 import { AppError, ErrorCode, notFound } from '../../errors.js';
-import type { GraphStore } from '../GraphStore.js';
+import type { EntitiesAndRelationships, GraphStore } from '../GraphStore.js';
 import {
   RELATIONSHIP_TYPE_PATTERN,
   type Direction,
@@ -218,6 +218,19 @@ export class Neo4jGraphStore implements GraphStore {
   async relationshipsAmong(ids: readonly string[]): Promise<RelationshipRecord[]> {
     if (ids.length === 0) return [];
     return this.conn.guard('relationshipsAmong', () => this.relationshipRows(Q.RELATIONSHIPS_AMONG, { ids: [...new Set(ids)] }));
+  }
+
+  /** Both reads in one query, so one round trip. */
+  async entitiesAndRelationshipsAmong(entityIds: readonly string[], amongIds: readonly string[]): Promise<EntitiesAndRelationships> {
+    if (entityIds.length === 0) return { entities: [], relationships: await this.relationshipsAmong(amongIds) };
+    if (amongIds.length === 0) return { entities: await this.getEntities(entityIds), relationships: [] };
+    return this.conn.guard('entitiesAndRelationshipsAmong', async () => {
+      const [row] = await this.conn.readQuery(Q.ENTITIES_AND_RELATIONSHIPS_AMONG, { ids: [...new Set(entityIds)], among: [...new Set(amongIds)] });
+      return {
+        entities: ((row?.get('entities') ?? []) as EntityMap[]).map(toEntityRecord),
+        relationships: ((row?.get('relationships') ?? []) as RelationshipMap[]).map(toRelationshipRecord),
+      };
+    });
   }
 
   /** Runs a read statement that returns relationship maps as `r`. */

@@ -136,6 +136,19 @@ WHERE b.id IN $ids
 WITH DISTINCT r
 RETURN ${REL_MAP} AS r ORDER BY r.id`;
 
+/** Entities with ids in `$ids`, and the relationships whose both ends are in `$among` ordered by id, as two lists. */
+export const ENTITIES_AND_RELATIONSHIPS_AMONG = `CALL () {
+  UNWIND $ids AS id MATCH (e:Entity {id: id}) RETURN collect(${entityMap('e')}) AS entities
+}
+CALL () {
+  UNWIND $among AS id
+  MATCH (a:Entity {id: id})-[r]->(b:Entity)
+  WHERE b.id IN $among
+  WITH DISTINCT r ORDER BY r.id
+  RETURN collect(${REL_MAP}) AS relationships
+}
+RETURN entities, relationships`;
+
 /** Relationship types in the database (to look relationships up by id through the per-type indexes). */
 export const RELATIONSHIP_TYPES = 'CALL db.relationshipTypes() YIELD relationshipType RETURN collect(relationshipType) AS types';
 

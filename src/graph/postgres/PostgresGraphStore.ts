@@ -1,7 +1,7 @@
 import type { Db } from '../../db/Db.js';
 import { SqlParams, escapeLike } from '../../documents/filterSql.js';
 import { AppError, ErrorCode, notFound } from '../../errors.js';
-import type { GraphStore } from '../GraphStore.js';
+import type { EntitiesAndRelationships, GraphStore } from '../GraphStore.js';
 import { mentionedByLiveDocument } from '../mentions/mentionedEntities.js';
 import type {
   Direction,
@@ -237,6 +237,12 @@ export class PostgresGraphStore implements GraphStore {
       [ids],
     );
     return rows.map(toRelationshipRecord);
+  }
+
+  /** Both reads at once (each is one statement here). */
+  async entitiesAndRelationshipsAmong(entityIds: readonly string[], amongIds: readonly string[]): Promise<EntitiesAndRelationships> {
+    const [entities, relationships] = await Promise.all([this.getEntities(entityIds), this.relationshipsAmong(amongIds)]);
+    return { entities, relationships };
   }
 
   /** Counts for graphStats; degree counts relationships in both directions (a self-loop counts twice). */
