@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, isAppError } from '../errors.js';
 import type { GraphService } from '../graph/GraphService.js';
-import { neighborsAndSeeds } from '../graph/traversal.js';
+import { nearestNeighbors } from '../graph/traversal.js';
 import type { EntityRecord, RelationshipRecord } from '../graph/types.js';
 import type { Logger } from '../logger.js';
 import type { SearchService } from '../retrieval/SearchService.js';
@@ -39,10 +39,14 @@ async function lane<T>(name: string, timeoutMs: number, work: () => Promise<T>):
   }
 }
 
-/** Graph lane output: entities found from the query itself. */
-interface GraphLaneResult {
-  entities: EnrichedEntityRecord[];
-  relationships: RelationshipRecord[];
+/** An entity the graph lane found from the query, before its record is read. */
+interface FoundEntity {
+  id: string;
+  depth: number;
+  /** Why it is there; `seedId` and `via` complete a neighbour's reason once the seed's name is known. */
+  why: string;
+  seedId?: string;
+  via?: RelationshipRecord;
 }
 
 /**
@@ -65,31 +69,41 @@ export class ContextEnricher {
       lane('documents', this.options.laneTimeoutMs, () => this.search.search({ query: request.query, topK: request.topK, filter: request.filter, ...(request.mode ? { mode: request.mode } : {}) })),
       lane('graph', this.options.laneTimeoutMs, () => this.graphLane(request)),
     ]);
-    if (!docs.ok && !graph.ok) {
-      // The documents lane's cause is the one to report (e.g. EMBEDDING_UNAVAILABLE, DATABASE_UNAVAILABLE, TIMEOUT).
-      const code = docs.code !== ErrorCode.INTERNAL_SERVER_ERROR ? docs.code : graph.code;
-      throw new AppError(code, `enrichContext failed: ${docs.error}; ${graph.error}`, { lanes: { documents: docs.code, graph: graph.code } });
-    }
+    if (!docs.ok && !graph.ok) throw bothFailed(docs, graph);
     const warnings: string[] = [];
     if (!docs.ok) warnings.push(docs.error);
     if (!graph.ok) warnings.push(graph.error);
     const hits = docs.ok ? docs.value : [];
     const chunks: EnrichedChunkRecord[] = hits.map((hit, i) => ({ hit, why: whyChunk(hit, i), citation: null }));
 
-    let entities = graph.ok ? graph.value.entities : [];
-    let relationships = graph.ok ? graph.value.relationships : [];
+    // Second step: the entities the chunks mention, then every entity's record and the relationships among them all,
+    // in one graph read (ids the store lacks have no record and no relationships, and are dropped).
     const secondStep = performance.now();
-    if (hits.length > 0) {
+    const found = graph.ok ? graph.value : [];
+    let entities: EnrichedEntityRecord[] = [];
+    let relationships: RelationshipRecord[] = [];
+    const reasons = await this.mentionReasons(hits, new Set(found.map((f) => f.id))).catch((err: unknown) => {
+      warnings.push(`entities mentioned by the chunks are missing: ${(err as Error).message}`);
+      return new Map<string, string>();
+    });
+    const ids = [...found.map((f) => f.id), ...reasons.keys()];
+    if (ids.length > 0) {
       try {
-        const known = entities.map((e) => e.entity.id);
-        const reasons = await this.mentionReasons(hits, new Set(known));
-        // The mentioned entities' records and the relationships among everyone are read at once (ids the store lacks
-        // simply have no relationships).
-        const found = await this.graph.store.entitiesAndRelationshipsAmong([...reasons.keys()], [...known, ...reasons.keys()]);
-        entities = mergeEntities(entities, withReasons(reasons, found.entities));
-        relationships = distinctById([...relationships, ...found.relationships]);
+        const read = await this.graph.store.entitiesAndRelationshipsAmong(ids, ids);
+        const byId = new Map(read.entities.map((e) => [e.id, e]));
+        const fromQuery = withRecords(found, byId);
+        const fromChunks = [...reasons.entries()].flatMap(([id, why]) => {
+          const entity = byId.get(id);
+          return entity ? [{ entity, why, depth: 0 }] : [];
+        });
+        entities = mergeEntities(fromQuery, fromChunks);
+        // The traversal's relationships first (each explains a neighbour), then the others among everyone.
+        const kept = new Set(entities.map((e) => e.entity.id));
+        relationships = distinctById([...found.flatMap((f) => (f.via && kept.has(f.id) ? [f.via] : [])), ...read.relationships]);
       } catch (err) {
-        warnings.push(`entities mentioned by the chunks are missing: ${(err as Error).message}`);
+        const error = `graph lane failed: ${(err as Error).message}`;
+        if (!docs.ok) throw bothFailed(docs, { ok: false, error, code: isAppError(err) ? err.code : ErrorCode.INTERNAL_SERVER_ERROR, ms: 0 });
+        warnings.push(graph.ok ? error : `entities mentioned by the chunks are missing: ${(err as Error).message}`);
       }
     }
     const graphMs = graph.ms + (performance.now() - secondStep);
@@ -114,33 +128,27 @@ export class ContextEnricher {
     };
   }
 
-  /** Seeds from the query (names and aliases, then name similarity), expanded to neighbours up to graphDepth. */
-  private async graphLane(request: EnrichRequest): Promise<GraphLaneResult> {
-    if (request.maxEntities === 0) return { entities: [], relationships: [] };
+  /** Seeds from the query (names and aliases, then name similarity), expanded to neighbours up to graphDepth; ids only. */
+  private async graphLane(request: EnrichRequest): Promise<FoundEntity[]> {
+    if (request.maxEntities === 0) return [];
     const { exact, similar } = await this.graph.linker.entitiesInQuery(request.query);
-    const seedIds = [...exact, ...similar].slice(0, request.maxEntities);
-    if (seedIds.length === 0) return { entities: [], relationships: [] };
-    const { seeds: byId, neighbors: around } = await neighborsAndSeeds(this.graph.store, seedIds, {
-      depth: request.graphDepth,
-      direction: 'BOTH',
-      limit: request.maxEntities * 2,
-    });
-    const entities: EnrichedEntityRecord[] = seedIds
-      .map((id) => byId.get(id))
-      .filter((e): e is EntityRecord => e !== undefined)
-      .map((entity) => ({ entity, depth: 0, why: exact.includes(entity.id) ? 'matched in the query' : 'name similar to the query' }));
-    const relationships: RelationshipRecord[] = [];
+    const seedIds = [...new Set([...exact, ...similar])].slice(0, request.maxEntities);
+    if (seedIds.length === 0) return [];
+    const around = await nearestNeighbors(this.graph.store, seedIds, { depth: request.graphDepth, direction: 'BOTH', limit: request.maxEntities * 2 });
+    const found: FoundEntity[] = seedIds.map((id) => ({ id, depth: 0, why: exact.includes(id) ? 'matched in the query' : 'name similar to the query' }));
     const all = [...around.entries()].flatMap(([seed, list]) => list.map((n) => ({ seed, n }))).sort((a, b) => a.n.depth - b.n.depth);
+    const seen = new Set(seedIds);
     for (const { seed, n } of all) {
-      if (entities.some((e) => e.entity.id === n.entity.id)) continue;
-      entities.push({ entity: n.entity, depth: n.depth, why: `neighbour of ${byId.get(seed)?.name ?? seed} through ${n.relationship.type} at depth ${n.depth}` });
-      relationships.push(n.relationship);
+      if (seen.has(n.id)) continue;
+      seen.add(n.id);
+      found.push({ id: n.id, depth: n.depth, why: `through ${n.relationship.type} at depth ${n.depth}`, seedId: seed, via: n.relationship });
     }
-    return { entities, relationships };
+    return found;
   }
 
   /** Entities the hits' chunks mention that the graph lane did not bring, each with the first chunk naming it. */
   private async mentionReasons(hits: SearchHitRecord[], known: ReadonlySet<string>): Promise<Map<string, string>> {
+    if (hits.length === 0) return new Map();
     const byChunk = await this.graph.linker.mentions.entityIdsByChunk(hits.map((h) => h.chunk.id));
     const reason = new Map<string, string>();
     hits.forEach((h, i) => {
@@ -156,13 +164,21 @@ export class ContextEnricher {
   }
 }
 
-/** The mentioned entities that exist, in the order of `reasons`, each with its reason. */
-function withReasons(reasons: Map<string, string>, found: EntityRecord[]): EnrichedEntityRecord[] {
-  const byId = new Map(found.map((e) => [e.id, e]));
-  return [...reasons.entries()].flatMap(([id, why]) => {
-    const entity = byId.get(id);
-    return entity ? [{ entity, why, depth: 0 }] : [];
+/** The graph lane's entities that have a record, in order; a neighbour's reason names its seed. */
+function withRecords(found: FoundEntity[], byId: Map<string, EntityRecord>): EnrichedEntityRecord[] {
+  return found.flatMap((f) => {
+    const entity = byId.get(f.id);
+    if (!entity) return [];
+    const why = f.seedId === undefined ? f.why : `neighbour of ${byId.get(f.seedId)?.name ?? f.seedId} ${f.why}`;
+    return [{ entity, why, depth: f.depth }];
   });
+}
+
+/** The error of a request whose lanes both failed; the documents lane's cause is the one to report. */
+function bothFailed(docs: Lane<unknown> & { ok: false }, graph: Lane<unknown> & { ok: false }): AppError {
+  // e.g. EMBEDDING_UNAVAILABLE, DATABASE_UNAVAILABLE, TIMEOUT
+  const code = docs.code !== ErrorCode.INTERNAL_SERVER_ERROR ? docs.code : graph.code;
+  return new AppError(code, `enrichContext failed: ${docs.error}; ${graph.error}`, { lanes: { documents: docs.code, graph: graph.code } });
 }
 
 /** Query matches first, then entities named by chunks, then neighbours; the caller cuts to maxEntities. */

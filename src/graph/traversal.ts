@@ -28,27 +28,55 @@ function byRelationshipOrder(a: Edge, b: Edge): number {
  * (smallest relationship id among those at that depth). Results are ordered by (depth, name, id) and cut to `limit`.
  */
 export async function neighbors(store: GraphStore, seedIds: readonly string[], options: NeighborOptions): Promise<Map<string, NeighborRecord[]>> {
-  return (await traverse(store, seedIds, options, false)).neighbors;
+  const { seeds, found } = await explore(store, seedIds, options);
+  const entities = new Map((await store.getEntities([...new Set([...found.values()].flatMap((m) => [...m.keys()]))])).map((e) => [e.id, e]));
+  const result = new Map<string, NeighborRecord[]>();
+  for (const seed of seeds) {
+    const list: NeighborRecord[] = [];
+    for (const [id, v] of found.get(seed) ?? []) {
+      const entity = entities.get(id);
+      if (entity) list.push({ entity, depth: v.depth, relationship: v.relationship });
+    }
+    list.sort((a, b) => a.depth - b.depth || compareText(a.entity.name, b.entity.name) || compareText(a.entity.id, b.entity.id));
+    result.set(seed, list.slice(0, options.limit));
+  }
+  return result;
 }
 
-/** `neighbors`, plus the seeds' own records, read in the same query as the neighbours' (one store read fewer). */
-export async function neighborsAndSeeds(
-  store: GraphStore,
-  seedIds: readonly string[],
-  options: NeighborOptions,
-): Promise<{ seeds: Map<string, EntityRecord>; neighbors: Map<string, NeighborRecord[]> }> {
-  return traverse(store, seedIds, options, true);
+/** A neighbour as `nearestNeighbors` finds it: its id and name, not its record. */
+export interface NeighborRef {
+  id: string;
+  name: string;
+  depth: number;
+  relationship: RelationshipRecord;
 }
 
-async function traverse(
-  store: GraphStore,
-  seedIds: readonly string[],
-  options: NeighborOptions,
-  withSeeds: boolean,
-): Promise<{ seeds: Map<string, EntityRecord>; neighbors: Map<string, NeighborRecord[]> }> {
+/**
+ * `neighbors` without reading the neighbours' records (one store read fewer): ordered by the names the edges carry.
+ * An entity deleted meanwhile may still be listed; callers that read the records afterwards drop it then.
+ */
+export async function nearestNeighbors(store: GraphStore, seedIds: readonly string[], options: NeighborOptions): Promise<Map<string, NeighborRef[]>> {
+  const { seeds, found } = await explore(store, seedIds, options);
+  const result = new Map<string, NeighborRef[]>();
+  for (const seed of seeds) {
+    const list = [...(found.get(seed) ?? [])].map(([id, v]) => ({ id, name: v.name, depth: v.depth, relationship: v.relationship }));
+    list.sort((a, b) => a.depth - b.depth || compareText(a.name, b.name) || compareText(a.id, b.id));
+    result.set(seed, list.slice(0, options.limit));
+  }
+  return result;
+}
+
+/** How a traversal first reached an entity. */
+interface Reach {
+  depth: number;
+  name: string;
+  relationship: RelationshipRecord;
+}
+
+/** The breadth-first search itself: per seed, every entity reached (at most `depth` levels), with its first reach. */
+async function explore(store: GraphStore, seedIds: readonly string[], options: NeighborOptions): Promise<{ seeds: string[]; found: Map<string, Map<string, Reach>> }> {
   const seeds = [...new Set(seedIds)];
-  // Per seed: entity id → [depth, relationship]
-  const found = new Map<string, Map<string, { depth: number; relationship: RelationshipRecord }>>(seeds.map((s) => [s, new Map()]));
+  const found = new Map<string, Map<string, Reach>>(seeds.map((s) => [s, new Map()]));
   let frontiers = new Map<string, string[]>(seeds.map((s) => [s, [s]]));
   for (let depth = 1; depth <= options.depth; depth++) {
     const all = [...new Set([...frontiers.values()].flat())];
@@ -62,36 +90,19 @@ async function traverse(
     }
     const next = new Map<string, string[]>();
     for (const seed of seeds) {
-      const seen = found.get(seed) as Map<string, { depth: number; relationship: RelationshipRecord }>;
+      const seen = found.get(seed) as Map<string, Reach>;
       const candidates = (frontiers.get(seed) ?? []).flatMap((id) => byFrom.get(id) ?? []).sort(byRelationshipOrder);
       const reached: string[] = [];
       for (const e of candidates) {
         if (e.neighborId === seed || seen.has(e.neighborId)) continue;
-        seen.set(e.neighborId, { depth, relationship: e.relationship });
+        seen.set(e.neighborId, { depth, name: e.neighborName, relationship: e.relationship });
         reached.push(e.neighborId);
       }
       next.set(seed, reached.sort().slice(0, FRONTIER_CAP));
     }
     frontiers = next;
   }
-  const ids = [...new Set([...(withSeeds ? seeds : []), ...[...found.values()].flatMap((m) => [...m.keys()])])];
-  const entities = new Map((await store.getEntities(ids)).map((e) => [e.id, e]));
-  const result = new Map<string, NeighborRecord[]>();
-  for (const seed of seeds) {
-    const list: NeighborRecord[] = [];
-    for (const [id, v] of found.get(seed) ?? []) {
-      const entity = entities.get(id);
-      if (entity) list.push({ entity, depth: v.depth, relationship: v.relationship });
-    }
-    list.sort((a, b) => a.depth - b.depth || compareText(a.entity.name, b.entity.name) || compareText(a.entity.id, b.entity.id));
-    result.set(seed, list.slice(0, options.limit));
-  }
-  const seedRecords = new Map<string, EntityRecord>();
-  for (const id of withSeeds ? seeds : []) {
-    const entity = entities.get(id);
-    if (entity) seedRecords.set(id, entity);
-  }
-  return { seeds: seedRecords, neighbors: result };
+  return { seeds, found };
 }
 
 /** A connected piece of the graph around some entities. */

@@ -55,6 +55,8 @@ export type Direction = 'OUT' | 'IN' | 'BOTH';
 export interface Edge {
   fromId: string;
   neighborId: string;
+  /** The neighbour's name, so traversals can order neighbours before (or without) reading their records. */
+  neighborName: string;
   relationship: RelationshipRecord;
 }
 

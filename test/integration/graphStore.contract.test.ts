@@ -3,7 +3,7 @@ import type { Db } from '../../src/db/Db.js';
 import type { AppError } from '../../src/errors.js';
 import { MentionRepository } from '../../src/graph/mentions/mentionRepository.js';
 import type { GraphStore } from '../../src/graph/GraphStore.js';
-import { neighbors, neighborsAndSeeds, shortestPath, subgraph } from '../../src/graph/traversal.js';
+import { nearestNeighbors, neighbors, shortestPath, subgraph } from '../../src/graph/traversal.js';
 import type { EntityWrite } from '../../src/graph/types.js';
 import { relationshipId, validateRelationshipInput } from '../../src/graph/validateGraphInput.js';
 import { graphStoreTargets } from '../helpers/graphStores.js';
@@ -129,11 +129,20 @@ describe.each(graphStoreTargets())('GraphStore contract ($name)', (target) => {
     expect(both.map((n) => n.entity.id)).toEqual(['b', 'd']);
     const limited = (await neighbors(store, ['hub'], { depth: 1, direction: 'OUT', limit: 3 })).get('hub')!;
     expect(limited.map((n) => n.entity.id)).toEqual(['leaf00', 'leaf01', 'leaf02']);
-    // The same traversal with the seeds' own records read alongside (an unknown seed has none).
-    const withSeeds = await neighborsAndSeeds(store, ['c', 'a', 'nope'], { depth: 1, direction: 'BOTH', limit: 50 });
-    expect(withSeeds.neighbors).toEqual(await neighbors(store, ['c', 'a', 'nope'], { depth: 1, direction: 'BOTH', limit: 50 }));
-    expect([...withSeeds.seeds.keys()].sort()).toEqual(['a', 'c']);
-    expect(withSeeds.seeds.get('c')?.id).toBe('c');
+    // The same traversals without reading records: the same neighbours in the same order, from the edges' names.
+    for (const [seeds, options] of [
+      [['c', 'a', 'nope'], { depth: 1, direction: 'BOTH', limit: 50 }],
+      [['u'], { depth: 3, direction: 'OUT', limit: 50 }],
+      [['a'], { depth: 2, direction: 'BOTH', limit: 3 }],
+      [['hub'], { depth: 1, direction: 'OUT', limit: 3 }],
+    ] as const) {
+      const refs = await nearestNeighbors(store, seeds, options);
+      const full = await neighbors(store, seeds, options);
+      expect([...refs.keys()]).toEqual([...full.keys()]);
+      for (const [seed, list] of full) {
+        expect(refs.get(seed)).toEqual(list.map((n) => ({ id: n.entity.id, name: n.entity.name, depth: n.depth, relationship: n.relationship })));
+      }
+    }
   });
 
   it('returns a bounded subgraph and shortest paths', async () => {

@@ -117,7 +117,7 @@ CALL (n) {
   ${direction === 'BOTH' ? 'WITH DISTINCT r, m' : 'WITH r, m'}
   RETURN r, m ORDER BY type(r), m.id, r.id LIMIT $cap
 }
-RETURN n.id AS fromId, collect([m.id, r.id, type(r), startNode(r) = n, r.properties, r.createdAt]) AS edges`;
+RETURN n.id AS fromId, collect([m.id, r.id, type(r), startNode(r) = n, r.properties, r.createdAt, m.name]) AS edges`;
 }
 
 /** Relationships touching entities in `$ids`, in a direction, ordered by id. */

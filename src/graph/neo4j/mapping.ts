@@ -101,13 +101,14 @@ export function writtenRelationship(w: RelationshipWrite, id: string, createdAt:
 }
 
 /** One edge of an `expandQuery` row: `[neighbourId, id, type, outgoing, properties, createdAt]`. */
-export type ExpandedEdge = [string, string, string, boolean, string | null, number | null];
+export type ExpandedEdge = [string, string, string, boolean, string | null, number | null, string];
 
 /** Maps the edges of one `expandQuery` row (node `fromId`) to `Edge`s, keeping their order. */
 export function toEdges(fromId: string, edges: readonly ExpandedEdge[]): Edge[] {
-  return edges.map(([neighborId, id, type, outgoing, properties, createdAt]) => ({
+  return edges.map(([neighborId, id, type, outgoing, properties, createdAt, neighborName]) => ({
     fromId,
     neighborId,
+    neighborName,
     relationship: toRelationshipRecord({ id, type, fromId: outgoing ? fromId : neighborId, toId: outgoing ? neighborId : fromId, properties, createdAt }),
   }));
 }

@@ -216,16 +216,17 @@ export class PostgresGraphStore implements GraphStore {
                     FROM graph_relationships r WHERE r.to_id = ANY(${p}::text[])${typeFilter}${loops}`);
     }
     const cap = params.add(capPerNode);
-    const { rows } = await this.db.query<RelationshipRow & { node: string; neighbor: string }>(
-      `SELECT node, neighbor, id, type, from_id, to_id, properties, created_at
+    const { rows } = await this.db.query<RelationshipRow & { node: string; neighbor: string; neighbor_name: string }>(
+      `SELECT node, neighbor, n.name AS neighbor_name, ranked.id, ranked.type, from_id, to_id, ranked.properties, ranked.created_at
          FROM (SELECT x.*, row_number() OVER (PARTITION BY x.node
                                                ORDER BY x.type COLLATE "C", x.neighbor COLLATE "C", x.id COLLATE "C") AS rn
                  FROM (${parts.join(' UNION ALL ')}) x) ranked
+         JOIN graph_entities n ON n.id = ranked.neighbor
         WHERE rn <= ${cap}::int
         ORDER BY node COLLATE "C", rn`,
       params.values,
     );
-    return rows.map((r) => ({ fromId: r.node, neighborId: r.neighbor, relationship: toRelationshipRecord(r) }));
+    return rows.map((r) => ({ fromId: r.node, neighborId: r.neighbor, neighborName: r.neighbor_name, relationship: toRelationshipRecord(r) }));
   }
 
   /** Relationships whose both ends are in `ids`, ordered by id. */
