@@ -89,7 +89,7 @@ export class ContextEnricher {
     const ids = [...found.map((f) => f.id), ...reasons.keys()];
     if (ids.length > 0) {
       try {
-        const read = await this.graph.store.entitiesAndRelationshipsAmong(ids, ids);
+        const read = await this.graph.store.entitiesAndRelationshipsAmong(ids);
         const byId = new Map(read.entities.map((e) => [e.id, e]));
         const fromQuery = withRecords(found, byId);
         const fromChunks = [...reasons.entries()].flatMap(([id, why]) => {

@@ -50,8 +50,8 @@ export interface GraphStore {
   expand(ids: readonly string[], direction: Direction, types: readonly string[] | undefined, capPerNode: number): Promise<Edge[]>;
   /** Relationships whose both ends are in `ids`. */
   relationshipsAmong(ids: readonly string[]): Promise<RelationshipRecord[]>;
-  /** `getEntities(entityIds)` and `relationshipsAmong(amongIds)` in one read: one round trip on Neo4j. */
-  entitiesAndRelationshipsAmong(entityIds: readonly string[], amongIds: readonly string[]): Promise<EntitiesAndRelationships>;
+  /** `getEntities(ids)` and `relationshipsAmong(ids)` in one read: one round trip on Neo4j. */
+  entitiesAndRelationshipsAmong(ids: readonly string[]): Promise<EntitiesAndRelationships>;
   /**
    * Mirrors mention changes from Postgres (where mentions live) into the store; idempotent, so the outbox can
    * apply a batch twice. The Postgres store has nothing to mirror and omits it.
@@ -70,7 +70,7 @@ export interface GraphStore {
   close(): Promise<void>;
 }
 
-/** Entities with the relationships among a set of entities (see `GraphStore.entitiesAndRelationshipsAmong`). */
+/** Entities with the relationships among them (see `GraphStore.entitiesAndRelationshipsAmong`). */
 export interface EntitiesAndRelationships {
   entities: EntityRecord[];
   relationships: RelationshipRecord[];

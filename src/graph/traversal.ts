@@ -30,17 +30,9 @@ function byRelationshipOrder(a: Edge, b: Edge): number {
 export async function neighbors(store: GraphStore, seedIds: readonly string[], options: NeighborOptions): Promise<Map<string, NeighborRecord[]>> {
   const { seeds, found } = await explore(store, seedIds, options);
   const entities = new Map((await store.getEntities([...new Set([...found.values()].flatMap((m) => [...m.keys()]))])).map((e) => [e.id, e]));
-  const result = new Map<string, NeighborRecord[]>();
-  for (const seed of seeds) {
-    const list: NeighborRecord[] = [];
-    for (const [id, v] of found.get(seed) ?? []) {
-      const entity = entities.get(id);
-      if (entity) list.push({ entity, depth: v.depth, relationship: v.relationship });
-    }
-    list.sort((a, b) => a.depth - b.depth || compareText(a.entity.name, b.entity.name) || compareText(a.entity.id, b.entity.id));
-    result.set(seed, list.slice(0, options.limit));
-  }
-  return result;
+  // Entities deleted since the traversal are dropped before the cut, so they take no place.
+  const refs = nearest(seeds, found, options.limit, (id) => entities.has(id));
+  return new Map([...refs].map(([seed, list]) => [seed, list.map((n) => ({ entity: entities.get(n.id) as EntityRecord, depth: n.depth, relationship: n.relationship }))]));
 }
 
 /** A neighbour as `nearestNeighbors` finds it: its id and name, not its record. */
@@ -57,11 +49,16 @@ export interface NeighborRef {
  */
 export async function nearestNeighbors(store: GraphStore, seedIds: readonly string[], options: NeighborOptions): Promise<Map<string, NeighborRef[]>> {
   const { seeds, found } = await explore(store, seedIds, options);
+  return nearest(seeds, found, options.limit, () => true);
+}
+
+/** Per seed, the reached entities that `keep` accepts, ordered by (depth, name, id) and cut to `limit`. */
+function nearest(seeds: readonly string[], found: Map<string, Map<string, Reach>>, limit: number, keep: (id: string) => boolean): Map<string, NeighborRef[]> {
   const result = new Map<string, NeighborRef[]>();
   for (const seed of seeds) {
-    const list = [...(found.get(seed) ?? [])].map(([id, v]) => ({ id, name: v.name, depth: v.depth, relationship: v.relationship }));
+    const list = [...(found.get(seed) ?? [])].filter(([id]) => keep(id)).map(([id, v]) => ({ id, name: v.name, depth: v.depth, relationship: v.relationship }));
     list.sort((a, b) => a.depth - b.depth || compareText(a.name, b.name) || compareText(a.id, b.id));
-    result.set(seed, list.slice(0, options.limit));
+    result.set(seed, list.slice(0, limit));
   }
   return result;
 }

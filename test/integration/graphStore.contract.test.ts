@@ -161,15 +161,15 @@ describe.each(graphStoreTargets())('GraphStore contract ($name)', (target) => {
     expect(await shortestPath(store, 'a', 'hub', 6)).toBeNull();
   });
 
-  it('reads entities and the relationships among a set in one call, as the two reads would', async () => {
-    const both = await store.entitiesAndRelationshipsAmong(['c', 'u', 'nope'], ['a', 'b', 'c', 'u', 'nope']);
-    expect(both.entities.map((e) => e.id).sort()).toEqual(['c', 'u']);
+  it('reads entities and the relationships among them in one call, as the two reads would', async () => {
+    const ids = ['a', 'b', 'c', 'u', 'nope'];
+    const both = await store.entitiesAndRelationshipsAmong(ids);
+    expect(both.entities.map((e) => e.id).sort()).toEqual(['a', 'b', 'c', 'u']);
     expect(both.entities.find((e) => e.id === 'u')).toEqual((await store.getEntities(['u']))[0]);
-    expect(both.relationships).toEqual(await store.relationshipsAmong(['a', 'b', 'c', 'u', 'nope']));
+    expect(both.relationships).toEqual(await store.relationshipsAmong(ids));
     expect(both.relationships.map((r) => `${r.fromId}-${r.type}-${r.toId}`).sort()).toEqual(['a-DEPENDS_ON-b', 'b-DEPENDS_ON-c', 'u-LOCATED_NEAR-a']);
-    expect(await store.entitiesAndRelationshipsAmong([], [])).toEqual({ entities: [], relationships: [] });
-    expect((await store.entitiesAndRelationshipsAmong(['a'], [])).entities.map((e) => e.id)).toEqual(['a']);
-    expect((await store.entitiesAndRelationshipsAmong([], ['a', 'e'])).relationships.map((r) => r.type)).toEqual(['RUNS_ON']);
+    expect(await store.entitiesAndRelationshipsAmong([])).toEqual({ entities: [], relationships: [] });
+    expect(await store.entitiesAndRelationshipsAmong(['e'])).toEqual({ entities: await store.getEntities(['e']), relationships: [] });
   });
 
   it('counts entities, relationships, types, orphans and degree', async () => {

@@ -221,11 +221,10 @@ export class Neo4jGraphStore implements GraphStore {
   }
 
   /** Both reads in one query, so one round trip. */
-  async entitiesAndRelationshipsAmong(entityIds: readonly string[], amongIds: readonly string[]): Promise<EntitiesAndRelationships> {
-    if (entityIds.length === 0) return { entities: [], relationships: await this.relationshipsAmong(amongIds) };
-    if (amongIds.length === 0) return { entities: await this.getEntities(entityIds), relationships: [] };
+  async entitiesAndRelationshipsAmong(ids: readonly string[]): Promise<EntitiesAndRelationships> {
+    if (ids.length === 0) return { entities: [], relationships: [] };
     return this.conn.guard('entitiesAndRelationshipsAmong', async () => {
-      const [row] = await this.conn.readQuery(Q.ENTITIES_AND_RELATIONSHIPS_AMONG, { ids: [...new Set(entityIds)], among: [...new Set(amongIds)] });
+      const [row] = await this.conn.readQuery(Q.ENTITIES_AND_RELATIONSHIPS_AMONG, { ids: [...new Set(ids)] });
       return {
         entities: ((row?.get('entities') ?? []) as EntityMap[]).map(toEntityRecord),
         relationships: ((row?.get('relationships') ?? []) as RelationshipMap[]).map(toRelationshipRecord),

@@ -136,14 +136,14 @@ WHERE b.id IN $ids
 WITH DISTINCT r
 RETURN ${REL_MAP} AS r ORDER BY r.id`;
 
-/** Entities with ids in `$ids`, and the relationships whose both ends are in `$among` ordered by id, as two lists. */
+/** Entities with ids in `$ids`, and the relationships whose both ends are among them ordered by id, as two lists. */
 export const ENTITIES_AND_RELATIONSHIPS_AMONG = `CALL () {
   UNWIND $ids AS id MATCH (e:Entity {id: id}) RETURN collect(${entityMap('e')}) AS entities
 }
 CALL () {
-  UNWIND $among AS id
+  UNWIND $ids AS id
   MATCH (a:Entity {id: id})-[r]->(b:Entity)
-  WHERE b.id IN $among
+  WHERE b.id IN $ids
   WITH DISTINCT r ORDER BY r.id
   RETURN collect(${REL_MAP}) AS relationships
 }

@@ -100,7 +100,7 @@ export function writtenRelationship(w: RelationshipWrite, id: string, createdAt:
   return { id, type: w.type, fromId: w.fromId, toId: w.toId, properties: parseProperties(JSON.stringify(w.properties ?? {})), createdAt: new Date(createdAt) };
 }
 
-/** One edge of an `expandQuery` row: `[neighbourId, id, type, outgoing, properties, createdAt]`. */
+/** One edge of an `expandQuery` row: `[neighbourId, id, type, outgoing, properties, createdAt, neighbourName]`. */
 export type ExpandedEdge = [string, string, string, boolean, string | null, number | null, string];
 
 /** Maps the edges of one `expandQuery` row (node `fromId`) to `Edge`s, keeping their order. */

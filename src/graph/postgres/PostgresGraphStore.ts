@@ -241,8 +241,8 @@ export class PostgresGraphStore implements GraphStore {
   }
 
   /** Both reads at once (each is one statement here). */
-  async entitiesAndRelationshipsAmong(entityIds: readonly string[], amongIds: readonly string[]): Promise<EntitiesAndRelationships> {
-    const [entities, relationships] = await Promise.all([this.getEntities(entityIds), this.relationshipsAmong(amongIds)]);
+  async entitiesAndRelationshipsAmong(ids: readonly string[]): Promise<EntitiesAndRelationships> {
+    const [entities, relationships] = await Promise.all([this.getEntities(ids), this.relationshipsAmong(ids)]);
     return { entities, relationships };
   }
 
