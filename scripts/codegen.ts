@@ -22,7 +22,7 @@ const output = await codegen({
     contextType: '../context.js#GraphQLContext',
     scalars: { DateTime: 'Date', JSON: 'unknown', ID: 'string' },
     mappers: {
-      Document: '../../documents/types.js#DocumentRecord',
+      Document: '../../documents/types.js#DocumentView',
       Chunk: '../../documents/types.js#ChunkRecord',
       IndexResult: '../../documents/types.js#IndexResultRecord',
       SearchHit: '../../retrieval/types.js#SearchHitRecord',

@@ -2,13 +2,17 @@ import type { Db, Queryable } from '../db/Db.js';
 import { toDate } from '../db/rowValues.js';
 import { encodeCursor, type KeysetCursor } from './cursor.js';
 import { SqlParams, documentFilterSql } from './filterSql.js';
-import type { DocumentFilterSpec, DocumentRecord, DocumentTypeName, JsonObject } from './types.js';
+import type { DocumentFilterSpec, DocumentRecord, DocumentSummary, DocumentTypeName, JsonObject } from './types.js';
 
 /** A document row as the database returns it. */
-export interface DocumentRow {
+export interface DocumentRow extends DocumentSummaryRow {
+  content: string;
+}
+
+/** A document row without its content (DOCUMENT_SUMMARY_COLUMNS). */
+export interface DocumentSummaryRow {
   id: string;
   title: string;
-  content: string;
   document_type: DocumentTypeName;
   source: string | null;
   tags: string[];
@@ -19,16 +23,22 @@ export interface DocumentRow {
   expires_at: Date | string | null;
 }
 
+/** Columns selected for a document without its content, in a stable order. */
+export const DOCUMENT_SUMMARY_COLUMNS = 'id, title, document_type, source, tags, metadata, content_hash, created_at, updated_at, expires_at';
+
 /** Columns selected for a document, in a stable order. */
-export const DOCUMENT_COLUMNS =
-  'id, title, content, document_type, source, tags, metadata, content_hash, created_at, updated_at, expires_at';
+export const DOCUMENT_COLUMNS = `${DOCUMENT_SUMMARY_COLUMNS}, content`;
 
 /** Maps a database row to a `DocumentRecord`. */
 export function toDocumentRecord(row: DocumentRow): DocumentRecord {
+  return { ...toDocumentSummary(row), content: row.content };
+}
+
+/** Maps a database row, with or without content, to a `DocumentSummary` (any content is left out). */
+export function toDocumentSummary(row: DocumentSummaryRow): DocumentSummary {
   return {
     id: row.id,
     title: row.title,
-    content: row.content,
     documentType: row.document_type,
     source: row.source,
     tags: row.tags,
@@ -40,9 +50,9 @@ export function toDocumentRecord(row: DocumentRow): DocumentRecord {
   };
 }
 
-/** A page of documents plus the total for the filter. */
+/** A page of documents (without their content) plus the total for the filter. */
 export interface DocumentPage {
-  rows: { cursor: string; document: DocumentRecord }[];
+  rows: { cursor: string; document: DocumentSummary }[];
   hasNextPage: boolean;
   totalCount: number;
 }
@@ -142,8 +152,8 @@ export class DocumentRepository {
     }
     const limit = params.add(first + 1);
     const [page, count] = await Promise.all([
-      this.db.query<DocumentRow>(
-        `SELECT ${DOCUMENT_COLUMNS.split(', ').map((c) => `d.${c}`).join(', ')}
+      this.db.query<DocumentSummaryRow>(
+        `SELECT ${DOCUMENT_SUMMARY_COLUMNS.split(', ').map((c) => `d.${c}`).join(', ')}
            FROM documents d WHERE ${where}${keyset}
           ORDER BY d.created_at DESC, d.id DESC LIMIT ${limit}`,
         params.values,
@@ -151,7 +161,7 @@ export class DocumentRepository {
       this.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM documents d WHERE ${where}`, countParams),
     ]);
     const rows = page.rows.slice(0, first).map((row) => {
-      const document = toDocumentRecord(row);
+      const document = toDocumentSummary(row);
       return { cursor: encodeCursor({ createdAt: document.createdAt.toISOString(), id: document.id }), document };
     });
     return { rows, hasNextPage: page.rows.length > first, totalCount: count.rows[0]?.n ?? 0 };

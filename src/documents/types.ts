@@ -22,6 +22,15 @@ export interface DocumentRecord {
   expiresAt: Date | null;
 }
 
+/**
+ * A document without its content, which may be megabytes: search hits and listings carry this, and GraphQL reads the
+ * content only when a query selects it.
+ */
+export type DocumentSummary = Omit<DocumentRecord, 'content'>;
+
+/** A document as GraphQL resolves it: a full record, or a summary whose content is loaded on demand. */
+export type DocumentView = DocumentSummary & { content?: string };
+
 /** A chunk row, without its embedding. */
 export interface ChunkRecord {
   id: string;

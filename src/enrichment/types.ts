@@ -1,4 +1,4 @@
-import type { DocumentFilterSpec, DocumentRecord } from '../documents/types.js';
+import type { DocumentFilterSpec, DocumentSummary } from '../documents/types.js';
 import type { EntityRecord, RelationshipRecord } from '../graph/types.js';
 import type { SearchHitRecord } from '../retrieval/types.js';
 
@@ -44,7 +44,7 @@ export interface EnrichedContextRecord {
   chunks: EnrichedChunkRecord[];
   entities: EnrichedEntityRecord[];
   relationships: RelationshipRecord[];
-  documents: DocumentRecord[];
+  documents: DocumentSummary[];
   context: string;
   citations: CitationRecord[];
   truncated: boolean;

@@ -1,27 +1,30 @@
 import type { Queryable } from '../db/Db.js';
 import { CHUNK_COLUMNS, toChunkRecord, type ChunkRow } from '../documents/chunkRepository.js';
-import { DOCUMENT_COLUMNS, toDocumentRecord, type DocumentRow } from '../documents/documentRepository.js';
-import type { ChunkRecord, DocumentRecord } from '../documents/types.js';
+import { DOCUMENT_SUMMARY_COLUMNS, toDocumentSummary, type DocumentSummaryRow } from '../documents/documentRepository.js';
+import type { ChunkRecord, DocumentSummary } from '../documents/types.js';
 
 const DOC_PREFIX = 'd_';
 
 /** A chunk with its document, as loaded for a hit. */
 export interface LoadedChunk {
   chunk: ChunkRecord;
-  document: DocumentRecord;
+  document: DocumentSummary;
 }
 
-/** Loads chunks with their documents by chunk id in one query; ids that vanished meanwhile are missing from the map. */
+/**
+ * Loads chunks with their documents by chunk id in one query; ids that vanished meanwhile are missing from the map.
+ * Documents come without their content, which may be megabytes per hit and is read only when a query selects it.
+ */
 export async function loadChunks(q: Queryable, chunkIds: readonly string[]): Promise<Map<string, LoadedChunk>> {
   if (chunkIds.length === 0) return new Map();
-  const docColumns = DOCUMENT_COLUMNS.split(', ').map((c) => `d.${c} AS ${DOC_PREFIX}${c}`).join(', ');
+  const docColumns = DOCUMENT_SUMMARY_COLUMNS.split(', ').map((c) => `d.${c} AS ${DOC_PREFIX}${c}`).join(', ');
   const { rows } = await q.query<ChunkRow & Record<string, unknown>>(
     `SELECT ${CHUNK_COLUMNS}, ${docColumns}
        FROM chunks c JOIN documents d ON d.id = c.document_id
       WHERE c.id = ANY($1::bigint[])`,
     [chunkIds],
   );
-  return new Map(rows.map((r) => [String(r.id), { chunk: toChunkRecord(r), document: toDocumentRecord(unprefix(r)) }]));
+  return new Map(rows.map((r) => [String(r.id), { chunk: toChunkRecord(r), document: toDocumentSummary(unprefix(r)) }]));
 }
 
 /** Up to `n` chunks before and after each given chunk in its document, in order, keyed by the given chunk's id. */
@@ -40,8 +43,8 @@ export async function loadNeighbors(q: Queryable, chunks: readonly ChunkRecord[]
   return out;
 }
 
-function unprefix(row: Record<string, unknown>): DocumentRow {
+function unprefix(row: Record<string, unknown>): DocumentSummaryRow {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(row)) if (k.startsWith(DOC_PREFIX)) out[k.slice(DOC_PREFIX.length)] = v;
-  return out as unknown as DocumentRow;
+  return out as unknown as DocumentSummaryRow;
 }

@@ -1,4 +1,4 @@
-import type { ChunkRecord, DocumentFilterSpec, DocumentRecord } from '../documents/types.js';
+import type { ChunkRecord, DocumentFilterSpec, DocumentSummary } from '../documents/types.js';
 
 /** Which ranking a search uses: embeddings, BM25 over words, or both fused. */
 export type SearchMode = 'VECTOR' | 'KEYWORD' | 'HYBRID';
@@ -15,7 +15,8 @@ export const FUSION_METHODS: readonly FusionMethod[] = ['RRF', 'LINEAR'];
 /** One ranked chunk with its document and the scores behind its rank (SearchService always sets every field). */
 export interface SearchHitRecord {
   chunk: ChunkRecord;
-  document: DocumentRecord;
+  /** The hit's document without its content (see DocumentSummary). */
+  document: DocumentSummary;
   /**
    * 0..1, higher is better. VECTOR: cosine similarity. KEYWORD: the chunk's BM25 as a share of the best BM25 any
    * chunk could reach for this query. HYBRID: the fused score (see `fuse`).

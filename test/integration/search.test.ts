@@ -139,6 +139,33 @@ describe.each(dbTargets())('search modes ($name)', (target) => {
     expect((await search({ query: 'narwhal', topK: 1 }))[0]!.neighbors).toEqual([]);
   });
 
+  it('hits and listings carry no document content; GraphQL reads it only when selected, in one batched query', async () => {
+    const hits = await t.services.search.search({ query: 'narwhal ocelot', topK: 10, filter: {} });
+    expect(hits.length).toBeGreaterThan(2);
+    for (const h of hits) expect(h.document).not.toHaveProperty('content');
+
+    const query = (fields: string) => `query($input: SearchInput!) { search(input: $input) { document { id ${fields} } } }`;
+    const input = { query: 'narwhal ocelot', topK: 10 };
+    let before = t.services.db.statementCount;
+    const bare = await t.gql<{ search: { document: { id: string } }[] }>(query(''), { input });
+    const bareStatements = t.services.db.statementCount - before;
+    before = t.services.db.statementCount;
+    const full = await t.gql<{ search: { document: { id: string; content: string } }[] }>(query('content'), { input });
+    expect(t.services.db.statementCount - before).toBe(bareStatements + 1);
+    expect(full.errors).toBeUndefined();
+    expect(full.data!.search.map((h) => h.document.id)).toEqual(bare.data!.search.map((h) => h.document.id));
+    const stored = await t.services.documents.documents.findByIds([...new Set(hits.map((h) => h.document.id)), 'narwhal']);
+    expect(stored.find((d) => d.id === 'narwhal')?.content.length).toBeGreaterThan(3000);
+    for (const h of full.data!.search) expect(h.document.content).toBe(stored.find((d) => d.id === h.document.id)?.content ?? `${h.document.id} not stored`);
+
+    const page = await t.gql<{ documents: { edges: { node: { id: string; content: string } }[] } }>(
+      '{ documents(first: 100) { edges { node { id content } } } }',
+    );
+    expect(page.errors).toBeUndefined();
+    const narwhal = page.data!.documents.edges.find((e) => e.node.id === 'narwhal');
+    expect(narwhal?.node.content).toBe(stored.find((d) => d.id === 'narwhal')?.content);
+  });
+
   it('rejects bad mode, weight and neighbour values naming the field', async () => {
     const badMode = await t.gql(SEARCH, { input: { query: 'x', mode: 'FUZZY' } });
     expect(badMode.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');

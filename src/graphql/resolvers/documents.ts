@@ -1,5 +1,5 @@
 import { validateDocumentId, validateDocumentInput, validateDocumentPatch } from '../../documents/validateInput.js';
-import { badInput } from '../../errors.js';
+import { badInput, notFound } from '../../errors.js';
 import type { EntityRecord } from '../../graph/types.js';
 import type { Resolvers } from '../generated/types.js';
 import { toConnection } from '../connection.js';
@@ -30,6 +30,13 @@ export const documentResolvers: Resolvers = {
     deleteDocument: async (_, { id }, { services }) => ({ id, deleted: await services.documents.delete(id) }),
   },
   Document: {
+    // Search hits and listings carry no content: read it only when selected (one batched query per request).
+    content: async (doc, _, { loaders }) => {
+      if (doc.content !== undefined) return doc.content;
+      const full = await loaders.documentById.load(doc.id);
+      if (!full) throw notFound('document', doc.id); // deleted or expired since the hit or page was read
+      return full.content;
+    },
     documentType: (doc) => doc.documentType.toUpperCase() as Uppercase<typeof doc.documentType>,
     chunkCount: (doc, _, { loaders }) => loaders.chunkCountByDocumentId.load(doc.id),
     chunks: (doc, _, { loaders }) => loaders.chunksByDocumentId.load(doc.id),
