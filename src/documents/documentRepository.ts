@@ -75,6 +75,27 @@ export class DocumentRepository {
     return rows.map(toDocumentRecord);
   }
 
+  /** Fetches live documents by id without their content, in no particular order. */
+  async findSummariesByIds(ids: readonly string[]): Promise<DocumentSummary[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.db.query<DocumentSummaryRow>(
+      `SELECT ${DOCUMENT_SUMMARY_COLUMNS} FROM documents
+        WHERE id = ANY($1::text[]) AND (expires_at IS NULL OR expires_at > now())`,
+      [ids],
+    );
+    return rows.map(toDocumentSummary);
+  }
+
+  /** The content of each live document among `ids`. */
+  async contentByIds(ids: readonly string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const { rows } = await this.db.query<{ id: string; content: string }>(
+      `SELECT id, content FROM documents WHERE id = ANY($1::text[]) AND (expires_at IS NULL OR expires_at > now())`,
+      [ids],
+    );
+    return new Map(rows.map((r) => [r.id, r.content]));
+  }
+
   /** Fetches documents by id including expired ones, locking them for the enclosing transaction. */
   async lockByIds(q: Queryable, ids: readonly string[]): Promise<Map<string, DocumentRecord>> {
     if (ids.length === 0) return new Map();
@@ -88,7 +109,7 @@ export class DocumentRepository {
   /** Inserts or replaces documents in one statement; `created_at` survives replacement. */
   async upsertMany(q: Queryable, docs: readonly DocumentWrite[]): Promise<Map<string, DocumentRecord>> {
     if (docs.length === 0) return new Map();
-    const { rows } = await q.query<DocumentRow>(
+    const { rows } = await q.query<DocumentSummaryRow>(
       `INSERT INTO documents (id, title, content, document_type, source, tags, metadata, content_hash, expires_at)
        SELECT x.id, x.title, x.content, x.document_type, x.source,
               ARRAY(SELECT jsonb_array_elements_text(x.tags::jsonb)), x.metadata::jsonb, x.content_hash, x.expires_at
@@ -99,7 +120,7 @@ export class DocumentRepository {
          title = EXCLUDED.title, content = EXCLUDED.content, document_type = EXCLUDED.document_type,
          source = EXCLUDED.source, tags = EXCLUDED.tags, metadata = EXCLUDED.metadata,
          content_hash = EXCLUDED.content_hash, expires_at = EXCLUDED.expires_at, updated_at = now()
-       RETURNING ${DOCUMENT_COLUMNS}`,
+       RETURNING ${DOCUMENT_SUMMARY_COLUMNS}`,
       [
         docs.map((d) => d.id),
         docs.map((d) => d.title),
@@ -112,7 +133,9 @@ export class DocumentRepository {
         docs.map((d) => (d.expiresAt ? d.expiresAt.toISOString() : null)),
       ],
     );
-    return new Map(rows.map((r) => [r.id, toDocumentRecord(r)]));
+    // The content just written is the caller's: echoing it back would send every document twice.
+    const content = new Map(docs.map((d) => [d.id, d.content]));
+    return new Map(rows.map((r) => [r.id, { ...toDocumentSummary(r), content: content.get(r.id) ?? '' }]));
   }
 
   /** Deletes a document (its chunks cascade); true when it existed. */

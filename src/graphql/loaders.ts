@@ -1,11 +1,13 @@
 import DataLoader from 'dataloader';
-import type { ChunkRecord, DocumentRecord } from '../documents/types.js';
+import type { ChunkRecord, DocumentSummary } from '../documents/types.js';
 import type { EntityRecord, RelationshipRecord } from '../graph/types.js';
 import type { Services } from '../services.js';
 
 /** Batching loaders, created per request so nothing is cached across requests. */
 export interface Loaders {
-  documentById: DataLoader<string, DocumentRecord | null>;
+  /** Live documents without their content (Document.content reads it through `documentContentById`). */
+  documentById: DataLoader<string, DocumentSummary | null>;
+  documentContentById: DataLoader<string, string | null>;
   chunksByDocumentId: DataLoader<string, ChunkRecord[]>;
   chunkCountByDocumentId: DataLoader<string, number>;
   entityById: DataLoader<string, EntityRecord | null>;
@@ -21,7 +23,11 @@ export function createLoaders(services: Services): Loaders {
   const { store, linker } = services.graph;
   return {
     documentById: new DataLoader(async (ids) => {
-      const found = new Map((await documents.findByIds(ids)).map((d) => [d.id, d]));
+      const found = new Map((await documents.findSummariesByIds(ids)).map((d) => [d.id, d]));
+      return ids.map((id) => found.get(id) ?? null);
+    }),
+    documentContentById: new DataLoader(async (ids) => {
+      const found = await documents.contentByIds(ids);
       return ids.map((id) => found.get(id) ?? null);
     }),
     chunksByDocumentId: new DataLoader(async (ids) => {

@@ -30,12 +30,12 @@ export const documentResolvers: Resolvers = {
     deleteDocument: async (_, { id }, { services }) => ({ id, deleted: await services.documents.delete(id) }),
   },
   Document: {
-    // Search hits and listings carry no content: read it only when selected (one batched query per request).
+    // Reads, hits and listings carry no content: read it only when selected (one batched query per request).
     content: async (doc, _, { loaders }) => {
       if (doc.content !== undefined) return doc.content;
-      const full = await loaders.documentById.load(doc.id);
-      if (!full) throw notFound('document', doc.id); // deleted or expired since the hit or page was read
-      return full.content;
+      const content = await loaders.documentContentById.load(doc.id);
+      if (content === null) throw notFound('document', doc.id); // deleted or expired since it was read
+      return content;
     },
     documentType: (doc) => doc.documentType.toUpperCase() as Uppercase<typeof doc.documentType>,
     chunkCount: (doc, _, { loaders }) => loaders.chunkCountByDocumentId.load(doc.id),

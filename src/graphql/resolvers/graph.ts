@@ -1,5 +1,5 @@
 import { decodePair, encodePair } from '../../documents/cursor.js';
-import type { DocumentRecord } from '../../documents/types.js';
+import type { DocumentSummary } from '../../documents/types.js';
 import { badInput } from '../../errors.js';
 import { neighbors, shortestPath, subgraph } from '../../graph/traversal.js';
 import type { EntityRecord } from '../../graph/types.js';
@@ -66,7 +66,7 @@ export const graphResolvers: Resolvers = {
     documents: async (entity, { first }, { loaders }) => {
       const n = intIn(first, 20, 1, 100, 'first');
       const ids = await loaders.documentIdsByEntity.load(`${n}:${entity.id}`);
-      return loadAll<DocumentRecord>(loaders.documentById, ids);
+      return loadAll<DocumentSummary>(loaders.documentById, ids);
     },
   },
   Relationship: {

@@ -1,6 +1,6 @@
 import type { ImportJobRecord } from '../../../importers/jobs/types.js';
 import { validateOpenApiImport, validateUploadImport, validateUrlImport } from '../../../importers/validateImportInput.js';
-import type { DocumentRecord } from '../../documents/types.js';
+import type { DocumentSummary } from '../../documents/types.js';
 import { AppError, ErrorCode, notFound } from '../../errors.js';
 import type { ImportJobStatus, ImportKind, Resolvers } from '../generated/types.js';
 import { toConnection } from '../connection.js';
@@ -46,13 +46,13 @@ export const importResolvers: Resolvers = {
   ImportJob: {
     kind: (job) => job.kind.toUpperCase() as ImportKind,
     status: (job) => job.status as ImportJobStatus,
-    documents: (job, _, { loaders }) => loadAll<DocumentRecord | null>(loaders.documentById, documentIdsOf(job)) as Promise<DocumentRecord[]>,
+    documents: (job, _, { loaders }) => loadAll<DocumentSummary | null>(loaders.documentById, documentIdsOf(job)) as Promise<DocumentSummary[]>,
     errors: (job) =>
       job.items.filter((i) => i.status === 'FAILED').map((i) => ({ item: i.label, code: i.errorCode ?? 'INTERNAL_SERVER_ERROR', message: i.error ?? '' })),
   },
   ImportResult: {
     job: (job) => job,
-    documents: (job, _, { loaders }) => loadAll<DocumentRecord | null>(loaders.documentById, documentIdsOf(job)) as Promise<DocumentRecord[]>,
+    documents: (job, _, { loaders }) => loadAll<DocumentSummary | null>(loaders.documentById, documentIdsOf(job)) as Promise<DocumentSummary[]>,
     chunkCount: (job) => job.chunkCount,
     warnings: (job) => job.warnings,
   },
