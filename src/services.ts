@@ -71,7 +71,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     const embedder = options.embedder ?? (await createEmbeddingProvider(config.embedding, logger, recorded));
     // A model whose dimension is only known after a probe must answer before the index can be checked.
     if (embedder.dimensions <= 0) await embedder.ready();
-    if (!options.allowEmbedderMismatch) await prepareVectorIndex(db, embedder.info);
+    if (!options.allowEmbedderMismatch) await prepareVectorIndex(db, embedder.info, logger);
     await prepareMemoryVectorIndex(db, config.vectorMemoryIndexMaxChunks > 0);
     const store = options.graphStore ?? createGraphStore(config, db, logger);
     store.useMentionIndex?.(new PostgresMentionIndex(db));

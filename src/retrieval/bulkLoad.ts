@@ -60,7 +60,7 @@ export class BulkLoad {
     );
   }
 
-  /** Rebuilds the index if this session dropped it and no other session of this process still loads. */
+  /** Rebuilds the index and refreshes the chunks' statistics if this session dropped it and no other session still loads. */
   async finish(): Promise<void> {
     if (!this.dropped) return;
     this.dropped = false;
@@ -71,6 +71,9 @@ export class BulkLoad {
     const started = performance.now();
     this.options.logger?.info('load done: rebuilding the HNSW index');
     await ensureHnswIndex(this.db);
+    // Autovacuum analyses a freshly loaded table only after its next nap: until then the planner's guesses about the
+    // new rows can make it scan every chunk instead of using the index it just got back.
+    await this.db.exec('ANALYZE chunks');
     this.options.logger?.info({ ms: Math.round(performance.now() - started) }, 'HNSW index rebuilt');
   }
 

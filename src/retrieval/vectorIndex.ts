@@ -1,6 +1,7 @@
 import type { Db } from '../db/Db.js';
 import { describeEmbedder, type EmbedderInfo } from '../embeddings/EmbeddingProvider.js';
 import { AppError, ErrorCode } from '../errors.js';
+import type { Logger } from '../logger.js';
 import { logVectorRewrite } from './vectorChangeLog.js';
 
 const EMBEDDER_KEY = 'embedder';
@@ -24,19 +25,21 @@ export function usesHnsw(db: Db): boolean {
   return db.kind === 'postgres';
 }
 
-/** pgvector indexes `vector` up to 2,000 dimensions and `halfvec` up to 4,000; larger embeddings are scanned exactly. */
-const MAX_VECTOR_HNSW_DIMENSIONS = 2000;
+/** pgvector's HNSW indexes `halfvec` up to 4,000 dimensions; larger embeddings are scanned exactly. */
 const MAX_HALFVEC_HNSW_DIMENSIONS = 4000;
 
+/** The operator class of the current index; an index built with another (e.g. vector_cosine_ops) is rebuilt. */
+const HNSW_OPCLASS = 'halfvec_cosine_ops';
+
 /**
- * The expression the HNSW index is built on and searches order by, for embeddings of `dimensions`: the column itself,
- * or its half-precision cast above 2,000 dimensions; undefined above 4,000 (no index). Both sides of `<=>` use it.
+ * The expression the HNSW index is built on and searches order by, for embeddings of `dimensions`: the column's
+ * half-precision cast, which halves the index (memory and upkeep) at the same recall, while the column and the reported
+ * distances keep full precision; undefined above 4,000 dimensions (no index). Both sides of `<=>` use it.
  */
 export function hnswExpression(dimensions: number): HnswExpression | undefined {
   const n = Math.trunc(dimensions);
-  if (n <= MAX_VECTOR_HNSW_DIMENSIONS) return { of: (column) => column, cast: 'vector', opclass: 'vector_cosine_ops' };
-  if (n <= MAX_HALFVEC_HNSW_DIMENSIONS) return { of: (column) => `(${column}::halfvec(${n}))`, cast: `halfvec(${n})`, opclass: 'halfvec_cosine_ops' };
-  return undefined;
+  if (n < 1 || n > MAX_HALFVEC_HNSW_DIMENSIONS) return undefined;
+  return { of: (column) => `(${column}::halfvec(${n}))`, cast: `halfvec(${n})`, opclass: HNSW_OPCLASS };
 }
 
 /** How embeddings are indexed and compared: the indexed expression of a column reference, the query cast, the opclass. */
@@ -50,7 +53,7 @@ export interface HnswExpression {
  * Prepares the embedding column for `info`: on a new store, fixes its dimension, builds the index and records the
  * embedder. On an existing store, fails with EMBEDDER_MISMATCH when the configured embedder differs from the recorded one.
  */
-export async function prepareVectorIndex(db: Db, info: EmbedderInfo): Promise<void> {
+export async function prepareVectorIndex(db: Db, info: EmbedderInfo, logger?: Logger): Promise<void> {
   const recorded = await readRecordedEmbedder(db);
   if (recorded && !sameEmbedder(recorded, info)) {
     throw new AppError(
@@ -62,7 +65,7 @@ export async function prepareVectorIndex(db: Db, info: EmbedderInfo): Promise<vo
     );
   }
   if (!recorded) await setEmbeddingColumn(db, info);
-  else await ensureHnswIndex(db);
+  else await ensureHnswIndex(db, logger);
 }
 
 /** Changes the column to `vector(dimensions)` (clearing vectors if the dimension changes) and records the embedder. */
@@ -86,16 +89,20 @@ export async function setEmbeddingColumn(db: Db, info: EmbedderInfo): Promise<vo
 /**
  * Builds the HNSW cosine index on a server if it is missing (after a bulk load this is faster than per-row upkeep).
  * The build is CONCURRENTLY, so document writes go on meanwhile; a build that died half-way leaves an invalid index,
- * which is dropped and built again.
+ * which is dropped and built again, and so is an index of an earlier release built on the full-precision column.
  */
-export async function ensureHnswIndex(db: Db): Promise<void> {
+export async function ensureHnswIndex(db: Db, logger?: Logger): Promise<void> {
   if (!usesHnsw(db)) return;
   // Processes starting or finishing loads at once take turns; the later ones find the index built.
   await db.withLock(HNSW_BUILD_LOCK_KEY, async (conn) => {
-    const { rows } = await conn.query<{ valid: boolean }>(
-      "SELECT i.indisvalid AS valid FROM pg_index i WHERE i.indexrelid = to_regclass('chunks_embedding_hnsw')",
+    const { rows } = await conn.query<{ valid: boolean; def: string }>(
+      "SELECT i.indisvalid AS valid, pg_get_indexdef(i.indexrelid) AS def FROM pg_index i WHERE i.indexrelid = to_regclass('chunks_embedding_hnsw')",
     );
-    if (rows[0]?.valid === true) return;
+    const current = rows[0]?.def.includes(HNSW_OPCLASS) === true;
+    if (rows[0]?.valid === true && current) return;
+    if (rows[0] && !current) {
+      logger?.warn('rebuilding the HNSW index on the half-precision embeddings (once, after an upgrade); vector searches scan exactly until it is built');
+    }
     if (rows[0]) await conn.exec('DROP INDEX CONCURRENTLY IF EXISTS chunks_embedding_hnsw');
     // The column's declared dimension (vector's type modifier) decides how it can be indexed.
     const typmod = await conn.query<{ dims: number }>(

@@ -88,28 +88,29 @@ export class VectorSearch {
     const q = params.add(toVectorSql(vector));
     const { from, where } = liveChunksSql(filter, params);
     const lim = params.add(limit);
-    // On a server, order by the expression the HNSW index is built on (a halfvec cast above 2,000 dimensions).
-    const on = (usesHnsw(this.db) ? hnswExpression(vector.length) : undefined) ?? { of: (column: string) => column, cast: 'vector' };
-    const distance = `${on.of('c.embedding')} <=> ${q}::${on.cast}`;
-    const sql = `SELECT c.id::text AS id, c.document_id, (${distance}) AS distance
+    // On a server, order by the expression the HNSW index is built on (the half-precision cast), but report the
+    // full-precision distance, by which toLaneHits re-sorts the candidates.
+    const on = usesHnsw(this.db) ? hnswExpression(vector.length) : undefined;
+    const distance = `c.embedding <=> ${q}::vector`;
+    const sql = (order: string) => `SELECT c.id::text AS id, c.document_id, (${distance}) AS distance
                    FROM ${from}
                   WHERE c.embedding IS NOT NULL AND ${where}
-                  ORDER BY ${distance}
+                  ORDER BY ${order}
                   LIMIT ${lim}`;
-    let rows = await this.run(sql, params.values, false, limit);
+    let rows = await this.run(sql(on ? `${on.of('c.embedding')} <=> ${q}::${on.cast}` : distance), params.values, false, limit);
     // An approximate index scan stops after ef_search candidates and filters afterwards, so a selective filter (or
     // many expired documents) can starve it: when it comes back short, an exact scan returns every match that exists.
-    if (rows.length < limit && usesHnsw(this.db)) rows = await this.run(sql, params.values, true, limit);
+    if (rows.length < limit && on) rows = await this.run(sql(distance), params.values, true, limit);
     return toLaneHits(rows);
   }
 
+  /** Runs an approximate (HNSW) ranking; `exact` ones order by the full-precision distance, which no index serves. */
   private async run(sql: string, values: unknown[], exact: boolean, limit: number): Promise<VectorRow[]> {
     // HNSW returns at most ef_search candidates: widen it when more hits are wanted.
-    const widen = usesHnsw(this.db) && limit > this.efSearch;
-    if (!exact && !widen) return (await this.db.query<VectorRow>(sql, values)).rows;
+    const widen = !exact && usesHnsw(this.db) && limit > this.efSearch;
+    if (!widen) return (await this.db.query<VectorRow>(sql, values)).rows;
     return this.db.transaction(async (tx: Queryable) => {
-      if (exact) await tx.exec('SET LOCAL enable_indexscan = off');
-      else await tx.exec(`SET LOCAL hnsw.ef_search = ${Math.min(MAX_EF_SEARCH, Math.trunc(limit))}`);
+      await tx.exec(`SET LOCAL hnsw.ef_search = ${Math.min(MAX_EF_SEARCH, Math.trunc(limit))}`);
       return (await tx.query<VectorRow>(sql, values)).rows;
     });
   }

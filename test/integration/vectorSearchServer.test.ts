@@ -64,6 +64,36 @@ suite('vector search on a server ($name)', (target) => {
     for (let i = 1; i < hits.length; i++) expect(hits[i - 1]!.score).toBeGreaterThanOrEqual(hits[i]!.score);
   });
 
+  it('indexes the half-precision cast and reports full-precision cosine similarity', async () => {
+    const { rows: index } = await services.db.query<{ def: string }>("SELECT pg_get_indexdef('chunks_embedding_hnsw'::regclass) AS def");
+    expect(index[0]?.def).toContain('((embedding)::halfvec(64)) halfvec_cosine_ops');
+    const q = await vectorOf('payment retry policy');
+    const hits = await new VectorSearch(services.db, { efSearch: 120 }).search(q, {}, 20);
+    expect(hits).toHaveLength(20);
+    const { rows } = await services.db.query<{ id: string; similarity: number }>(
+      'SELECT id::text AS id, 1 - (embedding <=> $1::vector) AS similarity FROM chunks WHERE id = ANY($2::bigint[])',
+      [`[${Array.from(q).join(',')}]`, hits.map((h) => h.chunkId)],
+    );
+    const exact = new Map(rows.map((r) => [r.id, Number(r.similarity)]));
+    for (const h of hits) expect(Math.abs(h.score - Math.max(0, exact.get(h.chunkId) ?? -1))).toBeLessThan(1e-6);
+    for (let i = 1; i < hits.length; i++) expect(hits[i - 1]!.score).toBeGreaterThanOrEqual(hits[i]!.score);
+  });
+
+  it('rebuilds an index of an earlier release (on the full-precision column) at start-up', async () => {
+    await services.db.exec('DROP INDEX chunks_embedding_hnsw; CREATE INDEX chunks_embedding_hnsw ON chunks USING hnsw (embedding vector_cosine_ops)');
+    const restarted = await createServices(loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }), silentLogger(), { embedder });
+    try {
+      const { rows } = await restarted.db.query<{ def: string; valid: boolean }>(
+        "SELECT pg_get_indexdef(indexrelid) AS def, indisvalid AS valid FROM pg_index WHERE indexrelid = 'chunks_embedding_hnsw'::regclass",
+      );
+      expect(rows[0]).toEqual({ def: expect.stringContaining('halfvec_cosine_ops'), valid: true });
+      const hits = await restarted.search.search({ query: 'glacier moraine sediment', topK: 4, filter: {}, mode: 'VECTOR' });
+      expect(hits.map((h) => h.document.id).sort()).toEqual(['v107', 'v157', 'v57', 'v7']);
+    } finally {
+      await restarted.close();
+    }
+  });
+
   it("keeps start-up options the database URL already has next to hnsw.ef_search", async () => {
     const url = new URL(scratch.url!);
     url.searchParams.set('options', '-c statement_timeout=12345');
