@@ -66,34 +66,27 @@ export class DocumentRepository {
 
   /** Fetches live (unexpired) documents by id, in no particular order. */
   async findByIds(ids: readonly string[], q: Queryable = this.db): Promise<DocumentRecord[]> {
-    if (ids.length === 0) return [];
-    const { rows } = await q.query<DocumentRow>(
-      `SELECT ${DOCUMENT_COLUMNS} FROM documents
-        WHERE id = ANY($1::text[]) AND (expires_at IS NULL OR expires_at > now())`,
-      [ids],
-    );
-    return rows.map(toDocumentRecord);
+    return (await this.liveRows<DocumentRow>(DOCUMENT_COLUMNS, ids, q)).map(toDocumentRecord);
   }
 
   /** Fetches live documents by id without their content, in no particular order. */
   async findSummariesByIds(ids: readonly string[]): Promise<DocumentSummary[]> {
-    if (ids.length === 0) return [];
-    const { rows } = await this.db.query<DocumentSummaryRow>(
-      `SELECT ${DOCUMENT_SUMMARY_COLUMNS} FROM documents
-        WHERE id = ANY($1::text[]) AND (expires_at IS NULL OR expires_at > now())`,
-      [ids],
-    );
-    return rows.map(toDocumentSummary);
+    return (await this.liveRows<DocumentSummaryRow>(DOCUMENT_SUMMARY_COLUMNS, ids)).map(toDocumentSummary);
   }
 
   /** The content of each live document among `ids`. */
   async contentByIds(ids: readonly string[]): Promise<Map<string, string>> {
-    if (ids.length === 0) return new Map();
-    const { rows } = await this.db.query<{ id: string; content: string }>(
-      `SELECT id, content FROM documents WHERE id = ANY($1::text[]) AND (expires_at IS NULL OR expires_at > now())`,
+    return new Map((await this.liveRows<{ id: string; content: string }>('id, content', ids)).map((r) => [r.id, r.content]));
+  }
+
+  /** `columns` of the live (unexpired) documents among `ids`. */
+  private async liveRows<R>(columns: string, ids: readonly string[], q: Queryable = this.db): Promise<R[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await q.query<R>(
+      `SELECT ${columns} FROM documents WHERE id = ANY($1::text[]) AND (expires_at IS NULL OR expires_at > now())`,
       [ids],
     );
-    return new Map(rows.map((r) => [r.id, r.content]));
+    return rows;
   }
 
   /** Fetches documents by id including expired ones, locking them for the enclosing transaction. */
