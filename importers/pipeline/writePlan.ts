@@ -2,6 +2,7 @@ import type { DocumentService } from '../../src/documents/DocumentService.js';
 import { validateDocumentInput, type InputLimits } from '../../src/documents/validateInput.js';
 import { AppError, ErrorCode } from '../../src/errors.js';
 import { MAX_GRAPH_BATCH, type GraphService } from '../../src/graph/GraphService.js';
+import { toStorableText } from '../../src/storableText.js';
 import type { ItemOutcome } from '../jobs/types.js';
 import type { ImportPlan } from '../types.js';
 
@@ -37,6 +38,7 @@ export async function writePlan(
     onBatchWritten?: (embeddedChunks: number, fractionDone: number) => Promise<void>;
   } = {},
 ): Promise<ItemOutcome> {
+  plan = toStorableText(plan);
   const inputs = plan.documents.map((doc, i) => validateDocumentInput({ ...doc, expiresAt: null }, writer.limits, `documents[${i}]`));
   if (inputs.length === 0) throw new AppError(ErrorCode.INVALID_FILE, 'the source produced no documents');
   const checkAbort = () => {

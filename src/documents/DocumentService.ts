@@ -105,7 +105,10 @@ export class DocumentService {
     const vectors = await this.embedMissing(prepared, new Set(known.map((k) => `${k.documentId}\u0000${k.contentHash}`)));
 
     return this.db.transaction(async (tx) => {
-      const current = await this.documents.lockByIds(tx, ids);
+      // An expired document the sweep has not deleted yet is gone for every reader, so writers treat it as absent too:
+      // create replaces it instead of answering CONFLICT (update already answers NOT_FOUND).
+      const now = Date.now();
+      const current = new Map([...(await this.documents.lockByIds(tx, ids))].filter(([, d]) => d.expiresAt === null || d.expiresAt.getTime() > now));
       if (mode === 'create') {
         const taken = ids.find((id) => current.has(id));
         if (taken !== undefined) {

@@ -99,7 +99,7 @@ export class DocumentRepository {
     return new Map(rows.map((r) => [r.id, toDocumentRecord(r)]));
   }
 
-  /** Inserts or replaces documents in one statement; `created_at` survives replacement. */
+  /** Inserts or replaces documents in one statement; `created_at` survives replacement, unless the old one had expired. */
   async upsertMany(q: Queryable, docs: readonly DocumentWrite[]): Promise<Map<string, DocumentRecord>> {
     if (docs.length === 0) return new Map();
     const { rows } = await q.query<DocumentSummaryRow>(
@@ -112,7 +112,8 @@ export class DocumentRepository {
        ON CONFLICT (id) DO UPDATE SET
          title = EXCLUDED.title, content = EXCLUDED.content, document_type = EXCLUDED.document_type,
          source = EXCLUDED.source, tags = EXCLUDED.tags, metadata = EXCLUDED.metadata,
-         content_hash = EXCLUDED.content_hash, expires_at = EXCLUDED.expires_at, updated_at = now()
+         content_hash = EXCLUDED.content_hash, expires_at = EXCLUDED.expires_at, updated_at = now(),
+         created_at = CASE WHEN documents.expires_at <= now() THEN now() ELSE documents.created_at END
        RETURNING ${DOCUMENT_SUMMARY_COLUMNS}`,
       [
         docs.map((d) => d.id),

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { badInput } from '../errors.js';
+import { assertStorableText } from '../storableText.js';
 import { validateTags } from './tagExpression.js';
 import { DOCUMENT_TYPES, type DocumentInput, type DocumentPatch, type DocumentTypeName, type JsonObject } from './types.js';
 
@@ -91,6 +92,7 @@ function validateExpiry(expiresAt: Date | null | undefined, field: string, now: 
 
 /** Validates a full document write; `prefix` names its position in a batch (e.g. `input[3]`). */
 export function validateDocumentInput(raw: RawDocumentInput, limits: InputLimits, prefix = 'input', now = new Date()): DocumentInput {
+  assertStorableText(raw, prefix);
   const f = (name: string) => `${prefix}.${name}`;
   return {
     id: raw.id === undefined || raw.id === null ? undefined : validateDocumentId(raw.id, f('id')),
@@ -107,6 +109,7 @@ export function validateDocumentInput(raw: RawDocumentInput, limits: InputLimits
 
 /** Validates a partial update: absent keys stay unchanged, `null` clears optional fields. */
 export function validateDocumentPatch(raw: RawDocumentInput, limits: InputLimits, prefix = 'input', now = new Date()): DocumentPatch {
+  assertStorableText(raw, prefix);
   const f = (name: string) => `${prefix}.${name}`;
   const patch: DocumentPatch = {};
   if (raw.title !== undefined) patch.title = validateTitle(raw.title, f('title'));
@@ -138,6 +141,7 @@ export interface DocumentDefaultsInput {
 
 /** Validates an import's document defaults (title, type, source, tags, metadata); `null` means absent. */
 export function validateDocumentDefaults(raw: Omit<RawDocumentInput, 'id' | 'content' | 'expiresAt' | 'entityIds'>, prefix = 'input'): DocumentDefaultsInput {
+  assertStorableText(raw, prefix);
   const f = (name: string) => `${prefix}.${name}`;
   const defaults: DocumentDefaultsInput = { tags: validateTagList(raw.tags, f('tags')), metadata: validateMetadata(raw.metadata, f('metadata')) };
   if (raw.title !== undefined && raw.title !== null) defaults.title = validateTitle(raw.title, f('title'));

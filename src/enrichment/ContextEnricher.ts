@@ -66,7 +66,7 @@ export class ContextEnricher {
   async enrich(request: EnrichRequest): Promise<EnrichedContextRecord> {
     const started = performance.now();
     const [docs, graph] = await Promise.all([
-      lane('documents', this.options.laneTimeoutMs, () => this.search.search({ query: request.query, topK: request.topK, filter: request.filter, ...(request.mode ? { mode: request.mode } : {}) })),
+      lane('documents', this.options.laneTimeoutMs, () => this.search.search({ query: request.query, topK: request.topK, filter: request.filter, minScore: request.minScore ?? null, ...(request.mode ? { mode: request.mode } : {}) })),
       lane('graph', this.options.laneTimeoutMs, () => this.graphLane(request)),
     ]);
     if (!docs.ok && !graph.ok) throw bothFailed(docs, graph);

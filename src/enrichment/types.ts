@@ -12,6 +12,8 @@ export interface EnrichRequest {
   filter: DocumentFilterSpec;
   /** Passed through to search (VECTOR, KEYWORD or HYBRID); undefined means search's default. */
   mode: string | undefined;
+  /** Passed through to search, which validates it and applies the configured floor; undefined means 0. */
+  minScore?: number | undefined;
 }
 
 /** A chunk in the context, with the reason it is there. */

@@ -3,7 +3,8 @@ import type { GraphStore } from './GraphStore.js';
 import type { MentionLinker } from './mentions/MentionLinker.js';
 import type { OutboxWorker } from './mentions/OutboxWorker.js';
 import type { EntityRecord, EntityWrite, GraphCounts, RelationshipRecord, RelationshipWrite } from './types.js';
-import { validateAliases, validateEntityId, validateEntityInput, validateEntityType, validateRelationshipInput, type RawEntityInput, type RawRelationshipInput } from './validateGraphInput.js';
+import { assertStorableText } from '../storableText.js';
+import { assertDistinctIds, validateAliases, validateEntityId, validateEntityInput, validateEntityType, validateRelationshipInput, type RawEntityInput, type RawRelationshipInput } from './validateGraphInput.js';
 
 /** Largest `upsertGraph` batch. */
 export const MAX_GRAPH_BATCH = 5000;
@@ -33,6 +34,7 @@ export class GraphService {
 
   /** Changes fields of an entity; omitted fields keep their values. */
   async updateEntity(id: string, patch: RawEntityInput): Promise<EntityRecord> {
+    assertStorableText(patch, 'input');
     const [current] = await this.store.getEntities([validateEntityId(id)]);
     if (!current) throw notFound('Entity', id);
     const write: EntityWrite = {
@@ -59,6 +61,8 @@ export class GraphService {
     if (rawEntities.length + rawRelationships.length > MAX_GRAPH_BATCH) throw badInput('input', `at most ${MAX_GRAPH_BATCH} entities and relationships per call`);
     const entities = rawEntities.map((e, i) => validateEntityInput(e, `input.entities[${i}]`));
     const relationships = rawRelationships.map((r, i) => validateRelationshipInput(r, `input.relationships[${i}]`));
+    assertDistinctIds(entities, 'input.entities', (e) => `entity "${e.id}"`);
+    assertDistinctIds(relationships, 'input.relationships', (r) => `relationship ${r.fromId} -[${r.type}]-> ${r.toId}`);
     await this.requireEndpoints(relationships, new Set(entities.map((e) => e.id)));
     const written = await this.writeEntities(entities);
     return { entities: written, relationships: await this.store.upsertRelationships(relationships) };

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { JsonObject } from '../documents/types.js';
 import { badInput } from '../errors.js';
+import { assertStorableText } from '../storableText.js';
 import { ENTITY_ID_PATTERN, ENTITY_TYPE_PATTERN, RELATIONSHIP_TYPE_PATTERN, type EntityWrite, type RelationshipWrite } from './types.js';
 
 /** An entity as clients send it. */
@@ -79,6 +80,7 @@ export function validateAliases(aliases: readonly string[] | null | undefined, f
 
 /** Validates an entity write, generating an id when none is given. */
 export function validateEntityInput(raw: RawEntityInput, prefix = 'input'): EntityWrite {
+  assertStorableText(raw, prefix);
   const description = raw.description?.trim() || null;
   if (description && description.length > MAX_DESCRIPTION) throw badInput(`${prefix}.description`, `must be at most ${MAX_DESCRIPTION} characters`);
   return {
@@ -98,8 +100,19 @@ export function relationshipId(fromId: string, type: string, toId: string): stri
 
 /** Validates a relationship write. */
 export function validateRelationshipInput(raw: RawRelationshipInput, prefix = 'input'): RelationshipWrite {
+  assertStorableText(raw, prefix);
   const fromId = validateEntityId(raw.fromId ?? '', `${prefix}.fromId`);
   const toId = validateEntityId(raw.toId ?? '', `${prefix}.toId`);
   const type = validateRelationshipType(raw.type, `${prefix}.type`);
   return { id: relationshipId(fromId, type, toId), fromId, toId, type, properties: validateProperties(raw.properties, `${prefix}.properties`) };
+}
+
+/** Rejects a batch that gives the same id twice: one upsert cannot write a row twice, and which copy wins would be unclear. */
+export function assertDistinctIds<T extends { id: string }>(items: readonly T[], field: string, describe: (item: T) => string): void {
+  const first = new Map<string, number>();
+  items.forEach((item, i) => {
+    const earlier = first.get(item.id);
+    if (earlier !== undefined) throw badInput(`${field}[${i}]`, `${describe(item)} is also given at ${field}[${earlier}]; give each once per call`);
+    first.set(item.id, i);
+  });
 }

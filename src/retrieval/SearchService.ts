@@ -2,6 +2,7 @@ import type { Db } from '../db/Db.js';
 import type { DocumentFilterSpec } from '../documents/types.js';
 import type { EmbeddingProvider, EmbeddingProviderName } from '../embeddings/EmbeddingProvider.js';
 import { badInput } from '../errors.js';
+import { assertStorableText } from '../storableText.js';
 import { fuse, type FusedHit } from './fusion.js';
 import { loadChunks, loadNeighbors } from './hitRows.js';
 import { DEFAULT_BM25, KeywordSearch, type Bm25Options } from './keywordSearch.js';
@@ -82,15 +83,27 @@ const GROUP_OVERFETCH = 4;
 /** Deepest lane ranking when looking for enough distinct documents. */
 const MAX_GROUPED_DEPTH = 2000;
 
+/** Trims query text and checks it is non-empty, not too long and storable (a query may be recorded as a knowledge gap). */
+export function validateQueryText(raw: string, field = 'input.query'): string {
+  const query = raw.trim();
+  if (query === '') throw badInput(field, 'must not be empty');
+  if (query.length > MAX_QUERY_CHARS) throw badInput(field, `must be at most ${MAX_QUERY_CHARS} characters`);
+  assertStorableText(query, field);
+  return query;
+}
+
+/** Checks a minimum score is within 0..1. */
+export function validateMinScore(value: number, field = 'input.minScore'): number {
+  if (!Number.isFinite(value) || value < 0 || value > 1) throw badInput(field, 'must be between 0 and 1');
+  return value;
+}
+
 /** Applies defaults and caps: `topK` at most the configured maximum, `minScore` at least the configured floor. */
 export function resolveSearchRequest(args: SearchArgs, limits: SearchLimits, tuning: SearchTuning = DEFAULT_SEARCH_TUNING): SearchRequest {
-  const query = args.query.trim();
-  if (query === '') throw badInput('input.query', 'must not be empty');
-  if (query.length > MAX_QUERY_CHARS) throw badInput('input.query', `must be at most ${MAX_QUERY_CHARS} characters`);
+  const query = validateQueryText(args.query);
   const topK = args.topK ?? limits.topK;
   if (!Number.isInteger(topK) || topK < 1) throw badInput('input.topK', 'must be a positive integer');
-  const minScore = args.minScore ?? 0;
-  if (!Number.isFinite(minScore) || minScore < 0 || minScore > 1) throw badInput('input.minScore', 'must be between 0 and 1');
+  const minScore = validateMinScore(args.minScore ?? 0);
   const vectorWeight = args.vectorWeight ?? tuning.vectorWeight;
   if (!Number.isFinite(vectorWeight) || vectorWeight < 0 || vectorWeight > 1) throw badInput('input.vectorWeight', 'must be between 0 and 1');
   const expandNeighbors = args.expandNeighbors ?? 0;

@@ -22,7 +22,9 @@ export interface FusedHit {
 }
 
 /**
- * Merges the vector and keyword lists (each best first) into one list, best first.
+ * Merges the vector and keyword lists (each best first) into one list, best first. A hit's score is its fused share
+ * times the best score either lane gave any chunk for this query, so a query that nothing matches well scores low
+ * throughout (and `minScore` can drop it) while the order stays that of the fused share:
  * - RRF: Σ weight / (k + rank), scaled so that rank 1 in both lists gives 1.
  * - LINEAR: vectorWeight · v + (1 − vectorWeight) · w, where v and w are each lane's scores min-max normalised over
  *   its own list (best 1, worst 0; a lane that did not rank the chunk contributes 0).
@@ -45,15 +47,17 @@ export function fuse(vector: readonly LaneHit[], keyword: readonly LaneHit[], op
   const wk = 1 - wv;
   const normV = minMax(vector);
   const normK = minMax(keyword);
+  // Min-max scaling gives each lane's best hit 1 however poor it is; the lanes' raw scores say how good that is.
+  const evidence = clamp01(Math.max(bestScore(vector), bestScore(keyword)));
   for (const e of byId.values()) {
     if (options.method === 'RRF') {
       const k = options.rrfK;
       const sum = (e.vectorRank ? wv / (k + e.vectorRank) : 0) + (e.keywordRank ? wk / (k + e.keywordRank) : 0);
-      e.score = clamp01(sum * (k + 1));
+      e.score = clamp01(sum * (k + 1)) * evidence;
     } else {
       const v = e.vectorScore === null ? 0 : normV(e.vectorScore);
       const w = e.keywordScore === null ? 0 : normK(e.keywordScore);
-      e.score = clamp01(wv * v + wk * w);
+      e.score = clamp01(wv * v + wk * w) * evidence;
     }
   }
   return [...byId.values()].sort(
@@ -72,6 +76,10 @@ function minMax(list: readonly LaneHit[]): (s: number) => number {
   }
   const span = hi - lo;
   return span > 0 ? (s) => (s - lo) / span : () => 1;
+}
+
+function bestScore(list: readonly LaneHit[]): number {
+  return list.reduce((best, h) => Math.max(best, h.score), 0);
 }
 
 function bestRank(h: FusedHit): number {

@@ -214,6 +214,19 @@ describe.each(dbTargets())('documents over GraphQL ($name)', (target) => {
     expect(past.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   });
 
+  it('treats an expired document the sweep has not reached as absent: create replaces it, update does not find it', async () => {
+    await t.gql(CREATE, { input: { id: 'exp:2', title: 'Old promo', content: 'pelican coupon', expiresAt: new Date(Date.now() + 1000).toISOString() } });
+    await new Promise((r) => setTimeout(r, 1200));
+    const update = await t.gql(`mutation { updateDocument(id: "exp:2", input: { title: "x" }) { document { id } } }`);
+    expect(update.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    const created = await t.gql<{ createDocument: { document: { title: string; expiresAt: string | null; createdAt: string } } }>(CREATE, { input: { id: 'exp:2', title: 'New promo', content: 'heron coupon' } });
+    expect(created.errors).toBeUndefined();
+    expect(created.data!.createDocument.document).toEqual(expect.objectContaining({ title: 'New promo', expiresAt: null }));
+    expect(Date.now() - Date.parse(created.data!.createDocument.document.createdAt)).toBeLessThan(1000);
+    const hits = await t.gql<{ search: { chunk: { content: string }; document: { id: string } }[] }>(SEARCH, { input: { query: 'coupon', topK: 10 } });
+    expect(hits.data!.search.filter((h) => h.document.id === 'exp:2').map((h) => h.chunk.content)).toEqual(['heron coupon']);
+  });
+
   it('reports knowledge stats', async () => {
     const res = await t.gql<{ knowledgeStats: { documentCount: number; chunkCount: number; byType: { key: string; count: number }[]; bySource: { key: string }[]; topTags: { key: string; count: number }[]; embedder: { provider: string; dimensions: number } } }>(
       `{ knowledgeStats { documentCount chunkCount byType { key count } bySource { key count } topTags { key count } embedder { provider model dimensions } } }`,
@@ -235,5 +248,18 @@ describe.each(dbTargets())('documents over GraphQL ($name)', (target) => {
     const badType = await t.gql(CREATE, { input: { title: 't', content: 'x', documentType: 'NOVEL' } });
     expect(badType.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     expect(JSON.stringify(badType)).not.toContain('stacktrace');
+  });
+
+  it('rejects text Postgres cannot store, naming the field, instead of failing midway or altering it', async () => {
+    const before = await t.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM documents');
+    const nul = await t.gql(UPSERT, { input: [{ id: 'ok:1', title: 'fine', content: 'fine' }, { id: 'nul:1', title: 'a\u0000b', content: 'x' }] });
+    expect(nul.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(nul.errors?.[0]?.extensions?.field).toBe('input[1].title');
+    const surrogate = await t.gql(CREATE, { input: { title: 't', content: 'abc\ud800' } });
+    expect(surrogate.errors?.[0]?.extensions?.field).toBe('input.content');
+    const metadata = await t.gql(CREATE, { input: { title: 't', content: 'x', metadata: { nested: ['ok', 'n\u0000'] } } });
+    expect(metadata.errors?.[0]?.extensions?.field).toBe('input.metadata.nested[1]');
+    const after = await t.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM documents');
+    expect(after.rows[0]!.n).toBe(before.rows[0]!.n);
   });
 });

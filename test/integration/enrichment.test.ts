@@ -119,6 +119,22 @@ describe.each(serverRuns())('enrichContext ($name)', (run) => {
     expect(bad.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   });
 
+  it('rejects bad query text and minScore outright, and minScore keeps weak chunks out of the context', async () => {
+    const nul = await t.gql(ENRICH, { input: { query: 'ach\u0000' } });
+    expect(nul.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(nul.errors?.[0]?.extensions?.field).toBe('input.query');
+    const range = await t.gql(ENRICH, { input: { query: 'ach', minScore: 1.5 } });
+    expect(range.errors?.[0]?.extensions?.field).toBe('input.minScore');
+    const all = await t.gql<{ enrichContext: Enriched & { chunks: { score: number }[] } }>(ENRICH, { input: { query: 'tacos pizza ledger', topK: 5 } });
+    const scores = all.data!.enrichContext.chunks.map((c) => c.score);
+    expect(scores.length).toBeGreaterThan(1);
+    const cut = (Math.max(...scores) + Math.min(...scores)) / 2;
+    const strict = await t.gql<{ enrichContext: Enriched & { chunks: { score: number }[] } }>(ENRICH, { input: { query: 'tacos pizza ledger', topK: 5, minScore: cut } });
+    expect(strict.data!.enrichContext.chunks.length).toBeGreaterThan(0);
+    expect(strict.data!.enrichContext.chunks.length).toBeLessThan(scores.length);
+    for (const c of strict.data!.enrichContext.chunks) expect(c.score).toBeGreaterThanOrEqual(cut);
+  });
+
   it('records queries it could not answer as knowledge gaps, grouped', async () => {
     for (const q of ['How do I file expenses?', 'how do I file EXPENSES', 'quantum chromodynamics lattice'])
       await t.gql(ENRICH, { input: { query: q } });

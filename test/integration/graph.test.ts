@@ -56,6 +56,25 @@ describe.each(serverRuns())('knowledge graph over GraphQL ($name)', (run) => {
     expect((await t.gql<{ entity: unknown }>(`{ entity(id: "svc:new") { id } }`)).data!.entity).toBeNull();
   });
 
+  it('upsertGraph rejects repeated ids and text Postgres cannot store before writing anything', async () => {
+    const q = `mutation($input: UpsertGraphInput!) { upsertGraph(input: $input) { entities { id } } }`;
+    const twice = await t.gql(q, { input: { entities: [{ id: 'dup:z', type: 'Thing', name: 'Zanzibar Gateway' }, { id: 'dup:z', type: 'Thing', name: 'Zanzibar' }], relationships: [] } });
+    expect(twice.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(twice.errors?.[0]?.extensions?.field).toBe('input.entities[1]');
+    expect(twice.errors?.[0]?.message).toContain('input.entities[0]');
+    const sameEdge = { fromId: 'svc:payments', toId: 'sys:ledger', type: 'FEEDS' };
+    const edgeTwice = await t.gql(q, { input: { entities: [{ id: 'dup:y', type: 'Thing', name: 'Y' }], relationships: [sameEdge, sameEdge] } });
+    expect(edgeTwice.errors?.[0]?.extensions?.field).toBe('input.relationships[1]');
+    expect(edgeTwice.errors?.[0]?.message).toContain('svc:payments -[FEEDS]-> sys:ledger');
+    const nul = await t.gql(q, { input: { entities: [{ id: 'nul:a', type: 'Thing', name: 'Quux' }], relationships: [{ fromId: 'nul:a', toId: 'sys:ledger', type: 'R', properties: { a: 'x\u0000' } }] } });
+    expect(nul.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(nul.errors?.[0]?.extensions?.field).toBe('input.relationships[0].properties.a');
+    const surrogate = await t.gql(`mutation($name: String!) { createEntity(input: { type: "Thing", name: $name }) { id } }`, { name: 'bad \ud800 name' });
+    expect(surrogate.errors?.[0]?.extensions?.field).toBe('input.name');
+    const found = await t.gql<{ a: unknown; b: unknown; c: unknown }>(`{ a: entity(id: "dup:z") { id } b: entity(id: "dup:y") { id } c: entity(id: "nul:a") { id } }`);
+    expect(found.data).toEqual({ a: null, b: null, c: null });
+  });
+
   it('links documents that name an entity, backfills on create, and takes explicit links', async () => {
     const doc = await t.gql(`mutation { createDocument(input: { id: "rb:1", title: "Runbook", content: "When the payment service fails, check the ledger. The payments-api logs show ACH errors; achievements unrelated." }) { document { id entities { id } } } }`);
     expect(doc.errors).toBeUndefined();

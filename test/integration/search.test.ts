@@ -108,13 +108,22 @@ describe.each(dbTargets())('search modes ($name)', (target) => {
       for (const h of hits) expect(h.score >= 0 && h.score <= 1).toBe(true);
     }
     const [top] = await search({ query: 'ocelot sleeps', topK: 1, fusion: 'RRF', vectorWeight: 0.5 });
-    if (top!.vectorRank === 1) expect(top!.score).toBeCloseTo(1);
+    if (top!.vectorRank === 1) expect(top!.score).toBeCloseTo(Math.max(top!.vectorScore ?? 0, top!.keywordScore ?? 0));
     // All weight on one lane reproduces that lane's order.
     const vectorOnly = await search({ query: 'narwhal tusks', topK: 5, fusion: 'RRF', vectorWeight: 1 });
     const vector = await search({ query: 'narwhal tusks', topK: 5, mode: 'VECTOR' });
     expect(vectorOnly.map((h) => h.chunk.id)).toEqual(vector.map((h) => h.chunk.id));
     const strict = await search({ query: 'ocelot sleeps', topK: 5, minScore: 0.5 });
     for (const h of strict) expect(h.score).toBeGreaterThanOrEqual(0.5);
+  });
+
+  it('HYBRID scores follow how well anything matched, so minScore drops hits for an unrelated query', async () => {
+    const unrelated = await search({ query: 'banana smoothie recipe weather', topK: 5 });
+    const best = Math.max(0, ...unrelated.map((h) => Math.max(h.vectorScore ?? 0, h.keywordScore ?? 0)));
+    for (const h of unrelated) expect(h.score).toBeLessThanOrEqual(best + 1e-9);
+    expect(await search({ query: 'banana smoothie recipe weather', topK: 5, minScore: Math.min(0.9, best + 0.01) })).toEqual([]);
+    const related = await search({ query: 'ocelot sleeps', topK: 1 });
+    expect(related[0]!.score).toBeGreaterThan(best);
   });
 
   it('groupByDocument returns one hit per document; expandNeighbors adds the chunks around each hit', async () => {

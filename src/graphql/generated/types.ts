@@ -265,6 +265,8 @@ export type EnrichContextInput = {
   filter?: InputMaybe<DocumentFilter>;
   /** Ranking of the documents lane (default CAIRN_SEARCH_MODE, HYBRID). */
   mode?: InputMaybe<SearchMode>;
+  /** Minimum chunk `score` (0-1), as in search; never below CAIRN_RAG_MIN_SCORE_FLOOR. Chunks under it stay out of the context. */
+  minScore?: InputMaybe<Scalars['Float']['input']>;
 };
 
 /** A retrieved chunk and why it is in the context. */

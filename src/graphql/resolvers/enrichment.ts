@@ -1,5 +1,6 @@
 import { decodePair, encodePair } from '../../documents/cursor.js';
 import { badInput } from '../../errors.js';
+import { validateMinScore, validateQueryText } from '../../retrieval/SearchService.js';
 import type { Resolvers } from '../generated/types.js';
 import { toConnection } from '../connection.js';
 import { intIn, toFilterSpec, toPage } from '../inputs.js';
@@ -9,16 +10,15 @@ export const enrichmentResolvers: Resolvers = {
   Query: {
     enrichContext: (_, { input }, { services }) => {
       const { rag, enrich } = services.config;
-      const query = input.query.trim();
-      if (query === '') throw badInput('input.query', 'must not be empty');
       return services.enricher.enrich({
-        query,
+        query: validateQueryText(input.query),
         topK: Math.min(intIn(input.topK, rag.topK, 1, 1000, 'input.topK'), rag.maxTopK),
         maxEntities: intIn(input.maxEntities, enrich.maxEntities, 0, 100, 'input.maxEntities'),
         graphDepth: intIn(input.graphDepth, 1, 1, 3, 'input.graphDepth'),
         maxChars: intIn(input.maxChars, enrich.maxChars, 200, 1_000_000, 'input.maxChars'),
         filter: toFilterSpec(input.filter, 'input.filter'),
         mode: input.mode ?? undefined,
+        minScore: input.minScore == null ? undefined : validateMinScore(input.minScore),
       });
     },
     knowledgeGaps: async (_, { first, after }, { services }) => {

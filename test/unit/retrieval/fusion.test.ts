@@ -7,14 +7,27 @@ const hit = (id: number, score: number, doc = `d${id}`): LaneHit => ({ chunkId: 
 const lane = fc.uniqueArray(fc.record({ id: fc.integer({ min: 1, max: 40 }), score: fc.double({ min: 0, max: 1, noNaN: true }) }), { selector: (h) => h.id, maxLength: 20 })
   .map((hs) => hs.sort((a, b) => b.score - a.score).map((h) => hit(h.id, h.score)));
 
+const normalScore = fc.oneof(fc.constant(0), fc.double({ min: 1e-6, max: 1, noNaN: true }));
+const normalLane = fc.uniqueArray(fc.record({ id: fc.integer({ min: 1, max: 40 }), score: normalScore }), { selector: (h) => h.id, maxLength: 20 })
+  .map((hs) => hs.sort((a, b) => b.score - a.score).map((h) => hit(h.id, h.score)));
+
 describe('fuse', () => {
-  it('RRF gives 1 to first place in both lanes and records each lane rank and score', () => {
+  it('RRF gives first place in both lanes the best lane score and records each lane rank and score', () => {
     const out = fuse([hit(1, 0.9), hit(2, 0.8)], [hit(1, 0.4), hit(3, 0.3)], { method: 'RRF', vectorWeight: 0.5, rrfK: 60 });
     expect(out.map((h) => h.chunkId)).toEqual(['1', '2', '3']);
-    expect(out[0]).toEqual({ chunkId: '1', documentId: 'd1', score: 1, vectorScore: 0.9, keywordScore: 0.4, vectorRank: 1, keywordRank: 1 });
+    expect(out[0]).toEqual({ chunkId: '1', documentId: 'd1', score: 0.9, vectorScore: 0.9, keywordScore: 0.4, vectorRank: 1, keywordRank: 1 });
     expect(out[1]!.keywordRank).toBeNull();
     expect(out[2]!.vectorScore).toBeNull();
-    expect(out[1]!.score).toBeCloseTo((0.5 / 62) * 61);
+    expect(out[1]!.score).toBeCloseTo((0.5 / 62) * 61 * 0.9);
+  });
+
+  it('scores a query that nothing matches well low in every hit, so minScore can drop them', () => {
+    for (const method of ['RRF', 'LINEAR'] as const) {
+      const unrelated = fuse([hit(1, 0), hit(2, 0), hit(3, 0)], [], { method, vectorWeight: 0.2, rrfK: 60 });
+      expect(unrelated.map((h) => h.score)).toEqual([0, 0, 0]);
+      const weak = fuse([hit(1, 0.37), hit(2, 0.1)], [hit(1, 0.55)], { method, vectorWeight: 0.2, rrfK: 60 });
+      expect(weak[0]!.score).toBeCloseTo(0.55);
+    }
   });
 
   it('LINEAR min-max normalises each lane, so the weight decides between lane winners', () => {
@@ -23,7 +36,21 @@ describe('fuse', () => {
     expect(fuse(vector, keyword, { method: 'LINEAR', vectorWeight: 0.7, rrfK: 60 })[0]!.chunkId).toBe('1');
     expect(fuse(vector, keyword, { method: 'LINEAR', vectorWeight: 0.3, rrfK: 60 })[0]!.chunkId).toBe('2');
     const [top] = fuse(vector, keyword, { method: 'LINEAR', vectorWeight: 0.3, rrfK: 60 });
-    expect(top!.score).toBeCloseTo(0.7);
+    expect(top!.score).toBeCloseTo(0.7 * 0.9);
+  });
+
+  it('scaling every lane score by t scales every LINEAR score by t and keeps the order (property)', () => {
+    fc.assert(
+      // Scores and weights away from the subnormal range, where scaling would underflow into ties.
+      fc.property(normalLane, normalLane, normalScore, fc.double({ min: 0.01, max: 1, noNaN: true }), (v, k, w, t) => {
+        const options = { method: 'LINEAR' as const, vectorWeight: w, rrfK: 60 };
+        const scaled = (l: LaneHit[]) => l.map((h) => ({ ...h, score: h.score * t }));
+        const base = fuse(v, k, options);
+        const out = fuse(scaled(v), scaled(k), options);
+        expect(out.map((h) => h.chunkId)).toEqual(base.map((h) => h.chunkId));
+        out.forEach((h, i) => expect(h.score).toBeCloseTo(base[i]!.score * t, 9));
+      }),
+    );
   });
 
   it('keeps scores in 0..1, sorted, one entry per chunk, and weight 1 or 0 follows one lane (property)', () => {
