@@ -20,11 +20,13 @@ import { startTestServer, type TestServer } from '../helpers/testServer.js';
 const NOT_ALLOWED = ['FORBIDDEN', 'UNAUTHENTICATED'];
 let counter = 0;
 
-/** POSTs a one-file multipart upload. */
-async function upload(url: string, key: string | undefined): Promise<{ status: number; code: string | undefined }> {
+/** POSTs a one-file multipart upload, with the preflight header /v1/uploads requires unless `preflight` is false. */
+async function upload(url: string, key: string | undefined, preflight = true): Promise<{ status: number; code: string | undefined }> {
   const form = new FormData();
   form.append('file', new Blob(['# Note\n\nPayments retry after a failure.'], { type: 'text/markdown' }), 'note.md');
-  const res = await fetch(`${url}/v1/uploads`, { method: 'POST', body: form, headers: key ? { authorization: `Bearer ${key}` } : {} });
+  const headers: Record<string, string> = preflight ? { 'apollo-require-preflight': 'true' } : { origin: 'http://evil.example' };
+  if (key) headers.authorization = `Bearer ${key}`;
+  const res = await fetch(`${url}/v1/uploads`, { method: 'POST', body: form, headers });
   const body = (await res.json()) as { errors?: { extensions?: { code?: string } }[] };
   return { status: res.status, code: body.errors?.[0]?.extensions?.code };
 }
@@ -135,6 +137,8 @@ describe.each(dbTargets())('access control ($name)', (target) => {
       expect(await upload(t.server.url, undefined)).toEqual({ status: 401, code: 'UNAUTHENTICATED' });
       expect(await upload(t.server.url, keys.agent)).toEqual({ status: 403, code: 'FORBIDDEN' });
       expect((await upload(t.server.url, keys.editor)).status).toBe(201);
+      // The CSRF rule holds with authentication on too: a valid key does not replace the preflight header.
+      expect(await upload(t.server.url, keys.admin, false)).toEqual({ status: 400, code: 'BAD_REQUEST' });
     });
 
     it('manages keys through GraphQL: the key once, lists without secrets', async () => {
@@ -180,6 +184,14 @@ describe.each(dbTargets())('access control ($name)', (target) => {
       expect(proxied.body.errors?.[0]?.message).toContain('keys create --role admin');
       expect((await requestWithHost(t.server.url, 'rebound.example:4000')).status).toBe(401);
       expect((await requestWithHost(t.server.url, 'localhost:4000')).status).toBe(200);
+    });
+
+    it('refuses cross-site uploads while authentication is off', async () => {
+      const stored = async () => (await t.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM uploads')).rows[0]!.n;
+      expect(await upload(t.server.url, undefined, false)).toEqual({ status: 400, code: 'BAD_REQUEST' });
+      expect(await stored()).toBe(0);
+      expect((await upload(t.server.url, undefined)).status).toBe(201);
+      expect(await stored()).toBe(1);
     });
 
     it('turns authentication on, per request, once another process creates a key', async () => {

@@ -17,6 +17,15 @@ const IMPORT_OPENAPI = `mutation($input: ImportOpenApiInput!) {
 }`;
 const JOB = `query($id: ID!) { importJob(id: $id) { id status progress { done total } documents { id } errors { item code } } }`;
 
+// The preflight header /v1/uploads requires (README "CSRF"); a cross-site HTML form cannot send it.
+const PREFLIGHT = { 'apollo-require-preflight': 'true' };
+
+/** The first error of a JSON error body: the shape every route answers with. */
+async function firstError(res: Response): Promise<{ message: string; code: string | undefined }> {
+  const body = (await res.json()) as { errors: { message: string; extensions: { code?: string } }[] };
+  return { message: body.errors[0]!.message, code: body.errors[0]!.extensions.code };
+}
+
 const page = (name: string) => fs.readFileSync(projectPath('test', 'fixtures', 'pages', name), 'utf8');
 
 const SPEC = (extraOperation: boolean) => `
@@ -243,7 +252,7 @@ describe.each(dbTargets())('imports over GraphQL ($name)', (target) => {
   it('uploads a file with POST /v1/uploads and imports it with importUpload', async () => {
     const form = new FormData();
     form.append('file', new Blob(['# Escalation policy\n\nPage the on-call engineer after 15 minutes without an answer.'], { type: 'text/markdown' }), 'escalation.md');
-    const up = await fetch(`${t.server.url}/v1/uploads`, { method: 'POST', body: form });
+    const up = await fetch(`${t.server.url}/v1/uploads`, { method: 'POST', body: form, headers: PREFLIGHT });
     expect(up.status).toBe(201);
     const upload = (await up.json()) as { id: string; fileName: string; byteSize: number; sha256: string };
     expect(upload).toMatchObject({ fileName: 'escalation.md', byteSize: expect.any(Number), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
@@ -259,13 +268,13 @@ describe.each(dbTargets())('imports over GraphQL ($name)', (target) => {
 
     const png = new FormData();
     png.append('file', new Blob([Buffer.from('89504e470d0a1a0a0000000d4948445200000001', 'hex')]), 'picture.md');
-    const pngUpload = (await (await fetch(`${t.server.url}/v1/uploads`, { method: 'POST', body: png })).json()) as { id: string };
+    const pngUpload = (await (await fetch(`${t.server.url}/v1/uploads`, { method: 'POST', body: png, headers: PREFLIGHT })).json()) as { id: string };
     const bad = await t.gql(`mutation($id: ID!) { importUpload(input: {uploadId: $id}) { job { id } } }`, { id: pngUpload.id });
     expect(bad.errors?.[0]?.extensions?.code).toBe('UNSUPPORTED_CONTENT_TYPE');
     const doc = await t.gql<{ document: unknown }>(`{ document(id: "file:picture.md") { id } }`);
     expect(doc.data!.document).toBeNull();
 
-    const none = await fetch(`${t.server.url}/v1/uploads`, { method: 'POST', body: new FormData() });
+    const none = await fetch(`${t.server.url}/v1/uploads`, { method: 'POST', body: new FormData(), headers: PREFLIGHT });
     expect(none.status).toBe(400);
     expect(((await none.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('BAD_USER_INPUT');
   });
@@ -273,8 +282,58 @@ describe.each(dbTargets())('imports over GraphQL ($name)', (target) => {
   it('caps upload size while streaming', async () => {
     const form = new FormData();
     form.append('file', new Blob([Buffer.alloc(t.config.import.uploadMaxBytes + 10, 97)]), 'big.txt');
-    const res = await fetch(`${t.server.url}/v1/uploads`, { method: 'POST', body: form });
+    const res = await fetch(`${t.server.url}/v1/uploads`, { method: 'POST', body: form, headers: PREFLIGHT });
     expect(res.status).toBe(413);
     expect(((await res.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('IMPORT_TOO_LARGE');
+  });
+
+  it('refuses uploads without a preflight header, with a part not named "file" or with two files, storing nothing', async () => {
+    const count = async () => (await t.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM uploads')).rows[0]!.n;
+    const note = () => new Blob(['# Note\n\nPayments retry after a failure.'], { type: 'text/markdown' });
+    const formOf = (...parts: [field: string, value: Blob | string][]) => {
+      const form = new FormData();
+      for (const [field, value] of parts) {
+        if (typeof value === 'string') form.append(field, value);
+        else form.append(field, value, 'note.md');
+      }
+      return form;
+    };
+    const post = (form: FormData, headers: Record<string, string> = PREFLIGHT) => fetch(`${t.server.url}/v1/uploads`, { method: 'POST', body: form, headers });
+    const before = await count();
+
+    // What a page on another origin can send: a form post, with no way to add a custom header.
+    const crossSite: Record<string, string>[] = [{ origin: 'http://evil.example' }, { 'apollo-require-preflight': '' }];
+    for (const headers of crossSite) {
+      const res = await post(formOf(['file', note()]), headers);
+      expect(res.status).toBe(400);
+      const error = await firstError(res);
+      expect(error.code).toBe('BAD_REQUEST');
+      expect(error.message).toContain('Cross-Site Request Forgery');
+      expect(error.message).toContain('apollo-require-preflight: true');
+    }
+    expect(await count()).toBe(before);
+
+    const misnamed = await post(formOf(['doc', note()]));
+    expect(misnamed.status).toBe(400);
+    const wrongField = await firstError(misnamed);
+    expect(wrongField).toEqual({ code: 'BAD_USER_INPUT', message: expect.stringContaining('"doc"') });
+    expect(wrongField.message).toContain('named "file"');
+
+    const two = await post(formOf(['file', note()], ['file', note()]));
+    expect(two.status).toBe(400);
+    expect(await firstError(two)).toEqual({ code: 'BAD_USER_INPUT', message: expect.stringContaining('one file per request') });
+
+    const extraField = await post(formOf(['file', note()], ['tags', 'hr']));
+    expect(extraField.status).toBe(400);
+    expect((await firstError(extraField)).message).toContain('"tags"');
+    const textFile = await post(formOf(['file', 'just text']));
+    expect(textFile.status).toBe(400);
+    expect((await firstError(textFile)).message).toContain('not a file');
+    expect(await count()).toBe(before);
+
+    // Either of Apollo's preflight headers is accepted.
+    expect((await post(formOf(['file', note()]), { 'apollo-require-preflight': 'true', origin: 'http://localhost' })).status).toBe(201);
+    expect((await post(formOf(['file', note()]), { 'x-apollo-operation-name': 'upload' })).status).toBe(201);
+    expect(await count()).toBe(before + 2);
   });
 });
