@@ -1,3 +1,4 @@
+import type { Stats } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ImportJobRecord, ImportRequest, ItemEvent } from '../../importers/jobs/types.js';
@@ -8,6 +9,7 @@ import { validateDocumentDefaults } from '../documents/validateInput.js';
 import { badInput } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createServices } from '../services.js';
+import { UsageError } from './cliErrors.js';
 import { progressReporter } from './progress.js';
 
 /** Options shared by the `import` sub-commands. */
@@ -21,30 +23,43 @@ export interface ImportCommandOptions {
 
 const IMPORT_USAGE = 'usage: cairn import url <url…> | import openapi <file|url> | import dir <path>';
 
+/** `stat`, with a missing path reported as the user's mistake (one line naming the path) rather than a raw ENOENT. */
+async function statTarget(command: string, target: string): Promise<Stats> {
+  try {
+    return await stat(target);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw badInput(command, `${path.resolve(target)} does not exist; check the path`);
+    if (code === 'EACCES' || code === 'EPERM') throw badInput(command, `${path.resolve(target)} cannot be read (permission denied)`);
+    throw err;
+  }
+}
+
 /** Turns the command line into a validated import request (reading the spec file or walking the folder). */
 async function buildRequest(kind: string | undefined, targets: string[], config: Config, opts: ImportCommandOptions): Promise<ImportRequest> {
   const raw = { tags: opts.tags, documentType: opts.type ?? null, title: opts.title ?? null, source: opts.source ?? null };
-  if (targets.length === 0) throw badInput('arguments', IMPORT_USAGE);
+  if (kind !== 'url' && kind !== 'openapi' && kind !== 'dir') throw new UsageError(kind ? `unknown import kind "${kind}"; ${IMPORT_USAGE}` : IMPORT_USAGE);
+  if (targets.length === 0) throw new UsageError(`import ${kind} needs ${kind === 'url' ? 'at least one URL' : kind === 'dir' ? 'a folder' : 'a file or URL'}; ${IMPORT_USAGE}`);
   switch (kind) {
     case 'url':
       return validateUrlImport({ ...raw, urls: targets }, 'import url');
     case 'openapi': {
       const target = targets[0] as string;
       if (/^https?:\/\//i.test(target)) return validateOpenApiImport({ ...raw, url: target }, config.import.maxBytes, 'import openapi');
-      const size = (await stat(target)).size;
+      const info = await statTarget('import openapi', target);
+      if (!info.isFile()) throw badInput('import openapi', `${path.resolve(target)} is not a file`);
+      const size = info.size;
       if (size > config.import.maxBytes) throw badInput('import openapi', `${target} is ${size} bytes; the limit is ${config.import.maxBytes} (CAIRN_IMPORT_MAX_BYTES)`);
       const content = await readFile(target, 'utf8');
       return validateOpenApiImport({ ...raw, content, source: opts.source ?? path.resolve(target) }, config.import.maxBytes, 'import openapi');
     }
     case 'dir': {
       const root = path.resolve(targets[0] as string);
-      if (!(await stat(root)).isDirectory()) throw badInput('import dir', `${root} is not a folder`);
+      if (!(await statTarget('import dir', root)).isDirectory()) throw badInput('import dir', `${root} is not a folder`);
       const files = await walkDirectory(root);
       if (files.length === 0) throw badInput('import dir', `${root} has no md, txt, rst, html, pdf, docx, yaml or json files`);
       return { kind: 'directory', root, files, defaults: validateDocumentDefaults(raw, 'import dir') };
     }
-    default:
-      throw badInput('import', IMPORT_USAGE);
   }
 }
 

@@ -4,7 +4,7 @@ import { parseRole } from '../auth/roles.js';
 import type { Config } from '../config.js';
 import { migrate } from '../db/migrate.js';
 import { openDb } from '../db/openDb.js';
-import { badInput } from '../errors.js';
+import { UsageError } from './cliErrors.js';
 
 /** Options of `cairn keys`. */
 export interface KeysCommandOptions {
@@ -30,15 +30,16 @@ function table(keys: ApiKeyRecord[]): string {
 }
 
 /**
- * `cairn keys create|list|revoke`: manages API keys straight in the database (no embedder needed). A running server
- * sees a change within seconds; on the embedded store, stop the server first (PGlite allows one process).
+ * `cairn keys create|list|revoke`: manages API keys straight in the database (no embedder needed). A server on
+ * Postgres sees a change within seconds; on the embedded store the data folder is locked while the server runs, so
+ * this refuses to start there (use the createApiKey/revokeApiKey mutations, or stop the server first).
  */
 export async function keysCommand(config: Config, args: string[], opts: KeysCommandOptions): Promise<number> {
   const [action, ...rest] = args;
-  if (action !== 'create' && action !== 'list' && action !== 'revoke') throw badInput('keys', KEYS_USAGE);
+  if (action !== 'create' && action !== 'list' && action !== 'revoke') throw new UsageError(action ? `unknown keys action "${action}"; ${KEYS_USAGE}` : KEYS_USAGE);
+  if (action === 'create' && !opts.name?.trim()) throw new UsageError(`keys create needs --name <name>; ${KEYS_USAGE}`);
+  if (action === 'revoke' && rest.length !== 1) throw new UsageError('keys revoke takes exactly one key id (see `cairn keys list`)');
   const role = action === 'create' ? parseRole(opts.role, '--role') : undefined;
-  if (action === 'create' && !opts.name?.trim()) throw badInput('--name', `is required (${KEYS_USAGE})`);
-  if (action === 'revoke' && rest.length !== 1) throw badInput('keys revoke', 'give exactly one key id (see `cairn keys list`)');
   const db = await openDb(config);
   try {
     await migrate(db);

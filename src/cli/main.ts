@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
-import { isAppError } from '../errors.js';
 import { createLogger } from '../logger.js';
+import { projectPath } from '../paths.js';
 import { createServices } from '../services.js';
+import { describeCliError, UsageError } from './cliErrors.js';
 import { importCommand } from './importCommand.js';
 import { keysCommand } from './keysCommand.js';
 import { reindexCommand } from './reindexCommand.js';
@@ -26,8 +28,23 @@ Commands:
   keys revoke <id>      revoke a key at once
   stats [--json]        print document and chunk counts
   migrate               apply database migrations and exit
+  --version             print the version
 
-Configuration comes from CAIRN_* environment variables (see README).`;
+Configuration comes from CAIRN_* environment variables (see README). On the embedded database (no
+CAIRN_DATABASE_URL) the data folder is locked by the process that opens it: while \`cairn serve\` runs, the other
+commands refuse to start; use the server's GraphQL API (createApiKey, importUrl, …) or stop it first.`;
+
+/** The version in package.json (shipped beside dist/, also in the Docker image). */
+function version(): string {
+  return (JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { version: string }).version;
+}
+
+/** `--batch-size`: a positive integer, written as one (parseInt would read "12abc" as 12). */
+function parseBatchSize(raw: string): number {
+  const n = /^\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`--batch-size must be a positive integer, got "${raw}"`);
+  return n;
+}
 
 async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
@@ -44,6 +61,7 @@ async function main(argv: string[]): Promise<number> {
       role: { type: 'string' },
       name: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
+      version: { type: 'boolean', short: 'v', default: false },
     },
   });
   const command = positionals[0] ?? 'serve';
@@ -51,6 +69,14 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  if (values.version || command === 'version') {
+    process.stdout.write(`${version()}\n`);
+    return 0;
+  }
+  const known = ['serve', 'reindex', 'import', 'keys', 'stats', 'migrate'];
+  // Before loadConfig, so a typo is reported as such even when the environment is incomplete.
+  if (!known.includes(command)) throw new UsageError(`unknown command "${command}" (commands: ${known.join(', ')})`);
+  const batchSize = parseBatchSize(values['batch-size']);
   const config = loadConfig();
   // CLI tools keep stdout for their output; logs go to stderr unless serving.
   const logger = createLogger(command === 'serve' ? config.logLevel : 'warn');
@@ -58,11 +84,8 @@ async function main(argv: string[]): Promise<number> {
     case 'serve':
       await serve(config, logger);
       return -1; // keep running
-    case 'reindex': {
-      const batchSize = Number.parseInt(values['batch-size'], 10);
-      if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error('--batch-size must be a positive integer');
+    case 'reindex':
       return reindexCommand(config, logger, { force: values.force, batchSize, json: values.json });
-    }
     case 'import':
       return importCommand(config, logger, positionals.slice(1), {
         json: values.json,
@@ -90,8 +113,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     default:
-      process.stderr.write(`Unknown command "${command}".\n\n${USAGE}\n`);
-      return 2;
+      throw new UsageError(`unknown command "${command}"`);
   }
 }
 
@@ -100,7 +122,8 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (err: unknown) => {
-    process.stderr.write(`cairn: ${isAppError(err) ? `[${err.code}] ${err.message}` : (err as Error).stack ?? String(err)}\n`);
-    process.exit(1);
+    const { text, exitCode } = describeCliError(err);
+    process.stderr.write(text);
+    process.exit(exitCode);
   },
 );

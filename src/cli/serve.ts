@@ -1,14 +1,33 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { startHttpServer } from '../server/httpServer.js';
+import { startHttpServer, type RunningServer } from '../server/httpServer.js';
 import { createServices } from '../services.js';
+import { CliError } from './cliErrors.js';
+
+/** Turns a failed listen into the user's problem it is (a busy or privileged port), naming the setting to change. */
+function listenError(err: unknown, host: string, port: number): unknown {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  if (code === 'EADDRINUSE') {
+    return new CliError(`port ${port} on ${host} is already in use (CAIRN_PORT): stop the process that uses it, or set CAIRN_PORT to a free port`, { cause: err });
+  }
+  if (code === 'EACCES') return new CliError(`not allowed to listen on port ${port} on ${host} (CAIRN_PORT): pick a port above 1023`, { cause: err });
+  if (code === 'EADDRNOTAVAIL') return new CliError(`${host} is not an address of this machine (CAIRN_HOST)`, { cause: err });
+  return err;
+}
 
 /** Runs the server until SIGINT/SIGTERM, then drains HTTP and closes the database. */
 export async function serve(config: Config, logger: Logger): Promise<void> {
   const services = await createServices(config, logger);
   services.sweeper.start();
   services.outbox?.start();
-  const server = await startHttpServer(services);
+  let server: RunningServer;
+  try {
+    server = await startHttpServer(services);
+  } catch (err) {
+    // Release the database (and the PGlite folder's lock) before the process reports the failure and exits.
+    await services.close().catch(() => undefined);
+    throw listenError(err, config.host, config.port);
+  }
   logger.info({ url: `${server.url}/graphql`, database: services.db.kind, embedder: services.embedder.info }, `Cairn is ready at ${server.url}/graphql`);
   // Load PGlite's in-memory vector copy in the background, so the first search does not pay for it.
   const warming = performance.now();

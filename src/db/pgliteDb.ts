@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
+import { lockDataDir } from './dataDirLock.js';
 import type { Db, QueryResult, Queryable } from './Db.js';
 import { translateDbError } from './dbErrors.js';
 
@@ -20,10 +21,21 @@ function wrap(q: PGlite | Transaction, onStatement: () => void): Queryable {
   };
 }
 
-/** Opens (creating if needed) a PGlite database with pgvector in `dataDir`; `undefined` means in-memory. */
+/**
+ * Opens (creating if needed) a PGlite database with pgvector in `dataDir`; `undefined` (or a `memory://` URL) means
+ * in-memory. A folder is locked for this process until `close` (see dataDirLock.ts): a second open fails at once.
+ */
 export async function openPgliteDb(dataDir: string | undefined): Promise<Db> {
-  if (dataDir) fs.mkdirSync(dataDir, { recursive: true });
-  const pg = await PGlite.create({ dataDir, extensions: { vector } });
+  const onDisk = dataDir !== undefined && dataDir !== '' && !/^[a-z]+:\/\//i.test(dataDir);
+  if (onDisk) fs.mkdirSync(dataDir, { recursive: true });
+  const lock = onDisk ? lockDataDir(dataDir) : undefined;
+  let pg: PGlite;
+  try {
+    pg = await PGlite.create({ dataDir, extensions: { vector } });
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
   let statements = 0;
   const count = () => {
     statements++;
@@ -44,7 +56,11 @@ export async function openPgliteDb(dataDir: string | undefined): Promise<Db> {
       return run;
     },
     async close() {
-      if (!pg.closed) await pg.close();
+      try {
+        if (!pg.closed) await pg.close();
+      } finally {
+        lock?.release();
+      }
     },
   };
 }

@@ -65,7 +65,12 @@ export async function startHttpServer(services: Services, port = services.config
   // Listening beyond loopback keeps keys required even if every key gets revoked later.
   const authenticator = new Authenticator(services.apiKeys, config.auth.mode === 'required' || exposed);
   if (!(await authenticator.enabled())) {
-    logger.warn('authentication is off: no API key exists, so every local request may do everything; listening on loopback only. Create a key with `npm run cairn -- keys create --role admin --name <name>`.');
+    // On PGlite this server holds the data folder's lock, so the CLI would refuse to run: point at the mutation there.
+    const howToCreate =
+      services.db.kind === 'pglite'
+        ? 'Create one with the createApiKey mutation (e.g. from /graphiql on this machine), or stop the server and run `npm run cairn -- keys create --role admin --name <name>`.'
+        : 'Create one with `npm run cairn -- keys create --role admin --name <name>` or the createApiKey mutation.';
+    logger.warn(`authentication is off: no API key exists, so every local request may do everything; listening on loopback only. ${howToCreate}`);
   }
   const guard = createGuard(authenticator, new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst));
   const typeDefs = loadTypeDefs();
@@ -83,6 +88,12 @@ export async function startHttpServer(services: Services, port = services.config
     csrfPrevention: true,
     // One operation per request keeps the rate limit and the static limits meaningful.
     allowBatchedHttpRequests: false,
+    // `cairn serve` handles SIGINT/SIGTERM itself (drain HTTP, stop workers, close the database). Apollo's own handler,
+    // on outside NODE_ENV=test, stops the server and re-raises the signal, which killed the process before that ran.
+    stopOnTerminationSignals: false,
+    // Apollo turns introspection off when NODE_ENV=production (the Docker image); Cairn decides itself, through
+    // introspectionGuard: anyone while auth is off, admins once it is on (GraphiQL's docs need it).
+    introspection: true,
     validationRules: armor.validationRules,
     parseOptions: armor.parseOptions,
     plugins: [

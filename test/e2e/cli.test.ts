@@ -35,6 +35,18 @@ describe('cairn command (embedded default)', () => {
     expect(logs()).toContain('shutting down');
   });
 
+  it('in production mode, as the Docker image runs it: introspection answers and SIGTERM still closes the database', async () => {
+    const { child, url, logs } = await startCliServer({ ...env(), NODE_ENV: 'production' });
+    const res = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __schema { queryType { name } } }' }) });
+    expect(await res.json()).toEqual({ data: { __schema: { queryType: { name: 'Query' } } } });
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(logs()).toContain('shutting down');
+    // Only a clean close releases the data folder's lock (a killed server leaves it, for the next start to take over).
+    expect(fs.readdirSync(dataDir)).not.toContain('pglite.lock');
+  });
+
   it('keeps what was acknowledged across restarts, and stats/reindex work on it', async () => {
     const stats = await runCli(['stats', '--json'], env());
     expect(stats.code).toBe(0);

@@ -16,7 +16,7 @@ const ENRICH = `query($input: EnrichContextInput!) { enrichContext(input: $input
 
 type Enriched = {
   context: string; truncated: boolean; omittedChunks: number; omittedEntities: number; warnings: string[];
-  chunks: { citation: number | null; why: string; document: { id: string } }[];
+  chunks: { score: number; citation: number | null; why: string; document: { id: string } }[];
   entities: { why: string; depth: number; entity: { id: string } }[];
   relationships: { type: string; from: { id: string }; to: { id: string } }[];
   documents: { id: string }[];
@@ -125,11 +125,11 @@ describe.each(serverRuns())('enrichContext ($name)', (run) => {
     expect(nul.errors?.[0]?.extensions?.field).toBe('input.query');
     const range = await t.gql(ENRICH, { input: { query: 'ach', minScore: 1.5 } });
     expect(range.errors?.[0]?.extensions?.field).toBe('input.minScore');
-    const all = await t.gql<{ enrichContext: Enriched & { chunks: { score: number }[] } }>(ENRICH, { input: { query: 'tacos pizza ledger', topK: 5 } });
+    const all = await t.gql<{ enrichContext: Enriched }>(ENRICH, { input: { query: 'tacos pizza ledger', topK: 5 } });
     const scores = all.data!.enrichContext.chunks.map((c) => c.score);
     expect(scores.length).toBeGreaterThan(1);
     const cut = (Math.max(...scores) + Math.min(...scores)) / 2;
-    const strict = await t.gql<{ enrichContext: Enriched & { chunks: { score: number }[] } }>(ENRICH, { input: { query: 'tacos pizza ledger', topK: 5, minScore: cut } });
+    const strict = await t.gql<{ enrichContext: Enriched }>(ENRICH, { input: { query: 'tacos pizza ledger', topK: 5, minScore: cut } });
     expect(strict.data!.enrichContext.chunks.length).toBeGreaterThan(0);
     expect(strict.data!.enrichContext.chunks.length).toBeLessThan(scores.length);
     for (const c of strict.data!.enrichContext.chunks) expect(c.score).toBeGreaterThanOrEqual(cut);

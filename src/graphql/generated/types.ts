@@ -102,7 +102,7 @@ export type DeletePayload = {
 };
 
 export type CreateDocumentInput = {
-  /** Optional stable id: 1-200 characters of letters, digits and `_ - : . / @ #`. Generated when omitted. */
+  /** Optional stable id: 1-512 characters of letters, digits and `_ - : . / @ # ? = & % + ~`, starting with a letter or digit. Generated when omitted. */
   id?: InputMaybe<Scalars['ID']['input']>;
   title: Scalars['String']['input'];
   content: Scalars['String']['input'];
