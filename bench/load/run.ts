@@ -148,6 +148,8 @@ try {
       ['latency p50 / p95 / p99 ms (while importing)', ms(during), `p95 ≤ ${TARGET_P95_MS}`, ok(during.p95 <= TARGET_P95_MS)],
       ['CPU ms per request: server / Postgres / Neo4j, 1 client alone', perRequest(cpuAloneEnd, alone.requests), '–', '–'],
       ['CPU ms per request: server / Postgres / Neo4j (import included)', perRequest(cpu, result.requests), '–', '–'],
+      ['CPU ms per request of the bench itself (autocannon and the importer)', (cpu.generator / Math.max(1, result.requests)).toFixed(1), '–', '–'],
+      [`machine CPU busy during the load (all processes, ${os.cpus().length} cores)`, `${(cpu.machineBusy * 100).toFixed(0)}%`, '–', '–'],
       ['errors: non-2xx / GraphQL / socket+timeout', `${result.non2xx} / ${result.graphqlErrors} / ${result.transportErrors}`, '0', ok(errors === 0)],
       ['server RSS MB: start / 2nd-quarter level / last-quarter level / end / peak', `${mb(rssStart)} / ${mb(rssEarly)} / ${mb(rssLate)} / ${mb(rssEnd)} / ${mb(rssPeak)}`, `last quarter ≤ +${TARGET_RSS_GROWTH * 100}% of the 2nd`, ok(growth <= TARGET_RSS_GROWTH)],
       [`import: ${corpus.imported.length} documents (batches of ${IMPORT_BATCH})`, `${importSeconds.toFixed(1)} s (${(importedCount / importSeconds).toFixed(1)} docs/s, ${importErrors} failed batches${outlasted ? '; outlasted the load' : ''})`, `all ${corpus.imported.length} written`, ok(importedCount === corpus.imported.length && importErrors === 0)],
