@@ -39,6 +39,15 @@ export async function writePlan(
   } = {},
 ): Promise<ItemOutcome> {
   plan = toStorableText(plan);
+  // A source whose text is too long is the source's size problem, not a field the user sent: say which document.
+  const tooLong = plan.documents.find((d) => d.content.length > writer.limits.maxDocumentChars);
+  if (tooLong) {
+    throw new AppError(
+      ErrorCode.IMPORT_TOO_LARGE,
+      `"${tooLong.id}" has ${tooLong.content.length} characters of text; the limit is ${writer.limits.maxDocumentChars} (CAIRN_MAX_DOCUMENT_CHARS): split the source or raise the limit`,
+      { id: tooLong.id, size: tooLong.content.length, limit: writer.limits.maxDocumentChars },
+    );
+  }
   const inputs = plan.documents.map((doc, i) => validateDocumentInput({ ...doc, expiresAt: null }, writer.limits, `documents[${i}]`));
   if (inputs.length === 0) throw new AppError(ErrorCode.INVALID_FILE, 'the source produced no documents');
   const checkAbort = () => {

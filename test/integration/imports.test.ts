@@ -337,3 +337,25 @@ describe.each(dbTargets())('imports over GraphQL ($name)', (target) => {
     expect(await count()).toBe(before + 2);
   });
 });
+
+describe('imports of sources longer than CAIRN_MAX_DOCUMENT_CHARS', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer(dbTargets()[0]!, { CAIRN_MAX_DOCUMENT_CHARS: '200' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('fail with IMPORT_TOO_LARGE naming the document and the setting, and write nothing', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([`# Long\n\n${'Payments retry after a failure. '.repeat(20)}`], { type: 'text/markdown' }), 'long.md');
+    const up = await fetch(`${t.server.url}/v1/uploads`, { method: 'POST', body: form, headers: PREFLIGHT });
+    const { id } = (await up.json()) as { id: string };
+    const res = await t.gql(`mutation($input: ImportUploadInput!) { importUpload(input: $input) { documents { id } } }`, { input: { uploadId: id } });
+    expect(res.errors?.[0]?.extensions?.code).toBe('IMPORT_TOO_LARGE');
+    expect(res.errors?.[0]?.message).toContain('"file:long.md"');
+    expect(res.errors?.[0]?.message).toContain('CAIRN_MAX_DOCUMENT_CHARS');
+    expect((await t.gql<{ document: unknown }>(`{ document(id: "file:long.md") { id } }`)).data!.document).toBeNull();
+  });
+});
