@@ -2,7 +2,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { AppError, ErrorCode, isAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { tokenLimitError } from './protection.js';
+import { SUGGESTIONS_HIDDEN, tokenLimitError } from './protection.js';
 
 // Codes Apollo assigns to request problems; their messages describe the client's mistake, so they pass through.
 const CLIENT_CODES = new Set([
@@ -31,7 +31,8 @@ export function createFormatError(logger: Logger) {
     const app = appErrorOf(error, formatted);
     if (app) return { ...base, message: app.message, extensions: { ...app.details, code: app.code } };
     const code = formatted.extensions?.code;
-    if (typeof code === 'string' && CLIENT_CODES.has(code)) return { ...base, extensions: { code } };
+    // Armor's Apollo wrapper replaces "Did you mean …" but leaves its question mark behind.
+    if (typeof code === 'string' && CLIENT_CODES.has(code)) return { ...base, message: base.message.replace(`${SUGGESTIONS_HIDDEN}?`, SUGGESTIONS_HIDDEN), extensions: { code } };
     logger.error({ err: unwrapResolverError(error), path: formatted.path }, 'unexpected error in GraphQL request');
     return {
       message: 'Internal server error',

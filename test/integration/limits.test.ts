@@ -112,6 +112,12 @@ describe.each(dbTargets())('request limits ($name)', (target) => {
       expect(await preflighted.json()).toEqual({ data: { documents: { totalCount: 0 } } });
     });
 
+    it('hides field suggestions, which would reveal the schema, in a clean message', async () => {
+      const res = await t.gql(`{ search(input: { query: "x" }) { scor } }`);
+      expect(res.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+      expect(res.errors?.[0]?.message).toBe('Cannot query field "scor" on type "SearchHit". (suggestions hidden; see schema.graphql)');
+    });
+
     it('refuses batched operations without executing any', async () => {
       const batch = JSON.stringify([
         { query: 'mutation { createDocument(input: { id: "doc:batch", title: "T", content: "c" }) { chunkCount } }' },
