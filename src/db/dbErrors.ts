@@ -8,17 +8,24 @@ const LOST_MESSAGE = /Connection terminated|not queryable|timeout exceeded when 
 // 22021: a NUL byte in text; 22P05: \u0000 in JSON; 22P02 on JSON: an unpaired surrogate (JSON.stringify escapes it
 // as \ud800, which jsonb refuses). Postgres stores none of them, and Cairn never makes them itself: the client sent them.
 const NUL_SQLSTATES = new Set(['22021', '22P05']);
+// 40P01: deadlock detected; 40001: serialization failure. Postgres chose this transaction as the victim and rolled it
+// back; the same write succeeds when repeated.
+const COLLISION_SQLSTATES = new Set(['40P01', '40001']);
 const isBadJson = (code: string, message: string) => code === '22P02' && /type json/.test(message);
 
 /**
  * Translates database errors a client can act on into AppErrors: a lost or refused connection becomes
- * DATABASE_UNAVAILABLE (retry), text Postgres cannot store becomes BAD_USER_INPUT; anything else passes through.
+ * DATABASE_UNAVAILABLE (retry), a deadlock or serialization failure CONFLICT (retry), text Postgres cannot store
+ * BAD_USER_INPUT; anything else passes through.
  */
 export function translateDbError(err: unknown, inTransaction: boolean): unknown {
   if (isAppError(err) || !(err instanceof Error)) return err;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && (NUL_SQLSTATES.has(code) || isBadJson(code, err.message))) {
     return badInput('input', 'text must be valid Unicode without NUL characters (\\u0000) or unpaired surrogates', { reason: err.message });
+  }
+  if (typeof code === 'string' && COLLISION_SQLSTATES.has(code)) {
+    return new AppError(ErrorCode.CONFLICT, `The write collided with a concurrent one (${err.message}) and was rolled back, so nothing was written; retry it.`, { retryable: true }, { cause: err });
   }
   const lost = typeof code === 'string' ? LOST_SQLSTATE.test(code) || LOST_NODE_CODES.has(code) : false;
   if (!lost && !LOST_MESSAGE.test(err.message)) return err;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Db, Queryable } from '../db/Db.js';
 import { toDate } from '../db/rowValues.js';
 import { encodeCursor, type KeysetCursor } from './cursor.js';
@@ -89,9 +90,15 @@ export class DocumentRepository {
     return rows;
   }
 
-  /** Fetches documents by id including expired ones, locking them for the enclosing transaction. */
+  /**
+   * Fetches documents by id including expired ones, locking them for the enclosing transaction. Ids that have no row
+   * yet are locked too (a transaction-scoped advisory lock per id, taken in one sorted order): without that, two
+   * concurrent creates of one new id both see nothing, and on a server the later one silently overwrote the earlier,
+   * while batches inserting the same new ids in different orders deadlocked.
+   */
   async lockByIds(q: Queryable, ids: readonly string[]): Promise<Map<string, DocumentRecord>> {
     if (ids.length === 0) return new Map();
+    await q.query('SELECT count(pg_advisory_xact_lock($1::int, k)) FROM unnest($2::int[]) AS k', [DOCUMENT_LOCK_CLASS, documentLockKeys(ids)]);
     const { rows } = await q.query<DocumentRow>(
       `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`,
       [ids],
@@ -183,4 +190,13 @@ export class DocumentRepository {
     });
     return { rows, hasNextPage: page.rows.length > first, totalCount: count.rows[0]?.n ?? 0 };
   }
+}
+
+/** The advisory-lock class of document ids ("CAIR"), apart from the migrations' single-key lock. */
+const DOCUMENT_LOCK_CLASS = 0x43414952;
+
+/** One 32-bit key per distinct id, ascending, so every writer takes its locks in the same order. */
+export function documentLockKeys(ids: readonly string[]): number[] {
+  const keys = new Set(ids.map((id) => createHash('sha256').update(id).digest().readInt32BE(0)));
+  return [...keys].sort((a, b) => a - b);
 }

@@ -66,6 +66,28 @@ describe.each(dbTargets())('documents over GraphQL ($name)', (target) => {
     });
   });
 
+  it('serialises concurrent writers of one id: one create wins, the rest get CONFLICT; shuffled batches never deadlock', async () => {
+    const creates = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => t.gql<{ createDocument: { document: { title: string } } }>(CREATE, { input: { id: 'race:create', title: `writer ${i}`, content: `content of writer ${i}` } })),
+    );
+    const winners = creates.filter((r) => !r.errors);
+    expect(winners).toHaveLength(1);
+    expect(creates.filter((r) => r.errors?.[0]?.extensions?.code === 'CONFLICT')).toHaveLength(11);
+    const stored = await t.gql<{ document: { title: string } }>(`{ document(id: "race:create") { title } }`);
+    expect(stored.data!.document.title).toBe(winners[0]!.data!.createDocument.document.title);
+
+    const ids = Array.from({ length: 20 }, (_, i) => `race:batch-${i}`);
+    const shuffled = (seed: number) => [...ids].sort((a, b) => ((a.charCodeAt(a.length - 1) * seed) % 17) - ((b.charCodeAt(b.length - 1) * seed) % 17) || (a < b ? -1 : 1));
+    const batches = await Promise.all(
+      Array.from({ length: 8 }, (_, k) => t.gql(UPSERT, { input: shuffled(k + 2).map((id) => ({ id, title: id, content: `batch ${k} writes ${id}` })) })),
+    );
+    expect(batches.map((b) => b.errors?.[0]?.extensions?.code ?? 'OK')).toEqual(Array(8).fill('OK'));
+    const { rows } = await t.services.db.query<{ docs: number; chunks: number }>(
+      `SELECT count(DISTINCT d.id)::int AS docs, count(c.id)::int AS chunks FROM documents d JOIN chunks c ON c.document_id = d.id WHERE d.id LIKE 'race:batch-%'`,
+    );
+    expect(rows[0]).toEqual({ docs: 20, chunks: 20 });
+  });
+
   it('rejects a duplicate id with CONFLICT and writes nothing', async () => {
     const res = await t.gql(CREATE, { input: { id: 'runbook:ach-failures', title: 'dup', content: 'other text' } });
     expect(res.errors?.[0]?.extensions?.code).toBe('CONFLICT');

@@ -192,3 +192,43 @@ describe.each(serverRuns())('knowledge graph over GraphQL ($name)', (run) => {
     expect(rows[0]!.n).toBe(0);
   });
 });
+
+describe.each(serverRuns())('knowledge graph under concurrent writes ($name)', (run) => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startRunServer(run);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('concurrent upsertGraph calls over the same entities in different orders all succeed', async () => {
+    const entities = Array.from({ length: 15 }, (_, i) => ({ id: `race:e${i}`, type: 'Thing', name: `Race entity ${i}` }));
+    const relationships = entities.slice(1).map((e, i) => ({ fromId: entities[i]!.id, toId: e.id, type: 'NEXT' }));
+    const q = `mutation($input: UpsertGraphInput!) { upsertGraph(input: $input) { entities { id } } }`;
+    // Each call starts at a different place, and every other one runs backwards.
+    const order = <T,>(list: T[], k: number): T[] => {
+      const rotated = [...list.slice(k), ...list.slice(0, k)];
+      return k % 2 ? rotated.reverse() : rotated;
+    };
+    const results = await Promise.all(Array.from({ length: 8 }, (_, k) => t.gql(q, { input: { entities: order(entities, k), relationships: order(relationships, k) } })));
+    expect(results.map((r) => r.errors?.[0]?.extensions?.code ?? 'OK')).toEqual(Array(8).fill('OK'));
+    const stats = await t.gql<{ entities: { totalCount: number } }>(`{ entities(filter: { nameContains: "Race entity" }, first: 50) { totalCount } }`);
+    expect(stats.data!.entities.totalCount).toBe(15);
+  });
+
+  it('an entity created while documents naming it are rewritten links them, without failing', async () => {
+    const doc = `mutation($input: [CreateDocumentInput!]!) { upsertDocuments(input: $input) { changed } }`;
+    for (let round = 0; round < 6; round++) {
+      const name = `Quokka Gateway ${round}`;
+      await t.gql(doc, { input: [{ id: `race:doc${round}`, title: 'Gateway notes', content: `The ${name} forwards traffic. Version 0.` }] });
+      const [entity, ...rewrites] = await Promise.all([
+        t.gql(`mutation($name: String!, $id: ID!) { createEntity(input: { id: $id, type: "Service", name: $name }) { id } }`, { name, id: `race:gw${round}` }),
+        ...Array.from({ length: 4 }, (_, v) => t.gql(doc, { input: [{ id: `race:doc${round}`, title: 'Gateway notes', content: `The ${name} forwards traffic. Version ${v + 1}.` }] })),
+      ]);
+      expect([entity, ...rewrites].map((r) => r!.errors?.[0]?.message ?? "OK")).toEqual(Array(5).fill("OK"));
+      const linked = await t.gql<{ entity: { documents: { id: string }[] } }>(`{ entity(id: "race:gw${round}") { documents(first: 5) { id } } }`);
+      expect(linked.data!.entity.documents.map((d) => d.id)).toEqual([`race:doc${round}`]);
+    }
+  });
+});

@@ -75,12 +75,20 @@ export class MentionLinker implements DocumentWriteHook {
       await this.mentions.upsertNames(tx, names);
       const phrases = names.flatMap((n) => [n.name, ...n.aliases]).filter((p) => p.trim().length >= 2);
       if (phrases.length === 0) return;
+      // The candidate documents are locked first (KEY SHARE, in id order): a write or delete of one of them waits
+      // until these links are in, or runs first and is then seen whole. Locking only the chunks deadlocked with a
+      // document write, and not locking at all let a write delete chunks the new mentions then pointed at.
+      const { rows: locked } = await tx.query<{ id: string }>(
+        `SELECT d.id FROM documents d
+          WHERE d.id IN (SELECT c.document_id FROM chunks c WHERE c.keyword_tsv @@ ${PHRASES_TSQUERY})
+          ORDER BY d.id FOR KEY SHARE`,
+        [phrases],
+      );
       const { rows } = await tx.query<{ id: string; document_id: string; content: string; title: string }>(
         `SELECT c.id::text AS id, c.document_id, c.content, d.title
            FROM chunks c JOIN documents d ON d.id = c.document_id
-          WHERE c.keyword_tsv @@ (SELECT string_agg(q::text, ' | ')::tsquery FROM (
-                  SELECT phraseto_tsquery('english', p) AS q FROM unnest($1::text[]) AS p) qs WHERE q::text <> '')`,
-        [phrases],
+          WHERE c.document_id = ANY($2::text[]) AND c.keyword_tsv @@ ${PHRASES_TSQUERY}`,
+        [phrases, locked.map((r) => r.id)],
       );
       const matcher = new MentionMatcher(names);
       const found: MentionRow[] = [];
@@ -163,6 +171,10 @@ export class MentionLinker implements DocumentWriteHook {
     return this.cached;
   }
 }
+
+/** One OR tsquery of the phrases in $1 (a text[]): the full-text prefilter for chunks that may name them. */
+const PHRASES_TSQUERY = `(SELECT string_agg(q::text, ' | ')::tsquery FROM (
+  SELECT phraseto_tsquery('english', p) AS q FROM unnest($1::text[]) AS p) qs WHERE q::text <> '')`;
 
 /** How long query linking trusts the cached names before checking the name table's fingerprint again. */
 const QUERY_NAMES_MAX_AGE_MS = 1000;

@@ -21,8 +21,10 @@ export class MentionRepository {
   constructor(private readonly db: Db) {}
 
   /** Records (or refreshes) entity names for linking. */
-  async upsertNames(q: Queryable, names: readonly EntityName[]): Promise<void> {
-    if (names.length === 0) return;
+  async upsertNames(q: Queryable, unsorted: readonly EntityName[]): Promise<void> {
+    if (unsorted.length === 0) return;
+    // Rows are locked in id order, whatever order callers give: concurrent batches then cannot deadlock on them.
+    const names = [...unsorted].sort((a, b) => (a.entityId < b.entityId ? -1 : a.entityId > b.entityId ? 1 : 0));
     await q.query(
       `INSERT INTO entity_names (entity_id, name, aliases)
        SELECT x.id, x.name, ARRAY(SELECT jsonb_array_elements_text(x.aliases::jsonb))

@@ -47,7 +47,8 @@ export class PostgresGraphStore implements GraphStore {
   /** Inserts or replaces entities in one statement (last duplicate wins); returns them in input order. */
   async upsertEntities(entities: readonly EntityWrite[]): Promise<EntityRecord[]> {
     if (entities.length === 0) return [];
-    const unique = [...new Map(entities.map((e) => [e.id, e])).values()];
+    // In id order, so concurrent batches lock rows in one order and cannot deadlock.
+    const unique = [...new Map(entities.map((e) => [e.id, e])).values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const { rows } = await this.db.query<EntityRow>(
       `INSERT INTO graph_entities (id, type, name, aliases, description, properties)
        SELECT x.id, x.type, x.name, ARRAY(SELECT jsonb_array_elements_text(x.aliases::jsonb)), x.description,
@@ -126,12 +127,13 @@ export class PostgresGraphStore implements GraphStore {
    */
   async upsertRelationships(relationships: readonly RelationshipWrite[]): Promise<RelationshipRecord[]> {
     if (relationships.length === 0) return [];
-    const unique = [...new Map(relationships.map((r) => [relationshipKey(r.fromId, r.type, r.toId), r])).values()];
+    // Sorted, like entities, so concurrent batches lock rows in one order.
+    const unique = [...new Map(relationships.map((r) => [relationshipKey(r.fromId, r.type, r.toId), r])).values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const endpoints = [...new Set(unique.flatMap((r) => [r.fromId, r.toId]))];
     const rows = await this.db.transaction(async (tx) => {
       // KEY SHARE keeps the endpoints from being deleted until commit.
       const found = await tx.query<{ id: string }>(
-        'SELECT id FROM graph_entities WHERE id = ANY($1::text[]) FOR KEY SHARE',
+        'SELECT id FROM graph_entities WHERE id = ANY($1::text[]) ORDER BY id FOR KEY SHARE',
         [endpoints],
       );
       const existing = new Set(found.rows.map((r) => r.id));
