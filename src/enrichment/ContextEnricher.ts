@@ -120,7 +120,7 @@ export class ContextEnricher {
       documents,
       context: formatted.context,
       citations: formatted.citations,
-      truncated: formatted.omittedChunks + formatted.omittedEntities + cut > 0,
+      truncated: formatted.omittedChunks + formatted.omittedEntities + formatted.omittedRelationships + cut > 0,
       omittedChunks: formatted.omittedChunks,
       omittedEntities: formatted.omittedEntities + cut,
       timings: { retrievalMs: docs.ms, graphMs, totalMs: performance.now() - started },

@@ -7,6 +7,8 @@ export interface FormattedContext {
   citations: CitationRecord[];
   omittedChunks: number;
   omittedEntities: number;
+  /** Relationship lines the budget left out (they explain entities, so they are not counted as entities). */
+  omittedRelationships: number;
 }
 
 /** A document URL: the `url` metadata field, else a source that is itself a URL. */
@@ -19,7 +21,8 @@ export function documentUrl(metadata: Record<string, unknown>, source: string | 
 /**
  * Formats a system-prompt section within `maxChars`: "Relevant knowledge" with numbered citations, then
  * "Related entities" with `A -[TYPE]-> B` lines. Whole items are dropped rather than cut mid-sentence; one
- * citation number per document.
+ * citation number per document. A section's heading appears only with at least one of its items, so an agent never
+ * reads an empty "Relevant knowledge".
  */
 export function formatContext(
   chunks: EnrichedChunkRecord[],
@@ -37,18 +40,27 @@ export function formatContext(
     used += text.length;
   };
 
+  /** Pushes `text` under `heading` if both fit (the heading only before the section's first item). */
+  const section = (heading: string) => {
+    let started = false;
+    return (text: string): boolean => {
+      if (!fits(started ? text : heading + text)) return false;
+      if (!started) push(heading);
+      started = true;
+      push(text);
+      return true;
+    };
+  };
+
   let omittedChunks = 0;
-  const header = '## Relevant knowledge\n';
-  if (chunks.length > 0 && fits(header)) push(header);
+  const knowledge = section('## Relevant knowledge\n');
   for (const c of chunks) {
     const doc = c.hit.document;
     const n = numberOf.get(doc.id) ?? citations.length + 1;
-    const block = `[${n}] ${doc.title}\n${c.hit.chunk.content.trim()}\n\n`;
-    if (!parts.includes(header) || !fits(block)) {
+    if (!knowledge(`[${n}] ${doc.title}\n${c.hit.chunk.content.trim()}\n\n`)) {
       omittedChunks++;
       continue;
     }
-    push(block);
     c.citation = n;
     if (!numberOf.has(doc.id)) {
       numberOf.set(doc.id, n);
@@ -56,24 +68,13 @@ export function formatContext(
     }
   }
 
-  let omittedEntities = 0;
   const byId = new Map<string, EntityRecord>(entities.map((e) => [e.entity.id, e.entity]));
-  const lines = [
-    ...entities.map((e) => `- ${e.entity.name} (${e.entity.type})${e.entity.description ? `: ${oneLine(e.entity.description)}` : ''}\n`),
-    ...relationships
-      .filter((r) => byId.has(r.fromId) && byId.has(r.toId))
-      .map((r) => `- ${byId.get(r.fromId)?.name} -[${r.type}]-> ${byId.get(r.toId)?.name}\n`),
-  ];
-  const entityHeader = '## Related entities\n';
-  if (lines.length > 0 && fits(entityHeader)) push(entityHeader);
-  for (const line of lines) {
-    if (!parts.includes(entityHeader) || !fits(line)) {
-      omittedEntities++;
-      continue;
-    }
-    push(line);
-  }
-  return { context: parts.join('').trimEnd(), citations, omittedChunks, omittedEntities };
+  const related = section('## Related entities\n');
+  const omittedEntities = entities.filter((e) => !related(`- ${e.entity.name} (${e.entity.type})${e.entity.description ? `: ${oneLine(e.entity.description)}` : ''}\n`)).length;
+  const omittedRelationships = relationships
+    .filter((r) => byId.has(r.fromId) && byId.has(r.toId))
+    .filter((r) => !related(`- ${byId.get(r.fromId)?.name} -[${r.type}]-> ${byId.get(r.toId)?.name}\n`)).length;
+  return { context: parts.join('').trimEnd(), citations, omittedChunks, omittedEntities, omittedRelationships };
 }
 
 function oneLine(text: string): string {

@@ -324,9 +324,11 @@ export type EnrichedContext = {
   /** Markdown for a system prompt: 'Relevant knowledge' with [n] citations, then 'Related entities'. */
   context: Scalars['String']['output'];
   citations: Array<Citation>;
-  /** True when the budget (maxChars or maxEntities) cut something. */
+  /** True when the budget (maxChars or maxEntities) cut something: a chunk, an entity or a relationship line. */
   truncated: Scalars['Boolean']['output'];
+  /** Chunks retrieved but left out of `context` by the budget. */
   omittedChunks: Scalars['Int']['output'];
+  /** Entities left out of `context` (by the budget or maxEntities); dropped relationship lines only set `truncated`. */
   omittedEntities: Scalars['Int']['output'];
   timings: EnrichTimings;
   /** E.g. a lane that failed or timed out; the other lane's result is still returned. */

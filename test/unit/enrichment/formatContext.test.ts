@@ -44,8 +44,19 @@ describe('formatContext', () => {
         const shown = chunks.filter((c) => c.citation !== null).length;
         expect(shown + out.omittedChunks).toBe(chunks.length);
         for (const c of out.citations) expect(out.context).toContain(`[${c.number}]`);
+        // A heading only with an item under it.
+        expect(out.context.includes('## Relevant knowledge')).toBe(shown > 0);
+        expect(out.context.includes('## Related entities')).toBe(out.omittedEntities < ents.length);
       }),
     );
+  });
+
+  it('writes no empty heading, and counts dropped relationship lines apart from entities', () => {
+    const long = chunk(doc('a', 'Doc A'), 'x'.repeat(500), 0);
+    const ents = [entity('s', 'Svc'), entity('l', 'Ledger')];
+    const out = formatContext([long], ents, [rel('s', 'DEPENDS_ON', 'l')], 70);
+    expect(out.context).toBe('## Related entities\n- Svc (Service)\n- Ledger (Service)');
+    expect(out).toEqual(expect.objectContaining({ omittedChunks: 1, omittedEntities: 0, omittedRelationships: 1 }));
   });
 
   it('takes urls from metadata or a URL-shaped source only', () => {
