@@ -1,4 +1,6 @@
 import type { Db } from '../db/Db.js';
+import { decodePair, encodePair } from '../documents/cursor.js';
+import { badInput } from '../errors.js';
 import type { DocumentFilterSpec } from '../documents/types.js';
 
 /** A query the knowledge base answered poorly, grouped by its normalised text. */
@@ -28,21 +30,68 @@ export class KnowledgeGapRepository {
     ]);
   }
 
-  /** Gaps grouped by normalised query, most frequent first, then most recent; `offset` pages. */
-  async list(first: number, offset: number): Promise<{ gaps: KnowledgeGapRecord[]; totalCount: number }> {
+  /**
+   * Gaps grouped by normalised query, most frequent first, then most recent, as they stood at `asOf`: agents keep
+   * recording gaps, which changes counts and order, so every page of one listing reads the same snapshot and the
+   * listing neither repeats nor skips a group. Pages continue after `after`, the previous page's last position.
+   */
+  async list(first: number, asOf: Date, after?: GapPosition): Promise<{ gaps: (KnowledgeGapRecord & { position: GapPosition })[]; totalCount: number }> {
     const [page, total] = await Promise.all([
-      this.db.query<{ query: string; count: number; best_score: number; last_seen_at: Date | string }>(
+      this.db.query<{ query: string; count: number; best_score: number; last_seen_at: Date | string; last_seen_key: string; normalized: string }>(
         `SELECT (array_agg(query ORDER BY created_at DESC))[1] AS query, count(*)::int AS count,
-                max(best_score)::float8 AS best_score, max(created_at) AS last_seen_at
-           FROM knowledge_gaps GROUP BY normalized
-          ORDER BY count(*) DESC, max(created_at) DESC, normalized LIMIT $1 OFFSET $2`,
-        [first, offset],
+                max(best_score)::float8 AS best_score, max(created_at) AS last_seen_at,
+                max(created_at)::text AS last_seen_key, normalized
+           FROM knowledge_gaps WHERE created_at <= $1::timestamptz
+          GROUP BY normalized
+         HAVING $2::int IS NULL OR count(*) < $2::int
+             OR (count(*) = $2::int AND (max(created_at) < $3::timestamptz OR (max(created_at) = $3::timestamptz AND normalized > $4::text)))
+          ORDER BY count(*) DESC, max(created_at) DESC, normalized LIMIT $5`,
+        [asOf.toISOString(), after?.count ?? null, after?.lastSeen ?? null, after?.normalized ?? null, first],
       ),
-      this.db.query<{ n: number }>('SELECT count(DISTINCT normalized)::int AS n FROM knowledge_gaps'),
+      this.db.query<{ n: number }>('SELECT count(DISTINCT normalized)::int AS n FROM knowledge_gaps WHERE created_at <= $1::timestamptz', [asOf.toISOString()]),
     ]);
     return {
-      gaps: page.rows.map((r) => ({ query: r.query, count: r.count, bestScore: r.best_score, lastSeenAt: new Date(r.last_seen_at) })),
+      gaps: page.rows.map((r) => ({
+        query: r.query,
+        count: r.count,
+        bestScore: r.best_score,
+        lastSeenAt: new Date(r.last_seen_at),
+        position: { count: r.count, lastSeen: r.last_seen_key, normalized: r.normalized },
+      })),
       totalCount: total.rows[0]?.n ?? 0,
     };
   }
+}
+
+/** A group's place in the listing order: its count, its last time seen (exact, as Postgres text) and its key. */
+export interface GapPosition {
+  count: number;
+  lastSeen: string;
+  normalized: string;
+}
+
+// timestamptz as Postgres prints it with ISO DateStyle, e.g. "2026-11-25 16:35:00.123456+00".
+const POSTGRES_TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/;
+
+/** The opaque cursor of a gap listing: its snapshot time and a group's position. */
+export function encodeGapCursor(asOf: Date, position: GapPosition): string {
+  return encodePair(asOf.toISOString(), JSON.stringify([position.count, position.lastSeen, position.normalized]));
+}
+
+/** Decodes `encodeGapCursor`'s output; anything else is BAD_USER_INPUT. */
+export function decodeGapCursor(value: string, field = 'after'): { asOf: Date; position: GapPosition } {
+  const [asOfText, positionText] = decodePair(value, field);
+  const asOf = new Date(asOfText);
+  let position: unknown;
+  try {
+    position = JSON.parse(positionText);
+  } catch {
+    position = undefined;
+  }
+  if (Number.isNaN(asOf.getTime()) || !Array.isArray(position) || position.length !== 3) throw badInput(field, 'not a cursor returned by this API');
+  const [count, lastSeen, normalized] = position as unknown[];
+  if (!Number.isInteger(count) || typeof lastSeen !== 'string' || !POSTGRES_TIMESTAMP.test(lastSeen) || typeof normalized !== 'string') {
+    throw badInput(field, 'not a cursor returned by this API');
+  }
+  return { asOf, position: { count: count as number, lastSeen, normalized } };
 }

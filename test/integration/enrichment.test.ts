@@ -147,6 +147,34 @@ describe.each(serverRuns())('enrichContext ($name)', (run) => {
     expect(gaps.nodes.map((g) => g.query)).not.toContain('Why is the payment service slow?');
   });
 
+  it('pages knowledge gaps from one snapshot: gaps recorded meanwhile neither repeat nor skip a group', async () => {
+    for (let i = 0; i < 9; i++) for (let k = 0; k <= i % 3; k++) await t.services.gaps.record(`paging gap ${i}`, 0.01, {});
+    const q = `query($after: String) { knowledgeGaps(first: 4, after: $after) { totalCount pageInfo { hasNextPage endCursor } nodes { query count } } }`;
+    type Page = { knowledgeGaps: { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: { query: string; count: number }[] } };
+    const seen: string[] = [];
+    const totals: number[] = [];
+    let after: string | null = null;
+    for (let round = 0; round < 10; round++) {
+      const res = await t.gql<Page>(q, { after });
+      if (!res.data) throw new Error(JSON.stringify(res.errors));
+      const page: Page = res.data;
+      seen.push(...page.knowledgeGaps.nodes.map((n) => n.query));
+      totals.push(page.knowledgeGaps.totalCount);
+      // Agents keep asking: new gaps, and repeats that would move groups up the order.
+      await t.services.gaps.record(`paging gap ${round}`, 0.01, {});
+      await t.services.gaps.record(`brand new gap ${round}`, 0.01, {});
+      if (!page.knowledgeGaps.pageInfo.hasNextPage) break;
+      after = page.knowledgeGaps.pageInfo.endCursor;
+    }
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.filter((s) => s.startsWith('paging gap')).sort()).toEqual(Array.from({ length: 9 }, (_, i) => `paging gap ${i}`));
+    expect(seen.some((s) => s.startsWith('brand new gap'))).toBe(false);
+    expect(new Set(totals).size).toBe(1);
+    expect(seen.length).toBe(totals[0]);
+    const bad = await t.gql(q, { after: 'bm90IGEgY3Vyc29y' });
+    expect(bad.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+  });
+
   it('makes a bounded number of database round trips', async () => {
     const before = t.services.db.statementCount;
     await t.gql(ENRICH, { input: { query: 'payment service ledger ACH bank transfer', topK: 10, maxEntities: 5 } });

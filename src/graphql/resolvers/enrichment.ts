@@ -1,5 +1,4 @@
-import { decodePair, encodePair } from '../../documents/cursor.js';
-import { badInput } from '../../errors.js';
+import { decodeGapCursor, encodeGapCursor } from '../../enrichment/knowledgeGapRepository.js';
 import { validateMinScore, validateQueryText } from '../../retrieval/SearchService.js';
 import type { Resolvers } from '../generated/types.js';
 import { toConnection } from '../connection.js';
@@ -23,11 +22,10 @@ export const enrichmentResolvers: Resolvers = {
     },
     knowledgeGaps: async (_, { first, after }, { services }) => {
       const page = toPage(first, null);
-      const offset = after ? Number(decodePair(after)[1]) : 0;
-      if (!Number.isInteger(offset) || offset < 0) throw badInput('after', 'not a cursor returned by this API');
-      const { gaps, totalCount } = await services.gaps.list(page.first, offset);
-      const edges = gaps.map((node, i) => ({ cursor: encodePair('gap', String(offset + i + 1)), node }));
-      return toConnection(edges, { hasNextPage: offset + gaps.length < totalCount, hasPreviousPage: offset > 0, totalCount });
+      const from = after ? decodeGapCursor(after) : { asOf: new Date(), position: undefined };
+      const { gaps, totalCount } = await services.gaps.list(page.first + 1, from.asOf, from.position);
+      const edges = gaps.slice(0, page.first).map((node) => ({ cursor: encodeGapCursor(from.asOf, node.position), node }));
+      return toConnection(edges, { hasNextPage: gaps.length > page.first, hasPreviousPage: after != null, totalCount });
     },
   },
   EnrichedChunk: {
