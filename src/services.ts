@@ -1,5 +1,6 @@
 import { ApiKeyService } from './auth/ApiKeyService.js';
 import type { Config } from './config.js';
+import { KeyedLock } from './db/keyedLock.js';
 import type { Db } from './db/Db.js';
 import { migrate } from './db/migrate.js';
 import { openDb } from './db/openDb.js';
@@ -23,6 +24,9 @@ import { OutboxWorker } from './graph/mentions/OutboxWorker.js';
 import { ImportService } from '../importers/ImportService.js';
 import { createSafeFetcher } from '../importers/http/safeFetch.js';
 import type { SafeFetcher } from '../importers/http/SafeFetcher.js';
+
+/** Advisory-lock space of entity creates (see KeyedLock). */
+const ENTITY_CREATE_LOCK_SPACE = 0x6e74;
 
 /** The long-lived objects of one Cairn process, built once by `createServices`. */
 export interface Services {
@@ -86,7 +90,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     const mirror = store.kind === 'neo4j';
     const linker = new MentionLinker(db, mirror);
     const outbox = mirror ? new OutboxWorker(linker.mentions, store, logger) : undefined;
-    const graph = new GraphService(store, linker, outbox);
+    const graph = new GraphService(store, linker, new KeyedLock(db, ENTITY_CREATE_LOCK_SPACE), outbox);
     const documents = new DocumentService(db, embedder, config.chunking, linker);
     const search = new SearchService(db, embedder, config.rag, config.search, { memoryIndexMaxChunks: config.vectorMemoryIndexMaxChunks, efSearch: config.hnswEfSearch, logger });
     const gaps = new KnowledgeGapRepository(db);

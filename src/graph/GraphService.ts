@@ -1,3 +1,4 @@
+import type { KeyedLock } from '../db/keyedLock.js';
 import { AppError, ErrorCode, badInput, notFound } from '../errors.js';
 import type { GraphStore } from './GraphStore.js';
 import type { MentionLinker } from './mentions/MentionLinker.js';
@@ -19,17 +20,21 @@ export class GraphService {
   constructor(
     readonly store: GraphStore,
     readonly linker: MentionLinker,
+    /** Serialises creates of one id, so that of concurrent creators exactly one succeeds. */
+    private readonly createLock: KeyedLock,
     private readonly outbox?: OutboxWorker,
   ) {}
 
   /** Creates an entity; CONFLICT when the given id exists. */
   async createEntity(raw: RawEntityInput): Promise<EntityRecord> {
     const write = validateEntityInput(raw);
-    if ((await this.store.getEntities([write.id])).length > 0) {
-      throw new AppError(ErrorCode.CONFLICT, `entity "${write.id}" already exists; use updateEntity or upsertGraph`, { id: write.id });
-    }
-    const [entity] = await this.writeEntities([write]);
-    return entity as EntityRecord;
+    return this.createLock.run(write.id, async () => {
+      if ((await this.store.getEntities([write.id])).length > 0) {
+        throw new AppError(ErrorCode.CONFLICT, `entity "${write.id}" already exists; use updateEntity or upsertGraph`, { id: write.id });
+      }
+      const [entity] = await this.writeEntities([write]);
+      return entity as EntityRecord;
+    });
   }
 
   /** Changes fields of an entity; omitted fields keep their values. */

@@ -217,6 +217,17 @@ describe.each(serverRuns())('knowledge graph under concurrent writes ($name)', (
     expect(stats.data!.entities.totalCount).toBe(15);
   });
 
+  it('of concurrent creates of one entity id exactly one succeeds', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => t.gql<{ createEntity: { name: string } }>(`mutation { createEntity(input: { id: "race:one", type: "Thing", name: "Creator ${i}" }) { name } }`)),
+    );
+    const winners = results.filter((r) => !r.errors);
+    expect(winners).toHaveLength(1);
+    expect(results.filter((r) => r.errors?.[0]?.extensions?.code === 'CONFLICT')).toHaveLength(11);
+    const stored = await t.gql<{ entity: { name: string } }>(`{ entity(id: "race:one") { name } }`);
+    expect(stored.data!.entity.name).toBe(winners[0]!.data!.createEntity.name);
+  });
+
   it('an entity created while documents naming it are rewritten links them, without failing', async () => {
     const doc = `mutation($input: [CreateDocumentInput!]!) { upsertDocuments(input: $input) { changed } }`;
     for (let round = 0; round < 6; round++) {

@@ -1,0 +1,34 @@
+import { createHash } from 'node:crypto';
+import type { Db } from './Db.js';
+
+/**
+ * Runs work one at a time per key, in this process (a promise chain per key) and across processes sharing the
+ * database (`Db.withLock`, a session advisory lock). The in-process chain comes first, so a process holds at most one
+ * pooled connection per key while it waits for another process.
+ */
+export class KeyedLock {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  /** `space` (below 2^20) keeps one use's advisory keys apart from another's. */
+  constructor(
+    private readonly db: Db,
+    private readonly space: number,
+  ) {}
+
+  /** Runs `fn` once every earlier holder of `key` has finished. */
+  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const current = previous.catch(() => undefined).then(() => this.db.withLock(this.advisoryKey(key), () => fn()));
+    this.tails.set(key, current);
+    try {
+      return await current;
+    } finally {
+      if (this.tails.get(key) === current) this.tails.delete(key);
+    }
+  }
+
+  // Below 2^53, so it travels as an exact JS number; distinct spaces never share a key.
+  private advisoryKey(key: string): number {
+    return this.space * 2 ** 32 + createHash('sha256').update(key).digest().readUInt32BE(0);
+  }
+}
