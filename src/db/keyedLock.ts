@@ -29,6 +29,11 @@ export class KeyedLock {
 
   // Below 2^53, so it travels as an exact JS number; distinct spaces never share a key.
   private advisoryKey(key: string): number {
-    return this.space * 2 ** 32 + createHash('sha256').update(key).digest().readUInt32BE(0);
+    return this.space * 2 ** 32 + (advisoryKey32(key) >>> 0);
   }
+}
+
+/** A 32-bit advisory-lock key for a text key (Postgres `int4`; different texts rarely share one, which only serialises). */
+export function advisoryKey32(key: string): number {
+  return createHash('sha256').update(key).digest().readInt32BE(0);
 }

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { Db, Queryable } from '../db/Db.js';
+import { advisoryKey32 } from '../db/keyedLock.js';
 import { toDate } from '../db/rowValues.js';
 import { encodeCursor, type KeysetCursor } from './cursor.js';
 import { SqlParams, documentFilterSql } from './filterSql.js';
@@ -197,6 +197,6 @@ const DOCUMENT_LOCK_CLASS = 0x43414952;
 
 /** One 32-bit key per distinct id, ascending, so every writer takes its locks in the same order. */
 export function documentLockKeys(ids: readonly string[]): number[] {
-  const keys = new Set(ids.map((id) => createHash('sha256').update(id).digest().readInt32BE(0)));
+  const keys = new Set(ids.map(advisoryKey32));
   return [...keys].sort((a, b) => a - b);
 }

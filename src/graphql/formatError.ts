@@ -2,7 +2,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { AppError, ErrorCode, isAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { SUGGESTIONS_HIDDEN, tokenLimitError } from './protection.js';
+import { tokenLimitError } from './protection.js';
 
 // Codes Apollo assigns to request problems; their messages describe the client's mistake, so they pass through.
 const CLIENT_CODES = new Set([
@@ -14,6 +14,14 @@ const CLIENT_CODES = new Set([
   'PERSISTED_QUERY_NOT_FOUND',
   'PERSISTED_QUERY_NOT_SUPPORTED',
 ]);
+
+/**
+ * graphql-js suggests names ("Did you mean "keywordRank"?", "Did you mean the enum value "FAQ"?"), which would reveal
+ * the schema to anyone allowed no introspection; the message keeps what is wrong and points at the SDL instead.
+ */
+export function hideSuggestions(message: string): string {
+  return message.replace(/ ?Did you mean .*\?$/s, ' (suggestions hidden; see schema.graphql)');
+}
 
 /** The AppError behind an error: thrown by a resolver, or carried by a validation rule or plugin. */
 function appErrorOf(error: unknown, formatted: GraphQLFormattedError): AppError | undefined {
@@ -31,8 +39,7 @@ export function createFormatError(logger: Logger) {
     const app = appErrorOf(error, formatted);
     if (app) return { ...base, message: app.message, extensions: { ...app.details, code: app.code } };
     const code = formatted.extensions?.code;
-    // Armor's Apollo wrapper replaces "Did you mean …" but leaves its question mark behind.
-    if (typeof code === 'string' && CLIENT_CODES.has(code)) return { ...base, message: base.message.replace(`${SUGGESTIONS_HIDDEN}?`, SUGGESTIONS_HIDDEN), extensions: { code } };
+    if (typeof code === 'string' && CLIENT_CODES.has(code)) return { ...base, message: hideSuggestions(base.message), extensions: { code } };
     logger.error({ err: unwrapResolverError(error), path: formatted.path }, 'unexpected error in GraphQL request');
     return {
       message: 'Internal server error',

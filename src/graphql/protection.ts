@@ -35,9 +35,6 @@ function onReject(limit: LimitName, max: number) {
   ];
 }
 
-/** What replaces graphql-js's "Did you mean …?" field suggestions, which would reveal the schema. */
-export const SUGGESTIONS_HIDDEN = '(suggestions hidden; see schema.graphql)';
-
 /** graphql-armor's Apollo protections for the configured limits, plus the parser's token cap. */
 export function armorProtection(limits: GraphqlLimits) {
   const armor = new ApolloArmor({
@@ -48,7 +45,9 @@ export function armorProtection(limits: GraphqlLimits) {
     // Armor's token plugin throws from a parsing hook, which Apollo answers with HTTP 500; graphql-js's own
     // `maxTokens` parse option stops the lexer just the same and answers 400 (mapped by `tokenLimitError`).
     maxTokens: { enabled: false },
-    blockFieldSuggestion: { enabled: true, mask: SUGGESTIONS_HIDDEN },
+    // Suggestions are hidden by formatError: armor's Apollo wrapper leaves "?" behind and misses "Did you mean the
+    // enum value …" forms.
+    blockFieldSuggestion: { enabled: false },
   }).protect();
   // Armor's declarations resolve Apollo's CommonJS types; the plugins are the same objects under ESM.
   const plugins = armor.plugins as unknown as ApolloServerPlugin<GraphQLContext>[];

@@ -116,6 +116,10 @@ describe.each(dbTargets())('request limits ($name)', (target) => {
       const res = await t.gql(`{ search(input: { query: "x" }) { scor } }`);
       expect(res.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
       expect(res.errors?.[0]?.message).toBe('Cannot query field "scor" on type "SearchHit". (suggestions hidden; see schema.graphql)');
+      const enumValue = await t.gql(`{ documents(filter: { types: [FAQS] }) { totalCount } }`);
+      expect(enumValue.errors?.[0]?.message).toMatch(/^Value "FAQS" does not exist in "DocumentType" enum\. \(suggestions hidden; see schema\.graphql\)$/);
+      const variable = await t.gql(`query($t: [DocumentType!]) { documents(filter: { types: $t }) { totalCount } }`, { t: ['FAQS'] });
+      expect(variable.errors?.[0]?.message).not.toContain('Did you mean');
     });
 
     it('refuses batched operations without executing any', async () => {
