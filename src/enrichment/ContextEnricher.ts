@@ -1,3 +1,4 @@
+import { isEmptyFilter } from '../documents/filterSql.js';
 import { AppError, ErrorCode, isAppError } from '../errors.js';
 import type { GraphService } from '../graph/GraphService.js';
 import { nearestNeighbors } from '../graph/traversal.js';
@@ -128,22 +129,40 @@ export class ContextEnricher {
     };
   }
 
-  /** Seeds from the query (names and aliases, then name similarity), expanded to neighbours up to graphDepth; ids only. */
+  /**
+   * Seeds from the query (names and aliases, then name similarity), expanded to neighbours up to graphDepth; ids only.
+   * A filter scopes the graph too: only entities that a document passing it mentions take part (see `inScope`).
+   */
   private async graphLane(request: EnrichRequest): Promise<FoundEntity[]> {
     if (request.maxEntities === 0) return [];
+    const scoped = !isEmptyFilter(request.filter);
     const { exact, similar } = await this.graph.linker.entitiesInQuery(request.query);
-    const seedIds = [...new Set([...exact, ...similar])].slice(0, request.maxEntities);
+    let candidates = [...new Set([...exact, ...similar])];
+    if (scoped) candidates = await this.inScope(candidates, request);
+    const seedIds = candidates.slice(0, request.maxEntities);
     if (seedIds.length === 0) return [];
-    const around = await nearestNeighbors(this.graph.store, seedIds, { depth: request.graphDepth, direction: 'BOTH', limit: request.maxEntities * 2 });
+    // Scoping drops neighbours after the traversal, so it reads more of them per seed.
+    const limit = request.maxEntities * (scoped ? 8 : 2);
+    const around = await nearestNeighbors(this.graph.store, seedIds, { depth: request.graphDepth, direction: 'BOTH', limit });
     const found: FoundEntity[] = seedIds.map((id) => ({ id, depth: 0, why: exact.includes(id) ? 'matched in the query' : 'name similar to the query' }));
     const all = [...around.entries()].flatMap(([seed, list]) => list.map((n) => ({ seed, n }))).sort((a, b) => a.n.depth - b.n.depth);
+    // A neighbour stays only when it and both ends of the relationship that reached it are in scope, so that no
+    // entity outside the filter shows, not even as a name in a relationship.
+    const allowed = scoped ? new Set([...seedIds, ...(await this.inScope(all.flatMap(({ n }) => [n.id, n.relationship.fromId, n.relationship.toId]), request))]) : undefined;
     const seen = new Set(seedIds);
     for (const { seed, n } of all) {
       if (seen.has(n.id)) continue;
+      if (allowed && !(allowed.has(n.id) && allowed.has(n.relationship.fromId) && allowed.has(n.relationship.toId))) continue;
       seen.add(n.id);
       found.push({ id: n.id, depth: n.depth, why: `through ${n.relationship.type} at depth ${n.depth}`, seedId: seed, via: n.relationship });
     }
     return found;
+  }
+
+  /** Those of `ids` that a live document passing the request's filter mentions, in their order. */
+  private async inScope(ids: readonly string[], request: EnrichRequest): Promise<string[]> {
+    const within = await this.graph.linker.mentions.entityIdsMentionedWithin(ids, request.filter);
+    return [...new Set(ids)].filter((id) => within.has(id));
   }
 
   /** Entities the hits' chunks mention that the graph lane did not bring, each with the first chunk naming it. */

@@ -180,6 +180,29 @@ describe.each(serverRuns())('enrichContext ($name)', (run) => {
     await t.gql(ENRICH, { input: { query: 'payment service ledger ACH bank transfer', topK: 10, maxEntities: 5 } });
     expect(t.services.db.statementCount - before).toBeLessThanOrEqual(25);
   });
+
+  it('scopes the graph to the filter: only entities that a passing document mentions take part', async () => {
+    await t.gql(`mutation($input: [CreateDocumentInput!]!) { upsertDocuments(input: $input) { changed } }`, {
+      input: [{ id: 'ops:owners', title: 'Service owners', source: 'ops', content: 'The Core Banking Team is on call for the Payment Service.' }],
+    });
+    const ids = (e: Enriched) => e.entities.map((x) => x.entity.id).sort();
+    const rels = (e: Enriched) => e.relationships.map((r) => `${r.from.id} ${r.type} ${r.to.id}`);
+    // Unfiltered, the query's Payment Service brings both its neighbours.
+    const open = (await t.gql<{ enrichContext: Enriched }>(ENRICH, { input: { query: 'payment service', topK: 1, maxEntities: 10 } })).data!.enrichContext;
+    expect(ids(open)).toEqual(expect.arrayContaining(['svc:payments', 'sys:ledger', 'team:core']));
+    // Only the ops document passes: it names the service and the team, never the Ledger (only rb:payments does).
+    const ops = (await t.gql<{ enrichContext: Enriched }>(ENRICH, { input: { query: 'payment service', topK: 1, maxEntities: 10, filter: { sources: ['ops'] } } })).data!.enrichContext;
+    expect(ops.chunks.map((c) => c.document.id)).toEqual(['ops:owners']);
+    expect(ids(ops)).toEqual(['svc:payments', 'team:core']);
+    expect(rels(ops)).toEqual(['team:core OWNS svc:payments']);
+    expect(ops.context).not.toContain('Ledger');
+    // The wiki runbook names ACH only: the query's Payment Service is out of scope, and so are its neighbours.
+    const wiki = (await t.gql<{ enrichContext: Enriched }>(ENRICH, { input: { query: 'payment service ACH', topK: 3, maxEntities: 10, filter: { sources: ['wiki'] } } })).data!.enrichContext;
+    expect(wiki.chunks.map((c) => c.document.id)).toEqual(['rb:ach']);
+    expect(ids(wiki)).toEqual(['proc:ach']);
+    expect(wiki.relationships).toEqual([]);
+    expect(wiki.warnings).toEqual([]);
+  });
 });
 
 describe.each(dbTargets())('enrichContext degrades when a lane fails ($name)', (db) => {

@@ -1,4 +1,6 @@
 import type { Db, Queryable } from '../../db/Db.js';
+import { SqlParams, documentFilterSql } from '../../documents/filterSql.js';
+import type { DocumentFilterSpec } from '../../documents/types.js';
 import type { MentionOp } from '../types.js';
 import type { EntityName } from './MentionMatcher.js';
 
@@ -90,6 +92,19 @@ export class MentionRepository {
     );
     for (const r of rows) out.get(r.entity_id)?.push(r.document_id);
     return out;
+  }
+
+  /** Those of `entityIds` that a live document passing `filter` mentions (how a filter scopes the graph). */
+  async entityIdsMentionedWithin(entityIds: readonly string[], filter: DocumentFilterSpec): Promise<Set<string>> {
+    if (entityIds.length === 0) return new Set();
+    const params = new SqlParams();
+    const ids = params.add([...new Set(entityIds)]);
+    const { rows } = await this.db.query<{ entity_id: string }>(
+      `SELECT DISTINCT m.entity_id FROM mentions m JOIN documents d ON d.id = m.document_id
+        WHERE m.entity_id = ANY(${ids}::text[]) AND ${documentFilterSql(filter, params)}`,
+      params.values,
+    );
+    return new Set(rows.map((r) => r.entity_id));
   }
 
   /** Distinct entities mentioned by each document. */

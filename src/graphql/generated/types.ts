@@ -262,6 +262,7 @@ export type EnrichContextInput = {
   graphDepth?: InputMaybe<Scalars['Int']['input']>;
   /** Budget in characters for `context` (default CAIRN_ENRICH_MAX_CHARS, 6000). */
   maxChars?: InputMaybe<Scalars['Int']['input']>;
+  /** Scopes both lanes: the chunks, and the entities (only those a document passing the filter mentions). */
   filter?: InputMaybe<DocumentFilter>;
   /** Ranking of the documents lane (default CAIRN_SEARCH_MODE, HYBRID). */
   mode?: InputMaybe<SearchMode>;
