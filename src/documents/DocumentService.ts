@@ -105,6 +105,8 @@ export class DocumentService {
     const vectors = await this.embedMissing(prepared, new Set(known.map((k) => `${k.documentId}\u0000${k.contentHash}`)));
 
     return this.db.transaction(async (tx) => {
+      // The hook's checks and locks come first, before any document lock (its name lock is ordered before them).
+      await this.hook?.beforeWrite(tx, prepared.map((p) => ({ documentId: p.write.id, explicitEntityIds: p.entityIds })));
       // An expired document the sweep has not deleted yet is gone for every reader, so writers treat it as absent too:
       // create replaces it instead of answering CONFLICT (update already answers NOT_FOUND).
       const now = Date.now();
@@ -122,7 +124,6 @@ export class DocumentService {
           throw new AppError(ErrorCode.CONFLICT, `document "${doc.id}" changed while it was being updated; retry`, { id: doc.id });
         }
       }
-      await this.hook?.beforeWrite(tx, prepared.map((p) => ({ documentId: p.write.id, explicitEntityIds: p.entityIds })));
       const changed = prepared.filter((p) => !isUnchanged(p.write, current.get(p.write.id)));
       const written = await this.documents.upsertMany(tx, changed.map((p) => p.write));
       const { embeddedPerDoc: embedded, chunkIds } = await this.replaceChunks(tx, changed, vectors);

@@ -14,7 +14,7 @@ export interface WrittenDocument {
 
 /** Work that must commit or roll back together with document writes. */
 export interface DocumentWriteHook {
-  /** Runs inside the write's transaction before any row is written; throwing aborts the write. */
+  /** Runs first inside the write's transaction, before any lock is taken or row written; throwing aborts the write. */
   beforeWrite(tx: Queryable, documents: readonly { documentId: string; explicitEntityIds: string[] }[]): Promise<void>;
   /** Runs inside the write's transaction after documents and chunks are written. */
   afterWrite(tx: Queryable, documents: readonly WrittenDocument[]): Promise<void>;

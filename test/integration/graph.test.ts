@@ -242,4 +242,23 @@ describe.each(serverRuns())('knowledge graph under concurrent writes ($name)', (
       expect(linked.data!.entity.documents.map((d) => d.id)).toEqual([`race:doc${round}`]);
     }
   });
+
+  it('new documents written while an entity naming them is created are all linked', async () => {
+    const doc = `mutation($input: [CreateDocumentInput!]!) { upsertDocuments(input: $input) { changed } }`;
+    const missed: string[] = [];
+    for (let round = 0; round < 10; round++) {
+      const name = `Wombat Relay ${round}`;
+      const ids = Array.from({ length: 6 }, (_, i) => `race:new${round}:${i}`);
+      const results = await Promise.all([
+        ...ids.slice(0, 3).map((id) => t.gql(doc, { input: [{ id, title: 'Relay notes', content: `The ${name} buffers events before ${id}.` }] })),
+        t.gql(`mutation($name: String!, $id: ID!) { createEntity(input: { id: $id, type: "Service", name: $name }) { id } }`, { name, id: `race:relay${round}` }),
+        ...ids.slice(3).map((id) => t.gql(doc, { input: [{ id, title: 'Relay notes', content: `The ${name} buffers events before ${id}.` }] })),
+      ]);
+      expect(results.map((r) => r.errors?.[0]?.message ?? 'OK')).toEqual(Array(7).fill('OK'));
+      const linked = await t.gql<{ entity: { documents: { id: string }[] } }>(`{ entity(id: "race:relay${round}") { documents(first: 10) { id } } }`);
+      const got = new Set(linked.data!.entity.documents.map((d) => d.id));
+      missed.push(...ids.filter((id) => !got.has(id)));
+    }
+    expect(missed).toEqual([]);
+  });
 });

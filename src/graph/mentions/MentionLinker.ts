@@ -5,6 +5,9 @@ import type { MentionOp } from '../types.js';
 import { MentionMatcher, type EntityName } from './MentionMatcher.js';
 import { MentionRepository, type MentionRow } from './mentionRepository.js';
 
+/** The advisory lock ("CAIN", 0) that orders name registration against document writes. */
+const NAMES_LOCK = [0x4341494e, 0];
+
 /**
  * Links chunks to the entities they name, inside the document write's transaction: one Aho-Corasick pass per batch.
  * With Neo4j, the same transaction queues the mention changes in the outbox (`mirror`), so no document write ever
@@ -21,8 +24,9 @@ export class MentionLinker implements DocumentWriteHook {
     this.mentions = new MentionRepository(db);
   }
 
-  /** Rejects explicit links to entities that do not exist. */
+  /** Holds back name registration until this write commits (see `entitiesChanged`); rejects explicit links to missing entities. */
   async beforeWrite(tx: Queryable, documents: readonly { documentId: string; explicitEntityIds: string[] }[]): Promise<void> {
+    await tx.query('SELECT pg_advisory_xact_lock_shared($1::int, $2::int)', NAMES_LOCK);
     const wanted = [...new Set(documents.flatMap((d) => d.explicitEntityIds))];
     const known = await this.mentions.existingEntityIds(tx, wanted);
     const missing = wanted.find((id) => !known.has(id));
@@ -71,8 +75,17 @@ export class MentionLinker implements DocumentWriteHook {
    */
   async entitiesChanged(names: readonly EntityName[]): Promise<void> {
     if (names.length === 0) return;
+    // Names commit first, under the names lock held exclusively: it waits for the document writes in flight (each
+    // holds it shared from its first statement) and holds new ones back until the names are in. So every document
+    // write either committed before (its chunks are visible to the backfill below) or reads the new names itself.
+    // Before, a new document written meanwhile read the old names while the backfill could not see its chunks yet,
+    // and its mentions were never recorded. The backfill then runs without blocking document writes.
     await this.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', NAMES_LOCK);
       await this.mentions.upsertNames(tx, names);
+    });
+    this.cached = undefined;
+    await this.db.transaction(async (tx) => {
       const phrases = names.flatMap((n) => [n.name, ...n.aliases]).filter((p) => p.trim().length >= 2);
       if (phrases.length === 0) return;
       // The candidate documents are locked first (KEY SHARE, in id order): a write or delete of one of them waits
