@@ -3,26 +3,9 @@ import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { BREAK, GraphQLError, visit, type DocumentNode, type ValidationContext } from 'graphql';
 import type { GraphqlLimits } from '../config.js';
 import { AppError, ErrorCode } from '../errors.js';
+import { costLimitPlugin } from './costLimit.js';
+import { tooComplex, type LimitName } from './tooComplex.js';
 import type { GraphQLContext } from './context.js';
-
-/** The static limits an operation can exceed. */
-export type LimitName = 'depth' | 'cost' | 'aliases' | 'directives' | 'tokens';
-
-const LIMITS: Record<LimitName, { env: string; describe: (found: string) => string }> = {
-  depth: { env: 'CAIRN_GRAPHQL_MAX_DEPTH', describe: (n) => `is nested ${n} levels deep` },
-  cost: { env: 'CAIRN_GRAPHQL_MAX_COST', describe: (n) => `has an estimated cost of ${n}` },
-  aliases: { env: 'CAIRN_GRAPHQL_MAX_ALIASES', describe: (n) => `uses ${n} aliases` },
-  directives: { env: 'CAIRN_GRAPHQL_MAX_DIRECTIVES', describe: (n) => `uses ${n} directives` },
-  tokens: { env: 'CAIRN_GRAPHQL_MAX_TOKENS', describe: (n) => `has more than ${n} tokens` },
-};
-
-/** QUERY_TOO_COMPLEX naming the limit, its value and the variable that sets it. */
-export function tooComplex(limit: LimitName, max: number, found: number | undefined): AppError {
-  const { env, describe } = LIMITS[limit];
-  const shown = found === undefined ? `more than ${max}` : String(found);
-  const what = limit === 'tokens' ? describe(String(max)) : describe(shown);
-  return new AppError(ErrorCode.QUERY_TOO_COMPLEX, `The operation ${what}; the ${limit} limit is ${max} (${env}).`, { limit, max, ...(found !== undefined ? { found } : {}), env });
-}
 
 // Armor reports "… exceeded, found N."; keep N and report our own error instead of armor's BAD_USER_INPUT.
 function onReject(limit: LimitName, max: number) {
@@ -39,7 +22,8 @@ function onReject(limit: LimitName, max: number) {
 export function armorProtection(limits: GraphqlLimits) {
   const armor = new ApolloArmor({
     maxDepth: { n: limits.maxDepth, ignoreIntrospection: true, propagateOnRejection: false, onReject: onReject('depth', limits.maxDepth) },
-    costLimit: { maxCost: limits.maxCost, ignoreIntrospection: true, propagateOnRejection: false, onReject: onReject('cost', limits.maxCost) },
+    // Costed by costLimitPlugin instead, once variables are known: armor's rule sees `first: $n` as one item.
+    costLimit: { enabled: false },
     maxAliases: { n: limits.maxAliases, propagateOnRejection: false, onReject: onReject('aliases', limits.maxAliases) },
     maxDirectives: { n: limits.maxDirectives, propagateOnRejection: false, onReject: onReject('directives', limits.maxDirectives) },
     // Armor's token plugin throws from a parsing hook, which Apollo answers with HTTP 500; graphql-js's own
@@ -50,7 +34,7 @@ export function armorProtection(limits: GraphqlLimits) {
     blockFieldSuggestion: { enabled: false },
   }).protect();
   // Armor's declarations resolve Apollo's CommonJS types; the plugins are the same objects under ESM.
-  const plugins = armor.plugins as unknown as ApolloServerPlugin<GraphQLContext>[];
+  const plugins = [...(armor.plugins as unknown as ApolloServerPlugin<GraphQLContext>[]), costLimitPlugin({ maxCost: limits.maxCost })];
   return { plugins, validationRules: armor.validationRules, parseOptions: { maxTokens: limits.maxTokens } };
 }
 

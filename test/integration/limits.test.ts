@@ -13,8 +13,8 @@ function deepQuery(depth: number): string {
 
 const aliases = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: documents { totalCount }`).join(' ')} }`;
 const directives = (n: number) => `{ documents { ${Array.from({ length: n }, (_, i) => `f${i}: totalCount @include(if: true)`).join(' ')} } }`;
-/** `{ documents { totalCount … } }` with exactly `n` tokens. */
-const tokens = (n: number) => `{ documents { ${'totalCount '.repeat(n - 5)}} }`;
+/** `{ knowledgeStats { documentCount … } }` with exactly `n` tokens (one object, so its cost stays small). */
+const tokens = (n: number) => `{ knowledgeStats { ${'documentCount '.repeat(n - 5)}} }`;
 
 /** Sends a raw POST to /graphql. */
 const post = (t: TestServer, body: string, headers: Record<string, string>) => fetch(`${t.server.url}/graphql`, { method: 'POST', headers, body });
@@ -64,6 +64,19 @@ describe.each(dbTargets())('request limits ($name)', (target) => {
       }
     });
 
+    it('costs sizes given by variables, and omitted ones at the page size the field will use', async () => {
+      const byVariable = 'query($n: Int) { documents(first: $n) { nodes { id } } }';
+      expect((await gqlAs(t.server.url, undefined, byVariable, { n: 40 })).body.errors).toBeUndefined();
+      const over = await gqlAs(t.server.url, undefined, byVariable, { n: 42 });
+      expectTooComplex(over, 'cost', 300, 'CAIRN_GRAPHQL_MAX_COST');
+      expect(over.body.errors?.[0]?.extensions?.found).toBe(305);
+      // A variable's default counts as well, and so does the 20-item page of an omitted `first`.
+      expectTooComplex(await gqlAs(t.server.url, undefined, 'query($n: Int = 42) { documents(first: $n) { nodes { id } } }'), 'cost', 300, 'CAIRN_GRAPHQL_MAX_COST');
+      expect((await ask('{ documents { nodes { id } } }')).body.errors).toBeUndefined();
+      // Entity.documents defaults to 20 per entity, within a 20-entity page: 20 × 20 documents.
+      expectTooComplex(await ask('{ entities { nodes { documents { id } } } }'), 'cost', 300, 'CAIRN_GRAPHQL_MAX_COST');
+    });
+
     it('answers 413 naming CAIRN_MAX_BODY_BYTES, and JSON errors for bad JSON', async () => {
       const big = JSON.stringify({ query: '{ __typename }', variables: { pad: 'x'.repeat(5000) } });
       const res = await post(t, big, { 'content-type': 'application/json' });
@@ -94,6 +107,12 @@ describe.each(dbTargets())('request limits ($name)', (target) => {
       expect((await t.gql(deepQuery(12))).errors).toBeUndefined();
       expectTooComplex(await gqlAs(t.server.url, undefined, deepQuery(13)), 'depth', 12, 'CAIRN_GRAPHQL_MAX_DEPTH');
       expect((await t.gql(getIntrospectionQuery())).errors).toBeUndefined();
+    });
+
+    it('default cost: nested pages sized by variables are refused as their literal forms are', async () => {
+      const nested = 'query($n: Int) { entities(first: $n) { nodes { documents(first: $n) { content } } } }';
+      expectTooComplex(await gqlAs(t.server.url, undefined, nested, { n: 100 }), 'cost', 5000, 'CAIRN_GRAPHQL_MAX_COST');
+      expect((await gqlAs(t.server.url, undefined, nested, { n: 10 })).body.errors).toBeUndefined();
     });
 
     it('refuses simple (CSRF-able) requests without executing them', async () => {
@@ -143,7 +162,7 @@ describe.each(dbTargets())('request limits ($name)', (target) => {
       for (let i = 0; i < 101; i++) await t.services.gaps.record(`unanswered question number ${i}`, 0.01, {});
       await t.services.db.query(`INSERT INTO import_jobs (id, kind, status, request) SELECT 'job_page_' || g, 'url', 'SUCCEEDED', '{}'::jsonb FROM generate_series(1, 101) g`);
       for (const field of ['documents', 'entities', 'knowledgeGaps', 'importJobs']) {
-        // A variable, not a literal: armor's cost estimate only multiplies literal `first` values.
+        // The cost estimate counts the 100 items a page can hold, not the 1000 asked for.
         const res = await t.gql<Record<string, { totalCount: number; edges: unknown[]; pageInfo: { hasNextPage: boolean } }>>(
           `query($n: Int) { ${field}(first: $n) { totalCount edges { cursor } pageInfo { hasNextPage } } }`,
           { n: 1000 },
