@@ -5,31 +5,41 @@ import { badInput } from './errors.js';
  * character or an unpaired surrogate, as a value or as an object key. Undefined when every string is storable.
  */
 export function unstorableTextPath(value: unknown, field: string): string | undefined {
-  if (typeof value === 'string') return isStorable(value) ? undefined : field;
+  return unstorable(value, field, 0)?.path;
+}
+
+/** Deepest nesting of objects and arrays that Cairn stores in JSON fields (metadata, properties). */
+export const MAX_JSON_DEPTH = 64;
+
+function unstorable(value: unknown, field: string, depth: number): { path: string; tooDeep: boolean } | undefined {
+  if (typeof value === 'string') return isStorable(value) ? undefined : { path: field, tooDeep: false };
+  if (value === null || typeof value !== 'object') return undefined;
+  // Checked before descending, so that no input can exhaust the stack (thousands of levels did, as an internal error).
+  if (depth >= MAX_JSON_DEPTH) return { path: field, tooDeep: true };
   if (Array.isArray(value)) {
     for (const [i, item] of value.entries()) {
-      const found = unstorableTextPath(item, `${field}[${i}]`);
+      const found = unstorable(item, `${field}[${i}]`, depth + 1);
       if (found !== undefined) return found;
     }
     return undefined;
   }
-  if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      if (!isStorable(key)) return `${field} (a key)`;
-      const found = unstorableTextPath(item, `${field}.${key}`);
-      if (found !== undefined) return found;
-    }
+  for (const [key, item] of Object.entries(value)) {
+    if (!isStorable(key)) return { path: `${field} (a key)`, tooDeep: false };
+    const found = unstorable(item, `${field}.${key}`, depth + 1);
+    if (found !== undefined) return found;
   }
   return undefined;
 }
 
 /**
- * Rejects input holding text Postgres cannot store, naming the field, before anything is written. Without it the
- * database refuses the write midway (NUL), or stores a replacement character where the client sent a lone surrogate.
+ * Rejects input holding text Postgres cannot store, or JSON nested deeper than MAX_JSON_DEPTH, naming the field,
+ * before anything is written. Without it the database refuses the write midway (NUL), or stores a replacement
+ * character where the client sent a lone surrogate.
  */
 export function assertStorableText(value: unknown, field: string): void {
-  const path = unstorableTextPath(value, field);
-  if (path !== undefined) throw badInput(path, 'contains a NUL character (\\u0000) or an unpaired surrogate, which cannot be stored; remove it or send valid UTF-16');
+  const found = unstorable(value, field, 0);
+  if (found?.tooDeep) throw badInput(found.path, `is nested more than ${MAX_JSON_DEPTH} levels deep; at most ${MAX_JSON_DEPTH} are accepted`);
+  if (found !== undefined) throw badInput(found.path, 'contains a NUL character (\\u0000) or an unpaired surrogate, which cannot be stored; remove it or send valid UTF-16');
 }
 
 /**

@@ -9,9 +9,14 @@ export const MAX_PAGE_SIZE = 100;
 /** Page size when `first` is omitted. */
 export const DEFAULT_PAGE_SIZE = 20;
 
+/** Most values a filter list (types, sources) may hold. */
+export const MAX_FILTER_VALUES = 100;
+
 /** Converts a GraphQL `DocumentFilter` into a validated filter spec. */
 export function toFilterSpec(filter: DocumentFilter | null | undefined, field = 'filter'): DocumentFilterSpec {
   if (!filter) return {};
+  if ((filter.types?.length ?? 0) > MAX_FILTER_VALUES) throw badInput(`${field}.types`, `give at most ${MAX_FILTER_VALUES} types`);
+  if ((filter.sources?.length ?? 0) > MAX_FILTER_VALUES) throw badInput(`${field}.sources`, `give at most ${MAX_FILTER_VALUES} sources`);
   const spec: DocumentFilterSpec = {};
   if (filter.types?.length) spec.types = filter.types.map((t) => t.toLowerCase() as DocumentTypeName);
   if (filter.sources?.length) spec.sources = filter.sources;

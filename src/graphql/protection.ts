@@ -4,6 +4,7 @@ import { BREAK, GraphQLError, visit, type DocumentNode, type ValidationContext }
 import type { GraphqlLimits } from '../config.js';
 import { AppError, ErrorCode } from '../errors.js';
 import { costLimitPlugin } from './costLimit.js';
+import { variableLimitsPlugin } from './variableLimits.js';
 import { tooComplex, type LimitName } from './tooComplex.js';
 import type { GraphQLContext } from './context.js';
 
@@ -34,7 +35,7 @@ export function armorProtection(limits: GraphqlLimits) {
     blockFieldSuggestion: { enabled: false },
   }).protect();
   // Armor's declarations resolve Apollo's CommonJS types; the plugins are the same objects under ESM.
-  const plugins = [...(armor.plugins as unknown as ApolloServerPlugin<GraphQLContext>[]), costLimitPlugin({ maxCost: limits.maxCost })];
+  const plugins = [...(armor.plugins as unknown as ApolloServerPlugin<GraphQLContext>[]), costLimitPlugin({ maxCost: limits.maxCost }), variableLimitsPlugin()];
   return { plugins, validationRules: armor.validationRules, parseOptions: { maxTokens: limits.maxTokens } };
 }
 

@@ -115,6 +115,33 @@ describe.each(dbTargets())('request limits ($name)', (target) => {
       expect((await gqlAs(t.server.url, undefined, nested, { n: 10 })).body.errors).toBeUndefined();
     });
 
+    it('refuses oversized lists and deep JSON with BAD_USER_INPUT, naming where, and writes nothing', async () => {
+      const sources = Array.from({ length: 5001 }, (_, i) => `s${i}`);
+      const long = await gqlAs(t.server.url, undefined, 'query($s: [String!]) { documents(filter: { sources: $s }) { totalCount } }', { s: sources });
+      expect(long.status).toBe(400);
+      expect(long.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+      expect(long.body.errors?.[0]?.message).toContain('variables.s: is a list of 5001 items; at most 5000');
+      const some = await t.gql('query($s: [String!]) { documents(filter: { sources: $s }) { totalCount } }', { s: sources.slice(0, 101) });
+      expect(some.errors?.[0]?.message).toContain('filter.sources: give at most 100 sources');
+      // Thousands of levels exhausted the stack (INTERNAL_SERVER_ERROR); now both forms are refused by name.
+      const create = 'mutation($m: JSON) { createDocument(input: { id: "doc:deep", title: "deep", content: "x", metadata: $m }) { chunkCount } }';
+      // Written out by hand: JSON.stringify itself overflows the test's stack at this depth.
+      const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
+      const viaVariable = await post(t, `{"query":${JSON.stringify(create)},"variables":{"m":${deep}}}`, { 'content-type': 'application/json' });
+      const refused = (await viaVariable.json()) as { errors: { message: string; extensions: { code: string } }[] };
+      expect(viaVariable.status).toBe(400);
+      expect(refused.errors[0]?.extensions.code).toBe('BAD_USER_INPUT');
+      expect(refused.errors[0]?.message).toMatch(/^variables\.m(\.a)+: is nested more than 64 levels deep/);
+      const inline = `mutation { createDocument(input: { id: "doc:deep", title: "deep", content: "x", metadata: ${'{ a: '.repeat(70)}1${' }'.repeat(70)} }) { chunkCount } }`;
+      const viaLiteral = await t.gql(inline);
+      expect(viaLiteral.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+      expect(viaLiteral.errors?.[0]?.message).toContain('is nested more than 64 levels deep');
+      expect(await exists('doc:deep')).toBe(false);
+      let ok: unknown = 1;
+      for (let i = 0; i < 60; i++) ok = { a: ok };
+      expect((await t.gql(create, { m: ok })).errors).toBeUndefined();
+    });
+
     it('refuses simple (CSRF-able) requests without executing them', async () => {
       const mutation = JSON.stringify({ query: 'mutation { createDocument(input: { id: "doc:csrf", title: "T", content: "c" }) { chunkCount } }' });
       for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {

@@ -7,7 +7,7 @@ import { validateEntityType, validateRelationshipType } from '../../graph/valida
 import type { Resolvers } from '../generated/types.js';
 import { loadAll, type Loaders } from '../loaders.js';
 import { toConnection } from '../connection.js';
-import { intIn, toPage } from '../inputs.js';
+import { MAX_FILTER_VALUES, intIn, toPage } from '../inputs.js';
 
 async function entityOrFail(loaders: Loaders, id: string): Promise<EntityRecord> {
   const e = await loaders.entityById.load(id);
@@ -22,6 +22,7 @@ export const graphResolvers: Resolvers = {
     entities: async (_, { filter, first, after }, { services }) => {
       const page = toPage(first, null);
       const position = after ? decodePair(after) : undefined;
+      if ((filter?.types?.length ?? 0) > MAX_FILTER_VALUES) throw badInput('filter.types', `give at most ${MAX_FILTER_VALUES} types`);
       const types = filter?.types?.map((t, i) => validateEntityType(t, `filter.types[${i}]`));
       const nameContains = filter?.nameContains?.trim() || undefined;
       const spec = { types, nameContains, hasRelationships: filter?.hasRelationships ?? undefined, hasDocuments: filter?.hasDocuments ?? undefined };
