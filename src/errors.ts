@@ -57,7 +57,16 @@ export function badInput(field: string, reason: string, details: ErrorDetails = 
 
 /** Builds a `NOT_FOUND` error for a missing record. */
 export function notFound(kind: string, id: string): AppError {
-  return new AppError(ErrorCode.NOT_FOUND, `${kind} "${id}" does not exist`, { kind, id });
+  const shown = echo(id);
+  return new AppError(ErrorCode.NOT_FOUND, `${kind} "${shown}" does not exist`, { kind, id: shown });
+}
+
+/** Longest piece of client input an error message repeats. */
+const MAX_ECHO = 200;
+
+/** Client input as an error may repeat it: cut to MAX_ECHO characters, so a huge value is not sent back twice. */
+export function echo(value: string): string {
+  return value.length <= MAX_ECHO ? value : `${value.slice(0, MAX_ECHO)}… (${value.length} characters)`;
 }
 
 /** True when the value is an `AppError`. */

@@ -41,11 +41,19 @@ export class ApiKeyService {
     this.onTouchError = options.onTouchError ?? (() => undefined);
   }
 
-  /** Creates a key with a validated name and role; the returned `key` is never stored. */
-  async create(name: string, role: Role): Promise<CreatedApiKeyRecord> {
+  /**
+   * Creates a key with a validated name and role; the returned `key` is never stored. Through the API
+   * (`keepAnAdmin`) the first key must be an admin key: it turns authentication on, and without an admin key no one
+   * could manage keys over the API again.
+   */
+  async create(name: string, role: Role, options: { keepAnAdmin?: boolean } = {}): Promise<CreatedApiKeyRecord> {
     const clean = name.trim();
     if (clean === '' || clean.length > MAX_NAME) throw badInput('name', `must be 1 to ${MAX_NAME} characters`);
-    if (/\p{Cc}/u.test(clean)) throw badInput('name', 'must not contain control characters');
+    // Control and format characters (bidirectional overrides, zero-width ones) make a name display as another.
+    if (/[\p{Cc}\p{Cf}]/u.test(clean)) throw badInput('name', 'must not contain control or invisible formatting characters');
+    if (options.keepAnAdmin && role !== 'admin' && !(await this.repository.anyActive())) {
+      throw badInput('role', 'the first API key must be an ADMIN key: creating it turns authentication on, and only an admin can manage keys afterwards');
+    }
     const generated = generateApiKey();
     const apiKey = await this.repository.insert({ id: generated.id, name: clean, role, keyHash: generated.keyHash });
     this.forgetActive(); // authentication may have just turned on
@@ -57,12 +65,27 @@ export class ApiKeyService {
     return this.repository.list();
   }
 
-  /** Revokes a key (idempotent); NOT_FOUND for an unknown id. */
-  async revoke(id: string): Promise<ApiKeyRecord> {
-    const record = await this.repository.revoke(id.trim());
-    if (!record) throw notFound('API key', id);
+  /**
+   * Revokes a key (idempotent); NOT_FOUND for an unknown id. Through the API (`keepAnAdmin`) the last unrevoked
+   * admin key is kept (CONFLICT): revoking it would leave no one able to manage keys, except from the server's shell.
+   */
+  async revoke(id: string, options: { keepAnAdmin?: boolean } = {}): Promise<ApiKeyRecord> {
+    const clean = id.trim();
+    // An admin pasting the whole key must not get its secret echoed back in the error.
+    if (apiKeyId(clean) !== null) throw badInput('id', "is a whole API key; give the key's id (as apiKeys lists it), never the key itself");
+    if (!options.keepAnAdmin) {
+      const record = await this.repository.revoke(clean);
+      if (!record) throw notFound('API key', clean);
+      this.forgetActive();
+      return record;
+    }
+    const result = await this.repository.revokeKeepingAnAdmin(clean);
+    if (result.outcome === 'missing') throw notFound('API key', clean);
+    if (result.outcome !== 'revoked') {
+      throw new AppError(ErrorCode.CONFLICT, `API key "${clean}" is the last active admin key; create another admin key before revoking it`, { id: clean });
+    }
     this.forgetActive();
-    return record;
+    return result.record;
   }
 
   /** The unrevoked key matching `key`, or null; records its use at most once per touch interval. */

@@ -69,6 +69,24 @@ export class ApiKeyRepository {
     return rows[0] ? toRecord(rows[0]) : null;
   }
 
+  /**
+   * Revokes a key unless it is the last unrevoked admin key ('last-admin'); 'missing' for an unknown id. The check
+   * and the revocation are one statement.
+   */
+  async revokeKeepingAnAdmin(id: string): Promise<{ outcome: 'revoked'; record: ApiKeyRecord } | { outcome: 'last-admin' | 'missing' }> {
+    const { rows } = await this.db.query<Row>(
+      `UPDATE api_keys t SET revoked_at = coalesce(t.revoked_at, now())
+        WHERE t.id = $1
+          AND (t.role <> 'admin' OR t.revoked_at IS NOT NULL
+               OR EXISTS (SELECT 1 FROM api_keys k WHERE k.role = 'admin' AND k.revoked_at IS NULL AND k.id <> t.id))
+        RETURNING ${COLUMNS.split(', ').map((c) => `t.${c}`).join(', ')}`,
+      [id],
+    );
+    if (rows[0]) return { outcome: 'revoked', record: toRecord(rows[0]) };
+    const exists = await this.db.query('SELECT 1 FROM api_keys WHERE id = $1', [id]);
+    return { outcome: exists.rows.length > 0 ? 'last-admin' : 'missing' };
+  }
+
   /** Records that a key was just used. */
   async touch(id: string): Promise<void> {
     await this.db.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [id]);

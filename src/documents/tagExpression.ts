@@ -1,7 +1,10 @@
-import { badInput } from '../errors.js';
+import { badInput, echo } from '../errors.js';
 
 /** The shape every tag must have. */
 export const TAG_PATTERN = /^[a-z0-9][a-z0-9_\-:]*$/;
+/** Longest tag, and longest tag expression. */
+export const MAX_TAG_LENGTH = 100;
+const MAX_EXPRESSION_LENGTH = 2000;
 
 /**
  * Parses a tag expression into disjunctive normal form: `a+b|c` → [["a","b"],["c"]].
@@ -10,6 +13,7 @@ export const TAG_PATTERN = /^[a-z0-9][a-z0-9_\-:]*$/;
 export function parseTagExpression(expression: string, field = 'filter.tags'): string[][] {
   const trimmed = expression.trim();
   if (trimmed === '') throw badInput(field, 'the tag expression is empty; use e.g. "billing+ach|payments"');
+  if (trimmed.length > MAX_EXPRESSION_LENGTH) throw badInput(field, `the tag expression is ${trimmed.length} characters; at most ${MAX_EXPRESSION_LENGTH}`);
   return trimmed.split('|').map((group) =>
     group.split('+').map((raw) => {
       const token = raw.trim();
@@ -17,7 +21,7 @@ export function parseTagExpression(expression: string, field = 'filter.tags'): s
         throw badInput(field, `empty tag in "${expression}": every "+" and "|" needs a tag on both sides`, { token });
       }
       if (!TAG_PATTERN.test(token)) {
-        throw badInput(field, `invalid tag "${token}": tags match [a-z0-9][a-z0-9_\\-:]*`, { token });
+        throw badInput(field, `invalid tag "${echo(token)}": tags match [a-z0-9][a-z0-9_\\-:]*`, { token: echo(token) });
       }
       return token;
     }),
@@ -29,8 +33,9 @@ export function validateTags(tags: readonly string[], field = 'tags'): string[] 
   const seen = new Set<string>();
   for (const tag of tags) {
     if (!TAG_PATTERN.test(tag)) {
-      throw badInput(field, `invalid tag "${tag}": tags are lower-case and match [a-z0-9][a-z0-9_\\-:]*`, { token: tag });
+      throw badInput(field, `invalid tag "${echo(tag)}": tags are lower-case and match [a-z0-9][a-z0-9_\\-:]*`, { token: echo(tag) });
     }
+    if (tag.length > MAX_TAG_LENGTH) throw badInput(field, `tag "${echo(tag)}" is ${tag.length} characters; at most ${MAX_TAG_LENGTH}`, { token: echo(tag) });
     seen.add(tag);
   }
   return [...seen];

@@ -158,6 +158,27 @@ describe.each(dbTargets())('access control ($name)', (target) => {
       expect(codeOf(bad)).toBe('BAD_USER_INPUT');
     });
 
+    it('keeps an admin key, refuses names that display as others, and echoes no secret or huge id', async () => {
+      const revoke = (id: string) => gqlAs(t.server.url, keys.admin, 'mutation($id: ID!) { revokeApiKey(id: $id) { id revokedAt } }', { id });
+      const adminId = keys.admin.slice(6, 22);
+      const last = await revoke(adminId);
+      expect(codeOf(last)).toBe('CONFLICT');
+      expect(last.body.errors?.[0]?.message).toContain('last active admin key');
+      const second = await gqlAs<{ createApiKey: { apiKey: { id: string } } }>(t.server.url, keys.admin, 'mutation { createApiKey(input: { name: "second admin", role: ADMIN }) { apiKey { id } } }');
+      expect(codeOf(await revoke(second.body.data!.createApiKey.apiKey.id))).toBeUndefined();
+      expect(codeOf(await revoke(adminId))).toBe('CONFLICT');
+      expect(codeOf(await gqlAs(t.server.url, keys.admin, '{ apiKeys { id } }'))).toBeUndefined();
+      // An admin pasting the whole key gets no echo of its secret.
+      const pasted = await revoke(keys.reader);
+      expect(codeOf(pasted)).toBe('BAD_USER_INPUT');
+      expect(JSON.stringify(pasted.body)).not.toContain(keys.reader.slice(23));
+      const huge = await revoke('x'.repeat(200_000));
+      expect(codeOf(huge)).toBe('NOT_FOUND');
+      expect(JSON.stringify(huge.body).length).toBeLessThan(2000);
+      const bidi = await gqlAs(t.server.url, keys.admin, 'mutation($n: String!) { createApiKey(input: { name: $n, role: READER }) { key } }', { n: 'ops\u202Etoor' });
+      expect(codeOf(bidi)).toBe('BAD_USER_INPUT');
+    });
+
     it('stores only a SHA-256 of each key', async () => {
       const { key } = await t.services.apiKeys.create('hashed', 'reader');
       const secret = key.slice(23);
@@ -184,6 +205,14 @@ describe.each(dbTargets())('access control ($name)', (target) => {
       expect(proxied.body.errors?.[0]?.message).toContain('keys create --role admin');
       expect((await requestWithHost(t.server.url, 'rebound.example:4000')).status).toBe(401);
       expect((await requestWithHost(t.server.url, 'localhost:4000')).status).toBe(200);
+    });
+
+    it('makes the first key an admin key, so that someone can still manage keys', async () => {
+      const first = await gqlAs(t.server.url, undefined, 'mutation { createApiKey(input: { name: "bot", role: READER }) { key } }');
+      expect(codeOf(first)).toBe('BAD_USER_INPUT');
+      expect(first.body.errors?.[0]?.message).toContain('the first API key must be an ADMIN key');
+      // Nothing was created: authentication is still off.
+      expect(codeOf(await gqlAs(t.server.url, undefined, '{ documents { totalCount } }'))).toBeUndefined();
     });
 
     it('refuses cross-site uploads while authentication is off', async () => {

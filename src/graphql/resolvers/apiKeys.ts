@@ -8,12 +8,12 @@ export const apiKeyResolvers: Resolvers = {
   },
   Mutation: {
     createApiKey: async (_, { input }, { services, principal }) => {
-      const created = await services.apiKeys.create(input.name, parseRole(input.role, 'input.role'));
+      const created = await services.apiKeys.create(input.name, parseRole(input.role, 'input.role'), { keepAnAdmin: true });
       services.logger.info({ keyId: created.apiKey.id, role: created.apiKey.role, by: principal.keyId ?? principal.name }, 'API key created');
       return created;
     },
     revokeApiKey: async (_, { id }, { services, principal }) => {
-      const revoked = await services.apiKeys.revoke(id);
+      const revoked = await services.apiKeys.revoke(id, { keepAnAdmin: true });
       services.logger.info({ keyId: id, by: principal.keyId ?? principal.name }, 'API key revoked');
       return revoked;
     },

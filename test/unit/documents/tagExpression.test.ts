@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { parseTagExpression, TAG_PATTERN } from '../../../src/documents/tagExpression.js';
+import { parseTagExpression, validateTags, TAG_PATTERN } from '../../../src/documents/tagExpression.js';
 import { AppError } from '../../../src/errors.js';
 
 const tag = fc.stringMatching(/^[a-z0-9][a-z0-9_:-]{0,12}$/);
@@ -26,6 +26,21 @@ describe('parseTagExpression', () => {
 
   it('names the bad token', () => {
     expect(() => parseTagExpression('ok+Bad!')).toThrow(/"Bad!"/);
+  });
+
+  it('bounds tags and expressions, and repeats at most 200 characters of a bad one', () => {
+    expect(validateTags(['a'.repeat(100)])).toEqual(['a'.repeat(100)]);
+    expect(() => validateTags(['a'.repeat(101)])).toThrow('tags: tag "' + 'a'.repeat(100));
+    expect(() => validateTags(['a'.repeat(101)])).toThrow('is 101 characters; at most 100');
+    expect(() => parseTagExpression(Array(1001).fill('ab').join('|'))).toThrow('the tag expression is 3002 characters; at most 2000');
+    let message = '';
+    try {
+      validateTags(['X'.repeat(100_000)]);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message.length).toBeLessThan(400);
+    expect(message).toContain('(100000 characters)');
   });
 
   it('round-trips any well-formed expression (property)', () => {
