@@ -74,6 +74,7 @@ const envSchema = z
 
     CAIRN_EXPIRY_SWEEP_INTERVAL_MS: int(0).default(60000),
     CAIRN_MAX_DOCUMENT_CHARS: int(1).default(5_000_000),
+    CAIRN_MAX_RESPONSE_TEXT_CHARS: int(1).default(20_000_000),
     CAIRN_MAX_BODY_BYTES: int(1024).default(20 * 1024 * 1024),
 
     CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: z.string().default(''),
@@ -90,7 +91,7 @@ const envSchema = z
 
     CAIRN_AUTH: z.enum(['auto', 'required']).default('auto'),
     CAIRN_GRAPHQL_MAX_DEPTH: int(1, 1000).default(12),
-    CAIRN_GRAPHQL_MAX_COST: int(1).default(5000),
+    CAIRN_GRAPHQL_MAX_COST: int(1).default(20000),
     CAIRN_GRAPHQL_MAX_ALIASES: int(0, 100000).default(30),
     CAIRN_GRAPHQL_MAX_DIRECTIVES: int(0, 100000).default(30),
     CAIRN_GRAPHQL_MAX_TOKENS: int(1).default(5000),
@@ -103,6 +104,13 @@ const envSchema = z
         code: 'custom',
         path: ['CAIRN_CHUNK_OVERLAP'],
         message: `must be smaller than CAIRN_CHUNK_SIZE (${env.CAIRN_CHUNK_SIZE})`,
+      });
+    }
+    if (env.CAIRN_MAX_RESPONSE_TEXT_CHARS < env.CAIRN_MAX_DOCUMENT_CHARS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['CAIRN_MAX_RESPONSE_TEXT_CHARS'],
+        message: `must be at least CAIRN_MAX_DOCUMENT_CHARS (${env.CAIRN_MAX_DOCUMENT_CHARS}), or the largest document could never be read`,
       });
     }
     if (env.CAIRN_RAG_TOP_K > env.CAIRN_RAG_MAX_TOP_K) {
@@ -167,6 +175,8 @@ export interface Config {
   enrich: { maxEntities: number; maxChars: number; laneTimeoutMs: number; gapScoreThreshold: number };
   expirySweepIntervalMs: number;
   maxDocumentChars: number;
+  /** Characters of document and chunk text one GraphQL response may carry. */
+  maxResponseTextChars: number;
   maxBodyBytes: number;
   /** Importer limits and the safe HTTP client's settings. */
   import: ImportConfig;
@@ -269,6 +279,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     expirySweepIntervalMs: e.CAIRN_EXPIRY_SWEEP_INTERVAL_MS,
     maxDocumentChars: e.CAIRN_MAX_DOCUMENT_CHARS,
+    maxResponseTextChars: e.CAIRN_MAX_RESPONSE_TEXT_CHARS,
     maxBodyBytes: e.CAIRN_MAX_BODY_BYTES,
     import: {
       allowPrivateHosts: e.CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS.split(',')

@@ -72,6 +72,29 @@ export class ChunkRepository {
     return rows.map(toChunkRecord);
   }
 
+  /**
+   * Every chunk of the documents whose chunk texts fit in `maxChars` together (documents in id order, each whole or
+   * not at all), so that a request past its text budget never reads the rest; the documents left out are absent.
+   */
+  async findByDocumentIdsWithin(documentIds: readonly string[], maxChars: number): Promise<ChunkRecord[]> {
+    if (documentIds.length === 0) return [];
+    const { rows } = await this.db.query<ChunkRow>(
+      `WITH sizes AS (SELECT document_id, sum(sum(length(content))) OVER (ORDER BY document_id) AS running
+                        FROM chunks WHERE document_id = ANY($1::text[]) GROUP BY document_id)
+       SELECT ${CHUNK_COLUMNS} FROM chunks c JOIN sizes s ON s.document_id = c.document_id
+        WHERE s.running <= $2 ORDER BY c.document_id, c.ordinal`,
+      [documentIds, maxChars],
+    );
+    return rows.map(toChunkRecord);
+  }
+
+  /** The documents among `documentIds` that have chunks. */
+  async documentIdsWithChunks(documentIds: readonly string[]): Promise<string[]> {
+    if (documentIds.length === 0) return [];
+    const { rows } = await this.db.query<{ document_id: string }>('SELECT DISTINCT document_id FROM chunks WHERE document_id = ANY($1::text[])', [documentIds]);
+    return rows.map((r) => r.document_id);
+  }
+
   /** Id, position and hash of each chunk of the given documents: enough to diff without reading content. */
   async summariesByDocumentIds(q: Queryable, documentIds: readonly string[]): Promise<ChunkSummary[]> {
     if (documentIds.length === 0) return [];

@@ -75,9 +75,23 @@ export class DocumentRepository {
     return (await this.liveRows<DocumentSummaryRow>(DOCUMENT_SUMMARY_COLUMNS, ids)).map(toDocumentSummary);
   }
 
-  /** The content of each live document among `ids`. */
-  async contentByIds(ids: readonly string[]): Promise<Map<string, string>> {
-    return new Map((await this.liveRows<{ id: string; content: string }>('id, content', ids)).map((r) => [r.id, r.content]));
+  /** The content of each live document among `ids`; with `maxChars`, only those whose texts fit in it together (in id order). */
+  async contentByIds(ids: readonly string[], maxChars = Number.MAX_SAFE_INTEGER): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    // With a budget, only the documents (in id order) whose text fits in it together are read at all.
+    const { rows } = await this.db.query<{ id: string; content: string }>(
+      `SELECT id, content FROM (
+         SELECT id, content, sum(length(content)) OVER (ORDER BY id) AS running FROM documents
+          WHERE id = ANY($1::text[]) AND (expires_at IS NULL OR expires_at > now())) d
+        WHERE running <= $2`,
+      [ids, maxChars],
+    );
+    return new Map(rows.map((r) => [r.id, r.content]));
+  }
+
+  /** The live (unexpired) documents among `ids`. */
+  async liveIds(ids: readonly string[]): Promise<string[]> {
+    return (await this.liveRows<{ id: string }>('id', ids)).map((r) => r.id);
   }
 
   /** `columns` of the live (unexpired) documents among `ids`. */

@@ -1,11 +1,14 @@
 import type { Principal } from '../auth/roles.js';
 import type { Services } from '../services.js';
 import { createLoaders, type Loaders } from './loaders.js';
+import { TextBudget } from './textBudget.js';
 
 /** Per-request GraphQL context: the shared services, fresh DataLoaders and who is asking. */
 export interface GraphQLContext {
   services: Services;
   loaders: Loaders;
+  /** Document and chunk text this response may still carry. */
+  textBudget: TextBudget;
   requestId: string;
   /** The API key's principal, or the local principal while authentication is off. */
   principal: Principal;
@@ -13,5 +16,6 @@ export interface GraphQLContext {
 
 /** Builds the context of one request. */
 export function createContext(services: Services, requestId: string, principal: Principal): GraphQLContext {
-  return { services, loaders: createLoaders(services), requestId, principal };
+  const textBudget = new TextBudget(services.config.maxResponseTextChars);
+  return { services, loaders: createLoaders(services, textBudget), textBudget, requestId, principal };
 }

@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import type { ChunkRecord, DocumentSummary } from '../documents/types.js';
 import type { EntityRecord, RelationshipRecord } from '../graph/types.js';
 import type { Services } from '../services.js';
+import type { TextBudget } from './textBudget.js';
 
 /** Batching loaders, created per request so nothing is cached across requests. */
 export interface Loaders {
@@ -17,8 +18,8 @@ export interface Loaders {
   entityIdsByDocument: DataLoader<string, string[]>;
 }
 
-/** Creates the loaders of one request. */
-export function createLoaders(services: Services): Loaders {
+/** Creates the loaders of one request; the text loaders read no more than `budget` still allows. */
+export function createLoaders(services: Services, budget: TextBudget): Loaders {
   const { documents, chunks } = services.documents;
   const { store, linker } = services.graph;
   return {
@@ -26,14 +27,21 @@ export function createLoaders(services: Services): Loaders {
       const found = new Map((await documents.findSummariesByIds(ids)).map((d) => [d.id, d]));
       return ids.map((id) => found.get(id) ?? null);
     }),
-    documentContentById: new DataLoader(async (ids) => {
-      const found = await documents.contentByIds(ids);
-      return ids.map((id) => found.get(id) ?? null);
+    // Texts past the budget are not read: their documents answer with the budget's error (null means gone).
+    documentContentById: new DataLoader<string, string | null>(async (ids) => {
+      const found = await documents.contentByIds(ids, budget.remaining);
+      const live = found.size === ids.length ? undefined : new Set(await documents.liveIds(ids));
+      return ids.map((id) => found.get(id) ?? (live?.has(id) ? budget.exceeded() : null));
     }),
-    chunksByDocumentId: new DataLoader(async (ids) => {
-      const byDoc = new Map<string, ChunkRecord[]>(ids.map((id) => [id, []]));
-      for (const c of await chunks.findByDocumentIds(ids)) byDoc.get(c.documentId)?.push(c);
-      return ids.map((id) => byDoc.get(id) ?? []);
+    chunksByDocumentId: new DataLoader<string, ChunkRecord[]>(async (ids) => {
+      const byDoc = new Map<string, ChunkRecord[]>();
+      for (const c of await chunks.findByDocumentIdsWithin(ids, budget.remaining)) {
+        const list = byDoc.get(c.documentId);
+        if (list) list.push(c);
+        else byDoc.set(c.documentId, [c]);
+      }
+      const withChunks = byDoc.size === ids.length ? undefined : new Set(await chunks.documentIdsWithChunks(ids));
+      return ids.map((id) => byDoc.get(id) ?? (withChunks?.has(id) ? budget.exceeded() : []));
     }),
     chunkCountByDocumentId: new DataLoader(async (ids) => {
       const counts = await chunks.countByDocumentIds(ids);

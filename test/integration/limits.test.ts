@@ -111,7 +111,7 @@ describe.each(dbTargets())('request limits ($name)', (target) => {
 
     it('default cost: nested pages sized by variables are refused as their literal forms are', async () => {
       const nested = 'query($n: Int) { entities(first: $n) { nodes { documents(first: $n) { content } } } }';
-      expectTooComplex(await gqlAs(t.server.url, undefined, nested, { n: 100 }), 'cost', 5000, 'CAIRN_GRAPHQL_MAX_COST');
+      expectTooComplex(await gqlAs(t.server.url, undefined, nested, { n: 100 }), 'cost', 20000, 'CAIRN_GRAPHQL_MAX_COST');
       expect((await gqlAs(t.server.url, undefined, nested, { n: 10 })).body.errors).toBeUndefined();
     });
 
@@ -140,6 +140,7 @@ describe.each(dbTargets())('request limits ($name)', (target) => {
       let ok: unknown = 1;
       for (let i = 0; i < 60; i++) ok = { a: ok };
       expect((await t.gql(create, { m: ok })).errors).toBeUndefined();
+      expect((await t.gql('mutation { deleteDocument(id: "doc:deep") { deleted } }')).errors).toBeUndefined();
     });
 
     it('refuses simple (CSRF-able) requests without executing them', async () => {
@@ -200,6 +201,37 @@ describe.each(dbTargets())('request limits ($name)', (target) => {
       }
       const nested = await t.gql('{ entity(id: "svc:page-1") { documents(first: 101) { id } } }');
       expect(nested.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    });
+  });
+
+  describe('text budget of a response', () => {
+    let t: TestServer;
+    beforeAll(async () => {
+      t = await startTestServer(target, { CAIRN_MAX_DOCUMENT_CHARS: '1000', CAIRN_MAX_RESPONSE_TEXT_CHARS: '2500', CAIRN_RATE_LIMIT_PER_SECOND: '0' });
+      const docs = Array.from({ length: 5 }, (_, i) => ({ id: `doc:budget-${i}`, title: `Budget ${i}`, content: `${'word '.repeat(179)}end${i}` }));
+      expect((await t.gql('mutation($d: [CreateDocumentInput!]!) { upsertDocuments(input: $d) { changed } }', { d: docs })).errors).toBeUndefined();
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
+    const codes = (errors: { extensions?: { code?: string } }[] | undefined) => (errors ?? []).map((e) => e.extensions?.code);
+
+    it('sends document and chunk text up to CAIRN_MAX_RESPONSE_TEXT_CHARS, and names the limit for the rest', async () => {
+      // 899 characters each: two documents fit in 2,500, the third does not.
+      const page = await t.gql('{ documents(first: 5, filter: { text: "word" }) { nodes { content } } }');
+      // content is non-null, so the first refusal nulls the page and GraphQL reports that one.
+      expect(codes(page.errors)).toEqual(['QUERY_TOO_COMPLEX']);
+      expect(page.errors?.[0]?.message).toContain('more than 2500 characters of document and chunk text (CAIRN_MAX_RESPONSE_TEXT_CHARS)');
+      // One document asked for three times counts three times, though it is read once.
+      const repeated = await t.gql('{ a: document(id: "doc:budget-0") { content } b: document(id: "doc:budget-0") { content } c: document(id: "doc:budget-0") { content } }');
+      expect(codes(repeated.errors)).toEqual(['QUERY_TOO_COMPLEX']);
+      const chunks = await t.gql('{ documents(first: 5, filter: { text: "word" }) { nodes { chunks { content } } } }');
+      expect(codes(chunks.errors).length).toBeGreaterThan(0);
+      expect(new Set(codes(chunks.errors))).toEqual(new Set(['QUERY_TOO_COMPLEX']));
+      // Within the budget nothing changes.
+      const two = await t.gql<{ documents: { nodes: { content: string }[] } }>('{ documents(first: 2, filter: { text: "word" }) { nodes { content } } }');
+      expect(two.errors).toBeUndefined();
+      expect(two.data!.documents.nodes.map((n) => n.content.length)).toEqual([899, 899]);
     });
   });
 

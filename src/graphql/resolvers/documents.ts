@@ -31,11 +31,11 @@ export const documentResolvers: Resolvers = {
   },
   Document: {
     // Reads, hits and listings carry no content: read it only when selected (one batched query per request).
-    content: async (doc, _, { loaders }) => {
-      if (doc.content !== undefined) return doc.content;
+    content: async (doc, _, { loaders, textBudget }) => {
+      if (doc.content !== undefined) return textBudget.take(doc.content);
       const content = await loaders.documentContentById.load(doc.id);
       if (content === null) throw notFound('document', doc.id); // deleted or expired since it was read
-      return content;
+      return textBudget.take(content);
     },
     documentType: (doc) => doc.documentType.toUpperCase() as Uppercase<typeof doc.documentType>,
     chunkCount: (doc, _, { loaders }) => loaders.chunkCountByDocumentId.load(doc.id),
@@ -46,6 +46,8 @@ export const documentResolvers: Resolvers = {
     },
   },
   Chunk: {
+    // Every chunk text sent counts against the response's budget, as whole documents' texts do.
+    content: (chunk, _, { textBudget }) => textBudget.take(chunk.content),
     document: async (chunk, _, { loaders }) => {
       const doc = await loaders.documentById.load(chunk.documentId);
       if (!doc) throw new Error(`document ${chunk.documentId} of chunk ${chunk.id} vanished`);

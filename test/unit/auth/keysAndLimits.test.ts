@@ -73,7 +73,7 @@ describe('security configuration', () => {
   it('has safe defaults and reads every variable', () => {
     const d = loadConfig({});
     expect(d.auth).toEqual({ mode: 'auto' });
-    expect(d.graphqlLimits).toEqual({ maxDepth: 12, maxCost: 5000, maxAliases: 30, maxDirectives: 30, maxTokens: 5000 });
+    expect(d.graphqlLimits).toEqual({ maxDepth: 12, maxCost: 20000, maxAliases: 30, maxDirectives: 30, maxTokens: 5000 });
     expect(d.rateLimit).toEqual({ perSecond: 50, burst: 100 });
     const c = loadConfig({
       CAIRN_AUTH: 'required',

@@ -35,6 +35,7 @@ describe('loadConfig', () => {
       for (const v of ['CAIRN_PORT', 'CAIRN_EMBEDDING_PROVIDER', 'CAIRN_OFFLINE']) expect(e.message).toContain(v);
     }
     expect(() => loadConfig({ CAIRN_CHUNK_SIZE: '100', CAIRN_CHUNK_OVERLAP: '100' })).toThrow(/CAIRN_CHUNK_OVERLAP/);
+    expect(() => loadConfig({ CAIRN_MAX_DOCUMENT_CHARS: '1000', CAIRN_MAX_RESPONSE_TEXT_CHARS: '999' })).toThrow(/CAIRN_MAX_RESPONSE_TEXT_CHARS: must be at least CAIRN_MAX_DOCUMENT_CHARS/);
     expect(() => loadConfig({ CAIRN_RAG_TOP_K: '60' })).toThrow(/CAIRN_RAG_TOP_K/);
   });
 });
