@@ -20,7 +20,7 @@ import { resolvers } from '../graphql/resolvers/index.js';
 import { loadTypeDefs } from '../graphql/schema.js';
 import type { Services } from '../services.js';
 import { createGuard, principalOf } from './guard.js';
-import { bodyErrorHandler } from './httpErrors.js';
+import { bodyErrorHandler, finalErrorHandler, malformedPathHandler, notFoundHandler } from './httpErrors.js';
 import { RateLimiter } from './rateLimiter.js';
 import { uploadHandler } from './uploadRoute.js';
 import { landingPagePlugin, mountWebAssets } from './webAssets.js';
@@ -120,6 +120,7 @@ export async function startHttpServer(services: Services, port = services.config
       serializers: { req: redactedRequest },
     }),
   );
+  app.use(malformedPathHandler);
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -147,6 +148,8 @@ export async function startHttpServer(services: Services, port = services.config
     }),
     bodyErrorHandler(logger, config.maxBodyBytes),
   );
+  app.use(notFoundHandler);
+  app.use(finalErrorHandler(logger));
 
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);

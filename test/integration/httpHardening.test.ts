@@ -1,0 +1,89 @@
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { dbTargets } from '../helpers/databases.js';
+import { startTestServer, type TestServer } from '../helpers/testServer.js';
+
+/** A raw answer: fetch normalises paths and refuses to set Host, so these requests go through node:http. */
+interface RawResponse {
+  status: number;
+  type: string;
+  body: string;
+}
+
+/** Sends `method path` exactly as given, with extra headers (e.g. a chosen Host). */
+function raw(url: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawResponse> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ hostname, port, method, path, headers }, (res) => {
+      let text = '';
+      res.on('data', (d: Buffer) => (text += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** The first error's code of a JSON error answer. */
+const codeIn = (r: RawResponse): unknown => (JSON.parse(r.body) as { errors?: { extensions?: { code?: string } }[] }).errors?.[0]?.extensions?.code;
+
+describe('HTTP errors outside GraphQL', () => {
+  let t: TestServer;
+  const savedEnv = process.env.NODE_ENV;
+  beforeAll(async () => {
+    // Express picks its error page from NODE_ENV when the app is created; outside production it prints the stack.
+    process.env.NODE_ENV = 'development';
+    try {
+      t = await startTestServer(dbTargets()[0]!);
+    } finally {
+      process.env.NODE_ENV = savedEnv;
+    }
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const leaks = /URIError|node_modules|decodeParam|\.js:\d+|\n\s*at |<html|<pre/i;
+
+  it('answers a malformed path with 400 BAD_REQUEST as JSON, never a stack trace', async () => {
+    const paths = ['/knowledge/%', '/%', '/knowledge/%E0%A4%A', '/graphql/%zz', '/assets/%', '/explorer%', '/healthz%C0', '/nowhere/%'];
+    for (const method of ['GET', 'POST', 'PUT', 'DELETE', 'HEAD']) {
+      for (const path of paths) {
+        const res = await raw(t.server.url, method, path);
+        expect({ method, path, status: res.status, type: res.type }).toEqual({ method, path, status: 400, type: expect.stringContaining('application/json') });
+        if (method === 'HEAD') continue;
+        expect(res.body).not.toMatch(leaks);
+        expect(codeIn(res)).toBe('BAD_REQUEST');
+        expect(res.body).toContain('percent-encoding');
+      }
+    }
+  });
+
+  it('answers an unknown route with 404 NOT_FOUND as JSON', async () => {
+    for (const [method, path] of [['GET', '/nope'], ['POST', '/v2/uploads'], ['DELETE', '/healthz'], ['GET', '/v1/uploads'], ['PATCH', '/knowledge']]) {
+      const res = await raw(t.server.url, method!, path!);
+      expect({ method, path, status: res.status, type: res.type }).toEqual({ method, path, status: 404, type: expect.stringContaining('application/json') });
+      expect(res.body).not.toMatch(leaks);
+      expect(res.body).not.toContain('Cannot');
+      expect(codeIn(res)).toBe('NOT_FOUND');
+      expect(res.body).toContain(`${method} ${path}`);
+    }
+  });
+
+  it('keeps every existing route as it was', async () => {
+    expect(await raw(t.server.url, 'GET', '/healthz')).toMatchObject({ status: 200, body: '{"status":"ok"}' });
+    expect((await raw(t.server.url, 'GET', '/readyz')).status).toBe(200);
+    for (const page of ['/explorer', '/graphiql', '/knowledge', '/knowledge/doc%3Aone', '/knowledge/caf%C3%A9']) {
+      expect(await raw(t.server.url, 'GET', page)).toMatchObject({ status: 200, type: expect.stringContaining('text/html') });
+    }
+    expect((await raw(t.server.url, 'GET', '/')).status).toBe(302);
+    expect(await raw(t.server.url, 'GET', '/assets/nope.js')).toMatchObject({ status: 404, body: 'not found' });
+    expect(await raw(t.server.url, 'GET', '/graphql', { accept: 'text/html' })).toMatchObject({ status: 200, type: expect.stringContaining('text/html') });
+    const gql = await raw(t.server.url, 'POST', '/graphql', { 'content-type': 'application/json' }, '{"query":"{ __typename }"}');
+    expect(gql).toMatchObject({ status: 200, body: expect.stringContaining('"__typename":"Query"') });
+    const badJson = await raw(t.server.url, 'POST', '/graphql', { 'content-type': 'application/json' }, '{');
+    expect({ status: badJson.status, code: codeIn(badJson) }).toEqual({ status: 400, code: 'BAD_REQUEST' });
+    const upload = await raw(t.server.url, 'POST', '/v1/uploads', { 'content-type': 'multipart/form-data; boundary=x' }, '--x--');
+    expect({ status: upload.status, code: codeIn(upload) }).toEqual({ status: 400, code: 'BAD_REQUEST' });
+  });
+});
