@@ -7,7 +7,7 @@ export interface AuthRequest {
   authorization: string | undefined;
   /** The Host header. */
   host: string | undefined;
-  /** True when a Forwarded or X-Forwarded-For header is present (the request came through a proxy). */
+  /** True when a header that proxies add is present (`relayedByProxy`): the request came through a proxy. */
   forwarded: boolean;
   /** The peer's address (socket). */
   remoteAddress: string | undefined;

@@ -17,3 +17,24 @@ export function hostOfHeader(header: string | undefined): string | undefined {
   const colon = v.indexOf(':');
   return colon === -1 ? v : v.slice(0, colon);
 }
+
+// Headers that reverse proxies and CDNs add to a request they relay; any `X-Forwarded-*` counts too.
+const PROXY_HEADERS: readonly string[] = [
+  'forwarded',
+  'via',
+  'x-real-ip',
+  'x-client-ip',
+  'true-client-ip',
+  'cf-connecting-ip',
+  'fastly-client-ip',
+  'x-cluster-client-ip',
+  'x-original-forwarded-for',
+];
+
+/** True when a request carries any header a proxy or CDN adds (present at all, even empty): it was relayed. */
+export function relayedByProxy(headers: Readonly<Record<string, unknown>>): boolean {
+  return Object.keys(headers).some((name) => {
+    const h = name.toLowerCase();
+    return h.startsWith('x-forwarded') || PROXY_HEADERS.includes(h);
+  });
+}

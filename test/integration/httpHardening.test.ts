@@ -87,3 +87,51 @@ describe('HTTP errors outside GraphQL', () => {
     expect({ status: upload.status, code: codeIn(upload) }).toEqual({ status: 400, code: 'BAD_REQUEST' });
   });
 });
+
+describe('authentication off (no key, loopback)', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer(dbTargets()[0]!);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const query = JSON.stringify({ query: '{ knowledgeStats { documentCount } }' });
+  const ask = (headers: Record<string, string>): Promise<RawResponse> => raw(t.server.url, 'POST', '/graphql', { 'content-type': 'application/json', ...headers }, query);
+  /** Status and, when refused, the reason the server gave. */
+  const outcome = async (headers: Record<string, string>): Promise<{ status: number; reason?: unknown }> => {
+    const res = await ask(headers);
+    const reason = (JSON.parse(res.body) as { errors?: { extensions?: { reason?: unknown } }[] }).errors?.[0]?.extensions?.reason;
+    return res.status === 200 ? { status: 200 } : { status: res.status, reason };
+  };
+
+  const proxyHeaders: Record<string, string> = {
+    Forwarded: 'for=203.0.113.9',
+    'X-Forwarded-For': '203.0.113.9',
+    Via: '1.1 proxy.example',
+    'X-Real-IP': '203.0.113.9',
+    'X-Forwarded-Host': 'cairn.example',
+    'X-Forwarded-Proto': 'https',
+    'X-Forwarded-Port': '443',
+    'X-Forwarded-Server': 'proxy.example',
+    'X-Client-IP': '203.0.113.9',
+    'True-Client-IP': '203.0.113.9',
+    'CF-Connecting-IP': '203.0.113.9',
+    'Fastly-Client-IP': '203.0.113.9',
+    'X-Cluster-Client-IP': '203.0.113.9',
+    'X-Original-Forwarded-For': '203.0.113.9',
+  };
+
+  it('refuses a request relayed by a proxy or CDN, whichever of their headers it carries', async () => {
+    expect(await outcome({})).toEqual({ status: 200 });
+    for (const [name, value] of Object.entries(proxyHeaders)) {
+      expect({ name, ...(await outcome({ [name]: value })) }).toEqual({ name, status: 401, reason: 'proxied' });
+      // Presence is what counts: an empty value or a loopback address is still a relay.
+      expect({ name, ...(await outcome({ [name.toLowerCase()]: '' })) }).toEqual({ name, status: 401, reason: 'proxied' });
+      expect({ name, ...(await outcome({ [name]: '127.0.0.1' })) }).toEqual({ name, status: 401, reason: 'proxied' });
+    }
+    const upload = await raw(t.server.url, 'POST', '/v1/uploads', { 'apollo-require-preflight': 'true', via: '1.1 cdn', 'content-type': 'multipart/form-data; boundary=x' }, '--x--');
+    expect({ status: upload.status, code: codeIn(upload) }).toEqual({ status: 401, code: 'UNAUTHENTICATED' });
+  });
+});
