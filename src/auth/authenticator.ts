@@ -1,5 +1,5 @@
 import { unauthenticated, type ApiKeyService } from './ApiKeyService.js';
-import { hostOfHeader, isLoopbackHost } from './loopback.js';
+import { isLocalHostHeader, isLoopbackHost } from './loopback.js';
 import { LOCAL_PRINCIPAL, type Principal } from './roles.js';
 
 /** The parts of an HTTP request that decide who sent it. */
@@ -36,7 +36,7 @@ export class Authenticator {
     if (!(await this.enabled())) {
       // A proxy would make the loopback-only server public; a foreign Host header means DNS rebinding.
       if (req.forwarded) throw unauthenticated('proxied');
-      if (!isLoopbackHost(hostOfHeader(req.host)) || !isLoopbackHost(req.remoteAddress)) throw unauthenticated('host');
+      if (!isLocalHostHeader(req.host) || !isLoopbackHost(req.remoteAddress)) throw unauthenticated('host');
       return LOCAL_PRINCIPAL;
     }
     if (req.authorization === undefined || req.authorization.trim() === '') throw unauthenticated('missing');

@@ -134,4 +134,15 @@ describe('authentication off (no key, loopback)', () => {
     const upload = await raw(t.server.url, 'POST', '/v1/uploads', { 'apollo-require-preflight': 'true', via: '1.1 cdn', 'content-type': 'multipart/form-data; boundary=x' }, '--x--');
     expect({ status: upload.status, code: codeIn(upload) }).toEqual({ status: 401, code: 'UNAUTHENTICATED' });
   });
+
+  it('accepts only localhost, 127.0.0.1 or [::1] with an optional port as the Host', async () => {
+    const good = ['localhost', 'LocalHost:4000', '127.0.0.1', '127.0.0.1:1', '[::1]', '[::1]:65535', 'localhost:12345'];
+    for (const host of good) expect({ host, ...(await outcome({ host })) }).toEqual({ host, status: 200 });
+    const bad = [
+      ...['127.0.0.2', '2130706433', '0x7f.1', '0177.0.0.1', '127.1', '[::ffff:127.0.0.1]', '[0:0:0:0:0:0:0:1]', 'localhost.'],
+      ...['localhost:80@evil', 'localhost@evil.example', '[::1]x', '[::1]:80x', 'localhost:', 'localhost:123456', 'localhost:80:80'],
+      ...['127.0.0.1:4000/evil', 'evil.example', 'localhost.evil.example', ':4000', 'localhost :4000'],
+    ];
+    for (const host of bad) expect({ host, ...(await outcome({ host })) }).toEqual({ host, status: 401, reason: 'host' });
+  });
 });
