@@ -22,6 +22,7 @@ import type { Services } from '../services.js';
 import { createGuard, principalOf } from './guard.js';
 import { bodyErrorHandler, finalErrorHandler, malformedPathHandler, notFoundHandler } from './httpErrors.js';
 import { RateLimiter } from './rateLimiter.js';
+import { redactedRequest } from './requestLog.js';
 import { uploadHandler } from './uploadRoute.js';
 import { landingPagePlugin, mountWebAssets } from './webAssets.js';
 
@@ -38,11 +39,6 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** Apollo's landing page (a browser's GET /graphql without a query) carries no data, so it needs no key. */
 const isLandingPage = (req: Request): boolean => req.method === 'GET' && req.query.query === undefined && (req.headers.accept ?? '').includes('text/html');
-
-/** The request as logged, without the bearer key. */
-function redactedRequest(req: { headers?: Record<string, unknown> }): unknown {
-  return req.headers?.authorization === undefined ? req : { ...req, headers: { ...req.headers, authorization: '[redacted]' } };
-}
 
 /** Without keys, only loopback: refuses to listen elsewhere unless authentication is required or a key exists. */
 async function checkExposure(services: Services, host: string): Promise<boolean> {
