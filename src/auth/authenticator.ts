@@ -1,5 +1,5 @@
 import { unauthenticated, type ApiKeyService } from './ApiKeyService.js';
-import { hostOfHeader, isLoopbackHost } from './loopback.js';
+import { isLocalHostHeader, isLoopbackHost } from './loopback.js';
 import { LOCAL_PRINCIPAL, type Principal } from './roles.js';
 
 /** The parts of an HTTP request that decide who sent it. */
@@ -7,7 +7,7 @@ export interface AuthRequest {
   authorization: string | undefined;
   /** The Host header. */
   host: string | undefined;
-  /** True when a Forwarded or X-Forwarded-For header is present (the request came through a proxy). */
+  /** True when a header that proxies add is present (`relayedByProxy`): the request came through a proxy. */
   forwarded: boolean;
   /** The peer's address (socket). */
   remoteAddress: string | undefined;
@@ -36,7 +36,7 @@ export class Authenticator {
     if (!(await this.enabled())) {
       // A proxy would make the loopback-only server public; a foreign Host header means DNS rebinding.
       if (req.forwarded) throw unauthenticated('proxied');
-      if (!isLoopbackHost(hostOfHeader(req.host)) || !isLoopbackHost(req.remoteAddress)) throw unauthenticated('host');
+      if (!isLocalHostHeader(req.host) || !isLoopbackHost(req.remoteAddress)) throw unauthenticated('host');
       return LOCAL_PRINCIPAL;
     }
     if (req.authorization === undefined || req.authorization.trim() === '') throw unauthenticated('missing');

@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Authenticator } from '../auth/authenticator.js';
+import { relayedByProxy } from '../auth/loopback.js';
 import { requireRole, type Principal, type Role } from '../auth/roles.js';
 import { AppError, ErrorCode, isAppError } from '../errors.js';
 import { sendError } from './httpErrors.js';
@@ -38,7 +39,7 @@ export function createGuard(authenticator: Authenticator, limiter: RateLimiter) 
         principal = await authenticator.authenticate({
           authorization: req.headers.authorization,
           host: req.headers.host,
-          forwarded: req.headers.forwarded !== undefined || req.headers['x-forwarded-for'] !== undefined,
+          forwarded: relayedByProxy(req.headers),
           remoteAddress: req.socket.remoteAddress,
         });
       } catch (err) {

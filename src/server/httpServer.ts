@@ -20,8 +20,9 @@ import { resolvers } from '../graphql/resolvers/index.js';
 import { loadTypeDefs } from '../graphql/schema.js';
 import type { Services } from '../services.js';
 import { createGuard, principalOf } from './guard.js';
-import { bodyErrorHandler } from './httpErrors.js';
+import { bodyErrorHandler, finalErrorHandler, malformedPathHandler, notFoundHandler } from './httpErrors.js';
 import { RateLimiter } from './rateLimiter.js';
+import { redactedRequest } from './requestLog.js';
 import { uploadHandler } from './uploadRoute.js';
 import { landingPagePlugin, mountWebAssets } from './webAssets.js';
 
@@ -38,11 +39,6 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** Apollo's landing page (a browser's GET /graphql without a query) carries no data, so it needs no key. */
 const isLandingPage = (req: Request): boolean => req.method === 'GET' && req.query.query === undefined && (req.headers.accept ?? '').includes('text/html');
-
-/** The request as logged, without the bearer key. */
-function redactedRequest(req: { headers?: Record<string, unknown> }): unknown {
-  return req.headers?.authorization === undefined ? req : { ...req, headers: { ...req.headers, authorization: '[redacted]' } };
-}
 
 /** Without keys, only loopback: refuses to listen elsewhere unless authentication is required or a key exists. */
 async function checkExposure(services: Services, host: string): Promise<boolean> {
@@ -120,6 +116,7 @@ export async function startHttpServer(services: Services, port = services.config
       serializers: { req: redactedRequest },
     }),
   );
+  app.use(malformedPathHandler);
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -147,6 +144,8 @@ export async function startHttpServer(services: Services, port = services.config
     }),
     bodyErrorHandler(logger, config.maxBodyBytes),
   );
+  app.use(notFoundHandler);
+  app.use(finalErrorHandler(logger));
 
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
