@@ -98,9 +98,14 @@ export async function planFile(file: FileSource, id: string, defaults: DocumentD
   return { documents: [doc], entities: [], relationships: [], warnings: extracted.warnings };
 }
 
-/** A stable document id for a file name or relative path, e.g. `file:handbook/intro.md`. */
+/**
+ * A stable document id for a file name or relative path, e.g. `file:handbook/intro.md`. Characters an id cannot hold
+ * are percent-encoded (UTF-8), so different names never share an id: replacing them with "-" made `日本.md` and
+ * `中国.md` one document, the second import silently overwriting the first. Too long a result becomes a hash.
+ */
 export function documentIdForFile(name: string): string {
-  const id = `file:${name.replaceAll('\\', '/').replace(/[^A-Za-z0-9_\-:./@#?=&%+~]/g, '-')}`;
+  const encoded = Array.from(name.replaceAll('\\', '/').replace(/\p{Cs}/gu, '\uFFFD'), (ch) => (/^[A-Za-z0-9_\-:./@#?=&+~]$/.test(ch) ? ch : encodeURIComponent(ch).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))).join('');
+  const id = `file:${encoded}`;
   return DOCUMENT_ID_PATTERN.test(id) ? id : `file:${createHash('sha256').update(name).digest('hex').slice(0, 32)}`;
 }
 

@@ -41,7 +41,8 @@ function readMultipartFile(req: Request, maxBytes: number): Promise<ReceivedFile
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: maxBytes, fields: 20, parts: 25 } });
+      // File names arrive as UTF-8 from browsers and curl; busboy's default (latin1) garbled every non-ASCII name.
+      parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { files: 1, fileSize: maxBytes, fields: 20, parts: 25 } });
     } catch {
       reject(new AppError(ErrorCode.BAD_USER_INPUT, `send the file as multipart/form-data with one part named "${FILE_FIELD}"`));
       return;
