@@ -84,7 +84,9 @@ export function buildGraph(spec: LoadedSpec, refs: SpecRefs, ids: SpecIds, ops: 
     properties: { specId, specVersion: spec.specVersion, openapiVersion: spec.declaredVersion, apiVersion: spec.apiVersion, source: spec.sourceUrl, operationCount: ops.length, documentId: ids.overviewDocument },
   });
   for (const t of tags) {
-    entities.push({ id: ids.tag(t.name), type: 'Tag', name: name(t.name), aliases: [], description: description(t.description), properties: { specId } });
+    // Tags and schemas have generic names ("pets", "Error"): they link to their spec's documents explicitly, never by
+    // name, or every note mentioning pets or an error (in any spec) would link to them.
+    entities.push({ id: ids.tag(t.name), type: 'Tag', name: name(t.name), aliases: [], description: description(t.description), properties: { specId }, linkByName: false });
   }
   for (const [schemaName, schema] of refs.namedSchemas()) {
     const s = asJson(schema) ?? {};
@@ -96,6 +98,7 @@ export function buildGraph(spec: LoadedSpec, refs: SpecRefs, ids: SpecIds, ops: 
       aliases: aliases(schemaName, [asString(s.title)]),
       description: description(asString(s.description)),
       properties: { specId, kind: oneLine(schemaLabel({ ...s, description: undefined }, refs), 300), fields: fields.slice(0, MAX_LISTED_FIELDS), required: asArray(s.required).filter((r) => typeof r === 'string').slice(0, MAX_LISTED_FIELDS) },
+      linkByName: false,
     });
     for (const target of directSchemaRefs(schema, refs)) edge(ids.schema(schemaName), 'REFERENCES', ids.schema(target));
   }

@@ -104,7 +104,8 @@ export class GraphService {
   private async writeEntities(writes: readonly EntityWrite[]): Promise<EntityRecord[]> {
     if (writes.length === 0) return [];
     const entities = await this.store.upsertEntities(writes);
-    await this.linker.entitiesChanged(entities.map((e) => ({ entityId: e.id, name: e.name, aliases: e.aliases })));
+    const choice = new Map(writes.map((w) => [w.id, w.linkByName]));
+    await this.linker.entitiesChanged(entities.map((e) => ({ entityId: e.id, name: e.name, aliases: e.aliases, linkByName: choice.get(e.id) })));
     this.outbox?.nudge();
     return entities;
   }

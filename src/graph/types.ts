@@ -37,6 +37,8 @@ export interface EntityWrite {
   aliases: string[];
   description: string | null;
   properties: JsonObject;
+  /** Whether text naming it links to it automatically; undefined keeps the recorded choice (true for a new entity). */
+  linkByName?: boolean;
 }
 
 /** A validated relationship write. Its id is derived from (fromId, type, toId) so upserts are idempotent. */

@@ -12,6 +12,8 @@ export interface RawEntityInput {
   aliases?: readonly string[] | null;
   description?: string | null;
   properties?: unknown;
+  /** False: documents and queries naming it are not linked automatically (importers' generic names); internal only. */
+  linkByName?: boolean;
 }
 
 /** A relationship as clients send it. */
@@ -90,6 +92,7 @@ export function validateEntityInput(raw: RawEntityInput, prefix = 'input'): Enti
     aliases: validateAliases(raw.aliases, `${prefix}.aliases`),
     description,
     properties: validateProperties(raw.properties, `${prefix}.properties`),
+    ...(raw.linkByName !== undefined ? { linkByName: raw.linkByName } : {}),
   };
 }
 

@@ -80,13 +80,16 @@ export class MentionLinker implements DocumentWriteHook {
     // write either committed before (its chunks are visible to the backfill below) or reads the new names itself.
     // Before, a new document written meanwhile read the old names while the backfill could not see its chunks yet,
     // and its mentions were never recorded. The backfill then runs without blocking document writes.
-    await this.db.transaction(async (tx) => {
+    const linking = await this.db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', NAMES_LOCK);
-      await this.mentions.upsertNames(tx, names);
+      return this.mentions.upsertNames(tx, names);
     });
     this.cached = undefined;
+    // Entities that do not link by name get no backfill (their explicit links stay as they are).
+    const linked = names.filter((n) => linking.has(n.entityId));
+    if (linked.length === 0) return;
     await this.db.transaction(async (tx) => {
-      const phrases = names.flatMap((n) => [n.name, ...n.aliases]).filter((p) => p.trim().length >= 2);
+      const phrases = linked.flatMap((n) => [n.name, ...n.aliases]).filter((p) => p.trim().length >= 2);
       if (phrases.length === 0) return;
       // The candidate documents are locked first (KEY SHARE, in id order): a write or delete of one of them waits
       // until these links are in, or runs first and is then seen whole. Locking only the chunks deadlocked with a
@@ -103,7 +106,7 @@ export class MentionLinker implements DocumentWriteHook {
           WHERE c.document_id = ANY($2::text[]) AND c.keyword_tsv @@ ${PHRASES_TSQUERY}`,
         [phrases, locked.map((r) => r.id)],
       );
-      const matcher = new MentionMatcher(names);
+      const matcher = new MentionMatcher(linked);
       const found: MentionRow[] = [];
       const ops: MentionOp[] = [];
       for (const r of rows) {

@@ -5,6 +5,8 @@ export interface EntityName {
   entityId: string;
   name: string;
   aliases: string[];
+  /** False: not matched in text (explicit links only); undefined keeps the recorded choice when names are written. */
+  linkByName?: boolean;
 }
 
 /**

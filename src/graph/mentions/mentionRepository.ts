@@ -22,18 +22,29 @@ export interface OutboxEntry {
 export class MentionRepository {
   constructor(private readonly db: Db) {}
 
-  /** Records (or refreshes) entity names for linking. */
-  async upsertNames(q: Queryable, unsorted: readonly EntityName[]): Promise<void> {
-    if (unsorted.length === 0) return;
+  /** Records (or refreshes) entity names for linking; returns the ids among them that link by name, as recorded now. */
+  async upsertNames(q: Queryable, unsorted: readonly EntityName[]): Promise<Set<string>> {
+    if (unsorted.length === 0) return new Set();
     // Rows are locked in id order, whatever order callers give: concurrent batches then cannot deadlock on them.
     const names = [...unsorted].sort((a, b) => (a.entityId < b.entityId ? -1 : a.entityId > b.entityId ? 1 : 0));
+    const ids = names.map((n) => n.entityId);
     await q.query(
       `INSERT INTO entity_names (entity_id, name, aliases)
        SELECT x.id, x.name, ARRAY(SELECT jsonb_array_elements_text(x.aliases::jsonb))
          FROM unnest($1::text[], $2::text[], $3::text[]) AS x(id, name, aliases)
        ON CONFLICT (entity_id) DO UPDATE SET name = EXCLUDED.name, aliases = EXCLUDED.aliases, updated_at = now()`,
-      [names.map((n) => n.entityId), names.map((n) => n.name), names.map((n) => JSON.stringify(n.aliases))],
+      [ids, names.map((n) => n.name), names.map((n) => JSON.stringify(n.aliases))],
     );
+    // A write that does not say keeps the recorded choice (a new entity links by name).
+    const chosen = names.filter((n) => n.linkByName !== undefined);
+    if (chosen.length > 0) {
+      await q.query('UPDATE entity_names n SET link_by_name = x.link FROM unnest($1::text[], $2::boolean[]) AS x(id, link) WHERE n.entity_id = x.id', [
+        chosen.map((n) => n.entityId),
+        chosen.map((n) => n.linkByName),
+      ]);
+    }
+    const { rows } = await q.query<{ entity_id: string }>('SELECT entity_id FROM entity_names WHERE entity_id = ANY($1::text[]) AND link_by_name', [ids]);
+    return new Set(rows.map((r) => r.entity_id));
   }
 
   /** Forgets an entity: its mentions go with it (cascade). */
@@ -41,9 +52,9 @@ export class MentionRepository {
     await q.query('DELETE FROM entity_names WHERE entity_id = $1', [entityId]);
   }
 
-  /** Every entity name, for the matcher. */
+  /** Every name that links by name, for the matcher (and for finding entities a query names). */
   async allNames(q: Queryable = this.db): Promise<EntityName[]> {
-    const { rows } = await q.query<{ entity_id: string; name: string; aliases: string[] }>('SELECT entity_id, name, aliases FROM entity_names');
+    const { rows } = await q.query<{ entity_id: string; name: string; aliases: string[] }>('SELECT entity_id, name, aliases FROM entity_names WHERE link_by_name');
     return rows.map((r) => ({ entityId: r.entity_id, name: r.name, aliases: r.aliases }));
   }
 
