@@ -418,7 +418,7 @@ export type ImportJob = {
   finishedAt: Maybe<Scalars['DateTime']['output']>;
 };
 
-/** The outcome of an import mutation. With `async: true`, `job` is QUEUED and the rest is empty. */
+/** The outcome of an import mutation. With `async: true`, `job` is QUEUED or already RUNNING and the rest is empty. */
 export type ImportResult = {
   __typename?: 'ImportResult';
   job: ImportJob;
@@ -453,7 +453,7 @@ export type ImportUrlInput = {
   /** Default: the canonical URL. */
   source?: InputMaybe<Scalars['String']['input']>;
   metadata?: InputMaybe<Scalars['JSON']['input']>;
-  /** Return the QUEUED job at once instead of waiting. */
+  /** Return the job at once (QUEUED, or already RUNNING) instead of waiting. */
   async?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
