@@ -14,6 +14,12 @@ export interface ImportPlan {
   relationships: RawRelationshipInput[];
   /** Documents whose id starts with this prefix and are not in `documents` are deleted (vanished operations). */
   replacePrefix?: string;
+  /**
+   * The importer's own graph: entities whose id starts with one of these and are not in `entities` are deleted, and so
+   * are relationships of `replaceRelationshipTypes` among the plan's entities that `relationships` no longer has.
+   */
+  replaceEntityPrefixes?: string[];
+  replaceRelationshipTypes?: string[];
   /** Things the user should know that did not stop the import. */
   warnings: string[];
 }

@@ -63,6 +63,9 @@ export interface GraphPlan {
   relationships: RawRelationshipInput[];
 }
 
+/** The relationship types buildGraph writes (a re-import replaces these, and leaves relationships users added). */
+export const SPEC_RELATIONSHIP_TYPES = ['EXPOSES', 'ACCEPTS', 'RETURNS', 'REFERENCES', 'TAGGED'];
+
 /** Builds entities Api, Operation, Schema, Tag and edges EXPOSES, ACCEPTS, RETURNS, REFERENCES, TAGGED. */
 export function buildGraph(spec: LoadedSpec, refs: SpecRefs, ids: SpecIds, ops: { op: OperationInfo; schemas: OperationSchemas; documentId: string }[], tags: { name: string; description?: string }[], specId: string, title: string): GraphPlan {
   const entities: RawEntityInput[] = [];

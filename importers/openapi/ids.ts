@@ -119,6 +119,8 @@ export interface SpecIds {
   operation(key: string): string;
   schema(name: string): string;
   tag(name: string): string;
+  /** Every operation, schema and tag entity id starts with one of these (the plan's replaceEntityPrefixes). */
+  entityPrefixes: string[];
 }
 
 /** Builds the id scheme for `specId`; `key` is `GET /pets/{id}` or `webhook:newPet POST`. */
@@ -133,5 +135,6 @@ export function specIds(specId: string): SpecIds {
     operation: (key) => boundedId(`operation:${specId}:`, key),
     schema: (name) => boundedId(`schema:${specId}:`, name),
     tag: (name) => boundedId(`tag:${specId}:`, name),
+    entityPrefixes: [`operation:${specId}:`, `schema:${specId}:`, `tag:${specId}:`],
   };
 }

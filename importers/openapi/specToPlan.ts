@@ -1,5 +1,5 @@
 import type { ImportedDocument, ImportPlan } from '../types.js';
-import { buildGraph, operationSchemas } from './graphPlan.js';
+import { SPEC_RELATIONSHIP_TYPES, buildGraph, operationSchemas } from './graphPlan.js';
 import { sanitizeTag, specIds } from './ids.js';
 import { listOperations } from './operations.js';
 import { operationTitle, renderOperation } from './renderOperation.js';
@@ -105,5 +105,13 @@ export function openApiToPlan(spec: LoadedSpec, options: OpenApiPlanOptions): Im
     entityIds: [ids.api, ...tags.map((t) => ids.tag(t.name))],
   };
   if (ops.length === 0) warnings.push('The spec has no operations; only the overview document was planned');
-  return { documents: [overview, ...documents], entities: graph.entities, relationships: graph.relationships, replacePrefix: ids.documentPrefix, warnings };
+  return {
+    documents: [overview, ...documents],
+    entities: graph.entities,
+    relationships: graph.relationships,
+    replacePrefix: ids.documentPrefix,
+    replaceEntityPrefixes: ids.entityPrefixes,
+    replaceRelationshipTypes: SPEC_RELATIONSHIP_TYPES,
+    warnings,
+  };
 }

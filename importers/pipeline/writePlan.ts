@@ -2,6 +2,7 @@ import type { DocumentService } from '../../src/documents/DocumentService.js';
 import { validateDocumentInput, type InputLimits } from '../../src/documents/validateInput.js';
 import { AppError, ErrorCode } from '../../src/errors.js';
 import { MAX_GRAPH_BATCH, type GraphService } from '../../src/graph/GraphService.js';
+import { relationshipId } from '../../src/graph/validateGraphInput.js';
 import { toStorableText } from '../../src/storableText.js';
 import type { ItemOutcome } from '../jobs/types.js';
 import type { ImportPlan } from '../types.js';
@@ -85,5 +86,20 @@ export async function writePlan(
     outcome.changedDocuments += vanished.length;
     if (vanished.length > 0) outcome.warnings.push(`removed ${vanished.length} document(s) that the source no longer has`);
   }
+  if (plan.replaceEntityPrefixes?.length) await replaceGraph(plan, writer, outcome);
   return outcome;
+}
+
+/** Deletes the importer's entities and relationships that the plan no longer has (see ImportPlan.replaceEntityPrefixes). */
+async function replaceGraph(plan: ImportPlan, writer: PlanWriter, outcome: ItemOutcome): Promise<void> {
+  const keep = new Set(plan.entities.flatMap((e) => (e.id ? [e.id] : [])));
+  const staleEntities = (await writer.graph.linker.mentions.entityIdsWithPrefix(plan.replaceEntityPrefixes ?? [])).filter((id) => !keep.has(id));
+  for (const id of staleEntities) await writer.graph.deleteEntity(id);
+  const types = new Set(plan.replaceRelationshipTypes ?? []);
+  const wanted = new Set(plan.relationships.map((r) => relationshipId(r.fromId ?? '', r.type ?? '', r.toId ?? '')));
+  const staleRelationships = (await writer.graph.store.relationshipsAmong([...keep])).filter((r) => types.has(r.type) && !wanted.has(r.id));
+  for (const r of staleRelationships) await writer.graph.deleteRelationship(r.id);
+  if (staleEntities.length + staleRelationships.length > 0) {
+    outcome.warnings.push(`removed ${staleEntities.length} entit${staleEntities.length === 1 ? 'y' : 'ies'} and ${staleRelationships.length} relationship(s) that the source no longer has`);
+  }
 }

@@ -47,6 +47,16 @@ export class MentionRepository {
     return new Set(rows.map((r) => r.entity_id));
   }
 
+  /** Ids of entities whose id starts with any of `prefixes` (entity_names lists every entity, whichever store holds it). */
+  async entityIdsWithPrefix(prefixes: readonly string[]): Promise<string[]> {
+    if (prefixes.length === 0) return [];
+    const { rows } = await this.db.query<{ entity_id: string }>(
+      'SELECT entity_id FROM entity_names WHERE EXISTS (SELECT 1 FROM unnest($1::text[]) AS p WHERE starts_with(entity_id, p)) ORDER BY entity_id',
+      [prefixes],
+    );
+    return rows.map((r) => r.entity_id);
+  }
+
   /** Forgets an entity: its mentions go with it (cascade). */
   async deleteName(q: Queryable, entityId: string): Promise<void> {
     await q.query('DELETE FROM entity_names WHERE entity_id = $1', [entityId]);
