@@ -1,20 +1,16 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { buildSchema, getIntrospectionQuery, type GraphQLObjectType } from 'graphql';
-import { pino } from 'pino';
 import { ApiKeyService } from '../../src/auth/ApiKeyService.js';
 import { ROLES, roleAtLeast, type Role } from '../../src/auth/roles.js';
-import { loadConfig } from '../../src/config.js';
-import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
 import { loadTypeDefs } from '../../src/graphql/schema.js';
 import { startHttpServer } from '../../src/server/httpServer.js';
-import { createServices } from '../../src/services.js';
 import { codeOf, eventually, gqlAs } from '../helpers/auth.js';
 import { dbTargets } from '../helpers/databases.js';
 import { ROOT_OPERATIONS } from '../helpers/rootOperations.js';
+import { startLoggedServer } from '../helpers/loggedServer.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
 const NOT_ALLOWED = ['FORBIDDEN', 'UNAUTHENTICATED'];
@@ -279,21 +275,16 @@ describe('listening beyond loopback', () => {
 
 describe('request logs', () => {
   it('never contain a bearer key', async () => {
-    let logged = '';
-    const logger = pino({ level: 'info' }, new Writable({ write: (chunk: Buffer, _enc, done) => ((logged += chunk.toString()), done()) }));
-    const config = loadConfig({ NODE_ENV: 'test', CAIRN_DATA_DIR: 'memory://', CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' });
-    const services = await createServices(config, logger, { embedder: new HashingEmbeddingProvider({ dimensions: 64 }) });
-    const server = await startHttpServer(services, 0, '127.0.0.1');
+    const server = await startLoggedServer();
     try {
-      const { key } = await services.apiKeys.create('logged', 'reader');
+      const { key } = await server.services.apiKeys.create('logged', 'reader');
       expect(codeOf(await gqlAs(server.url, key, '{ documents { totalCount } }'))).toBeUndefined();
       expect(codeOf(await gqlAs(server.url, `${key}x`, '{ documents { totalCount } }'))).toBe('UNAUTHENTICATED');
-      expect(await eventually(async () => (logged.match(/request completed|request errored/g) ?? []).length >= 2)).toBe(true);
-      expect(logged).toContain('"authorization":"[redacted]"');
-      expect(logged).not.toContain(key.slice(23));
+      expect(await eventually(async () => (server.logged().match(/request completed|request errored/g) ?? []).length >= 2)).toBe(true);
+      expect(server.logged()).toContain('"authorization":"[redacted]"');
+      expect(server.logged()).not.toContain(key.slice(23));
     } finally {
-      await server.stop();
-      await services.close();
+      await server.close();
     }
   });
 });

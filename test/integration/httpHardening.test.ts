@@ -1,13 +1,8 @@
 import http from 'node:http';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { pino } from 'pino';
-import { loadConfig } from '../../src/config.js';
-import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
-import { startHttpServer } from '../../src/server/httpServer.js';
-import { createServices } from '../../src/services.js';
 import { eventually } from '../helpers/auth.js';
 import { dbTargets } from '../helpers/databases.js';
+import { startLoggedServer } from '../helpers/loggedServer.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
 /** A raw answer: fetch normalises paths and refuses to set Host, so these requests go through node:http. */
@@ -156,11 +151,8 @@ describe('authentication off (no key, loopback)', () => {
 
 describe('request logs', () => {
   it('never contain a key sent in a query parameter or a credential header', async () => {
-    let logged = '';
-    const logger = pino({ level: 'info' }, new Writable({ write: (chunk: Buffer, _enc, done) => ((logged += chunk.toString()), done()) }));
-    const config = loadConfig({ NODE_ENV: 'test', CAIRN_DATA_DIR: 'memory://', CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' });
-    const services = await createServices(config, logger, { embedder: new HashingEmbeddingProvider({ dimensions: 64 }) });
-    const server = await startHttpServer(services, 0, '127.0.0.1');
+    const server = await startLoggedServer();
+    const logged = () => server.logged();
     try {
       const secret = (n: number): string => `cairn_0123456789abcdef_s3cr3t${n}x`;
       const query = ['api_key', 'access_token', 'token', 'key', 'API_KEY', 'api%5Fkey', 'apikey', 'key[]'].map((name, i) => `${name}=${secret(i)}`);
@@ -171,15 +163,14 @@ describe('request logs', () => {
         ['GET', '/nowhere', { authorization: `Bearer ${secret(33)}`, 'X-Auth-Token': secret(34), 'api-key': secret(35) }],
       ];
       for (const [method, path, headers] of requests) await raw(server.url, method, path, headers, method === 'POST' ? '{"query":"{ __typename }"}' : undefined);
-      expect(await eventually(async () => (logged.match(/request completed|request errored/g) ?? []).length >= requests.length)).toBe(true);
-      expect(logged).not.toMatch(/s3cr3t/);
-      expect(logged).toContain('"url":"/knowledge/page?q=visible&api_key=[redacted]&access_token=[redacted]&token=[redacted]&key=[redacted]');
-      expect(logged).toContain('"query":{"q":"visible","api_key":"[redacted]"');
-      for (const header of ['x-api-key', 'cookie', 'proxy-authorization', 'authorization', 'x-auth-token', 'api-key']) expect(logged).toContain(`"${header}":"[redacted]"`);
-      expect(logged).toContain('"url":"/explorer"');
+      expect(await eventually(async () => (logged().match(/request completed|request errored/g) ?? []).length >= requests.length)).toBe(true);
+      expect(logged()).not.toMatch(/s3cr3t/);
+      expect(logged()).toContain('"url":"/knowledge/page?q=visible&api_key=[redacted]&access_token=[redacted]&token=[redacted]&key=[redacted]');
+      expect(logged()).toContain('"query":{"q":"visible","api_key":"[redacted]"');
+      for (const header of ['x-api-key', 'cookie', 'proxy-authorization', 'authorization', 'x-auth-token', 'api-key']) expect(logged()).toContain(`"${header}":"[redacted]"`);
+      expect(logged()).toContain('"url":"/explorer"');
     } finally {
-      await server.stop();
-      await services.close();
+      await server.close();
     }
   });
 });
