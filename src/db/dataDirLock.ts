@@ -77,12 +77,24 @@ function readLock(file: string): SeenLock | undefined {
   }
 }
 
+/** True when `pid` runs: it exists and is not a zombie (a killed server whose parent never reaped it holds nothing). */
 function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM'; // it exists, owned by another user
+  }
+  return !isZombie(pid);
+}
+
+// A container whose init does not reap children keeps a server killed with -9 as a zombie, which signal 0 still
+// reaches: the restart was refused once as "in use" by it. /proc shows its state (Linux; elsewhere assume running).
+function isZombie(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return false;
   }
 }
 

@@ -113,6 +113,18 @@ describe('data folder lock', () => {
     expect(fs.existsSync(file)).toBe(false);
   });
 
+  it('takes over a lock whose owner is a zombie (killed, and never reaped by an init that does not reap)', async () => {
+    // `sleep 0` exits at once; its parent then becomes `sleep 30`, which never waits for it: a zombie for 30 s.
+    sleeper = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30']);
+    const zombie = Number(await new Promise<string>((resolve) => sleeper!.stdout!.once('data', (d: Buffer) => resolve(d.toString()))));
+    for (let i = 0; i < 50 && !fs.readFileSync(`/proc/${zombie}/stat`, 'utf8').includes(') Z '); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(fs.readFileSync(`/proc/${zombie}/stat`, 'utf8')).toContain(') Z ');
+    const file = writeLock(dataDir, { pid: zombie, bootId });
+    const lock = lockDataDir(dataDir);
+    expect((JSON.parse(fs.readFileSync(file, 'utf8')) as LockOwner).pid).toBe(process.pid);
+    lock.release();
+  });
+
   it("takes over a lock with this process's own pid that it does not hold (an earlier run of a restarted container)", () => {
     writeLock(dataDir, { pid: process.pid, bootId });
     lockDataDir(dataDir).release();
