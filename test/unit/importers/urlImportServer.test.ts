@@ -14,12 +14,65 @@ describe.each(dbTargets())('URL imports through the server ($name)', (target) =>
   let t: TestServer;
   let site: FixtureSite;
   beforeAll(async () => {
-    site = await startFixtureSite({ '/plain.txt': { body: 'Rotate the signing keys every quarter.', type: 'text/plain' } });
+    const page = (head: string, body: string) => ({ body: `<html><head>${head}</head><body>${body}</body></html>`, type: 'text/html' });
+    site = await startFixtureSite({
+      '/plain.txt': { body: 'Rotate the signing keys every quarter.', type: 'text/plain' },
+      '/long-title': page(`<title>${'Quarterly key rotation '.repeat(150)}</title>`, '<main><p>Rotate the signing keys every quarter.</p></main>'),
+      '/big-description': page(`<title>Keys</title><meta name="description" content="${'d'.repeat(200_000)}">`, '<main><p>Rotate the keys.</p></main>'),
+      '/empty': page('<title>Nothing here</title>', '<nav>Home</nav><script>1</script>'),
+      '/no-content': (_req, res) => res.writeHead(204).end(),
+      '/broken.pdf': { body: 'not a pdf at all', type: 'application/pdf' },
+    });
     t = await startTestServer(target, { CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: '127.0.0.1' });
   });
   afterAll(async () => {
     await t?.close();
     await site?.close();
+  });
+
+  it('shortens a title and metadata taken from the page instead of failing the import, and keeps the caller\'s metadata', async () => {
+    type Doc = { title: string; metadata: Record<string, string> };
+    const titled = await t.gql<{ importUrl: { documents: Doc[] } }>(IMPORT_URL, { input: { url: `${site.url}/long-title` } });
+    expect(titled.errors).toBeUndefined();
+    const title = titled.data!.importUrl.documents[0]!.title;
+    expect(title.length).toBeLessThanOrEqual(1000);
+    expect(title.length).toBeGreaterThan(990);
+    expect(title).toMatch(/^Quarterly key rotation Quarterly .*…$/);
+
+    const note = 'n'.repeat(1500);
+    const described = await t.gql<{ importUrl: { documents: Doc[] } }>(IMPORT_URL, { input: { url: `${site.url}/big-description`, metadata: { note } } });
+    expect(described.errors).toBeUndefined();
+    const { metadata } = described.data!.importUrl.documents[0]!;
+    expect(metadata.description).toBe(`${'d'.repeat(999)}…`);
+    expect(metadata).toMatchObject({ note, url: `${site.url}/big-description`, finalUrl: `${site.url}/big-description` });
+    // Beside metadata of the caller's that nearly fills the 64 KB cap, the page's largest value gives way.
+    const full = await t.gql<{ importUrl: { documents: Doc[] } }>(IMPORT_URL, { input: { url: `${site.url}/big-description`, metadata: { note: 'n'.repeat(64_500) } } });
+    expect(full.errors).toBeUndefined();
+    expect(full.data!.importUrl.documents[0]!.metadata).not.toHaveProperty('description');
+    expect(full.data!.importUrl.documents[0]!.metadata).toMatchObject({ url: `${site.url}/big-description` });
+  });
+
+  it('fails a page with no text, or an empty answer, as a file with no text, naming the URL', async () => {
+    for (const path of ['/empty', '/no-content']) {
+      const res = await t.gql(IMPORT_URL, { input: { url: `${site.url}${path}` } });
+      expect(res.errors?.[0]).toMatchObject({ message: `"${site.url}${path}" contains no text`, extensions: { code: 'INVALID_FILE', item: `${site.url}${path}` } });
+    }
+    const pdf = await t.gql(IMPORT_URL, { input: { url: `${site.url}/broken.pdf` } });
+    expect(pdf.errors?.[0]?.extensions?.code).toBe('INVALID_FILE');
+    expect(pdf.errors?.[0]?.message).toMatch(new RegExp(`^"${site.url}/broken.pdf" `));
+  });
+
+  it('shortens a too-long heading of an uploaded file used as its title', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([`# ${'Escalation '.repeat(300)}\n\nPage the on-call engineer.`], { type: 'text/markdown' }), 'escalation.md');
+    const up = await fetch(`${t.server.url}/v1/uploads`, { method: 'POST', body: form, headers: { 'apollo-require-preflight': 'true' } });
+    const { id } = (await up.json()) as { id: string };
+    const res = await t.gql<{ importUpload: { documents: { title: string }[] } }>(
+      `mutation($input: ImportUploadInput!) { importUpload(input: $input) { documents { title } } }`,
+      { input: { uploadId: id } },
+    );
+    expect(res.errors).toBeUndefined();
+    expect(res.data!.importUpload.documents[0]!.title).toMatch(/^Escalation Escalation .{900,}…$/);
   });
 
   it('never repeats or stores the password of a URL: errors, items, jobs and redirects show http://***@', async () => {
