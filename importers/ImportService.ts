@@ -262,7 +262,7 @@ function itemLabels(request: ImportRequest): string[] {
     case 'url':
       return request.urls;
     case 'openapi':
-      return [request.url ?? `inline spec${request.title ? ` "${request.title}"` : ''}`];
+      return [request.url ?? request.file ?? `inline spec${request.title ? ` "${request.title}"` : ''}`];
     case 'upload':
       return [request.fileName];
     case 'directory':
