@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { ImportConfig } from '../src/config.js';
 import type { Db } from '../src/db/Db.js';
 import type { DocumentService } from '../src/documents/DocumentService.js';
+import type { JsonObject } from '../src/documents/types.js';
 import type { InputLimits } from '../src/documents/validateInput.js';
 import { AppError, ErrorCode, isAppError } from '../src/errors.js';
 import type { GraphService } from '../src/graph/GraphService.js';
@@ -10,7 +11,7 @@ import type { Logger } from '../src/logger.js';
 import type { SafeFetcher } from './http/SafeFetcher.js';
 import { ImportJobRepository } from './jobs/importJobRepository.js';
 import { ImportJobRunner, type JobContext } from './jobs/ImportJobRunner.js';
-import type { ImportJobItemRecord, ImportJobRecord, ImportJobStatus, ImportRequest, ItemEvent } from './jobs/types.js';
+import type { DocumentDefaults, ImportJobItemRecord, ImportJobRecord, ImportJobStatus, ImportRequest, ItemEvent } from './jobs/types.js';
 import { documentIdForFile, planFile, planOpenApi, planUrl, type PlanDeps } from './pipeline/planSources.js';
 import { type BulkLoad, withBulkLoad } from '../src/retrieval/bulkLoad.js';
 import { ImportAborted, writePlan, type PlanWriter } from './pipeline/writePlan.js';
@@ -162,6 +163,17 @@ export class ImportService {
   }
 
   private async planItem(request: ImportRequest, item: ImportJobItemRecord): Promise<ImportPlan> {
+    if (request.kind === 'openapi') return this.planSource(request, item);
+    // For URL items the label is the URL.
+    const source: Record<string, string> = request.kind === 'url' ? { url: item.label } : { fileName: item.label };
+    try {
+      return fitToSource(await this.planSource(request, item), request.defaults, item.label, source);
+    } catch (err) {
+      throw request.kind === 'url' ? namingUrl(err, item.label) : err;
+    }
+  }
+
+  private async planSource(request: ImportRequest, item: ImportJobItemRecord): Promise<ImportPlan> {
     switch (request.kind) {
       case 'url':
         return planUrl(request.urls[item.ordinal] as string, request.defaults, this.planDeps);
@@ -191,13 +203,66 @@ export class ImportService {
   }
 }
 
+/** Longest title DocumentService accepts; a longer one from a source is cut, as the OpenAPI importer cuts its titles. */
+const MAX_TITLE = 1000;
+/** Longest text a source puts in one metadata value (a page description, a PDF subject): enough to read, never the cap. */
+const MAX_SOURCE_VALUE = 1000;
+/** DocumentService's cap on metadata as JSON. */
+const MAX_METADATA_BYTES = 64 * 1024;
+/** Metadata that records where a document came from; cutting them would make them wrong. */
+const URL_KEYS = new Set(['url', 'finalUrl']);
+
+/** Cuts text to `max` characters ending in "…", never between the halves of a surrogate pair. */
+function shorten(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  if (/[\uDC00-\uDFFF]/.test(text.charAt(end))) end -= 1;
+  return `${text.slice(0, end).trimEnd()}…`;
+}
+
+/**
+ * Fits what a page or file says about itself into the document limits, so text the user never typed cannot fail the
+ * import as if it were input: a too-long title and metadata values are shortened (the user's own metadata is kept),
+ * and a source with no text fails as INVALID_FILE naming it, like a file with no text.
+ */
+function fitToSource(plan: ImportPlan, defaults: DocumentDefaults, label: string, details: Record<string, string>): ImportPlan {
+  const given = defaults.metadata;
+  const fromUser = (key: string, value: unknown) => Object.hasOwn(given, key) && given[key] === value;
+  for (const doc of plan.documents) {
+    if (doc.content.replace(/\u0000/g, '').trim() === '') throw new AppError(ErrorCode.INVALID_FILE, `"${label}" contains no text`, details);
+    doc.title = shorten(doc.title.trim(), MAX_TITLE);
+    const metadata: JsonObject = {};
+    for (const [key, value] of Object.entries(doc.metadata)) {
+      const cut = typeof value === 'string' && !URL_KEYS.has(key) && !fromUser(key, value);
+      metadata[key] = cut ? shorten(value, MAX_SOURCE_VALUE) : value;
+    }
+    // Still too large only beside the user's own metadata: the source's values give way, largest first.
+    const size = (key: string) => Buffer.byteLength(JSON.stringify(metadata[key]) ?? '', 'utf8');
+    const sourceKeys = Object.keys(metadata).filter((k) => !fromUser(k, metadata[k])).sort((a, b) => size(b) - size(a));
+    for (const key of sourceKeys) {
+      if (Buffer.byteLength(JSON.stringify(metadata), 'utf8') <= MAX_METADATA_BYTES) break;
+      delete metadata[key];
+    }
+    doc.metadata = metadata;
+  }
+  return plan;
+}
+
+/** A file error from a fetched URL names the URL, not the last segment of its path (`"204" contains no text`). */
+function namingUrl(err: unknown, url: string): unknown {
+  if (!isAppError(err) || (err.code !== ErrorCode.INVALID_FILE && err.code !== ErrorCode.UNSUPPORTED_CONTENT_TYPE)) return err;
+  const fileName = err.details.fileName;
+  if (typeof fileName !== 'string' || !err.message.startsWith(`"${fileName}" `)) return err;
+  return new AppError(err.code, `"${url}"${err.message.slice(fileName.length + 2)}`, { ...err.details, url }, { cause: err });
+}
+
 /** One label per item: what the job reports in progress and errors. */
 function itemLabels(request: ImportRequest): string[] {
   switch (request.kind) {
     case 'url':
       return request.urls;
     case 'openapi':
-      return [request.url ?? `inline spec${request.title ? ` "${request.title}"` : ''}`];
+      return [request.url ?? request.file ?? `inline spec${request.title ? ` "${request.title}"` : ''}`];
     case 'upload':
       return [request.fileName];
     case 'directory':

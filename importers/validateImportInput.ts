@@ -2,6 +2,7 @@ import { validateDocumentDefaults, validateDocumentId, type RawDocumentInput } f
 import { validateTags } from '../src/documents/tagExpression.js';
 import { AppError, ErrorCode, badInput } from '../src/errors.js';
 import type { ImportRequest } from './jobs/types.js';
+import { redactUrl } from './http/redactUrl.js';
 import { documentIdForFile } from './pipeline/planSources.js';
 import type { UploadRecord } from './uploads/uploadRepository.js';
 
@@ -23,15 +24,18 @@ export interface RawOpenApiImport {
 /** `importUpload` input as clients send it. */
 export type RawUploadImport = Omit<RawDocumentInput, 'content' | 'expiresAt' | 'entityIds'> & { uploadId?: string | null };
 
-/** Checks that a string is an absolute URL; the safe client decides later whether it may be fetched. */
+/**
+ * Checks that a string is an absolute URL; the safe client decides later whether it may be fetched. A user name and
+ * password become `***`: the URL is stored with the job and shown in errors, and the fetch refuses credentials anyway.
+ */
 export function validateImportUrl(value: string | null | undefined, field: string): string {
   const url = (value ?? '').trim();
   if (url === '') throw badInput(field, 'must be an absolute URL such as https://example.com/docs');
   if (url.length > MAX_URL) throw badInput(field, `must be at most ${MAX_URL} characters`);
   try {
-    return new URL(url).href;
+    return redactUrl(new URL(url));
   } catch {
-    throw badInput(field, `"${url.slice(0, 100)}" is not an absolute URL (e.g. https://example.com/docs)`);
+    throw badInput(field, `"${redactUrl(url).slice(0, 100)}" is not an absolute URL (e.g. https://example.com/docs)`);
   }
 }
 

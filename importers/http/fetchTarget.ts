@@ -1,6 +1,7 @@
 import { promises as dns } from 'node:dns';
 import { AppError, ErrorCode } from '../../src/errors.js';
 import { classifyAddress, hostLiteral, normalizeHost } from './addressPolicy.js';
+import { redactUrl } from './redactUrl.js';
 import type { ResolvedAddress } from './SafeFetcher.js';
 
 /** Resolves a host name to all its addresses. */
@@ -27,12 +28,13 @@ export function checkUrl(raw: string, base?: URL): URL {
   try {
     url = new URL(raw, base);
   } catch {
-    throw new AppError(ErrorCode.IMPORT_FETCH_FAILED, `invalid URL: ${raw}`, { url: raw, reason: 'invalid URL' });
+    const shown = redactUrl(raw);
+    throw new AppError(ErrorCode.IMPORT_FETCH_FAILED, `invalid URL: ${shown}`, { url: shown, reason: 'invalid URL' });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw blocked(url, `the ${url.protocol.replace(/:$/, '')} scheme is not allowed; only http and https are`);
   }
-  if (url.username !== '' || url.password !== '') throw blocked(url, 'URLs with credentials are not allowed');
+  if (url.username !== '' || url.password !== '') throw blocked(url, 'URLs with a user name or password are not allowed; remove them from the URL');
   return url;
 }
 
@@ -77,5 +79,7 @@ async function resolveName(url: URL, hostname: string, resolve: Resolver): Promi
 
 function blocked(url: URL, reason: string, extra: Record<string, unknown> = {}): AppError {
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  return new AppError(ErrorCode.IMPORT_FETCH_BLOCKED, `fetch of ${url.href} blocked: ${reason}`, { url: url.href, host, ...extra, reason });
+  // A redirect may point at a URL with credentials; they are not repeated.
+  const shown = redactUrl(url);
+  return new AppError(ErrorCode.IMPORT_FETCH_BLOCKED, `fetch of ${shown} blocked: ${reason}`, { url: shown, host, ...extra, reason });
 }

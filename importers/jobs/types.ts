@@ -15,7 +15,16 @@ export type DocumentDefaults = DocumentDefaultsInput;
 /** A validated import request, stored with the job so it can run (or resume) with no other state. */
 export type ImportRequest =
   | { kind: 'url'; urls: string[]; defaults: DocumentDefaults }
-  | { kind: 'openapi'; url?: string; content?: string; title?: string; tags: string[]; source?: string }
+  | {
+      kind: 'openapi';
+      url?: string;
+      content?: string;
+      title?: string;
+      tags: string[];
+      source?: string;
+      /** The local file the CLI read `content` from: the item's label. */
+      file?: string;
+    }
   | { kind: 'upload'; uploadId: string; fileName: string; documentId: string; defaults: DocumentDefaults }
   | { kind: 'directory'; root: string; files: string[]; defaults: DocumentDefaults };
 

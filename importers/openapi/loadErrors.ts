@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '../../src/errors.js';
+import { AppError, ErrorCode, echo } from '../../src/errors.js';
 
 /** One validator finding: where (a JSON pointer) and what. */
 export interface SpecProblem {
@@ -38,6 +38,30 @@ function locationIn(message: string): string | undefined {
   return path?.[1];
 }
 
+/**
+ * The actionable error for a spec too deep for the recursive bundler, dereferencer or validator: their own message
+ * is a stack overflow or names an option Cairn does not expose. assertSpecShape catches the plain cases first.
+ */
+function tooDeepError(err: unknown, raw: string): AppError | undefined {
+  const limit = /Maximum dereference depth \((\d+)\) exceeded at (\S+?)\.?(?:\s|$)/.exec(raw);
+  if (limit) {
+    const location = limit[2]!;
+    return new AppError(
+      ErrorCode.INVALID_OPENAPI,
+      `The spec nests deeper than ${limit[1]} levels once its $refs are followed (at ${echo(location)}); no real API needs that: check the generator that wrote it, or flatten the nesting`,
+      { location: location.slice(0, 1000), reason: 'too_deep' },
+      { cause: err },
+    );
+  }
+  if (!/Maximum call stack size exceeded/.test(raw)) return undefined;
+  return new AppError(
+    ErrorCode.INVALID_OPENAPI,
+    "The spec's $refs form a cycle with no schema in it or nest too deeply to resolve; make each $ref point at a schema and keep nesting shallow",
+    { reason: 'too_deep' },
+    { cause: err },
+  );
+}
+
 /** Maps a swagger-parser failure to AppError INVALID_OPENAPI carrying the validator's message and location. */
 export function toInvalidOpenApi(err: unknown): AppError {
   if (err instanceof AppError) return err;
@@ -52,6 +76,8 @@ export function toInvalidOpenApi(err: unknown): AppError {
       problems: problems.slice(0, 50),
     });
   }
+  const deep = tooDeepError(err, raw);
+  if (deep) return deep;
   const message = raw.replace(/\s+/g, ' ').trim().slice(0, 2000);
   const location = locationIn(raw);
   return new AppError(ErrorCode.INVALID_OPENAPI, `The spec is invalid: ${message}`, location ? { location } : {}, { cause: err });

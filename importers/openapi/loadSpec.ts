@@ -5,7 +5,7 @@ import { toInvalidOpenApi } from './loadErrors.js';
 import { DEFAULT_MAX_ALIASES, detectSpecVersion, parseSpecText, requireOpenApi } from './parseSpec.js';
 import { INLINE_BASE, refParserOptions, type RefReadState } from './refResolver.js';
 import { asJson, asString, type Json, type LoadedSpec } from './types.js';
-import { validateOpenApiDocument } from './validateSpec.js';
+import { assertSpecShape, validateOpenApiDocument } from './validateSpec.js';
 
 export { looksLikeOpenApi, parseSpecText } from './parseSpec.js';
 export type { LoadedSpec, SpecVersion } from './types.js';
@@ -68,6 +68,7 @@ export async function loadOpenApiSpec(source: SpecSource, deps: LoadSpecDeps): P
   const { specVersion, declaredVersion } = detectSpecVersion(raw);
   const warnings: string[] = [];
   coerceInfoVersion(raw, warnings);
+  assertSpecShape(raw);
 
   const state: RefReadState = {
     fetcher: deps.fetcher,
@@ -85,6 +86,8 @@ export async function loadOpenApiSpec(source: SpecSource, deps: LoadSpecDeps): P
   } catch (err) {
     throw state.error ?? toInvalidOpenApi(err);
   }
+  // Again, for what external documents brought in.
+  if (state.fetched.length > 0) assertSpecShape(bundled);
   try {
     // Validation needs a dereferenced copy; `bundled` keeps its $refs. Cycles stay as $ref ("ignore").
     const dereferenced = await new $RefParser().dereference(base, structuredClone(bundled), { ...refParserOptions(state), dereference: { circular: 'ignore' } });

@@ -6,7 +6,7 @@ import { walkDirectory } from '../../importers/pipeline/walkDirectory.js';
 import { validateOpenApiImport, validateUrlImport } from '../../importers/validateImportInput.js';
 import type { Config } from '../config.js';
 import { validateDocumentDefaults } from '../documents/validateInput.js';
-import { badInput } from '../errors.js';
+import { badInput, ErrorCode, isAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createServices } from '../services.js';
 import { UsageError } from './cliErrors.js';
@@ -51,7 +51,10 @@ async function buildRequest(kind: string | undefined, targets: string[], config:
       const size = info.size;
       if (size > config.import.maxBytes) throw badInput('import openapi', `${target} is ${size} bytes; the limit is ${config.import.maxBytes} (CAIRN_IMPORT_MAX_BYTES)`);
       const content = await readFile(target, 'utf8');
-      return validateOpenApiImport({ ...raw, content, source: opts.source ?? path.resolve(target) }, config.import.maxBytes, 'import openapi');
+      const request = validateOpenApiImport({ ...raw, content, source: opts.source ?? path.resolve(target) }, config.import.maxBytes, 'import openapi');
+      // Labels the item in progress and errors; without it the job would call it "inline spec".
+      if (request.kind === 'openapi') request.file = path.resolve(target);
+      return request;
     }
     case 'dir': {
       const root = path.resolve(targets[0] as string);
@@ -61,6 +64,22 @@ async function buildRequest(kind: string | undefined, targets: string[], config:
       return { kind: 'directory', root, files, defaults: validateDocumentDefaults(raw, 'import dir') };
     }
   }
+}
+
+/** The option each validated field comes from, for command-line messages. */
+const OPTION_OF: Record<string, string> = { documentType: '--type', tags: '--tag', title: '--title', source: '--source' };
+
+/**
+ * A bad option value or URL argument is a mistake on the command line: the message names the option (`--type: …`),
+ * not the field it is validated as (`import dir.documentType: …`), and the CLI exits 2 with a pointer to --help.
+ */
+function asUsageError(err: unknown, command: string): unknown {
+  if (!isAppError(err) || err.code !== ErrorCode.BAD_USER_INPUT) return err;
+  const field = err.details.field;
+  if (typeof field !== 'string' || !field.startsWith(`${command}.`) || !err.message.startsWith(`${field}: `)) return err;
+  const name = field.slice(command.length + 1).replace(/\[\d+\]$/, '');
+  const option = OPTION_OF[name] ?? (name === 'url' || name === 'urls' ? command : undefined);
+  return option ? new UsageError(`${option}: ${err.message.slice(field.length + 2)}`) : err;
 }
 
 /** Prints one line per item: NDJSON with `--json`, else failures on stderr under a progress bar. */
@@ -94,7 +113,9 @@ function summarize(job: ImportJobRecord, changed: number): string {
 
 /** `cairn import url|openapi|dir`: runs one import job in-process against the configured store; exit 1 when any item failed. */
 export async function importCommand(config: Config, logger: Logger, args: string[], opts: ImportCommandOptions): Promise<number> {
-  const request = await buildRequest(args[0], args.slice(1), config, opts);
+  const request = await buildRequest(args[0], args.slice(1), config, opts).catch((err: unknown) => {
+    throw asUsageError(err, `import ${args[0] ?? ''}`);
+  });
   const services = await createServices(config, logger, { importQueue: false });
   try {
     const total = request.kind === 'url' ? request.urls.length : request.kind === 'directory' ? request.files.length : 1;

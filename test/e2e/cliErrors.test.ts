@@ -10,6 +10,7 @@ import { runCli } from '../helpers/cli.js';
 // exit 2 for a wrong command line (with a pointer to --help), exit 1 for anything else.
 
 const STACK_LINE = /^\s+at /m;
+const HANDBOOK = projectPath('test', 'fixtures', 'imports', 'handbook');
 const env = { CAIRN_DATA_DIR: 'memory://', CAIRN_EMBEDDING_PROVIDER: 'hashing' };
 
 /** stderr's lines, without blanks. */
@@ -35,6 +36,11 @@ describe('cairn command errors', () => {
     [['keys', 'rotate'], /^cairn: unknown keys action "rotate"/],
     [['import', 'dir'], /^cairn: import dir needs a folder/],
     [['import', 'ftp', 'x'], /^cairn: unknown import kind "ftp"/],
+    // A bad option value names the option, not the field it is validated as ("import dir.documentType").
+    [['import', 'dir', HANDBOOK, '--type', 'BOGUS'], /^cairn: --type: must be one of MANUAL, TUTORIAL, .*, OTHER$/],
+    [['import', 'dir', HANDBOOK, '--tag', 'Not Valid'], /^cairn: --tag: invalid tag "Not Valid": tags are lower-case/],
+    [['import', 'url', 'https://example.com/a', '--title', ' '], /^cairn: --title: must not be empty$/],
+    [['import', 'url', 'https://example.com/a', 'not a url'], /^cairn: import url: "not a url" is not an absolute URL/],
   ])('usage error %j: one line plus --help, exit 2', async (args, message) => {
     const res = await runCli(args, env);
     expect(res.code).toBe(2);

@@ -82,6 +82,15 @@ describe('cairn import (embedded default)', () => {
     expect(summary).toMatchObject({ event: 'summary', status: 'PARTIAL' });
   });
 
+  it('labels a spec file that fails with its path, not "inline spec"', async () => {
+    const file = path.join(path.dirname(folder), 'broken.yaml');
+    fs.writeFileSync(file, 'openapi: 3.0.0\ninfo: { title: Broken, version: "1" }\npaths:\n  /x:\n    get:\n      summary: no responses\n');
+    const res = await runCli(['import', 'openapi', file], env());
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain(`✗ ${file}: [INVALID_OPENAPI] The spec does not validate`);
+    expect(res.stderr).not.toContain('inline spec');
+  });
+
   it('marks a job interrupted when the server dies mid-import, and resumes it', async () => {
     const { child, url } = await startCliServer(env());
     const gql = async <T>(query: string, variables: Record<string, unknown> = {}, base = url): Promise<T> => {
