@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { dbTargets } from '../../helpers/databases.js';
-import { startFixtureSite, type FixtureSite } from '../../helpers/fixtureSite.js';
-import { startTestServer, type TestServer } from '../../helpers/testServer.js';
+import { dbTargets } from '../helpers/databases.js';
+import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
+import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
 // Runs the whole path (GraphQL, job, safe fetcher, pipeline, PGlite) against a fixture site on 127.0.0.1.
 
