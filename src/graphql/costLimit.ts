@@ -28,37 +28,34 @@ const SIZE_ARGUMENTS = new Set(['first', 'last']);
  * so `entities(first: $n)` otherwise cost as if it returned one item.
  */
 export function withSizesInlined(schema: GraphQLSchema, document: DocumentNode, variables: Readonly<Record<string, unknown>>): DocumentNode {
-  const defaults = new Map<string, ValueNode>();
+  const defaults = new Map<string, unknown>();
   for (const def of document.definitions) {
     if (def.kind !== Kind.OPERATION_DEFINITION) continue;
-    for (const v of def.variableDefinitions ?? []) if (v.defaultValue) defaults.set(v.variable.name.value, v.defaultValue);
+    for (const v of def.variableDefinitions ?? []) if (v.defaultValue?.kind === Kind.INT) defaults.set(v.variable.name.value, Number(v.defaultValue.value));
   }
-  // A connection returns at most MAX_PAGE_SIZE items whatever `first` asks (and Entity.documents refuses more).
-  const literal = (value: unknown): ValueNode | undefined =>
-    typeof value === 'number' && Number.isInteger(value) && value >= 0 ? { kind: Kind.INT, value: String(Math.min(value, MAX_PAGE_SIZE)) } : undefined;
+  /** The size an argument value asks for, or undefined when it asks none (null, or a variable not given). */
+  const asked = (value: ValueNode): number | undefined => {
+    const n = value.kind === Kind.INT ? Number(value.value) : value.kind === Kind.VARIABLE ? (Object.prototype.hasOwnProperty.call(variables, value.name.value) ? variables[value.name.value] : defaults.get(value.name.value)) : undefined;
+    return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : undefined;
+  };
   const typeInfo = new TypeInfo(schema);
   return visit(
     document,
     visitWithTypeInfo(typeInfo, {
-      Argument(node): ArgumentNode | undefined {
-        if (!SIZE_ARGUMENTS.has(node.name.value)) return undefined;
-        let value: ValueNode | undefined = node.value;
-        if (value.kind === Kind.VARIABLE) {
-          const name = value.name.value;
-          value = Object.prototype.hasOwnProperty.call(variables, name) ? literal(variables[name]) : defaults.get(name);
-        }
-        if (value?.kind === Kind.INT) value = literal(Number(value.value));
-        return value ? { ...node, value } : undefined;
-      },
       Field: {
         enter(node) {
           const field = typeInfo.getFieldDef();
+          const sized = node.arguments?.filter((a) => SIZE_ARGUMENTS.has(a.name.value)) ?? [];
           const first = field?.args.find((a) => a.name === 'first');
-          if (!field || !first || node.arguments?.some((a) => SIZE_ARGUMENTS.has(a.name.value))) return undefined;
+          if (!field || (!first && sized.length === 0)) return undefined;
           const isConnection = getNamedType(field.type).name.endsWith('Connection');
-          const size = typeof first.defaultValue === 'number' ? first.defaultValue : isConnection ? DEFAULT_PAGE_SIZE : undefined;
-          if (size === undefined) return undefined;
-          return { ...node, arguments: [...(node.arguments ?? []), { kind: Kind.ARGUMENT, name: { kind: Kind.NAME, value: 'first' }, value: { kind: Kind.INT, value: String(size) } }] };
+          const fallback = typeof first?.defaultValue === 'number' ? first.defaultValue : isConnection ? DEFAULT_PAGE_SIZE : undefined;
+          const given = sized.map((a) => asked(a.value)).find((n) => n !== undefined);
+          // A connection returns at most MAX_PAGE_SIZE items whatever `first` asks (and Entity.documents refuses more).
+          const size = given !== undefined ? Math.min(given, MAX_PAGE_SIZE) : fallback;
+          const others = (node.arguments ?? []).filter((a) => !SIZE_ARGUMENTS.has(a.name.value));
+          const sizeArgument: ArgumentNode[] = size === undefined ? [] : [{ kind: Kind.ARGUMENT, name: { kind: Kind.NAME, value: 'first' }, value: { kind: Kind.INT, value: String(size) } }];
+          return { ...node, arguments: [...others, ...sizeArgument] };
         },
       },
     }),

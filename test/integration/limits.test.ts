@@ -75,6 +75,8 @@ describe.each(dbTargets())('request limits ($name)', (target) => {
       expect((await ask('{ documents { nodes { id } } }')).body.errors).toBeUndefined();
       // Entity.documents defaults to 20 per entity, within a 20-entity page: 20 × 20 documents.
       expectTooComplex(await ask('{ entities { nodes { documents { id } } } }'), 'cost', 300, 'CAIRN_GRAPHQL_MAX_COST');
+      // So does a size variable the request leaves out: the field then uses its default page.
+      expectTooComplex(await gqlAs(t.server.url, undefined, 'query($n: Int) { entities(first: $n) { nodes { documents { id } } } }'), 'cost', 300, 'CAIRN_GRAPHQL_MAX_COST');
     });
 
     it('answers 413 naming CAIRN_MAX_BODY_BYTES, and JSON errors for bad JSON', async () => {
