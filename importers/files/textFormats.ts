@@ -1,26 +1,47 @@
 import { parse as parseYaml } from 'yaml';
+import type { JsonObject } from '../../src/documents/types.js';
+import { sanitizeTag } from '../openapi/ids.js';
 import type { ExtractedFile } from './types.js';
 
 const FRONT_MATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/;
 /** Front matter is small; a low alias cap stops "billion laughs" YAML. */
 const YAML_OPTIONS = { maxAliasCount: 50 } as const;
 
-/** Markdown is stored as is; the title comes from front matter `title:` or the first `# ` heading. */
+/**
+ * Markdown is stored without its front matter, whose keys (layout, permalink …) would otherwise be searched as text:
+ * its `title` names the document, its `tags` (or `keywords`) become tags, its `description` joins the metadata and the
+ * rest is kept as `metadata.frontMatter`. Without front matter the title is the first `# ` heading.
+ */
 export function extractMarkdown(text: string): ExtractedFile {
   const warnings: string[] = [];
   const frontMatter = FRONT_MATTER.exec(text);
   let title: string | undefined;
   let body = text;
+  const metadata: JsonObject = {};
+  let tags: string[] | undefined;
   if (frontMatter) {
-    body = text.slice(frontMatter[0].length);
     try {
       const data: unknown = parseYaml(frontMatter[1] ?? '', YAML_OPTIONS);
-      if (isRecord(data) && typeof data.title === 'string' && data.title.trim()) title = data.title.trim();
+      body = text.slice(frontMatter[0].length);
+      if (isRecord(data)) {
+        if (typeof data.title === 'string' && data.title.trim()) title = data.title.trim();
+        if (typeof data.description === 'string' && data.description.trim()) metadata.description = data.description.trim();
+        tags = frontMatterTags(data.tags ?? data.keywords);
+        const rest = JSON.parse(JSON.stringify(data)) as JsonObject; // JSON-safe: dates as ISO strings
+        if (Object.keys(rest).length > 0) metadata.frontMatter = rest;
+      }
     } catch (error) {
-      warnings.push(`front matter is not valid YAML and was ignored: ${error instanceof Error ? error.message : String(error)}`);
+      warnings.push(`front matter is not valid YAML and was kept as text: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  return { format: 'markdown', title: title ?? firstHeading(body, 1), content: text, metadata: {}, warnings };
+  return { format: 'markdown', title: title ?? firstHeading(body, 1), content: body, metadata, ...(tags?.length ? { tags } : {}), warnings };
+}
+
+/** Front matter tags as valid tags (`Getting Started` → `getting-started`): a list or a comma-separated string. */
+function frontMatterTags(value: unknown): string[] | undefined {
+  const raw = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [];
+  const tags = raw.flatMap((t) => (typeof t === 'string' || typeof t === 'number' ? [sanitizeTag(String(t))] : [])).filter((t): t is string => t !== undefined);
+  return tags.length > 0 ? [...new Set(tags)].slice(0, 50) : undefined;
 }
 
 /** Plain text is stored as is and has no title of its own. */

@@ -25,6 +25,8 @@ export interface ExtractedFile {
   title: string | undefined;
   content: string;
   metadata: JsonObject;
+  /** Tags the file gives itself (markdown front matter `tags:`), already valid tags; added to the caller's. */
+  tags?: string[];
   /** Things the user should know that did not stop the extraction. */
   warnings: string[];
 }

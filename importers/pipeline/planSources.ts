@@ -12,6 +12,9 @@ import type { ImportPlan, ImportedDocument } from '../types.js';
 import { canonicalUrl, documentIdForUrl } from '../url/canonicalUrl.js';
 import { detectDocumentType } from '../url/detectDocumentType.js';
 
+/** A document's tag cap (validateInput's MAX_TAGS): the caller's and the file's own together. */
+const MAX_IMPORTED_TAGS = 100;
+
 /** What planning needs from outside: the safe HTTP client and the importer limits. */
 export interface PlanDeps {
   fetcher: SafeFetcher;
@@ -120,7 +123,8 @@ function fileDocument(file: ExtractedFile, id: string, defaults: DocumentDefault
     content: file.content,
     documentType: defaults.documentType ?? 'other',
     source: defaults.source ?? null,
-    tags: defaults.tags,
+    // The caller's tags first, then the file's own (front matter), once each.
+    tags: file.tags?.length ? [...new Set([...(defaults.tags ?? []), ...file.tags])].slice(0, MAX_IMPORTED_TAGS) : defaults.tags,
     metadata: { ...file.metadata, ...defaults.metadata },
   };
 }

@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
 const PREFLIGHT = { 'apollo-require-preflight': 'true' };
 
-describe.each(dbTargets())('uploads with non-ASCII file names ($name)', (target) => {
+describe.each(dbTargets())('uploaded file names and front matter ($name)', (target) => {
   let t: TestServer;
   beforeAll(async () => {
     t = await startTestServer(target, { CAIRN_RATE_LIMIT_PER_SECOND: '0' });
@@ -27,6 +27,20 @@ describe.each(dbTargets())('uploads with non-ASCII file names ($name)', (target)
     expect(res.errors).toBeUndefined();
     return { fileName: upload.fileName, id: res.data!.importUpload.documents[0]!.id };
   }
+
+  it("takes a markdown file's front matter apart: its tags join the caller's, and its text is not stored", async () => {
+    const form = new FormData();
+    form.append('file', new Blob(['---\ntitle: Deploy guide\ntags: [Ops, deploy]\nlayout: docs\n---\n# Deploying\n\nRun npm start.\n'], { type: 'text/markdown' }), 'deploy.md');
+    const upload = (await (await fetch(`${t.server.url}/v1/uploads`, { method: 'POST', body: form, headers: PREFLIGHT })).json()) as { id: string };
+    const res = await t.gql<{ importUpload: { documents: { title: string; tags: string[]; content: string; metadata: { frontMatter: { layout: string } } }[] } }>(
+      'mutation($id: ID!) { importUpload(input: { uploadId: $id, tags: ["handbook"] }) { documents { title tags content metadata } } }',
+      { id: upload.id },
+    );
+    expect(res.errors).toBeUndefined();
+    const doc = res.data!.importUpload.documents[0]!;
+    expect(doc).toMatchObject({ title: 'Deploy guide', tags: ['handbook', 'ops', 'deploy'], content: '# Deploying\n\nRun npm start.\n' });
+    expect(doc.metadata.frontMatter.layout).toBe('docs');
+  });
 
   it('keeps each name as sent and gives each file its own document', async () => {
     const japan = await importNamed('日本.txt', 'Tokyo office opening hours are nine to six.');

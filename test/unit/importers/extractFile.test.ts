@@ -9,10 +9,22 @@ function textFile(fileName: string, text: string, contentType?: string): { fileN
 }
 
 describe('extractFile: markdown, text, rst', () => {
-  it('keeps markdown as is and takes the title from front matter', async () => {
+  it('stores markdown without its front matter, whose title, tags and other keys become the title, tags and metadata', async () => {
     const bytes = fixture('guide.md');
     const result = await extractFile({ fileName: 'guide.md', bytes }, LIMITS);
-    expect(result).toEqual({ format: 'markdown', title: 'Deployment Guide', content: bytes.toString('utf8'), metadata: {}, warnings: [] });
+    const text = bytes.toString('utf8');
+    expect(result).toEqual({
+      format: 'markdown',
+      title: 'Deployment Guide',
+      content: text.slice(text.indexOf('\n---\n') + 5),
+      metadata: { frontMatter: { title: 'Deployment Guide', tags: ['ops', 'deploy'] } },
+      tags: ['ops', 'deploy'],
+      warnings: [],
+    });
+    expect(result.content.startsWith('\n# Deploying Cairn')).toBe(true);
+    const hugo = await extractFile(textFile('h.md', '---\ntitle: Hugo page\ndate: 2024-05-01\nkeywords: Getting Started, FAQ\ndescription: How to begin\nlayout: docs\n---\nBody text.\n'), LIMITS);
+    expect(hugo).toMatchObject({ title: 'Hugo page', content: 'Body text.\n', tags: ['getting-started', 'faq'] });
+    expect(hugo.metadata).toEqual({ description: 'How to begin', frontMatter: { title: 'Hugo page', date: '2024-05-01', keywords: 'Getting Started, FAQ', description: 'How to begin', layout: 'docs' } });
   });
 
   it('falls back to the first level-1 heading, ignoring headings inside code fences', async () => {
@@ -26,9 +38,10 @@ describe('extractFile: markdown, text, rst', () => {
     expect(result.title).toBeUndefined();
   });
 
-  it('warns about broken front matter and still uses the heading', async () => {
+  it('warns about broken front matter, keeps it as text and still uses the heading', async () => {
     const result = await extractFile(textFile('b.md', '---\ntitle: [unclosed\n---\n# Heading Title\n'), LIMITS);
     expect(result.title).toBe('Heading Title');
+    expect(result.content.startsWith('---\ntitle: [unclosed')).toBe(true);
     expect(result.warnings).toEqual([expect.stringContaining('front matter is not valid YAML')]);
   });
 
