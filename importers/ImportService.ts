@@ -4,7 +4,7 @@ import type { ImportConfig } from '../src/config.js';
 import type { Db } from '../src/db/Db.js';
 import type { DocumentService } from '../src/documents/DocumentService.js';
 import type { JsonObject } from '../src/documents/types.js';
-import type { InputLimits } from '../src/documents/validateInput.js';
+import { MAX_METADATA_BYTES, MAX_TITLE, type InputLimits } from '../src/documents/validateInput.js';
 import { AppError, ErrorCode, isAppError } from '../src/errors.js';
 import type { GraphService } from '../src/graph/GraphService.js';
 import type { Logger } from '../src/logger.js';
@@ -203,12 +203,8 @@ export class ImportService {
   }
 }
 
-/** Longest title DocumentService accepts; a longer one from a source is cut, as the OpenAPI importer cuts its titles. */
-const MAX_TITLE = 1000;
 /** Longest text a source puts in one metadata value (a page description, a PDF subject): enough to read, never the cap. */
 const MAX_SOURCE_VALUE = 1000;
-/** DocumentService's cap on metadata as JSON. */
-const MAX_METADATA_BYTES = 64 * 1024;
 /** Metadata that records where a document came from; cutting them would make them wrong. */
 const URL_KEYS = new Set(['url', 'finalUrl']);
 

@@ -1,3 +1,4 @@
+import { MAX_TAGS, MAX_TITLE } from '../../src/documents/validateInput.js';
 import type { ImportedDocument, ImportPlan } from '../types.js';
 import { SPEC_RELATIONSHIP_TYPES, buildGraph, operationSchemas } from './graphPlan.js';
 import { sanitizeTag, specIds } from './ids.js';
@@ -25,9 +26,6 @@ export interface OpenApiPlanOptions {
   /** Lines of schema fields one operation document may hold before the rest is left out (default 2000). */
   maxSchemaLines?: number;
 }
-
-const MAX_TAGS = 100;
-const MAX_TITLE = 1000;
 
 function documentTags(base: string[], opTags: string[]): string[] {
   const out = new Set(base);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { ImportConfig } from '../../src/config.js';
-import { DOCUMENT_ID_PATTERN } from '../../src/documents/validateInput.js';
+import { DOCUMENT_ID_PATTERN, MAX_TAGS } from '../../src/documents/validateInput.js';
 import { extractFile, type ExtractedFile } from '../files/extractFile.js';
 import { decodeHtmlBody, htmlToMarkdown } from '../html/htmlToMarkdown.js';
 import type { SafeFetcher } from '../http/SafeFetcher.js';
@@ -11,9 +11,6 @@ import { openApiToPlan, specIdFor } from '../openapi/specToPlan.js';
 import type { ImportPlan, ImportedDocument } from '../types.js';
 import { canonicalUrl, documentIdForUrl } from '../url/canonicalUrl.js';
 import { detectDocumentType } from '../url/detectDocumentType.js';
-
-/** A document's tag cap (validateInput's MAX_TAGS): the caller's and the file's own together. */
-const MAX_IMPORTED_TAGS = 100;
 
 /** What planning needs from outside: the safe HTTP client and the importer limits. */
 export interface PlanDeps {
@@ -124,7 +121,7 @@ function fileDocument(file: ExtractedFile, id: string, defaults: DocumentDefault
     documentType: defaults.documentType ?? 'other',
     source: defaults.source ?? null,
     // The caller's tags first, then the file's own (front matter), once each.
-    tags: file.tags?.length ? [...new Set([...(defaults.tags ?? []), ...file.tags])].slice(0, MAX_IMPORTED_TAGS) : defaults.tags,
+    tags: file.tags?.length ? [...new Set([...(defaults.tags ?? []), ...file.tags])].slice(0, MAX_TAGS) : defaults.tags,
     metadata: { ...file.metadata, ...defaults.metadata },
   };
 }

@@ -7,10 +7,13 @@ import { DOCUMENT_TYPES, type DocumentInput, type DocumentPatch, type DocumentTy
 /** Stable ids: readable keys such as `runbook:ach-failures` or `https://example.com/a`. */
 export const DOCUMENT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_\-:./@#?=&%+~]{0,511}$/;
 
-const MAX_TITLE = 1000;
+/** Longest document title. */
+export const MAX_TITLE = 1000;
 const MAX_SOURCE = 2048;
-const MAX_TAGS = 100;
-const MAX_METADATA_BYTES = 64 * 1024;
+/** Most tags a document carries. */
+export const MAX_TAGS = 100;
+/** Largest metadata, as JSON. */
+export const MAX_METADATA_BYTES = 64 * 1024;
 
 /** A document write as clients send it (GraphQL input shape, enum names in upper case). */
 export interface RawDocumentInput {

@@ -118,7 +118,6 @@ export class MentionLinker implements DocumentWriteHook {
       await this.mentions.insert(tx, found, 'auto');
       if (this.mirror) await this.mentions.enqueue(tx, dedupeOps(ops));
     });
-    this.cached = undefined;
   }
 
   /** Forgets an entity's name and mentions. */
