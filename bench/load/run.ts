@@ -10,6 +10,7 @@ import { percentile } from '../metrics.js';
 import { machineLine, publish, toMarkdown, type Table } from '../report.js';
 import { asInput, loadCorpus } from './corpus.js';
 import { cpuBetween, cpuSnapshot } from './cpu.js';
+import { measureFloor, type FloorResult, type FloorRows } from './floor.js';
 import { latencyOf, runLoad } from './load.js';
 import { sampler, startServerProcess } from './server.js';
 
@@ -20,12 +21,14 @@ const { values: args } = parseArgs({
     docs: { type: 'string', default: '3000' },
     import: { type: 'string', default: '1000' },
     'no-publish': { type: 'boolean', default: false },
+    'no-floor': { type: 'boolean', default: false },
   },
 });
 const DURATION = Number(args.duration);
 const CLIENTS = Number(args.clients);
 const IMPORT_BATCH = 50;
 const BASELINE_S = 10;
+const FLOOR_S = 10;
 const TARGET_P95_MS = 150;
 const TARGET_RSS_GROWTH = 0.1;
 
@@ -40,6 +43,31 @@ const neo4j = { uri: neo4jUri, user: process.env.CAIRN_TEST_NEO4J_USER ?? 'neo4j
 /** CPU ms per request of the server, Postgres and Neo4j, as "a / b / c". */
 function perRequest(cpu: { server: number; postgres: number; neo4j: number }, requests: number): string {
   return [cpu.server, cpu.postgres, cpu.neo4j].map((v) => (v / Math.max(1, requests)).toFixed(1)).join(' / ');
+}
+
+/** The floor table: what the stores alone allow at the bench's concurrency (see floor.ts). */
+function floorTable(floor: FloorRows): Table {
+  const row = (what: string, r: FloorResult) => [
+    what,
+    Number((r.calls / r.seconds).toFixed(1)),
+    `${r.p50.toFixed(1)} / ${r.p95.toFixed(1)}`,
+    perRequest(r.cpu, r.calls),
+    `${(r.cpu.machineBusy * 100).toFixed(0)}%`,
+  ];
+  return {
+    title: `Load floor: the server's services called in-process (${CLIENTS} concurrent calls, ${FLOOR_S} s each, no HTTP, GraphQL or import)`,
+    headers: ['work', 'calls/s', 'latency p50 / p95 ms', 'CPU ms per call: bench (as server) / Postgres / Neo4j', 'machine busy'],
+    rows: [
+      row('keyword lane alone (BM25)', floor.keyword),
+      row('vector lane alone (HNSW)', floor.vector),
+      row('documents lane (both, fused: search HYBRID)', floor.hybrid),
+      row('whole enricher (documents and graph lanes, mentions, graph reads)', floor.enrich),
+    ],
+    notes: [
+      `The bench process builds the same services as \`cairn serve\` (createServices, same settings and stores) and calls SearchService.search and ContextEnricher.enrich from ${CLIENTS} concurrent loops, with the load's queries, while the server under test idles. No server in front of these stores can answer faster at this concurrency on this machine: the gap to the load table is HTTP, GraphQL and the import.`,
+      `The enricher's calls recorded ${floor.gapsRecorded} knowledge gaps (${((floor.gapsRecorded / Math.max(1, floor.enrich.calls)) * 100).toFixed(1)}% of them; each is one INSERT).`,
+    ],
+  };
 }
 
 /** POSTs an operation and returns `data`, throwing on any GraphQL error. */
@@ -61,7 +89,7 @@ const prefix = `load${Date.now().toString(36)}`;
 const corpus = loadCorpus(Number(args.docs), Number(args.import), prefix);
 const scratch = await createScratchDatabase(databaseUrl);
 const driver = neo4jDriver.driver(neo4j.uri, neo4jDriver.auth.basic(neo4j.user, neo4j.password));
-const server = await startServerProcess({
+const serverEnv = {
   CAIRN_DATABASE_URL: scratch.url,
   CAIRN_NEO4J_URI: neo4j.uri,
   CAIRN_NEO4J_USER: neo4j.user,
@@ -69,7 +97,8 @@ const server = await startServerProcess({
   CAIRN_EMBEDDING_PROVIDER: 'hashing',
   CAIRN_EMBEDDING_DIMENSIONS: '256',
   CAIRN_RATE_LIMIT_PER_SECOND: '0', // the bench is one client address: the per-address limit would measure itself
-}, process.env.CAIRN_BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.CAIRN_BENCH_CPU_PROF] : []);
+};
+const server = await startServerProcess(serverEnv, process.env.CAIRN_BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.CAIRN_BENCH_CPU_PROF] : []);
 const tables: Table[] = [];
 try {
   const t0 = performance.now();
@@ -97,6 +126,11 @@ try {
   const alone = await runLoad(server.url, 1, BASELINE_S, nextBody);
   const cpuAloneEnd = cpuBetween(cpuAlone, cpuSnapshot(server.child.pid as number));
   const baseline = latencyOf(alone.samples);
+  // The floor: the server's own services in this process, no HTTP, GraphQL or import (see floor.ts).
+  const floor = args['no-floor'] ? undefined : await measureFloor(serverEnv, CLIENTS, FLOOR_S, () => {
+    const v = JSON.parse(nextBody()).variables as { q: string; k: number; d: number };
+    return { query: v.q, topK: v.k, graphDepth: v.d };
+  });
   const loadAvgStart = os.loadavg()[0] as number;
   const rssStart = server.rssMb();
   const rss = sampler(() => server.rssMb());
@@ -161,6 +195,7 @@ try {
       `Latency is autocannon's per-request time; "while importing" covers requests that completed during the import. RSS: the server's VmRSS (/proc/<pid>/status) every 500 ms; a level is the median over a quarter of the run. CPU: /proc/<pid>/stat of the server, every local Postgres process and the Neo4j JVM over the load, ÷ requests (other users of those servers count too).`,
     ],
   });
+  if (floor) tables.push(floorTable(floor));
 } catch (err) {
   console.error(`bench:load failed: ${String(err)}\nserver output:\n${server.logs()}`);
   process.exitCode = 1;
