@@ -15,6 +15,8 @@ import type { DocumentDefaults, ImportJobItemRecord, ImportJobRecord, ImportJobS
 import { documentIdForFile, planFile, planOpenApi, planUrl, type PlanDeps } from './pipeline/planSources.js';
 import { type BulkLoad, withBulkLoad } from '../src/retrieval/bulkLoad.js';
 import { ImportAborted, writePlan, type PlanWriter } from './pipeline/writePlan.js';
+import { SpecGuard } from './openapi/specGuard.js';
+import type { SpecImportPlan } from './openapi/specOrigin.js';
 import type { ImportPlan } from './types.js';
 import { UploadRepository } from './uploads/uploadRepository.js';
 
@@ -50,6 +52,7 @@ export class ImportService {
   private readonly listeners = new Map<string, (event: ItemEvent) => void>();
   private readonly planDeps: PlanDeps;
   private readonly writer: PlanWriter;
+  private readonly specGuard: SpecGuard;
   private sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: ImportServiceDeps) {
@@ -57,6 +60,7 @@ export class ImportService {
     this.uploads = new UploadRepository(deps.db, deps.config.uploadTtlMs);
     this.planDeps = { fetcher: deps.fetcher, config: deps.config };
     this.writer = { documents: deps.documents, graph: deps.graph, limits: deps.limits };
+    this.specGuard = new SpecGuard({ documents: deps.documents, graph: deps.graph });
     this.runner = new ImportJobRunner(
       this.jobs,
       (job, context) => this.execute(job, context),
@@ -139,7 +143,8 @@ export class ImportService {
         const onProgress = total === 1 ? (d: number, t: number) => context.progress(d, t) : undefined;
         const itemsBefore = done;
         const onBatchWritten = (chunks: number, fraction: number) => bulk.progress(embedded + chunks, (itemsBefore + fraction) / total);
-        const outcome = await writePlan(plan, this.writer, { signal: context.signal, onBatchWritten, ...(onProgress ? { onProgress } : {}) });
+        // A spec whose derived id another spec holds fails here (CONFLICT), before anything is written.
+        const outcome = await this.specGuard.write(plan, () => writePlan(plan, this.writer, { signal: context.signal, onBatchWritten, ...(onProgress ? { onProgress } : {}) }));
         embedded += outcome.embeddedChunkCount;
         await this.jobs.itemSucceeded(job.id, item.ordinal, outcome);
         Object.assign(event, outcome);
@@ -162,7 +167,7 @@ export class ImportService {
     return succeeded === 0 ? 'FAILED' : 'PARTIAL';
   }
 
-  private async planItem(request: ImportRequest, item: ImportJobItemRecord): Promise<ImportPlan> {
+  private async planItem(request: ImportRequest, item: ImportJobItemRecord): Promise<SpecImportPlan> {
     if (request.kind === 'openapi') return this.planSource(request, item);
     // For URL items the label is the URL.
     const source: Record<string, string> = request.kind === 'url' ? { url: item.label } : { fileName: item.label };
@@ -173,7 +178,7 @@ export class ImportService {
     }
   }
 
-  private async planSource(request: ImportRequest, item: ImportJobItemRecord): Promise<ImportPlan> {
+  private async planSource(request: ImportRequest, item: ImportJobItemRecord): Promise<SpecImportPlan> {
     switch (request.kind) {
       case 'url':
         return planUrl(request.urls[item.ordinal] as string, request.defaults, this.planDeps);
@@ -182,7 +187,7 @@ export class ImportService {
       case 'upload': {
         const upload = await this.uploads.load(request.uploadId);
         const file = { fileName: upload.fileName, bytes: upload.bytes, ...(upload.contentType ? { contentType: upload.contentType } : {}) };
-        return planFile(file, request.documentId, request.defaults, this.planDeps);
+        return planFile(file, request.documentId, request.defaults, this.planDeps, undefined, { ...(request.specId ? { specId: request.specId } : {}), ...(request.idGiven ? { idGiven: true } : {}) });
       }
       case 'directory': {
         const relative = request.files[item.ordinal] as string;
@@ -221,7 +226,7 @@ function shorten(text: string, max: number): string {
  * import as if it were input: a too-long title and metadata values are shortened (the user's own metadata is kept),
  * and a source with no text fails as INVALID_FILE naming it, like a file with no text.
  */
-function fitToSource(plan: ImportPlan, defaults: DocumentDefaults, label: string, details: Record<string, string>): ImportPlan {
+function fitToSource<P extends ImportPlan>(plan: P, defaults: DocumentDefaults, label: string, details: Record<string, string>): P {
   const given = defaults.metadata;
   const fromUser = (key: string, value: unknown) => Object.hasOwn(given, key) && given[key] === value;
   for (const doc of plan.documents) {

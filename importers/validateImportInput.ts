@@ -3,6 +3,7 @@ import { validateTags } from '../src/documents/tagExpression.js';
 import { AppError, ErrorCode, badInput } from '../src/errors.js';
 import type { ImportRequest } from './jobs/types.js';
 import { redactUrl } from './http/redactUrl.js';
+import { validateSpecId } from './openapi/ids.js';
 import { documentIdForFile } from './pipeline/planSources.js';
 import type { UploadRecord } from './uploads/uploadRepository.js';
 
@@ -19,10 +20,18 @@ export interface RawOpenApiImport {
   title?: string | null;
   tags?: readonly string[] | null;
   source?: string | null;
+  specId?: string | null;
 }
 
 /** `importUpload` input as clients send it. */
-export type RawUploadImport = Omit<RawDocumentInput, 'content' | 'expiresAt' | 'entityIds'> & { uploadId?: string | null };
+export type RawUploadImport = Omit<RawDocumentInput, 'content' | 'expiresAt' | 'entityIds'> & { uploadId?: string | null; specId?: string | null };
+
+/** A given spec id, validated (surrounding blanks dropped), or undefined when none was given. */
+export function validateOptionalSpecId(value: string | null | undefined, field: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (value.trim() === '') throw badInput(field, 'must not be empty: leave it out to derive the id, or give 1-100 letters, digits, "_", "." or "-"');
+  return validateSpecId(value.trim(), field);
+}
 
 /**
  * Checks that a string is an absolute URL; the safe client decides later whether it may be fetched. A user name and
@@ -64,11 +73,17 @@ export function validateOpenApiImport(raw: RawOpenApiImport, maxBytes: number, p
   }
   if (defaults.title !== undefined) request.title = defaults.title;
   if (defaults.source !== undefined) request.source = defaults.source;
+  const specId = validateOptionalSpecId(raw.specId, `${prefix}.specId`);
+  if (specId !== undefined) request.specId = specId;
   return request;
 }
 
 /** Validates an upload import against the stored upload (which must exist and not have expired). */
 export function validateUploadImport(raw: RawUploadImport, upload: UploadRecord, prefix = 'input'): ImportRequest {
   const documentId = raw.id ? validateDocumentId(raw.id, `${prefix}.id`) : documentIdForFile(upload.fileName);
-  return { kind: 'upload', uploadId: upload.id, fileName: upload.fileName, documentId, defaults: validateDocumentDefaults(raw, prefix) };
+  const specId = validateOptionalSpecId(raw.specId, `${prefix}.specId`);
+  const request: ImportRequest = { kind: 'upload', uploadId: upload.id, fileName: upload.fileName, documentId, defaults: validateDocumentDefaults(raw, prefix) };
+  if (specId !== undefined) request.specId = specId;
+  if (raw.id) request.idGiven = true;
+  return request;
 }

@@ -22,10 +22,22 @@ export type ImportRequest =
       title?: string;
       tags: string[];
       source?: string;
+      /** The spec id the caller chose; without it the id is derived and may not take over another spec's. */
+      specId?: string;
       /** The local file the CLI read `content` from: the item's label. */
       file?: string;
     }
-  | { kind: 'upload'; uploadId: string; fileName: string; documentId: string; defaults: DocumentDefaults }
+  | {
+      kind: 'upload';
+      uploadId: string;
+      fileName: string;
+      documentId: string;
+      defaults: DocumentDefaults;
+      /** For a spec: the spec id the caller chose. */
+      specId?: string;
+      /** The caller chose `documentId` (a spec's id is then taken from it as chosen, not derived). */
+      idGiven?: boolean;
+    }
   | { kind: 'directory'; root: string; files: string[]; defaults: DocumentDefaults };
 
 /** One source of a job: a URL, a spec, an uploaded file or a file of a folder. */

@@ -53,7 +53,8 @@ function boundedSlug(slug: string, source: string): string {
   return `${slug.slice(0, MAX_SLUG - 9).replace(/-+$/, '')}-${sha256(source).slice(0, 8)}`;
 }
 
-function canonicalUrl(raw: string): string | undefined {
+/** A spec URL as its id is derived from it: host, path without trailing `/`, sorted query; no scheme, credentials or fragment. */
+export function canonicalSpecUrl(raw: string): string | undefined {
   try {
     const u = new URL(raw.trim());
     if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
@@ -73,7 +74,7 @@ function canonicalUrl(raw: string): string | undefined {
  * query), else from `info.title`, else `spec-` + a content hash.
  */
 export function specIdFor(input: { url?: string; title?: string; content?: string }): string {
-  const canonical = input.url ? canonicalUrl(input.url) : undefined;
+  const canonical = input.url ? canonicalSpecUrl(input.url) : undefined;
   if (canonical) {
     const slug = slugify(canonical);
     if (slug) return boundedSlug(slug, canonical);
@@ -87,10 +88,11 @@ export function specIdFor(input: { url?: string; title?: string; content?: strin
   throw badInput('specId', 'cannot derive a spec id: give a URL, a title or the content');
 }
 
-/** Throws BAD_USER_INPUT unless `specId` is a slug that ids can be built from. */
-export function validateSpecId(specId: string): string {
+/** Throws BAD_USER_INPUT naming `field` unless `specId` is a slug that ids can be built from. */
+export function validateSpecId(specId: string, field = 'specId'): string {
   if (!SPEC_ID_PATTERN.test(specId)) {
-    throw badInput('specId', `"${specId.slice(0, 80)}" is not a valid spec id: 1-100 letters, digits, "_", "." or "-"`);
+    const shown = specId.length > 80 ? `${specId.slice(0, 80)}…` : specId;
+    throw badInput(field, `"${shown}" is not a valid spec id: use 1-100 letters, digits, "_", "." or "-" (no spaces, colons or slashes), e.g. "billing-api"`);
   }
   return specId;
 }

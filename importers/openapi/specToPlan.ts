@@ -6,6 +6,7 @@ import { listOperations } from './operations.js';
 import { operationTitle, renderOperation } from './renderOperation.js';
 import { renderOverview, tagCatalogue } from './renderOverview.js';
 import { DEFAULT_MAX_SCHEMA_DEPTH, oneLine, type SchemaRenderContext } from './renderSchema.js';
+import { serverHosts, type SpecOrigin } from './specOrigin.js';
 import { SpecRefs } from './specRefs.js';
 import type { LoadedSpec } from './types.js';
 
@@ -21,6 +22,8 @@ export interface OpenApiPlanOptions {
   tags: string[];
   /** The documents' `source` (usually the spec's URL). */
   source: string | null;
+  /** Where the spec came from; recorded on the overview document so a later import can tell the spec from others. */
+  origin?: SpecOrigin;
   /** Nesting depth of rendered schema fields (default 4). */
   maxSchemaDepth?: number;
   /** Lines of schema fields one operation document may hold before the rest is left out (default 2000). */
@@ -99,7 +102,18 @@ export function openApiToPlan(spec: LoadedSpec, options: OpenApiPlanOptions): Im
     documentType: 'api_spec',
     source: options.source,
     tags: base.slice(0, MAX_TAGS),
-    metadata: { specId: options.specId, kind: 'overview', specVersion: spec.specVersion, openapiVersion: spec.declaredVersion, apiVersion: spec.apiVersion, operationCount: documents.length },
+    metadata: {
+      specId: options.specId,
+      kind: 'overview',
+      specVersion: spec.specVersion,
+      openapiVersion: spec.declaredVersion,
+      apiVersion: spec.apiVersion,
+      operationCount: documents.length,
+      // What tells this spec from another that would get the same derived id (see specOrigin.ts).
+      infoTitle: spec.title,
+      serverHosts: serverHosts(spec),
+      ...(options.origin ? { origin: { ...options.origin } } : {}),
+    },
     entityIds: [ids.api, ...tags.map((t) => ids.tag(t.name))],
   };
   if (ops.length === 0) warnings.push('The spec has no operations; only the overview document was planned');

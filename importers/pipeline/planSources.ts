@@ -2,12 +2,15 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { ImportConfig } from '../../src/config.js';
 import { DOCUMENT_ID_PATTERN, MAX_TAGS } from '../../src/documents/validateInput.js';
+import { badInput } from '../../src/errors.js';
 import { extractFile, type ExtractedFile } from '../files/extractFile.js';
 import { decodeHtmlBody, htmlToMarkdown } from '../html/htmlToMarkdown.js';
 import type { SafeFetcher } from '../http/SafeFetcher.js';
 import type { DocumentDefaults } from '../jobs/types.js';
 import { loadOpenApiSpec } from '../openapi/loadSpec.js';
+import { canonicalSpecUrl } from '../openapi/ids.js';
 import { openApiToPlan, specIdFor } from '../openapi/specToPlan.js';
+import { serverHosts, type SpecImportPlan, type SpecOrigin } from '../openapi/specOrigin.js';
 import type { ImportPlan, ImportedDocument } from '../types.js';
 import { canonicalUrl, documentIdForUrl } from '../url/canonicalUrl.js';
 import { detectDocumentType } from '../url/detectDocumentType.js';
@@ -25,6 +28,14 @@ export interface OpenApiSource {
   title?: string;
   tags: string[];
   source?: string;
+  /** The spec id the caller chose (validated); without it the id is derived and guarded (see SpecGuard). */
+  specId?: string;
+}
+
+/** A derived spec id and what it was derived from. */
+export interface DerivedSpecId {
+  specId: string;
+  origin: SpecOrigin;
 }
 
 /** A file's bytes with its name, from an upload or a folder. */
@@ -38,20 +49,41 @@ const ACCEPT =
   'text/html,application/xhtml+xml;q=0.9,text/markdown,text/plain;q=0.8,application/json,application/yaml,application/pdf,' +
   'application/vnd.openxmlformats-officedocument.wordprocessingml.document;q=0.7,*/*;q=0.1';
 
-/** Loads and validates a spec, then plans its documents and graph; the spec id comes from its URL, else its info.title. */
-export async function planOpenApi(source: OpenApiSource, deps: PlanDeps, specId?: string): Promise<ImportPlan> {
+/**
+ * Loads and validates a spec, then plans its documents and graph. The spec id is the caller's `specId`, else `derived`,
+ * else taken from the URL or info.title; the plan's `spec` says which, for the guard that runs before writing.
+ */
+export async function planOpenApi(source: OpenApiSource, deps: PlanDeps, derived?: DerivedSpecId): Promise<SpecImportPlan> {
   const loadSource: { url?: string; content?: string } = {};
   if (source.url !== undefined) loadSource.url = source.url;
   if (source.content !== undefined) loadSource.content = source.content;
   const spec = await loadOpenApiSpec(loadSource, { fetcher: deps.fetcher, maxBytes: deps.config.maxBytes });
-  const id = specId ?? (source.url !== undefined ? specIdFor({ url: source.url }) : specIdFor({ title: spec.title, content: source.content ?? '' }));
-  const options: Parameters<typeof openApiToPlan>[1] = { specId: id, tags: source.tags, source: source.source ?? source.url ?? null };
+  const derive = (): DerivedSpecId => {
+    if (derived) return derived;
+    const canonical = source.url !== undefined ? canonicalSpecUrl(source.url) : undefined;
+    if (source.url !== undefined && canonical) return { specId: specIdFor({ url: source.url }), origin: { kind: 'url', url: canonical } };
+    return { specId: specIdFor({ title: spec.title, content: source.content ?? '' }), origin: { kind: 'content' } };
+  };
+  const { specId, origin } = derive();
+  const id = source.specId ?? specId;
+  const options: Parameters<typeof openApiToPlan>[1] = { specId: id, tags: source.tags, source: source.source ?? source.url ?? null, origin };
   if (source.title !== undefined) options.title = source.title;
-  return openApiToPlan(spec, options);
+  const plan: SpecImportPlan = openApiToPlan(spec, options);
+  const overview = plan.documents[0]?.id;
+  plan.spec = {
+    specId: id,
+    explicit: source.specId !== undefined,
+    origin,
+    title: spec.title,
+    serverHosts: serverHosts(spec),
+    sourceUrl: spec.sourceUrl,
+    operationDocumentIds: plan.documents.map((d) => d.id).filter((docId) => docId !== overview),
+  };
+  return plan;
 }
 
 /** Fetches a URL through the safe client and plans one document (or a spec's documents when it is OpenAPI). */
-export async function planUrl(url: string, defaults: DocumentDefaults, deps: PlanDeps): Promise<ImportPlan> {
+export async function planUrl(url: string, defaults: DocumentDefaults, deps: PlanDeps): Promise<SpecImportPlan> {
   const res = await deps.fetcher.fetch(url, { accept: ACCEPT });
   const fetched = { url, finalUrl: res.finalUrl.replace(/#.*$/, ''), fetchedAt: new Date().toISOString(), contentType: res.contentType || null };
   const id = documentIdForUrl(url);
@@ -74,7 +106,7 @@ export async function planUrl(url: string, defaults: DocumentDefaults, deps: Pla
   if (file.format === 'openapi') {
     const spec: OpenApiSource = { url: res.finalUrl, content: file.content, tags: defaults.tags, source };
     if (defaults.title !== undefined) spec.title = defaults.title;
-    return planOpenApi(spec, deps, specIdFor({ url }));
+    return planOpenApi(spec, deps, { specId: specIdFor({ url }), origin: { kind: 'url', url: canonicalSpecUrl(url) ?? url } });
   }
   const doc = fileDocument(file, id, defaults, titleFromPath(new URL(res.finalUrl).pathname, new URL(res.finalUrl).hostname));
   doc.documentType = defaults.documentType ?? detectDocumentType(res.finalUrl);
@@ -83,13 +115,29 @@ export async function planUrl(url: string, defaults: DocumentDefaults, deps: Pla
   return { documents: [doc], entities: [], relationships: [], warnings: file.warnings };
 }
 
-/** Plans an uploaded or local file; `relativePath` (folder imports) also hints the document type. */
-export async function planFile(file: FileSource, id: string, defaults: DocumentDefaults, deps: PlanDeps, relativePath?: string): Promise<ImportPlan> {
+/** How a file import names a spec: the caller's specId, or an id taken from the document id (chosen or derived). */
+export interface FileSpecId {
+  specId?: string;
+  /** The caller gave the document id: the spec id taken from it is theirs, not derived. */
+  idGiven?: boolean;
+}
+
+/**
+ * Plans an uploaded or local file; `relativePath` (folder imports) also hints the document type. A spec's id is
+ * `naming.specId`, else taken from the document id.
+ */
+export async function planFile(file: FileSource, id: string, defaults: DocumentDefaults, deps: PlanDeps, relativePath?: string, naming: FileSpecId = {}): Promise<SpecImportPlan> {
   const extracted = await extractFile(file, fileLimits(deps.config));
   if (extracted.format === 'openapi') {
     const spec: OpenApiSource = { content: extracted.content, tags: defaults.tags, source: defaults.source ?? file.fileName };
     if (defaults.title !== undefined) spec.title = defaults.title;
-    return planOpenApi(spec, deps, specIdFromDocumentId(id));
+    const fromId = specIdFromDocumentId(id);
+    if (naming.specId !== undefined) spec.specId = naming.specId;
+    else if (naming.idGiven) spec.specId = fromId;
+    return planOpenApi(spec, deps, { specId: fromId, origin: { kind: 'file', file: id } });
+  }
+  if (naming.specId !== undefined) {
+    throw badInput('specId', `"${file.fileName}" is not an OpenAPI spec (it reads as ${extracted.format}); specId names a spec's documents and graph, so leave it out for other files`);
   }
   const doc = fileDocument(extracted, id, defaults, titleFromPath(file.fileName, file.fileName));
   doc.documentType = defaults.documentType ?? (relativePath ? detectDocumentType(`file:///${relativePath}`) : 'other');

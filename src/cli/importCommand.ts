@@ -19,6 +19,8 @@ export interface ImportCommandOptions {
   type: string | undefined;
   title: string | undefined;
   source: string | undefined;
+  /** `--spec-id`: the spec's identity (import openapi only). */
+  specId?: string | undefined;
 }
 
 const IMPORT_USAGE = 'usage: cairn import url <url…> | import openapi <file|url> | import dir <path>';
@@ -39,19 +41,24 @@ async function statTarget(command: string, target: string): Promise<Stats> {
 async function buildRequest(kind: string | undefined, targets: string[], config: Config, opts: ImportCommandOptions): Promise<ImportRequest> {
   const raw = { tags: opts.tags, documentType: opts.type ?? null, title: opts.title ?? null, source: opts.source ?? null };
   if (kind !== 'url' && kind !== 'openapi' && kind !== 'dir') throw new UsageError(kind ? `unknown import kind "${kind}"; ${IMPORT_USAGE}` : IMPORT_USAGE);
+  if (opts.specId !== undefined && kind !== 'openapi') {
+    const each = kind === 'dir' ? 'file' : 'URL';
+    throw new UsageError(`--spec-id applies to import openapi only: import ${kind} may bring in many specs, each named from its ${each}; import one spec with import openapi <file|url> --spec-id ID`);
+  }
   if (targets.length === 0) throw new UsageError(`import ${kind} needs ${kind === 'url' ? 'at least one URL' : kind === 'dir' ? 'a folder' : 'a file or URL'}; ${IMPORT_USAGE}`);
   switch (kind) {
     case 'url':
       return validateUrlImport({ ...raw, urls: targets }, 'import url');
     case 'openapi': {
       const target = targets[0] as string;
-      if (/^https?:\/\//i.test(target)) return validateOpenApiImport({ ...raw, url: target }, config.import.maxBytes, 'import openapi');
+      const specId = opts.specId ?? null;
+      if (/^https?:\/\//i.test(target)) return validateOpenApiImport({ ...raw, url: target, specId }, config.import.maxBytes, 'import openapi');
       const info = await statTarget('import openapi', target);
       if (!info.isFile()) throw badInput('import openapi', `${path.resolve(target)} is not a file`);
       const size = info.size;
       if (size > config.import.maxBytes) throw badInput('import openapi', `${target} is ${size} bytes; the limit is ${config.import.maxBytes} (CAIRN_IMPORT_MAX_BYTES)`);
       const content = await readFile(target, 'utf8');
-      const request = validateOpenApiImport({ ...raw, content, source: opts.source ?? path.resolve(target) }, config.import.maxBytes, 'import openapi');
+      const request = validateOpenApiImport({ ...raw, content, specId, source: opts.source ?? path.resolve(target) }, config.import.maxBytes, 'import openapi');
       // Labels the item in progress and errors; without it the job would call it "inline spec".
       if (request.kind === 'openapi') request.file = path.resolve(target);
       return request;
@@ -67,7 +74,7 @@ async function buildRequest(kind: string | undefined, targets: string[], config:
 }
 
 /** The option each validated field comes from, for command-line messages. */
-const OPTION_OF: Record<string, string> = { documentType: '--type', tags: '--tag', title: '--title', source: '--source' };
+const OPTION_OF: Record<string, string> = { documentType: '--type', tags: '--tag', title: '--title', source: '--source', specId: '--spec-id' };
 
 /**
  * A bad option value or URL argument is a mistake on the command line: the message names the option (`--type: …`),

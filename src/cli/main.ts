@@ -17,8 +17,9 @@ Commands:
   reindex [--force] [--batch-size N] [--json]
                         re-embed every chunk with the configured embedder
   import url <url…>     import web pages or files by URL (SSRF-safe; HTML becomes markdown)
-  import openapi <file|url>
-                        import an OpenAPI/Swagger spec: documents per operation plus graph nodes
+  import openapi <file|url> [--spec-id ID]
+                        import an OpenAPI/Swagger spec: documents per operation plus graph nodes;
+                        --spec-id names the spec (default: from the URL, else info.title)
   import dir <path>     import md, txt, rst, html, pdf, docx, yaml and json files under a folder
         [--tag T]… [--type MANUAL|TUTORIAL|…] [--title T] [--source S] [--json]
                         --json prints one NDJSON line per item and a summary; exit 1 when any item failed
@@ -58,6 +59,7 @@ async function main(argv: string[]): Promise<number> {
       type: { type: 'string' },
       title: { type: 'string' },
       source: { type: 'string' },
+      'spec-id': { type: 'string' },
       role: { type: 'string' },
       name: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -93,6 +95,7 @@ async function main(argv: string[]): Promise<number> {
         type: values.type,
         title: values.title,
         source: values.source,
+        specId: values['spec-id'],
       });
     case 'keys':
       return keysCommand(config, positionals.slice(1), { json: values.json, role: values.role, name: values.name });

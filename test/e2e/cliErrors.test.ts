@@ -41,6 +41,9 @@ describe('cairn command errors', () => {
     [['import', 'dir', HANDBOOK, '--tag', 'Not Valid'], /^cairn: --tag: invalid tag "Not Valid": tags are lower-case/],
     [['import', 'url', 'https://example.com/a', '--title', ' '], /^cairn: --title: must not be empty$/],
     [['import', 'url', 'https://example.com/a', 'not a url'], /^cairn: import url: "not a url" is not an absolute URL/],
+    [['import', 'openapi', 'https://example.com/spec.yaml', '--spec-id', 'bad id'], /^cairn: --spec-id: "bad id" is not a valid spec id: use 1-100 letters, digits/],
+    [['import', 'openapi', 'https://example.com/spec.yaml', '--spec-id', ''], /^cairn: --spec-id: must not be empty/],
+    [['import', 'dir', HANDBOOK, '--spec-id', 'handbook'], /^cairn: --spec-id applies to import openapi only: import dir may bring in many specs/],
   ])('usage error %j: one line plus --help, exit 2', async (args, message) => {
     const res = await runCli(args, env);
     expect(res.code).toBe(2);

@@ -91,6 +91,35 @@ describe('cairn import (embedded default)', () => {
     expect(res.stderr).not.toContain('inline spec');
   });
 
+  it('refuses a spec file whose title another spec file holds, and imports it beside it with --spec-id', async () => {
+    const specFile = (team: string, host: string, paths: string[], version = '1') => {
+      const dir = path.join(path.dirname(folder), team);
+      fs.mkdirSync(dir, { recursive: true });
+      const file = path.join(dir, 'openapi.yaml');
+      const ops = paths.map((p) => `  ${p}:\n    get:\n      responses: { "200": { description: ok } }\n`).join('');
+      fs.writeFileSync(file, `openapi: 3.0.0\ninfo: { title: Team API, version: "${version}" }\nservers: [{ url: "https://${host}" }]\npaths:\n${ops}`);
+      return file;
+    };
+    const teamA = specFile('team-a', 'a.example.com', ['/accounts']);
+    expect((await runCli(['import', 'openapi', teamA], env())).code).toBe(0);
+
+    const teamB = specFile('team-b', 'b.example.com', ['/orders']);
+    const refused = await runCli(['import', 'openapi', teamB], env());
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`✗ ${teamB}: [CONFLICT] spec id "team-api" already belongs to the spec "Team API" (given inline, source "${teamA}")`);
+    expect(refused.stderr).toContain('--spec-id');
+
+    const separate = await runCli(['import', 'openapi', teamB, '--spec-id', 'team-b-api', '--json'], env());
+    expect(separate.code).toBe(0);
+    expect((lines(separate.stdout)[0] as unknown as ItemLine).documentIds).toEqual(['openapi:team-b-api', 'openapi:team-b-api:GET%20/orders']);
+
+    // The same spec, updated, from the same file: replaced as before.
+    specFile('team-a', 'a.example.com', ['/accounts', '/accounts/{id}'], '2');
+    const updated = await runCli(['import', 'openapi', teamA, '--json'], env());
+    expect(updated.code).toBe(0);
+    expect((lines(updated.stdout)[0] as unknown as ItemLine).documentIds).toHaveLength(3);
+  });
+
   it('marks a job interrupted when the server dies mid-import, and resumes it', async () => {
     const { child, url } = await startCliServer(env());
     const gql = async <T>(query: string, variables: Record<string, unknown> = {}, base = url): Promise<T> => {

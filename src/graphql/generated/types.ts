@@ -465,6 +465,12 @@ export type ImportOpenApiInput = {
   title?: InputMaybe<Scalars['String']['input']>;
   tags?: InputMaybe<Array<Scalars['String']['input']>>;
   source?: InputMaybe<Scalars['String']['input']>;
+  /**
+   * The spec's identity: its documents are `openapi:<specId>:…` and its entities `api:<specId>`, `operation:<specId>:…`.
+   * 1-100 letters, digits, `_`, `.` or `-`. Importing with the same specId replaces that spec. Default: derived from
+   * the URL, else info.title; a derived id that a spec from another source already holds is refused with CONFLICT.
+   */
+  specId?: InputMaybe<Scalars['String']['input']>;
   async?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
@@ -478,6 +484,12 @@ export type ImportUploadInput = {
   tags?: InputMaybe<Array<Scalars['String']['input']>>;
   source?: InputMaybe<Scalars['String']['input']>;
   metadata?: InputMaybe<Scalars['JSON']['input']>;
+  /**
+   * For an OpenAPI file only (BAD_USER_INPUT otherwise): the spec's identity, as in ImportOpenApiInput.specId.
+   * Default: taken from `id`, else derived from the file name; a derived id that another spec already holds is refused
+   * with CONFLICT.
+   */
+  specId?: InputMaybe<Scalars['String']['input']>;
   async?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
