@@ -11,6 +11,7 @@ import { openApiToPlan, specIdFor } from '../openapi/specToPlan.js';
 import type { ImportPlan, ImportedDocument } from '../types.js';
 import { canonicalUrl, documentIdForUrl } from '../url/canonicalUrl.js';
 import { detectDocumentType } from '../url/detectDocumentType.js';
+import { refreshable } from '../url/refresh.js';
 
 /** What planning needs from outside: the safe HTTP client and the importer limits. */
 export interface PlanDeps {
@@ -50,7 +51,10 @@ export async function planOpenApi(source: OpenApiSource, deps: PlanDeps, specId?
   return openApiToPlan(spec, options);
 }
 
-/** Fetches a URL through the safe client and plans one document (or a spec's documents when it is OpenAPI). */
+/**
+ * Fetches a URL through the safe client and plans one document (or a spec's documents when it is OpenAPI). The
+ * document carries its refresh rule: the write decides which stored document it refreshes and what it keeps.
+ */
 export async function planUrl(url: string, defaults: DocumentDefaults, deps: PlanDeps): Promise<ImportPlan> {
   const res = await deps.fetcher.fetch(url, { accept: ACCEPT });
   const fetched = { url, finalUrl: res.finalUrl.replace(/#.*$/, ''), fetchedAt: new Date().toISOString(), contentType: res.contentType || null };
@@ -67,7 +71,7 @@ export async function planUrl(url: string, defaults: DocumentDefaults, deps: Pla
       tags: defaults.tags,
       metadata: { ...defaults.metadata, ...fetched, language: page.language ?? null, description: page.description ?? null },
     };
-    return { documents: [doc], entities: [], relationships: [], warnings: [] };
+    return { documents: [refreshable(doc, defaults)], entities: [], relationships: [], warnings: [] };
   }
   const fileName = path.posix.basename(new URL(res.finalUrl).pathname) || new URL(res.finalUrl).hostname;
   const file = await extractFile({ fileName, contentType: res.contentType, bytes: res.body }, fileLimits(deps.config));
@@ -80,7 +84,7 @@ export async function planUrl(url: string, defaults: DocumentDefaults, deps: Pla
   doc.documentType = defaults.documentType ?? detectDocumentType(res.finalUrl);
   doc.source = source;
   doc.metadata = { ...file.metadata, ...defaults.metadata, ...fetched };
-  return { documents: [doc], entities: [], relationships: [], warnings: file.warnings };
+  return { documents: [refreshable(doc, defaults)], entities: [], relationships: [], warnings: file.warnings };
 }
 
 /** Plans an uploaded or local file; `relativePath` (folder imports) also hints the document type. */
