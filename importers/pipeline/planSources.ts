@@ -71,7 +71,7 @@ export async function planUrl(url: string, defaults: DocumentDefaults, deps: Pla
       tags: defaults.tags,
       metadata: { ...defaults.metadata, ...fetched, language: page.language ?? null, description: page.description ?? null },
     };
-    return { documents: [refreshable(doc, defaults)], entities: [], relationships: [], warnings: [] };
+    return { documents: [refreshable(doc, fetched.finalUrl, defaults)], entities: [], relationships: [], warnings: [] };
   }
   const fileName = path.posix.basename(new URL(res.finalUrl).pathname) || new URL(res.finalUrl).hostname;
   const file = await extractFile({ fileName, contentType: res.contentType, bytes: res.body }, fileLimits(deps.config));
@@ -84,7 +84,7 @@ export async function planUrl(url: string, defaults: DocumentDefaults, deps: Pla
   doc.documentType = defaults.documentType ?? detectDocumentType(res.finalUrl);
   doc.source = source;
   doc.metadata = { ...file.metadata, ...defaults.metadata, ...fetched };
-  return { documents: [refreshable(doc, defaults)], entities: [], relationships: [], warnings: file.warnings };
+  return { documents: [refreshable(doc, fetched.finalUrl, defaults)], entities: [], relationships: [], warnings: file.warnings };
 }
 
 /** Plans an uploaded or local file; `relativePath` (folder imports) also hints the document type. */

@@ -1,9 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
+import { lockOldestByFinalUrl } from '../../src/documents/documentRepository.js';
 import type { DocumentInput, DocumentRecord, JsonObject } from '../../src/documents/types.js';
 import { MAX_METADATA_BYTES, MAX_TAGS } from '../../src/documents/validateInput.js';
 import type { WriteRefiner } from '../../src/documents/writeRefiner.js';
 import type { DocumentDefaults } from '../jobs/types.js';
 import type { ImportedDocument } from '../types.js';
+import { canonicalUrl, documentIdForUrl } from './canonicalUrl.js';
 
 /** Metadata key where a URL import records which fields its callers set and which metadata keys the page gave. */
 export const IMPORT_FIELDS = 'importFields';
@@ -24,8 +26,12 @@ interface ImportFields {
   source: string[];
 }
 
-/** How a URL re-import refreshes the document the page already has, instead of wiping what callers set. */
+/** How a URL re-import refreshes the document the page already has, instead of wiping what callers set or duplicating it. */
 export interface UrlRefresh {
+  /** The document id of the URL the fetch ended at (after redirects). */
+  finalId: string;
+  /** `metadata.finalUrl` values meaning "this page": the final URL as fetched and in canonical form. */
+  finalUrls: string[];
   /** Which fields this import's caller gave. */
   given: Record<CallerField | 'tags' | 'metadata', boolean>;
   /** Metadata keys this import took from the page, not from the caller. */
@@ -36,7 +42,7 @@ export interface UrlRefresh {
 export type RefreshableDocument = ImportedDocument & { refresh?: UrlRefresh };
 
 /** Records on a planned URL document what its caller set and which metadata the page gave, and attaches its refresh rule. */
-export function refreshable(doc: ImportedDocument, defaults: DocumentDefaults): RefreshableDocument {
+export function refreshable(doc: ImportedDocument, finalUrl: string, defaults: DocumentDefaults): RefreshableDocument {
   const fromCaller = (key: string) => Object.hasOwn(defaults.metadata, key) && isDeepStrictEqual(defaults.metadata[key], doc.metadata[key]);
   const sourceKeys = Object.keys(doc.metadata).filter((key) => !fromCaller(key) && key !== IMPORT_FIELDS);
   const given = {
@@ -48,7 +54,7 @@ export function refreshable(doc: ImportedDocument, defaults: DocumentDefaults): 
   };
   const fields: ImportFields = { caller: CALLER_FIELDS.filter((f) => given[f]), source: sourceKeys };
   doc.metadata = { ...doc.metadata, [IMPORT_FIELDS]: { ...fields } };
-  const refresh: UrlRefresh = { given, sourceKeys };
+  const refresh: UrlRefresh = { finalId: documentIdForUrl(finalUrl), finalUrls: [...new Set([finalUrl, canonicalUrl(finalUrl)])], given, sourceKeys };
   return Object.assign(doc, { refresh });
 }
 
@@ -57,14 +63,22 @@ export function refreshOf(doc: ImportedDocument): UrlRefresh | undefined {
   return (doc as RefreshableDocument).refresh;
 }
 
-/** Decides, inside the write's transaction, what a URL import keeps of the document its page already has (README "importUrl"). */
+/**
+ * Decides, inside the write's transaction, which stored document a URL import refreshes and what it keeps (README
+ * "importUrl"): the requested URL's document, else the final URL's, else the oldest whose metadata.finalUrl is the
+ * final URL; none means a new document under the requested URL's id.
+ */
 export function urlRefresher(rules: ReadonlyMap<string, UrlRefresh>): WriteRefiner {
   return {
-    relatedIds: () => [],
-    async refine(input, live) {
+    relatedIds: (input) => {
       const rule = rules.get(input.id ?? '');
-      const target = live.get(input.id ?? '');
-      return rule && target ? refreshed(input, target, rule) : input;
+      return rule && rule.finalId !== input.id ? [rule.finalId] : [];
+    },
+    async refine(input, live, q) {
+      const rule = rules.get(input.id ?? '');
+      if (!rule) return input;
+      const target = live.get(input.id ?? '') ?? live.get(rule.finalId) ?? (await lockOldestByFinalUrl(q, rule.finalUrls));
+      return target ? refreshed(input, target, rule) : input;
     },
   };
 }

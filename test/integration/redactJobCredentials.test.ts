@@ -53,6 +53,10 @@ describe.each(dbTargets())('migration 012 redacts URL credentials in stored impo
     const everything = await db.query<{ t: string }>(`SELECT string_agg(j.request::text || j.warnings::text || i.label || coalesce(i.error, ''), ' ') AS t FROM import_jobs j JOIN import_job_items i ON i.job_id = j.id`);
     expect(everything.rows[0]!.t).not.toMatch(/s3cret|hunter2|pa%22ss|anon:pw/);
 
+    // It also indexes the final URL by which a URL import finds a page stored under a URL that redirected to it.
+    const index = await db.query<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE indexname = 'documents_final_url_idx'`);
+    expect(index.rows[0]?.indexdef).toContain("(metadata ->> 'finalUrl'::text)");
+
     // Applying it again (a second server, a re-run by hand) changes nothing.
     await db.exec(loadMigrations().find((m) => m.version === 12)!.sql);
     expect((await db.query(`SELECT request FROM import_jobs WHERE id = 'old'`)).rows[0]).toEqual({ request: jobs.rows[0]!.request });

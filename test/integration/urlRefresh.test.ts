@@ -4,8 +4,8 @@ import { dbTargets } from '../helpers/databases.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
-// A URL re-import refreshes the page's document (README "importUrl"): what callers set stays unless given again.
-// Real HTTP on 127.0.0.1, real stores.
+// A URL re-import refreshes the page's document (README "importUrl"): what callers set stays unless given again, and a
+// page reached through a redirect is one document whichever of its URLs is imported. Real HTTP on 127.0.0.1, real stores.
 
 interface Doc {
   id: string;
@@ -158,5 +158,33 @@ describe.each(dbTargets())('URL re-imports refresh the page\'s document ($name)'
     await setTags(url, ['draft', 'approved', 'published']);
     release();
     expect((await embedding).doc.tags).toEqual(['draft', 'approved', 'published']);
+  });
+
+  it('updates the document of a page reached through a redirect, whichever URL is imported, instead of making a second one', async () => {
+    site.routes.set('/moved/a', { redirect: '/moved/b', status: 301 });
+    site.routes.set('/moved/b', html('Moved page', 'The page that moved.'));
+    const a = `${site.url}/moved/a`;
+    const b = `${site.url}/moved/b`;
+    const first = (await importUrl({ url: a, tags: ['kept'] })).doc;
+    expect(first).toMatchObject({ id: a, metadata: { url: a, finalUrl: b } });
+
+    site.routes.set('/moved/b', html('Moved page', 'The page that moved, updated.'));
+    const direct = (await importUrl({ url: b })).doc;
+    expect(direct).toMatchObject({ id: a, tags: ['kept'], metadata: { url: b, finalUrl: b } });
+    expect(direct.content).toContain('updated');
+    expect(await documentById(b)).toBeNull();
+    expect((await importUrl({ url: a })).doc.id).toBe(a);
+    expect(await importAsync({ url: b })).toEqual([a]);
+
+    // The other way round: a page imported directly, then through a URL that redirects to it.
+    site.routes.set('/moved/c', html('Landing page', 'Where the short link goes.'));
+    site.routes.set('/go/c', { redirect: '/moved/c' });
+    const c = `${site.url}/moved/c`;
+    expect((await importUrl({ url: c, tags: ['landing'] })).doc.id).toBe(c);
+    expect((await importUrl({ url: `${site.url}/go/c` })).doc).toMatchObject({ id: c, tags: ['landing'], metadata: { finalUrl: c } });
+    expect(await documentById(`${site.url}/go/c`)).toBeNull();
+
+    const count = await t.gql<{ documents: { totalCount: number } }>(`{ documents(filter: { text: "moved" }) { totalCount } }`);
+    expect(count.data!.documents.totalCount).toBe(1);
   });
 });

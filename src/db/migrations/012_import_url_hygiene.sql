@@ -1,3 +1,5 @@
+-- URL import hygiene: credentials in old import jobs, and finding a redirected page's document.
+
 -- Import jobs recorded before URL credentials were redacted at validation may still hold a password typed into a URL:
 -- in the stored request (urls, url), in each item's label and error message ("fetch of http://user:pass@host/…
 -- blocked"), and possibly in a warning. They are rewritten as Cairn now stores them, scheme://***@host/… (the same
@@ -21,3 +23,7 @@ UPDATE import_job_items
        error = regexp_replace(error, '([A-Za-z][A-Za-z0-9+.-]*://)[^/?#"[:space:]]*@', '\1***@', 'g')
  WHERE label ~ '[A-Za-z][A-Za-z0-9+.-]*://[^/?#"[:space:]]*@'
     OR error ~ '[A-Za-z][A-Za-z0-9+.-]*://[^/?#"[:space:]]*@';
+
+-- A URL import that lands on a page already stored under another URL's id (the first URL redirected to it) finds
+-- that document by its metadata.finalUrl; without an index every URL import would scan the documents table.
+CREATE INDEX IF NOT EXISTS documents_final_url_idx ON documents ((metadata->>'finalUrl'));
