@@ -14,6 +14,7 @@ import { serverHosts, type SpecImportPlan, type SpecOrigin } from '../openapi/sp
 import type { ImportPlan, ImportedDocument } from '../types.js';
 import { canonicalUrl, documentIdForUrl } from '../url/canonicalUrl.js';
 import { detectDocumentType } from '../url/detectDocumentType.js';
+import { refreshable } from '../url/refresh.js';
 
 /** What planning needs from outside: the safe HTTP client and the importer limits. */
 export interface PlanDeps {
@@ -82,7 +83,10 @@ export async function planOpenApi(source: OpenApiSource, deps: PlanDeps, derived
   return plan;
 }
 
-/** Fetches a URL through the safe client and plans one document (or a spec's documents when it is OpenAPI). */
+/**
+ * Fetches a URL through the safe client and plans one document (or a spec's documents when it is OpenAPI). The
+ * document carries its refresh rule: the write decides which stored document it refreshes and what it keeps.
+ */
 export async function planUrl(url: string, defaults: DocumentDefaults, deps: PlanDeps): Promise<SpecImportPlan> {
   const res = await deps.fetcher.fetch(url, { accept: ACCEPT });
   const fetched = { url, finalUrl: res.finalUrl.replace(/#.*$/, ''), fetchedAt: new Date().toISOString(), contentType: res.contentType || null };
@@ -99,7 +103,7 @@ export async function planUrl(url: string, defaults: DocumentDefaults, deps: Pla
       tags: defaults.tags,
       metadata: { ...defaults.metadata, ...fetched, language: page.language ?? null, description: page.description ?? null },
     };
-    return { documents: [doc], entities: [], relationships: [], warnings: [] };
+    return { documents: [refreshable(doc, fetched.finalUrl, defaults)], entities: [], relationships: [], warnings: [] };
   }
   const fileName = path.posix.basename(new URL(res.finalUrl).pathname) || new URL(res.finalUrl).hostname;
   const file = await extractFile({ fileName, contentType: res.contentType, bytes: res.body }, fileLimits(deps.config));
@@ -112,7 +116,7 @@ export async function planUrl(url: string, defaults: DocumentDefaults, deps: Pla
   doc.documentType = defaults.documentType ?? detectDocumentType(res.finalUrl);
   doc.source = source;
   doc.metadata = { ...file.metadata, ...defaults.metadata, ...fetched };
-  return { documents: [doc], entities: [], relationships: [], warnings: file.warnings };
+  return { documents: [refreshable(doc, fetched.finalUrl, defaults)], entities: [], relationships: [], warnings: file.warnings };
 }
 
 /** How a file import names a spec: the caller's specId, or an id taken from the document id (chosen or derived). */

@@ -11,6 +11,7 @@ import type { DocumentWriteHook } from './DocumentWriteHook.js';
 import { knowledgeCounts, type KnowledgeCounts } from './statsRepository.js';
 import { generateDocumentId } from './validateInput.js';
 import type { DocumentInput, DocumentPatch, DocumentRecord, IndexResultRecord } from './types.js';
+import { refineAll, relatedIdsOf, type WriteRefiner } from './writeRefiner.js';
 
 /** How a write treats an existing document with the same id. */
 export type WriteMode = 'create' | 'upsert';
@@ -43,9 +44,9 @@ export class DocumentService {
     return result as IndexResultRecord;
   }
 
-  /** Creates or replaces documents by id; unchanged ones are left untouched. */
-  upsertMany(inputs: readonly DocumentInput[]): Promise<IndexResultRecord[]> {
-    return this.write(inputs, 'upsert');
+  /** Creates or replaces documents by id; unchanged ones are left untouched. A `refiner` first fits each to what is stored. */
+  upsertMany(inputs: readonly DocumentInput[], refiner?: WriteRefiner): Promise<IndexResultRecord[]> {
+    return this.write(inputs, 'upsert', undefined, refiner);
   }
 
   /** Applies a partial update to an existing document. */
@@ -94,14 +95,13 @@ export class DocumentService {
   /**
    * The write path. Embedding happens before the transaction, so a failing embedder writes nothing and no
    * transaction stays open while a remote model works. `expectedUpdatedAt` turns a concurrent change into CONFLICT.
+   * A refiner guesses first without locks (so that embedding covers what is likely new), then decides in the
+   * transaction with the stored documents locked; chunks a changed decision needs are embedded there.
    */
-  private async write(inputs: readonly DocumentInput[], mode: WriteMode, expectedUpdatedAt?: Date): Promise<IndexResultRecord[]> {
-    const prepared = inputs.map((input) => this.prepare(input));
-    const ids = prepared.map((p) => p.write.id);
-    const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
-    if (duplicate !== undefined) throw badInput('input', `id "${duplicate}" appears more than once in this batch`);
-
-    const known = await this.chunks.summariesByDocumentIds(this.db, ids);
+  private async write(inputs: readonly DocumentInput[], mode: WriteMode, expectedUpdatedAt?: Date, refiner?: WriteRefiner): Promise<IndexResultRecord[]> {
+    const guessed = refiner ? await refineAll(inputs, refiner, byId(await this.documents.findByIds(relatedIdsOf(inputs, refiner))), this.db) : inputs;
+    let prepared = distinctIds(guessed.map((input) => this.prepare(input)));
+    const known = await this.chunks.summariesByDocumentIds(this.db, prepared.map((p) => p.write.id));
     const vectors = await this.embedMissing(prepared, new Set(known.map((k) => `${k.documentId}\u0000${k.contentHash}`)));
 
     return this.db.transaction(async (tx) => {
@@ -110,7 +110,18 @@ export class DocumentService {
       // An expired document the sweep has not deleted yet is gone for every reader, so writers treat it as absent too:
       // create replaces it instead of answering CONFLICT (update already answers NOT_FOUND).
       const now = Date.now();
-      const current = new Map([...(await this.documents.lockByIds(tx, ids))].filter(([, d]) => d.expiresAt === null || d.expiresAt.getTime() > now));
+      const live = (docs: Map<string, DocumentRecord>) => new Map([...docs].filter(([, d]) => d.expiresAt === null || d.expiresAt.getTime() > now));
+      let current: Map<string, DocumentRecord>;
+      if (refiner) {
+        current = live(await this.documents.lockByIds(tx, relatedIdsOf(inputs, refiner)));
+        prepared = distinctIds((await refineAll(inputs, refiner, current, tx)).map((input) => this.prepare(input)));
+        // A document the refiner found by other means it has locked already (FOR UPDATE): read it, take no advisory lock.
+        const others = prepared.map((p) => p.write.id).filter((id) => !current.has(id));
+        for (const doc of await this.documents.findByIds(others, tx)) current.set(doc.id, doc);
+      } else {
+        current = live(await this.documents.lockByIds(tx, prepared.map((p) => p.write.id)));
+      }
+      const ids = prepared.map((p) => p.write.id);
       if (mode === 'create') {
         const taken = ids.find((id) => current.has(id));
         if (taken !== undefined) {
@@ -239,6 +250,19 @@ export class DocumentService {
     });
     return { embeddedPerDoc, chunkIds };
   }
+}
+
+/** The documents keyed by id. */
+function byId(docs: readonly DocumentRecord[]): Map<string, DocumentRecord> {
+  return new Map(docs.map((d) => [d.id, d]));
+}
+
+/** BAD_USER_INPUT when two documents of one batch have the same id. */
+function distinctIds(prepared: PreparedDocument[]): PreparedDocument[] {
+  const ids = prepared.map((p) => p.write.id);
+  const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (duplicate !== undefined) throw badInput('input', `id "${duplicate}" appears more than once in this batch`);
+  return prepared;
 }
 
 /** True when writing `next` over `current` would change nothing. */

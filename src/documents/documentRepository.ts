@@ -214,3 +214,18 @@ export function documentLockKeys(ids: readonly string[]): number[] {
   const keys = new Set(ids.map(advisoryKey32));
   return [...keys].sort((a, b) => a - b);
 }
+
+/**
+ * The oldest live document whose `metadata.finalUrl` is one of `urls`, locked FOR UPDATE: a page that a URL import
+ * stored under the id of another URL that redirected to it. Served by the index of migration 012.
+ */
+export async function lockOldestByFinalUrl(q: Queryable, urls: readonly string[]): Promise<DocumentRecord | undefined> {
+  if (urls.length === 0) return undefined;
+  const { rows } = await q.query<DocumentRow>(
+    `SELECT ${DOCUMENT_COLUMNS} FROM documents
+      WHERE (metadata->>'finalUrl') = ANY($1::text[]) AND (expires_at IS NULL OR expires_at > now())
+      ORDER BY created_at, id LIMIT 1 FOR UPDATE`,
+    [urls],
+  );
+  return rows[0] === undefined ? undefined : toDocumentRecord(rows[0]);
+}

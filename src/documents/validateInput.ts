@@ -140,6 +140,10 @@ export interface DocumentDefaultsInput {
   source?: string;
   tags: string[];
   metadata: JsonObject;
+  /** The caller left `tags` out (or sent null): a URL re-import keeps the document's tags instead of clearing them. */
+  tagsOmitted?: true;
+  /** The caller left `metadata` out (or sent null): a URL re-import keeps the document's own metadata keys. */
+  metadataOmitted?: true;
 }
 
 /** Validates an import's document defaults (title, type, source, tags, metadata); `null` means absent. */
@@ -151,5 +155,8 @@ export function validateDocumentDefaults(raw: Omit<RawDocumentInput, 'id' | 'con
   if (raw.documentType !== undefined && raw.documentType !== null) defaults.documentType = validateType(raw.documentType, f('documentType'));
   const source = validateSource(raw.source, f('source'));
   if (source !== null) defaults.source = source;
+  // Recorded only when true, so the stored request of an import that gave them is as before.
+  if (raw.tags === undefined || raw.tags === null) defaults.tagsOmitted = true;
+  if (raw.metadata === undefined || raw.metadata === null) defaults.metadataOmitted = true;
   return defaults;
 }
