@@ -39,7 +39,8 @@ async function statTarget(command: string, target: string): Promise<Stats> {
 
 /** Turns the command line into a validated import request (reading the spec file or walking the folder). */
 async function buildRequest(kind: string | undefined, targets: string[], config: Config, opts: ImportCommandOptions): Promise<ImportRequest> {
-  const raw = { tags: opts.tags, documentType: opts.type ?? null, title: opts.title ?? null, source: opts.source ?? null };
+  // No --tag means none given (null): a URL re-import then keeps the tags the document has.
+  const raw = { tags: opts.tags.length > 0 ? opts.tags : null, documentType: opts.type ?? null, title: opts.title ?? null, source: opts.source ?? null };
   if (kind !== 'url' && kind !== 'openapi' && kind !== 'dir') throw new UsageError(kind ? `unknown import kind "${kind}"; ${IMPORT_USAGE}` : IMPORT_USAGE);
   if (opts.specId !== undefined && kind !== 'openapi') {
     const each = kind === 'dir' ? 'file' : 'URL';

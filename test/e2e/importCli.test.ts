@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { openPgliteDb } from '../../src/db/pgliteDb.js';
 import { projectPath } from '../../src/paths.js';
 import { runCli, startCliServer } from '../helpers/cli.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
@@ -23,6 +24,16 @@ describe('cairn import (embedded default)', () => {
   let folder: string;
   let site: FixtureSite;
   const env = () => ({ CAIRN_DATA_DIR: dataDir, CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: '127.0.0.1' });
+
+  /** A document's tags, read from the data folder while no CLI process holds it. */
+  const tagsOf = async (id: string): Promise<string[]> => {
+    const db = await openPgliteDb(path.join(dataDir, 'pglite'));
+    try {
+      return (await db.query<{ tags: string[] }>('SELECT tags FROM documents WHERE id = $1', [id])).rows[0]?.tags ?? [];
+    } finally {
+      await db.close();
+    }
+  };
 
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-import-'));
@@ -66,9 +77,14 @@ describe('cairn import (embedded default)', () => {
   });
 
   it('imports URLs and an OpenAPI spec, and exits 1 when an item fails', async () => {
-    const ok = await runCli(['import', 'url', `${site.url}/faq`, '--json'], env());
+    const ok = await runCli(['import', 'url', `${site.url}/faq`, '--json', '--tag', 'support'], env());
     expect(ok.code).toBe(0);
     expect(lines(ok.stdout)[0]).toMatchObject({ event: 'item', status: 'SUCCEEDED', documentIds: [`${site.url}/faq`] });
+    // A re-import with no --tag keeps the page's tags; --tag replaces them.
+    expect((await runCli(['import', 'url', `${site.url}/faq`], env())).code).toBe(0);
+    expect(await tagsOf(`${site.url}/faq`)).toEqual(['support']);
+    expect((await runCli(['import', 'url', `${site.url}/faq`, '--tag', 'billing'], env())).code).toBe(0);
+    expect(await tagsOf(`${site.url}/faq`)).toEqual(['billing']);
 
     const spec = await runCli(['import', 'openapi', `${site.url}/spec.yaml`, '--json'], env());
     expect(spec.code).toBe(0);
