@@ -23,6 +23,11 @@ export function shortPath(path: string): string {
   return `${path.slice(0, half)}…${path.slice(-half)}`;
 }
 
+/** True for the error of an exhausted call stack, which the checks here should prevent and no user should read. */
+export function isStackOverflow(error: unknown): boolean {
+  return error instanceof Error && /Maximum call stack size exceeded/.test(error.message);
+}
+
 /** 1-based line of `offset` in `text`. */
 export function lineAt(text: string, offset: number): number {
   let line = 1;

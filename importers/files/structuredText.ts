@@ -1,6 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { errorMessage } from './fileErrors.js';
-import { MAX_NESTING, deepYamlPoint, shortPath, yamlTopLevel, type DeepPoint } from './nesting.js';
+import { MAX_NESTING, deepYamlPoint, isStackOverflow, shortPath, yamlTopLevel, type DeepPoint } from './nesting.js';
 import type { ExtractedFile } from './types.js';
 
 /** Real specs use a few anchors; a low cap stops alias-expansion bombs. */
@@ -19,7 +19,8 @@ export function extractStructured(text: string, language: 'json' | 'yaml'): Extr
   try {
     value = language === 'json' ? JSON.parse(text) : parseYaml(text, YAML_OPTIONS);
   } catch (error) {
-    parseError = errorMessage(error);
+    // Aliases can build a value deeper than the text nests; their count is capped, but never show a stack overflow.
+    parseError = isStackOverflow(error) ? 'it nests too deeply to read' : errorMessage(error);
   }
   if (parseError === undefined && isOpenApiLike(value)) {
     const info = isRecord(value.info) ? value.info : {};
