@@ -9,23 +9,25 @@ const KEPT_TAIL = 300;
 
 /** The end (exclusive) of the double-quoted string starting at `start`, honouring backslash escapes. */
 function quotedEnd(text: string, start: number): number {
-  let i = start + 1;
-  while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
-  return Math.min(i + 1, text.length);
+  for (let i = text.indexOf('"', start + 1); i !== -1; i = text.indexOf('"', i + 1)) {
+    let backslashes = 0;
+    while (text[i - 1 - backslashes] === '\\') backslashes++;
+    if (backslashes % 2 === 0) return i + 1;
+  }
+  return text.length;
 }
+
+const BRACKETS = /["{}[\]]/g;
 
 /** The end (exclusive) of the bracketed value starting at `start`: its matching bracket, skipping quoted strings. */
 function bracketEnd(text: string, start: number): number {
   let depth = 0;
-  for (let i = start; i < text.length; ) {
-    const c = text[i]!;
-    if (c === '"') {
-      i = quotedEnd(text, i);
-      continue;
-    }
-    if (c === '{' || c === '[') depth++;
-    else if ((c === '}' || c === ']') && --depth === 0) return i + 1;
-    i++;
+  BRACKETS.lastIndex = start;
+  for (let m = BRACKETS.exec(text); m; m = BRACKETS.exec(text)) {
+    const c = m[0];
+    if (c === '"') BRACKETS.lastIndex = quotedEnd(text, m.index);
+    else if (c === '{' || c === '[') depth++;
+    else if (--depth === 0) return m.index + 1;
   }
   return text.length;
 }
@@ -38,40 +40,33 @@ function capValue(value: string, quoted: boolean): string {
 }
 
 /**
+ * `text` with every value that starts with one of `openers` replaced by `cap(value, opener)`; the text between values
+ * is copied in runs (messages can hold megabytes of one echoed value).
+ */
+function mapValues(text: string, openers: RegExp, cap: (value: string, opener: string) => string): string {
+  const parts: string[] = [];
+  let i = 0;
+  openers.lastIndex = 0;
+  for (let m = openers.exec(text); m; m = openers.exec(text)) {
+    const end = m[0] === '"' ? quotedEnd(text, m.index) : bracketEnd(text, m.index);
+    parts.push(text.slice(i, m.index), cap(text.slice(m.index, end), m[0]));
+    i = end;
+    openers.lastIndex = end;
+  }
+  parts.push(text.slice(i));
+  return parts.join('');
+}
+
+/**
  * Cuts every value graphql-js repeats from the request (`got invalid value <value>`, `non string value: <value>`,
  * `found <value>`, quoted names) to MAX_ECHOED_VALUE characters. Values are quoted strings or bracketed objects and
  * lists (graphql-js's inspect); the words around them, which name the variable, the path and the problem, stay.
  */
 export function capEchoedValues(message: string): string {
-  let out = '';
-  let i = 0;
-  while (i < message.length) {
-    const c = message[i]!;
-    if (c === '"' || c === '{' || c === '[') {
-      const end = c === '"' ? quotedEnd(message, i) : bracketEnd(message, i);
-      // A bracketed value's own strings are cut first, so that a short object with one huge string stays readable.
-      const value = c === '"' ? message.slice(i, end) : capEchoedInside(message.slice(i, end));
-      out += capValue(value, c === '"');
-      i = end;
-    } else {
-      out += c;
-      i++;
-    }
-  }
-  return out;
-}
-
-/** The strings inside a bracketed value, each cut to MAX_ECHOED_VALUE. */
-function capEchoedInside(value: string): string {
-  let out = '';
-  for (let i = 0; i < value.length; ) {
-    if (value[i] === '"') {
-      const end = quotedEnd(value, i);
-      out += capValue(value.slice(i, end), true);
-      i = end;
-    } else out += value[i++];
-  }
-  return out;
+  // A bracketed value's own strings are cut first, so that a short object with one huge string stays readable.
+  return mapValues(message, /["{[]/g, (value, opener) =>
+    opener === '"' ? capValue(value, true) : capValue(mapValues(value, /"/g, (s) => capValue(s, true)), false),
+  );
 }
 
 /**
@@ -82,6 +77,6 @@ function capEchoedInside(value: string): string {
 export function clientSafeMessage(message: string): string {
   const capped = capEchoedValues(redactCredentials(message));
   if (capped.length <= MAX_CLIENT_MESSAGE) return capped;
-  const head = MAX_CLIENT_MESSAGE - KEPT_TAIL - 30;
-  return `${capped.slice(0, head)} … (${capped.length - head - KEPT_TAIL} characters left out) … ${capped.slice(-KEPT_TAIL)}`;
+  const gap = ` … (${capped.length} characters in all) … `;
+  return `${capped.slice(0, MAX_CLIENT_MESSAGE - KEPT_TAIL - gap.length)}${gap}${capped.slice(-KEPT_TAIL)}`;
 }

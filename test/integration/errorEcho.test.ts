@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { redactCredentials } from '../../src/errors.js';
-import { MAX_CLIENT_MESSAGE, MAX_ECHOED_VALUE } from '../../src/graphql/clientMessage.js';
+import { clientSafeMessage, MAX_CLIENT_MESSAGE, MAX_ECHOED_VALUE } from '../../src/graphql/clientMessage.js';
 import { startLoggedServer, type LoggedServer } from '../helpers/loggedServer.js';
 
 const SECRET = 'hunter2-Pa55word';
@@ -91,5 +91,22 @@ describe('redactCredentials', () => {
     redactCredentials('a://'.repeat(100_000));
     redactCredentials(`x://${'a'.repeat(200_000)}`);
     expect(performance.now() - started).toBeLessThan(1000);
+  });
+});
+
+describe('clientSafeMessage', () => {
+  it('cuts quoted strings (escaped quotes included) and bracketed values, keeping the words between them', () => {
+    const tricky = JSON.stringify(`a\\"b${'x'.repeat(500)}`);
+    const message = clientSafeMessage(`Variable "$v" got invalid value ${tricky} at "input.tags[0]"; Expected type "[String!]".`);
+    expect(message).toMatch(/^Variable "\$v" got invalid value "a\\\\\\"bx+…" \(\d+ characters\) at "input\.tags\[0\]"; Expected type "\[String!\]"\.$/);
+    const list = clientSafeMessage(`got invalid value [${Array.from({ length: 300 }, (_, i) => i).join(', ')}]; Expected type "Int".`);
+    expect(list).toMatch(/^got invalid value \[0, 1, 2, .*… \(\d+ characters\); Expected type "Int"\.$/);
+  });
+
+  it('handles a 40 MB message in well under a second', () => {
+    const started = performance.now();
+    const message = clientSafeMessage(`Variable "$n" got invalid value ${JSON.stringify('z'.repeat(20_000_000))}; Cannot query field ${'q'.repeat(20_000_000)}`);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(message.length).toBeLessThanOrEqual(MAX_CLIENT_MESSAGE);
   });
 });
