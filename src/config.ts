@@ -97,6 +97,7 @@ const envSchema = z
     CAIRN_GRAPHQL_MAX_TOKENS: int(1).default(5000),
     CAIRN_RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).max(1_000_000).default(50),
     CAIRN_RATE_LIMIT_BURST: int(0, 1_000_000).default(100),
+    CAIRN_RATE_LIMIT_FAILED_KEYS_PER_MINUTE: int(0, 1_000_000).default(60),
   })
   .superRefine((env, ctx) => {
     if (env.CAIRN_CHUNK_OVERLAP >= env.CAIRN_CHUNK_SIZE) {
@@ -184,8 +185,11 @@ export interface Config {
   auth: { mode: 'auto' | 'required' };
   /** Static limits on each GraphQL operation (graphql-armor and the parser). */
   graphqlLimits: GraphqlLimits;
-  /** Token bucket per API key (per client IP without one); off when either value is 0. */
-  rateLimit: { perSecond: number; burst: number };
+  /**
+   * Token bucket per API key (per client IP without one); off when perSecond or burst is 0, which also turns off
+   * `failedKeysPerMinute`: unknown, malformed or revoked keys one client address may send (refilled over a minute).
+   */
+  rateLimit: { perSecond: number; burst: number; failedKeysPerMinute: number };
 }
 
 /** Per-operation GraphQL limits, resolved from `CAIRN_GRAPHQL_MAX_*`. */
@@ -304,6 +308,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       maxDirectives: e.CAIRN_GRAPHQL_MAX_DIRECTIVES,
       maxTokens: e.CAIRN_GRAPHQL_MAX_TOKENS,
     },
-    rateLimit: { perSecond: e.CAIRN_RATE_LIMIT_PER_SECOND, burst: e.CAIRN_RATE_LIMIT_BURST },
+    rateLimit: { perSecond: e.CAIRN_RATE_LIMIT_PER_SECOND, burst: e.CAIRN_RATE_LIMIT_BURST, failedKeysPerMinute: e.CAIRN_RATE_LIMIT_FAILED_KEYS_PER_MINUTE },
   };
 }

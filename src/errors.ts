@@ -64,9 +64,42 @@ export function notFound(kind: string, id: string): AppError {
 /** Longest piece of client input an error message repeats. */
 const MAX_ECHO = 200;
 
-/** Client input as an error may repeat it: cut to MAX_ECHO characters, so a huge value is not sent back twice. */
+/**
+ * Client input as an error may repeat it: URL credentials hidden, then cut to MAX_ECHO characters, so a huge value is
+ * not sent back twice.
+ */
 export function echo(value: string): string {
-  return value.length <= MAX_ECHO ? value : `${value.slice(0, MAX_ECHO)}… (${value.length} characters)`;
+  const shown = redactCredentials(value);
+  return shown.length <= MAX_ECHO ? shown : `${shown.slice(0, MAX_ECHO)}… (${value.length} characters)`;
+}
+
+/** What replaces the user name and password of a URL in text shown or logged (as the importers show URLs). */
+export const HIDDEN_CREDENTIALS = '***';
+
+// Where a URL's authority ends: userinfo is everything after "://" up to the last "@" before one of these.
+const AUTHORITY_END = /[/?#\s]/;
+
+/**
+ * `text` with the userinfo of every URL in it replaced (`https://user:secret@host/` → `https://***@host/`), so a
+ * password typed into a URL never reaches an error message or a log line. One linear pass with no backtracking (a
+ * regular expression over 200,000 characters of `a://a://…` would take seconds); it may also hide a little text
+ * that only looked like userinfo (`"http://host","a@b"`), which is the safe side.
+ */
+export function redactCredentials(text: string): string {
+  let out = '';
+  let copied = 0;
+  for (let i = text.indexOf('://'); i !== -1; ) {
+    const start = i + 3;
+    let end = start;
+    let at = -1;
+    for (; end < text.length && !AUTHORITY_END.test(text[end]!); end++) if (text[end] === '@') at = end;
+    if (at !== -1) {
+      out += `${text.slice(copied, start)}${HIDDEN_CREDENTIALS}`;
+      copied = at;
+    }
+    i = text.indexOf('://', Math.max(end, start));
+  }
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
 /** True when the value is an `AppError`. */

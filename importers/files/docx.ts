@@ -1,11 +1,31 @@
 import mammoth from 'mammoth';
 import { htmlToMarkdown } from '../html/htmlToMarkdown.js';
+import { deepXmlLine, flattenDeepHtml } from './deepMarkup.js';
 import { errorMessage, invalidFile } from './fileErrors.js';
+import { flattenWarning } from './html.js';
+import { MAX_NESTING } from './nesting.js';
 import { firstHeading } from './textFormats.js';
 import type { ExtractedFile } from './types.js';
 import { DEFAULT_ZIP_LIMITS, guardZip } from './zipGuard.js';
 
 const CORE_PROPERTIES = 'docProps/core.xml';
+const MAIN_PART = 'word/document.xml';
+/**
+ * Deepest element nesting of the document part: mammoth reads Word XML recursively and overflowed the stack near
+ * 3,000 levels (a thousand tables nested in each other). Real documents stay far below; a table adds three levels.
+ */
+export const MAX_DOCX_XML_DEPTH = 500;
+
+/** INVALID_FILE for a document nested too deeply for the converter, saying what to change. */
+function tooDeep(fileName: string, line: number | undefined): Error {
+  const where = line === undefined ? '' : ` (line ${line} of ${MAIN_PART})`;
+  return invalidFile(
+    fileName,
+    `nests its content more than ${MAX_DOCX_XML_DEPTH} XML levels deep${where}, as tables inside tables inside tables do; ` +
+      'Cairn cannot read that: remove the deep nesting (or copy the text into a new document) and upload it again',
+    { reason: 'too_deep', maxDepth: MAX_DOCX_XML_DEPTH },
+  );
+}
 
 /**
  * Word documents: bomb-check the zip, convert with mammoth (no external file access, images dropped),
@@ -15,8 +35,11 @@ export async function extractDocx(fileName: string, bytes: Buffer, maxUnzippedBy
   const kept = await guardZip(fileName, bytes, { ...DEFAULT_ZIP_LIMITS, maxUnzippedBytes }, {
     // mammoth reads only XML parts and relationships; media is never inflated because images are dropped.
     inflate: (name) => /\.(xml|rels)$/i.test(name),
-    keep: (name) => name === CORE_PROPERTIES,
+    keep: (name) => name === CORE_PROPERTIES || name === MAIN_PART,
   });
+  const main = kept.get(MAIN_PART);
+  const deepLine = main ? deepXmlLine(main.toString('utf8'), MAX_DOCX_XML_DEPTH) : undefined;
+  if (deepLine !== undefined) throw tooDeep(fileName, deepLine);
   let result: Awaited<ReturnType<typeof mammoth.convertToHtml>>;
   try {
     result = await mammoth.convertToHtml(
@@ -28,6 +51,8 @@ export async function extractDocx(fileName: string, bytes: Buffer, maxUnzippedBy
       },
     );
   } catch (error) {
+    // Other parts (footnotes, comments) are not checked beforehand; their overflow gets the same advice.
+    if (/Maximum call stack size exceeded/.test(errorMessage(error))) throw tooDeep(fileName, undefined);
     throw invalidFile(fileName, `is not a readable Word document: ${errorMessage(error)}`, {}, error);
   }
   // mammoth escapes '>' in attribute values, so this cannot cut a tag short.
@@ -36,7 +61,8 @@ export async function extractDocx(fileName: string, bytes: Buffer, maxUnzippedBy
     droppedImages += 1;
     return '';
   });
-  const converted = htmlToMarkdown(`<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>${html}</body></html>`, { extractMain: false });
+  const page = flattenDeepHtml(`<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>${html}</body></html>`, MAX_NESTING);
+  const converted = htmlToMarkdown(page.html, { extractMain: false });
   const core = readCoreProperties(kept.get(CORE_PROPERTIES));
   const markdown = converted.markdown.trim();
   const metadata: Record<string, string> = {};
@@ -50,6 +76,7 @@ export async function extractDocx(fileName: string, bytes: Buffer, maxUnzippedBy
     ),
   ];
   if (droppedImages > 0) warnings.push(`${droppedImages} image(s) dropped; only text is imported`);
+  warnings.push(...flattenWarning(page.flattenedAt));
   return {
     format: 'docx',
     title: core.title ?? firstHeading(markdown, 6) ?? converted.title,

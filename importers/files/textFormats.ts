@@ -1,11 +1,15 @@
 import { parse as parseYaml } from 'yaml';
 import type { JsonObject } from '../../src/documents/types.js';
+import { MAX_JSON_DEPTH } from '../../src/storableText.js';
 import { sanitizeTag } from '../openapi/ids.js';
+import { MAX_NESTING, cutDeepValue, deepYamlPoint, isStackOverflow, shortPath, yamlTopLevel } from './nesting.js';
 import type { ExtractedFile } from './types.js';
 
 const FRONT_MATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/;
 /** Front matter is small; a low alias cap stops "billion laughs" YAML. */
 const YAML_OPTIONS = { maxAliasCount: 50 } as const;
+/** Levels of objects and lists kept in `metadata.frontMatter`, whose top is already two levels below the document. */
+const FRONT_MATTER_LEVELS = MAX_JSON_DEPTH - 2;
 
 /**
  * Markdown is stored without its front matter, whose keys (layout, permalink …) would otherwise be searched as text:
@@ -20,21 +24,39 @@ export function extractMarkdown(text: string): ExtractedFile {
   const metadata: JsonObject = {};
   let tags: string[] | undefined;
   if (frontMatter) {
+    const yaml = frontMatter[1] ?? '';
+    const deep = deepYamlPoint(yaml, MAX_NESTING);
     try {
-      const data: unknown = parseYaml(frontMatter[1] ?? '', YAML_OPTIONS);
+      // Too deep for yaml's recursive composer: only the top-level title, description and tags are read.
+      const data: unknown = deep ? shallowFrontMatter(yaml) : parseYaml(yaml, YAML_OPTIONS);
       body = text.slice(frontMatter[0].length);
       if (isRecord(data)) {
         if (typeof data.title === 'string' && data.title.trim()) title = data.title.trim();
         if (typeof data.description === 'string' && data.description.trim()) metadata.description = data.description.trim();
         tags = frontMatterTags(data.tags ?? data.keywords);
-        const rest = JSON.parse(JSON.stringify(data)) as JsonObject; // JSON-safe: dates as ISO strings
+        // Stored JSON nests at most MAX_JSON_DEPTH levels counted from the document (metadata is level 1, frontMatter 2).
+        const { value, cutAt } = cutDeepValue(data, FRONT_MATTER_LEVELS);
+        const rest = JSON.parse(JSON.stringify(value)) as JsonObject; // JSON-safe: dates as ISO strings
         if (Object.keys(rest).length > 0) metadata.frontMatter = rest;
+        if (deep) warnings.push(`front matter nests deeper than ${MAX_NESTING} levels (at ${shortPath(deep.path)}); only its top-level values (title, description, tags …) were read into the document and metadata.frontMatter`);
+        else if (cutAt) warnings.push(`front matter nesting deeper than ${FRONT_MATTER_LEVELS} levels was cut at ${shortPath(cutAt)} in metadata.frontMatter`);
       }
     } catch (error) {
-      warnings.push(`front matter is not valid YAML and was kept as text: ${error instanceof Error ? error.message : String(error)}`);
+      const reason = isStackOverflow(error) ? 'it nests too deeply to read' : error instanceof Error ? error.message : String(error);
+      warnings.push(`front matter is not valid YAML and was kept as text: ${reason}`);
     }
   }
   return { format: 'markdown', title: title ?? firstHeading(body, 1), content: body, metadata, ...(tags?.length ? { tags } : {}), warnings };
+}
+
+/** The top-level scalars (and lists of scalars) of front matter too deep to compose, as the parsed value would have them. */
+function shallowFrontMatter(yaml: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, entry] of yamlTopLevel(yaml)) {
+    if (entry.kind === 'scalar') out[key] = entry.value;
+    else if (entry.kind === 'seq' && entry.scalars) out[key] = entry.scalars;
+  }
+  return out;
 }
 
 /** Front matter tags as valid tags (`Getting Started` → `getting-started`): a list or a comma-separated string. */

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/Db.js';
 import { AppError, ErrorCode, badInput, notFound } from '../errors.js';
-import { apiKeyId, apiKeyMatches, generateApiKey } from './apiKey.js';
+import { apiKeyId, apiKeyMatches, generateApiKey, hashApiKey } from './apiKey.js';
 import { ApiKeyRepository, type ApiKeyRecord } from './apiKeyRepository.js';
 import type { Role } from './roles.js';
 
@@ -21,6 +21,8 @@ export interface CreatedApiKeyRecord {
 }
 
 const MAX_NAME = 100;
+/** Most keys `acceptedRecently` remembers; the oldest are forgotten first. */
+const MAX_ACCEPTED = 10_000;
 
 /** Creates, lists, revokes and verifies API keys; shared by the server, GraphQL and the CLI. */
 export class ApiKeyService {
@@ -33,6 +35,8 @@ export class ApiKeyService {
   // Bumped by every local create/revoke, so an answer read before the change is not cached after it.
   private generation = 0;
   private readonly lastTouched = new Map<string, number>();
+  // SHA-256 of keys verify accepted (never the keys), oldest first: lets a known key past an address's failure limit.
+  private readonly accepted = new Set<string>();
 
   constructor(db: Queryable, options: ApiKeyServiceOptions = {}) {
     this.repository = new ApiKeyRepository(db);
@@ -93,7 +97,14 @@ export class ApiKeyService {
     const id = apiKeyId(key);
     if (!id) return null;
     const found = await this.repository.findWithHash(id);
-    if (!found || !apiKeyMatches(key, found.keyHash) || found.revokedAt) return null;
+    const hash = hashApiKey(key);
+    if (!found || !apiKeyMatches(key, found.keyHash) || found.revokedAt) {
+      this.accepted.delete(hash); // revoked since: it must count as a failure again
+      return null;
+    }
+    this.accepted.delete(hash);
+    this.accepted.add(hash);
+    if (this.accepted.size > MAX_ACCEPTED) this.accepted.delete(this.accepted.values().next().value!);
     const { keyHash: _hash, ...record } = found;
     const now = Date.now();
     if (now - (this.lastTouched.get(id) ?? -Infinity) >= this.touchIntervalMs) {
@@ -101,6 +112,14 @@ export class ApiKeyService {
       await this.repository.touch(id).catch(this.onTouchError);
     }
     return record;
+  }
+
+  /**
+   * True when this process's `verify` accepted `key` (and has not refused it since), answered from memory: a client
+   * address that sent too many unknown keys is refused before any lookup, except with a key known to be good.
+   */
+  acceptedRecently(key: string): boolean {
+    return this.accepted.has(hashApiKey(key));
   }
 
   /** True when any unrevoked key exists; cached briefly, so a key created by another process counts within seconds. */

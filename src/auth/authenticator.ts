@@ -31,7 +31,13 @@ export class Authenticator {
     return this.alwaysRequired || (await this.keys.anyActive());
   }
 
-  /** The request's principal; throws UNAUTHENTICATED. */
+  /** True when `authorization` carries a key this process accepted recently (no database query). */
+  presentsAcceptedKey(authorization: string | undefined): boolean {
+    const token = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
+    return token !== undefined && this.keys.acceptedRecently(token);
+  }
+
+  /** The request's principal; throws UNAUTHENTICATED (`details.reason` 'invalid' for a key that was looked up or malformed). */
   async authenticate(req: AuthRequest): Promise<Principal> {
     if (!(await this.enabled())) {
       // A proxy would make the loopback-only server public; a foreign Host header means DNS rebinding.

@@ -1,10 +1,12 @@
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { AppError, ErrorCode, isAppError } from '../errors.js';
+import { AppError, ErrorCode, isAppError, redactCredentials } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { clientSafeMessage } from './clientMessage.js';
 import { tokenLimitError } from './protection.js';
 
-// Codes Apollo assigns to request problems; their messages describe the client's mistake, so they pass through.
+// Codes Apollo assigns to request problems; their messages describe the client's mistake, so they pass through, with
+// the values they repeat from the request cut and URL credentials hidden (clientSafeMessage).
 const CLIENT_CODES = new Set([
   'GRAPHQL_PARSE_FAILED',
   'GRAPHQL_VALIDATION_FAILED',
@@ -32,15 +34,30 @@ function appErrorOf(error: unknown, formatted: GraphQLFormattedError): AppError 
   return undefined;
 }
 
-/** Builds Apollo's `formatError`: AppErrors keep their code and message, anything else is masked. */
+/** An AppError's details with URL credentials hidden in its text values (they may repeat client input). */
+function safeDetails(details: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(details).map(([k, v]) => [k, typeof v === 'string' ? redactCredentials(v) : v]));
+}
+
+/** An unexpected error as it is logged: its message and stack may quote client input, so credentials are hidden. */
+export function loggableError(err: unknown): unknown {
+  if (!(err instanceof Error)) return typeof err === 'string' ? redactCredentials(err) : err;
+  const code = (err as { code?: unknown }).code;
+  return { type: err.name, message: redactCredentials(err.message), stack: err.stack === undefined ? undefined : redactCredentials(err.stack), ...(code === undefined ? {} : { code }) };
+}
+
+/**
+ * Builds Apollo's `formatError`: AppErrors keep their code and message, Apollo's and graphql-js's request errors
+ * keep theirs made safe (clientSafeMessage), anything else is masked and logged.
+ */
 export function createFormatError(logger: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const base = { message: formatted.message, locations: formatted.locations, path: formatted.path };
     const app = appErrorOf(error, formatted);
-    if (app) return { ...base, message: app.message, extensions: { ...app.details, code: app.code } };
+    if (app) return { ...base, message: redactCredentials(app.message), extensions: { ...safeDetails(app.details), code: app.code } };
     const code = formatted.extensions?.code;
-    if (typeof code === 'string' && CLIENT_CODES.has(code)) return { ...base, message: hideSuggestions(base.message), extensions: { code } };
-    logger.error({ err: unwrapResolverError(error), path: formatted.path }, 'unexpected error in GraphQL request');
+    if (typeof code === 'string' && CLIENT_CODES.has(code)) return { ...base, message: clientSafeMessage(hideSuggestions(base.message)), extensions: { code } };
+    logger.error({ err: loggableError(unwrapResolverError(error)), path: formatted.path }, 'unexpected error in GraphQL request');
     return {
       message: 'Internal server error',
       locations: formatted.locations,

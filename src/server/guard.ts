@@ -13,27 +13,47 @@ export function principalOf(res: Response): Principal | undefined {
   return res.locals[PRINCIPAL] as Principal | undefined;
 }
 
+/** Answers 429 with Retry-After for a refused decision; `limit` says which settings to raise and what ran out. */
+function refuse(res: Response, decision: { retryAfterSeconds: number }, what: string, settings: string): void {
+  res.setHeader('retry-after', String(decision.retryAfterSeconds));
+  const error = new AppError(ErrorCode.RATE_LIMITED, `${what}; retry in ${decision.retryAfterSeconds} s (${settings}).`, {
+    retryAfterSeconds: decision.retryAfterSeconds,
+  });
+  sendError(res, 429, error);
+}
+
 /** Spends a token of `bucket`; answers 429 with Retry-After and returns true when none is left. */
 function limited(limiter: RateLimiter, res: Response, bucket: string): boolean {
   const decision = limiter.take(bucket);
   if (decision.ok) return false;
-  res.setHeader('retry-after', String(decision.retryAfterSeconds));
-  const error = new AppError(ErrorCode.RATE_LIMITED, `Too many requests; retry in ${decision.retryAfterSeconds} s (CAIRN_RATE_LIMIT_PER_SECOND, CAIRN_RATE_LIMIT_BURST).`, {
-    retryAfterSeconds: decision.retryAfterSeconds,
-  });
-  sendError(res, 429, error);
+  refuse(res, decision, 'Too many requests', 'CAIRN_RATE_LIMIT_PER_SECOND, CAIRN_RATE_LIMIT_BURST');
   return true;
 }
 
 const clientAddress = (req: Request): string => req.socket.remoteAddress ?? 'unknown';
 
 /**
- * Middleware for API routes: authenticates (401 UNAUTHENTICATED), rate-limits per key or, without one, per client
- * address (429 RATE_LIMITED), and with `need` checks the role (403 FORBIDDEN). GraphQL checks roles per field.
+ * True (after answering 429) when the request's address has spent its budget of unknown, malformed or revoked keys
+ * and the request's key is not one this process accepted recently. Checked before the key is looked up, so that a
+ * flood of made-up keys from one address costs no database query once the budget is gone.
  */
-export function createGuard(authenticator: Authenticator, limiter: RateLimiter) {
+function failedKeysExhausted(authenticator: Authenticator, failedKeys: RateLimiter, req: Request, res: Response): boolean {
+  if (req.headers.authorization === undefined) return false;
+  const decision = failedKeys.peek(`ip:${clientAddress(req)}`);
+  if (decision.ok || authenticator.presentsAcceptedKey(req.headers.authorization)) return false;
+  refuse(res, decision, 'Too many unknown, malformed or revoked API keys from this address', 'CAIRN_RATE_LIMIT_FAILED_KEYS_PER_MINUTE');
+  return true;
+}
+
+/**
+ * Middleware for API routes: refuses addresses that sent too many bad keys (429 RATE_LIMITED, before any lookup),
+ * authenticates (401 UNAUTHENTICATED), rate-limits per key or, without one, per client address (429 RATE_LIMITED),
+ * and with `need` checks the role (403 FORBIDDEN). GraphQL checks roles per field.
+ */
+export function createGuard(authenticator: Authenticator, limiter: RateLimiter, failedKeys: RateLimiter) {
   return (need?: Role): RequestHandler =>
     async (req, res, next) => {
+      if (failedKeysExhausted(authenticator, failedKeys, req, res)) return;
       let principal: Principal;
       try {
         principal = await authenticator.authenticate({
@@ -47,6 +67,7 @@ export function createGuard(authenticator: Authenticator, limiter: RateLimiter) 
           next(err);
           return;
         }
+        if (err.details.reason === 'invalid') failedKeys.take(`ip:${clientAddress(req)}`);
         if (limited(limiter, res, `ip:${clientAddress(req)}`)) return;
         res.setHeader('www-authenticate', 'Bearer realm="cairn"');
         sendError(res, 401, err);

@@ -1,5 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { AppError, ErrorCode } from '../errors.js';
+import { clientSafeMessage } from '../graphql/clientMessage.js';
+import { loggableError } from '../graphql/formatError.js';
 import type { Logger } from '../logger.js';
 
 /** Answers like a GraphQL error, so clients handle one error shape on every route. */
@@ -11,9 +13,9 @@ export function sendError(res: Response, status: number, error: AppError): void 
 function sendUnexpected(logger: Logger, res: Response, err: unknown): void {
   const e = err as { status?: number; expose?: boolean; message?: string };
   if (e.expose && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
-    sendError(res, e.status, new AppError(e.status === 404 ? ErrorCode.NOT_FOUND : ErrorCode.BAD_REQUEST, e.message ?? 'Bad request'));
+    sendError(res, e.status, new AppError(e.status === 404 ? ErrorCode.NOT_FOUND : ErrorCode.BAD_REQUEST, clientSafeMessage(e.message ?? 'Bad request')));
   } else {
-    logger.error({ err }, 'unexpected error in an HTTP request');
+    logger.error({ err: loggableError(err) }, 'unexpected error in an HTTP request');
     sendError(res, 500, new AppError(ErrorCode.INTERNAL_SERVER_ERROR, 'Internal server error'));
   }
 }

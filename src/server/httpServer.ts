@@ -68,7 +68,10 @@ export async function startHttpServer(services: Services, port = services.config
         : 'Create one with `npm run cairn -- keys create --role admin --name <name>` or the createApiKey mutation.';
     logger.warn(`authentication is off: no API key exists, so every local request may do everything; listening on loopback only. ${howToCreate}`);
   }
-  const guard = createGuard(authenticator, new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst));
+  const { perSecond, burst, failedKeysPerMinute } = config.rateLimit;
+  // Turning the rate limit off (either setting 0) turns the failed-key budget off too.
+  const failedKeys = perSecond > 0 && burst > 0 ? failedKeysPerMinute : 0;
+  const guard = createGuard(authenticator, new RateLimiter(perSecond, burst), new RateLimiter(failedKeys / 60, failedKeys));
   const typeDefs = loadTypeDefs();
   const armor = armorProtection(config.graphqlLimits);
 

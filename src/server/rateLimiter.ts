@@ -31,7 +31,7 @@ export class RateLimiter {
     if (!this.enabled) return { ok: true };
     const now = this.now();
     const bucket = this.buckets.get(key) ?? { tokens: this.burst, at: now };
-    bucket.tokens = Math.min(this.burst, bucket.tokens + (now - bucket.at) * this.perSecond);
+    bucket.tokens = this.refilled(bucket, now);
     bucket.at = now;
     if (!this.buckets.has(key)) {
       if (this.buckets.size >= MAX_BUCKETS) this.prune(now);
@@ -41,7 +41,23 @@ export class RateLimiter {
       bucket.tokens -= 1;
       return { ok: true };
     }
-    return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / this.perSecond)) };
+    return this.refusal(bucket.tokens);
+  }
+
+  /** What `take` would answer, without spending a token: for checks made before work that may then spend one. */
+  peek(key: string): RateDecision {
+    const bucket = this.enabled ? this.buckets.get(key) : undefined;
+    if (!bucket) return { ok: true };
+    const tokens = this.refilled(bucket, this.now());
+    return tokens >= 1 ? { ok: true } : this.refusal(tokens);
+  }
+
+  private refilled(bucket: Bucket, now: number): number {
+    return Math.min(this.burst, bucket.tokens + (now - bucket.at) * this.perSecond);
+  }
+
+  private refusal(tokens: number): RateDecision {
+    return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - tokens) / this.perSecond)) };
   }
 
   /** Drops buckets that have refilled completely (they behave like new ones), keeping memory bounded. */

@@ -1,3 +1,5 @@
+import { redactCredentials } from '../errors.js';
+
 /** What a logged secret is replaced with (the same marker the request log has always used for Authorization). */
 export const REDACTED = '[redacted]';
 
@@ -27,13 +29,31 @@ function isSecretParam(rawName: string): boolean {
   return SECRET_PARAMS.includes(name.trim().toLowerCase().replace(/\[[^\]]*\]$/, ''));
 }
 
-/** `text` (a query string) with the value of every `name=value` pair whose name carries secrets replaced. */
-function redactPairs(text: string): string {
-  // `;` separates too: some servers split on it, so `?a=1;api_key=…` may have been meant as two parameters.
-  return text.replace(/([^&;=]*)=([^&;]*)/g, (pair, name: string) => (isSecretParam(name) ? `${name}=${REDACTED}` : pair));
+/**
+ * A (raw) query parameter value with URL credentials hidden: GET /graphql carries its variables in the query string,
+ * percent-encoded, so a password typed into a URL variable would otherwise be logged with the request.
+ */
+function redactValue(raw: string): string {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return redactCredentials(raw);
+  }
+  const redacted = redactCredentials(decoded);
+  return redacted === decoded ? redactCredentials(raw) : encodeURIComponent(redacted);
 }
 
-/** `url` with the value of every query parameter that carries a secret replaced by [redacted]. */
+/**
+ * `text` (a query string) with the value of every `name=value` pair whose name carries secrets replaced, and URL
+ * credentials hidden in the others.
+ */
+function redactPairs(text: string): string {
+  // `;` separates too: some servers split on it, so `?a=1;api_key=…` may have been meant as two parameters.
+  return text.replace(/([^&;=]*)=([^&;]*)/g, (_pair, name: string, value: string) => `${name}=${isSecretParam(name) ? REDACTED : redactValue(value)}`);
+}
+
+/** `url` with the value of every query parameter that carries a secret replaced by [redacted], and URL credentials hidden. */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
   return q === -1 ? url : `${url.slice(0, q + 1)}${redactPairs(url.slice(q + 1))}`;
@@ -41,7 +61,7 @@ export function redactUrl(url: string): string {
 
 /** Express's parsed query, redacted alike (its parser leaves `1;token=…` inside the previous value). */
 function redactQuery(query: Record<string, unknown>): Record<string, unknown> {
-  const value = (v: unknown): unknown => (typeof v === 'string' ? redactPairs(v) : Array.isArray(v) ? v.map(value) : v);
+  const value = (v: unknown): unknown => (typeof v === 'string' ? redactCredentials(redactPairs(v)) : Array.isArray(v) ? v.map(value) : v);
   return Object.fromEntries(Object.entries(query).map(([name, v]) => [name, isSecretParam(name) ? REDACTED : value(v)]));
 }
 

@@ -61,6 +61,20 @@ describe('RateLimiter', () => {
     expect([1, 2, 3, 4].map(() => limiter.take('k').ok)).toEqual([true, true, true, false]);
   });
 
+  it('peeks at a bucket without spending from it or creating it', () => {
+    let now = 0;
+    const limiter = new RateLimiter(1, 2, () => now);
+    expect(limiter.peek('a')).toEqual({ ok: true });
+    expect(limiter.take('a')).toEqual({ ok: true });
+    expect(limiter.take('a')).toEqual({ ok: true });
+    expect(limiter.peek('a')).toEqual({ ok: false, retryAfterSeconds: 1 });
+    expect(limiter.peek('a')).toEqual({ ok: false, retryAfterSeconds: 1 });
+    now = 1;
+    expect(limiter.peek('a')).toEqual({ ok: true });
+    expect(limiter.take('a')).toEqual({ ok: true });
+    expect(new RateLimiter(0, 2).peek('a')).toEqual({ ok: true });
+  });
+
   it('is off when either setting is 0', () => {
     for (const [rate, burst] of [[0, 10], [10, 0]] as const) {
       const limiter = new RateLimiter(rate, burst, () => 0);
@@ -74,7 +88,7 @@ describe('security configuration', () => {
     const d = loadConfig({});
     expect(d.auth).toEqual({ mode: 'auto' });
     expect(d.graphqlLimits).toEqual({ maxDepth: 12, maxCost: 20000, maxAliases: 30, maxDirectives: 30, maxTokens: 5000 });
-    expect(d.rateLimit).toEqual({ perSecond: 50, burst: 100 });
+    expect(d.rateLimit).toEqual({ perSecond: 50, burst: 100, failedKeysPerMinute: 60 });
     const c = loadConfig({
       CAIRN_AUTH: 'required',
       CAIRN_GRAPHQL_MAX_DEPTH: '8',
@@ -84,10 +98,12 @@ describe('security configuration', () => {
       CAIRN_GRAPHQL_MAX_TOKENS: '700',
       CAIRN_RATE_LIMIT_PER_SECOND: '0.5',
       CAIRN_RATE_LIMIT_BURST: '0',
+      CAIRN_RATE_LIMIT_FAILED_KEYS_PER_MINUTE: '7',
     });
     expect(c.auth.mode).toBe('required');
     expect(c.graphqlLimits).toEqual({ maxDepth: 8, maxCost: 900, maxAliases: 4, maxDirectives: 5, maxTokens: 700 });
-    expect(c.rateLimit).toEqual({ perSecond: 0.5, burst: 0 });
+    expect(c.rateLimit).toEqual({ perSecond: 0.5, burst: 0, failedKeysPerMinute: 7 });
+    expect(() => loadConfig({ CAIRN_RATE_LIMIT_FAILED_KEYS_PER_MINUTE: '-1' })).toThrow('CAIRN_RATE_LIMIT_FAILED_KEYS_PER_MINUTE');
     expect(() => loadConfig({ CAIRN_AUTH: 'sometimes' })).toThrow('CAIRN_AUTH');
   });
 });
