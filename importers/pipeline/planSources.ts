@@ -3,7 +3,10 @@ import path from 'node:path';
 import type { ImportConfig } from '../../src/config.js';
 import { DOCUMENT_ID_PATTERN, MAX_TAGS } from '../../src/documents/validateInput.js';
 import { badInput } from '../../src/errors.js';
+import { flattenDeepHtml } from '../files/deepMarkup.js';
 import { extractFile, type ExtractedFile } from '../files/extractFile.js';
+import { flattenWarning } from '../files/html.js';
+import { MAX_NESTING } from '../files/nesting.js';
 import { decodeHtmlBody, htmlToMarkdown } from '../html/htmlToMarkdown.js';
 import type { SafeFetcher } from '../http/SafeFetcher.js';
 import type { DocumentDefaults } from '../jobs/types.js';
@@ -93,7 +96,9 @@ export async function planUrl(url: string, defaults: DocumentDefaults, deps: Pla
   const id = documentIdForUrl(url);
   const source = defaults.source ?? canonicalUrl(res.finalUrl);
   if (isHtml(res.contentType, res.body)) {
-    const page = htmlToMarkdown(decodeHtmlBody(res.body, res.charset), { baseUrl: res.finalUrl });
+    // Deep nesting would overflow the converters' recursion: its innermost tags are flattened, their text kept.
+    const { html, flattenedAt } = flattenDeepHtml(decodeHtmlBody(res.body, res.charset), MAX_NESTING);
+    const page = htmlToMarkdown(html, { baseUrl: res.finalUrl });
     const doc: ImportedDocument = {
       id,
       title: defaults.title ?? page.title ?? titleFromPath(new URL(res.finalUrl).pathname, new URL(res.finalUrl).hostname),
@@ -103,7 +108,7 @@ export async function planUrl(url: string, defaults: DocumentDefaults, deps: Pla
       tags: defaults.tags,
       metadata: { ...defaults.metadata, ...fetched, language: page.language ?? null, description: page.description ?? null },
     };
-    return { documents: [refreshable(doc, fetched.finalUrl, defaults)], entities: [], relationships: [], warnings: [] };
+    return { documents: [refreshable(doc, fetched.finalUrl, defaults)], entities: [], relationships: [], warnings: flattenWarning(flattenedAt) };
   }
   const fileName = path.posix.basename(new URL(res.finalUrl).pathname) || new URL(res.finalUrl).hostname;
   const file = await extractFile({ fileName, contentType: res.contentType, bytes: res.body }, fileLimits(deps.config));

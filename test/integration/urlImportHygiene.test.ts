@@ -22,6 +22,7 @@ describe.each(dbTargets())('URL imports through the server ($name)', (target) =>
       '/empty': page('<title>Nothing here</title>', '<nav>Home</nav><script>1</script>'),
       '/no-content': (_req, res) => res.writeHead(204).end(),
       '/broken.pdf': { body: 'not a pdf at all', type: 'application/pdf' },
+      '/deep': page('<title>Deep</title>', `<main><p>Rotate the keys.</p>${'<div>'.repeat(50_000)}innermost text${'</div>'.repeat(50_000)}</main>`),
     });
     t = await startTestServer(target, { CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: '127.0.0.1' });
   });
@@ -50,6 +51,14 @@ describe.each(dbTargets())('URL imports through the server ($name)', (target) =>
     expect(full.errors).toBeUndefined();
     expect(full.data!.importUrl.documents[0]!.metadata).not.toHaveProperty('description');
     expect(full.data!.importUrl.documents[0]!.metadata).toMatchObject({ url: `${site.url}/big-description` });
+  });
+
+  it('imports a page nested 50,000 elements deep with its text, flattening the deepest tags with a warning', async () => {
+    const res = await t.gql<{ importUrl: { documents: { content: string }[]; job: { id: string } } }>(IMPORT_URL, { input: { url: `${site.url}/deep` } });
+    expect(res.errors).toBeUndefined();
+    expect(res.data!.importUrl.documents[0]!.content).toContain('innermost text');
+    const job = await t.gql<{ importJob: { warnings: string[] } }>('query($id: ID!) { importJob(id: $id) { warnings } }', { id: res.data!.importUrl.job.id });
+    expect(job.data!.importJob.warnings.join('\n')).toMatch(/nested deeper than 200 levels were flattened/);
   });
 
   it('fails a page with no text, or an empty answer, as a file with no text, naming the URL', async () => {
