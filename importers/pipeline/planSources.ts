@@ -17,7 +17,7 @@ import { serverHosts, type SpecImportPlan, type SpecOrigin } from '../openapi/sp
 import type { ImportPlan, ImportedDocument } from '../types.js';
 import { canonicalUrl, documentIdForUrl } from '../url/canonicalUrl.js';
 import { detectDocumentType } from '../url/detectDocumentType.js';
-import { refreshable } from '../url/refresh.js';
+import { refreshable } from './refresh.js';
 
 /** What planning needs from outside: the safe HTTP client and the importer limits. */
 export interface PlanDeps {
@@ -108,7 +108,7 @@ export async function planUrl(url: string, defaults: DocumentDefaults, deps: Pla
       tags: defaults.tags,
       metadata: { ...defaults.metadata, ...fetched, language: page.language ?? null, description: page.description ?? null },
     };
-    return { documents: [refreshable(doc, fetched.finalUrl, defaults)], entities: [], relationships: [], warnings: flattenWarning(flattenedAt) };
+    return { documents: [refreshable(doc, defaults, fetched.finalUrl)], entities: [], relationships: [], warnings: flattenWarning(flattenedAt) };
   }
   const fileName = path.posix.basename(new URL(res.finalUrl).pathname) || new URL(res.finalUrl).hostname;
   const file = await extractFile({ fileName, contentType: res.contentType, bytes: res.body }, fileLimits(deps.config));
@@ -121,7 +121,7 @@ export async function planUrl(url: string, defaults: DocumentDefaults, deps: Pla
   doc.documentType = defaults.documentType ?? detectDocumentType(res.finalUrl);
   doc.source = source;
   doc.metadata = { ...file.metadata, ...defaults.metadata, ...fetched };
-  return { documents: [refreshable(doc, fetched.finalUrl, defaults)], entities: [], relationships: [], warnings: file.warnings };
+  return { documents: [refreshable(doc, defaults, fetched.finalUrl)], entities: [], relationships: [], warnings: file.warnings };
 }
 
 /** How a file import names a spec: the caller's specId, or an id taken from the document id (chosen or derived). */
@@ -152,7 +152,8 @@ export async function planFile(file: FileSource, id: string, defaults: DocumentD
   doc.documentType = defaults.documentType ?? (relativePath ? detectDocumentType(`file:///${relativePath}`) : 'other');
   doc.source = defaults.source ?? relativePath ?? file.fileName;
   doc.metadata = { ...extracted.metadata, ...defaults.metadata, fileName: file.fileName, format: extracted.format };
-  return { documents: [doc], entities: [], relationships: [], warnings: extracted.warnings };
+  // A re-import refreshes the file's document as a URL import refreshes a page's: what callers set and omit now stays.
+  return { documents: [refreshable(doc, defaults)], entities: [], relationships: [], warnings: extracted.warnings };
 }
 
 /**

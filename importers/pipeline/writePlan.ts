@@ -6,7 +6,7 @@ import { relationshipId } from '../../src/graph/validateGraphInput.js';
 import { toStorableText } from '../../src/storableText.js';
 import type { ItemOutcome } from '../jobs/types.js';
 import type { ImportPlan } from '../types.js';
-import { refreshOf, urlRefresher } from '../url/refresh.js';
+import { refreshOf, importRefresher } from './refresh.js';
 
 /** Documents embedded and written per transaction: small enough to report progress, large enough to batch embeddings. */
 const DOCUMENT_BATCH = 25;
@@ -65,14 +65,14 @@ export async function writePlan(
     await writer.graph.upsertGraph([], plan.relationships.slice(i, i + MAX_GRAPH_BATCH));
   }
 
-  // A URL document refreshes the one its page already has (README "importUrl"), decided inside the write.
+  // A URL or file document refreshes the one its page or file already has (README "importUrl"), decided inside the write.
   const rules = new Map(
     plan.documents.flatMap((d) => {
       const rule = refreshOf(d);
       return rule ? [[d.id, rule] as const] : [];
     }),
   );
-  const refiner = rules.size > 0 ? urlRefresher(rules) : undefined;
+  const refiner = rules.size > 0 ? importRefresher(rules) : undefined;
   const outcome: ItemOutcome = { documentIds: [], chunkCount: 0, embeddedChunkCount: 0, changedDocuments: 0, warnings: [...plan.warnings] };
   for (let i = 0; i < inputs.length; i += DOCUMENT_BATCH) {
     checkAbort();

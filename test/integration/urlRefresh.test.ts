@@ -187,4 +187,28 @@ describe.each(dbTargets())('URL re-imports refresh the page\'s document ($name)'
     const count = await t.gql<{ documents: { totalCount: number } }>(`{ documents(filter: { text: "moved" }) { totalCount } }`);
     expect(count.data!.documents.totalCount).toBe(1);
   });
+
+  it('refreshes an uploaded file\'s document the same way: tags and metadata left out stay, given ones replace', async () => {
+    const upload = async (text: string, input: Record<string, unknown>): Promise<Doc> => {
+      const form = new FormData();
+      form.append('file', new Blob([text], { type: 'text/markdown' }), 'runbook.md');
+      const up = await fetch(`${t.server.url}/v1/uploads`, { method: 'POST', body: form, headers: { 'apollo-require-preflight': 'true' } });
+      expect(up.status).toBe(201);
+      const { id } = (await up.json()) as { id: string };
+      const res = await t.gql<{ importUpload: { documents: Doc[] } }>(`mutation($input: ImportUploadInput!) { importUpload(input: $input) { documents { ${FIELDS} } } }`, {
+        input: { uploadId: id, ...input },
+      });
+      expect(res.errors).toBeUndefined();
+      return res.data!.importUpload.documents[0]!;
+    };
+    const first = await upload('# Runbook\n\nRestart the cache.', { tags: ['ops'], metadata: { owner: 'sre' }, title: 'Cache runbook' });
+    expect(first).toMatchObject({ id: 'file:runbook.md', tags: ['ops'], title: 'Cache runbook', metadata: { owner: 'sre', fileName: 'runbook.md' } });
+    const again = await upload('# Runbook\n\nRestart the cache, then warm it.', {});
+    expect(again).toMatchObject({ id: 'file:runbook.md', tags: ['ops'], title: 'Cache runbook', metadata: { owner: 'sre', fileName: 'runbook.md' } });
+    expect(again.content).toContain('warm it');
+    const replaced = await upload('# Runbook\n\nRestart the cache, then warm it.', { tags: ['oncall'], metadata: {} });
+    expect(replaced.tags).toEqual(['oncall']);
+    expect(replaced.metadata).not.toHaveProperty('owner');
+    expect(replaced.title).toBe('Cache runbook');
+  });
 });

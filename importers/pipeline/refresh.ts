@@ -5,20 +5,20 @@ import { MAX_METADATA_BYTES, MAX_TAGS } from '../../src/documents/validateInput.
 import type { WriteRefiner } from '../../src/documents/writeRefiner.js';
 import type { DocumentDefaults } from '../jobs/types.js';
 import type { ImportedDocument } from '../types.js';
-import { canonicalUrl, documentIdForUrl } from './canonicalUrl.js';
+import { canonicalUrl, documentIdForUrl } from '../url/canonicalUrl.js';
 
-/** Metadata key where a URL import records which fields its callers set and which metadata keys the page gave. */
+/** Metadata key where a URL or file import records which fields its callers set and which metadata keys the source gave. */
 export const IMPORT_FIELDS = 'importFields';
 
-/** Fields a caller may set on a URL import that a later import without them keeps. */
+/** Fields a caller may set on an import that a later import without them keeps. */
 const CALLER_FIELDS = ['title', 'documentType', 'source'] as const;
 type CallerField = (typeof CALLER_FIELDS)[number];
 
-/** The page's metadata keys for documents imported before importFields was recorded. */
-const LEGACY_SOURCE_KEYS = ['url', 'finalUrl', 'fetchedAt', 'contentType', 'language', 'description'];
+/** A page's metadata keys for URL documents imported before importFields was recorded. */
+const LEGACY_PAGE_KEYS = ['url', 'finalUrl', 'fetchedAt', 'contentType', 'language', 'description'];
 
 /** Metadata a refresh never drops to fit the size cap: they say where the document came from. */
-const ESSENTIAL_KEYS = new Set(['url', 'finalUrl', IMPORT_FIELDS]);
+const ESSENTIAL_KEYS = new Set(['url', 'finalUrl', 'fileName', IMPORT_FIELDS]);
 
 /** What `metadata.importFields` holds. */
 interface ImportFields {
@@ -26,23 +26,31 @@ interface ImportFields {
   source: string[];
 }
 
-/** How a URL re-import refreshes the document the page already has, instead of wiping what callers set or duplicating it. */
-export interface UrlRefresh {
-  /** The document id of the URL the fetch ended at (after redirects). */
+/**
+ * How a re-import refreshes the document its page or file already has, instead of wiping what callers set (or, for a
+ * page reached through a redirect, duplicating it).
+ */
+export interface ImportRefresh {
+  /** The document id of the URL the fetch ended at (after redirects); a file's own id. */
   finalId: string;
-  /** `metadata.finalUrl` values meaning "this page": the final URL as fetched and in canonical form. */
+  /** `metadata.finalUrl` values meaning "this page": the final URL as fetched and in canonical form; none for a file. */
   finalUrls: string[];
   /** Which fields this import's caller gave. */
   given: Record<CallerField | 'tags' | 'metadata', boolean>;
-  /** Metadata keys this import took from the page, not from the caller. */
+  /** Metadata keys this import took from the page or file, not from the caller. */
   sourceKeys: string[];
+  /** The source's keys in a document imported before importFields was recorded. */
+  legacySourceKeys: string[];
 }
 
-/** A planned URL document with its refresh rule. */
-export type RefreshableDocument = ImportedDocument & { refresh?: UrlRefresh };
+/** A planned URL or file document with its refresh rule. */
+export type RefreshableDocument = ImportedDocument & { refresh?: ImportRefresh };
 
-/** Records on a planned URL document what its caller set and which metadata the page gave, and attaches its refresh rule. */
-export function refreshable(doc: ImportedDocument, finalUrl: string, defaults: DocumentDefaults): RefreshableDocument {
+/**
+ * Records on a planned document what its caller set and which metadata its source gave, and attaches its refresh rule;
+ * `finalUrl` is where a fetched page's redirects ended (undefined for a file).
+ */
+export function refreshable(doc: ImportedDocument, defaults: DocumentDefaults, finalUrl?: string): RefreshableDocument {
   const fromCaller = (key: string) => Object.hasOwn(defaults.metadata, key) && isDeepStrictEqual(defaults.metadata[key], doc.metadata[key]);
   const sourceKeys = Object.keys(doc.metadata).filter((key) => !fromCaller(key) && key !== IMPORT_FIELDS);
   const given = {
@@ -54,21 +62,24 @@ export function refreshable(doc: ImportedDocument, finalUrl: string, defaults: D
   };
   const fields: ImportFields = { caller: CALLER_FIELDS.filter((f) => given[f]), source: sourceKeys };
   doc.metadata = { ...doc.metadata, [IMPORT_FIELDS]: { ...fields } };
-  const refresh: UrlRefresh = { finalId: documentIdForUrl(finalUrl), finalUrls: [...new Set([finalUrl, canonicalUrl(finalUrl)])], given, sourceKeys };
+  const refresh: ImportRefresh =
+    finalUrl === undefined
+      ? { finalId: doc.id, finalUrls: [], given, sourceKeys, legacySourceKeys: [...new Set([...sourceKeys, 'fileName', 'format'])] }
+      : { finalId: documentIdForUrl(finalUrl), finalUrls: [...new Set([finalUrl, canonicalUrl(finalUrl)])], given, sourceKeys, legacySourceKeys: LEGACY_PAGE_KEYS };
   return Object.assign(doc, { refresh });
 }
 
 /** The refresh rule of a planned document, if it has one. */
-export function refreshOf(doc: ImportedDocument): UrlRefresh | undefined {
+export function refreshOf(doc: ImportedDocument): ImportRefresh | undefined {
   return (doc as RefreshableDocument).refresh;
 }
 
 /**
- * Decides, inside the write's transaction, which stored document a URL import refreshes and what it keeps (README
- * "importUrl"): the requested URL's document, else the final URL's, else the oldest whose metadata.finalUrl is the
- * final URL; none means a new document under the requested URL's id.
+ * Decides, inside the write's transaction, which stored document an import refreshes and what it keeps (README
+ * "importUrl"): a file's own document; for a page, the requested URL's document, else the final URL's, else the oldest
+ * whose metadata.finalUrl is the final URL. None means a new document under the planned id.
  */
-export function urlRefresher(rules: ReadonlyMap<string, UrlRefresh>): WriteRefiner {
+export function importRefresher(rules: ReadonlyMap<string, ImportRefresh>): WriteRefiner {
   return {
     relatedIds: (input) => {
       const rule = rules.get(input.id ?? '');
@@ -83,15 +94,15 @@ export function urlRefresher(rules: ReadonlyMap<string, UrlRefresh>): WriteRefin
   };
 }
 
-/** The input merged into the stored document: the page's fields are new, the callers' are kept unless given again. */
-function refreshed(input: DocumentInput, target: DocumentRecord, rule: UrlRefresh): DocumentInput {
+/** The input merged into the stored document: the source's fields are new, the callers' are kept unless given again. */
+function refreshed(input: DocumentInput, target: DocumentRecord, rule: ImportRefresh): DocumentInput {
   const before = importFieldsOf(target.metadata);
   const pinned = (field: CallerField) => !rule.given[field] && (before?.caller.includes(field) ?? false);
   const caller = CALLER_FIELDS.filter((f) => rule.given[f] || pinned(f));
   const fromPage = pick(input.metadata, rule.sourceKeys);
   const callers = rule.given.metadata
     ? omit(input.metadata, [...rule.sourceKeys, IMPORT_FIELDS])
-    : omit(target.metadata, [...(before?.source ?? LEGACY_SOURCE_KEYS), IMPORT_FIELDS]);
+    : omit(target.metadata, [...(before?.source ?? rule.legacySourceKeys), IMPORT_FIELDS]);
   return {
     ...input,
     id: target.id,
