@@ -142,7 +142,11 @@ export class ImportService {
         const plan = await this.planItem(job.request, item);
         const onProgress = total === 1 ? (d: number, t: number) => context.progress(d, t) : undefined;
         const itemsBefore = done;
-        const onBatchWritten = (chunks: number, fraction: number) => bulk.progress(embedded + chunks, (itemsBefore + fraction) / total);
+        // The item's documents are recorded batch by batch, so a job interrupted mid-item still lists what it wrote.
+        const onBatchWritten = async (chunks: number, fraction: number, ids: readonly string[]) => {
+          await bulk.progress(embedded + chunks, (itemsBefore + fraction) / total);
+          await this.jobs.itemDocumentsWritten(job.id, item.ordinal, ids);
+        };
         // A spec whose derived id another spec holds fails here (CONFLICT), before anything is written.
         const outcome = await this.specGuard.write(plan, () => writePlan(plan, this.writer, { signal: context.signal, onBatchWritten, ...(onProgress ? { onProgress } : {}) }));
         embedded += outcome.embeddedChunkCount;

@@ -191,6 +191,11 @@ export class ImportJobRepository {
     return result.rows.map((r) => r.id);
   }
 
+  /** Records the documents a running item has written so far (its own success or failure records them again). */
+  async itemDocumentsWritten(jobId: string, ordinal: number, documentIds: readonly string[]): Promise<void> {
+    await this.db.query(`UPDATE import_job_items SET document_ids = $3 WHERE job_id = $1 AND ordinal = $2 AND status = 'PENDING'`, [jobId, ordinal, documentIds]);
+  }
+
   /** Records a successful item and adds its counts to the job. */
   async itemSucceeded(jobId: string, ordinal: number, outcome: ItemOutcome): Promise<void> {
     await this.db.transaction(async (tx) => {

@@ -37,7 +37,7 @@ export async function writePlan(
     signal?: AbortSignal;
     onProgress?: (done: number, total: number) => Promise<void>;
     /** After each document batch: chunks embedded and written so far, and the share of the plan's documents done. */
-    onBatchWritten?: (embeddedChunks: number, fractionDone: number) => Promise<void>;
+    onBatchWritten?: (embeddedChunks: number, fractionDone: number, documentIds: readonly string[]) => Promise<void>;
   } = {},
 ): Promise<ItemOutcome> {
   plan = toStorableText(plan);
@@ -84,7 +84,7 @@ export async function writePlan(
       if (r.changed) outcome.changedDocuments += 1;
     }
     const done = Math.min(i + DOCUMENT_BATCH, inputs.length);
-    await options.onBatchWritten?.(outcome.embeddedChunkCount, done / inputs.length);
+    await options.onBatchWritten?.(outcome.embeddedChunkCount, done / inputs.length, outcome.documentIds);
     await options.onProgress?.(done, inputs.length);
   }
 
