@@ -102,6 +102,13 @@ export function redactCredentials(text: string): string {
   return copied === 0 ? text : out + text.slice(copied);
 }
 
+/** An unexpected error as it is logged: its message and stack may quote client input, so credentials are hidden. */
+export function loggableError(err: unknown): unknown {
+  if (!(err instanceof Error)) return typeof err === 'string' ? redactCredentials(err) : err;
+  const code = (err as { code?: unknown }).code;
+  return { type: err.name, message: redactCredentials(err.message), stack: err.stack === undefined ? undefined : redactCredentials(err.stack), ...(code === undefined ? {} : { code }) };
+}
+
 /** True when the value is an `AppError`. */
 export function isAppError(value: unknown): value is AppError {
   return value instanceof AppError;

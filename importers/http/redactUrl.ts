@@ -1,8 +1,4 @@
-/** What stands in for a URL's user name and password wherever Cairn shows or stores the URL. */
-export const REDACTED_CREDENTIALS = '***';
-
-// scheme://userinfo@ in text that is not a parsable URL (the userinfo may hold anything up to the last @ before the path).
-const USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i;
+import { HIDDEN_CREDENTIALS, redactCredentials } from '../../src/errors.js';
 
 /**
  * A URL with any user name and password replaced by `***` (`http://***@host/path`), so credentials typed into a URL
@@ -13,10 +9,10 @@ export function redactUrl(url: URL | string): string {
   try {
     parsed = typeof url === 'string' ? new URL(url) : new URL(url.href);
   } catch {
-    return String(url).replace(USERINFO, `$1${REDACTED_CREDENTIALS}@`);
+    return redactCredentials(String(url));
   }
   if (parsed.username === '' && parsed.password === '') return typeof url === 'string' ? url : url.href;
-  parsed.username = REDACTED_CREDENTIALS;
+  parsed.username = HIDDEN_CREDENTIALS;
   parsed.password = '';
   return parsed.href;
 }

@@ -2,6 +2,7 @@ import type { DocumentService } from '../../src/documents/DocumentService.js';
 import type { JsonObject } from '../../src/documents/types.js';
 import { AppError, ErrorCode } from '../../src/errors.js';
 import type { GraphService } from '../../src/graph/GraphService.js';
+import { KeyedQueue } from '../../src/keyedQueue.js';
 import { specIds } from './ids.js';
 import { describeOrigin, originConflict, type SpecIdentity, type SpecImportPlan, type SpecOrigin, type StoredSpec } from './specOrigin.js';
 
@@ -63,7 +64,7 @@ export function specIdTaken(incoming: SpecIdentity, stored: StoredSpec, reason: 
  * cannot both pass the check and then overwrite each other.
  */
 export class SpecGuard {
-  private readonly tails = new Map<string, Promise<unknown>>();
+  private readonly queue = new KeyedQueue();
 
   constructor(private readonly deps: SpecGuardDeps) {}
 
@@ -71,7 +72,7 @@ export class SpecGuard {
   async write<T>(plan: SpecImportPlan, write: () => Promise<T>): Promise<T> {
     const spec = plan.spec;
     if (!spec) return write();
-    return this.serialised(spec.specId, async () => {
+    return this.queue.run(spec.specId, async () => {
       if (!spec.explicit) await this.check(spec);
       return write();
     });
@@ -83,17 +84,5 @@ export class SpecGuard {
     if (!stored) return;
     const reason = originConflict(stored, spec);
     if (reason) throw specIdTaken(spec, stored, reason);
-  }
-
-  private async serialised<T>(key: string, run: () => Promise<T>): Promise<T> {
-    const before = this.tails.get(key) ?? Promise.resolve();
-    const result = before.then(run, run);
-    const tail = result.catch(() => undefined);
-    this.tails.set(key, tail);
-    try {
-      return await result;
-    } finally {
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    }
   }
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { KeyedQueue } from '../keyedQueue.js';
 import type { Db } from './Db.js';
 
 /**
@@ -7,7 +8,7 @@ import type { Db } from './Db.js';
  * pooled connection per key while it waits for another process.
  */
 export class KeyedLock {
-  private readonly tails = new Map<string, Promise<unknown>>();
+  private readonly queue = new KeyedQueue();
 
   /** `space` (below 2^20) keeps one use's advisory keys apart from another's. */
   constructor(
@@ -16,15 +17,8 @@ export class KeyedLock {
   ) {}
 
   /** Runs `fn` once every earlier holder of `key` has finished. */
-  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const previous = this.tails.get(key) ?? Promise.resolve();
-    const current = previous.catch(() => undefined).then(() => this.db.withLock(this.advisoryKey(key), () => fn()));
-    this.tails.set(key, current);
-    try {
-      return await current;
-    } finally {
-      if (this.tails.get(key) === current) this.tails.delete(key);
-    }
+  run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    return this.queue.run(key, () => this.db.withLock(this.advisoryKey(key), () => fn()));
   }
 
   // Below 2^53, so it travels as an exact JS number; distinct spaces never share a key.

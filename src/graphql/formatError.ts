@@ -1,6 +1,6 @@
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { AppError, ErrorCode, isAppError, redactCredentials } from '../errors.js';
+import { AppError, ErrorCode, isAppError, loggableError, redactCredentials } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { clientSafeMessage } from './clientMessage.js';
 import { tokenLimitError } from './protection.js';
@@ -37,13 +37,6 @@ function appErrorOf(error: unknown, formatted: GraphQLFormattedError): AppError 
 /** An AppError's details with URL credentials hidden in its text values (they may repeat client input). */
 function safeDetails(details: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(details).map(([k, v]) => [k, typeof v === 'string' ? redactCredentials(v) : v]));
-}
-
-/** An unexpected error as it is logged: its message and stack may quote client input, so credentials are hidden. */
-export function loggableError(err: unknown): unknown {
-  if (!(err instanceof Error)) return typeof err === 'string' ? redactCredentials(err) : err;
-  const code = (err as { code?: unknown }).code;
-  return { type: err.name, message: redactCredentials(err.message), stack: err.stack === undefined ? undefined : redactCredentials(err.stack), ...(code === undefined ? {} : { code }) };
 }
 
 /**

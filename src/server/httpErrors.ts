@@ -1,7 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import { AppError, ErrorCode } from '../errors.js';
+import { AppError, ErrorCode, loggableError } from '../errors.js';
 import { clientSafeMessage } from '../graphql/clientMessage.js';
-import { loggableError } from '../graphql/formatError.js';
 import type { Logger } from '../logger.js';
 
 /** Answers like a GraphQL error, so clients handle one error shape on every route. */
