@@ -98,7 +98,7 @@ const GUARDED_BATCH = 25;
 /** Times enrichContext over the queries, then each search lane alone, and HNSW (VECTOR search) against exact search. */
 async function measure(services: Services, exactUrl: string, queries: readonly string[], keeper: GraphKeeper): Promise<Measured> {
   const { enrich } = services.config;
-  const ask = (query: string) => services.enricher.enrich({ query, topK: TOP_K, maxEntities: enrich.maxEntities, graphDepth: 1, maxChars: enrich.maxChars, filter: {}, mode: undefined });
+  const ask = (query: string) => services.enricher.enrich({ query, topK: TOP_K, maxEntities: enrich.maxEntities, graphDepth: 1, maxChars: enrich.maxChars, filter: {}, mode: undefined, graphShare: enrich.graphShare });
   const m: Measured = { total: [], retrieval: [], graph: [], ratio: [], warnings: 0, warningTexts: new Set(), entities: [], vector: [], keyword: [], exact: [], recall: [], widerRecall: WIDER_EF.map(() => []), hnswUsed: false, redone: 0, maxEntities: enrich.maxEntities, maxChars: enrich.maxChars, efSearch: services.config.hnswEfSearch };
   await keeper.ensure();
   for (const q of queries.slice(0, WARMUP)) await ask(q);

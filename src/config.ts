@@ -70,6 +70,7 @@ const envSchema = z
     CAIRN_KG_MAX_ENTITIES_IN_CONTEXT: int(0, 100).default(5),
     CAIRN_ENRICH_MAX_CHARS: int(200, 1_000_000).default(6000),
     CAIRN_ENRICH_LANE_TIMEOUT_MS: int(10).default(2000),
+    CAIRN_ENRICH_GRAPH_SHARE: z.coerce.number().min(0).max(1).default(0.3),
     CAIRN_GAP_SCORE_THRESHOLD: z.coerce.number().min(0).max(1).default(0.2),
 
     CAIRN_EXPIRY_SWEEP_INTERVAL_MS: int(0).default(60000),
@@ -173,7 +174,7 @@ export interface Config {
   vectorMemoryIndexMaxChunks: number;
   /** pgvector's hnsw.ef_search on every server connection: candidates an HNSW search visits (recall against speed). */
   hnswEfSearch: number;
-  enrich: { maxEntities: number; maxChars: number; laneTimeoutMs: number; gapScoreThreshold: number };
+  enrich: { maxEntities: number; maxChars: number; laneTimeoutMs: number; gapScoreThreshold: number; graphShare: number };
   expirySweepIntervalMs: number;
   maxDocumentChars: number;
   /** Characters of document and chunk text one GraphQL response may carry. */
@@ -280,6 +281,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       maxChars: e.CAIRN_ENRICH_MAX_CHARS,
       laneTimeoutMs: e.CAIRN_ENRICH_LANE_TIMEOUT_MS,
       gapScoreThreshold: e.CAIRN_GAP_SCORE_THRESHOLD,
+      graphShare: e.CAIRN_ENRICH_GRAPH_SHARE,
     },
     expirySweepIntervalMs: e.CAIRN_EXPIRY_SWEEP_INTERVAL_MS,
     maxDocumentChars: e.CAIRN_MAX_DOCUMENT_CHARS,

@@ -51,7 +51,7 @@ export async function measureFloor(env: Record<string, string>, clients: number,
   const services = await createServices(config, silentLogger(), { importQueue: false });
   try {
     const { rag, enrich } = config;
-    const request = (r: FloorRequest) => ({ query: r.query, topK: r.topK, maxEntities: enrich.maxEntities, graphDepth: r.graphDepth, maxChars: enrich.maxChars, filter: {}, mode: undefined });
+    const request = (r: FloorRequest) => ({ query: r.query, topK: r.topK, maxEntities: enrich.maxEntities, graphDepth: r.graphDepth, maxChars: enrich.maxChars, filter: {}, mode: undefined, graphShare: enrich.graphShare });
     const search = (mode: string) => (r: FloorRequest) => services.search.search({ query: r.query, topK: Math.min(r.topK, rag.maxTopK), filter: {}, mode });
     // Warm both paths (prepared statements, the name cache, the JIT) before measuring.
     await drive(clients, 2, next, (r) => services.enricher.enrich(request(r)));

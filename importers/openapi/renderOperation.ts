@@ -2,11 +2,35 @@ import type { BodyInfo, MediaInfo, OperationInfo, ResponseInfo } from './operati
 import { oneLine, renderSchemaFields, schemaDetails, schemaLabel, type SchemaRenderContext } from './renderSchema.js';
 import { asJson, asString, type Json } from './types.js';
 
-/** Document title: `GET /pets/{petId} — Info for a specific pet`, or `Webhook newPet (POST) — …`. */
+/**
+ * Document title: `GET /pets/{petId} — Info for a specific pet (showPetById)`, or `Webhook newPet (POST) — …`. The label
+ * is the first sentence of the summary (else of the description), as plain text; the operationId follows, so both
+ * identifiers sit in the title, which search weighs most.
+ */
 export function operationTitle(op: OperationInfo): string {
   const head = op.kind === 'webhook' ? `Webhook ${op.path} (${op.method})` : `${op.method} ${op.path}`;
-  const label = oneLine(op.summary ?? op.operationId ?? '', 300);
-  return label ? `${head} — ${label}` : head;
+  const label = firstSentence(plainText(op.summary ?? op.description ?? ''));
+  const id = op.operationId && !label.includes(op.operationId) ? op.operationId : undefined;
+  const tail = [label, id ? `(${id})` : ''].filter((x) => x !== '').join(' ');
+  return tail ? `${head} — ${tail}` : head;
+}
+
+/** Markdown reduced to its text: links to their labels, code, emphasis and heading marks dropped. */
+function plainText(markdown: string): string {
+  return oneLine(
+    markdown
+      .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .replace(/<[^>]+>/g, ' ')
+      .replace(/[`*~]+|^#+\s*/gm, ''),
+    2000,
+  );
+}
+
+/** The first sentence, at most 160 characters. */
+function firstSentence(text: string): string {
+  const match = /^(.+?[.!?])(\s|$)/u.exec(text);
+  const sentence = (match?.[1] ?? text).replace(/[.]$/u, '');
+  return oneLine(sentence, 160);
 }
 
 function cell(text: string): string {

@@ -23,18 +23,24 @@ export function documentUrl(metadata: Record<string, unknown>, source: string | 
  * "Related entities" with `A -[TYPE]-> B` lines. Whole items are dropped rather than cut mid-sentence; one
  * citation number per document. A section's heading appears only with at least one of its items, so an agent never
  * reads an empty "Relevant knowledge".
+ *
+ * The lanes share the budget: graph evidence (lane GRAPH, after the documents lane's chunks) is held
+ * `graphShare · maxChars`, or what its chunks need if less; the documents lane fills the rest first, in rank order,
+ * then graph evidence fills what is left. So neither lane starves the other, and a lane's unused share serves the other.
  */
 export function formatContext(
   chunks: EnrichedChunkRecord[],
   entities: readonly EnrichedEntityRecord[],
   relationships: readonly RelationshipRecord[],
   maxChars: number,
+  graphShare = 0,
 ): FormattedContext {
   const citations: CitationRecord[] = [];
   const numberOf = new Map<string, number>();
   const parts: string[] = [];
   let used = 0;
-  const fits = (text: string) => used + text.length <= maxChars;
+  let limit = maxChars;
+  const fits = (text: string) => used + text.length <= limit;
   const push = (text: string) => {
     parts.push(text);
     used += text.length;
@@ -54,18 +60,28 @@ export function formatContext(
 
   let omittedChunks = 0;
   const knowledge = section('## Relevant knowledge\n');
-  for (const c of chunks) {
+  const cite = (c: EnrichedChunkRecord, text: string): void => {
     const doc = c.hit.document;
     const n = numberOf.get(doc.id) ?? citations.length + 1;
-    if (!knowledge(`[${n}] ${doc.title}\n${c.hit.chunk.content.trim()}\n\n`)) {
+    if (!knowledge(`[${n}] ${doc.title}\n${text}\n\n`)) {
       omittedChunks++;
-      continue;
+      return;
     }
     c.citation = n;
     if (!numberOf.has(doc.id)) {
       numberOf.set(doc.id, n);
       citations.push({ number: n, documentId: doc.id, title: doc.title, source: doc.source, url: documentUrl(doc.metadata, doc.source) });
     }
+  };
+  const graphChunks = chunks.filter((c) => c.lane === 'GRAPH');
+  const graphNeed = graphChunks.reduce((sum, c) => sum + c.hit.document.title.length + c.why.length + c.hit.chunk.content.length + 16, 0);
+  limit = maxChars - Math.min(Math.floor(Math.max(0, Math.min(1, graphShare)) * maxChars), graphNeed);
+  for (const c of chunks) if (c.lane === 'DOCUMENTS') cite(c, c.hit.chunk.content.trim());
+  limit = maxChars;
+  for (const c of graphChunks) {
+    const via = c.viaChunk === undefined ? undefined : chunks[c.viaChunk]?.citation;
+    c.why = c.why.replace('{cite}', via ? `[${via}]` : `chunk ${(c.viaChunk ?? 0) + 1}`);
+    cite(c, `(${c.why})\n${c.hit.chunk.content.trim()}`);
   }
 
   const byId = new Map<string, EntityRecord>(entities.map((e) => [e.entity.id, e.entity]));

@@ -14,12 +14,26 @@ export interface EnrichRequest {
   mode: string | undefined;
   /** Passed through to search, which validates it and applies the configured floor; undefined means 0. */
   minScore?: number | undefined;
+  /**
+   * Share of `maxChars` held for graph evidence when the graph lane has any (0..1; 0 turns graph evidence off). What one
+   * lane leaves unused goes to the other. See `formatContext`.
+   */
+  graphShare: number;
 }
+
+/** Which lane brought a chunk. */
+export type EnrichLane = 'DOCUMENTS' | 'GRAPH';
 
 /** A chunk in the context, with the reason it is there. */
 export interface EnrichedChunkRecord {
   hit: SearchHitRecord;
+  lane: EnrichLane;
   why: string;
+  /**
+   * For graph evidence that came through a chunk of the documents lane: that chunk's index in `chunks`, so `why` can
+   * cite it once citation numbers are known ("{cite}" in `why` stands for it).
+   */
+  viaChunk?: number;
   /** Citation number in `context`, or null when the budget cut it. */
   citation: number | null;
 }

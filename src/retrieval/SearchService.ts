@@ -4,7 +4,7 @@ import type { EmbeddingProvider, EmbeddingProviderName } from '../embeddings/Emb
 import { badInput } from '../errors.js';
 import { assertStorableText } from '../storableText.js';
 import { fuse, type FusedHit } from './fusion.js';
-import { loadChunks, loadNeighbors } from './hitRows.js';
+import { loadChunks, loadNeighbors, type LoadedChunk } from './hitRows.js';
 import { DEFAULT_BM25, KeywordSearch, type Bm25Options } from './keywordSearch.js';
 import { FUSION_METHODS, SEARCH_MODES, type FusionMethod, type LaneHit, type SearchHitRecord, type SearchMode, type SearchRequest } from './types.js';
 import { VectorSearch, type VectorSearchOptions } from './vectorSearch.js';
@@ -82,6 +82,14 @@ export const MAX_NEIGHBORS = 10;
 const GROUP_OVERFETCH = 4;
 /** Deepest lane ranking when looking for enough distinct documents. */
 const MAX_GROUPED_DEPTH = 2000;
+
+/** What `searchWithPool` returns. */
+export interface SearchWithPool {
+  hits: SearchHitRecord[];
+  /** Every chunk the lanes ranked, fused, best first (ids and scores only). */
+  pool: FusedHit[];
+  queryVector: Float32Array | undefined;
+}
 
 /** Trims query text and checks it is non-empty, not too long and storable (a query may be recorded as a knowledge gap). */
 export function validateQueryText(raw: string, field = 'input.query'): string {
@@ -164,6 +172,21 @@ export class SearchService {
 
   /** Runs a resolved request (see `resolveSearchRequest`). */
   async run(request: SearchRequest): Promise<SearchHitRecord[]> {
+    const { ranked } = await this.rankAll(request);
+    return this.finish(ranked, request);
+  }
+
+  /**
+   * `search`, plus what context enrichment reuses: the whole fused ranking the lanes produced (ids and scores, best
+   * first, beyond topK and before minScore) and the query's embedding (undefined in KEYWORD mode).
+   */
+  async searchWithPool(args: SearchArgs): Promise<SearchWithPool> {
+    const request = resolveSearchRequest(args, this.limits, this.tuning);
+    const { ranked, vector } = await this.rankAll(request);
+    return { hits: await this.finish(ranked, request), pool: ranked, queryVector: vector ? await vector : undefined };
+  }
+
+  private async rankAll(request: SearchRequest): Promise<{ ranked: FusedHit[]; vector: Promise<Float32Array> | undefined }> {
     const vector = request.mode !== 'KEYWORD' ? this.embedQuery(request.query) : undefined;
     for (let depth = this.laneDepth(request); ; depth *= GROUP_OVERFETCH) {
       // The keyword lane needs no embedding: it runs while the query is embedded (on PGlite the queries take turns).
@@ -175,8 +198,13 @@ export class SearchService {
       // Grouped by document, many chunks of a few documents can fill the lanes: look deeper while more chunks exist.
       const short = request.groupByDocument && new Set(ranked.map((h) => h.documentId)).size < request.topK;
       const more = v.length >= depth || k.length >= depth;
-      if (!short || !more || depth >= MAX_GROUPED_DEPTH) return this.finish(ranked, request);
+      if (!short || !more || depth >= MAX_GROUPED_DEPTH) return { ranked, vector };
     }
+  }
+
+  /** Chunks with their documents by id, as hits load them (for context built from chunks found another way). */
+  loadChunks(chunkIds: readonly string[]): Promise<Map<string, LoadedChunk>> {
+    return loadChunks(this.db, chunkIds);
   }
 
   /** VECTOR search with a vector the caller already has. */

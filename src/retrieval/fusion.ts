@@ -26,8 +26,10 @@ export interface FusedHit {
  * times the best score either lane gave any chunk for this query, so a query that nothing matches well scores low
  * throughout (and `minScore` can drop it) while the order stays that of the fused share:
  * - RRF: Σ weight / (k + rank), scaled so that rank 1 in both lists gives 1.
- * - LINEAR: vectorWeight · v + (1 − vectorWeight) · w, where v and w are each lane's scores min-max normalised over
- *   its own list (best 1, worst 0; a lane that did not rank the chunk contributes 0).
+ * - LINEAR: vectorWeight · v + (1 − vectorWeight) · w, where v is the vector score min-max normalised over its list
+ *   (best 1, worst 0) and w the keyword score as a share of the list's best (BM25 is already on an absolute scale: when
+ *   only three chunks contain an exact identifier, the third keeps its credit instead of scoring 0); a lane that did
+ *   not rank the chunk contributes 0.
  * Ties keep the better single-lane rank first, then the smaller chunk id, so results are deterministic.
  */
 export function fuse(vector: readonly LaneHit[], keyword: readonly LaneHit[], options: FusionOptions): FusedHit[] {
@@ -46,7 +48,7 @@ export function fuse(vector: readonly LaneHit[], keyword: readonly LaneHit[], op
   const wv = clamp01(options.vectorWeight);
   const wk = 1 - wv;
   const normV = minMax(vector);
-  const normK = minMax(keyword);
+  const normK = shareOfBest(keyword);
   // Min-max scaling gives each lane's best hit 1 however poor it is; the lanes' raw scores say how good that is.
   const evidence = clamp01(Math.max(bestScore(vector), bestScore(keyword)));
   for (const e of byId.values()) {
@@ -76,6 +78,12 @@ function minMax(list: readonly LaneHit[]): (s: number) => number {
   }
   const span = hi - lo;
   return span > 0 ? (s) => (s - lo) / span : () => 1;
+}
+
+/** Each score as a share of the list's best (all 1 when the best is 0). */
+function shareOfBest(list: readonly LaneHit[]): (s: number) => number {
+  const best = bestScore(list);
+  return best > 0 ? (s) => s / best : () => 1;
 }
 
 function bestScore(list: readonly LaneHit[]): number {

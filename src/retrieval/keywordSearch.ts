@@ -79,12 +79,15 @@ export class KeywordSearch {
     private readonly options: Bm25Options = DEFAULT_BM25,
   ) {}
 
-  /** The query's lexemes (English stemming, stop words dropped) that occur in the corpus, with their statistics. */
+  /**
+   * The query's lexemes (English stemming, stop words dropped, identifiers split and joined as chunks' are: the same
+   * `keyword_vector`) that occur in the corpus, with their statistics.
+   */
   async terms(query: string): Promise<QueryTerms> {
     const { rows } = await this.db.query<{ lexeme: string; df: number; chunk_count: number; total_length: number }>(
       `SELECT l.lexeme, coalesce((SELECT sum(t.df) FROM keyword_terms t WHERE t.lexeme = l.lexeme), 0)::float8 AS df,
               s.chunk_count, s.total_length
-         FROM unnest(tsvector_to_array(to_tsvector('english', $1))) AS l(lexeme)
+         FROM unnest(tsvector_to_array(keyword_vector('', $1))) AS l(lexeme)
         CROSS JOIN (SELECT coalesce(sum(chunk_count), 0)::float8 AS chunk_count,
                            coalesce(sum(total_length), 0)::float8 AS total_length FROM keyword_stats) s`,
       [query],

@@ -29,7 +29,7 @@ suite('entity names across server instances ($name)', (target) => {
 
   it('sees names written elsewhere within a second in queries, and at once in document writes', async () => {
     await b.graph.upsertGraph([{ id: 'svc:ledger', type: 'Service', name: 'Ledger' }], []);
-    expect((await a.graph.linker.entitiesInQuery('why is Ledger slow')).exact).toEqual(['svc:ledger']);
+    expect(exactIds(await a.graph.linker.entitiesInQuery('why is Ledger slow'))).toEqual(['svc:ledger']);
 
     await b.graph.upsertGraph([{ id: 'svc:billing-gateway', type: 'Service', name: 'Billing Gateway' }], []);
     // A document written through `a` right away links the new name: writes never use a stale cache.
@@ -38,9 +38,11 @@ suite('entity names across server instances ($name)', (target) => {
     expect(rows.map((r) => r.entity_id)).toEqual(['svc:billing-gateway']);
 
     await new Promise((r) => setTimeout(r, 1100));
-    expect((await a.graph.linker.entitiesInQuery('the billing gateway times out')).exact).toEqual(['svc:billing-gateway']);
+    expect(exactIds(await a.graph.linker.entitiesInQuery('the billing gateway times out'))).toEqual(['svc:billing-gateway']);
   });
 });
+
+const exactIds = (list: { entityId: string; exact: boolean }[]) => list.filter((e) => e.exact).map((e) => e.entityId);
 
 describe.each(dbTargets())('query linking by name similarity ($name)', (target) => {
   let scratch: ScratchDatabase;
@@ -65,8 +67,9 @@ describe.each(dbTargets())('query linking by name similarity ($name)', (target) 
   });
 
   it('finds names in the query, then names sharing at least half their words, best overlap first', async () => {
-    expect(await s.graph.linker.entitiesInQuery('why is the payment gateway down?')).toEqual({ exact: ['svc:gw'], similar: ['svc:pay', 'svc:arch'] });
-    expect(await s.graph.linker.entitiesInQuery('ledger service archive export')).toEqual({ exact: [], similar: ['svc:ledger', 'svc:arch'] });
-    expect(await s.graph.linker.entitiesInQuery('nothing related here')).toEqual({ exact: [], similar: [] });
+    const linked = async (q: string) => (await s.graph.linker.entitiesInQuery(q)).map((e) => `${e.exact ? '=' : '~'}${e.entityId}`);
+    expect(await linked('why is the payment gateway down?')).toEqual(['=svc:gw', '~svc:pay', '~svc:arch']);
+    expect(await linked('ledger service archive export')).toEqual(['~svc:ledger', '~svc:arch']);
+    expect(await linked('nothing related here')).toEqual([]);
   });
 });

@@ -2,8 +2,9 @@ import type { Db, Queryable } from '../../db/Db.js';
 import type { DocumentWriteHook, WrittenDocument } from '../../documents/DocumentWriteHook.js';
 import { AppError, ErrorCode } from '../../errors.js';
 import type { MentionOp } from '../types.js';
-import { MentionMatcher, type EntityName } from './MentionMatcher.js';
+import { MentionMatcher, nameForms, type EntityName } from './MentionMatcher.js';
 import { MentionRepository, type MentionRow } from './mentionRepository.js';
+import { MENTION_COUNT_CAP, nameWords, partialNameMatches, rankQueryEntities, type NameIndex, type QueryEntity } from './queryEntities.js';
 
 /** The advisory lock ("CAIN", 0) that orders name registration against document writes. */
 const NAMES_LOCK = [0x4341494e, 0];
@@ -89,7 +90,7 @@ export class MentionLinker implements DocumentWriteHook {
     const linked = names.filter((n) => linking.has(n.entityId));
     if (linked.length === 0) return;
     await this.db.transaction(async (tx) => {
-      const phrases = linked.flatMap((n) => [n.name, ...n.aliases]).filter((p) => p.trim().length >= 2);
+      const phrases = linked.flatMap((n) => nameForms(n.name, n.aliases)).filter((p) => p.length >= 2);
       if (phrases.length === 0) return;
       // The candidate documents are locked first (KEY SHARE, in id order): a write or delete of one of them waits
       // until these links are in, or runs first and is then seen whole. Locking only the chunks deadlocked with a
@@ -136,30 +137,18 @@ export class MentionLinker implements DocumentWriteHook {
   }
 
   /**
-   * Entities a query names: `exact` by whole-word name or alias, `similar` by word overlap with a name (at least half
-   * of the name's words), best first.
+   * Entities a query names, best first (see `rankQueryEntities`): whole-word names and aliases, scored by how specific
+   * they are, then names sharing most of their words with the query, always after every exact match.
    */
-  async entitiesInQuery(text: string): Promise<{ exact: string[]; similar: string[] }> {
+  async entitiesInQuery(text: string): Promise<QueryEntity[]> {
     // Queries accept names up to QUERY_NAMES_MAX_AGE_MS old (writes through this process drop the cache at once);
     // document writes always check, so the mentions they record are never computed from stale names.
     const cached = this.cached;
     const cache = cached && performance.now() - cached.checkedAt < QUERY_NAMES_MAX_AGE_MS ? cached : await this.load(this.db);
-    const exact = [...cache.matcher.entitiesIn(text)];
-    const words = new Set(tokenize(text));
-    // Only names sharing a word with the query can reach half overlap; they are visited in name order, as a full scan would.
-    const sharing = new Set<number>();
-    for (const w of words) for (const i of cache.namesByWord.get(w) ?? []) sharing.add(i);
-    const scored: [string, number][] = [];
-    for (const i of [...sharing].sort((a, b) => a - b)) {
-      const n = cache.names[i] as NameCache['names'][number];
-      if (exact.includes(n.entityId)) continue;
-      const nameWords = n.words;
-      if (nameWords.length === 0) continue;
-      const overlap = nameWords.filter((w) => words.has(w)).length / nameWords.length;
-      if (overlap >= 0.5) scored.push([n.entityId, overlap]);
-    }
-    scored.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-    return { exact, similar: scored.map(([id]) => id) };
+    const exact = cache.matcher.matchesIn(text);
+    const partial = partialNameMatches(text, cache, new Set(exact.map((m) => m.entityId)));
+    const counts = await this.mentions.mentionCounts([...exact.map((m) => m.entityId), ...partial.map((p) => p.entityId)], MENTION_COUNT_CAP);
+    return rankQueryEntities(exact, partial, counts);
   }
 
   /** The matcher over all names, rebuilt only when the name table changed. */
@@ -171,7 +160,7 @@ export class MentionLinker implements DocumentWriteHook {
     const version = await this.mentions.namesVersion(q);
     if (this.cached?.version !== version) {
       const names = await this.mentions.allNames(q);
-      const tokenized = names.map((n) => ({ ...n, words: tokenize(n.name) }));
+      const tokenized = names.map((n) => ({ ...n, words: nameWords(n.name) }));
       const namesByWord = new Map<string, number[]>();
       tokenized.forEach((n, i) => {
         for (const w of new Set(n.words)) {
@@ -195,15 +184,11 @@ const PHRASES_TSQUERY = `(SELECT string_agg(q::text, ' | ')::tsquery FROM (
 const QUERY_NAMES_MAX_AGE_MS = 1000;
 
 /** The names and their matcher, as of one fingerprint of the name table. */
-interface NameCache {
+interface NameCache extends NameIndex {
   version: string;
   /** When the fingerprint was last confirmed (performance.now()). */
   checkedAt: number;
   matcher: MentionMatcher;
-  /** Names with their words, tokenized once for name-similarity scoring. */
-  names: (EntityName & { words: string[] })[];
-  /** Indexes into `names` of the names holding each word, ascending. */
-  namesByWord: Map<string, number[]>;
 }
 
 function dedupeOps(ops: MentionOp[]): MentionOp[] {
@@ -214,11 +199,4 @@ function dedupeOps(ops: MentionOp[]): MentionOp[] {
     seen.add(key);
     return true;
   });
-}
-
-const STOP = new Set(['the', 'and', 'for', 'with', 'from', 'what', 'how', 'why', 'does', 'when', 'which', 'who', 'this', 'that']);
-
-/** Lower-case words of 3+ letters, minus a few question words. */
-function tokenize(text: string): string[] {
-  return (text.toLowerCase().normalize('NFKC').match(/[\p{L}\p{N}]{3,}/gu) ?? []).filter((w) => !STOP.has(w));
 }

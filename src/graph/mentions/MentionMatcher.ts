@@ -9,47 +9,107 @@ export interface EntityName {
   linkByName?: boolean;
 }
 
+/** One whole-word occurrence of a name or alias in (folded) text. */
+export interface NameMatch {
+  entityId: string;
+  /** UTF-16 offsets in the folded text. */
+  start: number;
+  end: number;
+  /** The folded pattern that matched. */
+  pattern: string;
+}
+
 /**
- * Finds entity names and aliases in text in one Aho-Corasick pass, case-insensitively and on whole words only, so
- * "ACH" does not match inside "achievement" or "ACH2" but does in "ACH's".
+ * The forms of a name to look for, as written: the name and its aliases, each also without a trailing parenthetical
+ * disambiguator ("Mercury (planet)" is written "Mercury" in running text).
+ */
+export function nameForms(name: string, aliases: readonly string[]): string[] {
+  return [...new Set([name, ...aliases].flatMap((p) => {
+    const bare = p.replace(TRAILING_PARENTHETICAL, '').trim();
+    return bare !== p.trim() && bare.length >= 2 ? [p.trim(), bare] : [p.trim()];
+  }))];
+}
+
+/** `nameForms`, folded for matching, at least two characters each. */
+export function namePatterns(name: string, aliases: readonly string[]): string[] {
+  return [...new Set(nameForms(name, aliases).map(foldForMatching).filter((p) => p.length >= 2))];
+}
+
+const TRAILING_PARENTHETICAL = /\s*\([^()]*\)\s*$/u;
+
+/**
+ * Finds entity names and aliases in text in one Aho-Corasick pass, case- and accent-insensitively and on whole words
+ * only, so "ACH" does not match inside "achievement" or "ACH2" but does in "ACH's". A name with a trailing
+ * parenthetical ("Up (film)") also matches without it.
  *
- * Names and text are compared after `foldForMatching` (NFKC plus case folding). Whole words are decided by the
- * characters next to a match: a match that begins or ends with a letter, digit or underscore must not touch another
- * one there, so "C++" and ".NET" match as written. Scripts written without spaces (Han, kana, Thai and their
- * neighbours) need no boundary, since their words are not delimited.
+ * Names and text are compared after `foldForMatching` (NFKC, case folding, Latin-style diacritics removed). Whole words
+ * are decided by the characters next to a match: a match that begins or ends with a letter, digit or underscore must
+ * not touch another one there, so "C++" and ".NET" match as written. Scripts written without spaces (Han, kana, Thai
+ * and their neighbours) need no boundary, since their words are not delimited.
  */
 export class MentionMatcher {
-  private readonly matcher: AhoCorasick<string> | undefined;
+  private readonly matcher: AhoCorasick<Pattern> | undefined;
 
   constructor(names: readonly EntityName[]) {
-    const patterns = names.flatMap((n) =>
-      [n.name, ...n.aliases]
-        .map((p) => foldForMatching(p.trim()))
-        .filter((p) => p.length >= 2)
-        .map((pattern) => ({ pattern, data: n.entityId })),
-    );
+    const patterns = names.flatMap((n) => {
+      const full = new Set([n.name, ...n.aliases].map((p) => foldForMatching(p.trim())));
+      return namePatterns(n.name, n.aliases).map((pattern) => ({ pattern, data: { entityId: n.entityId, capitalOnly: !full.has(pattern) && !/\s/u.test(pattern) } }));
+    });
     this.matcher = patterns.length > 0 ? new AhoCorasick(patterns) : undefined;
   }
 
   /** Ids of the entities mentioned in `text`. */
   entitiesIn(text: string): Set<string> {
-    const found = new Set<string>();
-    if (!this.matcher) return found;
-    const folded = foldForMatching(text);
-    for (const m of this.matcher.iterate(folded)) {
-      if (m.data !== undefined && !found.has(m.data) && isWholeWord(folded, m.start, m.end)) found.add(m.data);
-    }
-    return found;
+    return new Set(this.matchesIn(text).map((m) => m.entityId));
   }
+
+  /** Every whole-word occurrence of a name in `text` (offsets in the folded text), in order of its end. */
+  matchesIn(text: string): NameMatch[] {
+    if (!this.matcher) return [];
+    const folded = foldForMatching(text);
+    // Offsets map back to the original text only when folding kept its length (nearly always).
+    const aligned = folded.length === text.length;
+    const out: NameMatch[] = [];
+    for (const m of this.matcher.iterate(folded)) {
+      if (m.data === undefined || !isWholeWord(folded, m.start, m.end)) continue;
+      // A one-word name stripped of its disambiguator ("Big" of "Big (film)") is often a common word: only a
+      // capitalised occurrence counts.
+      if (m.data.capitalOnly && aligned && !isUpperCase(text.codePointAt(m.start))) continue;
+      out.push({ entityId: m.data.entityId, start: m.start, end: m.end, pattern: folded.slice(m.start, m.end) });
+    }
+    return out;
+  }
+}
+
+interface Pattern {
+  entityId: string;
+  capitalOnly: boolean;
+}
+
+function isUpperCase(cp: number | undefined): boolean {
+  if (cp === undefined) return false;
+  const ch = String.fromCodePoint(cp);
+  return ch !== ch.toLowerCase();
 }
 
 /**
  * NFKC, then case folding (upper- then lower-casing, which folds "ß" with "SS" as full case folding does), then NFKC
- * again, natively on the whole text (a per-grapheme transform cost ten times more). Superscripts, subscripts and
- * other non-decimal numbers are kept as written, so "Ca²⁺" still names "Ca" instead of becoming the word "ca2".
+ * again, natively on the whole text (a per-grapheme transform cost ten times more); then combining diacritics
+ * (U+0300–U+036F) go, so "Beyoncé" and "Beyonce" fold alike. Marks of other scripts stay: they change words there.
+ * Superscripts, subscripts and other non-decimal numbers are kept as written, so "Ca²⁺" still names "Ca" instead of
+ * becoming the word "ca2".
  */
 export function foldForMatching(text: string): string {
-  return nfkcExceptOtherNumbers(nfkcExceptOtherNumbers(text).toUpperCase().toLowerCase());
+  const folded = nfkcExceptOtherNumbers(nfkcExceptOtherNumbers(text).toUpperCase().toLowerCase());
+  return LATIN_DIACRITIC_BASE.test(folded) ? stripDiacritics(folded) : folded;
+}
+
+/** Letters that NFD splits into a base and a U+0300–U+036F mark; cheap test before the slower path. */
+const LATIN_DIACRITIC_BASE = /[\u00c0-\u024f\u0300-\u036f\u0370-\u03ff\u0400-\u04ff\u1e00-\u1fff]/u;
+const COMBINING_DIACRITICS = /[\u0300-\u036f]/gu;
+
+function stripDiacritics(text: string): string {
+  return text.normalize('NFD').replace(COMBINING_DIACRITICS, '').normalize('NFC');
 }
 
 function nfkcExceptOtherNumbers(text: string): string {

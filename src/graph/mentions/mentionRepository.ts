@@ -11,6 +11,25 @@ export interface MentionRow {
   chunkId: string | null;
 }
 
+/** What `evidence` looks for. */
+export interface EvidenceRequest {
+  filter: DocumentFilterSpec;
+  /** The query's embedding as a pgvector literal, or null. */
+  queryVector: string | null;
+  homeChunks: number;
+  perEntity: number;
+  scanPerEntity: number;
+}
+
+/** A chunk that is evidence for an entity: one of its home document's chunks, or a chunk that mentions it. */
+export interface EvidenceRow {
+  entityId: string;
+  chunkId: string;
+  documentId: string;
+  home: boolean;
+  similarity: number;
+}
+
 /** A queued graph write for Neo4j. */
 export interface OutboxEntry {
   id: string;
@@ -113,6 +132,57 @@ export class MentionRepository {
     );
     for (const r of rows) out.get(r.entity_id)?.push(r.document_id);
     return out;
+  }
+
+  /** How many mentions each entity has, counted up to `cap` (enough to tell a specific name from a common one). */
+  async mentionCounts(entityIds: readonly string[], cap: number): Promise<Map<string, number>> {
+    const ids = [...new Set(entityIds)];
+    if (ids.length === 0) return new Map();
+    const { rows } = await this.db.query<{ id: string; n: number }>(
+      `SELECT e.id, (SELECT count(*) FROM (SELECT 1 FROM mentions m WHERE m.entity_id = e.id LIMIT $2) k)::int AS n
+         FROM unnest($1::text[]) AS e(id)`,
+      [ids, cap],
+    );
+    return new Map(rows.map((r) => [r.id, Number(r.n)]));
+  }
+
+  /**
+   * Evidence chunks of entities, for the graph lane of enrichContext: per entity its home chunks (of documents linked
+   * to it explicitly, or titled with its name) and up to `perEntity` chunks that mention it, each with its cosine
+   * similarity to `queryVector` (0 without one), live and passing `filter`. Mentions are sampled (at most
+   * `scanPerEntity` per entity) before ranking, so a name mentioned everywhere costs no more than a rare one.
+   */
+  async evidence(entityIds: readonly string[], request: EvidenceRequest): Promise<EvidenceRow[]> {
+    const ids = [...new Set(entityIds)];
+    if (ids.length === 0) return [];
+    const params = new SqlParams();
+    const pIds = params.add(ids);
+    const vector = params.add(request.queryVector);
+    const sim = `coalesce(1 - (c.embedding <=> ${vector}::vector), 0)::float8`;
+    const passes = documentFilterSql(request.filter, params);
+    const homeCap = params.add(request.homeChunks);
+    const perEntity = params.add(request.perEntity);
+    const scan = params.add(request.scanPerEntity);
+    const { rows } = await this.db.query<{ entity_id: string; chunk_id: string; document_id: string; home: boolean; similarity: number }>(
+      `SELECT e.id AS entity_id, x.chunk_id::text AS chunk_id, x.document_id, x.home, x.similarity
+         FROM unnest(${pIds}::text[]) AS e(id)
+        CROSS JOIN LATERAL (
+          (SELECT c.id AS chunk_id, c.document_id, true AS home, ${sim} AS similarity
+             FROM documents d JOIN chunks c ON c.document_id = d.id
+            WHERE d.id IN (SELECT m.document_id FROM mentions m WHERE m.entity_id = e.id AND m.source = 'explicit' AND m.chunk_id IS NULL
+                           UNION SELECT d2.id FROM documents d2 JOIN entity_names n ON n.entity_id = e.id WHERE lower(d2.title) = lower(n.name))
+              AND ${passes}
+            ORDER BY similarity DESC, c.id LIMIT ${homeCap})
+          UNION ALL
+          (SELECT c.id, c.document_id, false, ${sim} AS similarity
+             FROM (SELECT m.chunk_id FROM mentions m WHERE m.entity_id = e.id AND m.chunk_id IS NOT NULL LIMIT ${scan}) mm
+             JOIN chunks c ON c.id = mm.chunk_id JOIN documents d ON d.id = c.document_id
+            WHERE ${passes}
+            ORDER BY similarity DESC, c.id LIMIT ${perEntity})
+        ) x`,
+      params.values,
+    );
+    return rows.map((r) => ({ entityId: r.entity_id, chunkId: r.chunk_id, documentId: r.document_id, home: r.home, similarity: Number(r.similarity) }));
   }
 
   /** Those of `entityIds` that a live document passing `filter` mentions (how a filter scopes the graph). */

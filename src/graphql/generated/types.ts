@@ -268,16 +268,27 @@ export type EnrichContextInput = {
   mode?: InputMaybe<SearchMode>;
   /** Minimum chunk `score` (0-1), as in search; never below CAIRN_RAG_MIN_SCORE_FLOOR. Chunks under it stay out of the context. */
   minScore?: InputMaybe<Scalars['Float']['input']>;
+  /** Share of `maxChars` held for graph evidence when the graph finds any, 0-1 (default CAIRN_ENRICH_GRAPH_SHARE). 0 turns graph evidence off; what one lane leaves unused goes to the other. */
+  graphShare?: InputMaybe<Scalars['Float']['input']>;
 };
+
+/** Which lane of enrichContext brought a chunk. */
+export type EnrichLane =
+  /** Document retrieval (search). */
+  | 'DOCUMENTS'
+  /** Graph evidence: a chunk of an entity's document, or one mentioning it, reached through the knowledge graph. */
+  | 'GRAPH';
 
 /** A retrieved chunk and why it is in the context. */
 export type EnrichedChunk = {
   __typename?: 'EnrichedChunk';
   chunk: Chunk;
   document: Document;
-  /** The search score (0-1). */
+  /** DOCUMENTS: the search score (0-1). GRAPH: the graph relevance, relative to the best graph chunk (0-1). */
   score: Scalars['Float']['output'];
-  /** Cosine similarity, when the vector lane ranked it. */
+  /** Which lane brought the chunk. */
+  lane: EnrichLane;
+  /** Cosine similarity, when the vector lane ranked it (for GRAPH chunks, to the query). */
   vectorScore: Maybe<Scalars['Float']['output']>;
   /** Rank in the keyword lane, when it ranked it. */
   keywordRank: Maybe<Scalars['Int']['output']>;
@@ -1041,6 +1052,7 @@ export type ResolversTypes = {
   EmbedderInfo: ResolverTypeWrapper<EmbedderInfo>;
   KnowledgeStats: ResolverTypeWrapper<KnowledgeStats>;
   EnrichContextInput: EnrichContextInput;
+  EnrichLane: EnrichLane;
   EnrichedChunk: ResolverTypeWrapper<EnrichedChunkRecord>;
   EnrichedEntity: ResolverTypeWrapper<EnrichedEntityRecord>;
   Citation: ResolverTypeWrapper<Citation>;
@@ -1253,6 +1265,7 @@ export type EnrichedChunkResolvers<ContextType = GraphQLContext, ParentType exte
   chunk?: Resolver<ResolversTypes['Chunk'], ParentType, ContextType>;
   document?: Resolver<ResolversTypes['Document'], ParentType, ContextType>;
   score?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  lane?: Resolver<ResolversTypes['EnrichLane'], ParentType, ContextType>;
   vectorScore?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
   keywordRank?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   citation?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;

@@ -3,6 +3,12 @@ import { validateMinScore, validateQueryText } from '../../retrieval/SearchServi
 import type { Resolvers } from '../generated/types.js';
 import { toConnection } from '../connection.js';
 import { intIn, toFilterSpec, toPage } from '../inputs.js';
+import { badInput } from '../../errors.js';
+
+function shareIn(value: number, field: string): number {
+  if (!Number.isFinite(value) || value < 0 || value > 1) throw badInput(field, 'must be between 0 and 1');
+  return value;
+}
 
 /** enrichContext and knowledgeGaps. */
 export const enrichmentResolvers: Resolvers = {
@@ -18,6 +24,7 @@ export const enrichmentResolvers: Resolvers = {
         filter: toFilterSpec(input.filter, 'input.filter'),
         mode: input.mode ?? undefined,
         minScore: input.minScore == null ? undefined : validateMinScore(input.minScore),
+        graphShare: input.graphShare == null ? enrich.graphShare : shareIn(input.graphShare, 'input.graphShare'),
       });
     },
     knowledgeGaps: async (_, { first, after }, { services }) => {
@@ -34,5 +41,6 @@ export const enrichmentResolvers: Resolvers = {
     score: (c) => c.hit.score,
     vectorScore: (c) => c.hit.vectorScore ?? null,
     keywordRank: (c) => c.hit.keywordRank ?? null,
+    lane: (c) => c.lane,
   },
 };

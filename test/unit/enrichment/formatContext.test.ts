@@ -11,6 +11,7 @@ const doc = (id: string, title: string, metadata: Record<string, unknown> = {}):
 });
 const chunk = (d: DocumentRecord, content: string, i: number): EnrichedChunkRecord => ({
   hit: { chunk: { id: String(i), documentId: d.id, ordinal: i, content, charStart: 0, charEnd: content.length, contentHash: '' }, document: d, score: 0.5 },
+  lane: 'DOCUMENTS',
   why: 'x',
   citation: null,
 });

@@ -1,0 +1,44 @@
+import type { EntityRecord } from '../graph/types.js';
+import type { SearchHitRecord } from '../retrieval/types.js';
+import type { GraphChunk, GraphReason } from './graphRanking.js';
+import type { GraphStepResult } from './graphLane.js';
+import type { EnrichedEntityRecord } from './types.js';
+
+/** The ranked entities that have a record, best first, each with why it is there and its depth. */
+export function describeEntities(step: GraphStepResult, hits: readonly SearchHitRecord[]): EnrichedEntityRecord[] {
+  return step.entities.flatMap(({ id, reason }) => {
+    const entity = step.records.get(id);
+    if (!entity) return [];
+    return [{ entity, why: whyEntity(reason, step.records, hits), depth: reason.kind === 'neighbour' ? reason.depth : 0 }];
+  });
+}
+
+function whyEntity(reason: GraphReason, records: ReadonlyMap<string, EntityRecord>, hits: readonly SearchHitRecord[]): string {
+  switch (reason.kind) {
+    case 'query':
+      return reason.exact ? 'matched in the query' : 'name similar to the query';
+    case 'chunk':
+      return `mentioned by chunk ${reason.chunkIndex + 1} ("${hits[reason.chunkIndex]?.document.title ?? ''}")`;
+    case 'neighbour':
+      return `neighbour of ${records.get(reason.seedId)?.name ?? reason.seedId} through ${reason.relationship.type} at depth ${reason.depth}`;
+  }
+}
+
+/**
+ * Why a graph evidence chunk is in the context, naming the entity that led to it: "via entity X, named in the query",
+ * "via entity X, mentioned in {cite}" (the documents-lane chunk that names X; `formatContext` fills in its citation), or
+ * "via entity X, neighbour of Y through T". A home document ("the X page") says so.
+ */
+export function whyEvidence(chunk: GraphChunk, records: ReadonlyMap<string, EntityRecord>): { why: string; viaChunk?: number } {
+  const reason = chunk.reason;
+  const name = records.get(reason.entityId)?.name ?? reason.entityId;
+  const what = chunk.home ? `the document of entity ${name}` : `via entity ${name}`;
+  switch (reason.kind) {
+    case 'query':
+      return { why: `${what}, ${reason.exact ? 'named in the query' : 'whose name is similar to the query'}` };
+    case 'chunk':
+      return { why: `${what}, mentioned in {cite}`, viaChunk: reason.chunkIndex };
+    case 'neighbour':
+      return { why: `${what}, neighbour of ${records.get(reason.seedId)?.name ?? reason.seedId} via ${reason.relationship.type}` };
+  }
+}

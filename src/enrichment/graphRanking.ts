@@ -1,0 +1,173 @@
+import type { EvidenceRow } from '../graph/mentions/mentionRepository.js';
+import { specificity } from '../graph/mentions/queryEntities.js';
+import type { RelationshipRecord } from '../graph/types.js';
+import type { FusedHit } from '../retrieval/fusion.js';
+import { RankGraph } from './personalizedPageRank.js';
+
+/** An entity the graph lane reached from the query: named by it, or a neighbour of one that is. */
+export interface SeedEntity {
+  id: string;
+  /** The query-match score (0 for neighbours). */
+  score: number;
+  depth: number;
+  exact: boolean;
+  /** For neighbours: the seed they were reached from and the relationship. */
+  seedId?: string;
+  via?: RelationshipRecord;
+}
+
+/** How an evidence chunk or an entity came to be in the context. */
+export type GraphReason =
+  | { kind: 'query'; entityId: string; exact: boolean }
+  | { kind: 'chunk'; entityId: string; chunkIndex: number }
+  | { kind: 'neighbour'; entityId: string; seedId: string; relationship: RelationshipRecord; depth: number };
+
+/** A chunk the graph lane brings, with its score and the entity that led to it. */
+export interface GraphChunk {
+  chunkId: string;
+  documentId: string;
+  /** Graph relevance relative to the best graph chunk of this query, 0..1. */
+  score: number;
+  similarity: number;
+  home: boolean;
+  reason: GraphReason;
+}
+
+/** What the ranking needs: every piece the lanes and the bridge step gathered. */
+export interface RankingInput {
+  seeds: readonly SeedEntity[];
+  /** The documents lane's chunks, in rank order, with the entities each mentions. */
+  hits: readonly { chunkId: string; documentId: string; score: number; entityIds: readonly string[] }[];
+  /** The fused search ranking beyond the hits (relevance prior for evidence chunks). */
+  pool: readonly FusedHit[];
+  relationships: readonly RelationshipRecord[];
+  evidence: readonly EvidenceRow[];
+  mentionCounts: ReadonlyMap<string, number>;
+  /** Entities that exist (records were read); others are ignored. */
+  known: ReadonlySet<string>;
+}
+
+/** The ranking's outcome. */
+export interface RankingResult {
+  /** Evidence chunks outside the documents lane's documents, best first, one per document. */
+  chunks: GraphChunk[];
+  /** Entities by graph relevance, best first, each with why it is there. */
+  entities: { id: string; score: number; reason: GraphReason }[];
+}
+
+/** Tuning of the ranking; chosen on the MuSiQue and API benchmarks (bench/RESULTS.md). */
+export const GRAPH_RANKING = {
+  /** PageRank's continuation probability (HippoRAG uses 0.5: relevance stays near the seeds). */
+  damping: 0.5,
+  iterations: 30,
+  tolerance: 1e-6,
+  /** Share of the restart mass on the query's entities; the rest goes to the documents lane's chunks. */
+  seedShare: 0.5,
+  /** Weight of an entity's home-document edge against a plain mention. */
+  homeWeight: 2,
+  /** Pool chunks (beyond the hits) that carry relevance into the graph. */
+  poolPrior: 50,
+  /** How much a chunk's similarity to the query scales its graph score: score · (1 − w + w · similarity). */
+  similarityWeight: 0.5,
+};
+
+const E = (id: string) => `e\u0000${id}`;
+const C = (id: string) => `c\u0000${id}`;
+
+/**
+ * Ranks entities and evidence chunks by personalized PageRank over a bounded graph of entities and chunks, the way
+ * HippoRAG does without an LLM: the walk restarts at the entities the query names (by their match score) and at the
+ * chunks the documents lane found (by their search score), and spreads over relationships and mentions. Chunk→entity
+ * edges weigh by the entity's specificity, so a name mentioned everywhere passes little relevance on. The chunks of a
+ * bridge entity (named by a top chunk, not by the query) are how the second hop of a question is reached.
+ */
+export function rankGraph(input: RankingInput): RankingResult {
+  const graph = new RankGraph();
+  const spec = (id: string) => specificity(input.mentionCounts.get(id));
+  const known = (id: string) => input.known.has(id);
+
+  for (const r of input.relationships) if (known(r.fromId) && known(r.toId)) graph.link(E(r.fromId), E(r.toId), 1);
+  for (const h of input.hits) for (const id of h.entityIds) if (known(id)) graph.link(C(h.chunkId), E(id), spec(id));
+  const similarity = new Map<string, number>();
+  const home = new Set<string>();
+  const documentOf = new Map<string, string>(input.hits.map((h) => [h.chunkId, h.documentId]));
+  for (const row of input.evidence) {
+    if (!known(row.entityId)) continue;
+    graph.link(C(row.chunkId), E(row.entityId), (row.home ? GRAPH_RANKING.homeWeight : 1) * spec(row.entityId));
+    similarity.set(row.chunkId, row.similarity);
+    documentOf.set(row.chunkId, row.documentId);
+    if (row.home) home.add(`${row.entityId}\u0000${row.chunkId}`);
+  }
+
+  const personalization = new Map<string, number>();
+  const seeds = input.seeds.filter((s) => s.depth === 0 && known(s.id));
+  const seedTotal = seeds.reduce((sum, s) => sum + s.score, 0);
+  const chunkPrior = [...input.hits.map((h) => ({ chunkId: h.chunkId, score: h.score })), ...input.pool.slice(0, GRAPH_RANKING.poolPrior)];
+  const chunkTotal = chunkPrior.reduce((sum, h) => sum + h.score, 0);
+  const seedShare = seedTotal > 0 ? (chunkTotal > 0 ? GRAPH_RANKING.seedShare : 1) : 0;
+  for (const s of seeds) add(personalization, E(s.id), (seedShare * s.score) / seedTotal);
+  const seen = new Set<string>();
+  for (const h of chunkPrior) {
+    if (seen.has(h.chunkId)) continue;
+    seen.add(h.chunkId);
+    graph.node(C(h.chunkId));
+    add(personalization, C(h.chunkId), ((1 - seedShare) * h.score) / chunkTotal);
+  }
+  const ranks = graph.personalizedPageRank(personalization, GRAPH_RANKING);
+
+  const reasons = entityReasons(input);
+  const entities = [...reasons.keys()]
+    .filter(known)
+    .map((id) => ({ id, score: ranks.get(E(id)) ?? 0, reason: reasons.get(id) as GraphReason }))
+    .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+
+  const laneDocuments = new Set(input.hits.map((h) => h.documentId));
+  const candidates: GraphChunk[] = [];
+  for (const [chunkId, documentId] of documentOf) {
+    if (laneDocuments.has(documentId) || !similarity.has(chunkId)) continue;
+    const via = strongestEntity(graph, ranks, C(chunkId));
+    const reason = via ? reasons.get(via) : undefined;
+    if (!via || !reason) continue;
+    const sim = similarity.get(chunkId) ?? 0;
+    const score = (ranks.get(C(chunkId)) ?? 0) * (1 - GRAPH_RANKING.similarityWeight + GRAPH_RANKING.similarityWeight * Math.max(0, sim));
+    candidates.push({ chunkId, documentId, score, similarity: sim, home: home.has(`${via}\u0000${chunkId}`), reason: { ...reason, entityId: via } as GraphReason });
+  }
+  candidates.sort((a, b) => b.score - a.score || b.similarity - a.similarity || (a.chunkId < b.chunkId ? -1 : 1));
+  const top = candidates[0]?.score ?? 0;
+  const byDocument = new Set<string>();
+  const chunks = candidates.filter((c) => (byDocument.has(c.documentId) ? false : (byDocument.add(c.documentId), true)));
+  for (const c of chunks) c.score = top > 0 ? c.score / top : 0;
+  return { chunks, entities };
+}
+
+/** The entity adjacent to a chunk that passed it the most relevance. */
+function strongestEntity(graph: RankGraph, ranks: ReadonlyMap<string, number>, chunkNode: string): string | undefined {
+  let best: string | undefined;
+  let bestFlow = 0;
+  for (const [node, weight] of graph.neighbors(chunkNode)) {
+    if (!node.startsWith('e\u0000')) continue;
+    const flow = (ranks.get(node) ?? 0) * weight;
+    if (flow > bestFlow) {
+      bestFlow = flow;
+      best = node.slice(2);
+    }
+  }
+  return best;
+}
+
+/** Why each entity is in the graph: named by the query first, then by a top chunk, then as a neighbour. */
+function entityReasons(input: RankingInput): Map<string, GraphReason> {
+  const reasons = new Map<string, GraphReason>();
+  for (const s of input.seeds) if (s.depth === 0) reasons.set(s.id, { kind: 'query', entityId: s.id, exact: s.exact });
+  input.hits.forEach((h, i) => {
+    for (const id of h.entityIds) if (!reasons.has(id)) reasons.set(id, { kind: 'chunk', entityId: id, chunkIndex: i });
+  });
+  for (const s of input.seeds) {
+    if (s.depth > 0 && s.seedId !== undefined && s.via && !reasons.has(s.id)) reasons.set(s.id, { kind: 'neighbour', entityId: s.id, seedId: s.seedId, relationship: s.via, depth: s.depth });
+  }
+  return reasons;
+}
+
+function add(map: Map<string, number>, key: string, value: number): void {
+  if (value > 0) map.set(key, (map.get(key) ?? 0) + value);
+}
