@@ -69,7 +69,7 @@ describe.each(serverRuns())('enrichContext ($name)', (run) => {
     expect(e.context).toContain('## Related entities');
     expect(e.context).toContain('Payment Service -[DEPENDS_ON]-> Ledger');
     const why = Object.fromEntries(e.entities.map((x) => [x.entity.id, x.why]));
-    expect(why['svc:payments']).toBe('matched in the query');
+    expect({ why: why['svc:payments'], warnings: e.warnings }).toEqual({ why: 'matched in the query', warnings: [] });
     expect(why['sys:ledger']).toMatch(/neighbour of Payment Service through DEPENDS_ON at depth 1|mentioned by chunk/);
     expect(why['team:core']).toMatch(/neighbour of Payment Service through OWNS at depth 1/);
     expect(e.relationships.map((r) => `${r.from.id} ${r.type} ${r.to.id}`)).toEqual(expect.arrayContaining(['svc:payments DEPENDS_ON sys:ledger', 'team:core OWNS svc:payments']));

@@ -33,8 +33,26 @@ describe('MentionMatcher', () => {
     expect(found(matcher('STRASSE'), 'die Straße')).toEqual(['e0']);
     expect(found(matcher('Straße'), 'DIE STRASSE')).toEqual(['e0']);
     expect(found(matcher('café'), 'the cafe\u0301 opens')).toEqual(['e0']);
-    expect(found(matcher('cafe'), 'the café opens')).toEqual([]);
+    expect(found(matcher('cafe'), 'the café opens')).toEqual(['e0']);
+    expect(found(matcher('Beyoncé'), 'BEYONCE sings')).toEqual(['e0']);
     expect(found(matcher('ΟΔΟΣ'), 'μια οδος')).toEqual(['e0']);
+  });
+
+  it('matches a name with a trailing disambiguator without it; a one-word remainder only when capitalised', () => {
+    const m = matcher('Shirley Temple (actress)', 'Big (film)', 'Up (2009 film)');
+    expect(found(m, 'Shirley Temple was born in 1928')).toEqual(['e0']);
+    expect(found(m, 'shirley temple (actress) again')).toEqual(['e0']);
+    expect(found(m, 'Big stars in it')).toEqual(['e1']);
+    expect(found(m, 'a big house, up the hill')).toEqual([]);
+    expect(found(m, 'Up (2009 film) and Up')).toEqual(['e2']);
+  });
+
+  it('reports where each name matched, longer and shorter overlapping names alike', () => {
+    const m = matcher('Shirley Temple', 'Temple');
+    expect(m.matchesIn('Is Shirley Temple tall?').map((x) => [x.entityId, x.start, x.end, x.pattern])).toEqual([
+      ['e0', 3, 17, 'shirley temple'],
+      ['e1', 11, 17, 'temple'],
+    ]);
   });
 
   it('keeps superscripts and subscripts as written, outside words', () => {

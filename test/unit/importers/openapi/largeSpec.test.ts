@@ -26,7 +26,7 @@ describe('a large real spec (GitHub REST API, 13 MB)', () => {
     expect(plan.documents).toHaveLength(operations + 1);
     assertValidPlan(plan);
     const get = plan.documents.find((d) => d.id === 'openapi:github:GET%20/repos/%7Bowner%7D/%7Brepo%7D')!;
-    expect(get.title).toBe('GET /repos/{owner}/{repo} — Get a repository');
+    expect(get.title).toBe('GET /repos/{owner}/{repo} — Get a repository (repos/get)');
     expect(get.content).toContain('`application/json`: full-repository');
     expect(get.entityIds).toContain('schema:github:full-repository');
     expect(plan.relationships).toContainEqual({ fromId: 'operation:github:GET%20/repos/%7Bowner%7D/%7Brepo%7D', type: 'RETURNS', toId: 'schema:github:full-repository', properties: { statuses: ['200'] } });

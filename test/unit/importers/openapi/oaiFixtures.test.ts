@@ -54,7 +54,7 @@ describe('OpenAPI Initiative examples', () => {
       ].sort(),
     );
     const show = plan.documents.find((d) => d.id === 'openapi:petstore:GET%20/pets/%7BpetId%7D')!;
-    expect(show.title).toBe('GET /pets/{petId} — Info for a specific pet');
+    expect(show.title).toBe('GET /pets/{petId} — Info for a specific pet (showPetById)');
     expect(show.documentType).toBe('api_spec');
     expect(show.tags).toEqual(['imported', 'pets']);
     expect(show.entityIds).toEqual(['operation:petstore:GET%20/pets/%7BpetId%7D', 'api:petstore', 'schema:petstore:Pet', 'schema:petstore:Error', 'tag:petstore:pets']);
@@ -86,7 +86,7 @@ describe('OpenAPI Initiative examples', () => {
 
   it('callbacks and links are described', async () => {
     const cb = (await planFor('oai/v3.0/callback-example.yaml')).plan.documents[1]!;
-    expect(cb.title).toBe('POST /streams');
+    expect(cb.title).toBe('POST /streams — subscribes a client to receive out-of-band data');
     expect(cb.content).toContain('### onData: POST {$request.query.callbackUrl}/data');
     expect(cb.content).toContain('- timestamp (string, date-time)');
     const links = (await planFor('oai/v3.0/link-example.yaml')).plan;
