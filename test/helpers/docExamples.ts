@@ -6,7 +6,8 @@ import { parse as parseShell } from 'shell-quote';
 
 /** One request a documentation page shows: a GraphQL operation or a curl command. */
 export type DocExample =
-  | { kind: 'graphql'; where: string; query: string }
+  /** `placeholder`: the operation names ids to replace (a job's, an upload's), so NOT_FOUND is its expected answer. */
+  | { kind: 'graphql'; where: string; query: string; placeholder?: boolean }
   | { kind: 'curl'; where: string; url: string; headers: Record<string, string>; data?: string; files: Record<string, string> };
 
 /** The examples of one fenced block, run in order (a block may set up what its later operations read). */
@@ -53,8 +54,8 @@ function curlsOf(source: string, where: string): DocExample[] {
 }
 
 /**
- * The runnable blocks of markdown files (paths relative to `root`): every ```graphql block unless its info string
- * says `no-run`, and every curl line of ```sh blocks.
+ * The examples of markdown files (paths relative to `root`): every operation of every ```graphql block (marked
+ * ```graphql placeholder when it holds ids to replace), and every curl line of ```sh blocks.
  */
 export function docBlocks(root: string, files: string[]): DocBlock[] {
   return files.flatMap((file) => {
@@ -68,8 +69,9 @@ export function docBlocks(root: string, files: string[]): DocBlock[] {
       cursor = offset + code.raw.length;
       const where = `${file}:${source.slice(0, offset).split('\n').length}`;
       const [lang = '', ...flags] = (code.lang ?? '').split(/\s+/);
-      if (lang === 'graphql' && !flags.includes('no-run')) {
-        blocks.push({ where, examples: operationsOf(code.text).map((query) => ({ kind: 'graphql', where, query })) });
+      if (lang === 'graphql') {
+        const placeholder = flags.includes('placeholder');
+        blocks.push({ where, examples: operationsOf(code.text).map((query) => ({ kind: 'graphql', where, query, placeholder })) });
       } else if (lang === 'sh' || lang === 'bash') {
         const curls = curlsOf(code.text, where);
         if (curls.length > 0) blocks.push({ where, examples: curls });
@@ -135,8 +137,12 @@ export class DocExampleRunner {
     const label = example.kind === 'graphql' ? example.query.replace(/\s+/g, ' ').slice(0, 80) : `curl ${example.url}`;
     if (!res.ok) return `${example.where} ${label}: HTTP ${res.status} ${text.slice(0, 300)}`;
     if (!res.headers.get('content-type')?.includes('json')) return undefined;
-    const answer = JSON.parse(text) as { errors?: unknown[]; data?: { createApiKey?: { key?: string; apiKey?: { role?: string } } } };
-    if (answer.errors) return `${example.where} ${label}: ${JSON.stringify(answer.errors).slice(0, 400)}`;
+    const answer = JSON.parse(text) as {
+      errors?: { extensions?: { code?: string } }[];
+      data?: { createApiKey?: { key?: string; apiKey?: { role?: string } } };
+    };
+    const placeholder = example.kind === 'graphql' && example.placeholder === true;
+    if (answer.errors && !(placeholder && answer.errors.every((e) => e.extensions?.code === 'NOT_FOUND'))) return `${example.where} ${label}: ${JSON.stringify(answer.errors).slice(0, 400)}`;
     const created = answer.data?.createApiKey;
     if (!this.key && created?.key && created.apiKey?.role === 'ADMIN') this.key = created.key;
     return undefined;
