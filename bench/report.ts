@@ -35,7 +35,7 @@ export function publish(tables: Table[], file = path.join(projectRoot, 'bench', 
     ? fs.readFileSync(file, 'utf8').split(/^(?=### )/m).slice(1).filter((section) => !titles.has(section.split('\n')[0]?.slice(4) ?? '')).map((s) => s.trimEnd())
     : [];
   const body = [...kept, fresh].join('\n\n');
-  const header = `# Benchmark results\n\nLast run: ${new Date().toISOString()} on ${machineLine()}.\nProduced by \`npm run bench\`; see README for what each figure means.\n\n`;
+  const header = `# Benchmark results\n\nLast run: ${new Date().toISOString()} on ${machineLine()}.\nProduced by \`npm run bench\`; see bench/README.md for what each figure means.\n\n`;
   fs.writeFileSync(file, `${header}${body}\n`);
   console.log(`wrote ${path.relative(projectRoot, file)}`);
 }

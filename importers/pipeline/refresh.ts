@@ -75,7 +75,7 @@ export function refreshOf(doc: ImportedDocument): ImportRefresh | undefined {
 }
 
 /**
- * Decides, inside the write's transaction, which stored document an import refreshes and what it keeps (README
+ * Decides, inside the write's transaction, which stored document an import refreshes and what it keeps (docs/importing.md
  * "importUrl"): a file's own document; for a page, the requested URL's document, else the final URL's, else the oldest
  * whose metadata.finalUrl is the final URL. None means a new document under the planned id.
  */

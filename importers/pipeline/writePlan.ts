@@ -65,7 +65,7 @@ export async function writePlan(
     await writer.graph.upsertGraph([], plan.relationships.slice(i, i + MAX_GRAPH_BATCH));
   }
 
-  // A URL or file document refreshes the one its page or file already has (README "importUrl"), decided inside the write.
+  // A URL or file document refreshes the one its page or file already has (docs/importing.md "importUrl"), decided inside the write.
   const rules = new Map(
     plan.documents.flatMap((d) => {
       const rule = refreshOf(d);

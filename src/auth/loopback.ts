@@ -18,7 +18,7 @@ export function hostOfHeader(header: string | undefined): string | undefined {
   return match?.[1] || undefined;
 }
 
-// Exactly the README's three: no local client needs other spellings of loopback (127.0.0.2, 2130706433, 0x7f.1).
+// Exactly the three docs/security.md names: no local client needs other spellings of loopback (127.0.0.2, 2130706433, 0x7f.1).
 const LOCAL_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 
 /** True when a Host header is exactly `localhost` (any case), `127.0.0.1` or `[::1]`, with an optional `:port`. */

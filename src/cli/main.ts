@@ -31,7 +31,7 @@ Commands:
   migrate               apply database migrations and exit
   --version             print the version
 
-Configuration comes from CAIRN_* environment variables (see README). On the embedded database (no
+Configuration comes from CAIRN_* environment variables (see docs/configuration.md). On the embedded database (no
 CAIRN_DATABASE_URL) the data folder is locked by the process that opens it: while \`cairn serve\` runs, the other
 commands refuse to start; use the server's GraphQL API (createApiKey, importUrl, …) or stop it first.`;
 

@@ -20,7 +20,7 @@ export function sameEmbedder(a: EmbedderInfo, b: EmbedderInfo): boolean {
 /** The command that re-embeds every chunk with the configured embedder. */
 export const REINDEX_COMMAND = 'npm run cairn -- reindex';
 
-/** Whether this database gets an HNSW index (see README: PGlite builds HNSW too slowly, so it scans exactly). */
+/** Whether this database gets an HNSW index (see docs/operations.md "Storage": PGlite builds HNSW too slowly, so it scans exactly). */
 export function usesHnsw(db: Db): boolean {
   return db.kind === 'postgres';
 }

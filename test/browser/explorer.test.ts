@@ -65,7 +65,7 @@ suite('graph explorer (/explorer)', () => {
     await page.mouse.move(payments.x, payments.y);
     await page.waitForTimeout(200);
     await page.screenshot({ path: artifactPath('explorer.png') });
-    // The README's picture is refreshed on request only, so a test run leaves the working tree clean.
+    // The README's picture (docs/explorer.png) is refreshed on request only, so a test run leaves the working tree clean.
     if (process.env.CAIRN_UPDATE_DOCS === '1') {
       fs.mkdirSync(projectPath('docs'), { recursive: true });
       fs.copyFileSync(artifactPath('explorer.png'), projectPath('docs', 'explorer.png'));

@@ -17,7 +17,7 @@ const IMPORT_OPENAPI = `mutation($input: ImportOpenApiInput!) {
 }`;
 const JOB = `query($id: ID!) { importJob(id: $id) { id status progress { done total } documents { id } errors { item code } } }`;
 
-// The preflight header /v1/uploads requires (README "CSRF"); a cross-site HTML form cannot send it.
+// The preflight header /v1/uploads requires (docs/security.md "CSRF"); a cross-site HTML form cannot send it.
 const PREFLIGHT = { 'apollo-require-preflight': 'true' };
 
 /** The first error of a JSON error body: the shape every route answers with. */

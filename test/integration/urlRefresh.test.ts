@@ -4,7 +4,7 @@ import { dbTargets } from '../helpers/databases.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
-// A URL re-import refreshes the page's document (README "importUrl"): what callers set stays unless given again, and a
+// A URL re-import refreshes the page's document (docs/importing.md "importUrl"): what callers set stays unless given again, and a
 // page reached through a redirect is one document whichever of its URLs is imported. Real HTTP on 127.0.0.1, real stores.
 
 interface Doc {
