@@ -60,6 +60,22 @@ describe('formatContext', () => {
     expect(out).toEqual(expect.objectContaining({ omittedChunks: 1, omittedEntities: 0, omittedRelationships: 1 }));
   });
 
+  it('shares the budget between the lanes: graph evidence holds its share, and either lane uses what the other leaves', () => {
+    const lane = (c: EnrichedChunkRecord, l: 'DOCUMENTS' | 'GRAPH', i?: number): EnrichedChunkRecord => ({ ...c, lane: l, ...(i === undefined ? {} : { viaChunk: i }), why: l === 'GRAPH' ? 'via entity X, mentioned in {cite}' : 'x' });
+    const docsLane = [0, 1, 2, 3].map((i) => lane(chunk(doc(`d${i}`, `D${i}`), 'd'.repeat(80), i), 'DOCUMENTS'));
+    const graph = [lane(chunk(doc('g0', 'G0'), 'g'.repeat(80), 10), 'GRAPH', 0), lane(chunk(doc('g1', 'G1'), 'g'.repeat(80), 11), 'GRAPH', 0)];
+    const shared = formatContext([...docsLane, ...graph], [], [], 400, 0.5);
+    expect(shared.context.length).toBeLessThanOrEqual(400);
+    expect(docsLane.filter((c) => c.citation !== null).length).toBe(2);
+    expect(graph.filter((c) => c.citation !== null).length).toBe(1);
+    expect(shared.context).toContain('(via entity X, mentioned in [1])');
+    // Without graph evidence the documents lane has the whole budget; with share 0 the graph lane only gets leftovers.
+    const alone = formatContext(docsLane.map((c) => ({ ...c, citation: null })), [], [], 400, 0.5);
+    expect(alone.citations).toHaveLength(4);
+    const none = formatContext([...docsLane, ...graph].map((c) => ({ ...c, citation: null })), [], [], 400, 0);
+    expect(none.citations.map((c) => c.documentId)).toEqual(['d0', 'd1', 'd2', 'd3']);
+  });
+
   it('takes urls from metadata or a URL-shaped source only', () => {
     expect(documentUrl({ url: 'https://a.test' }, null)).toBe('https://a.test');
     expect(documentUrl({}, 'http://b.test/x')).toBe('http://b.test/x');

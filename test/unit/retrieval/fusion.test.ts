@@ -32,7 +32,15 @@ describe('fuse', () => {
     }
   });
 
-  it('LINEAR min-max normalises each lane, so the weight decides between lane winners', () => {
+  it('LINEAR keeps credit for the weakest keyword hit: the third of three exact-identifier matches beats vector noise', () => {
+    const keyword = [hit(11, 0.6), hit(12, 0.55), hit(13, 0.5)];
+    const vector = [hit(20, 0.42), hit(21, 0.41), hit(13, 0.3), hit(22, 0.29)];
+    const order = fuse(vector, keyword, { method: 'LINEAR', vectorWeight: 0.2, rrfK: 60 }).map((h) => h.chunkId);
+    expect(order.indexOf('13')).toBeLessThan(order.indexOf('20'));
+    expect(order.slice(0, 3)).toEqual(['11', '12', '13']);
+  });
+
+  it('LINEAR normalises each lane, so the weight decides between lane winners', () => {
     const vector = [hit(1, 0.9), hit(2, 0.5)];
     const keyword = [hit(2, 0.2), hit(1, 0.1)];
     expect(fuse(vector, keyword, { method: 'LINEAR', vectorWeight: 0.7, rrfK: 60 })[0]!.chunkId).toBe('1');
