@@ -4,6 +4,7 @@
 import { loadSciFact } from './datasets.js';
 import { benchGraph } from './graph.js';
 import { benchMusique } from './musique.js';
+import { benchSciFactEnrich } from './sciFactEnrich.js';
 import { benchImporters } from './importers.js';
 import { benchLatency } from './latency.js';
 import { machineLine, publish, type Table } from './report.js';
@@ -21,7 +22,7 @@ const neo4j = neo4jUri
 
 console.log(`Cairn benchmarks on ${machineLine()}`);
 const tables: Table[] = [];
-const sciFact = runs('pglite') || runs('postgres') || runs('local');
+const sciFact = runs('pglite') || runs('postgres') || runs('local') || runs('scifact-enrich');
 const data = sciFact ? loadSciFact() : { corpus: [], queries: [], qrels: new Map() };
 if (runs('postgres') && !serverUrl) {
   console.log('Skipping the real server: set CAIRN_BENCH_DATABASE_URL (or run `bash scripts/postgres-server.sh start`).');
@@ -33,6 +34,10 @@ if (runs('local')) {
   const folder = process.env.CAIRN_BENCH_LOCAL_MODEL;
   if (folder) tables.push(...(await benchSciFact(data, localModelEmbedder(folder), { pglite: true, serverUrl })));
   else console.log('Skipping SciFact with a local model: set CAIRN_BENCH_LOCAL_MODEL to a model folder (`bash scripts/local-model.sh` makes one).');
+}
+if (runs('scifact-enrich')) {
+  console.log('SciFact through enrichContext against search …');
+  tables.push(await benchSciFactEnrich(data));
 }
 if (runs('latency')) {
   if (serverUrl && neo4j) {

@@ -1,0 +1,60 @@
+import { loadConfig } from '../src/config.js';
+import { HashingEmbeddingProvider } from '../src/embeddings/hashing/HashingEmbeddingProvider.js';
+import { silentLogger } from '../src/logger.js';
+import { createServices } from '../src/services.js';
+import { corpusEntityNames } from './graphData.js';
+import type { BeirDataset } from './datasets.js';
+import { distinct, ndcgAt } from './metrics.js';
+import { machineLine, type Table } from './report.js';
+import { namedGraph } from './syntheticCorpus.js';
+
+/**
+ * Single-hop questions the graph cannot help: SciFact with 2,000 corpus terms as entities (linked by mentions) and
+ * 10,000 relationships among them. nDCG@10 of what enrichContext returns (its `documents`, in order) against search's
+ * documents, with a budget large enough for every chunk and with the default budget (search then given as many
+ * documents as enrichContext returned).
+ */
+export async function benchSciFactEnrich(data: BeirDataset, databaseUrl?: string): Promise<Table> {
+  const config = loadConfig({ CAIRN_DATA_DIR: 'memory://', CAIRN_RAG_MAX_TOP_K: '100', ...(databaseUrl ? { CAIRN_DATABASE_URL: databaseUrl } : {}) });
+  const services = await createServices(config, silentLogger(), { embedder: new HashingEmbeddingProvider({ dimensions: 1024 }) });
+  try {
+    const graph = namedGraph(corpusEntityNames(data.corpus, 2_000), 10_000, 'sf:');
+    await services.graph.upsertGraph(graph.entities, []);
+    for (let i = 0; i < graph.relationships.length; i += 5000) await services.graph.upsertGraph([], graph.relationships.slice(i, i + 5000));
+    for (let i = 0; i < data.corpus.length; i += 250) {
+      await services.documents.upsertMany(
+        data.corpus.slice(i, i + 250).map((d) => ({ id: d.id, title: d.title, content: d.text, documentType: 'reference' as const, source: 'scifact', tags: [], metadata: {}, expiresAt: null })),
+      );
+    }
+    const { enrich } = config;
+    const sums = { enrichWide: 0, searchWide: 0, enrichDefault: 0, searchDefault: 0, graphDocs: 0, n: 0 };
+    for (const q of data.queries) {
+      const rel = data.qrels.get(q.id);
+      if (!rel) continue;
+      const ask = (maxChars: number) =>
+        services.enricher.enrich({ query: q.text, topK: 10, maxEntities: enrich.maxEntities, graphDepth: 1, maxChars, filter: {}, mode: undefined, graphShare: enrich.graphShare });
+      const wide = (await ask(1_000_000)).documents.map((d) => d.id);
+      const byDefault = await ask(enrich.maxChars);
+      const defaultDocs = byDefault.documents.map((d) => d.id);
+      const searched = distinct((await services.search.search({ query: q.text, topK: 100, filter: {}, groupByDocument: true })).map((h) => h.document.id));
+      sums.enrichWide += ndcgAt(wide, rel, 10);
+      sums.searchWide += ndcgAt(searched.slice(0, 10), rel, 10);
+      sums.enrichDefault += ndcgAt(defaultDocs, rel, 10);
+      sums.searchDefault += ndcgAt(searched.slice(0, defaultDocs.length), rel, 10);
+      sums.graphDocs += byDefault.chunks.filter((c) => c.lane === 'GRAPH' && c.citation !== null).length;
+      sums.n++;
+    }
+    const n = Math.max(1, sums.n);
+    return {
+      title: `SciFact through enrichContext: nDCG@10 of its documents against search (${sums.n} queries, 2,000 term entities, 10,000 relationships)`,
+      headers: ['budget', 'enrichContext', 'search', 'enrichContext − search', 'graph documents per query'],
+      rows: [
+        ['maxChars 1,000,000 (search: top 10 documents)', sums.enrichWide / n, sums.searchWide / n, (sums.enrichWide - sums.searchWide) / n, ''],
+        [`default maxChars ${enrich.maxChars} (search: as many documents)`, sums.enrichDefault / n, sums.searchDefault / n, (sums.enrichDefault - sums.searchDefault) / n, sums.graphDocs / n],
+      ],
+      notes: [`Machine: ${machineLine()}. Hashing embedder, 1024-d, HYBRID; ${databaseUrl ? 'Postgres server' : 'PGlite'}, Postgres graph store; graphShare ${enrich.graphShare}.`],
+    };
+  } finally {
+    await services.close();
+  }
+}
