@@ -64,6 +64,7 @@ function toConfig(e: Env) {
       laneTimeoutMs: e.CAIRN_ENRICH_LANE_TIMEOUT_MS,
       gapScoreThreshold: e.CAIRN_GAP_SCORE_THRESHOLD,
       graphShare: e.CAIRN_ENRICH_GRAPH_SHARE,
+      gapMinCoverage: e.CAIRN_GAP_MIN_COVERAGE,
     },
     expirySweepIntervalMs: e.CAIRN_EXPIRY_SWEEP_INTERVAL_MS,
     maxDocumentChars: e.CAIRN_MAX_DOCUMENT_CHARS,

@@ -116,6 +116,12 @@ const enrichment = {
   CAIRN_GAP_SCORE_THRESHOLD: z.coerce.number().min(0).max(1).default(0.2).describe(
     'queries whose best score is below this are recorded as [knowledge gaps](enrichment.md#knowledge-gaps)',
   ),
+  CAIRN_GAP_MIN_COVERAGE: z.coerce
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.6)
+    .describe('a query none of whose top three chunks holds this share of its words is recorded as a knowledge gap; `0` turns the rule off'),
 };
 
 const documents = {

@@ -15,12 +15,16 @@ export interface EnricherOptions {
   laneTimeoutMs: number;
   /** Best scores below this record a knowledge gap. */
   gapScoreThreshold: number;
+  /** A query none of whose top chunks holds this share of its words records a knowledge gap (0 turns the rule off). */
+  gapMinCoverage: number;
 }
 
 /** A lane's outcome; a failure keeps the cause's error code (TIMEOUT when it ran out of time). */
 type Lane<T> = { ok: true; value: T; ms: number } | { ok: false; error: string; code: ErrorCode; ms: number };
 
 const TIMED_OUT = Symbol('timed out');
+/** Top chunks whose word coverage decides a gap. */
+const GAP_COVERAGE_HITS = 3;
 
 async function lane<T>(name: string, timeoutMs: number, work: () => Promise<T>): Promise<Lane<T>> {
   const start = performance.now();
@@ -132,10 +136,20 @@ export class ContextEnricher {
     });
   }
 
+  /**
+   * Records a knowledge gap when nothing matched well: the lanes' best score is under `gapScoreThreshold`, or no top
+   * chunk holds at least `gapMinCoverage` of the query's words ("what is the vacation policy" answered by a page that
+   * matches only "policy" is a gap, however well that page scores).
+   */
   private async recordGap(request: EnrichRequest, hits: SearchHitRecord[]): Promise<void> {
     // Fused HYBRID scores are relative to the query's own hits; the lanes' own scores say how well anything matched.
     const best = Math.max(0, ...hits.map((h) => Math.max(h.vectorScore ?? 0, h.keywordScore ?? 0, h.vectorScore == null && h.keywordScore == null ? h.score : 0)));
-    if (hits.length === 0 || best < this.options.gapScoreThreshold) await this.gaps.record(request.query, best, request.filter);
+    let gap = hits.length === 0 || best < this.options.gapScoreThreshold;
+    if (!gap && this.options.gapMinCoverage > 0) {
+      const coverage = await this.search.queryCoverage(request.query, hits.slice(0, GAP_COVERAGE_HITS).map((h) => h.chunk.id));
+      gap = Math.max(0, ...coverage.values()) < this.options.gapMinCoverage;
+    }
+    if (gap) await this.gaps.record(request.query, best, request.filter);
   }
 }
 

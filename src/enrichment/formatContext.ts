@@ -60,23 +60,39 @@ export function formatContext(
 
   let omittedChunks = 0;
   const knowledge = section('## Relevant knowledge\n');
+  // One entry per document: a later chunk of a cited document joins its entry (seamlessly when it continues the last
+  // chunk shown, else after an ellipsis line), so one manual does not appear as several sections with one heading.
+  const entries = new Map<string, { part: number; last: EnrichedChunkRecord }>();
   const cite = (c: EnrichedChunkRecord, text: string): void => {
     const doc = c.hit.document;
-    const n = numberOf.get(doc.id) ?? citations.length + 1;
+    const entry = entries.get(doc.id);
+    if (entry) {
+      const joined = continuation(entry.last, c, text);
+      if (!fits(joined)) {
+        omittedChunks++;
+        return;
+      }
+      parts[entry.part] = `${(parts[entry.part] as string).slice(0, -2)}${joined}\n\n`;
+      used += joined.length;
+      entry.last = c;
+      c.citation = numberOf.get(doc.id) ?? null;
+      return;
+    }
+    const n = citations.length + 1;
     if (!knowledge(`[${n}] ${doc.title}\n${text}\n\n`)) {
       omittedChunks++;
       return;
     }
+    entries.set(doc.id, { part: parts.length - 1, last: c });
     c.citation = n;
-    if (!numberOf.has(doc.id)) {
-      numberOf.set(doc.id, n);
-      citations.push({ number: n, documentId: doc.id, title: doc.title, source: doc.source, url: documentUrl(doc.metadata, doc.source) });
-    }
+    numberOf.set(doc.id, n);
+    citations.push({ number: n, documentId: doc.id, title: doc.title, source: doc.source, url: documentUrl(doc.metadata, doc.source) });
   };
   const graphChunks = chunks.filter((c) => c.lane === 'GRAPH');
   const graphNeed = graphChunks.reduce((sum, c) => sum + c.hit.document.title.length + c.why.length + c.hit.chunk.content.length + 16, 0);
   limit = maxChars - Math.min(Math.floor(Math.max(0, Math.min(1, graphShare)) * maxChars), graphNeed);
-  for (const c of chunks) if (c.lane === 'DOCUMENTS') cite(c, c.hit.chunk.content.trim());
+  // A chunk that scored 0 matched nothing of the query: it stays in `chunks` but is never cited.
+  for (const c of chunks) if (c.lane === 'DOCUMENTS' && c.hit.score > 0) cite(c, c.hit.chunk.content.trim());
   limit = maxChars;
   for (const c of graphChunks) {
     const via = c.viaChunk === undefined ? undefined : chunks[c.viaChunk]?.citation;
@@ -91,6 +107,18 @@ export function formatContext(
     .filter((r) => byId.has(r.fromId) && byId.has(r.toId))
     .filter((r) => !related(`- ${byId.get(r.fromId)?.name} -[${r.type}]-> ${byId.get(r.toId)?.name}\n`)).length;
   return { context: parts.join('').trimEnd(), citations, omittedChunks, omittedEntities, omittedRelationships };
+}
+
+/** The text that appends chunk `next` to an entry ending with chunk `last` of the same document. */
+function continuation(last: EnrichedChunkRecord, next: EnrichedChunkRecord, text: string): string {
+  const a = last.hit.chunk;
+  const b = next.hit.chunk;
+  if (b.ordinal === a.ordinal + 1 && b.charStart < a.charEnd && b.charStart >= a.charStart) {
+    // Adjacent chunks overlap: show only what the next one adds.
+    const fresh = b.content.slice(a.charEnd - b.charStart).trim();
+    return fresh ? ` ${fresh}` : '';
+  }
+  return `\n…\n${text}`;
 }
 
 function oneLine(text: string): string {

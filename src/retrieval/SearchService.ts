@@ -202,6 +202,11 @@ export class SearchService {
     }
   }
 
+  /** For each chunk, the share of the query's words it contains (see `KeywordSearch.coverage`). */
+  queryCoverage(query: string, chunkIds: readonly string[]): Promise<Map<string, number>> {
+    return this.keywords.coverage(query, chunkIds);
+  }
+
   /** Chunks with their documents by id, as hits load them (for context built from chunks found another way). */
   loadChunks(chunkIds: readonly string[]): Promise<Map<string, LoadedChunk>> {
     return loadChunks(this.db, chunkIds);

@@ -103,6 +103,21 @@ export class KeywordSearch {
   }
 
   /**
+   * For each chunk, the share of the query's lexemes (as `terms` derives them, whether the corpus has them or not) that
+   * it contains: how much of the question a chunk speaks to, whatever its score.
+   */
+  async coverage(query: string, chunkIds: readonly string[]): Promise<Map<string, number>> {
+    if (chunkIds.length === 0) return new Map();
+    const { rows } = await this.db.query<{ id: string; coverage: number }>(
+      `SELECT c.id::text AS id, coalesce(avg((l = ANY(tsvector_to_array(c.keyword_tsv)))::int), 0)::float8 AS coverage
+         FROM chunks c CROSS JOIN unnest(tsvector_to_array(keyword_vector('', $1))) AS l
+        WHERE c.id = ANY($2::bigint[]) GROUP BY c.id`,
+      [query, chunkIds],
+    );
+    return new Map(rows.map((r) => [r.id, Number(r.coverage)]));
+  }
+
+  /**
    * The `limit` best chunks by BM25 that pass the filter, best first; `score` is BM25 divided by the most any chunk
    * could score for this query (Σ idf · (k1 + 1)), so 0..1.
    */

@@ -136,7 +136,10 @@ describe.each(serverRuns())('enrichContext ($name)', (run) => {
   });
 
   it('records queries it could not answer as knowledge gaps, grouped', async () => {
-    for (const q of ['How do I file expenses?', 'how do I file EXPENSES', 'quantum chromodynamics lattice'])
+    await t.gql(`mutation($input: [CreateDocumentInput!]!) { upsertDocuments(input: $input) { changed } }`, {
+      input: [{ id: 'hr:policy', title: 'Expense policy', content: 'The policy: submit receipts within 30 days; the policy applies to every team.' }],
+    });
+    for (const q of ['How do I file expenses?', 'how do I file EXPENSES', 'quantum chromodynamics lattice', 'what is the vacation policy', 'what is the expense policy'])
       await t.gql(ENRICH, { input: { query: q } });
     const res = await t.gql<{ knowledgeGaps: { totalCount: number; nodes: { query: string; count: number; bestScore: number }[] } }>(
       `{ knowledgeGaps(first: 10) { totalCount nodes { query count bestScore lastSeenAt } } }`,
@@ -145,6 +148,9 @@ describe.each(serverRuns())('enrichContext ($name)', (run) => {
     expect(gaps.nodes[0]).toEqual(expect.objectContaining({ query: 'how do I file EXPENSES', count: 2 }));
     expect(gaps.nodes.map((g) => g.query)).toContain('quantum chromodynamics lattice');
     expect(gaps.nodes.map((g) => g.query)).not.toContain('Why is the payment service slow?');
+    // A page matching only "policy" scores well but speaks to half the question: a gap. The expense policy is not.
+    expect(gaps.nodes.map((g) => g.query)).toContain('what is the vacation policy');
+    expect(gaps.nodes.map((g) => g.query)).not.toContain('what is the expense policy');
   });
 
   it('pages knowledge gaps from one snapshot: gaps recorded meanwhile neither repeat nor skip a group', async () => {

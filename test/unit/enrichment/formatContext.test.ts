@@ -27,7 +27,7 @@ describe('formatContext', () => {
     const a = doc('a', 'Doc A', { url: 'https://x.test/a' });
     const chunks = [chunk(a, 'first', 0), chunk(doc('b', 'Doc B'), 'second', 1), chunk(a, 'third', 2)];
     const out = formatContext(chunks, [entity('s', 'Svc'), entity('l', 'Ledger')], [rel('s', 'DEPENDS_ON', 'l')], 10_000);
-    expect(out.context).toBe('## Relevant knowledge\n[1] Doc A\nfirst\n\n[2] Doc B\nsecond\n\n[1] Doc A\nthird\n\n## Related entities\n- Svc (Service)\n- Ledger (Service)\n- Svc -[DEPENDS_ON]-> Ledger');
+    expect(out.context).toBe('## Relevant knowledge\n[1] Doc A\nfirst\n…\nthird\n\n[2] Doc B\nsecond\n\n## Related entities\n- Svc (Service)\n- Ledger (Service)\n- Svc -[DEPENDS_ON]-> Ledger');
     expect(out.citations).toEqual([
       { number: 1, documentId: 'a', title: 'Doc A', source: null, url: 'https://x.test/a' },
       { number: 2, documentId: 'b', title: 'Doc B', source: null, url: null },
@@ -74,6 +74,21 @@ describe('formatContext', () => {
     expect(alone.citations).toHaveLength(4);
     const none = formatContext([...docsLane, ...graph].map((c) => ({ ...c, citation: null })), [], [], 400, 0);
     expect(none.citations.map((c) => c.documentId)).toEqual(['d0', 'd1', 'd2', 'd3']);
+  });
+
+  it('joins adjacent chunks of one document under one heading, and never cites a chunk that scored 0', () => {
+    const d = doc('m', 'Manual');
+    const at = (i: number, start: number, text: string, score = 0.5): EnrichedChunkRecord => ({
+      hit: { chunk: { id: `c${i}`, documentId: 'm', ordinal: i, content: text, charStart: start, charEnd: start + text.length, contentHash: '' }, document: d, score },
+      lane: 'DOCUMENTS', why: 'x', citation: null,
+    });
+    const zero = chunk(doc('z', 'Unrelated'), 'nothing', 9);
+    zero.hit.score = 0;
+    const parts = [at(0, 0, 'Step one. Step two.'), zero, at(1, 10, 'Step two. Step three.')];
+    const out = formatContext(parts, [], [], 10_000);
+    expect(out.context).toBe('## Relevant knowledge\n[1] Manual\nStep one. Step two. Step three.');
+    expect(parts.map((c) => c.citation)).toEqual([1, null, 1]);
+    expect(out.omittedChunks).toBe(0);
   });
 
   it('takes urls from metadata or a URL-shaped source only', () => {
