@@ -39,6 +39,8 @@ interface Scored {
 interface SpecImport {
   spec: ApiSpec;
   documents: number;
+  chunks: number;
+  seconds: number;
   error?: string;
 }
 
@@ -77,17 +79,15 @@ async function runOne(specs: readonly ApiSpec[], questions: readonly ApiQuestion
   });
   const services = await createServices(config, silentLogger(), { embedder: embedder.create(), importQueue: false });
   try {
-    const t0 = performance.now();
     const imports: SpecImport[] = [];
     for (const spec of specs) imports.push(await importSpec(services, spec, baseUrl));
-    const importSeconds = (performance.now() - t0) / 1000;
     const skipped = new Set(imports.filter((i) => i.error !== undefined).map((i) => i.spec.id));
     const asked = questions.filter((q) => !skipped.has(q.spec) && !(q.alsoAccepted ?? []).some((a) => skipped.has(a.spec)));
     await assertExpectedDocumentsExist(services, asked);
     const scored: Scored[] = [];
     for (const q of asked) scored.push(await ask(services, q));
     printMisses(scored);
-    return table(embedder, databaseUrl ? 'Postgres server' : 'PGlite', imports, importSeconds, scored);
+    return table(embedder, databaseUrl ? 'Postgres server' : 'PGlite', imports, scored);
   } finally {
     await services.close();
   }
@@ -97,17 +97,19 @@ async function runOne(specs: readonly ApiSpec[], questions: readonly ApiQuestion
 async function importSpec(services: Services, spec: ApiSpec, baseUrl: string): Promise<SpecImport> {
   const url = `${baseUrl}/${spec.file.split('/').map(encodeURIComponent).join('/')}`;
   const request = validateOpenApiImport({ url, specId: spec.id }, services.config.import.maxBytes);
+  const t0 = performance.now();
   const job = await services.imports.submit(request);
+  const seconds = (performance.now() - t0) / 1000;
   const failed = job.items.find((i) => i.status === 'FAILED');
   if (!failed) {
     const documents = new Set(job.items.flatMap((i) => i.documentIds)).size;
-    console.log(`  imported ${spec.id}: ${documents} documents`);
-    return { spec, documents };
+    console.log(`  imported ${spec.id}: ${documents} documents, ${job.chunkCount} chunks in ${seconds.toFixed(0)} s`);
+    return { spec, documents, chunks: job.chunkCount, seconds };
   }
   const error = `${failed.errorCode ?? 'error'}: ${failed.error ?? 'no message'}`;
   if (!spec.optional) throw new Error(`importing ${spec.id} (${spec.file}) failed: ${error}`);
   console.log(`  skipping ${spec.id} and its questions: its import failed (${error})`);
-  return { spec, documents: 0, error };
+  return { spec, documents: 0, chunks: 0, seconds, error };
 }
 
 /** A question whose expected operation was not imported would score as a miss; it is a defect of the set instead. */
@@ -165,7 +167,7 @@ function versus(value: number, target: number): string {
   return value >= target ? `met (${value.toFixed(3)})` : `missed (${value.toFixed(3)})`;
 }
 
-function table(embedder: BenchEmbedder, store: string, imports: readonly SpecImport[], importSeconds: number, scored: readonly Scored[]): Table {
+function table(embedder: BenchEmbedder, store: string, imports: readonly SpecImport[], scored: readonly Scored[]): Table {
   const ofKind = (k: QuestionKind) => scored.filter((s) => s.question.kind === k);
   const identifiers = ofKind('identifier');
   const idTarget = `hit@1 ≥ ${IDENTIFIER_HIT1_TARGET}: search ${versus(hit1(identifiers.map((s) => s.searchRank)), IDENTIFIER_HIT1_TARGET)}, enrichContext ${versus(hit1(identifiers.map((s) => s.enrichRank)), IDENTIFIER_HIT1_TARGET)}`;
@@ -175,6 +177,7 @@ function table(embedder: BenchEmbedder, store: string, imports: readonly SpecImp
   rows.push(row('overall', scored, overallTarget));
   const imported = imports.filter((i) => i.error === undefined);
   const skipped = imports.filter((i) => i.error !== undefined);
+  const sum = (f: (i: SpecImport) => number) => imported.reduce((n, i) => n + f(i), 0);
   const bySpec = [...new Set(scored.map((s) => specGroup(s.question.spec)))].map((g) => {
     const of = scored.filter((s) => specGroup(s.question.spec) === g);
     return `${g} ${of.length} (search ${hit1(of.map((s) => s.searchRank)).toFixed(2)}, enrichContext ${hit1(of.map((s) => s.enrichRank)).toFixed(2)})`;
@@ -184,7 +187,7 @@ function table(embedder: BenchEmbedder, store: string, imports: readonly SpecImp
     headers: ['kind', 'questions', 'search hit@1', `search MRR@${RANKS}`, 'enrichContext hit@1', `enrichContext MRR@${RANKS}`, 'target'],
     rows,
     notes: [
-      `Machine: ${machineLine()}. ${store}, Postgres graph store. ${imported.length} specs imported into one store through the OpenAPI importer (URL imports from a local HTTP server) in ${importSeconds.toFixed(0)} s: ${imported.reduce((n, i) => n + i.documents, 0)} documents.`,
+      `Machine: ${machineLine()}. ${store}, Postgres graph store. ${imported.length} specs imported into one store through the OpenAPI importer (URL imports from a local HTTP server) in ${sum((i) => i.seconds).toFixed(0)} s: ${sum((i) => i.documents)} documents, ${sum((i) => i.chunks)} chunks.`,
       ...(skipped.length > 0 ? [`Not imported, so their questions were skipped: ${skipped.map((i) => `${i.spec.id} (${i.error ?? ''})`).join('; ')}.`] : []),
       `Questions: bench/data/apiQuestions.json. A question is answered by its expected operation's document (or the same operation in a copy of the spec, for the petstore variants). search: the distinct documents of search's top ${RANKS} chunks, in order; enrichContext: its \`documents\`, in its order (topK ${RANKS}, the server's defaults otherwise). MRR counts the first ${RANKS} ranks.`,
       `hit@1 by spec: ${bySpec.join('; ')}.`,
@@ -212,7 +215,8 @@ async function serveFolder(root: string): Promise<{ url: string; close(): Promis
     res.writeHead(200, { 'content-type': type });
     fs.createReadStream(file).pipe(res);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // The importer fetches a spec's $refs in parallel: hundreds of connections at once for DigitalOcean.
+  await new Promise<void>((resolve) => server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
