@@ -1,7 +1,9 @@
-// `npm run bench [-- --only=pglite|postgres|local|latency|graph|musique|importers]` (several: --only=pglite,postgres):
+// `npm run bench [-- --only=pglite|postgres|local|latency|graph|musique|api|importers]` (several: --only=pglite,postgres):
 // SciFact ingest and per-mode search on PGlite and the real Postgres server (hashing embedder; `local`: a real model
-// from CAIRN_BENCH_LOCAL_MODEL on both), latency at scale, graph stores, MuSiQue, importers.
+// from CAIRN_BENCH_LOCAL_MODEL on both), latency at scale, graph stores, MuSiQue, API questions (hashing embedder, and
+// the local model when CAIRN_BENCH_LOCAL_MODEL is set), importers.
 import { loadSciFact } from './datasets.js';
+import { benchApiQuestions } from './apiQuestions.js';
 import { benchGraph } from './graph.js';
 import { benchMusique } from './musique.js';
 import { benchSciFactEnrich } from './sciFactEnrich.js';
@@ -55,6 +57,11 @@ if (runs('graph')) {
 if (runs('musique')) {
   console.log('MuSiQue: search against enrichContext …');
   tables.push(await benchMusique());
+}
+if (runs('api')) {
+  const folder = process.env.CAIRN_BENCH_LOCAL_MODEL;
+  if (!folder) console.log('API questions with the hashing embedder only: set CAIRN_BENCH_LOCAL_MODEL to a model folder for the local model too.');
+  tables.push(...(await benchApiQuestions({ embedders: [HASHING_EMBEDDER, ...(folder ? [localModelEmbedder(folder)] : [])] })));
 }
 if (runs('importers')) {
   console.log('Importers …');
