@@ -129,6 +129,7 @@ async function ask(services: Services, q: ApiQuestion): Promise<Scored> {
   const enriched = await services.enricher.enrich({
     query: q.question,
     topK: Math.min(RANKS, rag.maxTopK),
+    graphShare: enrich.graphShare,
     maxEntities: enrich.maxEntities,
     graphDepth: 1,
     maxChars: enrich.maxChars,

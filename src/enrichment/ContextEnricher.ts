@@ -90,7 +90,8 @@ export class ContextEnricher {
         };
         const step = await this.graphLane.rank(request, seeds, view);
         entities = describeEntities(step, hits);
-        chunks.push(...(await this.graphChunks(step, request)));
+        chunks.push(...(await this.graphChunks(step, request, chunks)));
+        promoteNamedHomes(chunks, step.namedHomes);
         // The traversal's relationships first (each explains a neighbour), then the others among everyone.
         const kept = new Set(entities.slice(0, request.maxEntities).map((e) => e.entity.id));
         relationships = distinctById([...seeds.flatMap((f) => (f.via && kept.has(f.id) ? [f.via] : [])), ...step.relationships]);
@@ -123,16 +124,17 @@ export class ContextEnricher {
   }
 
   /** The graph step's evidence as context chunks, at most topK of them, each with why it is there. */
-  private async graphChunks(step: GraphStepResult, request: EnrichRequest): Promise<EnrichedChunkRecord[]> {
+  private async graphChunks(step: GraphStepResult, request: EnrichRequest, laneChunks: readonly EnrichedChunkRecord[]): Promise<EnrichedChunkRecord[]> {
     if (request.graphShare <= 0) return [];
     const chosen = step.chunks.slice(0, request.topK);
     const loaded = await this.search.loadChunks(chosen.map((c) => c.chunkId));
     return chosen.flatMap((c) => {
       const row = loaded.get(c.chunkId);
       if (!row) return [];
-      const { why, viaChunk } = whyEvidence(c, step.records);
+      const { why, viaIndex } = whyEvidence(c, step.records);
+      const via = viaIndex === undefined ? undefined : laneChunks[viaIndex];
       const hit = { ...row, score: c.score, vectorScore: c.similarity, keywordScore: null, vectorRank: null, keywordRank: null, neighbors: [] };
-      return [{ hit, lane: 'GRAPH' as const, why, citation: null, ...(viaChunk === undefined ? {} : { viaChunk }) }];
+      return [{ hit, lane: 'GRAPH' as const, why, citation: null, ...(via ? { via: { chunk: via, rank: (viaIndex ?? 0) + 1 } } : {}) }];
     });
   }
 
@@ -159,6 +161,18 @@ function bothFailed(docs: Lane<unknown> & { ok: false }, graph: Lane<unknown> & 
   // e.g. EMBEDDING_UNAVAILABLE, DATABASE_UNAVAILABLE, TIMEOUT
   const code = docs.code !== ErrorCode.INTERNAL_SERVER_ERROR ? docs.code : graph.code;
   return new AppError(code, `enrichContext failed: ${docs.error}; ${graph.error}`, { lanes: { documents: docs.code, graph: graph.code } });
+}
+
+/**
+ * Moves the chunks of documents that are home to an entity the query names exactly to the front, best-named first:
+ * asking for `listPets` or "Shirley Temple" brings that operation's or that person's own document first.
+ */
+function promoteNamedHomes(chunks: EnrichedChunkRecord[], namedHomes: readonly string[]): void {
+  if (namedHomes.length === 0) return;
+  const order = new Map(namedHomes.map((d, i) => [d, i]));
+  const front = chunks.filter((c) => order.has(c.hit.document.id)).sort((a, b) => (order.get(a.hit.document.id) ?? 0) - (order.get(b.hit.document.id) ?? 0));
+  const rest = chunks.filter((c) => !order.has(c.hit.document.id));
+  chunks.splice(0, chunks.length, ...front, ...rest);
 }
 
 /** The first of each id, in order. */

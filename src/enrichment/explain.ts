@@ -29,7 +29,7 @@ function whyEntity(reason: GraphReason, records: ReadonlyMap<string, EntityRecor
  * "via entity X, mentioned in {cite}" (the documents-lane chunk that names X; `formatContext` fills in its citation), or
  * "via entity X, neighbour of Y through T". A home document ("the X page") says so.
  */
-export function whyEvidence(chunk: GraphChunk, records: ReadonlyMap<string, EntityRecord>): { why: string; viaChunk?: number } {
+export function whyEvidence(chunk: GraphChunk, records: ReadonlyMap<string, EntityRecord>): { why: string; viaIndex?: number } {
   const reason = chunk.reason;
   const name = records.get(reason.entityId)?.name ?? reason.entityId;
   const what = chunk.home ? `the document of entity ${name}` : `via entity ${name}`;
@@ -37,7 +37,7 @@ export function whyEvidence(chunk: GraphChunk, records: ReadonlyMap<string, Enti
     case 'query':
       return { why: `${what}, ${reason.exact ? 'named in the query' : 'whose name is similar to the query'}` };
     case 'chunk':
-      return { why: `${what}, mentioned in {cite}`, viaChunk: reason.chunkIndex };
+      return { why: `${what}, mentioned in {cite}`, viaIndex: reason.chunkIndex };
     case 'neighbour':
       return { why: `${what}, neighbour of ${records.get(reason.seedId)?.name ?? reason.seedId} via ${reason.relationship.type}` };
   }

@@ -90,15 +90,23 @@ export function formatContext(
   };
   const graphChunks = chunks.filter((c) => c.lane === 'GRAPH');
   const graphNeed = graphChunks.reduce((sum, c) => sum + c.hit.document.title.length + c.why.length + c.hit.chunk.content.length + 16, 0);
-  limit = maxChars - Math.min(Math.floor(Math.max(0, Math.min(1, graphShare)) * maxChars), graphNeed);
-  // A chunk that scored 0 matched nothing of the query: it stays in `chunks` but is never cited.
-  for (const c of chunks) if (c.lane === 'DOCUMENTS' && c.hit.score > 0) cite(c, c.hit.chunk.content.trim());
-  limit = maxChars;
-  for (const c of graphChunks) {
-    const via = c.viaChunk === undefined ? undefined : chunks[c.viaChunk]?.citation;
-    c.why = c.why.replace('{cite}', via ? `[${via}]` : `chunk ${(c.viaChunk ?? 0) + 1}`);
-    cite(c, `(${c.why})\n${c.hit.chunk.content.trim()}`);
+  const documentsLimit = maxChars - Math.min(Math.floor(Math.max(0, Math.min(1, graphShare)) * maxChars), graphNeed);
+  // In the given order (the enricher puts the documents lane first, save the documents of entities the query names);
+  // the documents lane stops at its limit, graph evidence may use the whole budget.
+  for (const c of chunks) {
+    if (c.lane === 'DOCUMENTS') {
+      // A chunk that scored 0 matched nothing of the query: it stays in `chunks` but is never cited.
+      if (c.hit.score <= 0) continue;
+      limit = documentsLimit;
+      cite(c, c.hit.chunk.content.trim());
+    } else {
+      limit = maxChars;
+      const via = c.via?.chunk.citation;
+      c.why = c.why.replace('{cite}', via ? `[${via}]` : `chunk ${c.via?.rank ?? 1}`);
+      cite(c, `(${c.why})\n${c.hit.chunk.content.trim()}`);
+    }
   }
+  limit = maxChars;
 
   const byId = new Map<string, EntityRecord>(entities.map((e) => [e.entity.id, e.entity]));
   const related = section('## Related entities\n');

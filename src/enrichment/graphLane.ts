@@ -74,7 +74,7 @@ export class GraphLane {
     const byChunk = docs.hits.length > 0 ? await this.graph.linker.mentions.entityIdsByChunk(docs.hits.map((h) => h.chunkId)) : new Map<string, string[]>();
     const hits = docs.hits.map((h) => ({ ...h, entityIds: byChunk.get(h.chunkId) ?? [] }));
     const ids = evidenceEntities(seeds, hits);
-    if (ids.length === 0) return { chunks: [], entities: [], records: new Map(), relationships: [] };
+    if (ids.length === 0) return { chunks: [], entities: [], namedHomes: [], records: new Map(), relationships: [] };
     const [evidence, counts, read] = await Promise.all([
       request.graphShare > 0
         ? this.graph.linker.mentions.evidence(ids, {

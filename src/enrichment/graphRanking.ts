@@ -53,7 +53,12 @@ export interface RankingResult {
   chunks: GraphChunk[];
   /** Entities by graph relevance, best first, each with why it is there. */
   entities: { id: string; score: number; reason: GraphReason }[];
+  /** Home documents of the entities the query names exactly (the best NAMED_HOME_SEEDS), best-named first. */
+  namedHomes: string[];
 }
+
+/** Entities named by the query whose home documents are brought first. */
+const NAMED_HOME_SEEDS = 2;
 
 /** Tuning of the ranking; chosen on the MuSiQue and API benchmarks (bench/RESULTS.md). */
 export const GRAPH_RANKING = {
@@ -134,10 +139,22 @@ export function rankGraph(input: RankingInput): RankingResult {
   }
   candidates.sort((a, b) => b.score - a.score || b.similarity - a.similarity || (a.chunkId < b.chunkId ? -1 : 1));
   const top = candidates[0]?.score ?? 0;
+  const namedHomes = homesOfNamed(input);
+  const named = new Map(namedHomes.map((d, i) => [d, i]));
+  // Home chunks of named entities go first, so that the topK cut keeps them.
+  candidates.sort((a, b) => (named.get(a.documentId) ?? Infinity) - (named.get(b.documentId) ?? Infinity));
   const byDocument = new Set<string>();
   const chunks = candidates.filter((c) => (byDocument.has(c.documentId) ? false : (byDocument.add(c.documentId), true)));
-  for (const c of chunks) c.score = top > 0 ? c.score / top : 0;
-  return { chunks, entities };
+  for (const c of chunks) c.score = top > 0 ? Math.min(1, c.score / top) : 0;
+  return { chunks, entities, namedHomes };
+}
+
+/** The home documents of the best exact query entities, in seed order, each document once. */
+function homesOfNamed(input: RankingInput): string[] {
+  const seeds = input.seeds.filter((s) => s.depth === 0 && s.exact && input.known.has(s.id)).slice(0, NAMED_HOME_SEEDS);
+  const out: string[] = [];
+  for (const s of seeds) for (const row of input.evidence) if (row.entityId === s.id && row.home && !out.includes(row.documentId)) out.push(row.documentId);
+  return out;
 }
 
 /** The entity adjacent to a chunk that passed it the most relevance. */

@@ -30,10 +30,10 @@ export interface EnrichedChunkRecord {
   lane: EnrichLane;
   why: string;
   /**
-   * For graph evidence that came through a chunk of the documents lane: that chunk's index in `chunks`, so `why` can
-   * cite it once citation numbers are known ("{cite}" in `why` stands for it).
+   * For graph evidence that came through a chunk of the documents lane: that chunk and its rank, so `why` can cite it
+   * once citation numbers are known ("{cite}" in `why` stands for it).
    */
-  viaChunk?: number;
+  via?: { chunk: EnrichedChunkRecord; rank: number };
   /** Citation number in `context`, or null when the budget cut it. */
   citation: number | null;
 }

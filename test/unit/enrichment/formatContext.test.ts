@@ -61,9 +61,9 @@ describe('formatContext', () => {
   });
 
   it('shares the budget between the lanes: graph evidence holds its share, and either lane uses what the other leaves', () => {
-    const lane = (c: EnrichedChunkRecord, l: 'DOCUMENTS' | 'GRAPH', i?: number): EnrichedChunkRecord => ({ ...c, lane: l, ...(i === undefined ? {} : { viaChunk: i }), why: l === 'GRAPH' ? 'via entity X, mentioned in {cite}' : 'x' });
+    const lane = (c: EnrichedChunkRecord, l: 'DOCUMENTS' | 'GRAPH', via?: EnrichedChunkRecord): EnrichedChunkRecord => ({ ...c, lane: l, ...(via ? { via: { chunk: via, rank: 1 } } : {}), why: l === 'GRAPH' ? 'via entity X, mentioned in {cite}' : 'x' });
     const docsLane = [0, 1, 2, 3].map((i) => lane(chunk(doc(`d${i}`, `D${i}`), 'd'.repeat(80), i), 'DOCUMENTS'));
-    const graph = [lane(chunk(doc('g0', 'G0'), 'g'.repeat(80), 10), 'GRAPH', 0), lane(chunk(doc('g1', 'G1'), 'g'.repeat(80), 11), 'GRAPH', 0)];
+    const graph = [lane(chunk(doc('g0', 'G0'), 'g'.repeat(80), 10), 'GRAPH', docsLane[0]), lane(chunk(doc('g1', 'G1'), 'g'.repeat(80), 11), 'GRAPH', docsLane[0])];
     const shared = formatContext([...docsLane, ...graph], [], [], 400, 0.5);
     expect(shared.context.length).toBeLessThanOrEqual(400);
     expect(docsLane.filter((c) => c.citation !== null).length).toBe(2);
