@@ -84,7 +84,7 @@ export class ContextEnricher {
       try {
         const seeds = graph.ok ? graph.value : [];
         const view = {
-          hits: hits.map((h) => ({ chunkId: h.chunk.id, documentId: h.document.id, score: h.score })),
+          hits: hits.map((h) => ({ chunkId: h.chunk.id, documentId: h.document.id, score: h.score, similarity: h.vectorScore ?? null })),
           pool: docs.ok ? docs.value.pool : [],
           queryVector: docs.ok ? docs.value.queryVector : undefined,
         };

@@ -18,7 +18,7 @@ const MAX_EVIDENCE_ENTITIES = 60;
 
 /** The documents lane's part in the graph step: its chunks in rank order, the fused pool and the query embedding. */
 export interface DocumentsLaneView {
-  hits: readonly { chunkId: string; documentId: string; score: number }[];
+  hits: readonly { chunkId: string; documentId: string; score: number; similarity: number | null }[];
   pool: RankingInput['pool'];
   queryVector: Float32Array | undefined;
 }

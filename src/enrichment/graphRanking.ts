@@ -37,7 +37,7 @@ export interface GraphChunk {
 export interface RankingInput {
   seeds: readonly SeedEntity[];
   /** The documents lane's chunks, in rank order, with the entities each mentions. */
-  hits: readonly { chunkId: string; documentId: string; score: number; entityIds: readonly string[] }[];
+  hits: readonly { chunkId: string; documentId: string; score: number; similarity: number | null; entityIds: readonly string[] }[];
   /** The fused search ranking beyond the hits (relevance prior for evidence chunks). */
   pool: readonly FusedHit[];
   relationships: readonly RelationshipRecord[];
@@ -127,6 +127,10 @@ export function rankGraph(input: RankingInput): RankingResult {
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
 
   const laneDocuments = new Set(input.hits.map((h) => h.documentId));
+  // A chunk that merely mentions an entity must be as close to the query as the documents lane's weakest chunk, or it
+  // would only displace what search ranked next; an entity's home document needs no such proof.
+  const laneSimilarities = input.hits.flatMap((h) => (h.similarity === null ? [] : [h.similarity]));
+  const mentionFloor = laneSimilarities.length > 0 ? Math.min(...laneSimilarities) : Infinity;
   const candidates: GraphChunk[] = [];
   for (const [chunkId, documentId] of documentOf) {
     if (laneDocuments.has(documentId) || !similarity.has(chunkId)) continue;
@@ -134,6 +138,8 @@ export function rankGraph(input: RankingInput): RankingResult {
     const reason = via ? reasons.get(via) : undefined;
     if (!via || !reason) continue;
     const sim = similarity.get(chunkId) ?? 0;
+    const isHome = home.has(`${via}\u0000${chunkId}`) || [...graph.neighbors(C(chunkId))].some(([node]) => home.has(`${node.slice(2)}\u0000${chunkId}`));
+    if (!isHome && sim < mentionFloor) continue;
     const score = (ranks.get(C(chunkId)) ?? 0) * (1 - GRAPH_RANKING.similarityWeight + GRAPH_RANKING.similarityWeight * Math.max(0, sim));
     candidates.push({ chunkId, documentId, score, similarity: sim, home: home.has(`${via}\u0000${chunkId}`), reason: { ...reason, entityId: via } as GraphReason });
   }
