@@ -1,5 +1,6 @@
 import { collapsedText, isElement, type DomElement } from './dom.js';
 import { codeLanguage } from './codeLanguage.js';
+import { replaceMath } from './math.js';
 import { normaliseTable } from './tables.js';
 
 /** Attribute that keeps an element's original heading level (Readability turns h1 into h2). */
@@ -58,10 +59,12 @@ function linkDensity(element: DomElement): number {
 
 function isHidden(element: DomElement): boolean {
   const hidden = element.getAttribute('hidden');
-  // `until-found` content is collapsed but searchable, so it is real content.
-  if (hidden !== null && hidden.toLowerCase() !== 'until-found') return true;
   const style = element.getAttribute('style');
-  return style !== null && /(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style);
+  // `until-found` content is collapsed but searchable, so it is real content.
+  const hiddenByAttribute = hidden !== null && hidden.toLowerCase() !== 'until-found';
+  if (!hiddenByAttribute && !(style !== null && /(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style))) return false;
+  // Wikipedia hides the MathML copy of a formula and shows an image, which is dropped: the MathML is the formula.
+  return element.querySelector('math') === null;
 }
 
 /** Lower-case ASCII words of a name or heading, accents dropped: "Sharing with a dev¶" → sharing, with, a, dev. */
@@ -166,6 +169,10 @@ function finish(element: DomElement, context: WalkContext): void {
 function walk(parent: DomElement, context: WalkContext): void {
   for (const node of Array.from(parent.childNodes)) {
     if (!isElement(node)) continue;
+    if (node.localName === 'math') {
+      replaceMath(node);
+      continue;
+    }
     const action = classify(node, context);
     if (action === 'drop') {
       node.remove();

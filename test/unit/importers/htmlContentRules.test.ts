@@ -40,3 +40,25 @@ describe('sections whose ids come from their headings', () => {
     expect(markdown).not.toContain('[Share]');
   });
 });
+
+describe('MathML equations', () => {
+  // MDN's quadratic-formula example: presentation MathML, one equation with a TeX annotation, one without.
+  const quadratic = `<p>When <math><mrow><mi>a</mi><mo>≠</mo><mn>0</mn></mrow></math>, there are two solutions to
+    <math><semantics><mrow><mi>a</mi><msup><mi>x</mi><mn>2</mn></msup><mo>+</mo><mi>b</mi><mi>x</mi><mo>+</mo><mi>c</mi><mo>=</mo><mn>0</mn></mrow>
+    <annotation encoding="application/x-tex">ax^2 + bx + c = 0</annotation></semantics></math> and they are</p>
+    <math display="block"><semantics><mrow><mi>x</mi><mo>=</mo><mfrac><mrow><mo>−</mo><mi>b</mi><mo>±</mo><msqrt><mrow><msup><mi>b</mi><mn>2</mn></msup><mo>−</mo><mn>4</mn><mi>a</mi><mi>c</mi></mrow></msqrt></mrow><mrow><mn>2</mn><mi>a</mi></mrow></mfrac></mrow>
+    <annotation encoding="application/x-tex">x = \\frac{-b \\pm \\sqrt{b^2-4ac}}{2a}</annotation></semantics></math><p>That is all.</p>`;
+
+  it('keeps inline equations as $TeX$ (annotation first, else the text) and display equations as $$TeX$$', () => {
+    expect(htmlToMarkdown(quadratic).markdown).toBe(
+      'When $a≠0$, there are two solutions to $ax^2 + bx + c = 0$ and they are\n\n$$x = \\frac{-b \\pm \\sqrt{b^2-4ac}}{2a}$$\n\nThat is all.',
+    );
+  });
+
+  it("keeps Wikipedia's hidden MathML copy, without its {\\displaystyle} wrapper, and drops the fallback image", () => {
+    const wiki = `<p>The area is <span class="mwe-math-element"><span class="mwe-math-mathml-inline mwe-math-mathml-a11y" style="display: none;">
+      <math xmlns="http://www.w3.org/1998/Math/MathML" alttext="{\\displaystyle \\pi r^{2}}"><semantics><mrow><mi>π</mi><msup><mi>r</mi><mn>2</mn></msup></mrow>
+      <annotation encoding="application/x-tex">{\\displaystyle \\pi r^{2}}</annotation></semantics></math></span><img src="https://wikimedia.org/api/rest_v1/media/math/render/svg/x" class="mwe-math-fallback-image-inline" alt="{\\displaystyle \\pi r^{2}}"></span>.</p>`;
+    expect(htmlToMarkdown(wiki).markdown).toBe('The area is $\\pi r^{2}$.');
+  });
+});
