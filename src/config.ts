@@ -22,6 +22,16 @@ const optionalString = z
   .optional()
   .transform((v) => (v === '' ? undefined : v));
 
+/** `host`, `host:port`, an IPv6 literal or `[v6]:port`, comma-separated; a port is 1-65535. */
+function checkAllowEntries(value: string, ctx: z.RefinementCtx): void {
+  for (const entry of value.split(',').map((e) => e.trim()).filter((e) => e !== '')) {
+    const port = /^\[[^\]]+\]:(.*)$/.exec(entry)?.[1] ?? (/^[^:[\]]+:(.*)$/.exec(entry)?.[1]);
+    if (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535)) {
+      ctx.addIssue({ code: 'custom', message: `"${entry}": the port must be a number from 1 to 65535 (write host or host:port, [IPv6]:port)` });
+    }
+  }
+}
+
 const envSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -77,7 +87,7 @@ const envSchema = z
     CAIRN_MAX_RESPONSE_TEXT_CHARS: int(1).default(20_000_000),
     CAIRN_MAX_BODY_BYTES: int(1024).default(20 * 1024 * 1024),
 
-    CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: z.string().default(''),
+    CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: z.string().default('').superRefine(checkAllowEntries),
     CAIRN_IMPORT_MAX_BYTES: int(1024).default(10 * 1024 * 1024),
     CAIRN_IMPORT_CONNECT_TIMEOUT_MS: int(10).default(5000),
     CAIRN_IMPORT_TIMEOUT_MS: int(10).default(30000),
@@ -203,7 +213,7 @@ export interface GraphqlLimits {
 
 /** Importer settings, resolved from `CAIRN_IMPORT_*` and `CAIRN_UPLOAD_*`. */
 export interface ImportConfig {
-  /** Host names or IP literals that may be fetched although they resolve to blocked addresses. */
+  /** Host names or IP literals that may be fetched although they resolve to blocked addresses; `host:port` allows one port. */
   allowPrivateHosts: string[];
   maxBytes: number;
   connectTimeoutMs: number;
