@@ -89,6 +89,7 @@ const envSchema = z
 
     CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: z.string().default('').superRefine(checkAllowEntries),
     CAIRN_IMPORT_MAX_BYTES: int(1024).default(10 * 1024 * 1024),
+    CAIRN_IMPORT_SPEC_MAX_BYTES: int(1024).default(32 * 1024 * 1024),
     CAIRN_IMPORT_CONNECT_TIMEOUT_MS: int(10).default(5000),
     CAIRN_IMPORT_TIMEOUT_MS: int(10).default(30000),
     CAIRN_IMPORT_MAX_REDIRECTS: int(0, 5).default(5),
@@ -122,6 +123,13 @@ const envSchema = z
         code: 'custom',
         path: ['CAIRN_MAX_RESPONSE_TEXT_CHARS'],
         message: `must be at least CAIRN_MAX_DOCUMENT_CHARS (${env.CAIRN_MAX_DOCUMENT_CHARS}), or the largest document could never be read`,
+      });
+    }
+    if (env.CAIRN_IMPORT_SPEC_MAX_BYTES < env.CAIRN_IMPORT_MAX_BYTES) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['CAIRN_IMPORT_SPEC_MAX_BYTES'],
+        message: `must be at least CAIRN_IMPORT_MAX_BYTES (${env.CAIRN_IMPORT_MAX_BYTES}), or a spec of the largest allowed size could not load`,
       });
     }
     if (env.CAIRN_RAG_TOP_K > env.CAIRN_RAG_MAX_TOP_K) {
@@ -215,7 +223,10 @@ export interface GraphqlLimits {
 export interface ImportConfig {
   /** Host names or IP literals that may be fetched although they resolve to blocked addresses; `host:port` allows one port. */
   allowPrivateHosts: string[];
+  /** Cap on one fetched page, file or spec document. */
   maxBytes: number;
+  /** Cap on an OpenAPI spec plus every file its external `$ref`s bring in, together. */
+  specMaxBytes: number;
   connectTimeoutMs: number;
   timeoutMs: number;
   maxRedirects: number;
@@ -300,6 +311,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         .map((h) => h.trim().toLowerCase())
         .filter((h) => h !== ''),
       maxBytes: e.CAIRN_IMPORT_MAX_BYTES,
+      specMaxBytes: e.CAIRN_IMPORT_SPEC_MAX_BYTES,
       connectTimeoutMs: e.CAIRN_IMPORT_CONNECT_TIMEOUT_MS,
       timeoutMs: e.CAIRN_IMPORT_TIMEOUT_MS,
       maxRedirects: e.CAIRN_IMPORT_MAX_REDIRECTS,
