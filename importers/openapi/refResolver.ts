@@ -12,7 +12,8 @@ const INLINE_SCHEME = 'cairninline:';
 export const INLINE_BASE = `${INLINE_SCHEME}//spec/openapi`;
 
 // What stands in for a document that could not be read while unresolved refs are being skipped.
-const PLACEHOLDER = Buffer.from('{}');
+// (not `{}`, which the parser refuses as empty).
+const PLACEHOLDER = Buffer.from('{"x-cairn-unresolved": true}');
 
 /** Limits and state shared by every external `$ref` read during one load. */
 export interface RefReadState {
@@ -151,7 +152,7 @@ function parseRef(state: RefReadState, file: FileInfo): unknown {
   } catch (err) {
     if (err instanceof AppError && state.skipUnresolved) {
       state.unresolved.set(target, err.message);
-      return {};
+      return { 'x-cairn-unresolved': true };
     }
     if (err instanceof AppError) fail(state, withHint(err));
     throw err;
