@@ -51,6 +51,8 @@ export interface FileSource {
   fileName: string;
   contentType?: string;
   bytes: Buffer;
+  /** Where the file lies on disk (folder imports): a spec's `$ref`s may read files in its folder and under it. */
+  localPath?: string;
 }
 
 const ACCEPT =
@@ -149,6 +151,7 @@ export async function planFile(file: FileSource, id: string, defaults: DocumentD
   const extracted = await extractFile(file, fileLimits(deps.config));
   if (extracted.format === 'openapi') {
     const spec: OpenApiSource = { content: extracted.content, tags: defaults.tags, source: defaults.source ?? file.fileName };
+    if (file.localPath !== undefined) spec.file = file.localPath;
     if (defaults.title !== undefined) spec.title = defaults.title;
     const fromId = specIdFromDocumentId(id);
     if (naming.specId !== undefined) spec.specId = naming.specId;

@@ -122,7 +122,13 @@ describe('cairn import (embedded default)', () => {
     expect(partial.code).toBe(0);
     expect(partial.stderr).toContain('warning: Skipped $ref "openapi/consumed/order.yaml" at api_backend.yaml#/paths/~1orders/get/responses/200/content/application~1json/schema');
     expect((await runCli(['import', 'dir', dir, '--skip-unresolved-refs'], env())).stderr).toContain('--skip-unresolved-refs applies to import openapi only');
-  });
+    // A spec found by import dir resolves its $refs the same way.
+    fs.writeFileSync(path.join(dir, 'openapi', 'consumed', 'order.yaml'), 'type: object\nproperties:\n  total: { type: number }\n');
+    const folderImport = await runCli(['import', 'dir', dir, '--json'], env());
+    const spec = lines(folderImport.stdout).find((e) => e.label === 'api_backend.yaml') as unknown as ItemLine;
+    expect(spec).toMatchObject({ status: 'SUCCEEDED' });
+    expect(spec.documentIds).toHaveLength(3);
+  }, 240_000);
 
   it('refuses a spec file whose title another spec file holds, and imports it beside it with --spec-id', async () => {
     const specFile = (team: string, host: string, paths: string[], version = '1') => {
