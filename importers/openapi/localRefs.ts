@@ -14,7 +14,8 @@ export interface LocalRefRoot {
 /** The folder of a spec file, resolved once per load. */
 export async function localRefRoot(specFile: string): Promise<LocalRefRoot> {
   const folder = path.dirname(path.resolve(specFile));
-  return { folder, realFolder: await realpath(folder) };
+  // A folder gone since the spec was read (a resumed job) leaves every $ref "not found", named one by one.
+  return { folder, realFolder: await realpath(folder).catch(() => folder) };
 }
 
 const inside = (folder: string, file: string): boolean => {
