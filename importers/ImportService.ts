@@ -195,9 +195,10 @@ export class ImportService {
       }
       case 'directory': {
         const relative = request.files[item.ordinal] as string;
-        const bytes = await this.readLocalFile(path.join(request.root, relative));
+        const localPath = path.join(request.root, relative);
+        const bytes = await this.readLocalFile(localPath);
         const id = documentIdForFile(`${path.basename(request.root)}/${relative}`);
-        return planFile({ fileName: path.basename(relative), bytes }, id, request.defaults, this.planDeps, relative);
+        return planFile({ fileName: path.basename(relative), bytes, localPath }, id, request.defaults, this.planDeps, relative);
       }
     }
   }

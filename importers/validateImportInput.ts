@@ -21,6 +21,7 @@ export interface RawOpenApiImport {
   tags?: readonly string[] | null;
   source?: string | null;
   specId?: string | null;
+  skipUnresolvedRefs?: boolean | null;
 }
 
 /** `importUpload` input as clients send it. */
@@ -75,6 +76,7 @@ export function validateOpenApiImport(raw: RawOpenApiImport, maxBytes: number, p
   if (defaults.source !== undefined) request.source = defaults.source;
   const specId = validateOptionalSpecId(raw.specId, `${prefix}.specId`);
   if (specId !== undefined) request.specId = specId;
+  if (raw.skipUnresolvedRefs) request.skipUnresolvedRefs = true;
   return request;
 }
 

@@ -75,6 +75,7 @@ function toConfig(e: Env) {
         .map((h) => h.trim().toLowerCase())
         .filter((h) => h !== ''),
       maxBytes: e.CAIRN_IMPORT_MAX_BYTES,
+      specMaxBytes: e.CAIRN_IMPORT_SPEC_MAX_BYTES,
       connectTimeoutMs: e.CAIRN_IMPORT_CONNECT_TIMEOUT_MS,
       timeoutMs: e.CAIRN_IMPORT_TIMEOUT_MS,
       maxRedirects: e.CAIRN_IMPORT_MAX_REDIRECTS,

@@ -133,12 +133,29 @@ const documents = {
   CAIRN_MAX_BODY_BYTES: int(1024).default(20 * 1024 * 1024).describe('largest accepted GraphQL request body'),
 };
 
+/** `host`, `host:port`, an IPv6 literal or `[v6]:port`, comma-separated; a port is 1-65535. */
+function checkAllowEntries(value: string, ctx: z.RefinementCtx): void {
+  for (const entry of value.split(',').map((e) => e.trim()).filter((e) => e !== '')) {
+    const port = /^\[[^\]]+\]:(.*)$/.exec(entry)?.[1] ?? /^[^:[\]]+:(.*)$/.exec(entry)?.[1];
+    if (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535)) {
+      ctx.addIssue({ code: 'custom', message: `"${entry}": the port must be a number from 1 to 65535 (write host or host:port, [IPv6]:port)` });
+    }
+  }
+}
+
 const imports = {
-  CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: z.string().default('').describe(
-    'comma-separated host names or IPs that imports may fetch although they resolve to private, loopback or other blocked addresses',
-  ),
+  CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: z
+    .string()
+    .default('')
+    .superRefine(checkAllowEntries)
+    .describe(
+      'comma-separated hosts imports may fetch although they resolve to private, loopback or other blocked addresses: a bare host name or IP allows all its ports, `host:port` (`[IPv6]:port`) that port only; each redirect hop is checked again',
+    ),
   CAIRN_IMPORT_MAX_BYTES: int(1024).default(10 * 1024 * 1024).describe(
     'size cap of one fetched resource (enforced while streaming, after decompression) and of an inline spec',
+  ),
+  CAIRN_IMPORT_SPEC_MAX_BYTES: int(1024).default(32 * 1024 * 1024).describe(
+    'cap on an OpenAPI spec plus every file its external `$ref`s bring in, together (each file is also capped by `CAIRN_IMPORT_MAX_BYTES`); at least `CAIRN_IMPORT_MAX_BYTES`',
   ),
   CAIRN_IMPORT_CONNECT_TIMEOUT_MS: int(10).default(5000).describe('connect timeout of the import fetcher'),
   CAIRN_IMPORT_TIMEOUT_MS: int(10).default(30000).describe('total time for one fetch, redirects and body included'),
@@ -199,6 +216,13 @@ export const envSchema = z
         code: 'custom',
         path: ['CAIRN_MAX_RESPONSE_TEXT_CHARS'],
         message: `must be at least CAIRN_MAX_DOCUMENT_CHARS (${env.CAIRN_MAX_DOCUMENT_CHARS}), or the largest document could never be read`,
+      });
+    }
+    if (env.CAIRN_IMPORT_SPEC_MAX_BYTES < env.CAIRN_IMPORT_MAX_BYTES) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['CAIRN_IMPORT_SPEC_MAX_BYTES'],
+        message: `must be at least CAIRN_IMPORT_MAX_BYTES (${env.CAIRN_IMPORT_MAX_BYTES}), or a spec of the largest allowed size could not load`,
       });
     }
     if (env.CAIRN_RAG_TOP_K > env.CAIRN_RAG_MAX_TOP_K) {

@@ -1,5 +1,6 @@
 import { collapsedText, isElement, type DomElement } from './dom.js';
 import { codeLanguage } from './codeLanguage.js';
+import { replaceMath } from './math.js';
 import { normaliseTable } from './tables.js';
 
 /** Attribute that keeps an element's original heading level (Readability turns h1 into h2). */
@@ -58,16 +59,56 @@ function linkDensity(element: DomElement): number {
 
 function isHidden(element: DomElement): boolean {
   const hidden = element.getAttribute('hidden');
-  // `until-found` content is collapsed but searchable, so it is real content.
-  if (hidden !== null && hidden.toLowerCase() !== 'until-found') return true;
   const style = element.getAttribute('style');
-  return style !== null && /(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style);
+  // `until-found` content is collapsed but searchable, so it is real content.
+  const hiddenByAttribute = hidden !== null && hidden.toLowerCase() !== 'until-found';
+  if (!hiddenByAttribute && !(style !== null && /(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style))) return false;
+  // Wikipedia hides the MathML copy of a formula and shows an image, which is dropped: the MathML is the formula.
+  return element.querySelector('math') === null;
 }
 
-/** Class/id says banner, share bar, newsletter, sidebar…, and it does not hold the page's main content. */
+/** Lower-case ASCII words of a name or heading, accents dropped: "Sharing with a dev¶" → sharing, with, a, dev. */
+function words(text: string): string[] {
+  return text.toLowerCase().normalize('NFKD').replace(/[\u0300-\u036f]/g, '').split(/[^a-z0-9]+/).filter((w) => w !== '');
+}
+
+/** An id made of these words alone (`comments`, `related-posts`) names chrome even when a heading says the same. */
+const CHROME_WORDS =
+  /^(?:share|sharing|social|newsletter|subscribe|breadcrumbs?|related|comments?|disqus|sidebar|toc|table|of|contents|feedback|ads?|adverts?|advertisements?|promo|popup|modal|pagination|pager|navbar|skip|links?|edit|page|posts?|articles?|stories|more|reading|section|box|widget|area|container|wrapper|list|block|bar|buttons?|form|thread|\d+)$/;
+
+/**
+ * True when the element's id is the slug of its own heading (`<h2 id="sharing-with-a-single-developer">`, or a
+ * section holding that heading), as docs generators write them: a content section, whatever words the slug holds.
+ */
+function idSlugsOwnHeading(element: DomElement, id: string): boolean {
+  const idWords = words(id);
+  const isHeading = /^h[1-6]$/.test(element.localName);
+  // A heading is never chrome itself; a block is, when its slug says nothing but chrome (`comments`).
+  if (!isHeading && idWords.every((w) => CHROME_WORDS.test(w))) return false;
+  const headings = isHeading ? [element] : Array.from(element.querySelectorAll('h1, h2, h3, h4, h5, h6'));
+  return headings.some((heading) => {
+    const headingWords = words(collapsedText(heading));
+    // Generators number repeated slugs: `setup`, `setup-1`.
+    const extra = idWords.slice(headingWords.length);
+    return headingWords.length > 0 && headingWords.every((w, i) => idWords[i] === w) && (extra.length === 0 || (extra.length === 1 && /^\d+$/.test(extra[0] ?? '')));
+  });
+}
+
+/**
+ * Class/id says banner, share bar, newsletter, sidebar…, and it does not hold the page's main content. An id that is
+ * the slug of the element's own heading names a section, not chrome, and is removed.
+ */
 function isBoilerplateBlock(element: DomElement, context: WalkContext): boolean {
-  const names = `${element.getAttribute('class') ?? ''} ${element.getAttribute('id') ?? ''}`;
-  if (!CONSENT_PATTERN.test(names) && !BOILERPLATE_PATTERN.test(names)) return false;
+  const classes = element.getAttribute('class') ?? '';
+  const id = element.getAttribute('id') ?? '';
+  const classSaysChrome = CONSENT_PATTERN.test(classes) || BOILERPLATE_PATTERN.test(classes);
+  let idSaysChrome = CONSENT_PATTERN.test(id) || BOILERPLATE_PATTERN.test(id);
+  if (idSaysChrome && idSlugsOwnHeading(element, id)) {
+    // Readability drops blocks on the same words ("related-work"); the id is only an anchor, so it goes instead.
+    element.removeAttribute('id');
+    idSaysChrome = false;
+  }
+  if (!classSaysChrome && !idSaysChrome) return false;
   if (CONTENT_ROLES.has(element.localName) || element.querySelector('main, article, [role="main"], h1')) return false;
   return collapsedText(element).length <= context.bodyTextLength / 2;
 }
@@ -128,6 +169,10 @@ function finish(element: DomElement, context: WalkContext): void {
 function walk(parent: DomElement, context: WalkContext): void {
   for (const node of Array.from(parent.childNodes)) {
     if (!isElement(node)) continue;
+    if (node.localName === 'math') {
+      replaceMath(node);
+      continue;
+    }
     const action = classify(node, context);
     if (action === 'drop') {
       node.remove();

@@ -1,6 +1,7 @@
 import TurndownService from 'turndown';
 import { strikethrough, tables, taskListItems } from 'turndown-plugin-gfm';
 import { LANGUAGE_ATTRIBUTE, LEVEL_ATTRIBUTE } from './cleanContent.js';
+import { MATH_ATTRIBUTE } from './math.js';
 
 /** The parts of turndown's (domino) nodes that our rules read. */
 interface TurndownNode {
@@ -44,6 +45,15 @@ function createService(): TurndownService {
       if (!code) return '';
       const fence = fenceFor(code);
       return `\n\n${fence}${node.getAttribute(LANGUAGE_ATTRIBUTE) ?? ''}\n${code}\n${fence}\n\n`;
+    },
+  });
+  service.addRule('math', {
+    filter: (raw) => asNode(raw).getAttribute(MATH_ATTRIBUTE) !== null,
+    replacement: (_content, raw) => {
+      const node = asNode(raw);
+      // The TeX as written: turndown would escape its `_`, `*` and `\\`.
+      const tex = (node.textContent ?? '').trim();
+      return node.getAttribute(MATH_ATTRIBUTE) === 'block' ? `\n\n$$${tex}$$\n\n` : `$${tex}$`;
     },
   });
   service.addRule('heading', {

@@ -1,4 +1,5 @@
 import { collapsedText, type DomDocument, type DomElement } from './dom.js';
+import { openGraphTitleWithoutSite, pageTitleWithoutSite, type TitleHints } from './title.js';
 
 /** What the page says about itself, read before any cleaning touches the tree. */
 export interface PageMetadata {
@@ -50,19 +51,26 @@ function normaliseLanguage(value: string | undefined): string | undefined {
   return first ? first : undefined;
 }
 
-/** Extracts title, language, description, site name, author and base href from the page head. */
+/** Extracts title (without a site suffix), language, description, site name, author and base href from the page head. */
 export function extractMetadata(doc: DomDocument): PageMetadata {
   const meta = metaIndex(doc);
   const property = (key: string): string | undefined => meta.get(`property:${key}`) ?? meta.get(`name:${key}`);
   const named = (key: string): string | undefined => meta.get(`name:${key}`) ?? meta.get(`property:${key}`);
   const titleElement = pageTitleElement(doc);
+  const siteName = property('og:site_name');
+  const hints: TitleHints = { siteName: siteName ?? named('application-name'), headings: Array.from(doc.querySelectorAll('h1'), (h) => collapsedText(h)) };
+  const ogTitle = property('og:title');
+  const pageTitle = clean(titleElement?.textContent);
   return {
-    title: property('og:title') ?? clean(titleElement?.textContent) ?? clean(collapsedText(doc.querySelector('h1'))),
+    title:
+      (ogTitle && openGraphTitleWithoutSite(ogTitle, hints)) ??
+      (pageTitle && pageTitleWithoutSite(pageTitle, hints)) ??
+      clean(collapsedText(doc.querySelector('h1'))),
     language: normaliseLanguage(
       clean(doc.documentElement?.getAttribute('lang')) ?? property('og:locale') ?? meta.get('http-equiv:content-language'),
     ),
     description: named('description') ?? property('og:description'),
-    siteName: property('og:site_name'),
+    siteName,
     author: named('author'),
     baseHref: clean(doc.querySelector('base[href]')?.getAttribute('href')),
   };

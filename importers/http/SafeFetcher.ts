@@ -39,7 +39,10 @@ export interface ResolvedAddress {
 
 /** Settings of the safe HTTP client (see `ImportConfig`). */
 export interface SafeFetcherOptions {
-  /** Host names or IP literals, lower case, that may be fetched although they resolve to blocked addresses. */
+  /**
+   * Host names or IP literals that may be fetched although they resolve to blocked addresses: a bare host on any port,
+   * `host:port` (`[v6]:port`) on that port only.
+   */
   allowPrivateHosts: readonly string[];
   maxBytes: number;
   connectTimeoutMs: number;

@@ -38,15 +38,48 @@ export function checkUrl(raw: string, base?: URL): URL {
   return url;
 }
 
-/** Normalises the allow-list the same way URL host names are normalised before comparing. */
-export function normalizeAllowList(hosts: readonly string[]): Set<string> {
-  return new Set(hosts.map(normalizeHost).filter((h) => h !== ''));
+/** Allow-listed hosts: each with the ports it may be fetched on, or `all` for a bare host. */
+export type AllowList = Map<string, Set<number> | 'all'>;
+
+/** Splits an allow-list entry into host and port: `docs.internal:8443`, `[::1]:8080`; a bare host or IPv6 has none. */
+export function parseAllowEntry(entry: string): { host: string; port: number | undefined } {
+  const text = entry.trim();
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
+  if (bracketed) return { host: bracketed[1] ?? '', port: bracketed[2] === undefined ? undefined : Number(bracketed[2]) };
+  const hostPort = /^([^:]+):(\d+)$/.exec(text);
+  if (hostPort) return { host: hostPort[1] ?? '', port: Number(hostPort[2]) };
+  return { host: text, port: undefined };
 }
 
-/** Resolves the URL's host once and checks every address, unless the host is allow-listed. */
-export async function vetTarget(url: URL, allowList: Set<string>, resolve: Resolver): Promise<VettedTarget> {
+/** Normalises the allow-list the same way URL host names are normalised before comparing. */
+export function normalizeAllowList(entries: readonly string[]): AllowList {
+  const list: AllowList = new Map();
+  for (const entry of entries) {
+    const { host: raw, port } = parseAllowEntry(entry);
+    const host = normalizeHost(raw);
+    if (host === '') continue;
+    const ports = list.get(host);
+    if (port === undefined || ports === 'all') list.set(host, 'all');
+    else list.set(host, new Set([...(ports ?? []), port]));
+  }
+  return list;
+}
+
+/** The port a URL connects to: its own, else its scheme's. */
+function effectivePort(url: URL): number {
+  return url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+}
+
+/** Whether the URL's host, on the URL's port, is allow-listed. */
+function isAllowListed(url: URL, allowList: AllowList): boolean {
+  const ports = allowList.get(normalizeHost(url.hostname));
+  return ports === 'all' || (ports !== undefined && ports.has(effectivePort(url)));
+}
+
+/** Resolves the URL's host once and checks every address, unless the host (on this port) is allow-listed. */
+export async function vetTarget(url: URL, allowList: AllowList, resolve: Resolver): Promise<VettedTarget> {
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
-  const allowListed = allowList.has(normalizeHost(url.hostname));
+  const allowListed = isAllowListed(url, allowList);
   const literal = hostLiteral(url.hostname);
   let addresses: ResolvedAddress[];
   if (literal) {

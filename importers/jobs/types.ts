@@ -24,8 +24,10 @@ export type ImportRequest =
       source?: string;
       /** The spec id the caller chose; without it the id is derived and may not take over another spec's. */
       specId?: string;
-      /** The local file the CLI read `content` from: the item's label. */
+      /** The local file the CLI read `content` from: the item's label, and the folder its `$ref`s may read. */
       file?: string;
+      /** Import the rest when a `$ref` cannot be resolved, with a warning per skipped `$ref`. */
+      skipUnresolvedRefs?: boolean;
     }
   | {
       kind: 'upload';

@@ -1,31 +1,44 @@
 import { $RefParser } from '@apidevtools/json-schema-ref-parser';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import pLimit from 'p-limit';
 import { AppError, badInput, ErrorCode } from '../../src/errors.js';
 import type { SafeFetcher } from '../http/SafeFetcher.js';
 import { toInvalidOpenApi } from './loadErrors.js';
 import { DEFAULT_MAX_ALIASES, detectSpecVersion, parseSpecText, requireOpenApi } from './parseSpec.js';
-import { INLINE_BASE, refParserOptions, type RefReadState } from './refResolver.js';
+import { localRefRoot } from './localRefs.js';
+import { INLINE_BASE, pruneSkippedRefs, refParserOptions, type RefReadState } from './refResolver.js';
 import { asJson, asString, type Json, type LoadedSpec } from './types.js';
 import { assertSpecShape, validateOpenApiDocument } from './validateSpec.js';
 
 export { looksLikeOpenApi, parseSpecText } from './parseSpec.js';
 export type { LoadedSpec, SpecVersion } from './types.js';
 
-/** Where a spec comes from: its text (optionally with the URL it lives at, for relative `$ref`s), or a URL to fetch. */
+/**
+ * Where a spec comes from: its text (optionally with the URL it lives at, for relative `$ref`s), or a URL to fetch.
+ * `file`: the local file the text was read from; relative `$ref`s may then read files in its folder and under it.
+ */
 export interface SpecSource {
   content?: string | Buffer;
   url?: string;
+  file?: string;
 }
 
 /** What loading needs: the only HTTP client allowed, and limits. */
 export interface LoadSpecDeps {
   fetcher: SafeFetcher;
-  /** Cap on the spec plus all external `$ref` documents, in bytes. */
+  /** Cap on each document (the spec, each external `$ref` file), in bytes. */
   maxBytes: number;
+  /** Cap on the spec plus all external `$ref` documents together, in bytes (default `maxBytes`). */
+  maxTotalBytes?: number;
   /** Cap on YAML alias expansions per document (default 100). */
   maxAliases?: number;
-  /** Cap on external documents fetched for `$ref`s (default 200). */
-  maxRefDocuments?: number;
+  /** Import the rest when a `$ref`'s document cannot be read, with a warning per skipped `$ref` (default false). */
+  skipUnresolvedRefs?: boolean;
 }
+
+// json-schema-ref-parser asks for every $ref of a document at once: thousands of files would open thousands of connections.
+const REF_READ_CONCURRENCY = 16;
 
 const ACCEPT = 'application/json, application/yaml, application/x-yaml, text/yaml, */*;q=0.5';
 
@@ -37,7 +50,8 @@ async function readSource(source: SpecSource, deps: LoadSpecDeps): Promise<{ tex
     }
     const text = typeof source.content === 'string' ? source.content : source.content.toString('utf8');
     const url = source.url?.trim() || null;
-    return { text, base: url ?? INLINE_BASE, sourceUrl: url, bytes };
+    const base = url ?? (source.file ? pathToFileURL(path.resolve(source.file)).href : INLINE_BASE);
+    return { text, base, sourceUrl: url, bytes };
   }
   const url = source.url?.trim();
   if (!url) throw badInput('source', 'give the spec content or a URL to fetch it from');
@@ -58,7 +72,7 @@ function coerceInfoVersion(doc: Json, warnings: string[]): void {
 
 /**
  * Loads, validates and bundles an OpenAPI 3.0/3.1 or Swagger 2.0 description. External `$ref`s are
- * read only over http(s) through `deps.fetcher`; no file is ever read. Errors: INVALID_OPENAPI
+ * read over http(s) through `deps.fetcher`, and from disk only under the folder of `source.file`. Errors: INVALID_OPENAPI
  * (with the validator's message and location), IMPORT_FETCH_BLOCKED, IMPORT_FETCH_FAILED, IMPORT_TOO_LARGE.
  */
 export async function loadOpenApiSpec(source: SpecSource, deps: LoadSpecDeps): Promise<LoadedSpec> {
@@ -70,22 +84,35 @@ export async function loadOpenApiSpec(source: SpecSource, deps: LoadSpecDeps): P
   coerceInfoVersion(raw, warnings);
   assertSpecShape(raw);
 
+  const maxTotalBytes = Math.max(deps.maxTotalBytes ?? deps.maxBytes, bytes);
   const state: RefReadState = {
     fetcher: deps.fetcher,
-    remainingBytes: deps.maxBytes - bytes,
+    remainingBytes: maxTotalBytes - bytes,
     maxBytes: deps.maxBytes,
+    maxTotalBytes,
     maxAliases,
-    maxDocuments: deps.maxRefDocuments ?? 200,
+    limit: pLimit(REF_READ_CONCURRENCY),
+    local: source.file && !sourceUrl ? await localRefRoot(source.file) : undefined,
+    skipUnresolved: deps.skipUnresolvedRefs ?? false,
+    unresolved: new Map(),
+    cache: new Map(),
+    skippedWarnings: new Set(),
     fetched: [],
     bytes,
   };
   let bundled: Json;
   try {
+    if (state.skipUnresolved) {
+      // A first pass finds the documents that cannot be read; their $refs are then removed before bundling.
+      await new $RefParser().resolve(base, structuredClone(raw), refParserOptions(state));
+      pruneSkippedRefs(state, raw, base);
+    }
     // Bundling fetches external documents once and inlines them, keeping internal $refs.
     bundled = (await new $RefParser().bundle(base, raw, refParserOptions(state))) as Json;
   } catch (err) {
     throw state.error ?? toInvalidOpenApi(err);
   }
+  warnings.push(...state.skippedWarnings);
   // Again, for what external documents brought in.
   if (state.fetched.length > 0) assertSpecShape(bundled);
   try {

@@ -10,7 +10,7 @@ import { MAX_NESTING } from '../files/nesting.js';
 import { decodeHtmlBody, htmlToMarkdown } from '../html/htmlToMarkdown.js';
 import type { SafeFetcher } from '../http/SafeFetcher.js';
 import type { DocumentDefaults } from '../jobs/types.js';
-import { loadOpenApiSpec } from '../openapi/loadSpec.js';
+import { loadOpenApiSpec, type SpecSource } from '../openapi/loadSpec.js';
 import { canonicalSpecUrl } from '../openapi/ids.js';
 import { openApiToPlan, specIdFor } from '../openapi/specToPlan.js';
 import { serverHosts, type SpecImportPlan, type SpecOrigin } from '../openapi/specOrigin.js';
@@ -34,6 +34,10 @@ export interface OpenApiSource {
   source?: string;
   /** The spec id the caller chose (validated); without it the id is derived and guarded (see SpecGuard). */
   specId?: string;
+  /** The local file `content` was read from (the CLI): its `$ref`s may read files in its folder and under it. */
+  file?: string;
+  /** Import the rest when a `$ref` cannot be resolved, with a warning per skipped `$ref`. */
+  skipUnresolvedRefs?: boolean;
 }
 
 /** A derived spec id and what it was derived from. */
@@ -47,6 +51,8 @@ export interface FileSource {
   fileName: string;
   contentType?: string;
   bytes: Buffer;
+  /** Where the file lies on disk (folder imports): a spec's `$ref`s may read files in its folder and under it. */
+  localPath?: string;
 }
 
 const ACCEPT =
@@ -58,10 +64,16 @@ const ACCEPT =
  * else taken from the URL or info.title; the plan's `spec` says which, for the guard that runs before writing.
  */
 export async function planOpenApi(source: OpenApiSource, deps: PlanDeps, derived?: DerivedSpecId): Promise<SpecImportPlan> {
-  const loadSource: { url?: string; content?: string } = {};
+  const loadSource: SpecSource = {};
   if (source.url !== undefined) loadSource.url = source.url;
   if (source.content !== undefined) loadSource.content = source.content;
-  const spec = await loadOpenApiSpec(loadSource, { fetcher: deps.fetcher, maxBytes: deps.config.maxBytes });
+  if (source.file !== undefined) loadSource.file = source.file;
+  const spec = await loadOpenApiSpec(loadSource, {
+    fetcher: deps.fetcher,
+    maxBytes: deps.config.maxBytes,
+    maxTotalBytes: deps.config.specMaxBytes,
+    skipUnresolvedRefs: source.skipUnresolvedRefs ?? false,
+  });
   const derive = (): DerivedSpecId => {
     if (derived) return derived;
     const canonical = source.url !== undefined ? canonicalSpecUrl(source.url) : undefined;
@@ -139,6 +151,7 @@ export async function planFile(file: FileSource, id: string, defaults: DocumentD
   const extracted = await extractFile(file, fileLimits(deps.config));
   if (extracted.format === 'openapi') {
     const spec: OpenApiSource = { content: extracted.content, tags: defaults.tags, source: defaults.source ?? file.fileName };
+    if (file.localPath !== undefined) spec.file = file.localPath;
     if (defaults.title !== undefined) spec.title = defaults.title;
     const fromId = specIdFromDocumentId(id);
     if (naming.specId !== undefined) spec.specId = naming.specId;

@@ -21,6 +21,8 @@ export interface ImportCommandOptions {
   source: string | undefined;
   /** `--spec-id`: the spec's identity (import openapi only). */
   specId?: string | undefined;
+  /** `--skip-unresolved-refs`: import a spec without the `$ref`s that cannot be read (import openapi only). */
+  skipUnresolvedRefs?: boolean;
 }
 
 const IMPORT_USAGE = 'usage: cairn import url <url…> | import openapi <file|url> | import dir <path>';
@@ -46,6 +48,7 @@ async function buildRequest(kind: string | undefined, targets: string[], config:
     const each = kind === 'dir' ? 'file' : 'URL';
     throw new UsageError(`--spec-id applies to import openapi only: import ${kind} may bring in many specs, each named from its ${each}; import one spec with import openapi <file|url> --spec-id ID`);
   }
+  if (opts.skipUnresolvedRefs && kind !== 'openapi') throw new UsageError(`--skip-unresolved-refs applies to import openapi only`);
   if (targets.length === 0) throw new UsageError(`import ${kind} needs ${kind === 'url' ? 'at least one URL' : kind === 'dir' ? 'a folder' : 'a file or URL'}; ${IMPORT_USAGE}`);
   switch (kind) {
     case 'url':
@@ -53,14 +56,15 @@ async function buildRequest(kind: string | undefined, targets: string[], config:
     case 'openapi': {
       const target = targets[0] as string;
       const specId = opts.specId ?? null;
-      if (/^https?:\/\//i.test(target)) return validateOpenApiImport({ ...raw, url: target, specId }, config.import.maxBytes, 'import openapi');
+      const skipUnresolvedRefs = opts.skipUnresolvedRefs ?? false;
+      if (/^https?:\/\//i.test(target)) return validateOpenApiImport({ ...raw, url: target, specId, skipUnresolvedRefs }, config.import.maxBytes, 'import openapi');
       const info = await statTarget('import openapi', target);
       if (!info.isFile()) throw badInput('import openapi', `${path.resolve(target)} is not a file`);
       const size = info.size;
       if (size > config.import.maxBytes) throw badInput('import openapi', `${target} is ${size} bytes; the limit is ${config.import.maxBytes} (CAIRN_IMPORT_MAX_BYTES)`);
       const content = await readFile(target, 'utf8');
-      const request = validateOpenApiImport({ ...raw, content, specId, source: opts.source ?? path.resolve(target) }, config.import.maxBytes, 'import openapi');
-      // Labels the item in progress and errors; without it the job would call it "inline spec".
+      const request = validateOpenApiImport({ ...raw, content, specId, skipUnresolvedRefs, source: opts.source ?? path.resolve(target) }, config.import.maxBytes, 'import openapi');
+      // Labels the item in progress and errors (not "inline spec"), and lets its $refs read files beside it.
       if (request.kind === 'openapi') request.file = path.resolve(target);
       return request;
     }

@@ -17,9 +17,11 @@ Commands:
   reindex [--force] [--batch-size N] [--json]
                         re-embed every chunk with the configured embedder
   import url <url…>     import web pages or files by URL (SSRF-safe; HTML becomes markdown)
-  import openapi <file|url> [--spec-id ID]
+  import openapi <file|url> [--spec-id ID] [--skip-unresolved-refs]
                         import an OpenAPI/Swagger spec: documents per operation plus graph nodes;
-                        --spec-id names the spec (default: from the URL, else info.title)
+                        --spec-id names the spec (default: from the URL, else info.title);
+                        a file's $refs may read files in its folder and under it;
+                        --skip-unresolved-refs imports the rest when a $ref cannot be read (one warning each)
   import dir <path>     import md, txt, rst, html, pdf, docx, yaml and json files under a folder
         [--tag T]… [--type MANUAL|TUTORIAL|…] [--title T] [--source S] [--json]
                         --json prints one NDJSON line per item and a summary; exit 1 when any item failed
@@ -60,6 +62,7 @@ async function main(argv: string[]): Promise<number> {
       title: { type: 'string' },
       source: { type: 'string' },
       'spec-id': { type: 'string' },
+      'skip-unresolved-refs': { type: 'boolean', default: false },
       role: { type: 'string' },
       name: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -96,6 +99,7 @@ async function main(argv: string[]): Promise<number> {
         title: values.title,
         source: values.source,
         specId: values['spec-id'],
+        skipUnresolvedRefs: values['skip-unresolved-refs'],
       });
     case 'keys':
       return keysCommand(config, positionals.slice(1), { json: values.json, role: values.role, name: values.name });

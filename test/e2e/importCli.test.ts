@@ -107,6 +107,29 @@ describe('cairn import (embedded default)', () => {
     expect(res.stderr).not.toContain('inline spec');
   });
 
+  it('resolves a spec file\'s $refs to files beside it; --skip-unresolved-refs imports the rest with a warning', async () => {
+    const dir = path.join(path.dirname(folder), 'backend');
+    fs.mkdirSync(path.join(dir, 'openapi', 'consumed'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'openapi', 'consumed', 'user.yaml'), 'type: object\nproperties:\n  id: { type: string }\n');
+    const file = path.join(dir, 'api_backend.yaml');
+    const schema = (ref: string) => `      responses:\n        "200":\n          description: ok\n          content:\n            application/json:\n              schema: { $ref: "${ref}" }\n`;
+    fs.writeFileSync(file, `openapi: 3.0.0\ninfo: { title: Backend, version: "1" }\npaths:\n  /users:\n    get:\n${schema('openapi/consumed/user.yaml')}  /orders:\n    get:\n${schema('openapi/consumed/order.yaml')}`);
+    const refused = await runCli(['import', 'openapi', file], env());
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('$ref "openapi/consumed/order.yaml" at api_backend.yaml#/paths/~1orders/get/responses/200/content/application~1json/schema cannot be resolved');
+    expect(refused.stderr).not.toContain('uploaded');
+    const partial = await runCli(['import', 'openapi', file, '--skip-unresolved-refs', '--spec-id', 'backend'], env());
+    expect(partial.code).toBe(0);
+    expect(partial.stderr).toContain('warning: Skipped $ref "openapi/consumed/order.yaml" at api_backend.yaml#/paths/~1orders/get/responses/200/content/application~1json/schema');
+    expect((await runCli(['import', 'dir', dir, '--skip-unresolved-refs'], env())).stderr).toContain('--skip-unresolved-refs applies to import openapi only');
+    // A spec found by import dir resolves its $refs the same way.
+    fs.writeFileSync(path.join(dir, 'openapi', 'consumed', 'order.yaml'), 'type: object\nproperties:\n  total: { type: number }\n');
+    const folderImport = await runCli(['import', 'dir', dir, '--json'], env());
+    const spec = lines(folderImport.stdout).find((e) => e.label === 'api_backend.yaml') as unknown as ItemLine;
+    expect(spec).toMatchObject({ status: 'SUCCEEDED' });
+    expect(spec.documentIds).toHaveLength(3);
+  }, 240_000);
+
   it('refuses a spec file whose title another spec file holds, and imports it beside it with --spec-id', async () => {
     const specFile = (team: string, host: string, paths: string[], version = '1') => {
       const dir = path.join(path.dirname(folder), team);

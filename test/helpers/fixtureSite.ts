@@ -1,4 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 
 /** What a route answers: a body with a content type, a redirect, or a handler of its own. */
@@ -44,6 +46,35 @@ export async function startFixtureSite(initial: Record<string, Route> = {}): Pro
     localhostUrl: `http://localhost:${port}`,
     routes,
     hits,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Serves the files under `root` read-only on 127.0.0.1 (404 for anything else), counting requests per path. */
+export async function startFolderSite(root: string): Promise<FixtureSite> {
+  const site = await startFixtureSite();
+  const base = path.resolve(root);
+  const server = http.createServer((req, res) => {
+    const pathname = decodeURIComponent((req.url ?? '/').split('?')[0] as string);
+    site.hits.set(pathname, (site.hits.get(pathname) ?? 0) + 1);
+    const file = path.resolve(base, `.${pathname}`);
+    if (!file.startsWith(`${base}${path.sep}`)) return void res.writeHead(404).end();
+    readFile(file).then(
+      (body) => res.writeHead(200, { 'content-type': 'application/yaml' }).end(body),
+      () => res.writeHead(404, { 'content-type': 'text/plain' }).end('not found'),
+    );
+  });
+  await site.close();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    ...site,
+    url: `http://127.0.0.1:${port}`,
+    localhostUrl: `http://localhost:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -184,6 +184,26 @@ describe('safe fetcher: address checks before connecting', () => {
   });
 });
 
+describe('safe fetcher: allow-list entries with a port', () => {
+  it('allows host:port on that port only, so the allowed server cannot redirect the fetcher to another port', async () => {
+    const f = fetcher({ allowPrivateHosts: [`127.0.0.1:${web.port}`] });
+    expect((await f.fetch(`${web.origin}/page`)).body.toString()).toBe('<h1>hello</h1>');
+    const direct = await expectRefused(f.fetch(`${other.origin}/`), 'IMPORT_FETCH_BLOCKED', other);
+    expect(direct.details).toMatchObject({ host: '127.0.0.1', reason: expect.stringContaining('loopback') });
+    const before = web.requests.length;
+    const otherBefore = other.requests.length;
+    await expectRefused(f.fetch(`${web.origin}/to?url=${encodeURIComponent(`${other.origin}/`)}`), 'IMPORT_FETCH_BLOCKED', other);
+    expect(web.requests.length).toBe(before + 1);
+    expect(other.requests).toHaveLength(otherBefore);
+  });
+
+  it('a bare host keeps allowing every port, and [::1]:port parses as IPv6 with a port', async () => {
+    const bare = fetcher({ allowPrivateHosts: ['127.0.0.1'] });
+    expect((await bare.fetch(`${web.origin}/to?url=${encodeURIComponent(`${other.origin}/`)}`)).body.toString()).toBe('other');
+    await expectRefused(fetcher({ allowPrivateHosts: [`[::1]:${web.port}`] }).fetch(`${web.origin}/page`), 'IMPORT_FETCH_BLOCKED', web);
+  });
+});
+
 describe('safe fetcher: redirects', () => {
   const docs = (): ReturnType<typeof fakeDns> => fakeDns({ 'docs.internal.test': ['127.0.0.1'], 'intranet.test': ['10.0.0.5'] });
   const docsFetcher = (dns = docs()) => fetcher({ allowPrivateHosts: ['docs.internal.test'], resolve: dns.resolve });
@@ -191,9 +211,10 @@ describe('safe fetcher: redirects', () => {
 
   it('re-checks every hop: an allow-listed host cannot bounce to a loopback address that is not', async () => {
     const before = web.requests.length;
+    const otherBefore = other.requests.length;
     const err = await expectRefused(docsFetcher().fetch(via(`${other.origin}/`)), 'IMPORT_FETCH_BLOCKED', other);
     expect(err.details).toMatchObject({ host: '127.0.0.1', address: '127.0.0.1' });
-    expect(other.requests).toHaveLength(0);
+    expect(other.requests).toHaveLength(otherBefore);
     expect(web.requests.length).toBe(before + 1);
   });
 

@@ -482,6 +482,11 @@ export type ImportOpenApiInput = {
    * the URL, else info.title; a derived id that a spec from another source already holds is refused with CONFLICT.
    */
   specId?: InputMaybe<Scalars['String']['input']>;
+  /**
+   * Import the spec without the external `$ref`s that cannot be resolved (a missing or blocked file or URL), with one
+   * warning per skipped `$ref` naming its JSON pointer. Default false: such a `$ref` fails the import, naming it.
+   */
+  skipUnresolvedRefs?: InputMaybe<Scalars['Boolean']['input']>;
   async?: InputMaybe<Scalars['Boolean']['input']>;
 };
 

@@ -38,4 +38,11 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ CAIRN_MAX_DOCUMENT_CHARS: '1000', CAIRN_MAX_RESPONSE_TEXT_CHARS: '999' })).toThrow(/CAIRN_MAX_RESPONSE_TEXT_CHARS: must be at least CAIRN_MAX_DOCUMENT_CHARS/);
     expect(() => loadConfig({ CAIRN_RAG_TOP_K: '60' })).toThrow(/CAIRN_RAG_TOP_K/);
   });
+
+  it('reads private-host allow-list entries as host, host:port or [IPv6]:port, and refuses bad ports', () => {
+    expect(loadConfig({ CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: ' Docs.Internal:8443, 127.0.0.1 ,[::1]:8080,::1' }).import.allowPrivateHosts).toEqual(['docs.internal:8443', '127.0.0.1', '[::1]:8080', '::1']);
+    for (const bad of ['docs.internal:http', '127.0.0.1:0', '[::1]:70000', 'host:']) {
+      expect(() => loadConfig({ CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: bad })).toThrow(/CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: ".*": the port must be a number from 1 to 65535/);
+    }
+  });
 });

@@ -94,7 +94,7 @@ describe('htmlToMarkdown on saved pages', () => {
       ].join('\n'),
     );
     expect(result).toMatchObject({
-      title: 'Scheduled maintenance on 14 March | Helio Cloud',
+      title: 'Scheduled maintenance on 14 March',
       language: 'de-DE',
       description: 'Planned maintenance window for the Frankfurt region.',
       siteName: 'Helio Cloud',

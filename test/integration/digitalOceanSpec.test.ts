@@ -1,0 +1,83 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { dbTargets } from '../helpers/databases.js';
+import { runCli } from '../helpers/cli.js';
+import { startFixtureSite, startFolderSite, type FixtureSite } from '../helpers/fixtureSite.js';
+import { startTestServer, type TestServer } from '../helpers/testServer.js';
+
+// DigitalOcean's public spec: 2,907 files joined by ~9,500 relative $refs, 659 operations. Imported once, on PGlite:
+// the store is not what is under test, and each import takes a while on two shared cores.
+const SPEC_FOLDER = fileURLToPath(new URL('../../../shared/data/openapi/digitalocean/specification/', import.meta.url));
+const SPEC_FILE = 'DigitalOcean-public.v2.yaml';
+const OPERATIONS = 659;
+
+const IMPORT_OPENAPI = `mutation($input: ImportOpenApiInput!) {
+  importOpenApi(input: $input) { warnings documents { id } job { status errors { item code message } } }
+}`;
+type ImportResult = { importOpenApi: { warnings: string[]; documents: { id: string }[]; job: { status: string; errors: { item: string; code: string; message: string }[] } } };
+
+const operationIds = (ids: string[], specId: string) => ids.filter((id) => id.startsWith(`openapi:${specId}:`));
+
+describe('a spec of thousands of files (DigitalOcean)', () => {
+  let specs: FixtureSite;
+  let small: FixtureSite;
+  let t: TestServer;
+  beforeAll(async () => {
+    specs = await startFolderSite(SPEC_FOLDER);
+    small = await startFixtureSite({
+      '/api.yaml': {
+        type: 'application/yaml',
+        body: "openapi: 3.0.3\ninfo: {title: Partial, version: '1'}\npaths:\n  /ok:\n    get:\n      operationId: ok\n      responses: {'200': {description: ok}}\n  /gone:\n    get:\n      operationId: gone\n      responses:\n        '200': {$ref: 'responses/gone.yaml'}\n",
+      },
+    });
+    // Each allow-list entry names its port: the servers' other ports stay blocked.
+    t = await startTestServer(dbTargets()[0]!, { CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: `${new URL(specs.url).host},${new URL(small.url).host}`, CAIRN_RATE_LIMIT_PER_SECOND: '0' });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await specs?.close();
+    await small?.close();
+  });
+
+  it('imports by URL within the default limits: every operation, every file fetched once', async () => {
+    const started = Date.now();
+    const res = await t.gql<ImportResult>(IMPORT_OPENAPI, { input: { url: `${specs.url}/${SPEC_FILE}`, specId: 'do' } });
+    expect(res.errors).toBeUndefined();
+    expect(res.data!.importOpenApi.job.status).toBe('SUCCEEDED');
+    expect(operationIds(res.data!.importOpenApi.documents.map((d) => d.id), 'do')).toHaveLength(OPERATIONS);
+    const fetched = [...specs.hits.keys()].filter((p) => p !== `/${SPEC_FILE}`);
+    expect(fetched.length).toBeGreaterThan(2000);
+    expect([...specs.hits.values()].every((n) => n === 1)).toBe(true);
+    console.log(`DigitalOcean by URL: ${fetched.length + 1} files, ${Date.now() - started} ms`);
+  }, 300_000);
+
+  it('imports from disk with cairn import openapi <file>', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-do-'));
+    try {
+      const started = Date.now();
+      const { code, stdout, stderr } = await runCli(['import', 'openapi', path.join(SPEC_FOLDER, SPEC_FILE), '--spec-id', 'do', '--json'], { CAIRN_DATA_DIR: dataDir, CAIRN_EMBEDDING_PROVIDER: 'hashing' });
+      expect({ code, stderr: stderr.includes('"ERROR"') ? stderr : '' }).toEqual({ code: 0, stderr: '' });
+      const item = stdout.trim().split('\n').map((l) => JSON.parse(l) as { event: string; status?: string; documentIds?: string[] }).find((l) => l.event === 'item');
+      expect(item?.status).toBe('SUCCEEDED');
+      expect(operationIds(item?.documentIds ?? [], 'do')).toHaveLength(OPERATIONS);
+      console.log(`DigitalOcean from disk (CLI): ${Date.now() - started} ms`);
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 300_000);
+
+  it('names an unresolvable $ref with its JSON pointer; skipUnresolvedRefs imports the rest with a warning', async () => {
+    const refused = await t.gql<ImportResult>(IMPORT_OPENAPI, { input: { url: `${small.url}/api.yaml`, specId: 'partial' } });
+    const message = refused.errors?.[0]?.message ?? refused.data?.importOpenApi.job.errors[0]?.message ?? '';
+    expect(message).toContain('$ref "responses/gone.yaml" at');
+    expect(message).toContain('#/paths/~1gone/get/responses/200');
+    expect(message).toContain('HTTP 404');
+    const res = await t.gql<ImportResult>(IMPORT_OPENAPI, { input: { url: `${small.url}/api.yaml`, specId: 'partial', skipUnresolvedRefs: true } });
+    expect(res.errors).toBeUndefined();
+    expect(operationIds(res.data!.importOpenApi.documents.map((d) => d.id), 'partial').sort()).toEqual(['openapi:partial:GET%20/gone', 'openapi:partial:GET%20/ok']);
+    expect(res.data!.importOpenApi.warnings).toEqual([expect.stringMatching(/^Skipped \$ref "responses\/gone.yaml" at http:\/\/127\.0\.0\.1:\d+\/api\.yaml#\/paths\/~1gone\/get\/responses\/200: fetch of .* failed: HTTP 404/)]);
+  });
+});
