@@ -75,7 +75,7 @@ export class GraphLane {
     const hits = docs.hits.map((h) => ({ ...h, entityIds: byChunk.get(h.chunkId) ?? [] }));
     const ids = evidenceEntities(seeds, hits);
     if (ids.length === 0) return { chunks: [], entities: [], namedHomes: [], records: new Map(), relationships: [] };
-    const [evidence, counts, read] = await Promise.all([
+    const [evidence, read] = await Promise.all([
       request.graphShare > 0
         ? this.graph.linker.mentions.evidence(ids, {
             filter: request.filter,
@@ -83,13 +83,13 @@ export class GraphLane {
             homeChunks: HOME_CHUNKS,
             perEntity: MENTIONS_PER_ENTITY,
             scanPerEntity: MENTION_SCAN,
+            countCap: MENTION_COUNT_CAP,
           })
-        : [],
-      this.graph.linker.mentions.mentionCounts(ids, MENTION_COUNT_CAP),
+        : this.graph.linker.mentions.mentionCounts(ids, MENTION_COUNT_CAP).then((mentionCounts) => ({ rows: [], mentionCounts })),
       this.graph.store.entitiesAndRelationshipsAmong(ids),
     ]);
     const records = new Map(read.entities.map((e) => [e.id, e]));
-    const ranked = rankGraph({ seeds, hits, pool: docs.pool, relationships: read.relationships, evidence, mentionCounts: counts, known: new Set(records.keys()) });
+    const ranked = rankGraph({ seeds, hits, pool: docs.pool, relationships: read.relationships, evidence: evidence.rows, mentionCounts: evidence.mentionCounts, known: new Set(records.keys()) });
     return { ...ranked, records, relationships: read.relationships };
   }
 

@@ -19,6 +19,14 @@ export interface EvidenceRequest {
   homeChunks: number;
   perEntity: number;
   scanPerEntity: number;
+  /** Mentions are counted up to this many per entity. */
+  countCap: number;
+}
+
+/** Evidence rows with every entity's mention count. */
+export interface Evidence {
+  rows: EvidenceRow[];
+  mentionCounts: Map<string, number>;
 }
 
 /** A chunk that is evidence for an entity: one of its home document's chunks, or a chunk that mentions it. */
@@ -152,9 +160,9 @@ export class MentionRepository {
    * similarity to `queryVector` (0 without one), live and passing `filter`. Mentions are sampled (at most
    * `scanPerEntity` per entity) before ranking, so a name mentioned everywhere costs no more than a rare one.
    */
-  async evidence(entityIds: readonly string[], request: EvidenceRequest): Promise<EvidenceRow[]> {
+  async evidence(entityIds: readonly string[], request: EvidenceRequest): Promise<Evidence> {
     const ids = [...new Set(entityIds)];
-    if (ids.length === 0) return [];
+    if (ids.length === 0) return { rows: [], mentionCounts: new Map() };
     const params = new SqlParams();
     const pIds = params.add(ids);
     const vector = params.add(request.queryVector);
@@ -163,10 +171,13 @@ export class MentionRepository {
     const homeCap = params.add(request.homeChunks);
     const perEntity = params.add(request.perEntity);
     const scan = params.add(request.scanPerEntity);
-    const { rows } = await this.db.query<{ entity_id: string; chunk_id: string; document_id: string; home: boolean; similarity: number }>(
-      `SELECT e.id AS entity_id, x.chunk_id::text AS chunk_id, x.document_id, x.home, x.similarity
+    const countCap = params.add(request.countCap);
+    // One row per entity at least (chunk_id null when it has no evidence), carrying its mention count.
+    const { rows } = await this.db.query<{ entity_id: string; mentions: number; chunk_id: string | null; document_id: string | null; home: boolean | null; similarity: number | null }>(
+      `SELECT e.id AS entity_id, k.n AS mentions, x.chunk_id::text AS chunk_id, x.document_id, x.home, x.similarity
          FROM unnest(${pIds}::text[]) AS e(id)
-        CROSS JOIN LATERAL (
+        CROSS JOIN LATERAL (SELECT count(*)::int AS n FROM (SELECT 1 FROM mentions m WHERE m.entity_id = e.id LIMIT ${countCap}) y) k
+        LEFT JOIN LATERAL (
           (SELECT c.id AS chunk_id, c.document_id, true AS home, ${sim} AS similarity
              FROM documents d JOIN chunks c ON c.document_id = d.id
             WHERE d.id IN (SELECT m.document_id FROM mentions m WHERE m.entity_id = e.id AND m.source = 'explicit' AND m.chunk_id IS NULL
@@ -179,10 +190,16 @@ export class MentionRepository {
              JOIN chunks c ON c.id = mm.chunk_id JOIN documents d ON d.id = c.document_id
             WHERE ${passes}
             ORDER BY similarity DESC, c.id LIMIT ${perEntity})
-        ) x`,
+        ) x ON true`,
       params.values,
     );
-    return rows.map((r) => ({ entityId: r.entity_id, chunkId: r.chunk_id, documentId: r.document_id, home: r.home, similarity: Number(r.similarity) }));
+    const mentionCounts = new Map<string, number>();
+    const out: EvidenceRow[] = [];
+    for (const r of rows) {
+      mentionCounts.set(r.entity_id, Number(r.mentions));
+      if (r.chunk_id !== null && r.document_id !== null) out.push({ entityId: r.entity_id, chunkId: r.chunk_id, documentId: r.document_id, home: r.home === true, similarity: Number(r.similarity ?? 0) });
+    }
+    return { rows: out, mentionCounts };
   }
 
   /** Those of `entityIds` that a live document passing `filter` mentions (how a filter scopes the graph). */
