@@ -44,24 +44,49 @@ const say = (s = '') => {
 };
 
 /** Statements sent while `work` runs: pg's Client.query and the Neo4j driver's Session.run / Transaction.run. */
-async function recordStatements(work: () => Promise<unknown>): Promise<{ pg: { text: string; values: unknown[] }[]; neo4j: { text: string; params: Record<string, unknown> }[] }> {
-  const seen = { pg: [] as { text: string; values: unknown[] }[], neo4j: [] as { text: string; params: Record<string, unknown> }[] };
+interface Recorded {
+  pg: { text: string; values: unknown[] }[];
+  neo4j: { text: string; params: Record<string, unknown> }[];
+  /** When each statement was sent and when its result arrived, in ms since `work` began. */
+  timeline: { store: string; text: string; sent: number; done?: number }[];
+}
+
+async function recordStatements(work: () => Promise<unknown>): Promise<Recorded> {
+  const seen: Recorded = { pg: [], neo4j: [], timeline: [] };
+  const t0 = performance.now();
+  const track = <T>(store: string, text: string, result: T): T => {
+    const entry: Recorded['timeline'][number] = { store, text, sent: performance.now() - t0 };
+    seen.timeline.push(entry);
+    const done = () => (entry.done = performance.now() - t0);
+    if (result && typeof (result as { then?: unknown }).then === 'function') (result as unknown as Promise<unknown>).then(done, done);
+    return result;
+  };
   const pgQuery = pg.Client.prototype.query;
   const sessionRun = Session.prototype.run;
   const txRun = Transaction.prototype.run;
   const recordPg = function (this: pg.Client, ...a: unknown[]) {
     const [first, values] = a as [string | { text: string; values?: unknown[] }, unknown[] | undefined];
-    seen.pg.push(typeof first === 'string' ? { text: first, values: values ?? [] } : { text: first.text, values: first.values ?? values ?? [] });
-    return (pgQuery as (...x: unknown[]) => unknown).apply(this, a);
+    const text = typeof first === 'string' ? first : first.text;
+    seen.pg.push({ text, values: typeof first === 'string' ? values ?? [] : first.values ?? values ?? [] });
+    const callback = a.at(-1);
+    if (typeof callback !== 'function') return track('Postgres', text, (pgQuery as (...x: unknown[]) => unknown).apply(this, a));
+    // The pool passes a callback: the statement is done when it is called.
+    let finish = (): void => undefined;
+    track('Postgres', text, new Promise<void>((resolve) => (finish = resolve)));
+    const wrapped = (...r: unknown[]) => {
+      finish();
+      return (callback as (...x: unknown[]) => unknown)(...r);
+    };
+    return (pgQuery as (...x: unknown[]) => unknown).apply(this, [...a.slice(0, -1), wrapped]);
   };
   pg.Client.prototype.query = recordPg as typeof pgQuery;
   Session.prototype.run = function (this: Session, text: unknown, params?: unknown, ...rest: unknown[]) {
     seen.neo4j.push({ text: String(text), params: (params ?? {}) as Record<string, unknown> });
-    return (sessionRun as (...x: unknown[]) => ReturnType<typeof sessionRun>).call(this, text, params, ...rest);
+    return track('Neo4j', String(text), (sessionRun as (...x: unknown[]) => ReturnType<typeof sessionRun>).call(this, text, params, ...rest));
   } as typeof sessionRun;
   Transaction.prototype.run = function (this: Transaction, text: unknown, params?: unknown) {
     seen.neo4j.push({ text: String(text), params: (params ?? {}) as Record<string, unknown> });
-    return (txRun as (...x: unknown[]) => ReturnType<typeof txRun>).call(this, text, params);
+    return track('Neo4j', String(text), (txRun as (...x: unknown[]) => ReturnType<typeof txRun>).call(this, text, params));
   } as typeof txRun;
   try {
     await work();
@@ -71,6 +96,16 @@ async function recordStatements(work: () => Promise<unknown>): Promise<{ pg: { t
     Transaction.prototype.run = txRun;
   }
   return seen;
+}
+
+/** The longest chain of statements each sent after the previous one answered: round trips one after another. */
+function hops(r: Recorded): number {
+  const sorted = [...r.timeline].sort((a, b) => a.sent - b.sent);
+  const chain: number[] = [];
+  sorted.forEach((s, i) => {
+    chain[i] = 1 + Math.max(0, ...sorted.slice(0, i).map((p, j) => ((p.done ?? Infinity) <= s.sent ? (chain[j] as number) : 0)));
+  });
+  return Math.max(0, ...chain);
 }
 
 const firstLine = (s: string) => s.replace(/\s+/g, ' ').trim().slice(0, 110);
@@ -85,7 +120,7 @@ try {
   for (const q of texts.slice(0, 10)) await ask(q); // warm: prepared statements, name cache
 
   say('## Statements per enrichContext (in process, default settings)');
-  const counts = { pg: [] as number[], neo4j: [] as number[] };
+  const counts = { pg: [] as number[], neo4j: [] as number[], hops: [] as number[] };
   let example: Awaited<ReturnType<typeof recordStatements>> | undefined;
   const allNeo4j: { text: string; params: Record<string, unknown> }[] = [];
   const allPg: { text: string; values: unknown[] }[] = [];
@@ -96,13 +131,17 @@ try {
     allNeo4j.push(...seen.neo4j);
     allPg.push(...seen.pg);
     example ??= seen;
+    counts.hops.push(hops(seen));
   }
   const summary = (xs: number[]) => `min ${Math.min(...xs)}, max ${Math.max(...xs)}, mean ${(xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(2)}`;
-  say(`Over ${texts.length} SciFact queries: Postgres ${summary(counts.pg)}; Neo4j ${summary(counts.neo4j)}.`);
+  say(`Over ${texts.length} SciFact queries: Postgres ${summary(counts.pg)}; Neo4j ${summary(counts.neo4j)}; round trips one after another (the longest chain of statements each sent after the previous one answered) ${summary(counts.hops)}.`);
   say('');
   say(`First query ("${texts[0]}"):`);
-  for (const s of example?.pg ?? []) say(`- Postgres: \`${firstLine(s.text)}\``);
-  for (const s of example?.neo4j ?? []) say(`- Neo4j: \`${firstLine(s.text)}\``);
+  say('');
+  say('| sent at ms | result at ms | store | statement |');
+  say('|---|---|---|---|');
+  for (const s of example?.timeline ?? []) say(`| ${s.sent.toFixed(1)} | ${s.done?.toFixed(1) ?? '?'} | ${s.store} | \`${firstLine(s.text).slice(0, 80)}\` |`);
+
 
   say('');
   say('## EXPLAIN (ANALYZE, BUFFERS) of the retrieval statements (first query, warm cache)');
