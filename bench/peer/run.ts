@@ -1,6 +1,7 @@
 // `npm run bench:peer [-- --queries=300 --window=8 --rounds=3 --no-publish --keep]`: Cairn's enrichContext side by
 // side with neo4j-graphrag's VectorCypherRetriever and HybridCypherRetriever on the same SciFact chunks, vectors,
 // entities and mentions, in the same Neo4j. See bench/peer/README.md.
+import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import neo4j from 'neo4j-driver';
 import pg from 'pg';
@@ -55,6 +56,14 @@ function neo4jPid(): number {
   return pid;
 }
 
+/** The Neo4j JVM's heap (-Xmx) and page cache (neo4j.conf), for the notes. */
+function neo4jMemory(pid: number): string {
+  const heap = /-Xmx(\S+)/.exec(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '))?.[1] ?? '?';
+  const conf = projectPath('.cairn', 'neo4j', 'home', 'conf', 'neo4j.conf');
+  const pageCache = fs.existsSync(conf) ? (/^server\.memory\.pagecache\.size=(\S+)/m.exec(fs.readFileSync(conf, 'utf8'))?.[1] ?? '?') : '?';
+  return `heap ${heap}, page cache ${pageCache}`;
+}
+
 const python = ensurePeerVenv(log);
 const data = loadSciFact();
 const queries = data.queries.slice(0, Number(args.queries));
@@ -94,7 +103,7 @@ try {
   peer = await PeerProcess.start(python, { ...target, queries: texts.map((text, i) => ({ text, vector: vectors[i] as number[] })), vectorIndex: VECTOR_INDEX, fulltextIndex: FULLTEXT_INDEX });
   await exactClient.connect();
   const backend = (await exactClient.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid as number;
-  const postmaster = Number((await import('node:fs')).readFileSync(`/proc/${backend}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]);
+  const postmaster = Number(fs.readFileSync(`/proc/${backend}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]);
   const groups: ProcessGroups = { server: server.child.pid as number, postgres: postmaster, neo4j: neo4jPid(), python: peer.pid };
 
   const sides = [
@@ -128,6 +137,7 @@ try {
     queries: queries.length,
     loaded: { documents: data.corpus.length, chunks: cairn.chunks, entities: cairn.graph.entities.length, relationships: cairn.graph.relationships.length, mentions: peerLoad.mentions },
     efSearch: services.config.hnswEfSearch,
+    neo4jMemory: neo4jMemory(groups.neo4j as number),
   });
   log(`done in ${((performance.now() - started) / 60_000).toFixed(1)} min`);
   if (args['no-publish']) console.log(`\n${tables.map(toMarkdown).join('\n\n')}\n`);

@@ -16,6 +16,8 @@ export interface PeerRun {
   queries: number;
   loaded: { documents: number; chunks: number; entities: number; relationships: number; mentions: number };
   efSearch: number;
+  /** The Neo4j server's heap and page cache. */
+  neo4jMemory: string;
 }
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
@@ -63,7 +65,7 @@ export function peerTables(run: PeerRun): Table[] {
       rows,
       notes: [
         note,
-        `Data: both sides hold the same chunks with identical 1024-d hashing vectors (the peer's copied from Postgres), ${loaded.entities.toLocaleString('en')} SciFact term entities with ${loaded.relationships.toLocaleString('en')} relationships, and the same ${loaded.mentions.toLocaleString('en')} chunk→entity mentions; Cairn's graph is in Neo4j (labels Entity, Document), the peer's in the same server under PeerChunk, PeerEntity and MENTIONS with a cosine vector index and a fulltext index. Query vectors are Cairn's, passed to the peer, so no embedder runs on its side (Cairn embeds the query inside the request).`,
+        `Data: both sides hold the same chunks with identical 1024-d hashing vectors (the peer's copied from Postgres), ${loaded.entities.toLocaleString('en')} SciFact term entities with ${loaded.relationships.toLocaleString('en')} relationships, and the same ${loaded.mentions.toLocaleString('en')} chunk→entity mentions; Cairn's graph is in Neo4j 5.26 (${run.neo4jMemory}; labels Entity, Document), the peer's in the same server under PeerChunk, PeerEntity and MENTIONS with a cosine vector index and a fulltext index. Query vectors are Cairn's, passed to the peer, so no embedder runs on its side (Cairn embeds the query inside the request).`,
         `Latency: every side answers the ${run.queries} SciFact test queries one at a time, the sides taking turns per query, after ${run.warmup} warm-up queries each. Cairn over HTTP: a \`cairn serve\` child process (built dist/, every setting at its default but the hashing embedder and no rate limit), round trip of enrichContext with topK 10 as seen by fetch. In process: ContextEnricher.enrich with the same configuration. The peer's time is measured in Python around retriever.search (top_k 10, the retrieval query of issue 21).`,
         'nDCG@10: the distinct documents of the chunks each side returns, in rank order, against SciFact\'s qrels.',
         `Throughput: ${windows[0]?.length ?? 0} rounds of adjacent ${run.windowSeconds} s windows (Cairn, VectorCypher, HybridCypher) at ${run.clients} concurrent clients: autocannon in the bench for Cairn, ${run.clients} Python threads sharing one driver for the peer; the range is over the rounds. ${errors} errors.`,
