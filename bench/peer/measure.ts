@@ -58,7 +58,7 @@ export function inProcessSide(services: Services, queries: readonly string[]): S
     name: 'Cairn ContextEnricher in process',
     async ask(i) {
       const start = performance.now();
-      const result = await services.enricher.enrich({ query: queries[i % queries.length] as string, topK: TOP_K, maxEntities: enrich.maxEntities, graphDepth: 1, maxChars: enrich.maxChars, filter: {}, mode: undefined });
+      const result = await services.enricher.enrich({ query: queries[i % queries.length] as string, topK: TOP_K, maxEntities: enrich.maxEntities, graphDepth: 1, maxChars: enrich.maxChars, filter: {}, mode: undefined, graphShare: enrich.graphShare });
       return { ms: performance.now() - start, documents: distinct(result.chunks.map((c) => sciFactId(c.hit.document.id))) };
     },
   };

@@ -112,7 +112,7 @@ const firstLine = (s: string) => s.replace(/\s+/g, ' ').trim().slice(0, 110);
 
 const services = await createServices(loadConfig({ CAIRN_DATA_DIR: 'memory://', ...env }), silentLogger(), { importQueue: false });
 const { enrich } = services.config;
-const ask = (q: string) => services.enricher.enrich({ query: q, topK: TOP_K, maxEntities: enrich.maxEntities, graphDepth: 1, maxChars: enrich.maxChars, filter: {}, mode: undefined });
+const ask = (q: string) => services.enricher.enrich({ query: q, topK: TOP_K, maxEntities: enrich.maxEntities, graphDepth: 1, maxChars: enrich.maxChars, filter: {}, mode: undefined, graphShare: enrich.graphShare });
 const driver = neo4j.driver(target.uri, neo4j.auth.basic(target.user, target.password), { disableLosslessIntegers: true });
 const client = new pg.Client({ connectionString: databaseUrl });
 await client.connect();
