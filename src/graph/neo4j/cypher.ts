@@ -136,18 +136,22 @@ WHERE b.id IN $ids
 WITH DISTINCT r
 RETURN ${REL_MAP} AS r ORDER BY r.id`;
 
-/** Entities with ids in `$ids`, and the relationships whose both ends are among them ordered by id, as two lists. */
+/**
+ * Entities with ids in `$ids`, and the relationships whose both ends are among them ordered by id, as two lists. The
+ * relationships are matched as edges coming *into* each entity: an entity's outgoing edges include every MENTIONED_IN
+ * to a document, which a hub has by the thousand, while only relationships come in (a third of the db hits).
+ */
 export const ENTITIES_AND_RELATIONSHIPS_AMONG = `CALL () {
-  UNWIND $ids AS id MATCH (e:Entity {id: id}) RETURN collect(${entityMap('e')}) AS entities
+  UNWIND $ids AS id MATCH (e:Entity {id: id}) RETURN collect(e) AS nodes
 }
-CALL () {
-  UNWIND $ids AS id
-  MATCH (a:Entity {id: id})-[r]->(b:Entity)
-  WHERE b.id IN $ids
+CALL (nodes) {
+  UNWIND nodes AS b
+  MATCH (b)<-[r]-(a:Entity)
+  WHERE a IN nodes
   WITH DISTINCT r ORDER BY r.id
   RETURN collect(${REL_MAP}) AS relationships
 }
-RETURN entities, relationships`;
+RETURN [e IN nodes | ${entityMap('e')}] AS entities, relationships`;
 
 /** Relationship types in the database (to look relationships up by id through the per-type indexes). */
 export const RELATIONSHIP_TYPES = 'CALL db.relationshipTypes() YIELD relationshipType RETURN collect(relationshipType) AS types';
