@@ -1,6 +1,8 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig, readEnvironment } from '../../../src/config.js';
 import type { AppError } from '../../../src/errors.js';
 
 describe('loadConfig', () => {
@@ -37,5 +39,40 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ CAIRN_CHUNK_SIZE: '100', CAIRN_CHUNK_OVERLAP: '100' })).toThrow(/CAIRN_CHUNK_OVERLAP/);
     expect(() => loadConfig({ CAIRN_MAX_DOCUMENT_CHARS: '1000', CAIRN_MAX_RESPONSE_TEXT_CHARS: '999' })).toThrow(/CAIRN_MAX_RESPONSE_TEXT_CHARS: must be at least CAIRN_MAX_DOCUMENT_CHARS/);
     expect(() => loadConfig({ CAIRN_RAG_TOP_K: '60' })).toThrow(/CAIRN_RAG_TOP_K/);
+  });
+});
+
+describe('readEnvironment (.env beneath the environment)', () => {
+  const withFile = (text: string, run: (file: string) => void) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-dotenv-'));
+    try {
+      const file = path.join(dir, '.env');
+      fs.writeFileSync(file, text);
+      run(file);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  it("fills in the file's variables, lets the real environment win, and feeds loadConfig", () => {
+    withFile('# comment\nCAIRN_PORT=5005\nCAIRN_CHUNK_SIZE=800\nCAIRN_API_KEY="cairn_abc"\nOPENAI_API_KEY=sk-file\n', (file) => {
+      const env = readEnvironment(file, { CAIRN_PORT: '6006', PATH: '/bin' });
+      expect(env).toEqual(expect.objectContaining({ CAIRN_PORT: '6006', CAIRN_CHUNK_SIZE: '800', CAIRN_API_KEY: 'cairn_abc', PATH: '/bin' }));
+      const config = loadConfig(env);
+      expect([config.port, config.chunking.size, config.apiKey, config.embedding.apiKey]).toEqual([6006, 800, 'cairn_abc', 'sk-file']);
+    });
+  });
+
+  it('is no error without a file, and names an unreadable one', () => {
+    const env = { CAIRN_PORT: '7007' };
+    expect(readEnvironment(path.join(os.tmpdir(), 'no-such-folder-cairn', '.env'), env)).toBe(env);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-dotenv-'));
+    try {
+      // A folder where the file should be: readable by nobody as a file.
+      fs.mkdirSync(path.join(dir, '.env'));
+      expect(() => readEnvironment(path.join(dir, '.env'), env)).toThrow(/Cannot read .*\.env \(EISDIR\)/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
