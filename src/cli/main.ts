@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig, readEnvironment, type Config } from '../config.js';
 import { serverHoldingDataDir, type FolderServer } from '../db/dataDirLock.js';
 import { embeddedFolder } from '../db/openDb.js';
-import { createLogger } from '../logger.js';
+import { createLogger, wantsPrettyLogs } from '../logger.js';
 import { projectPath } from '../paths.js';
 import { createServices } from '../services.js';
 import { CliError, describeCliError, UsageError } from './cliErrors.js';
@@ -90,7 +90,7 @@ async function main(argv: string[]): Promise<number> {
   const batchSize = parseBatchSize(values['batch-size']);
   const config = loadConfig(readEnvironment());
   // CLI tools keep stdout for their output; logs go to stderr unless serving.
-  const logger = createLogger(command === 'serve' ? config.logLevel : 'warn', { pretty: command === 'serve' && config.env !== 'production' && process.stdout.isTTY === true });
+  const logger = createLogger(command === 'serve' ? config.logLevel : 'warn', { pretty: command === 'serve' && wantsPrettyLogs(config.env, process.stdout.isTTY === true) });
   const server = command === 'serve' ? undefined : folderServer(config);
   if (server && (command === 'reindex' || command === 'migrate')) throw needsTheFolder(command, server);
   const client = server ? new ServerClient(server.url, values['api-key'] ?? config.apiKey) : undefined;
