@@ -22,7 +22,7 @@ describe('GraphiQL example tabs', () => {
 
   const runTabs = async (server: TestServer) => {
     for (const [i, tab] of EXAMPLE_TABS.entries()) {
-      const res = await server.gql(tab.query ?? '', tab.variables ? (JSON.parse(tab.variables) as Record<string, unknown>) : undefined);
+      const res = await server.gql(tab.query, tab.variables ? (JSON.parse(tab.variables) as Record<string, unknown>) : undefined);
       expect({ tab: i, errors: res.errors }).toEqual({ tab: i, errors: undefined });
     }
   };

@@ -1,8 +1,12 @@
 // The operations GraphiQL opens with, one tab each: a tour of the API that runs as-is, in any order and again, on a
 // fresh or a used store (writes are upserts by stable id).
-import type { GraphiQLProps } from 'graphiql';
+// Plain data, without GraphiQL's types, so a Node test can run every tab against a real server.
 
-type TabDefinition = NonNullable<GraphiQLProps['defaultTabs']>[number];
+/** One tab as GraphiQL's `defaultTabs` takes it. */
+export interface TabDefinition {
+  query: string;
+  variables?: string;
+}
 
 const upsertDocuments = `# Write documents by stable id: each is chunked, embedded and searchable when this returns.
 # Press the run button (or Ctrl-Enter); run it again and nothing is re-embedded (embeddedChunkCount: 0).
