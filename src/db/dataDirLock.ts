@@ -166,8 +166,8 @@ function lockedError(dataDir: string, file: string, seen: SeenLock | undefined):
     ErrorCode.DATABASE_UNAVAILABLE,
     `The data folder ${dataDir} is in use by another Cairn process: ${where}${heartbeat}, which holds the lock ${file}. ` +
       'PGlite allows one process per folder; a second one would lose writes. ' +
+      "Stop that process first, or use a running server's GraphQL API: createApiKey for keys, importUrl, importOpenApi or importUpload for imports, knowledgeStats for stats. " +
       "If it is a `cairn serve` still starting, run this again once it is ready: the CLI's stats, import and keys commands then work through its API. " +
-      'Otherwise stop that process first, or use a running server\'s GraphQL API: createApiKey for keys, importUrl, importOpenApi or importUpload for imports, knowledgeStats for stats. ' +
       `Delete ${file} only if no Cairn process is running${owner && !foreign ? ` as pid ${owner.pid}` : ''}.`,
     { dataDir, lockFile: file, pid: owner?.pid ?? null, hostname: owner?.hostname ?? null },
   );
@@ -204,9 +204,12 @@ export interface FolderServer {
  * folder is free, held by a dead or foreign process, or by one that serves no HTTP (another CLI command, a starting server).
  */
 export function serverHoldingDataDir(dataDir: string): FolderServer | undefined {
-  const seen = readLock(lockFileFor(dataDir));
+  const file = lockFileFor(dataDir);
+  const seen = readLock(file);
   const owner = seen?.owner;
-  if (!seen || !owner?.url || owner.hostname !== os.hostname() || isStale(seen, Date.now())) return undefined;
+  if (!seen || !owner?.url || owner.hostname !== os.hostname()) return undefined;
+  // isStale judges other processes' locks; one this process holds is live.
+  if (heldHere.get(file)?.token !== owner.token && isStale(seen, Date.now())) return undefined;
   return { url: owner.url, pid: owner.pid };
 }
 
