@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import { openDb } from '../../src/db/openDb.js';
 import { openPgliteDb } from '../../src/db/pgliteDb.js';
 import { AppError, ErrorCode } from '../../src/errors.js';
+import { projectPath } from '../../src/paths.js';
 import { runCli, startCliServer } from '../helpers/cli.js';
 import { gqlAs } from '../helpers/auth.js';
 import { stopChild } from '../helpers/remoteServer.js';
@@ -67,7 +68,7 @@ describe('cairn CLI beside a running `cairn serve` on the same data folder', () 
   const create = (url: string, id: string, key?: string) =>
     gqlAs(url, key, `mutation($input: CreateDocumentInput!) { createDocument(input: $input) { document { id } } }`, { input: { id, title: id, content: `The ${id} note.` } });
   const state = async (url: string, key: string) => {
-    const res = await gqlAs<{ documents: { nodes: { id: string }[] }; apiKeys: { role: string }[] }>(url, key, '{ documents(first: 50) { nodes { id } } apiKeys { role } }');
+    const res = await gqlAs<{ documents: { nodes: { id: string }[] }; apiKeys: { role: string }[] }>(url, key, '{ documents(first: 100) { nodes { id } } apiKeys { role } }');
     expect(res.body.errors).toBeUndefined();
     return { docs: res.body.data!.documents.nodes.map((d) => d.id).sort(), keys: res.body.data!.apiKeys.map((k) => k.role.toLowerCase()) };
   };
@@ -88,6 +89,7 @@ describe('cairn CLI beside a running `cairn serve` on the same data folder', () 
     const server = await startCliServer(env());
     const base = path.basename(folder);
     let admin = '';
+    let final = { docs: [] as string[], keys: [] as string[] };
     try {
       expect((await create(server.url, 'before')).body.errors).toBeUndefined();
       // The server recorded where it listens in the folder's lock: that is how the CLI finds it.
@@ -106,6 +108,16 @@ describe('cairn CLI beside a running `cairn serve` on the same data folder', () 
       expect(stats.code).toBe(0);
       expect(JSON.parse(stats.stdout)).toEqual(expect.objectContaining({ documentCount: 3, chunkCount: 3, database: 'pglite', topTags: [{ key: 'handbook', count: 2 }] }));
       expect((await runCli(['stats'], env())).stdout).toMatch(/^Documents: 3\nChunks: +3\n/);
+
+      // A spec file goes up inline; a URL the server may not fetch fails as an item, saying how to allow it.
+      const spec = await runCli(['import', 'openapi', projectPath('test/fixtures/openapi/oai/v3.0/petstore.yaml'), '--spec-id', 'pets'], env());
+      expect(spec.code).toBe(0);
+      expect(spec.stderr).toMatch(/SUCCEEDED: 1\/1 items imported, [1-9]\d* documents/);
+      const blocked = await runCli(['import', 'url', `${server.url}/healthz`], env());
+      expect(blocked.code).toBe(1);
+      expect(blocked.stderr).toContain('[IMPORT_FETCH_BLOCKED]');
+      expect(blocked.stderr).toContain('add 127.0.0.1 to CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS');
+      expect(blocked.stderr).toContain('FAILED: 0/1 items imported');
 
       // The server refuses a first key that is not an admin key, as the CLI on its own does.
       const agentFirst = await runCli(['keys', 'create', '--role', 'agent', '--name', 'bot'], env());
@@ -137,16 +149,19 @@ describe('cairn CLI beside a running `cairn serve` on the same data folder', () 
         expect(res.stderr).toContain(`Stop the server (Ctrl-C in its terminal, or kill ${server.child.pid}), run \`npm run cairn -- ${command}\``);
       }
       expect((await create(server.url, 'after', admin)).body.errors).toBeUndefined();
+      final = await state(server.url, admin);
+      expect(final.docs).toEqual(expect.arrayContaining(['after', 'before', `file:${base}/faq/refunds.txt`, `file:${base}/guide.md`]));
+      expect(final.docs.filter((d) => d.startsWith('openapi:pets:')).length).toBeGreaterThan(1);
+      expect(final.keys).toEqual(['admin', 'editor']);
     } finally {
       await stopChild(server.child, 'SIGTERM');
     }
     expect(server.child.exitCode).toBe(0);
     expect(fs.existsSync(path.join(dataDir, 'pglite.lock'))).toBe(false);
 
-    const expected = { docs: ['after', 'before', `file:${base}/faq/refunds.txt`, `file:${base}/guide.md`], keys: ['admin', 'editor'] };
     const again = await startCliServer(env());
     try {
-      expect(await state(again.url, admin)).toEqual(expected);
+      expect(await state(again.url, admin)).toEqual(final);
     } finally {
       // Killed: its lock stays behind, owned by a dead pid.
       await stopChild(again.child, 'SIGKILL');
