@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig, readEnvironment, type Config } from '../config.js';
 import { serverHoldingDataDir, type FolderServer } from '../db/dataDirLock.js';
 import { embeddedFolder } from '../db/openDb.js';
-import { createLogger, wantsPrettyLogs } from '../logger.js';
+import { createLogger, wantsPrettyLogs, type Logger } from '../logger.js';
 import { projectPath } from '../paths.js';
 import { createServices } from '../services.js';
 import { CliError, describeCliError, UsageError } from './cliErrors.js';
@@ -93,8 +93,11 @@ async function main(argv: string[]): Promise<number> {
   const logger = createLogger(command === 'serve' ? config.logLevel : 'warn', { pretty: command === 'serve' && wantsPrettyLogs(config.env, process.stdout.isTTY === true) });
   const server = command === 'serve' ? undefined : folderServer(config);
   if (server && (command === 'reindex' || command === 'migrate')) throw needsTheFolder(command, server);
-  const client = server ? new ServerClient(server.url, values['api-key'] ?? config.apiKey) : undefined;
-  if (client) process.stderr.write(`(the server at ${client.url}, pid ${server?.pid}, holds the data folder: working through its API)\n`);
+  let client: ServerClient | undefined;
+  if (server) {
+    client = new ServerClient(server.url, values['api-key'] ?? config.apiKey);
+    process.stderr.write(`(the server at ${server.url}, pid ${server.pid}, holds the data folder: working through its API)\n`);
+  }
   switch (command) {
     case 'serve':
       await serve(config, logger);
@@ -142,7 +145,7 @@ function needsTheFolder(command: string, server: FolderServer): CliError {
 }
 
 /** `cairn stats` on the store itself: human-readable, or one JSON object with `--json`. */
-async function stats(config: Config, logger: ReturnType<typeof createLogger>, json: boolean): Promise<number> {
+async function stats(config: Config, logger: Logger, json: boolean): Promise<number> {
   const services = await createServices(config, logger);
   try {
     const report = { ...(await services.documents.stats()), embedder: services.embedder.info, database: services.db.kind };

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { documentIdForFile } from '../../importers/pipeline/planSources.js';
 import { detectDocumentType } from '../../importers/url/detectDocumentType.js';
 import type { DocumentDefaults, ImportRequest } from '../../importers/jobs/types.js';
-import { isAppError } from '../errors.js';
+import { ErrorCode, isAppError } from '../errors.js';
+import { CliError } from './cliErrors.js';
 import { formatStats, type StatsReport } from './formatStats.js';
 import { printKeyCreated, printKeyList, printKeyRevoked, type KeyJson, type KeysAction } from './keysOutput.js';
 import { progressReporter } from './progress.js';
@@ -32,10 +33,15 @@ function keyJson(k: KeyJson): KeyJson {
 /** `cairn keys create|list|revoke` through the server: createApiKey, apiKeys, revokeApiKey (an admin key when auth is on). */
 export async function remoteKeys(client: ServerClient, action: KeysAction, json: boolean): Promise<number> {
   if (action.kind === 'create') {
-    const { createApiKey } = await client.graphql<{ createApiKey: { key: string; apiKey: KeyJson } }>(
-      `mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { key apiKey { ${KEY_FIELDS} } } }`,
-      { input: { name: action.name, role: action.role.toUpperCase() } },
-    );
+    const { createApiKey } = await client
+      .graphql<{ createApiKey: { key: string; apiKey: KeyJson } }>(`mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { key apiKey { ${KEY_FIELDS} } } }`, {
+        input: { name: action.name, role: action.role.toUpperCase() },
+      })
+      .catch((err: unknown) => {
+        // The API never creates a first key that is not an admin key; --force applies to the CLI on its own only.
+        if (action.force && isAppError(err) && err.code === ErrorCode.BAD_USER_INPUT && err.message.includes('first API key')) throw new CliError(`${err.message}. --force works only with the server stopped`);
+        throw err;
+      });
     printKeyCreated(keyJson(createApiKey.apiKey), createApiKey.key, json);
   } else if (action.kind === 'list') {
     const { apiKeys } = await client.graphql<{ apiKeys: KeyJson[] }>(`{ apiKeys { ${KEY_FIELDS} } }`);
