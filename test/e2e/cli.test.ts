@@ -66,7 +66,7 @@ describe('cairn command (embedded default)', () => {
     expect(mismatch.code).toBe(1);
     expect(mismatch.stderr).toContain('EMBEDDER_MISMATCH');
     expect(mismatch.stderr).toContain('npm run cairn -- reindex');
-  });
+  }, 180_000);
 
   it('reads .env in the working folder beneath the environment, and prints stats for people unless --json', async () => {
     const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-dotenv-cwd-'));
