@@ -157,7 +157,7 @@ export function unauthenticated(reason: 'missing' | 'invalid' | 'proxied' | 'hos
     proxied:
       'Authentication is off (no API key exists), so Cairn only answers direct local requests, not ones relayed by a proxy. ' +
       'Create a key first: with the createApiKey mutation sent straight to the server from this machine, ' +
-      'or with `npm run cairn -- keys create --role admin --name <name>` (on the embedded database, with the server stopped).',
+      'or with `npm run cairn -- keys create --role admin --name <name>` on this machine (it works through a running server).',
     host: 'Authentication is off (no API key exists), so Cairn only answers requests addressed to localhost, 127.0.0.1 or [::1].',
   } as const;
   return new AppError(ErrorCode.UNAUTHENTICATED, messages[reason], { reason });
