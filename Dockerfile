@@ -1,8 +1,10 @@
 # Production image: compiled TypeScript on Node 20.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
-COPY package.json package-lock.json .npmrc ./
-RUN npm ci --no-audit --no-fund
+COPY package.json package-lock.json ./
+# onnxruntime-node's install script would download CUDA libraries Cairn never uses; npm 11 skips it by package.json's
+# allowScripts, and this variable makes it skip itself under the npm 10 of the node:20 image.
+RUN ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json schema.graphql ./
 COPY src ./src
 COPY importers ./importers

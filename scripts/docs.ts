@@ -63,7 +63,8 @@ CAIRN_PORT=4100 CAIRN_EMBEDDING_PROVIDER=hashing CAIRN_ENRICH_MAX_CHARS=8000 npm
 
 Every setting is an environment variable, validated at start-up: a bad value stops the process with a message
 naming each variable at fault, e.g. \`CAIRN_PORT: Too big: expected number to be <=65535\`. \`.env.example\` lists
-the common ones. This page is generated from the descriptions in \`src/configSchema.ts\` by \`npm run docs\`.
+the common ones. \`cairn\` (\`npm start\`, \`npm run cairn\`) also reads \`.env\` from the folder it runs in, for every
+variable not already set: a variable set in the environment wins, and no \`.env\` is fine. This page is generated from the descriptions in \`src/configSchema.ts\` by \`npm run docs\`.
 
 ${settingGroups.map((g) => `- [${g.title}](#${g.title.toLowerCase().replace(/ /g, '-')})`).join('\n')}
 

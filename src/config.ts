@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import path from 'node:path';
+import util from 'node:util';
 import type { z } from 'zod';
 import { AppError, ErrorCode } from './errors.js';
 import { envSchema, type Env } from './configSchema.js';
@@ -87,6 +89,7 @@ function toConfig(e: Env) {
       uploadTtlMs: e.CAIRN_UPLOAD_TTL_MS,
     },
     auth: { mode: e.CAIRN_AUTH },
+    apiKey: e.CAIRN_API_KEY,
     graphqlLimits: {
       maxDepth: e.CAIRN_GRAPHQL_MAX_DEPTH,
       maxCost: e.CAIRN_GRAPHQL_MAX_COST,
@@ -108,6 +111,31 @@ export type EmbeddingConfig = Config['embedding'];
 export type GraphqlLimits = Config['graphqlLimits'];
 /** Importer settings, resolved from `CAIRN_IMPORT_*` and `CAIRN_UPLOAD_*`. */
 export type ImportConfig = Config['import'];
+
+/** The file `readEnvironment` loads beneath the environment: `.env` in the working folder. */
+export const DOT_ENV_FILE = '.env';
+
+/**
+ * The process environment over the variables of a `.env` file (default: `.env` in the working folder): a variable
+ * set in the environment wins over the file's, and a missing file is no error. The file is parsed with Node's own
+ * dotenv parser (util.parseEnv, as `node --env-file` and process.loadEnvFile use), without changing process.env.
+ */
+export function readEnvironment(file: string = path.resolve(DOT_ENV_FILE), env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return env;
+    throw new AppError(ErrorCode.CONFIG_INVALID, `Cannot read ${file} (${code ?? String(err)}): fix its permissions, or remove it and set the variables in the environment`, { file });
+  }
+  // util.parseEnv arrived in Node 20.12; older 20.x releases cannot read the file.
+  const parseEnv = (util as { parseEnv?: (content: string) => NodeJS.Dict<string> }).parseEnv;
+  if (!parseEnv) {
+    throw new AppError(ErrorCode.CONFIG_INVALID, `${file} exists, but Node ${process.version} cannot parse it (needs 20.12 or later): upgrade Node, or set the variables in the environment`, { file });
+  }
+  return { ...parseEnv(text), ...env };
+}
 
 /** Parses and validates an environment (default: `process.env`); throws `CONFIG_INVALID` naming every bad variable. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {

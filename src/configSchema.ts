@@ -174,6 +174,7 @@ const access = {
   CAIRN_AUTH: z.enum(['auto', 'required']).default('auto').describe(
     '`auto`: API keys are required once any unrevoked key exists (until then loopback only, no key); `required`: always',
   ),
+  CAIRN_API_KEY: optionalString.describe('the API key the CLI sends to a running server it works through (`--api-key` overrides it)'),
   CAIRN_GRAPHQL_MAX_DEPTH: int(1, 1000).default(12).describe('deepest selection nesting of an operation'),
   CAIRN_GRAPHQL_MAX_COST: int(1).default(20000).describe(
     "highest estimated cost of an operation (graphql-armor's formula, with sizes from variables and defaults)",

@@ -90,7 +90,7 @@ export async function vetTarget(url: URL, allowList: AllowList, resolve: Resolve
   if (!allowListed) {
     for (const { address } of addresses) {
       const v = classifyAddress(address);
-      if (!v.allowed) throw blocked(url, v.reason, { address: v.address, category: v.category });
+      if (!v.allowed) throw blocked(url, v.reason, { address: v.address, category: v.category }, allowHint(hostname));
     }
   }
   return { hostname, addresses, allowListed };
@@ -110,9 +110,14 @@ async function resolveName(url: URL, hostname: string, resolve: Resolver): Promi
   return found;
 }
 
-function blocked(url: URL, reason: string, extra: Record<string, unknown> = {}): AppError {
+/** How an operator lets imports reach a host on purpose (a docs server on the intranet, a local test site). */
+function allowHint(host: string): string {
+  return `; if you trust it, add ${host} to CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS (comma-separated host names and addresses) and restart Cairn`;
+}
+
+function blocked(url: URL, reason: string, extra: Record<string, unknown> = {}, hint = ''): AppError {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   // A redirect may point at a URL with credentials; they are not repeated.
   const shown = redactUrl(url);
-  return new AppError(ErrorCode.IMPORT_FETCH_BLOCKED, `fetch of ${shown} blocked: ${reason}`, { url: shown, host, ...extra, reason });
+  return new AppError(ErrorCode.IMPORT_FETCH_BLOCKED, `fetch of ${shown} blocked: ${reason}${hint}`, { url: shown, host, ...extra, reason });
 }

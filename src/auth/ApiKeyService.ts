@@ -148,15 +148,16 @@ export class ApiKeyService {
 /** The UNAUTHENTICATED error, with the same message for missing, malformed, unknown and revoked keys. */
 export function unauthenticated(reason: 'missing' | 'invalid' | 'proxied' | 'host'): AppError {
   const messages = {
-    // Kind-neutral: on the embedded database the CLI cannot run beside the server (it holds the folder's lock).
+    // Names the admin key: a first key of another role would lock its creator out of managing keys.
     missing:
-      'This Cairn server requires an API key: send "Authorization: Bearer <key>" (an admin creates one with the createApiKey mutation, ' +
-      'or with `npm run cairn -- keys create --role agent --name <name>`, which on the embedded database needs the server stopped).',
+      'This Cairn server requires an API key: send "Authorization: Bearer <key>". An admin creates keys with the createApiKey mutation ' +
+      'or `npm run cairn -- keys create --role <role> --name <name> --api-key <admin key>`; with no key at all, create an admin key first ' +
+      '(`npm run cairn -- keys create --role admin --name <name>`).',
     invalid: 'The API key is unknown, malformed or revoked.',
     proxied:
       'Authentication is off (no API key exists), so Cairn only answers direct local requests, not ones relayed by a proxy. ' +
       'Create a key first: with the createApiKey mutation sent straight to the server from this machine, ' +
-      'or with `npm run cairn -- keys create --role admin --name <name>` (on the embedded database, with the server stopped).',
+      'or with `npm run cairn -- keys create --role admin --name <name>` on this machine (it works through a running server).',
     host: 'Authentication is off (no API key exists), so Cairn only answers requests addressed to localhost, 127.0.0.1 or [::1].',
   } as const;
   return new AppError(ErrorCode.UNAUTHENTICATED, messages[reason], { reason });

@@ -123,11 +123,15 @@ function summarize(job: ImportJobRecord, changed: number): string {
   return lines.join('\n');
 }
 
-/** `cairn import url|openapi|dir`: runs one import job in-process against the configured store; exit 1 when any item failed. */
-export async function importCommand(config: Config, logger: Logger, args: string[], opts: ImportCommandOptions): Promise<number> {
-  const request = await buildRequest(args[0], args.slice(1), config, opts).catch((err: unknown) => {
+/** The validated request of `cairn import <kind> <targets…>`; a bad option is a usage error naming the option. */
+export function buildImportRequest(args: string[], config: Config, opts: ImportCommandOptions): Promise<ImportRequest> {
+  return buildRequest(args[0], args.slice(1), config, opts).catch((err: unknown) => {
     throw asUsageError(err, `import ${args[0] ?? ''}`);
   });
+}
+
+/** `cairn import url|openapi|dir`: runs one import job in-process against the configured store; exit 1 when any item failed. */
+export async function importCommand(config: Config, logger: Logger, request: ImportRequest, opts: { json: boolean }): Promise<number> {
   const services = await createServices(config, logger, { importQueue: false });
   try {
     const total = request.kind === 'url' ? request.urls.length : request.kind === 'directory' ? request.files.length : 1;

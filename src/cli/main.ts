@@ -1,14 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config.js';
-import { createLogger } from '../logger.js';
+import { loadConfig, readEnvironment, type Config } from '../config.js';
+import { serverHoldingDataDir, type FolderServer } from '../db/dataDirLock.js';
+import { embeddedFolder } from '../db/openDb.js';
+import { createLogger, wantsPrettyLogs, type Logger } from '../logger.js';
 import { projectPath } from '../paths.js';
 import { createServices } from '../services.js';
-import { describeCliError, UsageError } from './cliErrors.js';
-import { importCommand } from './importCommand.js';
-import { keysCommand } from './keysCommand.js';
+import { CliError, describeCliError, UsageError } from './cliErrors.js';
+import { formatStats } from './formatStats.js';
+import { buildImportRequest, importCommand } from './importCommand.js';
+import { keysCommand, parseKeysAction } from './keysCommand.js';
 import { reindexCommand } from './reindexCommand.js';
+import { remoteImport, remoteKeys, remoteStats } from './remoteCommands.js';
 import { serve } from './serve.js';
+import { ServerClient } from './serverClient.js';
 
 const USAGE = `Usage: cairn <command> [options]
 
@@ -25,17 +30,20 @@ Commands:
   import dir <path>     import md, txt, rst, html, pdf, docx, yaml and json files under a folder
         [--tag T]… [--type MANUAL|TUTORIAL|…] [--title T] [--source S] [--json]
                         --json prints one NDJSON line per item and a summary; exit 1 when any item failed
-  keys create --role admin|editor|agent|reader --name <name> [--json]
-                        create an API key and print it once (only its SHA-256 is stored)
+  keys create --role admin|editor|agent|reader --name <name> [--json] [--force]
+                        create an API key and print it once (only its SHA-256 is stored);
+                        the first key must be an admin key (--force creates another role anyway)
   keys list [--json]    list keys: id, name, role, created, last used, revoked
   keys revoke <id>      revoke a key at once
   stats [--json]        print document and chunk counts
   migrate               apply database migrations and exit
+  --api-key KEY         the key sent to a running server (default: CAIRN_API_KEY); needed once authentication is on
   --version             print the version
 
-Configuration comes from CAIRN_* environment variables (see docs/configuration.md). On the embedded database (no
-CAIRN_DATABASE_URL) the data folder is locked by the process that opens it: while \`cairn serve\` runs, the other
-commands refuse to start; use the server's GraphQL API (createApiKey, importUrl, …) or stop it first.`;
+Configuration comes from CAIRN_* environment variables, and from a .env file in the working folder for those
+not set (see docs/configuration.md). On the embedded database (no CAIRN_DATABASE_URL) one process holds the data
+folder: while \`cairn serve\` runs, stats, import and keys work through its API (with --api-key or CAIRN_API_KEY
+once authentication is on); reindex and migrate need the server stopped.`;
 
 /** The version in package.json (shipped beside dist/, also in the Docker image). */
 function version(): string {
@@ -65,6 +73,7 @@ async function main(argv: string[]): Promise<number> {
       'skip-unresolved-refs': { type: 'boolean', default: false },
       role: { type: 'string' },
       name: { type: 'string' },
+      'api-key': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
       version: { type: 'boolean', short: 'v', default: false },
     },
@@ -82,37 +91,33 @@ async function main(argv: string[]): Promise<number> {
   // Before loadConfig, so a typo is reported as such even when the environment is incomplete.
   if (!known.includes(command)) throw new UsageError(`unknown command "${command}" (commands: ${known.join(', ')})`);
   const batchSize = parseBatchSize(values['batch-size']);
-  const config = loadConfig();
+  const config = loadConfig(readEnvironment());
   // CLI tools keep stdout for their output; logs go to stderr unless serving.
-  const logger = createLogger(command === 'serve' ? config.logLevel : 'warn');
+  const logger = createLogger(command === 'serve' ? config.logLevel : 'warn', { pretty: command === 'serve' && wantsPrettyLogs(config.env, process.stdout.isTTY === true) });
+  const server = command === 'serve' ? undefined : folderServer(config);
+  if (server && (command === 'reindex' || command === 'migrate')) throw needsTheFolder(command, server);
+  let client: ServerClient | undefined;
+  if (server) {
+    client = new ServerClient(server.url, values['api-key'] ?? config.apiKey);
+    process.stderr.write(`(the server at ${server.url}, pid ${server.pid}, holds the data folder: working through its API)\n`);
+  }
   switch (command) {
     case 'serve':
       await serve(config, logger);
       return -1; // keep running
     case 'reindex':
       return reindexCommand(config, logger, { force: values.force, batchSize, json: values.json });
-    case 'import':
-      return importCommand(config, logger, positionals.slice(1), {
-        json: values.json,
-        tags: values.tag,
-        type: values.type,
-        title: values.title,
-        source: values.source,
-        specId: values['spec-id'],
-        skipUnresolvedRefs: values['skip-unresolved-refs'],
-      });
-    case 'keys':
-      return keysCommand(config, positionals.slice(1), { json: values.json, role: values.role, name: values.name });
-    case 'stats': {
-      const services = await createServices(config, logger);
-      try {
-        const stats = { ...(await services.documents.stats()), embedder: services.embedder.info, database: services.db.kind };
-        process.stdout.write(values.json ? `${JSON.stringify(stats)}\n` : `${JSON.stringify(stats, null, 2)}\n`);
-        return 0;
-      } finally {
-        await services.close();
-      }
+    case 'import': {
+      const opts = { json: values.json, tags: values.tag, type: values.type, title: values.title, source: values.source, specId: values['spec-id'], skipUnresolvedRefs: values['skip-unresolved-refs'] };
+      const request = await buildImportRequest(positionals.slice(1), config, opts);
+      return client ? remoteImport(client, request, values.json) : importCommand(config, logger, request, opts);
     }
+    case 'keys': {
+      const action = parseKeysAction(positionals.slice(1), { json: values.json, role: values.role, name: values.name, force: values.force });
+      return client ? remoteKeys(client, action, values.json) : keysCommand(config, action, values.json);
+    }
+    case 'stats':
+      return client ? remoteStats(client, values.json) : stats(config, logger, values.json);
     case 'migrate': {
       const services = await createServices(config, logger, { allowEmbedderMismatch: true });
       await services.close();
@@ -121,6 +126,36 @@ async function main(argv: string[]): Promise<number> {
     }
     default:
       throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+/** The `cairn serve` that holds the embedded data folder, if one runs (it recorded its URL in the folder's lock). */
+function folderServer(config: Config): FolderServer | undefined {
+  const folder = embeddedFolder(config);
+  return folder ? serverHoldingDataDir(folder) : undefined;
+}
+
+/** Why reindex and migrate cannot go through the server, and how to run them. */
+function needsTheFolder(command: string, server: FolderServer): CliError {
+  const why =
+    command === 'migrate'
+      ? 'the server applied every migration when it started, so there is nothing to do while it runs'
+      : 'reindex rewrites every embedding and has no API: it needs the data folder to itself';
+  return new CliError(
+    `the server at ${server.url} (pid ${server.pid}) holds the data folder: ${why}. ` +
+      `Stop the server (Ctrl-C in its terminal, or kill ${server.pid}), run \`npm run cairn -- ${command}\`, then start it again with \`npm start\`.`,
+  );
+}
+
+/** `cairn stats` on the store itself: human-readable, or one JSON object with `--json`. */
+async function stats(config: Config, logger: Logger, json: boolean): Promise<number> {
+  const services = await createServices(config, logger);
+  try {
+    const report = { ...(await services.documents.stats()), embedder: services.embedder.info, database: services.db.kind };
+    process.stdout.write(json ? `${JSON.stringify(report)}\n` : formatStats(report));
+    return 0;
+  } finally {
+    await services.close();
   }
 }
 

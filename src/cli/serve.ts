@@ -1,4 +1,6 @@
 import type { Config } from '../config.js';
+import { recordServerUrl } from '../db/dataDirLock.js';
+import { embeddedFolder } from '../db/openDb.js';
 import type { Logger } from '../logger.js';
 import { startHttpServer, type RunningServer } from '../server/httpServer.js';
 import { createServices } from '../services.js';
@@ -15,6 +17,14 @@ function listenError(err: unknown, host: string, port: number): unknown {
   return err;
 }
 
+/** The server's URL as a local client reaches it: a wildcard address (0.0.0.0, ::) becomes loopback. */
+function reachableUrl(url: string): string {
+  const u = new URL(url);
+  if (u.hostname === '0.0.0.0') u.hostname = '127.0.0.1';
+  else if (u.hostname === '[::]') u.hostname = '[::1]';
+  return u.origin;
+}
+
 /** Runs the server until SIGINT/SIGTERM, then drains HTTP and closes the database. */
 export async function serve(config: Config, logger: Logger): Promise<void> {
   const services = await createServices(config, logger);
@@ -28,6 +38,9 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     await services.close().catch(() => undefined);
     throw listenError(err, config.host, config.port);
   }
+  // The CLI run beside this server (which holds the embedded data folder) finds it through the folder's lock.
+  const folder = embeddedFolder(config);
+  if (folder) recordServerUrl(folder, reachableUrl(server.url));
   logger.info({ url: `${server.url}/graphql`, database: services.db.kind, embedder: services.embedder.info }, `Cairn is ready at ${server.url}/graphql`);
   // Load PGlite's in-memory vector copy in the background, so the first search does not pay for it.
   const warming = performance.now();

@@ -22,6 +22,8 @@ export interface LockOwner {
   startedAt: string;
   /** Unique per acquisition, so a release never deletes a lock that another process took over. */
   token: string;
+  /** Where the holder serves HTTP when it is `cairn serve`: the CLI then works through that server. */
+  url?: string;
 }
 
 /** A held lock on a data folder; `release` is idempotent. */
@@ -35,8 +37,8 @@ export const LOCK_HEARTBEAT_MS = 10_000;
 /** A lock from another host whose mtime is older than this is abandoned. */
 export const LOCK_FOREIGN_STALE_MS = 60_000;
 
-// Locks this process holds: a pid equal to ours that is not here comes from an earlier run (a container's pid 1).
-const heldHere = new Set<string>();
+// Locks this process holds, by file: a pid equal to ours that is not here comes from an earlier run (a container's pid 1).
+const heldHere = new Map<string, LockOwner>();
 
 /** The lock file of a data folder: a sibling, so PGlite's own folder holds only Postgres files. */
 export function lockFileFor(dataDir: string): string {
@@ -55,7 +57,9 @@ function parseOwner(raw: string): LockOwner | undefined {
   try {
     const o = JSON.parse(raw) as Partial<LockOwner>;
     if (!Number.isInteger(o.pid) || (o.pid as number) <= 0 || typeof o.hostname !== 'string' || typeof o.token !== 'string') return undefined;
-    return { pid: o.pid as number, hostname: o.hostname, bootId: typeof o.bootId === 'string' ? o.bootId : undefined, startedAt: String(o.startedAt ?? '?'), token: o.token };
+    const owner: LockOwner = { pid: o.pid as number, hostname: o.hostname, bootId: typeof o.bootId === 'string' ? o.bootId : undefined, startedAt: String(o.startedAt ?? '?'), token: o.token };
+    if (typeof o.url === 'string' && /^https?:\/\//.test(o.url)) owner.url = o.url;
+    return owner;
   } catch {
     return undefined;
   }
@@ -161,12 +165,52 @@ function lockedError(dataDir: string, file: string, seen: SeenLock | undefined):
   return new AppError(
     ErrorCode.DATABASE_UNAVAILABLE,
     `The data folder ${dataDir} is in use by another Cairn process: ${where}${heartbeat}, which holds the lock ${file}. ` +
-      'PGlite allows one process per folder; a second one would lose writes. Stop that process first (e.g. the running `cairn serve`), ' +
-      "or do this through the running server's GraphQL API: the createApiKey mutation for keys (while no key exists, local requests need none), " +
-      'importUrl, importOpenApi or importUpload for imports, the knowledgeStats query for stats. ' +
+      'PGlite allows one process per folder; a second one would lose writes. ' +
+      "Stop that process first, or use a running server's GraphQL API: createApiKey for keys, importUrl, importOpenApi or importUpload for imports, knowledgeStats for stats. " +
+      "If it is a `cairn serve` still starting, run this again once it is ready: the CLI's stats, import and keys commands then work through its API. " +
       `Delete ${file} only if no Cairn process is running${owner && !foreign ? ` as pid ${owner.pid}` : ''}.`,
     { dataDir, lockFile: file, pid: owner?.pid ?? null, hostname: owner?.hostname ?? null },
   );
+}
+
+/**
+ * Records in the lock of a folder this process holds the URL it serves HTTP at, so a CLI command started beside it can
+ * work through its API instead of refusing. Written whole (rename), so a reader never sees half of it.
+ */
+export function recordServerUrl(dataDir: string, url: string): void {
+  const file = lockFileFor(dataDir);
+  const me = heldHere.get(file);
+  if (!me) return; // not ours (in memory, or a Postgres server): nothing to record
+  const updated: LockOwner = { ...me, url };
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  fs.writeFileSync(tmp, `${JSON.stringify(updated)}\n`, { flag: 'wx' });
+  try {
+    if (readLock(file)?.owner?.token !== me.token) return; // taken over meanwhile: never overwrite another's lock
+    fs.renameSync(tmp, file);
+    heldHere.set(file, updated);
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+}
+
+/** A live `cairn serve` holding a data folder, as its lock records it. */
+export interface FolderServer {
+  url: string;
+  pid: number;
+}
+
+/**
+ * The server that holds `dataDir`, when a live process on this host holds it and recorded its URL; undefined when the
+ * folder is free, held by a dead or foreign process, or by one that serves no HTTP (another CLI command, a starting server).
+ */
+export function serverHoldingDataDir(dataDir: string): FolderServer | undefined {
+  const file = lockFileFor(dataDir);
+  const seen = readLock(file);
+  const owner = seen?.owner;
+  if (!seen || !owner?.url || owner.hostname !== os.hostname()) return undefined;
+  // isStale judges other processes' locks; one this process holds is live.
+  if (heldHere.get(file)?.token !== owner.token && isStale(seen, Date.now())) return undefined;
+  return { url: owner.url, pid: owner.pid };
 }
 
 /** The same folder opened twice in one process: a bug in the caller, which must close the first handle. */
@@ -188,7 +232,7 @@ export function lockDataDir(dataDir: string): DataDirLock {
   const me: LockOwner = { pid: process.pid, hostname: os.hostname(), bootId: currentBootId(), startedAt: new Date().toISOString(), token: randomBytes(12).toString('hex') };
   const body = `${JSON.stringify(me)}\n`;
   for (let attempt = 0; attempt < 5; attempt++) {
-    if (createExclusive(file, body)) return hold(file, me.token);
+    if (createExclusive(file, body)) return hold(file, me);
     const seen = readLock(file);
     if (!seen) continue; // released meanwhile
     if (!isStale(seen, Date.now())) throw lockedError(dataDir, file, seen);
@@ -197,8 +241,9 @@ export function lockDataDir(dataDir: string): DataDirLock {
   throw new AppError(ErrorCode.DATABASE_UNAVAILABLE, `Could not lock the data folder ${dataDir}: other processes keep taking ${file}. Try again.`, { dataDir, lockFile: file });
 }
 
-function hold(file: string, token: string): DataDirLock {
-  heldHere.add(file);
+function hold(file: string, me: LockOwner): DataDirLock {
+  const { token } = me;
+  heldHere.set(file, me);
   // Only a process on another host needs this (it cannot check our pid); unref'd so it never keeps a process alive.
   const heartbeat = setInterval(() => {
     const now = new Date();

@@ -4,10 +4,15 @@ import type { Db } from './Db.js';
 import { openPgliteDb } from './pgliteDb.js';
 import { openPgPoolDb } from './pgPoolDb.js';
 
+/** The folder PGlite keeps the embedded database in; undefined on a Postgres server or in memory. */
+export function embeddedFolder(config: Pick<Config, 'databaseUrl' | 'dataDir'>): string | undefined {
+  return config.databaseUrl || config.dataDir === MEMORY_DATA_DIR ? undefined : path.join(config.dataDir, 'pglite');
+}
+
 /** Opens the configured database: a Postgres server when `CAIRN_DATABASE_URL` is set, else PGlite under the data folder. */
 export function openDb(config: Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'databasePreparedStatements' | 'dataDir' | 'hnswEfSearch'>): Promise<Db> {
   if (config.databaseUrl) {
     return openPgPoolDb(config.databaseUrl, { poolSize: config.databasePoolSize, hnswEfSearch: config.hnswEfSearch, preparedStatements: config.databasePreparedStatements });
   }
-  return openPgliteDb(config.dataDir === MEMORY_DATA_DIR ? undefined : path.join(config.dataDir, 'pglite'));
+  return openPgliteDb(embeddedFolder(config));
 }

@@ -4,6 +4,7 @@ import { AppError, ErrorCode, isAppError, loggableError, redactCredentials } fro
 import type { Logger } from '../logger.js';
 import { clientSafeMessage } from './clientMessage.js';
 import { tokenLimitError } from './protection.js';
+import { hideSuggestions, withHiddenSuggestions } from './suggestions.js';
 
 // Codes Apollo assigns to request problems; their messages describe the client's mistake, so they pass through, with
 // the values they repeat from the request cut and URL credentials hidden (clientSafeMessage).
@@ -16,14 +17,6 @@ const CLIENT_CODES = new Set([
   'PERSISTED_QUERY_NOT_FOUND',
   'PERSISTED_QUERY_NOT_SUPPORTED',
 ]);
-
-/**
- * graphql-js suggests names ("Did you mean "keywordRank"?", "Did you mean the enum value "FAQ"?"), which would reveal
- * the schema to anyone allowed no introspection; the message keeps what is wrong and points at the SDL instead.
- */
-export function hideSuggestions(message: string): string {
-  return message.replace(/ ?Did you mean .*\?$/s, ' (suggestions hidden; see schema.graphql)');
-}
 
 /** The AppError behind an error: thrown by a resolver, or carried by a validation rule or plugin. */
 function appErrorOf(error: unknown, formatted: GraphQLFormattedError): AppError | undefined {
@@ -49,7 +42,10 @@ export function createFormatError(logger: Logger) {
     const app = appErrorOf(error, formatted);
     if (app) return { ...base, message: redactCredentials(app.message), extensions: { ...safeDetails(app.details), code: app.code } };
     const code = formatted.extensions?.code;
-    if (typeof code === 'string' && CLIENT_CODES.has(code)) return { ...base, message: clientSafeMessage(hideSuggestions(base.message)), extensions: { code } };
+    if (typeof code === 'string' && CLIENT_CODES.has(code)) {
+      // Suggestions stay hidden unless suggestionsPlugin finds the caller may read the schema.
+      return withHiddenSuggestions({ ...base, extensions: { code } }, base.message, clientSafeMessage(hideSuggestions(base.message)));
+    }
     logger.error({ err: loggableError(unwrapResolverError(error)), path: formatted.path }, 'unexpected error in GraphQL request');
     return {
       message: 'Internal server error',

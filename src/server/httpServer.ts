@@ -16,6 +16,7 @@ import { AppError, ErrorCode } from '../errors.js';
 import { createContext, type GraphQLContext } from '../graphql/context.js';
 import { createFormatError } from '../graphql/formatError.js';
 import { armorProtection, introspectionGuard } from '../graphql/protection.js';
+import { suggestionsPlugin } from '../graphql/suggestions.js';
 import { resolvers } from '../graphql/resolvers/index.js';
 import { loadTypeDefs } from '../graphql/schema.js';
 import type { Services } from '../services.js';
@@ -61,11 +62,8 @@ export async function startHttpServer(services: Services, port = services.config
   // Listening beyond loopback keeps keys required even if every key gets revoked later.
   const authenticator = new Authenticator(services.apiKeys, config.auth.mode === 'required' || exposed);
   if (!(await authenticator.enabled())) {
-    // On PGlite this server holds the data folder's lock, so the CLI would refuse to run: point at the mutation there.
-    const howToCreate =
-      services.db.kind === 'pglite'
-        ? 'Create one with the createApiKey mutation (e.g. from /graphiql on this machine), or stop the server and run `npm run cairn -- keys create --role admin --name <name>`.'
-        : 'Create one with `npm run cairn -- keys create --role admin --name <name>` or the createApiKey mutation.';
+    // On PGlite the CLI works through this server (it finds it through the data folder's lock), so one advice fits both.
+    const howToCreate = 'Create an admin key with `npm run cairn -- keys create --role admin --name <name>` or the createApiKey mutation (e.g. from /graphiql on this machine).';
     logger.warn(`authentication is off: no API key exists, so every local request may do everything; listening on loopback only. ${howToCreate}`);
   }
   const { perSecond, burst, failedKeysPerMinute } = config.rateLimit;
@@ -99,6 +97,7 @@ export async function startHttpServer(services: Services, port = services.config
       ApolloServerPluginDrainHttpServer({ httpServer }),
       landingPagePlugin(),
       introspectionGuard(),
+      suggestionsPlugin(),
       ...armor.plugins,
       // The schema sets no cache hints: Apollo's default cache-control plugin would still wrap every field resolution.
       ApolloServerPluginCacheControlDisabled(),

@@ -55,10 +55,10 @@ describeBrowser('GraphiQL (chromium, offline)', () => {
       expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
       await page.locator('.graphiql-container').waitFor();
 
-      // Five example tabs, the first one (createDocument) active; introspection fills the docs explorer.
+      // Five example tabs, the first one (upsertDocuments) active; introspection fills the docs explorer.
       expect(await page.locator('.graphiql-tab').count()).toBe(5);
       const editor = page.locator('.graphiql-query-editor .CodeMirror-code');
-      expect(await editor.innerText()).toContain('mutation CreateDocument');
+      expect(await editor.innerText()).toContain('mutation UpsertDocuments');
       await page.locator('.graphiql-execute-button').click();
       const created = await responseContaining(page, '"embeddedChunkCount"');
       expect(created).toContain('"id": "runbook:ach-failures"');
@@ -112,8 +112,8 @@ describeBrowser('GraphiQL (chromium, offline)', () => {
     try {
       await page.goto(`${t.server.url}/graphiql`);
       await page.locator('.graphiql-execute-button').click();
-      // The mutation in the first tab writes runbook:ach-failures again, which now exists.
-      expect(await responseContaining(page, '"code": "CONFLICT"')).toContain('runbook:ach-failures');
+      // The mutation in the first tab writes runbook:ach-failures again, which now exists: an upsert changes nothing.
+      expect(await responseContaining(page, '"embeddedChunkCount": 0')).toContain('runbook:ach-failures');
       expect(prompts).toEqual([expect.stringContaining('API key')]);
       // Only the first (schema) request went without the key.
       expect(authorizations[0]).toBeUndefined();

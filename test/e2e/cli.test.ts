@@ -66,7 +66,22 @@ describe('cairn command (embedded default)', () => {
     expect(mismatch.code).toBe(1);
     expect(mismatch.stderr).toContain('EMBEDDER_MISMATCH');
     expect(mismatch.stderr).toContain('npm run cairn -- reindex');
-  });
+  }, 180_000);
+
+  it('reads .env in the working folder beneath the environment, and prints stats for people unless --json', async () => {
+    const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-dotenv-cwd-'));
+    try {
+      fs.writeFileSync(path.join(cwd, '.env'), 'CAIRN_DATA_DIR=./store\nCAIRN_EMBEDDING_PROVIDER=hashing\nCAIRN_EMBEDDING_DIMENSIONS=64\n');
+      const res = await runCli(['stats', '--json'], { CAIRN_EMBEDDING_DIMENSIONS: '32' }, cwd);
+      expect(res.stderr).toBe('');
+      expect(JSON.parse(res.stdout)).toEqual(expect.objectContaining({ documentCount: 0, embedder: { provider: 'hashing', model: 'hashing-v1', dimensions: 32 } }));
+      expect(fs.existsSync(path.join(cwd, 'store', 'pglite'))).toBe(true);
+      const human = await runCli(['stats'], { CAIRN_EMBEDDING_DIMENSIONS: '32' }, cwd);
+      expect(human.stdout).toBe('Documents: 0\nChunks:    0\nEmbedder:  hashing/hashing-v1 (32 dimensions)\nDatabase:  pglite\n');
+    } finally {
+      fs.rmSync(cwd, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('refuses bad configuration naming the variable', async () => {
     const res = await runCli(['stats'], { ...env(), CAIRN_CHUNK_SIZE: 'big' });

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
 import { projectPath } from '../../src/paths.js';
 
 /** Environment for a child Cairn process: the parent's PATH, nothing else inherited implicitly. */
@@ -6,10 +7,13 @@ export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'test', ...extra };
 }
 
-/** Runs `cairn <args>` from source (through tsx) and collects its output. */
-export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+// tsx's loader by path, so a child may run in another working folder (`--import tsx` resolves from there).
+const TSX = pathToFileURL(projectPath('node_modules/tsx/dist/loader.mjs')).href;
+
+/** Runs `cairn <args>` from source (through tsx) and collects its output; `cwd` defaults to the project. */
+export function runCli(args: string[], env: Record<string, string>, cwd = projectPath()): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', projectPath('src/cli/main.ts'), ...args], { env: childEnv(env), cwd: projectPath() });
+    const child = spawn(process.execPath, ['--import', TSX, projectPath('src/cli/main.ts'), ...args], { env: childEnv(env), cwd });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -21,7 +21,13 @@ describe.each(dbTargets())('access control through the cairn command ($name)', (
     let server: ServerOn | undefined = concurrent ? await startServerOn(env) : undefined;
     if (server) expect(codeOf(await gqlAs(server.server.url, undefined, '{ documents { totalCount } }'))).toBeUndefined();
 
-    const created = await runCli(['keys', 'create', '--role', 'agent', '--name', 'ci-bot'], env);
+    // A first key that is not an admin key would turn authentication on with nobody able to manage keys: refused.
+    const refused = await runCli(['keys', 'create', '--role', 'agent', '--name', 'ci-bot'], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('the first key must be an admin key');
+    expect(refused.stderr).toContain('--force');
+    expect(JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout)).toEqual([]);
+    const created = await runCli(['keys', 'create', '--role', 'agent', '--name', 'ci-bot', '--force'], env);
     expect(created.code).toBe(0);
     const agentKey = created.stdout.trim();
     expect(agentKey).toMatch(/^cairn_[0-9a-f]{16}_[\w-]{43}$/);
@@ -33,6 +39,10 @@ describe.each(dbTargets())('access control through the cairn command ($name)', (
     const url = server.server.url;
     // On Postgres the running server notices the CLI's first key within its cache interval.
     expect(await eventually(async () => codeOf(await gqlAs(url, undefined, '{ documents { totalCount } }')) === 'UNAUTHENTICATED')).toBe(true);
+    // The 401 points at an admin key, never at the agent key that locks its creator out.
+    const keyless = (await gqlAs(url, undefined, '{ documents { totalCount } }')).body.errors?.[0]?.message ?? '';
+    expect(keyless).toContain('keys create --role admin');
+    expect(keyless).not.toContain('--role agent');
     expect(codeOf(await gqlAs(url, agentKey, '{ search(input: { query: "x" }) { score } }'))).toBeUndefined();
     expect(codeOf(await gqlAs(url, agentKey, 'mutation { createDocument(input: { title: "T", content: "c" }) { chunkCount } }'))).toBe('FORBIDDEN');
     if (!concurrent) await server.close();
@@ -55,7 +65,7 @@ describe.each(dbTargets())('access control through the cairn command ($name)', (
     } finally {
       await server.close();
     }
-  });
+  }, 180_000);
 
   it('fails clearly on an unknown id or role', async () => {
     const unknown = await runCli(['keys', 'revoke', 'ffffffffffffffff'], env);

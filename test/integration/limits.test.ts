@@ -27,6 +27,9 @@ function expectTooComplex(res: Awaited<ReturnType<typeof gqlAs>>, limit: string,
   expect(res.body.errors?.[0]?.message).toContain(`the ${limit} limit is ${max} (${env})`);
 }
 
+// Every value of the DocumentType enum, as an error lists them.
+const DOCUMENT_TYPES = 'MANUAL, TUTORIAL, API_SPEC, FAQ, POLICY, REFERENCE, OTHER';
+
 describe.each(dbTargets())('request limits ($name)', (target) => {
   describe('configured GraphQL limits and body cap', () => {
     let t: TestServer;
@@ -161,14 +164,14 @@ describe.each(dbTargets())('request limits ($name)', (target) => {
       expect(await preflighted.json()).toEqual({ data: { documents: { totalCount: 0 } } });
     });
 
-    it('hides field suggestions, which would reveal the schema, in a clean message', async () => {
+    it('shows suggestions and valid enum values to a local caller without keys (an admin, who may read the schema)', async () => {
       const res = await t.gql(`{ search(input: { query: "x" }) { scor } }`);
       expect(res.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
-      expect(res.errors?.[0]?.message).toBe('Cannot query field "scor" on type "SearchHit". (suggestions hidden; see schema.graphql)');
+      expect(res.errors?.[0]?.message).toBe('Cannot query field "scor" on type "SearchHit". Did you mean "score"?');
       const enumValue = await t.gql(`{ documents(filter: { types: [FAQS] }) { totalCount } }`);
-      expect(enumValue.errors?.[0]?.message).toMatch(/^Value "FAQS" does not exist in "DocumentType" enum\. \(suggestions hidden; see schema\.graphql\)$/);
-      const variable = await t.gql(`query($t: [DocumentType!]) { documents(filter: { types: $t }) { totalCount } }`, { t: ['FAQS'] });
-      expect(variable.errors?.[0]?.message).not.toContain('Did you mean');
+      expect(enumValue.errors?.[0]?.message).toBe(`Value "FAQS" does not exist in "DocumentType" enum. Did you mean the enum value "FAQ"? Valid values: ${DOCUMENT_TYPES}.`);
+      const variable = await t.gql(`query($t: [DocumentType!]) { documents(filter: { types: $t }) { totalCount } }`, { t: ['NOPE'] });
+      expect(variable.errors?.[0]?.message).toMatch(/Value "NOPE" does not exist in "DocumentType" enum\. Valid values: MANUAL, /);
     });
 
     it('refuses batched operations without executing any', async () => {
@@ -203,6 +206,33 @@ describe.each(dbTargets())('request limits ($name)', (target) => {
       }
       const nested = await t.gql('{ entity(id: "svc:page-1") { documents(first: 101) { id } } }');
       expect(nested.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    });
+  });
+
+  describe('suggestions once authentication is on', () => {
+    let t: TestServer;
+    let keys: { admin: string; agent: string };
+    const gqlWith = async (key: string, query: string) => {
+      const res = await fetch(`${t.server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ query }) });
+      return (await res.json()) as { errors?: { message: string }[] };
+    };
+    beforeAll(async () => {
+      t = await startTestServer(target, { CAIRN_RATE_LIMIT_PER_SECOND: '0' });
+      keys = { admin: (await t.services.apiKeys.create('ops', 'admin')).key, agent: (await t.services.apiKeys.create('bot', 'agent')).key };
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
+
+    it('hides them, and the valid enum values, from a role that may not introspect; an admin key sees them', async () => {
+      const field = `{ search(input: { query: "x" }) { scor } }`;
+      expect((await gqlWith(keys.agent, field)).errors?.[0]?.message).toBe('Cannot query field "scor" on type "SearchHit". (suggestions hidden; see schema.graphql)');
+      expect((await gqlWith(keys.admin, field)).errors?.[0]?.message).toBe('Cannot query field "scor" on type "SearchHit". Did you mean "score"?');
+      const enumValue = `{ documents(filter: { types: [FAQS] }) { totalCount } }`;
+      expect((await gqlWith(keys.agent, enumValue)).errors?.[0]?.message).toBe('Value "FAQS" does not exist in "DocumentType" enum. (suggestions hidden; see schema.graphql)');
+      expect((await gqlWith(keys.admin, enumValue)).errors?.[0]?.message).toContain(`Valid values: ${DOCUMENT_TYPES}.`);
+      const noSuggestion = `{ documents(filter: { types: [NOPE] }) { totalCount } }`;
+      expect((await gqlWith(keys.agent, noSuggestion)).errors?.[0]?.message).toBe('Value "NOPE" does not exist in "DocumentType" enum.');
     });
   });
 

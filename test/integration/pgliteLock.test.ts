@@ -6,8 +6,10 @@ import { loadConfig } from '../../src/config.js';
 import { openDb } from '../../src/db/openDb.js';
 import { openPgliteDb } from '../../src/db/pgliteDb.js';
 import { AppError, ErrorCode } from '../../src/errors.js';
+import { projectPath } from '../../src/paths.js';
 import { runCli, startCliServer } from '../helpers/cli.js';
-import { gqlAt, stopChild } from '../helpers/remoteServer.js';
+import { gqlAs } from '../helpers/auth.js';
+import { stopChild } from '../helpers/remoteServer.js';
 
 // One process per PGlite folder: a second open (in this process or another, e.g. the CLI beside `cairn serve`) is
 // refused before it can touch the files, because two PGlite instances on one folder lose acknowledged writes.
@@ -63,48 +65,94 @@ describe('cairn CLI beside a running `cairn serve` on the same data folder', () 
   let dataDir: string;
   let folder: string;
   const env = () => ({ CAIRN_DATA_DIR: dataDir, CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_RATE_LIMIT_PER_SECOND: '0' });
-  const create = (url: string, id: string) =>
-    gqlAt(url, `mutation($input: CreateDocumentInput!) { createDocument(input: $input) { document { id } } }`, { input: { id, title: id, content: `The ${id} note.` } });
-  const state = async (url: string) => {
-    const res = await gqlAt<{ documents: { nodes: { id: string }[] }; apiKeys: { id: string }[] }>(url, '{ documents(first: 50) { nodes { id } } apiKeys { id } }');
-    expect(res.errors).toBeUndefined();
-    return { docs: res.data!.documents.nodes.map((d) => d.id).sort(), keys: res.data!.apiKeys.length };
+  const create = (url: string, id: string, key?: string) =>
+    gqlAs(url, key, `mutation($input: CreateDocumentInput!) { createDocument(input: $input) { document { id } } }`, { input: { id, title: id, content: `The ${id} note.` } });
+  const state = async (url: string, key: string) => {
+    const res = await gqlAs<{ documents: { nodes: { id: string }[] }; apiKeys: { role: string }[] }>(url, key, '{ documents(first: 100) { nodes { id } } apiKeys { role } }');
+    expect(res.body.errors).toBeUndefined();
+    return { docs: res.body.data!.documents.nodes.map((d) => d.id).sort(), keys: res.body.data!.apiKeys.map((k) => k.role.toLowerCase()) };
   };
 
   beforeAll(() => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-pglock-cli-'));
     folder = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-pglock-docs-'));
-    fs.writeFileSync(path.join(folder, 'guide.md'), '# Guide\n\nImported while the server ran: must not happen.');
+    fs.writeFileSync(path.join(folder, 'guide.md'), '# Guide\n\nImported through the running server.');
+    fs.mkdirSync(path.join(folder, 'faq'));
+    fs.writeFileSync(path.join(folder, 'faq', 'refunds.txt'), 'Refunds take five days.');
   });
   afterAll(() => {
     fs.rmSync(dataDir, { recursive: true, force: true });
     fs.rmSync(folder, { recursive: true, force: true });
   });
 
-  it('refuses with a clear message and writes nothing; every acknowledged write survives a restart', async () => {
+  it('imports, counts and manages keys through the server, says how to run reindex and migrate, and every write survives a restart', async () => {
     const server = await startCliServer(env());
+    const base = path.basename(folder);
+    let admin = '';
+    let final = { docs: [] as string[], keys: [] as string[] };
     try {
-      expect((await create(server.url, 'before')).errors).toBeUndefined();
-      const pglite = path.join(dataDir, 'pglite');
-      for (const args of [
-        ['keys', 'create', '--role', 'admin', '--name', 'x'],
-        ['import', 'dir', folder],
-        ['stats'],
-        ['migrate'],
-      ]) {
-        const res = await runCli(args, env());
-        expect({ args, code: res.code }).toEqual({ args, code: 1 });
-        expect(res.stdout).toBe('');
-        expect(res.stderr).toContain('DATABASE_UNAVAILABLE');
-        expect(res.stderr).toContain(pglite);
+      expect((await create(server.url, 'before')).body.errors).toBeUndefined();
+      // The server recorded where it listens in the folder's lock: that is how the CLI finds it.
+      expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'pglite.lock'), 'utf8'))).toEqual(expect.objectContaining({ pid: server.child.pid, url: server.url }));
+
+      const imported = await runCli(['import', 'dir', folder, '--tag', 'handbook', '--json'], env());
+      expect(imported.stderr).toContain(`the server at ${server.url}`);
+      expect(imported.code).toBe(0);
+      const events = imported.stdout.trim().split('\n').map((l) => JSON.parse(l) as { event: string; status: string; documentIds?: string[] });
+      expect(events.map((e) => [e.event, e.status, e.documentIds])).toEqual([
+        ['item', 'SUCCEEDED', [`file:${base}/faq/refunds.txt`]],
+        ['item', 'SUCCEEDED', [`file:${base}/guide.md`]],
+        ['summary', 'SUCCEEDED', undefined],
+      ]);
+      const stats = await runCli(['stats', '--json'], env());
+      expect(stats.code).toBe(0);
+      expect(JSON.parse(stats.stdout)).toEqual(expect.objectContaining({ documentCount: 3, chunkCount: 3, database: 'pglite', topTags: [{ key: 'handbook', count: 2 }] }));
+      expect((await runCli(['stats'], env())).stdout).toMatch(/^Documents: 3\nChunks: +3\n/);
+
+      // A spec file goes up inline; a URL the server may not fetch fails as an item, saying how to allow it.
+      const spec = await runCli(['import', 'openapi', projectPath('test/fixtures/openapi/oai/v3.0/petstore.yaml'), '--spec-id', 'pets'], env());
+      expect(spec.code).toBe(0);
+      expect(spec.stderr).toMatch(/SUCCEEDED: 1\/1 items imported, [1-9]\d* documents/);
+      const blocked = await runCli(['import', 'url', `${server.url}/healthz`], env());
+      expect(blocked.code).toBe(1);
+      expect(blocked.stderr).toContain('[IMPORT_FETCH_BLOCKED]');
+      expect(blocked.stderr).toContain('add 127.0.0.1 to CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS');
+      expect(blocked.stderr).toContain('FAILED: 0/1 items imported');
+
+      // The server refuses a first key that is not an admin key, as the CLI on its own does.
+      const agentFirst = await runCli(['keys', 'create', '--role', 'agent', '--name', 'bot'], env());
+      expect(agentFirst.code).toBe(1);
+      expect(agentFirst.stderr).toContain('ADMIN');
+      const created = await runCli(['keys', 'create', '--role', 'admin', '--name', 'ops'], env());
+      expect(created.code).toBe(0);
+      admin = created.stdout.trim();
+      expect(admin).toMatch(/^cairn_/);
+
+      // Authentication is on now: the CLI needs a key, and says where to give it.
+      const keyless = await runCli(['stats'], env());
+      expect(keyless.code).toBe(1);
+      expect(keyless.stderr).toContain('requires an API key: pass --api-key <key> or set CAIRN_API_KEY');
+      expect(keyless.stderr).not.toMatch(STACK_LINE);
+      const wrong = await runCli(['stats', '--api-key', 'cairn_0000000000000000_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'], env());
+      expect(wrong.code).toBe(1);
+      expect(wrong.stderr).toContain('does not accept the API key given');
+      const listed = await runCli(['keys', 'list', '--json', '--api-key', admin], env());
+      expect(listed.code).toBe(0);
+      expect((JSON.parse(listed.stdout) as { role: string }[]).map((k) => k.role)).toEqual(['admin']);
+      const editor = await runCli(['keys', 'create', '--role', 'editor', '--name', 'writer'], { ...env(), CAIRN_API_KEY: admin });
+      expect(editor.code).toBe(0);
+
+      for (const command of ['reindex', 'migrate']) {
+        const res = await runCli([command], env());
+        expect({ command, code: res.code, stdout: res.stdout }).toEqual({ command, code: 1, stdout: '' });
         expect(res.stderr).toContain(`pid ${server.child.pid}`);
-        expect(res.stderr).toContain('createApiKey');
-        expect(res.stderr).toMatch(/stop that process first/i);
-        expect(res.stderr).not.toMatch(STACK_LINE);
+        expect(res.stderr).toContain(`Stop the server (Ctrl-C in its terminal, or kill ${server.child.pid}), run \`npm run cairn -- ${command}\``);
       }
-      // The server was not disturbed: it still writes, and the CLI left no key (auth is still off) and no document.
-      expect((await create(server.url, 'after')).errors).toBeUndefined();
-      expect(await state(server.url)).toEqual({ docs: ['after', 'before'], keys: 0 });
+      expect((await create(server.url, 'after', admin)).body.errors).toBeUndefined();
+      final = await state(server.url, admin);
+      expect(final.docs).toEqual(expect.arrayContaining(['after', 'before', `file:${base}/faq/refunds.txt`, `file:${base}/guide.md`]));
+      expect(final.docs.filter((d) => d.startsWith('openapi:pets:')).length).toBeGreaterThan(1);
+      expect(final.keys).toEqual(['admin', 'editor']);
     } finally {
       await stopChild(server.child, 'SIGTERM');
     }
@@ -113,18 +161,18 @@ describe('cairn CLI beside a running `cairn serve` on the same data folder', () 
 
     const again = await startCliServer(env());
     try {
-      expect(await state(again.url)).toEqual({ docs: ['after', 'before'], keys: 0 });
+      expect(await state(again.url, admin)).toEqual(final);
     } finally {
       // Killed: its lock stays behind, owned by a dead pid.
       await stopChild(again.child, 'SIGKILL');
     }
     expect(fs.existsSync(path.join(dataDir, 'pglite.lock'))).toBe(true);
 
-    // With no server running the CLI works at once, the dead server's lock notwithstanding.
+    // With no server running the CLI opens the folder itself, the dead server's lock (and its URL) notwithstanding.
     const keys = await runCli(['keys', 'list', '--json'], env());
     expect(keys.stderr).toBe('');
     expect(keys.code).toBe(0);
-    expect(JSON.parse(keys.stdout)).toEqual([]);
+    expect((JSON.parse(keys.stdout) as { role: string }[]).map((k) => k.role)).toEqual(['admin', 'editor']);
     expect(fs.existsSync(path.join(dataDir, 'pglite.lock'))).toBe(false);
-  }, 180_000);
+  }, 240_000);
 });

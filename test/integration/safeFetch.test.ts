@@ -151,6 +151,9 @@ describe('safe fetcher: address checks before connecting', () => {
   it.each(['127.0.0.1', '127.1', '0x7f.1', '2130706433', '[::1]', '[::ffff:127.0.0.1]', 'localhost'])('blocks http://%s without connecting', async (host) => {
     const err = await expectRefused(fetcher().fetch(`http://${host}:${web.port}/page`), 'IMPORT_FETCH_BLOCKED', web);
     expect(err.details).toMatchObject({ url: expect.stringContaining(`:${web.port}/page`), address: expect.any(String), reason: expect.stringContaining('loopback') });
+    // It says how to allow the host on purpose.
+    const shown = new URL(`http://${host}/`).hostname.replace(/^\[|\]$/g, '');
+    expect(err.message).toContain(`add ${shown} to CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS`);
   });
 
   it('fetches an allow-listed IP literal, sending User-Agent and Accept', async () => {

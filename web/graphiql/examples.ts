@@ -1,18 +1,24 @@
-// The operations GraphiQL opens with, one tab each: a tour of the API that runs as-is against a fresh server.
-import type { GraphiQLProps } from 'graphiql';
+// The operations GraphiQL opens with, one tab each: a tour of the API that runs as-is, in any order and again, on a
+// fresh or a used store (writes are upserts by stable id).
+// Plain data, without GraphiQL's types, so a Node test can run every tab against a real server.
 
-type TabDefinition = NonNullable<GraphiQLProps['defaultTabs']>[number];
+/** One tab as GraphiQL's `defaultTabs` takes it. */
+export interface TabDefinition {
+  query: string;
+  variables?: string;
+}
 
-const createDocument = `# Write a document: it is chunked, embedded and searchable when this returns.
-# Press the run button (or Ctrl-Enter). The Docs panel on the left documents every type.
-mutation CreateDocument {
-  createDocument(input: {
+const upsertDocuments = `# Write documents by stable id: each is chunked, embedded and searchable when this returns.
+# Press the run button (or Ctrl-Enter); run it again and nothing is re-embedded (embeddedChunkCount: 0).
+# The Docs panel on the left documents every type.
+mutation UpsertDocuments {
+  upsertDocuments(input: [{
     id: "runbook:ach-failures"
     title: "ACH failures"
     content: "ACH payments fail when the receiving bank rejects the transfer. Verify the routing number, then retry."
     documentType: MANUAL
     tags: ["payments", "ach"]
-  }) {
+  }]) {
     chunkCount
     embeddedChunkCount
     document { id title tags createdAt }
@@ -70,9 +76,9 @@ mutation ImportUrl($url: String!) {
 }
 `;
 
-/** The default tabs: createDocument, search, enrichContext, an entity with its neighbours, importUrl. */
+/** The default tabs: upsertDocuments, search, enrichContext, an entity with its neighbours, importUrl. */
 export const EXAMPLE_TABS: TabDefinition[] = [
-  { query: createDocument },
+  { query: upsertDocuments },
   { query: search, variables: JSON.stringify({ q: 'why did the ACH payment fail?' }, null, 2) },
   { query: enrichContext, variables: JSON.stringify({ q: 'how do I retry a failed ACH payment?' }, null, 2) },
   { query: entityNeighbors, variables: JSON.stringify({ id: 'svc:payments' }, null, 2) },

@@ -1,6 +1,8 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig, readEnvironment } from '../../../src/config.js';
 import type { AppError } from '../../../src/errors.js';
 
 describe('loadConfig', () => {
@@ -43,6 +45,41 @@ describe('loadConfig', () => {
     expect(loadConfig({ CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: ' Docs.Internal:8443, 127.0.0.1 ,[::1]:8080,::1' }).import.allowPrivateHosts).toEqual(['docs.internal:8443', '127.0.0.1', '[::1]:8080', '::1']);
     for (const bad of ['docs.internal:http', '127.0.0.1:0', '[::1]:70000', 'host:']) {
       expect(() => loadConfig({ CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: bad })).toThrow(/CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: ".*": the port must be a number from 1 to 65535/);
+    }
+  });
+});
+
+describe('readEnvironment (.env beneath the environment)', () => {
+  const withFile = (text: string, run: (file: string) => void) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-dotenv-'));
+    try {
+      const file = path.join(dir, '.env');
+      fs.writeFileSync(file, text);
+      run(file);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  it("fills in the file's variables, lets the real environment win, and feeds loadConfig", () => {
+    withFile('# comment\nCAIRN_PORT=5005\nCAIRN_CHUNK_SIZE=800\nCAIRN_API_KEY="cairn_abc"\nOPENAI_API_KEY=sk-file\n', (file) => {
+      const env = readEnvironment(file, { CAIRN_PORT: '6006', PATH: '/bin' });
+      expect(env).toEqual(expect.objectContaining({ CAIRN_PORT: '6006', CAIRN_CHUNK_SIZE: '800', CAIRN_API_KEY: 'cairn_abc', PATH: '/bin' }));
+      const config = loadConfig(env);
+      expect([config.port, config.chunking.size, config.apiKey, config.embedding.apiKey]).toEqual([6006, 800, 'cairn_abc', 'sk-file']);
+    });
+  });
+
+  it('is no error without a file, and names an unreadable one', () => {
+    const env = { CAIRN_PORT: '7007' };
+    expect(readEnvironment(path.join(os.tmpdir(), 'no-such-folder-cairn', '.env'), env)).toBe(env);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-dotenv-'));
+    try {
+      // A folder where the file should be: readable by nobody as a file.
+      fs.mkdirSync(path.join(dir, '.env'));
+      expect(() => readEnvironment(path.join(dir, '.env'), env)).toThrow(/Cannot read .*\.env \(EISDIR\)/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

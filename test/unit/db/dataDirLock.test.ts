@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { LOCK_FOREIGN_STALE_MS, LOCK_HEARTBEAT_MS, lockDataDir, lockFileFor, type LockOwner } from '../../../src/db/dataDirLock.js';
+import { LOCK_FOREIGN_STALE_MS, LOCK_HEARTBEAT_MS, lockDataDir, lockFileFor, recordServerUrl, serverHoldingDataDir, type LockOwner } from '../../../src/db/dataDirLock.js';
 import { AppError, ErrorCode } from '../../../src/errors.js';
 
 // The PGlite folder lock on its own (no database): who may take a lock over, and when not.
@@ -181,5 +181,43 @@ describe('data folder lock', () => {
     const file = writeLock(dataDir, { pid: 4242, token: 'the-new-owner' });
     lock.release();
     expect((JSON.parse(fs.readFileSync(file, 'utf8')) as LockOwner).token).toBe('the-new-owner');
+  });
+});
+
+describe('the server a lock points the CLI to', () => {
+  let base: string;
+  let dataDir: string;
+  beforeEach(() => {
+    base = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-lock-url-'));
+    dataDir = path.join(base, 'pglite');
+  });
+  afterEach(() => {
+    fs.rmSync(base, { recursive: true, force: true });
+  });
+
+  it('is recorded by the holder in its own lock, and found while the holder lives', () => {
+    const lock = lockDataDir(dataDir);
+    try {
+      expect(serverHoldingDataDir(dataDir)).toBeUndefined(); // holding the folder, serving no HTTP yet
+      recordServerUrl(dataDir, 'http://127.0.0.1:4321');
+      expect(serverHoldingDataDir(dataDir)).toEqual({ url: 'http://127.0.0.1:4321', pid: process.pid });
+      // The token is kept: the holder still releases its own lock.
+    } finally {
+      lock.release();
+    }
+    expect(fs.existsSync(lockFileFor(dataDir))).toBe(false);
+    expect(serverHoldingDataDir(dataDir)).toBeUndefined();
+  });
+
+  it('is never recorded in a lock held by another process, nor taken from a dead one', async () => {
+    const file = writeLock(dataDir, { pid: process.ppid, url: 'http://127.0.0.1:1111' });
+    const before = fs.readFileSync(file, 'utf8');
+    recordServerUrl(dataDir, 'http://127.0.0.1:9999');
+    expect(fs.readFileSync(file, 'utf8')).toBe(before);
+    expect(serverHoldingDataDir(dataDir)).toEqual({ url: 'http://127.0.0.1:1111', pid: process.ppid });
+    writeLock(dataDir, { pid: await deadPid(), url: 'http://127.0.0.1:1111' });
+    expect(serverHoldingDataDir(dataDir)).toBeUndefined();
+    writeLock(dataDir, { pid: process.ppid, url: 'file:///etc/passwd' });
+    expect(serverHoldingDataDir(dataDir)).toBeUndefined();
   });
 });

@@ -1,0 +1,33 @@
+import type { CountByKey, KnowledgeCounts } from '../documents/statsRepository.js';
+import { describeEmbedder, type EmbedderInfo } from '../embeddings/EmbeddingProvider.js';
+
+/** What `cairn stats` reports. */
+export interface StatsReport extends KnowledgeCounts {
+  embedder: EmbedderInfo;
+  database: string;
+}
+
+const MAX_ROWS = 10;
+
+/** "  manual  12" rows under a heading, the longest lists cut to the first MAX_ROWS. */
+function section(title: string, counts: CountByKey[]): string[] {
+  if (counts.length === 0) return [];
+  const shown = counts.slice(0, MAX_ROWS);
+  const width = Math.max(...shown.map((c) => c.key.length));
+  const more = counts.length > shown.length ? [`  … and ${counts.length - shown.length} more (--json lists them)`] : [];
+  return ['', `${title}:`, ...shown.map((c) => `  ${c.key.padEnd(width)}  ${c.count}`), ...more];
+}
+
+/** `cairn stats` for people: counts, the embedder and the database, then the largest groups. */
+export function formatStats(s: StatsReport): string {
+  const lines = [
+    `Documents: ${s.documentCount}`,
+    `Chunks:    ${s.chunkCount}`,
+    `Embedder:  ${describeEmbedder(s.embedder)}`,
+    `Database:  ${s.database}`,
+    ...section('By type', s.byType),
+    ...section('By source', s.bySource),
+    ...section('Top tags', s.topTags),
+  ];
+  return `${lines.join('\n')}\n`;
+}
