@@ -39,7 +39,7 @@ if (runs('local')) {
 }
 if (runs('scifact-enrich')) {
   console.log('SciFact through enrichContext against search …');
-  tables.push(await benchSciFactEnrich(data));
+  tables.push(...(await benchSciFactEnrich(data)));
 }
 if (runs('latency')) {
   if (serverUrl && neo4j) {

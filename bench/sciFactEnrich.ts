@@ -4,7 +4,7 @@ import { silentLogger } from '../src/logger.js';
 import { createServices } from '../src/services.js';
 import { corpusEntityNames } from './graphData.js';
 import type { BeirDataset } from './datasets.js';
-import { distinct, ndcgAt } from './metrics.js';
+import { distinct, ndcgAt, percentile } from './metrics.js';
 import { machineLine, type Table } from './report.js';
 import { namedGraph } from './syntheticCorpus.js';
 
@@ -14,7 +14,7 @@ import { namedGraph } from './syntheticCorpus.js';
  * documents, with a budget large enough for every chunk and with the default budget (search then given as many
  * documents as enrichContext returned).
  */
-export async function benchSciFactEnrich(data: BeirDataset, databaseUrl?: string): Promise<Table> {
+export async function benchSciFactEnrich(data: BeirDataset, databaseUrl?: string): Promise<Table[]> {
   const config = loadConfig({ CAIRN_DATA_DIR: 'memory://', CAIRN_RAG_MAX_TOP_K: '100', ...(databaseUrl ? { CAIRN_DATABASE_URL: databaseUrl } : {}) });
   const services = await createServices(config, silentLogger(), { embedder: new HashingEmbeddingProvider({ dimensions: 1024 }) });
   try {
@@ -27,6 +27,7 @@ export async function benchSciFactEnrich(data: BeirDataset, databaseUrl?: string
       );
     }
     const { enrich } = config;
+    const timings = { full: [] as number[], noEvidence: [] as number[] };
     const sums = { enrichWide: 0, searchSame: 0, searchWide: 0, enrichDefault: 0, searchDefault: 0, graphDocs: 0, n: 0 };
     for (const q of data.queries) {
       const rel = data.qrels.get(q.id);
@@ -34,7 +35,12 @@ export async function benchSciFactEnrich(data: BeirDataset, databaseUrl?: string
       const ask = (maxChars: number) =>
         services.enricher.enrich({ query: q.text, topK: 10, maxEntities: enrich.maxEntities, graphDepth: 1, maxChars, filter: {}, mode: undefined, graphShare: enrich.graphShare });
       const wide = (await ask(1_000_000)).documents.map((d) => d.id);
+      const t0 = performance.now();
       const byDefault = await ask(enrich.maxChars);
+      const t1 = performance.now();
+      await services.enricher.enrich({ query: q.text, topK: 10, maxEntities: enrich.maxEntities, graphDepth: 1, maxChars: enrich.maxChars, filter: {}, mode: undefined, graphShare: 0 });
+      timings.full.push(t1 - t0);
+      timings.noEvidence.push(performance.now() - t1);
       const defaultDocs = byDefault.documents.map((d) => d.id);
       const sameRequest = distinct((await services.search.search({ query: q.text, topK: 10, filter: {} })).map((h) => h.document.id));
       const searched = distinct((await services.search.search({ query: q.text, topK: 100, filter: {}, groupByDocument: true })).map((h) => h.document.id));
@@ -47,7 +53,17 @@ export async function benchSciFactEnrich(data: BeirDataset, databaseUrl?: string
       sums.n++;
     }
     const n = Math.max(1, sums.n);
-    return {
+    const latency: Table = {
+      title: 'SciFact through enrichContext: what graph evidence costs (in process, the same queries interleaved)',
+      headers: ['enrichContext', 'p50 ms', 'p95 ms', 'mean ms'],
+      rows: [
+        ['default (graph evidence on)', percentile(timings.full, 50), percentile(timings.full, 95), mean(timings.full)],
+        ['graphShare 0 (no evidence read)', percentile(timings.noEvidence, 50), percentile(timings.noEvidence, 95), mean(timings.noEvidence)],
+        ['ratio', percentile(timings.full, 50) / percentile(timings.noEvidence, 50), percentile(timings.full, 95) / percentile(timings.noEvidence, 95), mean(timings.full) / mean(timings.noEvidence)],
+      ],
+      notes: [`Machine: ${machineLine()}; other work shared the cores, so absolute times are noisy and the ratio is the measure.`],
+    };
+    return [latency, {
       title: `SciFact through enrichContext: nDCG@10 of its documents against search (${sums.n} queries, 2,000 term entities, 10,000 relationships)`,
       headers: ['budget', 'enrichContext', 'search', 'enrichContext − search', 'graph documents per query'],
       rows: [
@@ -56,9 +72,15 @@ export async function benchSciFactEnrich(data: BeirDataset, databaseUrl?: string
         [`default maxChars ${enrich.maxChars} (search: as many documents)`, sums.enrichDefault / n, sums.searchDefault / n, (sums.enrichDefault - sums.searchDefault) / n, sums.graphDocs / n],
       ],
       notes: [
-        'Grouped search ranks documents, while enrichContext\'s documents lane (like search without grouping) ranks topK chunks, several of which may share a document; the graph only adds documents after that lane.',`Machine: ${machineLine()}. Hashing embedder, 1024-d, HYBRID; ${databaseUrl ? 'Postgres server' : 'PGlite'}, Postgres graph store; graphShare ${enrich.graphShare}.`],
-    };
+        'Grouped search ranks documents, while enrichContext\'s documents lane (like search without grouping) ranks topK chunks, several of which may share a document; the graph only adds documents after that lane.',
+        `Machine: ${machineLine()}. Hashing embedder, 1024-d, HYBRID; ${databaseUrl ? 'Postgres server' : 'PGlite'}, Postgres graph store; graphShare ${enrich.graphShare}.`,
+      ],
+    }];
   } finally {
     await services.close();
   }
+}
+
+function mean(values: readonly number[]): number {
+  return values.length > 0 ? values.reduce((a, b) => a + b, 0) / values.length : 0;
 }
