@@ -1,5 +1,9 @@
-import type { ImportJobRecord } from '../../../importers/jobs/types.js';
-import { validateOpenApiImport, validateUploadImport, validateUrlImport } from '../../../importers/validateImportInput.js';
+import {
+  type ImportJobRecord,
+  validateOpenApiImport,
+  validateUploadImport,
+  validateUrlImport,
+} from '../../../importers/index.js';
 import type { DocumentSummary } from '../../documents/types.js';
 import { AppError, ErrorCode, notFound } from '../../errors.js';
 import type { ImportJobStatus, ImportKind, Resolvers } from '../generated/types.js';
