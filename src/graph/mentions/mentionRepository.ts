@@ -1,5 +1,6 @@
 import type { Db, Queryable } from '../../db/Db.js';
-import { SqlParams, documentFilterSql, liveDocumentSql } from '../../documents/filterSql.js';
+import { SqlParams } from '../../db/sqlParams.js';
+import { documentFilterSql, liveDocumentSql } from '../../documents/filterSql.js';
 import type { DocumentFilterSpec } from '../../documents/types.js';
 import type { MentionOp } from '../types.js';
 import type { EntityName } from './MentionMatcher.js';
