@@ -43,6 +43,13 @@ module.exports = {
       to: { path: '^src/(graphql/|server/|cli/|services\\.ts$)' },
     },
     {
+      name: 'shared-is-a-leaf',
+      severity: 'error',
+      comment: 'src/shared/ holds helpers every module may use, so it depends on nothing of Cairn but src/errors.ts.',
+      from: { path: '^src/shared/' },
+      to: { path: '^(src|importers|web)/', pathNot: '^src/(shared/|errors\\.ts$)' },
+    },
+    {
       name: 'importers-not-graphql',
       severity: 'error',
       comment: 'Importers are driven by services, not by the API layer.',

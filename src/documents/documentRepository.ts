@@ -2,9 +2,10 @@ import type { Db, Queryable } from '../db/Db.js';
 import { advisoryKey32 } from '../db/keyedLock.js';
 import { toDate } from '../db/rowValues.js';
 import { SqlParams } from '../db/sqlParams.js';
-import { encodeCursor, type KeysetCursor } from './cursor.js';
+import { encodeCursor, type KeysetCursor } from '../shared/cursor.js';
+import type { JsonObject } from '../shared/json.js';
 import { documentFilterSql, liveDocumentSql } from './filterSql.js';
-import type { DocumentFilterSpec, DocumentRecord, DocumentSummary, DocumentTypeName, JsonObject } from './types.js';
+import type { DocumentFilterSpec, DocumentRecord, DocumentSummary, DocumentTypeName } from './types.js';
 
 /** A document row as the database returns it. */
 export interface DocumentRow extends DocumentSummaryRow {

@@ -10,7 +10,7 @@ import type { ImportJobStatus, ImportKind, Resolvers } from '../generated/types.
 import { toConnection } from '../connection.js';
 import { toPage } from '../inputs.js';
 import { loadAll } from '../loaders.js';
-import { decodeCursor } from '../../documents/cursor.js';
+import { decodeCursor } from '../../shared/cursor.js';
 
 const KNOWN_CODES = new Set<string>(Object.values(ErrorCode));
 
