@@ -1,5 +1,5 @@
 /**
- * Cairn's module boundaries (docs/architecture.md#dependency-rules), checked by `npm run lint:deps`, part of `npm test`.
+ * Cairn's module boundaries (docs/architecture.md#dependency-rules), checked by `npm run lint:deps` in `npm test`.
  * Type-only imports count: a boundary holds for types too.
  * @type {import('dependency-cruiser').IConfiguration}
  */
@@ -26,7 +26,10 @@ module.exports = {
       severity: 'error',
       comment: 'Only src/db/ talks to pg, pgvector and PGlite; everything else uses the Db interface.',
       from: { pathNot: '^src/db/' },
-      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer'], path: '^node_modules/(@types/)?(pg|pg-[^/]+|pgvector|@electric-sql/pglite[^/]*)/' },
+      to: {
+        dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer'],
+        path: '^node_modules/(@types/)?(pg|pg-[^/]+|pgvector|@electric-sql/pglite[^/]*)/',
+      },
     },
     {
       name: 'neo4j-only-in-graph-neo4j',
