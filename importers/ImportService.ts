@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { ImportConfig } from '../src/config.js';
 import type { Db } from '../src/db/Db.js';
 import type { DocumentService } from '../src/documents/DocumentService.js';
-import type { JsonObject } from '../src/documents/types.js';
+import type { JsonObject } from '../src/shared/json.js';
 import { MAX_METADATA_BYTES, MAX_TITLE, type InputLimits } from '../src/documents/validateInput.js';
 import { AppError, ErrorCode, isAppError } from '../src/errors.js';
 import type { GraphService } from '../src/graph/GraphService.js';

@@ -21,9 +21,7 @@ import { createGraphStore } from './graph/createGraphStore.js';
 import { MentionLinker } from './graph/mentions/MentionLinker.js';
 import { PostgresMentionIndex } from './graph/mentions/mentionedEntities.js';
 import { OutboxWorker } from './graph/mentions/OutboxWorker.js';
-import { ImportService } from '../importers/ImportService.js';
-import { createSafeFetcher } from '../importers/http/safeFetch.js';
-import type { SafeFetcher } from '../importers/http/SafeFetcher.js';
+import { createSafeFetcher, ImportService, type SafeFetcher } from '../importers/index.js';
 
 /** Advisory-lock space of entity creates (see KeyedLock). */
 const ENTITY_CREATE_LOCK_SPACE = 0x6e74;

@@ -1,5 +1,5 @@
 import { parse as parseYaml } from 'yaml';
-import type { JsonObject } from '../../src/documents/types.js';
+import type { JsonObject } from '../../src/shared/json.js';
 import { MAX_JSON_DEPTH } from '../../src/storableText.js';
 import { sanitizeTag } from '../openapi/ids.js';
 import { MAX_NESTING, cutDeepValue, deepYamlPoint, isStackOverflow, shortPath, yamlTopLevel } from './nesting.js';

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../../src/documents/types.js';
+import type { JsonObject } from '../../src/shared/json.js';
 
 /** A file handed to the extractor: an upload, or a file found by `import dir`. */
 export interface FileToExtract {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../src/db/Db.js';
 import { toDate, toDateOrNull } from '../../src/db/rowValues.js';
-import { encodeCursor, type KeysetCursor } from '../../src/documents/cursor.js';
+import { encodeCursor, type KeysetCursor } from '../../src/shared/cursor.js';
 import type { ImportJobItemRecord, ImportJobRecord, ImportJobStatus, ImportKind, ImportRequest, ItemOutcome } from './types.js';
 
 interface JobRow {

@@ -1,5 +1,5 @@
 import type { DocumentService } from '../../src/documents/DocumentService.js';
-import type { JsonObject } from '../../src/documents/types.js';
+import type { JsonObject } from '../../src/shared/json.js';
 import { AppError, ErrorCode } from '../../src/errors.js';
 import type { GraphService } from '../../src/graph/GraphService.js';
 import { KeyedQueue } from '../../src/keyedQueue.js';

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { lockOldestByFinalUrl } from '../../src/documents/documentRepository.js';
-import type { DocumentInput, DocumentRecord, JsonObject } from '../../src/documents/types.js';
+import type { DocumentInput, DocumentRecord } from '../../src/documents/types.js';
+import type { JsonObject } from '../../src/shared/json.js';
 import { MAX_METADATA_BYTES, MAX_TAGS } from '../../src/documents/validateInput.js';
 import type { WriteRefiner } from '../../src/documents/writeRefiner.js';
 import type { DocumentDefaults } from '../jobs/types.js';

@@ -1,9 +1,14 @@
 import type { Stats } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { ImportJobRecord, ImportRequest, ItemEvent } from '../../importers/jobs/types.js';
-import { walkDirectory } from '../../importers/pipeline/walkDirectory.js';
-import { validateOpenApiImport, validateUrlImport } from '../../importers/validateImportInput.js';
+import {
+  type ImportJobRecord,
+  type ImportRequest,
+  type ItemEvent,
+  validateOpenApiImport,
+  validateUrlImport,
+  walkDirectory,
+} from '../../importers/index.js';
 import type { Config } from '../config.js';
 import { validateDocumentDefaults } from '../documents/validateInput.js';
 import { badInput, ErrorCode, isAppError } from '../errors.js';

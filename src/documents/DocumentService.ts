@@ -7,6 +7,7 @@ import { AppError, ErrorCode, badInput, notFound } from '../errors.js';
 import { ChunkRepository, type ChunkInsert, type ChunkMove } from './chunkRepository.js';
 import { DocumentRepository, type DocumentWrite } from './documentRepository.js';
 import { chunkHash, embeddingText } from './embeddingText.js';
+import { isLiveAt } from './filterSql.js';
 import type { DocumentWriteHook } from './DocumentWriteHook.js';
 import { knowledgeCounts, type KnowledgeCounts } from './statsRepository.js';
 import { generateDocumentId } from './validateInput.js';
@@ -110,7 +111,7 @@ export class DocumentService {
       // An expired document the sweep has not deleted yet is gone for every reader, so writers treat it as absent too:
       // create replaces it instead of answering CONFLICT (update already answers NOT_FOUND).
       const now = Date.now();
-      const live = (docs: Map<string, DocumentRecord>) => new Map([...docs].filter(([, d]) => d.expiresAt === null || d.expiresAt.getTime() > now));
+      const live = (docs: Map<string, DocumentRecord>) => new Map([...docs].filter(([, d]) => isLiveAt(d.expiresAt, now)));
       let current: Map<string, DocumentRecord>;
       if (refiner) {
         current = live(await this.documents.lockByIds(tx, relatedIdsOf(inputs, refiner)));

@@ -1,9 +1,11 @@
 import type { Db, Queryable } from '../db/Db.js';
 import { advisoryKey32 } from '../db/keyedLock.js';
 import { toDate } from '../db/rowValues.js';
-import { encodeCursor, type KeysetCursor } from './cursor.js';
-import { SqlParams, documentFilterSql } from './filterSql.js';
-import type { DocumentFilterSpec, DocumentRecord, DocumentSummary, DocumentTypeName, JsonObject } from './types.js';
+import { SqlParams } from '../db/sqlParams.js';
+import { encodeCursor, type KeysetCursor } from '../shared/cursor.js';
+import type { JsonObject } from '../shared/json.js';
+import { documentFilterSql, liveDocumentSql } from './filterSql.js';
+import type { DocumentFilterSpec, DocumentRecord, DocumentSummary, DocumentTypeName } from './types.js';
 
 /** A document row as the database returns it. */
 export interface DocumentRow extends DocumentSummaryRow {
@@ -82,7 +84,7 @@ export class DocumentRepository {
     const { rows } = await this.db.query<{ id: string; content: string }>(
       `SELECT id, content FROM (
          SELECT id, content, sum(length(content)) OVER (ORDER BY id) AS running FROM documents
-          WHERE id = ANY($1::text[]) AND (expires_at IS NULL OR expires_at > now())) d
+          WHERE id = ANY($1::text[]) AND ${liveDocumentSql('documents')}) d
         WHERE running <= $2`,
       [ids, maxChars],
     );
@@ -98,7 +100,7 @@ export class DocumentRepository {
   private async liveRows<R>(columns: string, ids: readonly string[], q: Queryable = this.db): Promise<R[]> {
     if (ids.length === 0) return [];
     const { rows } = await q.query<R>(
-      `SELECT ${columns} FROM documents WHERE id = ANY($1::text[]) AND (expires_at IS NULL OR expires_at > now())`,
+      `SELECT ${columns} FROM documents WHERE id = ANY($1::text[]) AND ${liveDocumentSql('documents')}`,
       [ids],
     );
     return rows;
@@ -223,7 +225,7 @@ export async function lockOldestByFinalUrl(q: Queryable, urls: readonly string[]
   if (urls.length === 0) return undefined;
   const { rows } = await q.query<DocumentRow>(
     `SELECT ${DOCUMENT_COLUMNS} FROM documents
-      WHERE (metadata->>'finalUrl') = ANY($1::text[]) AND (expires_at IS NULL OR expires_at > now())
+      WHERE (metadata->>'finalUrl') = ANY($1::text[]) AND ${liveDocumentSql('documents')}
       ORDER BY created_at, id LIMIT 1 FOR UPDATE`,
     [urls],
   );

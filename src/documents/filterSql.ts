@@ -1,24 +1,17 @@
+import { escapeLike, type SqlParams } from '../db/sqlParams.js';
 import type { DocumentFilterSpec } from './types.js';
-
-/** Collects positional parameters while SQL text is assembled from fixed fragments only. */
-export class SqlParams {
-  readonly values: unknown[] = [];
-
-  /** Adds a value and returns its placeholder (`$n`). */
-  add(value: unknown): string {
-    this.values.push(value);
-    return `$${this.values.length}`;
-  }
-}
-
-/** Escapes LIKE wildcards so user text matches literally. */
-export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
 
 /** True when a filter sets nothing, so that it only hides expired documents. */
 export function isEmptyFilter(filter: DocumentFilterSpec): boolean {
   return !filter.types?.length && !filter.sources?.length && !filter.tagGroups?.length && !filter.text;
+}
+
+// The one definition of a live (unexpired) document: no expiry, or an expiry still in the future. Expired documents
+// stay in the table until the sweep deletes them, so every reader applies this rule.
+
+/** SQL predicate: the document with table alias `alias` is live (use `'documents'` for an unaliased table). */
+export function liveDocumentSql(alias = 'd'): string {
+  return `(${alias}.expires_at IS NULL OR ${alias}.expires_at > now())`;
 }
 
 /** Hides chunks of expired documents through the chunks' own copy of the expiry (migration 009), with no join. */
@@ -26,12 +19,17 @@ export function liveChunkSql(alias = 'c'): string {
   return `(${alias}.document_expires_at IS NULL OR ${alias}.document_expires_at > now())`;
 }
 
+/** The same rule in JS, for documents already read: live at `nowMs` (epoch milliseconds). */
+export function isLiveAt(expiresAt: Date | null, nowMs: number): boolean {
+  return expiresAt === null || expiresAt.getTime() > nowMs;
+}
+
 /**
  * Builds the WHERE conditions for a document filter on alias `d`, always hiding expired documents.
  * Values go through parameters; the SQL text never contains user input.
  */
 export function documentFilterSql(filter: DocumentFilterSpec, params: SqlParams, alias = 'd'): string {
-  const where = [`(${alias}.expires_at IS NULL OR ${alias}.expires_at > now())`];
+  const where = [liveDocumentSql(alias)];
   if (filter.types?.length) where.push(`${alias}.document_type = ANY(${params.add(filter.types)}::text[])`);
   if (filter.sources?.length) where.push(`${alias}.source = ANY(${params.add(filter.sources)}::text[])`);
   if (filter.tagGroups?.length) {

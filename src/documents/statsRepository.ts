@@ -1,4 +1,5 @@
 import type { Db } from '../db/Db.js';
+import { liveDocumentSql } from './filterSql.js';
 
 /** A count keyed by a type, source or tag. */
 export interface CountByKey {
@@ -15,14 +16,14 @@ export interface KnowledgeCounts {
   topTags: CountByKey[];
 }
 
-const LIVE = '(expires_at IS NULL OR expires_at > now())';
+const LIVE = liveDocumentSql('documents');
 
 /** Aggregates for `knowledgeStats`, over unexpired documents only. */
 export async function knowledgeCounts(db: Db): Promise<KnowledgeCounts> {
   const [docs, chunks, byType, bySource, topTags] = await Promise.all([
     db.query<{ n: number }>(`SELECT count(*)::int AS n FROM documents WHERE ${LIVE}`),
     db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM chunks c JOIN documents d ON d.id = c.document_id WHERE ${LIVE.replace(/expires_at/g, 'd.expires_at')}`,
+      `SELECT count(*)::int AS n FROM chunks c JOIN documents d ON d.id = c.document_id WHERE ${liveDocumentSql('d')}`,
     ),
     db.query<CountByKey>(
       `SELECT document_type AS key, count(*)::int AS count FROM documents WHERE ${LIVE} GROUP BY 1 ORDER BY 2 DESC, 1`,

@@ -1,11 +1,11 @@
+import type { JsonObject } from '../shared/json.js';
+
 /** Storage form of a document type (GraphQL uses the upper-case names). */
 export const DOCUMENT_TYPES = ['manual', 'tutorial', 'api_spec', 'faq', 'policy', 'reference', 'other'] as const;
 
 /** One of the document types. */
 export type DocumentTypeName = (typeof DOCUMENT_TYPES)[number];
 
-/** A JSON object, as stored in `metadata`. */
-export type JsonObject = { [key: string]: unknown };
 
 /** A document row. */
 export interface DocumentRecord {

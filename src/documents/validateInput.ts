@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { badInput } from '../errors.js';
+import type { JsonObject } from '../shared/json.js';
 import { assertStorableText } from '../storableText.js';
 import { validateTags } from './tagExpression.js';
-import { DOCUMENT_TYPES, type DocumentInput, type DocumentPatch, type DocumentTypeName, type JsonObject } from './types.js';
+import { DOCUMENT_TYPES, type DocumentInput, type DocumentPatch, type DocumentTypeName } from './types.js';
 
 /** Stable ids: readable keys such as `runbook:ach-failures` or `https://example.com/a`. */
 export const DOCUMENT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_\-:./@#?=&%+~]{0,511}$/;

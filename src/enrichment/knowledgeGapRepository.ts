@@ -1,5 +1,5 @@
 import type { Db } from '../db/Db.js';
-import { decodePair, encodePair } from '../documents/cursor.js';
+import { decodePair, encodePair } from '../shared/cursor.js';
 import { badInput } from '../errors.js';
 import type { DocumentFilterSpec } from '../documents/types.js';
 

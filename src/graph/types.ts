@@ -1,4 +1,4 @@
-import type { JsonObject } from '../documents/types.js';
+import type { JsonObject } from '../shared/json.js';
 
 /** Entity types: PascalCase-ish labels, safe to use as Neo4j labels. */
 export const ENTITY_TYPE_PATTERN = /^[A-Z][A-Za-z0-9_]{0,63}$/;

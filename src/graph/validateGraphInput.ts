@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { JsonObject } from '../documents/types.js';
+import type { JsonObject } from '../shared/json.js';
 import { badInput } from '../errors.js';
 import { assertStorableText } from '../storableText.js';
 import { ENTITY_ID_PATTERN, ENTITY_TYPE_PATTERN, RELATIONSHIP_TYPE_PATTERN, type EntityWrite, type RelationshipWrite } from './types.js';

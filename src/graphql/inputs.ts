@@ -1,4 +1,4 @@
-import { decodeCursor, type KeysetCursor } from '../documents/cursor.js';
+import { decodeCursor, type KeysetCursor } from '../shared/cursor.js';
 import { parseTagExpression } from '../documents/tagExpression.js';
 import type { DocumentFilterSpec, DocumentTypeName } from '../documents/types.js';
 import { badInput } from '../errors.js';

@@ -1,5 +1,6 @@
 import type { Db } from '../db/Db.js';
-import { SqlParams, documentFilterSql, isEmptyFilter, liveChunkSql } from '../documents/filterSql.js';
+import { SqlParams } from '../db/sqlParams.js';
+import { documentFilterSql, isEmptyFilter, liveChunkSql } from '../documents/filterSql.js';
 import type { DocumentFilterSpec } from '../documents/types.js';
 import type { LaneHit } from './types.js';
 

@@ -1,6 +1,7 @@
 import type { Db, Queryable } from '../db/Db.js';
 import { toVectorSql } from '../db/vector.js';
-import { SqlParams, documentFilterSql, isEmptyFilter, liveChunkSql } from '../documents/filterSql.js';
+import { SqlParams } from '../db/sqlParams.js';
+import { documentFilterSql, isEmptyFilter, liveChunkSql } from '../documents/filterSql.js';
 import type { DocumentFilterSpec } from '../documents/types.js';
 import type { Logger } from '../logger.js';
 import { memoryVectorIndexFor, type MemoryVectorIndex } from './memoryVectorIndex.js';

@@ -10,7 +10,7 @@ import { GraphQLError } from 'graphql';
 import { pinoHttp } from 'pino-http';
 import { unauthenticated } from '../auth/ApiKeyService.js';
 import { Authenticator } from '../auth/authenticator.js';
-import { secureResolvers } from '../auth/fieldRoles.js';
+import { secureResolvers } from '../graphql/fieldRoles.js';
 import { isLoopbackHost } from '../auth/loopback.js';
 import { AppError, ErrorCode } from '../errors.js';
 import { createContext, type GraphQLContext } from '../graphql/context.js';

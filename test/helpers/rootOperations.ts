@@ -1,6 +1,6 @@
 import type { Role } from '../../src/auth/roles.js';
 
-/** One call of a root field, with the role the issue gives it (independent of src/auth/fieldRoles.ts). */
+/** One call of a root field, with the role the issue gives it (independent of src/graphql/fieldRoles.ts). */
 export interface RootOperation {
   field: string;
   type: 'Query' | 'Mutation';

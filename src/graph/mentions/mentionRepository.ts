@@ -1,5 +1,6 @@
 import type { Db, Queryable } from '../../db/Db.js';
-import { SqlParams, documentFilterSql } from '../../documents/filterSql.js';
+import { SqlParams } from '../../db/sqlParams.js';
+import { documentFilterSql, liveDocumentSql } from '../../documents/filterSql.js';
 import type { DocumentFilterSpec } from '../../documents/types.js';
 import type { MentionOp } from '../types.js';
 import type { EntityName } from './MentionMatcher.js';
@@ -133,7 +134,7 @@ export class MentionRepository {
       `SELECT entity_id, document_id FROM (
          SELECT m.entity_id, m.document_id, row_number() OVER (PARTITION BY m.entity_id ORDER BY max(m.created_at) DESC, m.document_id) AS n
            FROM mentions m JOIN documents d ON d.id = m.document_id
-          WHERE m.entity_id = ANY($1::text[]) AND (d.expires_at IS NULL OR d.expires_at > now())
+          WHERE m.entity_id = ANY($1::text[]) AND ${liveDocumentSql('d')}
           GROUP BY m.entity_id, m.document_id) x
         WHERE n <= $2 ORDER BY entity_id, n`,
       [entityIds, first],

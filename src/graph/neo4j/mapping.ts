@@ -1,4 +1,4 @@
-import type { JsonObject } from '../../documents/types.js';
+import type { JsonObject } from '../../shared/json.js';
 import type { Edge, EntityRecord, EntityWrite, RelationshipRecord, RelationshipWrite } from '../types.js';
 
 // How records look in Neo4j: `properties` is a JSON string (Neo4j cannot store nested maps), timestamps are epoch

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/Db.js';
-import { SqlParams, escapeLike } from '../../documents/filterSql.js';
+import { SqlParams, escapeLike } from '../../db/sqlParams.js';
 import { AppError, ErrorCode, notFound } from '../../errors.js';
 import type { EntitiesAndRelationships, GraphStore } from '../GraphStore.js';
 import { mentionedByLiveDocument } from '../mentions/mentionedEntities.js';

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../../documents/types.js';
+import type { JsonObject } from '../../shared/json.js';
 import { toDate } from '../../db/rowValues.js';
 import type { EntityRecord, RelationshipRecord } from '../types.js';
 

@@ -8,7 +8,7 @@ import type { SubgraphRecord, PathRecord } from '../../graph/traversal.js';
 import type { GraphStatsRecord } from '../../graph/GraphService.js';
 import type { EnrichedContextRecord, EnrichedChunkRecord, EnrichedEntityRecord } from '../../enrichment/types.js';
 import type { KnowledgeGapRecord } from '../../enrichment/knowledgeGapRepository.js';
-import type { ImportJobRecord } from '../../../importers/jobs/types.js';
+import type { ImportJobRecord } from '../../../importers/index.js';
 import type { ApiKeyRecord } from '../../auth/apiKeyRepository.js';
 import type { CreatedApiKeyRecord } from '../../auth/ApiKeyService.js';
 import type { GraphQLContext } from '../context.js';

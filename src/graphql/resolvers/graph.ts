@@ -1,4 +1,4 @@
-import { decodePair, encodePair } from '../../documents/cursor.js';
+import { decodePair, encodePair } from '../../shared/cursor.js';
 import type { DocumentSummary } from '../../documents/types.js';
 import { badInput } from '../../errors.js';
 import { neighbors, shortestPath, subgraph } from '../../graph/traversal.js';

@@ -1,12 +1,16 @@
-import type { ImportJobRecord } from '../../../importers/jobs/types.js';
-import { validateOpenApiImport, validateUploadImport, validateUrlImport } from '../../../importers/validateImportInput.js';
+import {
+  type ImportJobRecord,
+  validateOpenApiImport,
+  validateUploadImport,
+  validateUrlImport,
+} from '../../../importers/index.js';
 import type { DocumentSummary } from '../../documents/types.js';
 import { AppError, ErrorCode, notFound } from '../../errors.js';
 import type { ImportJobStatus, ImportKind, Resolvers } from '../generated/types.js';
 import { toConnection } from '../connection.js';
 import { toPage } from '../inputs.js';
 import { loadAll } from '../loaders.js';
-import { decodeCursor } from '../../documents/cursor.js';
+import { decodeCursor } from '../../shared/cursor.js';
 
 const KNOWN_CODES = new Set<string>(Object.values(ErrorCode));
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { decodeCursor, encodeCursor } from '../../../src/documents/cursor.js';
+import { decodeCursor, encodeCursor } from '../../../src/shared/cursor.js';
 import type { AppError } from '../../../src/errors.js';
 
 describe('cursors', () => {

@@ -1,7 +1,7 @@
 import { buildSchema, type GraphQLFieldResolver } from 'graphql';
-import type { GraphQLContext } from '../graphql/context.js';
-import type { MutationResolvers, QueryResolvers, Resolvers } from '../graphql/generated/types.js';
-import { requireRole, type Role } from './roles.js';
+import { requireRole, type Role } from '../auth/roles.js';
+import type { GraphQLContext } from './context.js';
+import type { MutationResolvers, QueryResolvers, Resolvers } from './generated/types.js';
 
 /**
  * The role each root field needs. The types make this exhaustive (a new Query or Mutation field fails the
@@ -69,7 +69,7 @@ export function secureResolvers(resolvers: Resolvers, typeDefs: string): Resolve
     for (const field of Object.keys(schema.getType(type) ? (schema.getType(type) as { getFields(): object }).getFields() : {})) {
       const role = roleOf(type, field);
       const resolve = given[field];
-      if (!role) problems.push(`${type}.${field} has no role in ROOT_FIELD_ROLES (src/auth/fieldRoles.ts)`);
+      if (!role) problems.push(`${type}.${field} has no role in ROOT_FIELD_ROLES (src/graphql/fieldRoles.ts)`);
       if (!resolve) problems.push(`${type}.${field} has no resolver`);
       if (!role || !resolve) continue;
       const what = `${type}.${field}`;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { buildSchema, type GraphQLObjectType, type GraphQLResolveInfo } from 'graphql';
-import { ROOT_FIELD_ROLES, roleOf, secureResolvers } from '../../../src/auth/fieldRoles.js';
+import { ROOT_FIELD_ROLES, roleOf, secureResolvers } from '../../../src/graphql/fieldRoles.js';
 import { LOCAL_PRINCIPAL, ROLES, type Principal } from '../../../src/auth/roles.js';
 import type { AppError } from '../../../src/errors.js';
 import type { GraphQLContext } from '../../../src/graphql/context.js';

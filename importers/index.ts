@@ -1,0 +1,8 @@
+// The public entry of the importers: src/ imports them only through this file, and only from its edge
+// (src/services.ts, src/graphql/, src/cli/, src/server/). See docs/architecture.md#dependency-rules.
+export { ImportService } from './ImportService.js';
+export { createSafeFetcher } from './http/safeFetch.js';
+export type { SafeFetcher } from './http/SafeFetcher.js';
+export type { ImportJobRecord, ImportRequest, ItemEvent } from './jobs/types.js';
+export { walkDirectory } from './pipeline/walkDirectory.js';
+export { validateOpenApiImport, validateUploadImport, validateUrlImport } from './validateImportInput.js';
