@@ -3,6 +3,8 @@
 export { ImportService } from './ImportService.js';
 export { createSafeFetcher } from './http/safeFetch.js';
 export type { SafeFetcher } from './http/SafeFetcher.js';
-export type { ImportJobRecord, ImportRequest, ItemEvent } from './jobs/types.js';
+export type { DocumentDefaults, ImportJobRecord, ImportRequest, ItemEvent } from './jobs/types.js';
+export { documentIdForFile } from './pipeline/planSources.js';
+export { detectDocumentType } from './url/detectDocumentType.js';
 export { walkDirectory } from './pipeline/walkDirectory.js';
 export { validateOpenApiImport, validateUploadImport, validateUrlImport } from './validateImportInput.js';

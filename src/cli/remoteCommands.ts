@@ -1,8 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { documentIdForFile } from '../../importers/pipeline/planSources.js';
-import { detectDocumentType } from '../../importers/url/detectDocumentType.js';
-import type { DocumentDefaults, ImportRequest } from '../../importers/jobs/types.js';
+import { detectDocumentType, documentIdForFile, type DocumentDefaults, type ImportRequest } from '../../importers/index.js';
 import { ErrorCode, isAppError } from '../errors.js';
 import { CliError } from './cliErrors.js';
 import { formatStats, type StatsReport } from './formatStats.js';
