@@ -75,6 +75,7 @@ async function runOne(specs: readonly ApiSpec[], questions: readonly ApiQuestion
     CAIRN_DATA_DIR: 'memory://',
     CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
     CAIRN_IMPORT_MAX_BYTES: IMPORT_MAX_BYTES,
+    CAIRN_IMPORT_SPEC_MAX_BYTES: IMPORT_MAX_BYTES,
     ...(databaseUrl ? { CAIRN_DATABASE_URL: databaseUrl } : {}),
   });
   const services = await createServices(config, silentLogger(), { embedder: embedder.create(), importQueue: false });
