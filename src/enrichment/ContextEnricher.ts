@@ -80,7 +80,7 @@ export class ContextEnricher {
     const secondStep = performance.now();
     let entities: EnrichedEntityRecord[] = [];
     let relationships: RelationshipRecord[] = [];
-    if (request.maxEntities > 0 || request.graphShare > 0) {
+    if (request.maxEntities > 0) {
       try {
         const seeds = graph.ok ? graph.value : [];
         const view = {
