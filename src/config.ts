@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { AppError, ErrorCode } from './errors.js';
@@ -88,6 +89,9 @@ const envSchema = z
     CAIRN_IMPORT_DEFER_VECTOR_INDEX: bool.default(true),
     CAIRN_UPLOAD_MAX_BYTES: int(1024).default(25 * 1024 * 1024),
     CAIRN_UPLOAD_TTL_MS: int(1000).default(24 * 60 * 60 * 1000),
+    CAIRN_SOURCES_FOLDER_ROOT: z.string().trim().optional(),
+    CAIRN_SOURCES_CACHE_DIR: z.string().trim().min(1).optional(),
+    CAIRN_SOURCES_TICK_MS: int(0).default(30_000),
 
     CAIRN_AUTH: z.enum(['auto', 'required']).default('auto'),
     CAIRN_GRAPHQL_MAX_DEPTH: int(1, 1000).default(12),
@@ -181,6 +185,8 @@ export interface Config {
   maxBodyBytes: number;
   /** Importer limits and the safe HTTP client's settings. */
   import: ImportConfig;
+  /** Registered sources: where FOLDER sources may read, where git clones are kept, how often schedules are checked. */
+  sources: SourcesConfig;
   /** `auto`: keys are required once one exists; `required`: always. */
   auth: { mode: 'auto' | 'required' };
   /** Static limits on each GraphQL operation (graphql-armor and the parser). */
@@ -199,6 +205,16 @@ export interface GraphqlLimits {
   maxAliases: number;
   maxDirectives: number;
   maxTokens: number;
+}
+
+/** Source settings, resolved from `CAIRN_SOURCES_*`. */
+export interface SourcesConfig {
+  /** FOLDER sources may only read under this folder; undefined turns them off. */
+  folderRoot: string | undefined;
+  /** Where git clones are kept between syncs. */
+  cacheDir: string;
+  /** How often due schedules are looked for; 0 turns the scheduler off. */
+  tickMs: number;
 }
 
 /** Importer settings, resolved from `CAIRN_IMPORT_*` and `CAIRN_UPLOAD_*`. */
@@ -299,6 +315,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       deferVectorIndex: e.CAIRN_IMPORT_DEFER_VECTOR_INDEX,
       uploadMaxBytes: e.CAIRN_UPLOAD_MAX_BYTES,
       uploadTtlMs: e.CAIRN_UPLOAD_TTL_MS,
+    },
+    sources: {
+      folderRoot: e.CAIRN_SOURCES_FOLDER_ROOT ? path.resolve(e.CAIRN_SOURCES_FOLDER_ROOT) : undefined,
+      cacheDir: path.resolve(e.CAIRN_SOURCES_CACHE_DIR ?? (dataDir === MEMORY_DATA_DIR ? path.join(os.tmpdir(), 'cairn-sources') : path.join(dataDir, 'sources'))),
+      tickMs: e.CAIRN_SOURCES_TICK_MS,
     },
     auth: { mode: e.CAIRN_AUTH },
     graphqlLimits: {
