@@ -38,6 +38,7 @@ const output = await codegen({
       KnowledgeGap: '../../enrichment/knowledgeGapRepository.js#KnowledgeGapRecord',
       ImportJob: '../../../importers/jobs/types.js#ImportJobRecord',
       ImportResult: '../../../importers/jobs/types.js#ImportJobRecord',
+      Source: '../../../importers/sources/types.js#SourceRecord',
       ApiKey: '../../auth/apiKeyRepository.js#ApiKeyRecord',
       CreatedApiKey: '../../auth/ApiKeyService.js#CreatedApiKeyRecord',
     },
