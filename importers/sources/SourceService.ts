@@ -131,9 +131,12 @@ export class SourceService {
     const source = await this.find(id);
     const open = await this.openJob(source);
     if (open) return options.async === false ? this.deps.imports.runner.waitFor(open.id) : open;
-    const job = await this.deps.imports.submit({ kind: 'source', sourceId: source.id, sourceName: source.name }, { async: true });
+    const request = { kind: 'source', sourceId: source.id, sourceName: source.name } as const;
+    // Waiting, the job runs here at once (a CLI runs only its own job); queued, any runner takes it.
+    if (options.async === false) return this.deps.imports.submit(request);
+    const job = await this.deps.imports.submit(request, { async: true });
     await this.repository.markQueued(source.id, job.id);
-    return options.async === false ? this.deps.imports.runner.waitFor(job.id) : job;
+    return job;
   }
 
   /** The source's sync jobs, newest first. */

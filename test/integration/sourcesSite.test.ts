@@ -106,4 +106,32 @@ describe('SITE sources on a real local site', () => {
     expect(job?.warnings.join('\n')).toMatch(/169\.254\.169\.254.*blocked address/);
     expect(job?.warnings.join('\n')).toMatch(/three\.html: past the page limit of 3/);
   });
+
+  it('re-imports an OpenAPI spec URL when it changed, removing vanished operations', async () => {
+    const spec = (ops: string[]) =>
+      JSON.stringify({ openapi: '3.0.3', info: { title: 'Pets', version: '1' }, paths: Object.fromEntries(ops.map((op) => [`/${op}`, { get: { operationId: op, summary: `Get ${op}`, responses: { 200: { description: 'ok' } } } }])) });
+    let body = spec(['listPets', 'getPet']);
+    site.routes.set('/specs/pets.json', (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+    const source = await s.sources.create({ name: 'pets api', kind: 'OPENAPI', url: `${site.url}/specs/pets.json` });
+    await s.sources.sync(source.id, { async: false });
+    let after = await s.sources.find(source.id);
+    expect(after.lastError).toBeNull();
+    expect(after.counts).toMatchObject({ added: 3, updated: 0, removed: 0 });
+    const ids = async () => (await s.db.query<{ id: string }>('SELECT id FROM documents WHERE source_id = $1 ORDER BY id', [source.id])).rows.map((r) => r.id);
+    const first = await ids();
+    expect(first.filter((id) => /getpet|listpets/i.test(id))).toHaveLength(2);
+
+    await s.sources.sync(source.id, { async: false });
+    after = await s.sources.find(source.id);
+    expect(after.counts).toEqual({ added: 0, updated: 0, removed: 0, unchanged: 3, skipped: 0 });
+
+    body = spec(['listPets', 'createPet']);
+    await s.sources.sync(source.id, { async: false });
+    after = await s.sources.find(source.id);
+    expect(after.counts).toMatchObject({ added: 1, removed: 1 });
+    const now = await ids();
+    expect(now.some((id) => /getpet/i.test(id))).toBe(false);
+    expect(now.some((id) => /createpet/i.test(id))).toBe(true);
+    expect(now).toHaveLength(3);
+  });
 });
