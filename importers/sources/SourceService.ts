@@ -32,6 +32,15 @@ export interface SourceServiceDeps {
   tickMs: number;
   /** The time (tests inject one). */
   now?: () => Date;
+  /** A signal that fires once a sync has run for `ms` (tests inject one they fire themselves). */
+  deadline?: (ms: number) => { signal: AbortSignal; dispose(): void };
+}
+
+/** The default deadline: a timer. */
+function timerDeadline(ms: number): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), ms);
+  return { signal: controller.signal, dispose: () => clearTimeout(timer) };
 }
 
 const OPEN_JOB = new Set(['QUEUED', 'RUNNING']);
@@ -155,6 +164,7 @@ export class SourceService {
     this.ticking = true;
     const started: ImportJobRecord[] = [];
     try {
+      await this.settleAbandoned();
       const now = this.now();
       for (const source of await this.repository.due(now)) {
         if (!source.nextRunAt || !(await this.repository.claimRun(source.id, source.nextRunAt, nextRunAfter(source.schedule, now)))) continue;
@@ -168,6 +178,15 @@ export class SourceService {
       this.ticking = false;
     }
     return started;
+  }
+
+  /** A source left SYNCING by a process that died (its job is no longer open) is recorded as interrupted. */
+  private async settleAbandoned(): Promise<void> {
+    for (const source of await this.repository.withStatus('SYNCING')) {
+      if (await this.openJob(source)) continue;
+      const message = 'the sync stopped with its process; the items it finished are kept and the next sync does the rest';
+      await this.repository.markFinished(source.id, { status: 'FAILED', counts: source.counts, error: { code: 'INTERRUPTED', message }, finishedAt: this.now() });
+    }
   }
 
   private async openJob(source: SourceRecord): Promise<ImportJobRecord | undefined> {
@@ -190,8 +209,7 @@ export class SourceService {
     const source = await this.repository.get(sourceId);
     if (!source) throw new AppError(ErrorCode.NOT_FOUND, `source "${sourceId}" was removed before its sync ran`, { id: sourceId });
     await this.repository.markStarted(source.id, job.id, this.now());
-    const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(), source.syncTimeoutMs);
+    const timeout = (this.deps.deadline ?? timerDeadline)(source.syncTimeoutMs);
     const report = emptyReport();
     try {
       await this.syncer.sync(source, { signal: AbortSignal.any([context.signal, timeout.signal]), onBatchWritten: context.onBatchWritten, progress: context.progress }, report);
@@ -205,7 +223,7 @@ export class SourceService {
       await this.repository.markFinished(source.id, { status: 'FAILED', counts: report.counts, error: recorded, finishedAt: this.now() });
       throw shutdown ? new ImportAborted() : error;
     } finally {
-      clearTimeout(timer);
+      timeout.dispose();
     }
     const result = finishedResult(report, this.now());
     await this.repository.markFinished(source.id, result);

@@ -128,6 +128,12 @@ export class SourceRepository {
     );
   }
 
+  /** Sources with this status. */
+  async withStatus(status: SourceStatus): Promise<SourceRecord[]> {
+    const { rows } = await this.db.query<SourceRow>('SELECT * FROM sources WHERE status = $1', [status]);
+    return rows.map(toSource);
+  }
+
   /** Sources whose next run is due at `now`. */
   async due(now: Date): Promise<SourceRecord[]> {
     const { rows } = await this.db.query<SourceRow>('SELECT * FROM sources WHERE next_run_at <= $1 ORDER BY next_run_at, id', [now]);

@@ -75,6 +75,10 @@ describe('a source sync stopped mid-way', () => {
 
     const second = await open(new HashingEmbeddingProvider({ dimensions: 64 }));
     try {
+      // A process killed outright leaves its source SYNCING; the next scheduler tick records it as interrupted.
+      await second.db.query("UPDATE sources SET status = 'SYNCING', last_error = NULL WHERE id = $1", [source.id]);
+      await second.sources.tick();
+      expect(await second.sources.find(source.id)).toMatchObject({ status: 'FAILED', lastErrorCode: 'INTERRUPTED' });
       expect((await second.sources.sync(source.id, { async: false })).status).toBe('SUCCEEDED');
       const after = await second.sources.find(source.id);
       expect(after.status).toBe('SUCCEEDED');

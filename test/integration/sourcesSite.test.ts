@@ -8,7 +8,13 @@ import { loadConfig } from '../../src/config.js';
 import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
 import { silentLogger } from '../../src/logger.js';
 import { createServices, type Services } from '../../src/services.js';
+import { SourceService } from '../../importers/sources/SourceService.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
+import { createSafeFetcher } from '../../importers/http/safeFetch.js';
+import { loadConfig as configFor } from '../../src/config.js';
+
+/** The safe fetcher with loopback allowed, as the services under test use it. */
+const createSafeFetcherForTest = () => createSafeFetcher(configFor({ CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: '127.0.0.1' }).import);
 
 const page = (title: string, body: string, links: string[] = []) =>
   `<!doctype html><html><head><title>${title}</title></head><body><main><h1>${title}</h1><p>${body}</p>${links.map((l) => `<a href="${l}">${l}</a>`).join(' ')}</main></body></html>`;
@@ -133,5 +139,50 @@ describe('SITE sources on a real local site', () => {
     expect(now.some((id) => /getpet/i.test(id))).toBe(false);
     expect(now.some((id) => /createpet/i.test(id))).toBe(true);
     expect(now).toHaveLength(3);
+  });
+
+  it('a sync past its timeout fails with TIMEOUT, keeps the pages it finished, and the next sync does the rest', async () => {
+    let hold = true;
+    let reachedSlow!: () => void;
+    const slowReached = new Promise<void>((resolve) => (reachedSlow = resolve));
+    site.routes.set('/slow/one.html', { body: page('One', 'First slow page.'), type: 'text/html' });
+    site.routes.set('/slow/two.html', (_req, res) => {
+      if (!hold) return void res.writeHead(200, { 'content-type': 'text/html' }).end(page('Two', 'Second slow page.'));
+      reachedSlow(); // held until the client gives up
+    });
+    site.routes.set('/slow-sitemap.xml', { body: `<urlset><url><loc>${site.url}/slow/one.html</loc></url><url><loc>${site.url}/slow/two.html</loc></url></urlset>`, type: 'application/xml' });
+    // A service whose deadline the test fires itself once the second page is being fetched: no sleeping.
+    const deadline = new AbortController();
+    const serviceWith = (deadlines: { deadline?: () => { signal: AbortSignal; dispose(): void } }) =>
+      new SourceService({
+        db: s.db,
+        documents: s.documents,
+        graph: s.graph,
+        imports: s.imports,
+        runtime: { fetcher: createSafeFetcherForTest(), importConfig: s.config.import, cacheDir: root, folderRoot: undefined, logger: silentLogger() },
+        limits: s.config,
+        logger: silentLogger(),
+        tickMs: 0,
+        ...deadlines,
+      });
+    const timed = serviceWith({ deadline: () => ({ signal: deadline.signal, dispose: () => undefined }) });
+    const source = await timed.create({ name: 'slow site', kind: 'SITE', url: `${site.url}/slow/`, sitemapUrl: `${site.url}/slow-sitemap.xml`, concurrency: 1, delayMs: 0, syncTimeoutSeconds: 5 });
+    const running = timed.sync(source.id, { async: false });
+    await slowReached;
+    deadline.abort();
+    expect((await running).status).toBe('FAILED');
+    const failed = await timed.find(source.id);
+    expect(failed.status).toBe('FAILED');
+    expect(failed.lastErrorCode).toBe('TIMEOUT');
+    expect(failed.lastError).toMatch(/passed its timeout of 5 s/);
+    expect(await owned(s, source.id)).toEqual(['/slow/one.html']);
+
+    hold = false;
+    const normal = serviceWith({}); // runs syncs from now on, with a real timer
+    await normal.sync(source.id, { async: false });
+    const after = await normal.find(source.id);
+    expect(after.status).toBe('SUCCEEDED');
+    expect(after.counts).toMatchObject({ added: 1, unchanged: 1 });
+    expect(await owned(s, source.id)).toEqual(['/slow/one.html', '/slow/two.html']);
   });
 });
