@@ -6,14 +6,15 @@ import { loadConfig } from '../../src/config.js';
 import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
 import { silentLogger } from '../../src/logger.js';
 import { createServices, type Services } from '../../src/services.js';
+import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
 import { failureOf } from '../helpers/failureOf.js';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/gitHttpServer.js';
 
-/** Services over a fresh in-memory store, with FOLDER sources allowed under `folderRoot` and an injectable clock. */
-async function services(folderRoot: string, clock: { now: Date }, env: Record<string, string> = {}): Promise<Services> {
+/** Services over a fresh store (in-memory PGlite unless `databaseEnv` says), FOLDER sources allowed under `folderRoot`. */
+async function services(folderRoot: string, clock: { now: Date }, env: Record<string, string> = {}, databaseEnv: Record<string, string> = { CAIRN_DATA_DIR: 'memory://' }): Promise<Services> {
   const config = loadConfig({
     NODE_ENV: 'test',
-    CAIRN_DATA_DIR: 'memory://',
+    ...databaseEnv,
     CAIRN_EMBEDDING_PROVIDER: 'hashing',
     CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0',
     CAIRN_SOURCES_FOLDER_ROOT: folderRoot,
@@ -40,16 +41,19 @@ async function ownedDocuments(s: Services, sourceId: string): Promise<Record<str
   return Object.fromEntries(rows.map((r) => [r.id, r.content]));
 }
 
-describe('FOLDER sources', () => {
+describe.each(dbTargets())('FOLDER sources ($name)', (target) => {
   let root: string;
   let s: Services;
+  let database: ScratchDatabase;
   const clock = { now: new Date('2026-03-02T10:02:00Z') };
   beforeAll(async () => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-sources-'));
-    s = await services(root, clock);
+    database = await target.createDatabase();
+    s = await services(root, clock, {}, database.env);
   });
   afterAll(async () => {
     await s?.close();
+    await database?.drop();
     fs.rmSync(root, { recursive: true, force: true });
   });
 
