@@ -960,6 +960,27 @@ export type QuerySourceArgs = {
   id: Scalars['ID']['input'];
 };
 
+/** Live updates over graphql-ws (the same /graphql URL and port, the same API keys, sent as connectionParams.authorization). */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /** The job each time its status or progress changes; completes once it has finished. */
+  importJobUpdated: ImportJob;
+  /** A source each time its status, run times or counts change; with no id, every source. */
+  sourceUpdated: Source;
+};
+
+
+/** Live updates over graphql-ws (the same /graphql URL and port, the same API keys, sent as connectionParams.authorization). */
+export type SubscriptionImportJobUpdatedArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** Live updates over graphql-ws (the same /graphql URL and port, the same API keys, sent as connectionParams.authorization). */
+export type SubscriptionSourceUpdatedArgs = {
+  id?: InputMaybe<Scalars['ID']['input']>;
+};
+
 export type Mutation = {
   __typename?: 'Mutation';
   /** Creates an entity; CONFLICT if the given id exists. Existing chunks that name it get linked. */
@@ -1265,6 +1286,7 @@ export type ResolversTypes = {
   CreatedApiKey: ResolverTypeWrapper<CreatedApiKeyRecord>;
   CreateApiKeyInput: CreateApiKeyInput;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
 };
 
@@ -1336,6 +1358,7 @@ export type ResolversParentTypes = {
   CreatedApiKey: CreatedApiKeyRecord;
   CreateApiKeyInput: CreateApiKeyInput;
   Query: Record<PropertyKey, never>;
+  Subscription: Record<PropertyKey, never>;
   Mutation: Record<PropertyKey, never>;
 };
 
@@ -1688,6 +1711,11 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   apiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType>;
 };
 
+export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
+  importJobUpdated?: SubscriptionResolver<ResolversTypes['ImportJob'], "importJobUpdated", ParentType, ContextType, RequireFields<SubscriptionImportJobUpdatedArgs, 'id'>>;
+  sourceUpdated?: SubscriptionResolver<ResolversTypes['Source'], "sourceUpdated", ParentType, ContextType, Partial<SubscriptionSourceUpdatedArgs>>;
+};
+
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
   createEntity?: Resolver<ResolversTypes['Entity'], ParentType, ContextType, RequireFields<MutationCreateEntityArgs, 'input'>>;
   updateEntity?: Resolver<ResolversTypes['Entity'], ParentType, ContextType, RequireFields<MutationUpdateEntityArgs, 'id' | 'input'>>;
@@ -1756,6 +1784,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ApiKey?: ApiKeyResolvers<ContextType>;
   CreatedApiKey?: CreatedApiKeyResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
 };
 

@@ -7,6 +7,7 @@ import { graphResolvers } from './graph.js';
 import { importResolvers } from './imports.js';
 import { searchResolvers } from './search.js';
 import { sourceResolvers } from './sources.js';
+import { subscriptionResolvers } from './subscriptions.js';
 
 /** Every resolver, merged by type. */
 export const resolvers: Resolvers = {
@@ -14,6 +15,7 @@ export const resolvers: Resolvers = {
   JSON: JSONResolver,
   Query: { ...documentResolvers.Query, ...searchResolvers.Query, ...graphResolvers.Query, ...enrichmentResolvers.Query, ...importResolvers.Query, ...sourceResolvers.Query, ...apiKeyResolvers.Query },
   Mutation: { ...documentResolvers.Mutation, ...graphResolvers.Mutation, ...importResolvers.Mutation, ...sourceResolvers.Mutation, ...apiKeyResolvers.Mutation },
+  Subscription: subscriptionResolvers.Subscription,
   ImportJob: importResolvers.ImportJob,
   Source: sourceResolvers.Source,
   ImportResult: importResolvers.ImportResult,
