@@ -44,6 +44,14 @@ describe.each(dbTargets())('sources over GraphQL ($name)', (target) => {
     expect(read.data!.sources.map((s) => s.name)).toEqual(['guides']);
     expect(read.data!.source).toMatchObject({ status: 'SUCCEEDED', documentCount: 2, counts: { added: 2, updated: 0, removed: 0, unchanged: 0, skipped: 0 }, lastError: null });
     expect(read.data!.source.jobs[0]!.documents.map((d) => d.id).sort()).toEqual(['file:guides/deploy.md', 'file:guides/start.md']);
+    await t.gql('mutation { createDocument(input: { id: "doc:by-hand", title: "By hand", content: "typed" }) { chunkCount } }');
+    const listed = await t.gql<{ mine: { totalCount: number; nodes: { id: string }[] }; all: { totalCount: number } }>(
+      '{ mine: documents(sourceId: "guides") { totalCount nodes { id } } all: documents { totalCount } }',
+    );
+    expect(listed.data!.mine.totalCount).toBe(2);
+    expect(listed.data!.all.totalCount).toBe(3);
+    const unknown = await t.gql('{ documents(sourceId: "nope") { totalCount } }');
+    expect(unknown.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
     const doc = await t.gql<{ document: { documentType: string; tags: string[] } }>('{ document(id: "file:guides/start.md") { documentType tags } }');
     expect(doc.data!.document).toEqual({ documentType: 'TUTORIAL', tags: ['guide'] });
 
@@ -62,6 +70,6 @@ describe.each(dbTargets())('sources over GraphQL ($name)', (target) => {
     const deleted = await t.gql<{ deleteSource: { deleted: boolean; documentsRemoved: number } }>('mutation($id: ID!) { deleteSource(id: $id) { deleted documentsRemoved } }', { id });
     expect(deleted.data!.deleteSource).toEqual({ deleted: true, documentsRemoved: 2 });
     const gone = await t.gql<{ source: unknown; documents: { totalCount: number } }>('query($id: ID!) { source(id: $id) { id } documents { totalCount } }', { id });
-    expect(gone.data).toEqual({ source: null, documents: { totalCount: 0 } });
+    expect(gone.data).toEqual({ source: null, documents: { totalCount: 1 } });
   });
 });

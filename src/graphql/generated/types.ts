@@ -936,6 +936,7 @@ export type QueryDocumentsArgs = {
   filter?: InputMaybe<DocumentFilter>;
   first?: InputMaybe<Scalars['Int']['input']>;
   after?: InputMaybe<Scalars['String']['input']>;
+  sourceId?: InputMaybe<Scalars['ID']['input']>;
 };
 
 
