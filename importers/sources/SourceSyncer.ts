@@ -54,8 +54,11 @@ export class SourceSyncer {
   /** Runs the sync, filling `report` as it goes (a sync that throws leaves in it what it had done). */
   async sync(source: SourceRecord, hooks: SyncHooks, report: SyncReport = emptyReport()): Promise<SyncReport> {
     const { repository, documents } = this.deps;
-    const previous = await repository.items(source.id);
     const ownedBefore = new Set(await documents.documents.idsOwnedBy(source.id));
+    // An item whose documents someone deleted since is imported again: its record no longer vouches for it.
+    const previous = new Map(
+      [...(await repository.items(source.id))].map(([key, item]) => [key, item.documentIds.every((id) => ownedBefore.has(id)) ? item : { ...item, fingerprint: '', state: {} }]),
+    );
     const driver = this.deps.drivers(source);
     let total = 0;
     let done = 0;

@@ -82,7 +82,13 @@ describe.each(dbTargets())('FOLDER sources ($name)', (target) => {
     const unchanged = await s.sources.sync(source.id, { async: false });
     expect(unchanged.status).toBe('SUCCEEDED');
     expect((await s.sources.find(source.id)).counts).toEqual({ added: 0, updated: 0, removed: 0, unchanged: 3, skipped: 0 });
-    expect((await s.sources.jobs(source.id, 10)).map((j) => j.kind)).toEqual(['source', 'source', 'source']);
+
+    // A synced document deleted by hand comes back with the next sync, though its file did not change.
+    await s.documents.delete('file:handbook/faq.md');
+    await s.sources.sync(source.id, { async: false });
+    expect((await s.sources.find(source.id)).counts).toEqual({ added: 1, updated: 0, removed: 0, unchanged: 2, skipped: 0 });
+    expect(Object.keys(await ownedDocuments(s, source.id))).toContain('file:handbook/faq.md');
+    expect((await s.sources.jobs(source.id, 10)).map((j) => j.kind)).toEqual(['source', 'source', 'source', 'source']);
   });
 
   it('refuses a folder outside CAIRN_SOURCES_FOLDER_ROOT', async () => {
