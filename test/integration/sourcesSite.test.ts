@@ -9,6 +9,7 @@ import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEm
 import { silentLogger } from '../../src/logger.js';
 import { createServices, type Services } from '../../src/services.js';
 import { SourceService } from '../../importers/sources/SourceService.js';
+import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
 import { createSafeFetcher } from '../../importers/http/safeFetch.js';
 import { loadConfig as configFor } from '../../src/config.js';
@@ -38,10 +39,11 @@ async function owned(s: Services, sourceId: string): Promise<string[]> {
   return rows.map((r) => new URL(r.source).pathname);
 }
 
-describe('SITE sources on a real local site', () => {
+describe.each(dbTargets())('SITE and OPENAPI sources on a real local site ($name)', (target) => {
   let site: FixtureSite;
   let s: Services;
   let root: string;
+  let database: ScratchDatabase;
   const counter = { notModified: 0 };
   const texts: Record<string, string> = { a: 'Alpha page text.', b: 'Beta page text.', keep: 'This page never changes.', c: 'Gamma page text.' };
   let sitemapPages = ['a', 'b', 'keep'];
@@ -61,9 +63,10 @@ describe('SITE sources on a real local site', () => {
     site.routes.set('/guide/two.html', { body: page('Two', 'Step two.'), type: 'text/html' });
     site.routes.set('/guide/three.html', { body: page('Three', 'Step three.'), type: 'text/html' });
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-site-'));
+    database = await target.createDatabase();
     const config = loadConfig({
       NODE_ENV: 'test',
-      CAIRN_DATA_DIR: 'memory://',
+      ...database.env,
       CAIRN_EMBEDDING_PROVIDER: 'hashing',
       CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0',
       CAIRN_SOURCES_CACHE_DIR: root,
@@ -74,6 +77,7 @@ describe('SITE sources on a real local site', () => {
   });
   afterAll(async () => {
     await s?.close();
+    await database?.drop();
     await site?.close();
     fs.rmSync(root, { recursive: true, force: true });
   });
