@@ -11,7 +11,13 @@ import { failureOf } from '../helpers/failureOf.js';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/gitHttpServer.js';
 
 /** Services over a fresh store (in-memory PGlite unless `databaseEnv` says), FOLDER sources allowed under `folderRoot`. */
-async function services(folderRoot: string, clock: { now: Date }, env: Record<string, string> = {}, databaseEnv: Record<string, string> = { CAIRN_DATA_DIR: 'memory://' }): Promise<Services> {
+async function services(
+  folderRoot: string,
+  clock: { now: Date },
+  env: Record<string, string> = {},
+  databaseEnv: Record<string, string> = { CAIRN_DATA_DIR: 'memory://' },
+  resolve?: (host: string) => Promise<{ address: string; family: 4 | 6 }[]>,
+): Promise<Services> {
   const config = loadConfig({
     NODE_ENV: 'test',
     ...databaseEnv,
@@ -22,7 +28,7 @@ async function services(folderRoot: string, clock: { now: Date }, env: Record<st
     CAIRN_SOURCES_TICK_MS: '0',
     ...env,
   });
-  return createServices(config, silentLogger(), { embedder: new HashingEmbeddingProvider({ dimensions: 64 }), now: () => clock.now });
+  return createServices(config, silentLogger(), { embedder: new HashingEmbeddingProvider({ dimensions: 64 }), now: () => clock.now, ...(resolve ? { resolve } : {}) });
 }
 
 function write(dir: string, files: Record<string, string | null>): void {
@@ -167,7 +173,10 @@ describe('GIT sources over a real git HTTP server', () => {
   beforeAll(async () => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-sources-'));
     repo = await startGitHttpServer('runbooks');
-    s = await services(root, clock, { CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: '127.0.0.1' });
+    // docs.invalid resolves only through the injected resolver: git reaches it only if pinned to the checked address.
+    const names: Record<string, string> = { 'docs.invalid': '127.0.0.1', 'metadata.invalid': '169.254.169.254' };
+    const resolve = async (host: string) => (names[host] ? [{ address: names[host] as string, family: 4 as const }] : Promise.reject(new Error(`ENOTFOUND ${host}`)));
+    s = await services(root, clock, { CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: '127.0.0.1,docs.invalid' }, undefined, resolve);
   });
   afterAll(async () => {
     await s?.close();
@@ -200,11 +209,28 @@ describe('GIT sources over a real git HTTP server', () => {
     expect(a2?.metadata).toMatchObject({ commit: c2 });
   });
 
+  it('fetches a named host at the address it checked (git is pinned to it)', async () => {
+    const url = repo.url.replace('127.0.0.1', 'docs.invalid');
+    const source = await s.sources.create({ name: 'pinned', kind: 'GIT', url, include: ['docs/**'] });
+    expect((await s.sources.sync(source.id, { async: false })).status).toBe('SUCCEEDED');
+    const after = await s.sources.find(source.id);
+    expect(after.lastError).toBeNull();
+    expect(Object.keys(await ownedDocuments(s, source.id))).toEqual([
+      `git:docs.invalid:${new URL(repo.url).port}/runbooks/docs/a.md`,
+      `git:docs.invalid:${new URL(repo.url).port}/runbooks/docs/c.md`,
+      `git:docs.invalid:${new URL(repo.url).port}/runbooks/docs/skip.md`,
+    ]);
+  });
+
   it('refuses a repository on a blocked address', async () => {
     const err = await failureOf(s.sources.create({ name: 'metadata', kind: 'GIT', url: 'http://169.254.169.254/repo.git' }));
     expect(err).toMatchObject({ code: 'IMPORT_FETCH_BLOCKED' });
     const err2 = await failureOf(s.sources.create({ name: 'private', kind: 'GIT', url: 'https://10.1.2.3/repo.git' }));
     expect(err2).toMatchObject({ code: 'IMPORT_FETCH_BLOCKED' });
+    // A name that resolves to a blocked address is refused as its address would be.
+    const err3 = await failureOf(s.sources.create({ name: 'named', kind: 'GIT', url: 'https://metadata.invalid/repo.git' }));
+    expect(err3).toMatchObject({ code: 'IMPORT_FETCH_BLOCKED' });
+    expect(err3.message).toMatch(/cloud metadata|169\.254\.169\.254/);
   });
 
   it('records a failed fetch (no such branch) and changes nothing', async () => {
