@@ -4,7 +4,6 @@ import type { Logger } from '../../src/logger.js';
 import { fitToSource } from '../ImportService.js';
 import type { DocumentDefaults, ItemOutcome } from '../jobs/types.js';
 import type { SpecGuard } from '../openapi/specGuard.js';
-import type { PlanDeps } from '../pipeline/planSources.js';
 import { ImportAborted, writePlan, type PlanWriter } from '../pipeline/writePlan.js';
 import type { DriverContext, LoadedItem, SourceDriver, SourceRuntime, SyncItem } from './kinds/driver.js';
 import type { SourceRepository } from './sourceRepository.js';
@@ -107,7 +106,7 @@ export class SourceSyncer {
       const loaded = await item.load(previous);
       if ('unchanged' in loaded || (previous && loaded.fingerprint === previous.fingerprint)) {
         counts.unchanged += previous?.documentIds.length ?? 0;
-        const state = 'unchanged' in loaded ? loaded.state : loaded.state;
+        const state = loaded.state;
         if (previous && state) await this.deps.repository.saveItem(source.id, { ...previous, state });
         return;
       }
@@ -122,7 +121,8 @@ export class SourceSyncer {
       counts.removed += await this.removeOwned(source.id, (previous?.documentIds ?? []).filter((id) => !kept.has(id)));
       await this.deps.repository.saveItem(source.id, { key: item.key, fingerprint: loaded.fingerprint, documentIds: outcome.documentIds, state: loaded.state });
     } catch (err) {
-      if (err instanceof ImportAborted || hooks.signal.aborted) throw err instanceof ImportAborted ? err : new ImportAborted();
+      // Stopped (shutdown or timeout): the item is not a failure of its own; the sync ends here.
+      if (err instanceof ImportAborted || hooks.signal.aborted) throw new ImportAborted();
       if (!isAppError(err)) this.deps.logger.error({ err, sourceId: source.id, item: item.label }, 'source item failed');
       const message = isAppError(err) ? err.message : 'unexpected error; see the server log';
       report.failures.push({ label: item.label, code: isAppError(err) ? err.code : ErrorCode.INTERNAL_SERVER_ERROR, message });
@@ -176,5 +176,3 @@ export function syncTimedOut(source: SourceRecord): AppError {
     { sourceId: source.id, timeoutMs: source.syncTimeoutMs },
   );
 }
-
-export type { PlanDeps };
