@@ -26,6 +26,8 @@ export interface SubmitOptions {
   async?: boolean;
   /** Called after each item (in this process only); the CLI prints these. */
   onItem?: (event: ItemEvent) => void;
+  /** Called as a source sync reports progress (in this process only); `cairn sources sync` draws it. */
+  onProgress?: (progress: { done: number; total: number }) => void;
 }
 
 /** Runs a source's sync as the one item of its job (the sources module registers it). */
@@ -57,6 +59,7 @@ export class ImportService {
   readonly uploads: UploadRepository;
   readonly runner: ImportJobRunner;
   private readonly listeners = new Map<string, (event: ItemEvent) => void>();
+  private readonly progressListeners = new Map<string, (progress: { done: number; total: number }) => void>();
   private readonly planDeps: PlanDeps;
   private readonly writer: PlanWriter;
   /** Serialises writes per spec id; source syncs write specs through it too. */
@@ -128,10 +131,12 @@ export class ImportService {
       return (await this.jobs.get(jobId)) as ImportJobRecord;
     }
     if (options.onItem) this.listeners.set(jobId, options.onItem);
+    if (options.onProgress) this.progressListeners.set(jobId, options.onProgress);
     try {
       return await this.runner.run(jobId);
     } finally {
       this.listeners.delete(jobId);
+      this.progressListeners.delete(jobId);
     }
   }
 
@@ -193,7 +198,11 @@ export class ImportService {
     const request = job.request;
     if (request.kind === 'source') {
       if (!this.sourceSync) throw new AppError(ErrorCode.INTERNAL_SERVER_ERROR, 'source syncs are not available in this process');
-      return this.sourceSync(job, request, { signal: context.signal, progress: context.progress, onBatchWritten: (ids) => onBatchWritten(0, 0, ids) });
+      const progress = async (done: number, total: number) => {
+        await context.progress(done, total);
+        this.progressListeners.get(job.id)?.({ done, total });
+      };
+      return this.sourceSync(job, request, { signal: context.signal, progress, onBatchWritten: (ids) => onBatchWritten(0, 0, ids) });
     }
     const plan = await this.planItem(request, item);
     // A spec whose derived id another spec holds fails here (CONFLICT), before anything is written.

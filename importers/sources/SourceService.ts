@@ -136,13 +136,13 @@ export class SourceService {
   }
 
   /** Starts a sync now ("Sync now"); a sync already queued or running is returned instead of a second one. */
-  async sync(id: string, options: { async?: boolean } = {}): Promise<ImportJobRecord> {
+  async sync(id: string, options: { async?: boolean; onProgress?: (progress: { done: number; total: number }) => void } = {}): Promise<ImportJobRecord> {
     const source = await this.find(id);
     const open = await this.openJob(source);
     if (open) return options.async === false ? this.deps.imports.runner.waitFor(open.id) : open;
     const request = { kind: 'source', sourceId: source.id, sourceName: source.name } as const;
     // Waiting, the job runs here at once (a CLI runs only its own job); queued, any runner takes it.
-    if (options.async === false) return this.deps.imports.submit(request);
+    if (options.async === false) return this.deps.imports.submit(request, options.onProgress ? { onProgress: options.onProgress } : {});
     const job = await this.deps.imports.submit(request, { async: true });
     await this.repository.markQueued(source.id, job.id);
     return job;

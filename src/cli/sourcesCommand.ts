@@ -111,16 +111,8 @@ export async function sourcesCommand(config: Config, logger: Logger, args: strin
       }
       case 'sync': {
         const source = await sources.find(target as string);
-        const report = progressReporter('items', opts.json);
-        const poll = setInterval(() => {
-          void services.imports.jobs.listForSource(source.id, 1).then(([job]) => job?.status === 'RUNNING' && report(job.progress));
-        }, 500);
-        let job;
-        try {
-          job = await sources.sync(source.id, { async: false });
-        } finally {
-          clearInterval(poll);
-        }
+        // The sync runs in this process, which reports each item as it finishes.
+        const job = await sources.sync(source.id, { async: false, onProgress: progressReporter('items', opts.json) });
         const after = await sources.find(source.id);
         if (opts.json) process.stdout.write(`${JSON.stringify({ event: 'summary', jobId: job.id, jobStatus: job.status, ...toJson(after) })}\n`);
         else process.stderr.write(`\nSync of "${after.name}" ${after.status}: ${summary(after)}.${after.lastError ? `\n${after.lastErrorCode}: ${after.lastError}` : ''}\n`);

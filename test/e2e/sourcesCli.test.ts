@@ -32,6 +32,8 @@ describe('cairn sources', () => {
 
     const synced = await runCli(['sources', 'sync', 'handbook', '--json'], env());
     expect(synced.code).toBe(0);
+    const events = synced.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(events.filter((e) => e.event === 'progress').at(-1)).toEqual({ event: 'progress', unit: 'items', done: 2, total: 2 });
     expect(lastJson(synced.stdout)).toMatchObject({ event: 'summary', jobStatus: 'SUCCEEDED', status: 'SUCCEEDED', counts: { added: 2, updated: 0, removed: 0, unchanged: 0, skipped: 0 } });
 
     fs.rmSync(path.join(root, 'handbook', 'leave.md'));
