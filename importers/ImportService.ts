@@ -108,8 +108,17 @@ export class ImportService {
 
   /** Records a job for a validated request and runs it (or queues it when `async`). */
   async submit(request: ImportRequest, options: SubmitOptions = {}): Promise<ImportJobRecord> {
-    const job = await this.jobs.create(request, itemLabels(request));
-    return this.launch(job.id, options);
+    return this.run((await this.record(request)).id, options);
+  }
+
+  /** Records a QUEUED job without starting it (a caller that must note the job first starts it with `run`). */
+  record(request: ImportRequest): Promise<ImportJobRecord> {
+    return this.jobs.create(request, itemLabels(request));
+  }
+
+  /** Runs a recorded job here (or, when `async`, lets the queue take it). */
+  run(jobId: string, options: SubmitOptions = {}): Promise<ImportJobRecord> {
+    return this.launch(jobId, options);
   }
 
   /** Runs the pending and failed items of an INTERRUPTED, FAILED or PARTIAL job again. */

@@ -4,6 +4,7 @@ import type { DocumentService } from '../../src/documents/DocumentService.js';
 import type { InputLimits } from '../../src/documents/validateInput.js';
 import { AppError, ErrorCode, isAppError, notFound } from '../../src/errors.js';
 import type { GraphService } from '../../src/graph/GraphService.js';
+import { KeyedQueue } from '../../src/keyedQueue.js';
 import type { Logger } from '../../src/logger.js';
 import type { ImportService, SourceSyncExecutor } from '../ImportService.js';
 import type { ImportJobRecord, ItemOutcome } from '../jobs/types.js';
@@ -52,6 +53,7 @@ export class SourceService {
   private readonly now: () => Date;
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
+  private readonly syncQueue = new KeyedQueue();
 
   constructor(private readonly deps: SourceServiceDeps) {
     this.repository = new SourceRepository(deps.db);
@@ -137,15 +139,22 @@ export class SourceService {
 
   /** Starts a sync now ("Sync now"); a sync already queued or running is returned instead of a second one. */
   async sync(id: string, options: { async?: boolean; onProgress?: (progress: { done: number; total: number }) => void } = {}): Promise<ImportJobRecord> {
-    const source = await this.find(id);
-    const open = await this.openJob(source);
-    if (open) return options.async === false ? this.deps.imports.runner.waitFor(open.id) : open;
-    const request = { kind: 'source', sourceId: source.id, sourceName: source.name } as const;
-    // Waiting, the job runs here at once (a CLI runs only its own job); queued, any runner takes it.
-    if (options.async === false) return this.deps.imports.submit(request, options.onProgress ? { onProgress: options.onProgress } : {});
-    const job = await this.deps.imports.submit(request, { async: true });
-    await this.repository.markQueued(source.id, job.id);
-    return job;
+    const { id: sourceId } = await this.find(id);
+    // One check-and-record at a time per source in this process, so a double "Sync now" starts one sync.
+    const { job, fresh } = await this.syncQueue.run(sourceId, async () => {
+      const source = await this.find(sourceId);
+      const open = await this.openJob(source);
+      if (open) return { job: open, fresh: false };
+      const recorded = await this.deps.imports.record({ kind: 'source', sourceId: source.id, sourceName: source.name });
+      await this.repository.markQueued(source.id, recorded.id);
+      return { job: recorded, fresh: true };
+    });
+    if (options.async !== false) {
+      if (fresh) this.deps.imports.runner.kick();
+      return job;
+    }
+    // Waiting, the job runs here at once (a CLI runs only its own job).
+    return fresh ? this.deps.imports.run(job.id, options.onProgress ? { onProgress: options.onProgress } : {}) : this.deps.imports.runner.waitFor(job.id);
   }
 
   /** The source's sync jobs, newest first. */

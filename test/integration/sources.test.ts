@@ -95,6 +95,12 @@ describe.each(dbTargets())('FOLDER sources ($name)', (target) => {
     expect((await s.sources.find(source.id)).counts).toEqual({ added: 1, updated: 0, removed: 0, unchanged: 2, skipped: 0 });
     expect(Object.keys(await ownedDocuments(s, source.id))).toContain('file:handbook/faq.md');
     expect((await s.sources.jobs(source.id, 10)).map((j) => j.kind)).toEqual(['source', 'source', 'source', 'source']);
+
+    // Two "Sync now" at once start one sync: the second gets the first one's job.
+    const [j1, j2] = await Promise.all([s.sources.sync(source.id), s.sources.sync(source.id)]);
+    expect(j2.id).toBe(j1.id);
+    expect((await s.imports.runner.waitFor(j1.id)).status).toBe('SUCCEEDED');
+    expect(await s.sources.jobs(source.id, 10)).toHaveLength(5);
   });
 
   it('refuses a folder outside CAIRN_SOURCES_FOLDER_ROOT', async () => {
