@@ -11,7 +11,7 @@ import type { Logger } from '../src/logger.js';
 import type { SafeFetcher } from './http/SafeFetcher.js';
 import { ImportJobRepository } from './jobs/importJobRepository.js';
 import { ImportJobRunner, type JobContext } from './jobs/ImportJobRunner.js';
-import type { DocumentDefaults, ImportJobItemRecord, ImportJobRecord, ImportJobStatus, ImportRequest, ItemEvent } from './jobs/types.js';
+import type { DocumentDefaults, ImportJobItemRecord, ImportJobRecord, ImportJobStatus, ImportRequest, ItemEvent, ItemOutcome } from './jobs/types.js';
 import { documentIdForFile, planFile, planOpenApi, planUrl, type PlanDeps } from './pipeline/planSources.js';
 import { type BulkLoad, withBulkLoad } from '../src/retrieval/bulkLoad.js';
 import { ImportAborted, writePlan, type PlanWriter } from './pipeline/writePlan.js';
@@ -26,7 +26,16 @@ export interface SubmitOptions {
   async?: boolean;
   /** Called after each item (in this process only); the CLI prints these. */
   onItem?: (event: ItemEvent) => void;
+  /** Called as a source sync reports progress (in this process only); `cairn sources sync` draws it. */
+  onProgress?: (progress: { done: number; total: number }) => void;
 }
+
+/** Runs a source's sync as the one item of its job (the sources module registers it). */
+export type SourceSyncExecutor = (
+  job: ImportJobRecord,
+  request: Extract<ImportRequest, { kind: 'source' }>,
+  context: { signal: AbortSignal; onBatchWritten: (documentIds: readonly string[]) => Promise<void>; progress: JobContext['progress'] },
+) => Promise<ItemOutcome>;
 
 /** What the import service is built from. */
 export interface ImportServiceDeps {
@@ -50,9 +59,12 @@ export class ImportService {
   readonly uploads: UploadRepository;
   readonly runner: ImportJobRunner;
   private readonly listeners = new Map<string, (event: ItemEvent) => void>();
+  private readonly progressListeners = new Map<string, (progress: { done: number; total: number }) => void>();
   private readonly planDeps: PlanDeps;
   private readonly writer: PlanWriter;
-  private readonly specGuard: SpecGuard;
+  /** Serialises writes per spec id; source syncs write specs through it too. */
+  readonly specGuard: SpecGuard;
+  private sourceSync: SourceSyncExecutor | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: ImportServiceDeps) {
@@ -89,10 +101,24 @@ export class ImportService {
     await this.runner.stop();
   }
 
+  /** Registers what runs a source's sync job. */
+  setSourceSyncExecutor(executor: SourceSyncExecutor): void {
+    this.sourceSync = executor;
+  }
+
   /** Records a job for a validated request and runs it (or queues it when `async`). */
   async submit(request: ImportRequest, options: SubmitOptions = {}): Promise<ImportJobRecord> {
-    const job = await this.jobs.create(request, itemLabels(request));
-    return this.launch(job.id, options);
+    return this.run((await this.record(request)).id, options);
+  }
+
+  /** Records a QUEUED job without starting it (a caller that must note the job first starts it with `run`). */
+  record(request: ImportRequest): Promise<ImportJobRecord> {
+    return this.jobs.create(request, itemLabels(request));
+  }
+
+  /** Runs a recorded job here (or, when `async`, lets the queue take it). */
+  run(jobId: string, options: SubmitOptions = {}): Promise<ImportJobRecord> {
+    return this.launch(jobId, options);
   }
 
   /** Runs the pending and failed items of an INTERRUPTED, FAILED or PARTIAL job again. */
@@ -114,10 +140,12 @@ export class ImportService {
       return (await this.jobs.get(jobId)) as ImportJobRecord;
     }
     if (options.onItem) this.listeners.set(jobId, options.onItem);
+    if (options.onProgress) this.progressListeners.set(jobId, options.onProgress);
     try {
       return await this.runner.run(jobId);
     } finally {
       this.listeners.delete(jobId);
+      this.progressListeners.delete(jobId);
     }
   }
 
@@ -139,7 +167,6 @@ export class ImportService {
       if (context.signal.aborted) return 'INTERRUPTED';
       const event: ItemEvent = { jobId: job.id, ordinal: item.ordinal, label: item.label, status: 'SUCCEEDED', documentIds: [], chunkCount: 0, embeddedChunkCount: 0, changedDocuments: 0 };
       try {
-        const plan = await this.planItem(job.request, item);
         const onProgress = total === 1 ? (d: number, t: number) => context.progress(d, t) : undefined;
         const itemsBefore = done;
         // The item's documents are recorded batch by batch, so a job interrupted mid-item still lists what it wrote.
@@ -147,8 +174,7 @@ export class ImportService {
           await bulk.progress(embedded + chunks, (itemsBefore + fraction) / total);
           await this.jobs.itemDocumentsWritten(job.id, item.ordinal, ids);
         };
-        // A spec whose derived id another spec holds fails here (CONFLICT), before anything is written.
-        const outcome = await this.specGuard.write(plan, () => writePlan(plan, this.writer, { signal: context.signal, onBatchWritten, ...(onProgress ? { onProgress } : {}) }));
+        const outcome = await this.runItem(job, item, context, onBatchWritten, onProgress);
         embedded += outcome.embeddedChunkCount;
         await this.jobs.itemSucceeded(job.id, item.ordinal, outcome);
         Object.assign(event, outcome);
@@ -171,7 +197,28 @@ export class ImportService {
     return succeeded === 0 ? 'FAILED' : 'PARTIAL';
   }
 
-  private async planItem(request: ImportRequest, item: ImportJobItemRecord): Promise<SpecImportPlan> {
+  private async runItem(
+    job: ImportJobRecord,
+    item: ImportJobItemRecord,
+    context: JobContext,
+    onBatchWritten: (chunks: number, fraction: number, ids: readonly string[]) => Promise<void>,
+    onProgress: ((done: number, total: number) => Promise<void>) | undefined,
+  ): Promise<ItemOutcome> {
+    const request = job.request;
+    if (request.kind === 'source') {
+      if (!this.sourceSync) throw new AppError(ErrorCode.INTERNAL_SERVER_ERROR, 'source syncs are not available in this process');
+      const progress = async (done: number, total: number) => {
+        await context.progress(done, total);
+        this.progressListeners.get(job.id)?.({ done, total });
+      };
+      return this.sourceSync(job, request, { signal: context.signal, progress, onBatchWritten: (ids) => onBatchWritten(0, 0, ids) });
+    }
+    const plan = await this.planItem(request, item);
+    // A spec whose derived id another spec holds fails here (CONFLICT), before anything is written.
+    return this.specGuard.write(plan, () => writePlan(plan, this.writer, { signal: context.signal, onBatchWritten, ...(onProgress ? { onProgress } : {}) }));
+  }
+
+  private async planItem(request: Exclude<ImportRequest, { kind: 'source' }>, item: ImportJobItemRecord): Promise<SpecImportPlan> {
     if (request.kind === 'openapi') return this.planSource(request, item);
     // For URL items the label is the URL.
     const source: Record<string, string> = request.kind === 'url' ? { url: item.label } : { fileName: item.label };
@@ -182,7 +229,7 @@ export class ImportService {
     }
   }
 
-  private async planSource(request: ImportRequest, item: ImportJobItemRecord): Promise<SpecImportPlan> {
+  private async planSource(request: Exclude<ImportRequest, { kind: 'source' }>, item: ImportJobItemRecord): Promise<SpecImportPlan> {
     switch (request.kind) {
       case 'url':
         return planUrl(request.urls[item.ordinal] as string, request.defaults, this.planDeps);
@@ -231,7 +278,7 @@ function shorten(text: string, max: number): string {
  * import as if it were input: a too-long title and metadata values are shortened (the user's own metadata is kept),
  * and a source with no text fails as INVALID_FILE naming it, like a file with no text.
  */
-function fitToSource<P extends ImportPlan>(plan: P, defaults: DocumentDefaults, label: string, details: Record<string, string>): P {
+export function fitToSource<P extends ImportPlan>(plan: P, defaults: DocumentDefaults, label: string, details: Record<string, string>): P {
   const given = defaults.metadata;
   const fromUser = (key: string, value: unknown) => Object.hasOwn(given, key) && given[key] === value;
   for (const doc of plan.documents) {
@@ -273,5 +320,7 @@ function itemLabels(request: ImportRequest): string[] {
       return [request.fileName];
     case 'directory':
       return request.files;
+    case 'source':
+      return [`sync of source "${request.sourceName}"`];
   }
 }

@@ -33,8 +33,9 @@ for (const app of apps) {
     loader: { '.svg': 'dataurl', '.woff': 'file', '.woff2': 'file', '.ttf': 'file' },
     // Hashed font/image files land next to main.js, under /assets/<app>/, never on a CDN.
     assetNames: '[name]-[hash]',
-    // GraphiQL's toolkit imports graphql-ws lazily, only for subscriptions, which Cairn does not serve.
-    external: ['graphql-ws'],
+    // GraphiQL's toolkit imports graphql-ws lazily, for subscriptions; the GraphiQL page sends every operation over
+    // HTTP, so it stays out of that bundle. The knowledge page bundles graphql-ws's client for its live sources.
+    external: app === 'graphiql' ? ['graphql-ws'] : [],
     define: { 'process.env.NODE_ENV': '"production"' },
     jsx: 'automatic',
     logLevel: 'warning',

@@ -38,6 +38,7 @@ const output = await codegen({
       KnowledgeGap: '../../enrichment/knowledgeGapRepository.js#KnowledgeGapRecord',
       ImportJob: '../../../importers/index.js#ImportJobRecord',
       ImportResult: '../../../importers/index.js#ImportJobRecord',
+      Source: '../../../importers/index.js#SourceRecord',
       ApiKey: '../../auth/apiKeyRepository.js#ApiKeyRecord',
       CreatedApiKey: '../../auth/ApiKeyService.js#CreatedApiKeyRecord',
     },

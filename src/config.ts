@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import util from 'node:util';
 import type { z } from 'zod';
@@ -72,6 +73,11 @@ function toConfig(e: Env) {
     maxDocumentChars: e.CAIRN_MAX_DOCUMENT_CHARS,
     maxResponseTextChars: e.CAIRN_MAX_RESPONSE_TEXT_CHARS,
     maxBodyBytes: e.CAIRN_MAX_BODY_BYTES,
+    sources: {
+      folderRoot: e.CAIRN_SOURCES_FOLDER_ROOT ? path.resolve(e.CAIRN_SOURCES_FOLDER_ROOT) : undefined,
+      cacheDir: path.resolve(e.CAIRN_SOURCES_CACHE_DIR ?? (dataDir === MEMORY_DATA_DIR ? path.join(os.tmpdir(), 'cairn-sources') : path.join(dataDir, 'sources'))),
+      tickMs: e.CAIRN_SOURCES_TICK_MS,
+    },
     import: {
       allowPrivateHosts: e.CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS.split(',')
         .map((h) => h.trim().toLowerCase())
@@ -111,6 +117,8 @@ export type EmbeddingConfig = Config['embedding'];
 export type GraphqlLimits = Config['graphqlLimits'];
 /** Importer settings, resolved from `CAIRN_IMPORT_*` and `CAIRN_UPLOAD_*`. */
 export type ImportConfig = Config['import'];
+/** Source settings, resolved from `CAIRN_SOURCES_*`. */
+export type SourcesConfig = Config['sources'];
 
 /** The file `readEnvironment` loads beneath the environment: `.env` in the working folder. */
 export const DOT_ENV_FILE = '.env';

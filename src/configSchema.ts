@@ -191,6 +191,12 @@ const access = {
   ),
 };
 
+const sources = {
+  CAIRN_SOURCES_FOLDER_ROOT: z.string().trim().optional().describe('FOLDER sources may only read under this folder; unset turns them off ([sources](sources.md))'),
+  CAIRN_SOURCES_CACHE_DIR: z.string().trim().min(1).optional().describe('where git clones of GIT sources are kept between syncs (default `<CAIRN_DATA_DIR>/sources`)'),
+  CAIRN_SOURCES_TICK_MS: int(0).default(30_000).describe('how often due source schedules are looked for; `0` turns the scheduler off'),
+};
+
 /** The settings by topic, in the order docs/configuration.md lists them. */
 export const settingGroups = [
   { title: 'Server', settings: server },
@@ -202,12 +208,13 @@ export const settingGroups = [
   { title: 'enrichContext', settings: enrichment },
   { title: 'Documents and responses', settings: documents },
   { title: 'Imports and uploads', settings: imports },
+  { title: 'Sources', settings: sources },
   { title: 'Access and request limits', settings: access },
 ] as const;
 
 /** The environment as Cairn reads it, checked across settings. */
 export const envSchema = z
-  .object({ ...server, ...database, ...embeddings, ...chunking, ...search, ...graph, ...enrichment, ...documents, ...imports, ...access })
+  .object({ ...server, ...database, ...embeddings, ...chunking, ...search, ...graph, ...enrichment, ...documents, ...imports, ...sources, ...access })
   .superRefine((env, ctx) => {
     if (env.CAIRN_CHUNK_OVERLAP >= env.CAIRN_CHUNK_SIZE) {
       ctx.addIssue({ code: 'custom', path: ['CAIRN_CHUNK_OVERLAP'], message: `must be smaller than CAIRN_CHUNK_SIZE (${env.CAIRN_CHUNK_SIZE})` });

@@ -21,7 +21,7 @@ import { createGraphStore } from './graph/createGraphStore.js';
 import { MentionLinker } from './graph/mentions/MentionLinker.js';
 import { PostgresMentionIndex } from './graph/mentions/mentionedEntities.js';
 import { OutboxWorker } from './graph/mentions/OutboxWorker.js';
-import { createSafeFetcher, ImportService, type SafeFetcher } from '../importers/index.js';
+import { createSafeFetcher, ImportService, SourceService, type Resolver, type SafeFetcher } from '../importers/index.js';
 
 /** Advisory-lock space of entity creates (see KeyedLock). */
 const ENTITY_CREATE_LOCK_SPACE = 0x6e74;
@@ -42,6 +42,8 @@ export interface Services {
   sweeper: ExpirySweeper;
   /** URL, OpenAPI, upload and folder imports, run as recorded jobs. */
   imports: ImportService;
+  /** Registered sources (git, site, spec URL, folder), their schedules and syncs. */
+  sources: SourceService;
   readiness: Readiness;
   /** API keys: creation, revocation and verification. */
   apiKeys: ApiKeyService;
@@ -61,6 +63,10 @@ export interface CreateServicesOptions {
   fetcher?: SafeFetcher;
   /** Poll for queued import jobs (default true; one-shot CLI commands run only their own jobs). */
   importQueue?: boolean;
+  /** Resolves host names for the git source address check (tests inject names). */
+  resolve?: Resolver;
+  /** The time the source scheduler reads (tests inject a clock). */
+  now?: () => Date;
 }
 
 /** Composition root: opens the database, applies migrations, picks the embedder and wires the services. */
@@ -94,18 +100,31 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     const gaps = new KnowledgeGapRepository(db);
     const enricher = new ContextEnricher(search, graph, gaps, config.enrich, logger);
     const sweeper = new ExpirySweeper(documents, config.expirySweepIntervalMs, logger);
+    const fetcher = options.fetcher ?? createSafeFetcher(config.import);
     const imports = new ImportService({
       db,
       documents,
       graph,
-      fetcher: options.fetcher ?? createSafeFetcher(config.import),
+      fetcher,
       config: config.import,
       limits: config,
       logger,
       exclusive: db.kind === 'pglite',
       jobPollMs: options.importQueue === false ? 0 : 2000,
     });
+    const sources = new SourceService({
+      db,
+      documents,
+      graph,
+      imports,
+      runtime: { fetcher, importConfig: config.import, cacheDir: config.sources.cacheDir, folderRoot: config.sources.folderRoot, logger, ...(options.resolve ? { resolve: options.resolve } : {}) },
+      limits: config,
+      logger,
+      tickMs: options.importQueue === false ? 0 : config.sources.tickMs,
+      ...(options.now ? { now: options.now } : {}),
+    });
     await imports.start();
+    sources.start();
     const apiKeys = new ApiKeyService(db, { onTouchError: (err) => logger.warn({ err }, 'could not record an API key use') });
     const readiness = new Readiness(db, embedder);
     readiness.register('graph', async () => {
@@ -127,9 +146,11 @@ export async function createServices(config: Config, logger: Logger, options: Cr
       outbox,
       sweeper,
       imports,
+      sources,
       readiness,
       apiKeys,
       async close() {
+        sources.stop();
         await imports.stop();
         await sweeper.stop();
         await outbox?.stop();

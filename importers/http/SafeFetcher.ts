@@ -23,6 +23,11 @@ export interface SafeFetchRequest {
   /** Lower the size cap for this request. */
   maxBytes?: number;
   signal?: AbortSignal;
+  /**
+   * Validators of a copy fetched before: sent as If-None-Match / If-Modified-Since, and a 304 answer is returned (with
+   * an empty body) instead of failing.
+   */
+  conditional?: { etag?: string; lastModified?: string };
 }
 
 /** The one HTTP client every importer uses: http(s) only, no private addresses, pinned DNS, capped size and time. */

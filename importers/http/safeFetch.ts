@@ -22,7 +22,9 @@ export function createSafeFetcher(options: SafeFetcherOptions): SafeFetcher {
 
   async function fetchUrl(requestedUrl: string, request: SafeFetchRequest = {}): Promise<FetchedResource> {
     const maxBytes = Math.min(request.maxBytes ?? options.maxBytes, options.maxBytes);
-    const headers = { ...baseHeaders, Accept: request.accept ?? '*/*' };
+    const headers: Record<string, string> = { ...baseHeaders, Accept: request.accept ?? '*/*' };
+    if (request.conditional?.etag) headers['If-None-Match'] = request.conditional.etag;
+    if (request.conditional?.lastModified) headers['If-Modified-Since'] = request.conditional.lastModified;
     const { signal, dispose } = fetchSignal(requestedUrl, options.timeoutMs, request.signal);
     try {
       const redirects: string[] = [];
@@ -47,6 +49,10 @@ export function createSafeFetcher(options: SafeFetcherOptions): SafeFetcher {
           redirects.push(url.href);
           url = next;
           continue;
+        }
+        if (status === 304 && request.conditional) {
+          res.destroy();
+          return { requestedUrl, finalUrl: url.href, status, contentType: '', charset: undefined, headers: flattenHeaders(res), body: Buffer.alloc(0), redirects };
         }
         if (status < 200 || status > 299) throw statusError(url, res, status);
         const body = await readBody(url, res, maxBytes, signal);

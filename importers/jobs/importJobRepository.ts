@@ -133,6 +133,15 @@ export class ImportJobRepository {
     };
   }
 
+  /** A source's sync jobs, newest first. */
+  async listForSource(sourceId: string, first: number): Promise<ImportJobRecord[]> {
+    const jobs = await this.db.query<JobRow>(
+      `SELECT ${JOB_COLUMNS} FROM import_jobs WHERE kind = 'source' AND request->>'sourceId' = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
+      [sourceId, first],
+    );
+    return this.withItems(jobs.rows);
+  }
+
   /** Takes a QUEUED job for this runner; false when it is not QUEUED (another runner has it, or it finished). */
   async claim(id: string, runnerId: string): Promise<boolean> {
     const result = await this.db.query(

@@ -1,7 +1,7 @@
 import type { DocumentDefaultsInput } from '../../src/documents/validateInput.js';
 
 /** What an import reads from. */
-export type ImportKind = 'url' | 'openapi' | 'upload' | 'directory';
+export type ImportKind = 'url' | 'openapi' | 'upload' | 'directory' | 'source';
 
 /** Where a job stands. INTERRUPTED jobs stopped with the process and can be resumed. */
 export type ImportJobStatus = 'QUEUED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'PARTIAL' | 'INTERRUPTED';
@@ -40,7 +40,9 @@ export type ImportRequest =
       /** The caller chose `documentId` (a spec's id is then taken from it as chosen, not derived). */
       idGiven?: boolean;
     }
-  | { kind: 'directory'; root: string; files: string[]; defaults: DocumentDefaults };
+  | { kind: 'directory'; root: string; files: string[]; defaults: DocumentDefaults }
+  /** A sync of a registered source: one item, whose work the sources module does (importers/sources). */
+  | { kind: 'source'; sourceId: string; sourceName: string };
 
 /** One source of a job: a URL, a spec, an uploaded file or a file of a folder. */
 export interface ImportJobItemRecord {

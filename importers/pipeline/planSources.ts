@@ -8,7 +8,7 @@ import { extractFile, type ExtractedFile } from '../files/extractFile.js';
 import { flattenWarning } from '../files/html.js';
 import { MAX_NESTING } from '../files/nesting.js';
 import { decodeHtmlBody, htmlToMarkdown } from '../html/htmlToMarkdown.js';
-import type { SafeFetcher } from '../http/SafeFetcher.js';
+import type { FetchedResource, SafeFetcher } from '../http/SafeFetcher.js';
 import type { DocumentDefaults } from '../jobs/types.js';
 import { loadOpenApiSpec, type SpecSource } from '../openapi/loadSpec.js';
 import { canonicalSpecUrl } from '../openapi/ids.js';
@@ -103,7 +103,14 @@ export async function planOpenApi(source: OpenApiSource, deps: PlanDeps, derived
  * document carries its refresh rule: the write decides which stored document it refreshes and what it keeps.
  */
 export async function planUrl(url: string, defaults: DocumentDefaults, deps: PlanDeps): Promise<SpecImportPlan> {
-  const res = await deps.fetcher.fetch(url, { accept: ACCEPT });
+  return planFetched(url, await deps.fetcher.fetch(url, { accept: ACCEPT }), defaults, deps);
+}
+
+/** What importers send as Accept when fetching a page. */
+export const PAGE_ACCEPT = ACCEPT;
+
+/** Plans the document(s) of a page already fetched from `url` (see planUrl). */
+export async function planFetched(url: string, res: FetchedResource, defaults: DocumentDefaults, deps: PlanDeps): Promise<SpecImportPlan> {
   const fetched = { url, finalUrl: res.finalUrl.replace(/#.*$/, ''), fetchedAt: new Date().toISOString(), contentType: res.contentType || null };
   const id = documentIdForUrl(url);
   const source = defaults.source ?? canonicalUrl(res.finalUrl);

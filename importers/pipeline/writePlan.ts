@@ -38,6 +38,8 @@ export async function writePlan(
     onProgress?: (done: number, total: number) => Promise<void>;
     /** After each document batch: chunks embedded and written so far, and the share of the plan's documents done. */
     onBatchWritten?: (embeddedChunks: number, fractionDone: number, documentIds: readonly string[]) => Promise<void>;
+    /** Write the documents as this source's (see DocumentService.upsertMany); vanished ones are removed only if its own. */
+    owner?: string;
   } = {},
 ): Promise<ItemOutcome> {
   plan = toStorableText(plan);
@@ -76,7 +78,7 @@ export async function writePlan(
   const outcome: ItemOutcome = { documentIds: [], chunkCount: 0, embeddedChunkCount: 0, changedDocuments: 0, warnings: [...plan.warnings] };
   for (let i = 0; i < inputs.length; i += DOCUMENT_BATCH) {
     checkAbort();
-    const results = await writer.documents.upsertMany(inputs.slice(i, i + DOCUMENT_BATCH), refiner);
+    const results = await writer.documents.upsertMany(inputs.slice(i, i + DOCUMENT_BATCH), refiner, options.owner);
     for (const r of results) {
       outcome.documentIds.push(r.document.id);
       outcome.chunkCount += r.chunkCount;
@@ -91,7 +93,8 @@ export async function writePlan(
   if (plan.replacePrefix) {
     const keep = new Set(outcome.documentIds);
     const vanished = (await writer.documents.documents.idsWithPrefix(plan.replacePrefix)).filter((id) => !keep.has(id));
-    for (const id of vanished) await writer.documents.delete(id);
+    const owner = options.owner;
+    for (const id of vanished) await (owner === undefined ? writer.documents.delete(id) : writer.documents.deleteOwned(id, owner));
     outcome.changedDocuments += vanished.length;
     if (vanished.length > 0) outcome.warnings.push(`removed ${vanished.length} document(s) that the source no longer has`);
   }

@@ -14,6 +14,7 @@ import { reindexCommand } from './reindexCommand.js';
 import { remoteImport, remoteKeys, remoteStats } from './remoteCommands.js';
 import { serve } from './serve.js';
 import { ServerClient } from './serverClient.js';
+import { sourcesCommand } from './sourcesCommand.js';
 
 const USAGE = `Usage: cairn <command> [options]
 
@@ -35,6 +36,14 @@ Commands:
                         the first key must be an admin key (--force creates another role anyway)
   keys list [--json]    list keys: id, name, role, created, last used, revoked
   keys revoke <id>      revoke a key at once
+  sources add <name> --kind GIT|SITE|OPENAPI|FOLDER [--url U] [--branch B] [--include G]… [--exclude G]…
+        [--path P] [--sitemap U] [--prefix P] [--max-pages N] [--concurrency N] [--delay-ms N]
+        [--tag T]… [--type T] [--schedule CRON] [--timeout SECONDS]
+                        register a source that syncs on its schedule (see docs/sources.md)
+  sources list [--json] list sources: kind, status, documents, schedule, last and next run
+  sources sync <name>   sync a source now, with progress; exit 1 unless every item synced
+  sources remove <name> [--keep-documents]
+                        remove a source and its documents (or keep them as ordinary documents)
   stats [--json]        print document and chunk counts
   migrate               apply database migrations and exit
   --api-key KEY         the key sent to a running server (default: CAIRN_API_KEY); needed once authentication is on
@@ -74,6 +83,20 @@ async function main(argv: string[]): Promise<number> {
       role: { type: 'string' },
       name: { type: 'string' },
       'api-key': { type: 'string' },
+      kind: { type: 'string' },
+      url: { type: 'string' },
+      branch: { type: 'string' },
+      include: { type: 'string', multiple: true, default: [] },
+      exclude: { type: 'string', multiple: true, default: [] },
+      path: { type: 'string' },
+      sitemap: { type: 'string' },
+      prefix: { type: 'string' },
+      'max-pages': { type: 'string' },
+      concurrency: { type: 'string' },
+      'delay-ms': { type: 'string' },
+      schedule: { type: 'string' },
+      timeout: { type: 'string' },
+      'keep-documents': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
       version: { type: 'boolean', short: 'v', default: false },
     },
@@ -87,7 +110,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${version()}\n`);
     return 0;
   }
-  const known = ['serve', 'reindex', 'import', 'keys', 'stats', 'migrate'];
+  const known = ['serve', 'reindex', 'import', 'keys', 'sources', 'stats', 'migrate'];
   // Before loadConfig, so a typo is reported as such even when the environment is incomplete.
   if (!known.includes(command)) throw new UsageError(`unknown command "${command}" (commands: ${known.join(', ')})`);
   const batchSize = parseBatchSize(values['batch-size']);
@@ -112,6 +135,26 @@ async function main(argv: string[]): Promise<number> {
       const request = await buildImportRequest(positionals.slice(1), config, opts);
       return client ? remoteImport(client, request, values.json) : importCommand(config, logger, request, opts);
     }
+    case 'sources':
+      return sourcesCommand(config, logger, positionals.slice(1), {
+        json: values.json,
+        kind: values.kind,
+        url: values.url,
+        branch: values.branch,
+        include: values.include,
+        exclude: values.exclude,
+        path: values.path,
+        sitemap: values.sitemap,
+        prefix: values.prefix,
+        maxPages: values['max-pages'],
+        concurrency: values.concurrency,
+        delayMs: values['delay-ms'],
+        tags: values.tag,
+        type: values.type,
+        schedule: values.schedule,
+        timeout: values.timeout,
+        keepDocuments: values['keep-documents'],
+      });
     case 'keys': {
       const action = parseKeysAction(positionals.slice(1), { json: values.json, role: values.role, name: values.name, force: values.force });
       return client ? remoteKeys(client, action, values.json) : keysCommand(config, action, values.json);

@@ -85,8 +85,8 @@ function itemsOf(client: ServerClient, request: ImportRequest): RemoteItem[] {
     case 'url':
       return request.urls.map((url) => ({ label: url, run: () => mutate('importUrl', { ...defaultsInput(request.defaults), url }) }));
     case 'openapi': {
-      const { url, content, title, tags, source, specId } = request;
-      const input: Record<string, unknown> = { url, content, title, tags, source, specId };
+      const { url, content, title, tags, source, specId, skipUnresolvedRefs } = request;
+      const input: Record<string, unknown> = { url, content, title, tags, source, specId, skipUnresolvedRefs };
       return [{ label: request.file ?? url ?? 'spec', run: () => mutate('importOpenApi', input) }];
     }
     case 'directory':
@@ -101,7 +101,8 @@ function itemsOf(client: ServerClient, request: ImportRequest): RemoteItem[] {
         },
       }));
     case 'upload':
-      throw new Error('the CLI never builds an upload request');
+    case 'source':
+      throw new Error(`the CLI never builds a${request.kind === 'upload' ? 'n upload' : ' source'} import request`);
   }
 }
 

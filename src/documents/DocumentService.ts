@@ -45,9 +45,22 @@ export class DocumentService {
     return result as IndexResultRecord;
   }
 
-  /** Creates or replaces documents by id; unchanged ones are left untouched. A `refiner` first fits each to what is stored. */
-  upsertMany(inputs: readonly DocumentInput[], refiner?: WriteRefiner): Promise<IndexResultRecord[]> {
-    return this.write(inputs, 'upsert', undefined, refiner);
+  /**
+   * Creates or replaces documents by id; unchanged ones are left untouched. A `refiner` first fits each to what is
+   * stored. With an `owner` (a source id) the documents are written as that source's, and a live document owned by
+   * anyone else (made by hand, or by another source) fails the whole batch with CONFLICT before anything is written.
+   */
+  upsertMany(inputs: readonly DocumentInput[], refiner?: WriteRefiner, owner?: string): Promise<IndexResultRecord[]> {
+    return this.write(inputs, 'upsert', undefined, refiner, owner);
+  }
+
+  /** Deletes a document only if `owner` owns it; true when it did. */
+  deleteOwned(id: string, owner: string): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const existed = await this.documents.deleteOwned(tx, id, owner);
+      if (existed) await this.hook?.afterDelete(tx, id);
+      return existed;
+    });
   }
 
   /** Applies a partial update to an existing document. */
@@ -99,7 +112,7 @@ export class DocumentService {
    * A refiner guesses first without locks (so that embedding covers what is likely new), then decides in the
    * transaction with the stored documents locked; chunks a changed decision needs are embedded there.
    */
-  private async write(inputs: readonly DocumentInput[], mode: WriteMode, expectedUpdatedAt?: Date, refiner?: WriteRefiner): Promise<IndexResultRecord[]> {
+  private async write(inputs: readonly DocumentInput[], mode: WriteMode, expectedUpdatedAt?: Date, refiner?: WriteRefiner, owner?: string): Promise<IndexResultRecord[]> {
     const guessed = refiner ? await refineAll(inputs, refiner, byId(await this.documents.findByIds(relatedIdsOf(inputs, refiner))), this.db) : inputs;
     let prepared = distinctIds(guessed.map((input) => this.prepare(input)));
     const known = await this.chunks.summariesByDocumentIds(this.db, prepared.map((p) => p.write.id));
@@ -136,8 +149,9 @@ export class DocumentService {
           throw new AppError(ErrorCode.CONFLICT, `document "${doc.id}" changed while it was being updated; retry`, { id: doc.id });
         }
       }
+      if (owner !== undefined) await this.checkOwner(tx, ids.filter((id) => current.has(id)), owner);
       const changed = prepared.filter((p) => !isUnchanged(p.write, current.get(p.write.id)));
-      const written = await this.documents.upsertMany(tx, changed.map((p) => p.write));
+      const written = await this.documents.upsertMany(tx, changed.map((p) => p.write), owner);
       const { embeddedPerDoc: embedded, chunkIds } = await this.replaceChunks(tx, changed, vectors);
       await this.hook?.afterWrite(
         tx,
@@ -164,6 +178,20 @@ export class DocumentService {
         };
       });
     });
+  }
+
+  /** CONFLICT when a stored (locked) document among `ids` is not `owner`'s: a sync never overwrites another's document. */
+  private async checkOwner(tx: Queryable, ids: readonly string[], owner: string): Promise<void> {
+    const owners = await this.documents.ownersOf(tx, ids);
+    const foreign = ids.find((id) => owners.get(id) !== owner);
+    if (foreign === undefined) return;
+    const holder = owners.get(foreign);
+    const who = holder === null || holder === undefined ? 'was made by hand or by a one-off import' : `belongs to another source ("${holder}")`;
+    throw new AppError(
+      ErrorCode.CONFLICT,
+      `document "${foreign}" already exists and ${who}; a source never overwrites it. Nothing of this item was written: delete or rename that document, or leave this path out of the source`,
+      { id: foreign, ownerSourceId: holder ?? null },
+    );
   }
 
   private prepare(input: DocumentInput): PreparedDocument {

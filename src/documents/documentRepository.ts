@@ -123,12 +123,13 @@ export class DocumentRepository {
   }
 
   /** Inserts or replaces documents in one statement; `created_at` survives replacement, unless the old one had expired. */
-  async upsertMany(q: Queryable, docs: readonly DocumentWrite[]): Promise<Map<string, DocumentRecord>> {
+  async upsertMany(q: Queryable, docs: readonly DocumentWrite[], owner?: string): Promise<Map<string, DocumentRecord>> {
     if (docs.length === 0) return new Map();
+    // Without an owner a write keeps the document's source (a hand edit of a synced document stays the source's).
     const { rows } = await q.query<DocumentSummaryRow>(
-      `INSERT INTO documents (id, title, content, document_type, source, tags, metadata, content_hash, expires_at)
+      `INSERT INTO documents (id, title, content, document_type, source, tags, metadata, content_hash, expires_at, source_id)
        SELECT x.id, x.title, x.content, x.document_type, x.source,
-              ARRAY(SELECT jsonb_array_elements_text(x.tags::jsonb)), x.metadata::jsonb, x.content_hash, x.expires_at
+              ARRAY(SELECT jsonb_array_elements_text(x.tags::jsonb)), x.metadata::jsonb, x.content_hash, x.expires_at, $10::text
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
                      $9::timestamptz[])
            AS x(id, title, content, document_type, source, tags, metadata, content_hash, expires_at)
@@ -136,6 +137,7 @@ export class DocumentRepository {
          title = EXCLUDED.title, content = EXCLUDED.content, document_type = EXCLUDED.document_type,
          source = EXCLUDED.source, tags = EXCLUDED.tags, metadata = EXCLUDED.metadata,
          content_hash = EXCLUDED.content_hash, expires_at = EXCLUDED.expires_at, updated_at = now(),
+         source_id = coalesce(EXCLUDED.source_id, documents.source_id),
          created_at = CASE WHEN documents.expires_at <= now() THEN now() ELSE documents.created_at END
        RETURNING ${DOCUMENT_SUMMARY_COLUMNS}`,
       [
@@ -148,6 +150,7 @@ export class DocumentRepository {
         docs.map((d) => JSON.stringify(d.metadata)),
         docs.map((d) => d.contentHash),
         docs.map((d) => (d.expiresAt ? d.expiresAt.toISOString() : null)),
+        owner ?? null,
       ],
     );
     // The content just written is the caller's: echoing it back would send every document twice.
@@ -159,6 +162,42 @@ export class DocumentRepository {
   async delete(id: string, q: Queryable = this.db): Promise<boolean> {
     const { rowCount } = await q.query('DELETE FROM documents WHERE id = $1', [id]);
     return rowCount > 0;
+  }
+
+  /** The owning source id (null: none) of each stored document among `ids`. */
+  async ownersOf(q: Queryable, ids: readonly string[]): Promise<Map<string, string | null>> {
+    if (ids.length === 0) return new Map();
+    const { rows } = await q.query<{ id: string; source_id: string | null }>('SELECT id, source_id FROM documents WHERE id = ANY($1::text[])', [ids]);
+    return new Map(rows.map((r) => [r.id, r.source_id]));
+  }
+
+  /** Deletes a document only when `owner` owns it; true when it did. */
+  async deleteOwned(q: Queryable, id: string, owner: string): Promise<boolean> {
+    const { rowCount } = await q.query('DELETE FROM documents WHERE id = $1 AND source_id = $2', [id, owner]);
+    return rowCount > 0;
+  }
+
+  /** Ids of the documents (expired or not) a source owns. */
+  async idsOwnedBy(owner: string): Promise<string[]> {
+    const { rows } = await this.db.query<{ id: string }>('SELECT id FROM documents WHERE source_id = $1 ORDER BY id', [owner]);
+    return rows.map((r) => r.id);
+  }
+
+  /** Live documents per owning source, for the given sources. */
+  async countOwnedBy(owners: readonly string[]): Promise<Map<string, number>> {
+    if (owners.length === 0) return new Map();
+    const { rows } = await this.db.query<{ source_id: string; n: number }>(
+      `SELECT source_id, count(*)::int AS n FROM documents
+        WHERE source_id = ANY($1::text[]) AND (expires_at IS NULL OR expires_at > now()) GROUP BY source_id`,
+      [owners],
+    );
+    return new Map(rows.map((r) => [r.source_id, r.n]));
+  }
+
+  /** Leaves a source's documents in place, owned by no source; returns how many. */
+  async detachOwnedBy(owner: string): Promise<number> {
+    const { rowCount } = await this.db.query('UPDATE documents SET source_id = NULL WHERE source_id = $1', [owner]);
+    return rowCount;
   }
 
   /** Ids of all documents (expired or not) whose id starts with `prefix`. */

@@ -3,7 +3,7 @@ import type { DocumentFilterSpec } from './types.js';
 
 /** True when a filter sets nothing, so that it only hides expired documents. */
 export function isEmptyFilter(filter: DocumentFilterSpec): boolean {
-  return !filter.types?.length && !filter.sources?.length && !filter.tagGroups?.length && !filter.text;
+  return !filter.types?.length && !filter.sources?.length && !filter.tagGroups?.length && !filter.text && filter.ownerSourceId === undefined;
 }
 
 // The one definition of a live (unexpired) document: no expiry, or an expiry still in the future. Expired documents
@@ -32,6 +32,7 @@ export function documentFilterSql(filter: DocumentFilterSpec, params: SqlParams,
   const where = [liveDocumentSql(alias)];
   if (filter.types?.length) where.push(`${alias}.document_type = ANY(${params.add(filter.types)}::text[])`);
   if (filter.sources?.length) where.push(`${alias}.source = ANY(${params.add(filter.sources)}::text[])`);
+  if (filter.ownerSourceId !== undefined) where.push(`${alias}.source_id = ${params.add(filter.ownerSourceId)}`);
   if (filter.tagGroups?.length) {
     // One containment test per group keeps the GIN index on tags usable.
     const groups = filter.tagGroups.map((g) => `${alias}.tags @> ${params.add(g)}::text[]`);

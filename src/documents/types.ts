@@ -74,4 +74,6 @@ export interface DocumentFilterSpec {
   /** Disjunctive normal form of a tag expression: any group matches when all its tags are present. */
   tagGroups?: string[][];
   text?: string;
+  /** Only documents this registered source owns (the documents listing only; search does not take it). */
+  ownerSourceId?: string;
 }

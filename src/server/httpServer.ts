@@ -25,6 +25,7 @@ import { bodyErrorHandler, finalErrorHandler, malformedPathHandler, notFoundHand
 import { RateLimiter } from './rateLimiter.js';
 import { redactedRequest } from './requestLog.js';
 import { uploadHandler } from './uploadRoute.js';
+import { startSubscriptionServer } from './subscriptionServer.js';
 import { landingPagePlugin, mountWebAssets } from './webAssets.js';
 
 /** A running HTTP server. */
@@ -76,9 +77,20 @@ export async function startHttpServer(services: Services, port = services.config
   const app = express();
   app.disable('x-powered-by');
   const httpServer = http.createServer(app);
+  const secured = secureResolvers(resolvers, typeDefs);
+  const stopSubscriptions = startSubscriptionServer({
+    httpServer,
+    services,
+    typeDefs,
+    resolvers: secured,
+    authenticator,
+    validationRules: armor.validationRules,
+    maxTokens: config.graphqlLimits.maxTokens,
+    logger,
+  });
   const apollo = new ApolloServer<GraphQLContext>({
     typeDefs,
-    resolvers: secureResolvers(resolvers, typeDefs),
+    resolvers: secured,
     formatError: createFormatError(logger),
     includeStacktraceInErrorResponses: false,
     // Explicit although it is Apollo's default: simple (form-like) requests without a preflight header are refused.
@@ -158,6 +170,9 @@ export async function startHttpServer(services: Services, port = services.config
   return {
     url: `http://${shownHost}:${address.port}`,
     httpServer,
-    stop: () => apollo.stop(),
+    stop: async () => {
+      await stopSubscriptions();
+      await apollo.stop();
+    },
   };
 }

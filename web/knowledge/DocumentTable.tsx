@@ -105,12 +105,12 @@ function Row({ doc, onDeleted }: { doc: DocumentRow; onDeleted(): void }) {
   );
 }
 
-function Pages({ filter, refresh, onDeleted }: { filter: DocumentFilter | undefined; refresh: number; onDeleted(): void }) {
+function Pages({ filter, sourceId, refresh, onDeleted }: { filter: DocumentFilter | undefined; sourceId: string | null; refresh: number; onDeleted(): void }) {
   const [pageSize, setPageSize] = useState(20);
   // Cursors of the pages seen so far: the last one is the current page's `after`.
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const after = cursors.at(-1) ?? null;
-  const q = useQuery<DocumentsData>(DOCUMENTS_QUERY, { filter, first: pageSize, after }, refresh);
+  const q = useQuery<DocumentsData>(DOCUMENTS_QUERY, { filter, first: pageSize, after, sourceId }, refresh);
   const emptyLaterPage = q.status === 'ok' && q.data.documents.nodes.length === 0 && cursors.length > 1;
   useEffect(() => {
     if (emptyLaterPage) setCursors((c) => c.slice(0, -1)); // the last row of a later page was deleted
@@ -119,7 +119,7 @@ function Pages({ filter, refresh, onDeleted }: { filter: DocumentFilter | undefi
   if (q.status === 'loading') return <Loading what="Loading documents" />;
   if (q.status === 'error') return <ErrorNotice error={q.error} title="Could not load documents" />;
   const { nodes, totalCount, pageInfo } = q.data.documents;
-  if (totalCount === 0) return <Empty>{filter ? 'No document matches these filters.' : 'No documents yet: import a URL below or write one with createDocument.'}</Empty>;
+  if (totalCount === 0) return <Empty>{filter || sourceId ? 'No document matches these filters.' : 'No documents yet: import a URL below or write one with createDocument.'}</Empty>;
   const start = (cursors.length - 1) * pageSize;
   return (
     <>
@@ -173,15 +173,21 @@ function Pages({ filter, refresh, onDeleted }: { filter: DocumentFilter | undefi
   );
 }
 
-/** Documents matching the URL's filters (`type`, `source`, `tags`, `text`), newest first. */
+/** Documents matching the URL's filters (`type`, `source`, `tags`, `text`, and `sourceId`: a registered source's), newest first. */
 export function DocumentTable({ params, refresh, onDeleted }: { params: URLSearchParams; refresh: number; onDeleted(): void }) {
   const values = readFilters(params);
-  const key = JSON.stringify(values);
+  const sourceId = params.get('sourceId');
+  const key = JSON.stringify({ ...values, sourceId });
   return (
     <Panel title="Documents" id="documents">
+      {sourceId && (
+        <p className="notice" data-testid="source-filter">
+          Only the documents of source <code>{params.get('sourceName') ?? sourceId}</code>. <Link href={dashboardHref()}>Show all</Link>
+        </p>
+      )}
       {/* New filters start a fresh form and a fresh cursor stack (sibling keys must differ). */}
       <FilterForm key={`form:${key}`} initial={values} />
-      <Pages key={`pages:${key}`} filter={toFilter(values)} refresh={refresh} onDeleted={onDeleted} />
+      <Pages key={`pages:${key}`} filter={toFilter(values)} sourceId={sourceId} refresh={refresh} onDeleted={onDeleted} />
     </Panel>
   );
 }

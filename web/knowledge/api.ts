@@ -75,8 +75,8 @@ export interface DocumentsData {
 }
 
 /** One page of the document table. */
-export const DOCUMENTS_QUERY = `query Documents($filter: DocumentFilter, $first: Int, $after: String) {
-  documents(filter: $filter, first: $first, after: $after) {
+export const DOCUMENTS_QUERY = `query Documents($filter: DocumentFilter, $first: Int, $after: String, $sourceId: ID) {
+  documents(filter: $filter, first: $first, after: $after, sourceId: $sourceId) {
     totalCount
     pageInfo { hasNextPage endCursor }
     nodes { id title documentType source tags chunkCount updatedAt }
@@ -152,3 +152,26 @@ export const DOCUMENT_QUERY = `query DocumentDetail($id: ID!) {
     entities { id type name description }
   }
 }`;
+
+/** A row of the sources panel. */
+export interface SourceRow {
+  id: string;
+  name: string;
+  kind: string;
+  status: 'NEVER_SYNCED' | 'SYNCING' | 'SUCCEEDED' | 'PARTIAL' | 'FAILED';
+  schedule: string | null;
+  lastRunAt: string | null;
+  nextRunAt: string | null;
+  lastError: string | null;
+  lastErrorCode: string | null;
+  documentCount: number;
+  counts: { added: number; updated: number; removed: number; unchanged: number; skipped: number };
+}
+
+const SOURCE_FIELDS = 'id name kind status schedule lastRunAt nextRunAt lastError lastErrorCode documentCount counts { added updated removed unchanged skipped }';
+
+/** Every source, then each change of one (graphql-ws). */
+export const SOURCES_SUBSCRIPTION = `subscription SourcesLive { sourceUpdated { ${SOURCE_FIELDS} } }`;
+
+/** "Sync now": queues a sync and returns its job. */
+export const SYNC_SOURCE_MUTATION = `mutation SyncSource($id: ID!) { syncSource(id: $id) { id status } }`;

@@ -10,6 +10,7 @@ import { ImportForm } from './ImportForm';
 import { changeApiKey, KeyGate } from './KeyGate';
 import { dashboardHref, Link, useRoute } from './router';
 import { SearchPanel } from './SearchPanel';
+import { SourcesPanel } from './SourcesPanel';
 import { SummaryCards } from './SummaryCards';
 
 function Dashboard({ params }: { params: URLSearchParams }) {
@@ -22,6 +23,7 @@ function Dashboard({ params }: { params: URLSearchParams }) {
       <SummaryCards refresh={refresh} />
       <SearchPanel />
       <DocumentTable params={params} refresh={refresh} onDeleted={changed} />
+      <SourcesPanel />
       <div className="two-columns">
         <ImportForm onFinished={changed} />
         <GapsList refresh={refresh} />

@@ -8,7 +8,7 @@ import type { SubgraphRecord, PathRecord } from '../../graph/traversal.js';
 import type { GraphStatsRecord } from '../../graph/GraphService.js';
 import type { EnrichedContextRecord, EnrichedChunkRecord, EnrichedEntityRecord } from '../../enrichment/types.js';
 import type { KnowledgeGapRecord } from '../../enrichment/knowledgeGapRepository.js';
-import type { ImportJobRecord } from '../../../importers/index.js';
+import type { ImportJobRecord, SourceRecord } from '../../../importers/index.js';
 import type { ApiKeyRecord } from '../../auth/apiKeyRepository.js';
 import type { CreatedApiKeyRecord } from '../../auth/ApiKeyService.js';
 import type { GraphQLContext } from '../context.js';
@@ -372,6 +372,138 @@ export type KnowledgeGapConnection = {
   totalCount: Scalars['Int']['output'];
 };
 
+/** Where a source's documents come from. */
+export type SourceKind =
+  /** A git repository (https URL, branch, include/exclude globs). */
+  | 'GIT'
+  /** A docs site, from its sitemap or a same-origin crawl under a path prefix. */
+  | 'SITE'
+  /** An OpenAPI spec URL. */
+  | 'OPENAPI'
+  /** A folder on the server, under CAIRN_SOURCES_FOLDER_ROOT. */
+  | 'FOLDER';
+
+/** Where a source stands after its last sync. */
+export type SourceStatus =
+  | 'NEVER_SYNCED'
+  | 'SYNCING'
+  | 'SUCCEEDED'
+  /** Some items failed and kept their previous documents (see `lastError`). */
+  | 'PARTIAL'
+  | 'FAILED';
+
+/** Documents one sync added, updated, removed or left unchanged, and items it skipped. */
+export type SourceSyncCounts = {
+  __typename?: 'SourceSyncCounts';
+  added: Scalars['Int']['output'];
+  updated: Scalars['Int']['output'];
+  removed: Scalars['Int']['output'];
+  unchanged: Scalars['Int']['output'];
+  /** Items left out: links to blocked addresses, pages robots.txt disallows, pages past the limit. */
+  skipped: Scalars['Int']['output'];
+};
+
+/** A registered origin whose documents syncs keep in step with it. */
+export type Source = {
+  __typename?: 'Source';
+  id: Scalars['ID']['output'];
+  name: Scalars['String']['output'];
+  kind: SourceKind;
+  /** The kind's settings: url, branch, include, exclude, path, sitemapUrl, pathPrefix, maxPages, concurrency, delayMs. */
+  config: Scalars['JSON']['output'];
+  /** Tags every document of the source gets. */
+  tags: Array<Scalars['String']['output']>;
+  /** The type every document of the source gets (default: detected). */
+  documentType: Maybe<DocumentType>;
+  /** 5-field cron (UTC) or @hourly, @daily, @weekly; null syncs only on request. */
+  schedule: Maybe<Scalars['String']['output']>;
+  syncTimeoutSeconds: Scalars['Int']['output'];
+  status: SourceStatus;
+  /** What the last complete sync reached, e.g. a git commit. */
+  state: Scalars['JSON']['output'];
+  lastRunAt: Maybe<Scalars['DateTime']['output']>;
+  lastFinishedAt: Maybe<Scalars['DateTime']['output']>;
+  nextRunAt: Maybe<Scalars['DateTime']['output']>;
+  lastError: Maybe<Scalars['String']['output']>;
+  lastErrorCode: Maybe<Scalars['String']['output']>;
+  /** Counts of the last sync. */
+  counts: SourceSyncCounts;
+  /** Live documents the source owns. */
+  documentCount: Scalars['Int']['output'];
+  /** The source's sync jobs, newest first (`first` defaults to 10, at most 100). */
+  jobs: Array<ImportJob>;
+  createdAt: Scalars['DateTime']['output'];
+  updatedAt: Scalars['DateTime']['output'];
+};
+
+
+/** A registered origin whose documents syncs keep in step with it. */
+export type SourceJobsArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** A new source. Which settings apply depends on `kind`. */
+export type CreateSourceInput = {
+  /** Unique; 1-100 letters, digits, spaces, '.', '_' or '-'. */
+  name: Scalars['String']['input'];
+  kind: SourceKind;
+  /** GIT: the repository (https); SITE: the start page; OPENAPI: the spec. */
+  url?: InputMaybe<Scalars['String']['input']>;
+  /** GIT: the branch (default main). */
+  branch?: InputMaybe<Scalars['String']['input']>;
+  /** GIT: globs of repository paths to import (default every supported file). */
+  include?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** GIT: globs of repository paths to leave out. */
+  exclude?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** FOLDER: a folder under CAIRN_SOURCES_FOLDER_ROOT (relative to it, or absolute). */
+  path?: InputMaybe<Scalars['String']['input']>;
+  /** SITE: read pages from this sitemap instead of crawling. */
+  sitemapUrl?: InputMaybe<Scalars['String']['input']>;
+  /** SITE: only pages under this path (default: the start page's folder). */
+  pathPrefix?: InputMaybe<Scalars['String']['input']>;
+  /** SITE: most pages per sync (default 500). */
+  maxPages?: InputMaybe<Scalars['Int']['input']>;
+  /** SITE: requests at once (default 2). */
+  concurrency?: InputMaybe<Scalars['Int']['input']>;
+  /** SITE: pause between requests, in milliseconds (default 250). */
+  delayMs?: InputMaybe<Scalars['Int']['input']>;
+  tags?: InputMaybe<Array<Scalars['String']['input']>>;
+  documentType?: InputMaybe<DocumentType>;
+  schedule?: InputMaybe<Scalars['String']['input']>;
+  /** Default 3600. */
+  syncTimeoutSeconds?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** Changes to a source; absent fields stay. `schedule: null` makes it manual. The kind cannot change. */
+export type UpdateSourceInput = {
+  name?: InputMaybe<Scalars['String']['input']>;
+  url?: InputMaybe<Scalars['String']['input']>;
+  branch?: InputMaybe<Scalars['String']['input']>;
+  include?: InputMaybe<Array<Scalars['String']['input']>>;
+  exclude?: InputMaybe<Array<Scalars['String']['input']>>;
+  path?: InputMaybe<Scalars['String']['input']>;
+  sitemapUrl?: InputMaybe<Scalars['String']['input']>;
+  pathPrefix?: InputMaybe<Scalars['String']['input']>;
+  maxPages?: InputMaybe<Scalars['Int']['input']>;
+  concurrency?: InputMaybe<Scalars['Int']['input']>;
+  delayMs?: InputMaybe<Scalars['Int']['input']>;
+  tags?: InputMaybe<Array<Scalars['String']['input']>>;
+  documentType?: InputMaybe<DocumentType>;
+  schedule?: InputMaybe<Scalars['String']['input']>;
+  syncTimeoutSeconds?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** The outcome of deleteSource. */
+export type DeleteSourcePayload = {
+  __typename?: 'DeleteSourcePayload';
+  id: Scalars['ID']['output'];
+  deleted: Scalars['Boolean']['output'];
+  /** Documents removed with the source. */
+  documentsRemoved: Scalars['Int']['output'];
+  /** Documents left in place, owned by no source (keepDocuments: true). */
+  documentsKept: Scalars['Int']['output'];
+};
+
 /** Where an import job stands. */
 export type ImportJobStatus =
   /** Recorded, waiting for a runner. */
@@ -391,7 +523,9 @@ export type ImportKind =
   | 'URL'
   | 'OPENAPI'
   | 'UPLOAD'
-  | 'DIRECTORY';
+  | 'DIRECTORY'
+  /** A sync of a registered source. */
+  | 'SOURCE';
 
 export type ImportProgress = {
   __typename?: 'ImportProgress';
@@ -764,6 +898,10 @@ export type Query = {
   importJob: Maybe<ImportJob>;
   /** Import jobs, newest first. `first` defaults to 20 and is capped at 100. */
   importJobs: ImportJobConnection;
+  /** Every registered source, by name. */
+  sources: Array<Source>;
+  /** A source by id or name, or null. */
+  source: Maybe<Source>;
   /** Every API key, revoked ones included (admin). */
   apiKeys: Array<ApiKey>;
 };
@@ -813,6 +951,7 @@ export type QueryDocumentsArgs = {
   filter?: InputMaybe<DocumentFilter>;
   first?: InputMaybe<Scalars['Int']['input']>;
   after?: InputMaybe<Scalars['String']['input']>;
+  sourceId?: InputMaybe<Scalars['ID']['input']>;
 };
 
 
@@ -830,6 +969,32 @@ export type QueryImportJobsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
   after?: InputMaybe<Scalars['String']['input']>;
   status?: InputMaybe<ImportJobStatus>;
+};
+
+
+export type QuerySourceArgs = {
+  id: Scalars['ID']['input'];
+};
+
+/** Live updates over graphql-ws (the same /graphql URL and port, the same API keys, sent as connectionParams.authorization). */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /** The job each time its status or progress changes; completes once it has finished. */
+  importJobUpdated: ImportJob;
+  /** A source each time its status, run times or counts change; with no id, every source. */
+  sourceUpdated: Source;
+};
+
+
+/** Live updates over graphql-ws (the same /graphql URL and port, the same API keys, sent as connectionParams.authorization). */
+export type SubscriptionImportJobUpdatedArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** Live updates over graphql-ws (the same /graphql URL and port, the same API keys, sent as connectionParams.authorization). */
+export type SubscriptionSourceUpdatedArgs = {
+  id?: InputMaybe<Scalars['ID']['input']>;
 };
 
 export type Mutation = {
@@ -864,6 +1029,14 @@ export type Mutation = {
   importUpload: ImportResult;
   /** Runs the unfinished and failed items of an INTERRUPTED, FAILED or PARTIAL job again. */
   resumeImportJob: ImportResult;
+  /** Registers a source; it syncs on its schedule, or with syncSource. */
+  createSource: Source;
+  /** Changes a source; a new schedule takes effect at once. */
+  updateSource: Source;
+  /** Removes a source and its documents, or with keepDocuments leaves them as ordinary documents. */
+  deleteSource: DeleteSourcePayload;
+  /** Syncs a source now ('Sync now'); returns its job (the running one if a sync is under way). `async: false` waits for it. */
+  syncSource: ImportJob;
   /** Creates an API key (admin). The key is in the answer only; creating the first key turns authentication on. */
   createApiKey: CreatedApiKey;
   /** Revokes an API key at once (admin); revoking a revoked key changes nothing. */
@@ -944,6 +1117,29 @@ export type MutationImportUploadArgs = {
 
 
 export type MutationResumeImportJobArgs = {
+  id: Scalars['ID']['input'];
+  async?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+
+export type MutationCreateSourceArgs = {
+  input: CreateSourceInput;
+};
+
+
+export type MutationUpdateSourceArgs = {
+  id: Scalars['ID']['input'];
+  input: UpdateSourceInput;
+};
+
+
+export type MutationDeleteSourceArgs = {
+  id: Scalars['ID']['input'];
+  keepDocuments?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+
+export type MutationSyncSourceArgs = {
   id: Scalars['ID']['input'];
   async?: InputMaybe<Scalars['Boolean']['input']>;
 };
@@ -1066,6 +1262,13 @@ export type ResolversTypes = {
   KnowledgeGap: ResolverTypeWrapper<KnowledgeGapRecord>;
   KnowledgeGapEdge: ResolverTypeWrapper<Omit<KnowledgeGapEdge, 'node'> & { node: ResolversTypes['KnowledgeGap'] }>;
   KnowledgeGapConnection: ResolverTypeWrapper<Omit<KnowledgeGapConnection, 'edges' | 'nodes'> & { edges: Array<ResolversTypes['KnowledgeGapEdge']>, nodes: Array<ResolversTypes['KnowledgeGap']> }>;
+  SourceKind: SourceKind;
+  SourceStatus: SourceStatus;
+  SourceSyncCounts: ResolverTypeWrapper<SourceSyncCounts>;
+  Source: ResolverTypeWrapper<SourceRecord>;
+  CreateSourceInput: CreateSourceInput;
+  UpdateSourceInput: UpdateSourceInput;
+  DeleteSourcePayload: ResolverTypeWrapper<DeleteSourcePayload>;
   ImportJobStatus: ImportJobStatus;
   ImportKind: ImportKind;
   ImportProgress: ResolverTypeWrapper<ImportProgress>;
@@ -1100,6 +1303,7 @@ export type ResolversTypes = {
   CreatedApiKey: ResolverTypeWrapper<CreatedApiKeyRecord>;
   CreateApiKeyInput: CreateApiKeyInput;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
 };
 
@@ -1136,6 +1340,11 @@ export type ResolversParentTypes = {
   KnowledgeGap: KnowledgeGapRecord;
   KnowledgeGapEdge: Omit<KnowledgeGapEdge, 'node'> & { node: ResolversParentTypes['KnowledgeGap'] };
   KnowledgeGapConnection: Omit<KnowledgeGapConnection, 'edges' | 'nodes'> & { edges: Array<ResolversParentTypes['KnowledgeGapEdge']>, nodes: Array<ResolversParentTypes['KnowledgeGap']> };
+  SourceSyncCounts: SourceSyncCounts;
+  Source: SourceRecord;
+  CreateSourceInput: CreateSourceInput;
+  UpdateSourceInput: UpdateSourceInput;
+  DeleteSourcePayload: DeleteSourcePayload;
   ImportProgress: ImportProgress;
   ImportError: ImportError;
   ImportJob: ImportJobRecord;
@@ -1166,6 +1375,7 @@ export type ResolversParentTypes = {
   CreatedApiKey: CreatedApiKeyRecord;
   CreateApiKeyInput: CreateApiKeyInput;
   Query: Record<PropertyKey, never>;
+  Subscription: Record<PropertyKey, never>;
   Mutation: Record<PropertyKey, never>;
 };
 
@@ -1330,6 +1540,44 @@ export type KnowledgeGapConnectionResolvers<ContextType = GraphQLContext, Parent
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
+export type SourceSyncCountsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SourceSyncCounts'] = ResolversParentTypes['SourceSyncCounts']> = {
+  added?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  updated?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  removed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  unchanged?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  skipped?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type SourceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Source'] = ResolversParentTypes['Source']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['SourceKind'], ParentType, ContextType>;
+  config?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  tags?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  documentType?: Resolver<Maybe<ResolversTypes['DocumentType']>, ParentType, ContextType>;
+  schedule?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  syncTimeoutSeconds?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['SourceStatus'], ParentType, ContextType>;
+  state?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  lastRunAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  lastFinishedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  nextRunAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  lastError?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  lastErrorCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  counts?: Resolver<ResolversTypes['SourceSyncCounts'], ParentType, ContextType>;
+  documentCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  jobs?: Resolver<Array<ResolversTypes['ImportJob']>, ParentType, ContextType, Partial<SourceJobsArgs>>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type DeleteSourcePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeleteSourcePayload'] = ResolversParentTypes['DeleteSourcePayload']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  deleted?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  documentsRemoved?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  documentsKept?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
 export type ImportProgressResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ImportProgress'] = ResolversParentTypes['ImportProgress']> = {
   done?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   total?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -1476,7 +1724,14 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   knowledgeStats?: Resolver<ResolversTypes['KnowledgeStats'], ParentType, ContextType>;
   importJob?: Resolver<Maybe<ResolversTypes['ImportJob']>, ParentType, ContextType, RequireFields<QueryImportJobArgs, 'id'>>;
   importJobs?: Resolver<ResolversTypes['ImportJobConnection'], ParentType, ContextType, Partial<QueryImportJobsArgs>>;
+  sources?: Resolver<Array<ResolversTypes['Source']>, ParentType, ContextType>;
+  source?: Resolver<Maybe<ResolversTypes['Source']>, ParentType, ContextType, RequireFields<QuerySourceArgs, 'id'>>;
   apiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType>;
+};
+
+export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
+  importJobUpdated?: SubscriptionResolver<ResolversTypes['ImportJob'], "importJobUpdated", ParentType, ContextType, RequireFields<SubscriptionImportJobUpdatedArgs, 'id'>>;
+  sourceUpdated?: SubscriptionResolver<ResolversTypes['Source'], "sourceUpdated", ParentType, ContextType, Partial<SubscriptionSourceUpdatedArgs>>;
 };
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
@@ -1495,6 +1750,10 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   importOpenApi?: Resolver<ResolversTypes['ImportResult'], ParentType, ContextType, RequireFields<MutationImportOpenApiArgs, 'input'>>;
   importUpload?: Resolver<ResolversTypes['ImportResult'], ParentType, ContextType, RequireFields<MutationImportUploadArgs, 'input'>>;
   resumeImportJob?: Resolver<ResolversTypes['ImportResult'], ParentType, ContextType, RequireFields<MutationResumeImportJobArgs, 'id' | 'async'>>;
+  createSource?: Resolver<ResolversTypes['Source'], ParentType, ContextType, RequireFields<MutationCreateSourceArgs, 'input'>>;
+  updateSource?: Resolver<ResolversTypes['Source'], ParentType, ContextType, RequireFields<MutationUpdateSourceArgs, 'id' | 'input'>>;
+  deleteSource?: Resolver<ResolversTypes['DeleteSourcePayload'], ParentType, ContextType, RequireFields<MutationDeleteSourceArgs, 'id' | 'keepDocuments'>>;
+  syncSource?: Resolver<ResolversTypes['ImportJob'], ParentType, ContextType, RequireFields<MutationSyncSourceArgs, 'id' | 'async'>>;
   createApiKey?: Resolver<ResolversTypes['CreatedApiKey'], ParentType, ContextType, RequireFields<MutationCreateApiKeyArgs, 'input'>>;
   revokeApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
 };
@@ -1521,6 +1780,9 @@ export type Resolvers<ContextType = GraphQLContext> = {
   KnowledgeGap?: KnowledgeGapResolvers<ContextType>;
   KnowledgeGapEdge?: KnowledgeGapEdgeResolvers<ContextType>;
   KnowledgeGapConnection?: KnowledgeGapConnectionResolvers<ContextType>;
+  SourceSyncCounts?: SourceSyncCountsResolvers<ContextType>;
+  Source?: SourceResolvers<ContextType>;
+  DeleteSourcePayload?: DeleteSourcePayloadResolvers<ContextType>;
   ImportProgress?: ImportProgressResolvers<ContextType>;
   ImportError?: ImportErrorResolvers<ContextType>;
   ImportJob?: ImportJobResolvers<ContextType>;
@@ -1540,6 +1802,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ApiKey?: ApiKeyResolvers<ContextType>;
   CreatedApiKey?: CreatedApiKeyResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
 };
 

@@ -11,9 +11,11 @@ const MAX_BATCH = 1000;
 export const documentResolvers: Resolvers = {
   Query: {
     document: (_, { id }, { loaders }) => loaders.documentById.load(id),
-    documents: async (_, { filter, first, after }, { services }) => {
+    documents: async (_, { filter, first, after, sourceId }, { services }) => {
       const page = toPage(first, after);
-      const result = await services.documents.documents.list(toFilterSpec(filter), page.first, page.after);
+      const spec = toFilterSpec(filter);
+      if (sourceId !== undefined && sourceId !== null) spec.ownerSourceId = (await services.sources.find(sourceId)).id;
+      const result = await services.documents.documents.list(spec, page.first, page.after);
       const edges = result.rows.map((r) => ({ cursor: r.cursor, node: r.document }));
       return toConnection(edges, { hasNextPage: result.hasNextPage, hasPreviousPage: page.after !== undefined, totalCount: result.totalCount });
     },

@@ -6,14 +6,18 @@ import { enrichmentResolvers } from './enrichment.js';
 import { graphResolvers } from './graph.js';
 import { importResolvers } from './imports.js';
 import { searchResolvers } from './search.js';
+import { sourceResolvers } from './sources.js';
+import { subscriptionResolvers } from './subscriptions.js';
 
 /** Every resolver, merged by type. */
 export const resolvers: Resolvers = {
   DateTime: DateTimeResolver,
   JSON: JSONResolver,
-  Query: { ...documentResolvers.Query, ...searchResolvers.Query, ...graphResolvers.Query, ...enrichmentResolvers.Query, ...importResolvers.Query, ...apiKeyResolvers.Query },
-  Mutation: { ...documentResolvers.Mutation, ...graphResolvers.Mutation, ...importResolvers.Mutation, ...apiKeyResolvers.Mutation },
+  Query: { ...documentResolvers.Query, ...searchResolvers.Query, ...graphResolvers.Query, ...enrichmentResolvers.Query, ...importResolvers.Query, ...sourceResolvers.Query, ...apiKeyResolvers.Query },
+  Mutation: { ...documentResolvers.Mutation, ...graphResolvers.Mutation, ...importResolvers.Mutation, ...sourceResolvers.Mutation, ...apiKeyResolvers.Mutation },
+  Subscription: subscriptionResolvers.Subscription,
   ImportJob: importResolvers.ImportJob,
+  Source: sourceResolvers.Source,
   ImportResult: importResolvers.ImportResult,
   Entity: graphResolvers.Entity,
   EnrichedChunk: enrichmentResolvers.EnrichedChunk,

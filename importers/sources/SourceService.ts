@@ -1,0 +1,284 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../../src/db/Db.js';
+import type { DocumentService } from '../../src/documents/DocumentService.js';
+import type { InputLimits } from '../../src/documents/validateInput.js';
+import { AppError, ErrorCode, isAppError, notFound } from '../../src/errors.js';
+import type { GraphService } from '../../src/graph/GraphService.js';
+import { KeyedQueue } from '../../src/keyedQueue.js';
+import type { Logger } from '../../src/logger.js';
+import type { ImportService, SourceSyncExecutor } from '../ImportService.js';
+import type { ImportJobRecord, ItemOutcome } from '../jobs/types.js';
+import { ImportAborted } from '../pipeline/writePlan.js';
+import type { SourceDriver, SourceRuntime } from './kinds/driver.js';
+import { folderDriver } from './kinds/folder.js';
+import { gitDriver, vetGitUrl } from './kinds/git.js';
+import { openApiDriver } from './kinds/openapi.js';
+import { siteDriver } from './kinds/site.js';
+import { nextRunAfter } from './schedule.js';
+import { SourceRepository, type SyncResult } from './sourceRepository.js';
+import { emptyReport, SourceSyncer, syncTimedOut, type SyncReport } from './SourceSyncer.js';
+import type { SourceRecord } from './types.js';
+import { validateNewSource, validateSourcePatch, type RawSourceInput } from './validateSource.js';
+
+/** What the source service is built from. */
+export interface SourceServiceDeps {
+  db: Db;
+  documents: DocumentService;
+  graph: GraphService;
+  imports: ImportService;
+  runtime: SourceRuntime;
+  limits: InputLimits;
+  logger: Logger;
+  /** How often due schedules are looked for; 0 leaves it to `tick()` calls. */
+  tickMs: number;
+  /** The time (tests inject one). */
+  now?: () => Date;
+  /** A signal that fires once a sync has run for `ms` (tests inject one they fire themselves). */
+  deadline?: (ms: number) => { signal: AbortSignal; dispose(): void };
+}
+
+/** The default deadline: a timer. */
+function timerDeadline(ms: number): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), ms);
+  return { signal: controller.signal, dispose: () => clearTimeout(timer) };
+}
+
+const OPEN_JOB = new Set(['QUEUED', 'RUNNING']);
+
+/** Registered sources: their settings, schedules and syncs (each sync runs as an import job). */
+export class SourceService {
+  readonly repository: SourceRepository;
+  private readonly syncer: SourceSyncer;
+  private readonly now: () => Date;
+  private timer: NodeJS.Timeout | undefined;
+  private ticking = false;
+  private readonly syncQueue = new KeyedQueue();
+
+  constructor(private readonly deps: SourceServiceDeps) {
+    this.repository = new SourceRepository(deps.db);
+    this.now = deps.now ?? (() => new Date());
+    this.syncer = new SourceSyncer({
+      repository: this.repository,
+      documents: deps.documents,
+      writer: { documents: deps.documents, graph: deps.graph, limits: deps.limits },
+      specGuard: deps.imports.specGuard,
+      runtime: deps.runtime,
+      drivers: driverFor,
+      logger: deps.logger,
+    });
+    const executor: SourceSyncExecutor = (job, request, context) => this.runSync(job, request.sourceId, context);
+    deps.imports.setSourceSyncExecutor(executor);
+  }
+
+  /** Starts looking for due schedules every `tickMs`. */
+  start(): void {
+    if (this.deps.tickMs <= 0) return;
+    this.timer = setInterval(() => void this.tick(), this.deps.tickMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  async list(): Promise<SourceRecord[]> {
+    return this.repository.list();
+  }
+
+  async get(id: string): Promise<SourceRecord | undefined> {
+    return this.repository.get(id);
+  }
+
+  /** A source by id, else by name; NOT_FOUND naming what was asked. */
+  async find(idOrName: string): Promise<SourceRecord> {
+    const source = (await this.repository.get(idOrName)) ?? (await this.repository.getByName(idOrName));
+    if (!source) throw notFound('Source', idOrName);
+    return source;
+  }
+
+  /** Registers a source; its first scheduled sync is the schedule's next time (syncSource runs one now). */
+  async create(raw: RawSourceInput): Promise<SourceRecord> {
+    const source = validateNewSource(raw, { folderRoot: this.deps.runtime.folderRoot });
+    if (source.kind === 'GIT') await this.refuseBlockedGitHost(source.config.url);
+    if (await this.repository.getByName(source.name)) throw nameTaken(source.name);
+    try {
+      return await this.repository.create(randomUUID(), source, nextRunAfter(source.schedule, this.now()));
+    } catch (err) {
+      if (/sources_name_key|unique/i.test((err as Error).message)) throw nameTaken(source.name);
+      throw err;
+    }
+  }
+
+  /** Changes a source; a new schedule takes effect at once (its next run is computed from now). */
+  async update(id: string, raw: RawSourceInput): Promise<SourceRecord> {
+    const source = await this.find(id);
+    const patch = validateSourcePatch(source, raw, { folderRoot: this.deps.runtime.folderRoot });
+    if (patch.config?.kind === 'GIT') await this.refuseBlockedGitHost(patch.config.config.url);
+    if (patch.name !== undefined && patch.name !== source.name && (await this.repository.getByName(patch.name))) throw nameTaken(patch.name);
+    const next: SourceRecord = { ...source, ...(patch.config ?? {}), ...withoutConfig(patch) } as SourceRecord;
+    const nextRunAt = patch.schedule !== undefined ? nextRunAfter(next.schedule, this.now()) : source.nextRunAt;
+    const updated = await this.repository.update(next, nextRunAt);
+    if (!updated) throw notFound('Source', id);
+    return updated;
+  }
+
+  /** Removes a source and its documents, or leaves them as ordinary documents when `keepDocuments`. */
+  async delete(id: string, keepDocuments: boolean): Promise<{ source: SourceRecord; documentsRemoved: number; documentsKept: number }> {
+    const source = await this.find(id);
+    if (await this.openJob(source)) {
+      throw new AppError(ErrorCode.CONFLICT, `source "${source.name}" is syncing (job ${source.lastJobId}); remove it once the sync has finished`, { id: source.id, jobId: source.lastJobId });
+    }
+    let documentsRemoved = 0;
+    let documentsKept = 0;
+    if (keepDocuments) documentsKept = await this.deps.documents.documents.detachOwnedBy(source.id);
+    else for (const docId of await this.deps.documents.documents.idsOwnedBy(source.id)) if (await this.deps.documents.deleteOwned(docId, source.id)) documentsRemoved += 1;
+    await this.repository.delete(source.id);
+    return { source, documentsRemoved, documentsKept };
+  }
+
+  /** Starts a sync now ("Sync now"); a sync already queued or running is returned instead of a second one. */
+  async sync(id: string, options: { async?: boolean; onProgress?: (progress: { done: number; total: number }) => void } = {}): Promise<ImportJobRecord> {
+    const { id: sourceId } = await this.find(id);
+    // One check-and-record at a time per source in this process, so a double "Sync now" starts one sync.
+    const { job, fresh } = await this.syncQueue.run(sourceId, async () => {
+      const source = await this.find(sourceId);
+      const open = await this.openJob(source);
+      if (open) return { job: open, fresh: false };
+      const recorded = await this.deps.imports.record({ kind: 'source', sourceId: source.id, sourceName: source.name });
+      await this.repository.markQueued(source.id, recorded.id);
+      return { job: recorded, fresh: true };
+    });
+    if (options.async !== false) {
+      if (fresh) this.deps.imports.runner.kick();
+      return job;
+    }
+    // Waiting, the job runs here at once (a CLI runs only its own job).
+    return fresh ? this.deps.imports.run(job.id, options.onProgress ? { onProgress: options.onProgress } : {}) : this.deps.imports.runner.waitFor(job.id);
+  }
+
+  /** The source's sync jobs, newest first. */
+  jobs(id: string, first: number): Promise<ImportJobRecord[]> {
+    return this.deps.imports.jobs.listForSource(id, first);
+  }
+
+  /** Live documents owned by each of these sources. */
+  documentCounts(ids: readonly string[]): Promise<Map<string, number>> {
+    return this.deps.documents.documents.countOwnedBy(ids);
+  }
+
+  /** Starts the syncs whose scheduled time has come; each due run is taken by one process only. Returns their jobs. */
+  async tick(): Promise<ImportJobRecord[]> {
+    if (this.ticking) return [];
+    this.ticking = true;
+    const started: ImportJobRecord[] = [];
+    try {
+      await this.settleAbandoned();
+      const now = this.now();
+      for (const source of await this.repository.due(now)) {
+        if (!source.nextRunAt || !(await this.repository.claimRun(source.id, source.nextRunAt, nextRunAfter(source.schedule, now)))) continue;
+        try {
+          started.push(await this.sync(source.id));
+        } catch (err) {
+          this.deps.logger.warn({ err: (err as Error).message, sourceId: source.id }, 'scheduled source sync could not start');
+        }
+      }
+    } finally {
+      this.ticking = false;
+    }
+    return started;
+  }
+
+  /** A source left SYNCING by a process that died (its job is no longer open) is recorded as interrupted. */
+  private async settleAbandoned(): Promise<void> {
+    for (const source of await this.repository.withStatus('SYNCING')) {
+      if (await this.openJob(source)) continue;
+      const message = 'the sync stopped with its process; the items it finished are kept and the next sync does the rest';
+      await this.repository.markFinished(source.id, { status: 'FAILED', counts: source.counts, error: { code: 'INTERRUPTED', message }, finishedAt: this.now() });
+    }
+  }
+
+  private async openJob(source: SourceRecord): Promise<ImportJobRecord | undefined> {
+    if (!source.lastJobId) return undefined;
+    const job = await this.deps.imports.jobs.get(source.lastJobId);
+    return job && OPEN_JOB.has(job.status) ? job : undefined;
+  }
+
+  private async refuseBlockedGitHost(url: string): Promise<void> {
+    try {
+      await vetGitUrl(url, this.deps.runtime.importConfig.allowPrivateHosts, this.deps.runtime.resolve);
+    } catch (err) {
+      // A host that does not resolve now may later; a blocked address never may.
+      if (isAppError(err) && err.code === ErrorCode.IMPORT_FETCH_BLOCKED) throw err;
+    }
+  }
+
+  /** The body of a source's sync job. */
+  private async runSync(job: ImportJobRecord, sourceId: string, context: Parameters<SourceSyncExecutor>[2]): Promise<ItemOutcome> {
+    const source = await this.repository.get(sourceId);
+    if (!source) throw new AppError(ErrorCode.NOT_FOUND, `source "${sourceId}" was removed before its sync ran`, { id: sourceId });
+    await this.repository.markStarted(source.id, job.id, this.now());
+    const timeout = (this.deps.deadline ?? timerDeadline)(source.syncTimeoutMs);
+    const report = emptyReport();
+    try {
+      await this.syncer.sync(source, { signal: AbortSignal.any([context.signal, timeout.signal]), onBatchWritten: context.onBatchWritten, progress: context.progress }, report);
+    } catch (err) {
+      const shutdown = context.signal.aborted;
+      const error = timeout.signal.aborted && !shutdown ? syncTimedOut(source) : err;
+      const recorded = shutdown
+        ? { code: 'INTERRUPTED', message: 'the sync was stopped by a shutdown; the items it finished are kept and the next sync does the rest' }
+        : { code: isAppError(error) ? error.code : ErrorCode.INTERNAL_SERVER_ERROR, message: isAppError(error) ? error.message : 'unexpected error; see the server log' };
+      if (!isAppError(error) && !(error instanceof ImportAborted)) this.deps.logger.error({ err: error, sourceId }, 'source sync failed');
+      await this.repository.markFinished(source.id, { status: 'FAILED', counts: report.counts, error: recorded, finishedAt: this.now() });
+      throw shutdown ? new ImportAborted() : error;
+    } finally {
+      timeout.dispose();
+    }
+    const result = finishedResult(report, this.now());
+    await this.repository.markFinished(source.id, result);
+    if (result.status === 'FAILED') throw new AppError(ErrorCode.INVALID_FILE, result.error?.message ?? 'every item failed', { sourceId });
+    const c = report.counts;
+    return {
+      documentIds: report.writtenIds,
+      chunkCount: 0,
+      embeddedChunkCount: 0,
+      changedDocuments: c.added + c.updated + c.removed,
+      warnings: [...report.failures.map((f) => `${f.label}: ${f.code}: ${f.message}`), ...report.warnings].slice(0, 200),
+    };
+  }
+}
+
+/** How a sync that got through its listing ended: PARTIAL when items failed, FAILED when nothing else was there. */
+function finishedResult(report: SyncReport, finishedAt: Date): SyncResult {
+  const failures = report.failures;
+  const first = failures[0];
+  if (!first) return { status: 'SUCCEEDED', counts: report.counts, error: null, state: report.finalState, finishedAt };
+  const c = report.counts;
+  const nothingElse = c.added + c.updated + c.unchanged === 0;
+  const shown = failures.slice(0, 3).map((f) => `${f.label}: ${f.message}`).join('; ');
+  const message = `${failures.length} item(s) failed and kept their previous documents: ${shown}${failures.length > 3 ? '; …' : ''}`;
+  return { status: nothingElse ? 'FAILED' : 'PARTIAL', counts: c, error: { code: first.code, message }, state: report.finalState, finishedAt };
+}
+
+function withoutConfig(patch: ReturnType<typeof validateSourcePatch>): Omit<typeof patch, 'config'> {
+  const { config: _config, ...rest } = patch;
+  return rest;
+}
+
+function nameTaken(name: string): AppError {
+  return new AppError(ErrorCode.CONFLICT, `a source named "${name}" exists already; choose another name or update that one`, { name });
+}
+
+/** The sync of each kind. */
+function driverFor(source: SourceRecord): SourceDriver {
+  switch (source.kind) {
+    case 'FOLDER':
+      return folderDriver(source.config);
+    case 'GIT':
+      return gitDriver(source.config, source.id);
+    case 'OPENAPI':
+      return openApiDriver(source.config);
+    case 'SITE':
+      return siteDriver(source.config);
+  }
+}

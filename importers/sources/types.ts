@@ -1,0 +1,105 @@
+import type { DocumentTypeName } from '../../src/documents/types.js';
+import type { JsonObject } from '../../src/shared/json.js';
+
+/** Where a source's documents come from. */
+export type SourceKind = 'GIT' | 'SITE' | 'OPENAPI' | 'FOLDER';
+
+/** Where a source stands after its last sync. */
+export type SourceStatus = 'NEVER_SYNCED' | 'SYNCING' | 'SUCCEEDED' | 'PARTIAL' | 'FAILED';
+
+/** A git repository: https URL, branch, include/exclude globs over repository paths. */
+export interface GitConfig {
+  url: string;
+  branch: string;
+  include: string[];
+  exclude: string[];
+}
+
+/** A docs site: its sitemap, or a crawl of same-origin links under `pathPrefix` from `url`. */
+export interface SiteConfig {
+  url: string;
+  /** Read pages from this sitemap; without one the site is crawled from `url`. */
+  sitemapUrl: string | null;
+  /** Only pages whose path starts with this (default: the start URL's folder). */
+  pathPrefix: string;
+  maxPages: number;
+  concurrency: number;
+  /** Pause between two requests of one worker, in milliseconds. */
+  delayMs: number;
+}
+
+/** An OpenAPI spec behind a URL. */
+export interface OpenApiConfig {
+  url: string;
+}
+
+/** A folder on the server's machine, under CAIRN_SOURCES_FOLDER_ROOT. */
+export interface FolderConfig {
+  /** Absolute, resolved path (inside the configured root). */
+  path: string;
+}
+
+/** The settings of one kind. */
+export type SourceConfig =
+  | { kind: 'GIT'; config: GitConfig }
+  | { kind: 'SITE'; config: SiteConfig }
+  | { kind: 'OPENAPI'; config: OpenApiConfig }
+  | { kind: 'FOLDER'; config: FolderConfig };
+
+/** Counts of one sync, by document. */
+export interface SyncCounts {
+  added: number;
+  updated: number;
+  removed: number;
+  unchanged: number;
+  /** Items left out: links to blocked addresses, pages robots.txt disallows, items past the page limit. */
+  skipped: number;
+}
+
+/** A registered source as stored. */
+export type SourceRecord = SourceConfig & {
+  id: string;
+  name: string;
+  tags: string[];
+  documentType: DocumentTypeName | null;
+  schedule: string | null;
+  syncTimeoutMs: number;
+  status: SourceStatus;
+  state: JsonObject;
+  lastJobId: string | null;
+  lastRunAt: Date | null;
+  lastFinishedAt: Date | null;
+  nextRunAt: Date | null;
+  lastError: string | null;
+  lastErrorCode: string | null;
+  counts: SyncCounts;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+/** What the last finished import of one item recorded. */
+export interface SourceItemRecord {
+  key: string;
+  fingerprint: string;
+  documentIds: string[];
+  state: JsonObject;
+}
+
+/** A validated new source. */
+export type NewSource = SourceConfig & {
+  name: string;
+  tags: string[];
+  documentType: DocumentTypeName | null;
+  schedule: string | null;
+  syncTimeoutMs: number;
+};
+
+/** A validated change to a source; undefined keeps a field. */
+export interface SourcePatch {
+  name?: string;
+  config?: SourceConfig;
+  tags?: string[];
+  documentType?: DocumentTypeName | null;
+  schedule?: string | null;
+  syncTimeoutMs?: number;
+}

@@ -1,0 +1,132 @@
+import type { SourceRecord } from '../../importers/index.js';
+import type { RawSourceInput } from '../../importers/index.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import { createServices } from '../services.js';
+import { UsageError } from './cliErrors.js';
+import { progressReporter } from './progress.js';
+
+/** Options of `cairn sources` (flags of main's parser). */
+export interface SourcesCommandOptions {
+  json: boolean;
+  kind?: string | undefined;
+  url?: string | undefined;
+  branch?: string | undefined;
+  include: string[];
+  exclude: string[];
+  path?: string | undefined;
+  sitemap?: string | undefined;
+  prefix?: string | undefined;
+  maxPages?: string | undefined;
+  concurrency?: string | undefined;
+  delayMs?: string | undefined;
+  tags: string[];
+  type?: string | undefined;
+  schedule?: string | undefined;
+  timeout?: string | undefined;
+  keepDocuments: boolean;
+}
+
+const USAGE =
+  'usage: cairn sources add <name> --kind GIT|SITE|OPENAPI|FOLDER [--url U] [--branch B] [--include G]… [--exclude G]… [--path P] ' +
+  '[--sitemap U] [--prefix P] [--max-pages N] [--concurrency N] [--delay-ms N] [--tag T]… [--type T] [--schedule S] [--timeout SECONDS] ' +
+  '| sources list [--json] | sources sync <name|id> [--json] | sources remove <name|id> [--keep-documents]';
+
+function int(raw: string | undefined, flag: string): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw.trim())) throw new UsageError(`${flag} must be a whole number, got "${raw}"`);
+  return Number(raw);
+}
+
+/** The flags of `sources add` as a source input. */
+function rawInput(name: string, o: SourcesCommandOptions): RawSourceInput {
+  const kind = o.kind?.toUpperCase();
+  if (!kind) throw new UsageError(`sources add needs --kind GIT, SITE, OPENAPI or FOLDER; ${USAGE}`);
+  return {
+    name,
+    kind: kind as RawSourceInput['kind'],
+    url: o.url ?? null,
+    branch: o.branch ?? null,
+    include: o.include.length > 0 ? o.include : null,
+    exclude: o.exclude.length > 0 ? o.exclude : null,
+    path: o.path ?? null,
+    sitemapUrl: o.sitemap ?? null,
+    pathPrefix: o.prefix ?? null,
+    maxPages: int(o.maxPages, '--max-pages') ?? null,
+    concurrency: int(o.concurrency, '--concurrency') ?? null,
+    delayMs: int(o.delayMs, '--delay-ms') ?? null,
+    tags: o.tags,
+    documentType: o.type?.toLowerCase() ?? null,
+    schedule: o.schedule ?? null,
+    syncTimeoutSeconds: int(o.timeout, '--timeout') ?? null,
+  };
+}
+
+const iso = (d: Date | null): string => (d ? d.toISOString() : '-');
+
+function toJson(s: SourceRecord, documentCount?: number) {
+  return {
+    id: s.id,
+    name: s.name,
+    kind: s.kind,
+    config: s.config,
+    tags: s.tags,
+    schedule: s.schedule,
+    status: s.status,
+    lastRunAt: s.lastRunAt?.toISOString() ?? null,
+    nextRunAt: s.nextRunAt?.toISOString() ?? null,
+    counts: s.counts,
+    lastError: s.lastError,
+    ...(documentCount !== undefined ? { documentCount } : {}),
+  };
+}
+
+function table(sources: SourceRecord[], counts: Map<string, number>): string {
+  const rows = [['NAME', 'KIND', 'STATUS', 'DOCS', 'SCHEDULE', 'LAST RUN', 'NEXT RUN'], ...sources.map((s) => [s.name, s.kind, s.status, String(counts.get(s.id) ?? 0), s.schedule ?? 'manual', iso(s.lastRunAt), iso(s.nextRunAt)])];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n');
+}
+
+const summary = (s: SourceRecord) => `added ${s.counts.added}, updated ${s.counts.updated}, removed ${s.counts.removed}, unchanged ${s.counts.unchanged}, skipped ${s.counts.skipped}`;
+
+/** `cairn sources add|list|sync|remove`: registers, lists, syncs (here, with progress) and removes sources. */
+export async function sourcesCommand(config: Config, logger: Logger, args: string[], opts: SourcesCommandOptions): Promise<number> {
+  const [action, target, ...extra] = args;
+  if (!action || !['add', 'list', 'sync', 'remove'].includes(action)) throw new UsageError(action ? `unknown sources action "${action}"; ${USAGE}` : USAGE);
+  if (action !== 'list' && (!target || extra.length > 0)) throw new UsageError(`sources ${action} takes exactly one source name; ${USAGE}`);
+  const services = await createServices(config, logger, { importQueue: false });
+  try {
+    const sources = services.sources;
+    switch (action) {
+      case 'add': {
+        const source = await sources.create(rawInput(target as string, opts));
+        process.stdout.write(opts.json ? `${JSON.stringify(toJson(source))}\n` : `Added ${source.kind} source "${source.name}" (${source.id}); ${source.schedule ? `next sync ${iso(source.nextRunAt)}` : 'it syncs on request: cairn sources sync'}.\n`);
+        return 0;
+      }
+      case 'list': {
+        const all = await sources.list();
+        const counts = await sources.documentCounts(all.map((s) => s.id));
+        process.stdout.write(opts.json ? `${JSON.stringify(all.map((s) => toJson(s, counts.get(s.id) ?? 0)))}\n` : `${all.length === 0 ? 'No sources.' : table(all, counts)}\n`);
+        return 0;
+      }
+      case 'sync': {
+        const source = await sources.find(target as string);
+        // The sync runs in this process, which reports each item as it finishes.
+        const job = await sources.sync(source.id, { async: false, onProgress: progressReporter('items', opts.json) });
+        const after = await sources.find(source.id);
+        if (opts.json) process.stdout.write(`${JSON.stringify({ event: 'summary', jobId: job.id, jobStatus: job.status, ...toJson(after) })}\n`);
+        else process.stderr.write(`\nSync of "${after.name}" ${after.status}: ${summary(after)}.${after.lastError ? `\n${after.lastErrorCode}: ${after.lastError}` : ''}\n`);
+        return after.status === 'SUCCEEDED' ? 0 : 1;
+      }
+      default: {
+        const result = await sources.delete(target as string, opts.keepDocuments);
+        process.stdout.write(
+          opts.json ? `${JSON.stringify({ id: result.source.id, documentsRemoved: result.documentsRemoved, documentsKept: result.documentsKept })}\n` : `Removed source "${result.source.name}": ${result.documentsRemoved} document(s) removed, ${result.documentsKept} kept.\n`,
+        );
+        return 0;
+      }
+    }
+  } finally {
+    await services.close();
+  }
+}

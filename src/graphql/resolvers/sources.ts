@@ -1,0 +1,34 @@
+import type { RawSourceInput } from '../../../importers/index.js';
+import type { CreateSourceInput, Resolvers, SourceKind, SourceStatus, UpdateSourceInput } from '../generated/types.js';
+
+/** GraphQL source input in the service's form (document types in storage case). */
+function rawSource(input: CreateSourceInput | UpdateSourceInput): RawSourceInput {
+  const { documentType, ...rest } = input;
+  return { ...rest, ...(documentType !== undefined ? { documentType: documentType === null ? null : documentType.toLowerCase() } : {}) };
+}
+
+/** Source mutations and queries: thin calls into SourceService. */
+export const sourceResolvers: Resolvers = {
+  Query: {
+    sources: (_, __, { services }) => services.sources.list(),
+    source: async (_, { id }, { services }) => (await services.sources.get(id)) ?? (await services.sources.repository.getByName(id)) ?? null,
+  },
+  Mutation: {
+    createSource: (_, { input }, { services }) => services.sources.create(rawSource(input)),
+    updateSource: (_, { id, input }, { services }) => services.sources.update(id, rawSource(input)),
+    deleteSource: async (_, { id, keepDocuments }, { services }) => {
+      const result = await services.sources.delete(id, keepDocuments ?? false);
+      return { id: result.source.id, deleted: true, documentsRemoved: result.documentsRemoved, documentsKept: result.documentsKept };
+    },
+    syncSource: (_, { id, async }, { services }) => services.sources.sync(id, { async: async ?? true }),
+  },
+  Source: {
+    kind: (source) => source.kind as SourceKind,
+    status: (source) => source.status as SourceStatus,
+    config: (source) => source.config,
+    documentType: (source) => (source.documentType ? (source.documentType.toUpperCase() as Uppercase<typeof source.documentType>) : null),
+    syncTimeoutSeconds: (source) => Math.round(source.syncTimeoutMs / 1000),
+    documentCount: async (source, _, { services }) => (await services.sources.documentCounts([source.id])).get(source.id) ?? 0,
+    jobs: (source, { first }, { services }) => services.sources.jobs(source.id, Math.max(1, Math.min(first ?? 10, 100))),
+  },
+};
