@@ -7,13 +7,18 @@ import { createServices } from '../services.js';
 import { describeCliError, UsageError } from './cliErrors.js';
 import { importCommand } from './importCommand.js';
 import { keysCommand } from './keysCommand.js';
+import { mcpCommand } from './mcpCommand.js';
+import { toolsCommand } from './toolsCommand.js';
 import { reindexCommand } from './reindexCommand.js';
 import { serve } from './serve.js';
 
 const USAGE = `Usage: cairn <command> [options]
 
 Commands:
-  serve                 start the GraphQL server (default)
+  serve                 start the GraphQL server (default), with MCP at /mcp
+  mcp                   serve MCP on stdin/stdout, for desktop clients that launch a command
+  tools --format openai|anthropic
+                        print the MCP tools as function-calling JSON
   reindex [--force] [--batch-size N] [--json]
                         re-embed every chunk with the configured embedder
   import url <url…>     import web pages or files by URL (SSRF-safe; HTML becomes markdown)
@@ -62,6 +67,7 @@ async function main(argv: string[]): Promise<number> {
       'spec-id': { type: 'string' },
       role: { type: 'string' },
       name: { type: 'string' },
+      format: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
       version: { type: 'boolean', short: 'v', default: false },
     },
@@ -75,17 +81,22 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${version()}\n`);
     return 0;
   }
-  const known = ['serve', 'reindex', 'import', 'keys', 'stats', 'migrate'];
+  const known = ['serve', 'mcp', 'tools', 'reindex', 'import', 'keys', 'stats', 'migrate'];
   // Before loadConfig, so a typo is reported as such even when the environment is incomplete.
   if (!known.includes(command)) throw new UsageError(`unknown command "${command}" (commands: ${known.join(', ')})`);
+  // Needs no configuration or database: the definitions are static.
+  if (command === 'tools') return toolsCommand(values.format);
   const batchSize = parseBatchSize(values['batch-size']);
   const config = loadConfig();
   // CLI tools keep stdout for their output; logs go to stderr unless serving.
-  const logger = createLogger(command === 'serve' ? config.logLevel : 'warn');
+  // `cairn mcp`'s stdout is the protocol: its logs must go to stderr.
+  const logger = command === 'mcp' ? createLogger(config.logLevel, 'stderr') : createLogger(command === 'serve' ? config.logLevel : 'warn');
   switch (command) {
     case 'serve':
       await serve(config, logger);
       return -1; // keep running
+    case 'mcp':
+      return mcpCommand(config, logger);
     case 'reindex':
       return reindexCommand(config, logger, { force: values.force, batchSize, json: values.json });
     case 'import':

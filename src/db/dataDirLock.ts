@@ -22,6 +22,8 @@ export interface LockOwner {
   startedAt: string;
   /** Unique per acquisition, so a release never deletes a lock that another process took over. */
   token: string;
+  /** Where a server holding the folder listens (`announceServerUrl`), so other commands can point at it. */
+  url?: string;
 }
 
 /** A held lock on a data folder; `release` is idempotent. */
@@ -55,7 +57,14 @@ function parseOwner(raw: string): LockOwner | undefined {
   try {
     const o = JSON.parse(raw) as Partial<LockOwner>;
     if (!Number.isInteger(o.pid) || (o.pid as number) <= 0 || typeof o.hostname !== 'string' || typeof o.token !== 'string') return undefined;
-    return { pid: o.pid as number, hostname: o.hostname, bootId: typeof o.bootId === 'string' ? o.bootId : undefined, startedAt: String(o.startedAt ?? '?'), token: o.token };
+    return {
+      pid: o.pid as number,
+      hostname: o.hostname,
+      bootId: typeof o.bootId === 'string' ? o.bootId : undefined,
+      startedAt: String(o.startedAt ?? '?'),
+      token: o.token,
+      ...(typeof o.url === 'string' ? { url: o.url } : {}),
+    };
   } catch {
     return undefined;
   }
@@ -155,7 +164,9 @@ function removeStale(file: string, judged: string): void {
 
 function lockedError(dataDir: string, file: string, seen: SeenLock | undefined): AppError {
   const owner = seen?.owner;
-  const where = owner ? `pid ${owner.pid} on host ${owner.hostname}, since ${owner.startedAt}` : 'an unknown process (its lock file is unreadable)';
+  const where = owner
+    ? `pid ${owner.pid} on host ${owner.hostname}, since ${owner.startedAt}${owner.url ? `, serving ${owner.url}` : ''}`
+    : 'an unknown process (its lock file is unreadable)';
   const foreign = owner !== undefined && owner.hostname !== os.hostname();
   const heartbeat = foreign && seen ? ` (it refreshed the lock ${Math.round((Date.now() - seen.mtimeMs) / 1000)} s ago; a lock from another host is taken over after ${LOCK_FOREIGN_STALE_MS / 1000} s without that)` : '';
   return new AppError(
@@ -165,8 +176,21 @@ function lockedError(dataDir: string, file: string, seen: SeenLock | undefined):
       "or do this through the running server's GraphQL API: the createApiKey mutation for keys (while no key exists, local requests need none), " +
       'importUrl, importOpenApi or importUpload for imports, the knowledgeStats query for stats. ' +
       `Delete ${file} only if no Cairn process is running${owner && !foreign ? ` as pid ${owner.pid}` : ''}.`,
-    { dataDir, lockFile: file, pid: owner?.pid ?? null, hostname: owner?.hostname ?? null },
+    { dataDir, lockFile: file, pid: owner?.pid ?? null, hostname: owner?.hostname ?? null, url: owner?.url ?? null },
   );
+}
+
+/**
+ * Records in the lock this process holds on `dataDir` the URL its server listens at, so that a command refused the
+ * folder can say where to go instead (`cairn mcp` points MCP clients at its /mcp). No-op without such a lock.
+ */
+export function announceServerUrl(dataDir: string, url: string): void {
+  const file = lockFileFor(dataDir);
+  const seen = heldHere.has(file) ? readLock(file) : undefined;
+  if (!seen?.owner || seen.owner.pid !== process.pid) return;
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  fs.writeFileSync(tmp, `${JSON.stringify({ ...seen.owner, url })}\n`);
+  fs.renameSync(tmp, file); // atomic: a reader sees the old lock or the new one, with the same owner and token
 }
 
 /** The same folder opened twice in one process: a bug in the caller, which must close the first handle. */
