@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { announceServerUrl } from '../db/dataDirLock.js';
+import { pgliteDir } from '../db/openDb.js';
 import { startHttpServer, type RunningServer } from '../server/httpServer.js';
 import { createServices } from '../services.js';
 import { CliError } from './cliErrors.js';
@@ -31,7 +32,8 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   }
   // Commands refused the PGlite folder (`cairn mcp`) read this from its lock to point at the server; a wildcard
   // address is reached through loopback.
-  if (services.db.kind === 'pglite') announceServerUrl(config.dataDir, server.url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:'));
+  const folder = services.db.kind === 'pglite' ? pgliteDir(config.dataDir) : undefined;
+  if (folder) announceServerUrl(folder, server.url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:'));
   logger.info({ url: `${server.url}/graphql`, database: services.db.kind, embedder: services.embedder.info }, `Cairn is ready at ${server.url}/graphql`);
   // Load PGlite's in-memory vector copy in the background, so the first search does not pay for it.
   const warming = performance.now();
