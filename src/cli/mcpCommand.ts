@@ -34,9 +34,13 @@ export async function mcpCommand(config: Config, logger: Logger): Promise<number
   }
   services.outbox?.start();
   const server = createMcpServer(services, LOCAL_PRINCIPAL);
+  // The client closing stdin, or stopping the process, ends the session; the database is closed either way, so the
+  // embedded folder is left consistent and unlocked for the next launch.
   const closed = new Promise<void>((resolve) => {
     server.onclose = resolve;
     process.stdin.once('end', resolve);
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
   });
   await server.connect(new StdioServerTransport());
   logger.info({ database: services.db.kind }, 'Cairn MCP server on stdio');

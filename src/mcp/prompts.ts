@@ -3,6 +3,7 @@ import { ROOT_FIELD_ROLES } from '../auth/fieldRoles.js';
 import { requireRole, type Principal } from '../auth/roles.js';
 import { badInput } from '../errors.js';
 import { toEnrichRequest } from '../graphql/inputs.js';
+import { validateQueryText } from '../retrieval/SearchService.js';
 import type { Services } from '../services.js';
 
 export const ANSWER_PROMPT: Prompt = {
@@ -15,8 +16,8 @@ export const ANSWER_PROMPT: Prompt = {
 /** The prompt with Cairn's context for the question filled in (runs enrich_context, so it needs that tool's role). */
 export async function getAnswerPrompt(services: Services, principal: Principal, args: Record<string, string> | undefined): Promise<GetPromptResult> {
   requireRole(principal, ROOT_FIELD_ROLES.Query.enrichContext, `The ${ANSWER_PROMPT.name} prompt`);
-  const question = args?.question;
-  if (question === undefined) throw badInput('question', 'is required');
+  if (args?.question === undefined) throw badInput('question', 'is required');
+  const question = validateQueryText(args.question, 'question');
   const result = await services.enricher.enrich(toEnrichRequest({ query: question }, services.config));
   const context = result.context || '(Cairn has nothing on this question.)';
   const text =

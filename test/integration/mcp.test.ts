@@ -178,5 +178,6 @@ describe.each(dbTargets())('MCP over Streamable HTTP ($name)', (db) => {
     expect(text).toContain('[1] ACH returns runbook');
     expect(text).toContain('Question: What does R02 mean?');
     await expect(clients.reader.getPrompt({ name: 'answer_with_cairn_context', arguments: { question: 'x' } })).rejects.toThrow(/FORBIDDEN/);
+    await expect(clients.agent.getPrompt({ name: 'answer_with_cairn_context', arguments: { question: ' ' } })).rejects.toThrow(/BAD_USER_INPUT: question: must not be empty/);
   });
 });

@@ -6,7 +6,7 @@ import { lockFileFor } from '../../src/db/dataDirLock.js';
 import { runCli, startCliServer } from '../helpers/cli.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
-import { AGENT_TOOLS, READ_TOOLS, WRITE_TOOLS, call, callEveryTool, connectStdio, errorOf } from '../helpers/mcp.js';
+import { AGENT_TOOLS, READ_TOOLS, WRITE_TOOLS, call, callEveryTool, connectStdio, errorOf, ok } from '../helpers/mcp.js';
 
 const BASE_ENV = { CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0', CAIRN_LOG_LEVEL: 'warn' };
 
@@ -51,6 +51,12 @@ describe.each(dbTargets())('cairn mcp over stdio ($name)', (db) => {
 
   it('keeps stdout for the protocol: logs go to stderr', () => {
     expect(stderr()).not.toMatch(/"jsonrpc"/);
+  });
+
+  it('closes the database when the client disconnects: the next launch finds the writes', async () => {
+    await client.close();
+    ({ client } = await connectStdio({ ...BASE_ENV, ...database.env }));
+    expect(await ok(client, 'get_document', { id: 'rb:ach', maxChars: 20 })).toMatchObject({ id: 'rb:ach', truncated: true });
   });
 });
 
