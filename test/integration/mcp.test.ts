@@ -3,6 +3,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ROLES, type Role } from '../../src/auth/roles.js';
 import { functionDefinitions } from '../../src/mcp/functionCalling.js';
 import { RESOURCE_PAGE_SIZE } from '../../src/mcp/resources.js';
+import { gqlAs } from '../helpers/auth.js';
 import { dbTargets } from '../helpers/databases.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
 import { AGENT_TOOLS, READ_TOOLS, WRITE_TOOLS, call, callEveryTool, connectHttp, errorOf, ok } from '../helpers/mcp.js';
@@ -127,6 +128,19 @@ describe.each(dbTargets())('MCP over Streamable HTTP ($name)', (db) => {
     expect(res.status).toBe(413);
     expect(((await res.json()) as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code).toBe('PAYLOAD_TOO_LARGE');
     expect((await clients.admin.listTools()).tools.length).toBe(11);
+  });
+
+  it('keeps answers within the response text budget, failing as GraphQL does', async () => {
+    const words = Array.from({ length: 14_000 }, (_, i) => `budget${i % 50}`).join(' ');
+    await ok(clients.admin, 'create_document', { id: 'doc:budget', title: 'Budget', content: words.slice(0, MAX_DOCUMENT_CHARS) });
+    const args = { query: 'budget1 budget2', topK: 50, expandNeighbors: 10, filter: { text: 'budget1' } };
+    const error = errorOf(await call(clients.agent, 'search', args));
+    expect(error).toMatchObject({ code: 'QUERY_TOO_COMPLEX', max: MAX_RESPONSE_TEXT_CHARS, env: 'CAIRN_MAX_RESPONSE_TEXT_CHARS' });
+    const gql = (await gqlAs(t.server.url, keys.agent, 'query($input: SearchInput!) { search(input: $input) { chunk { content } neighbors { content } } }', { input: args })).body;
+    expect(gql.errors?.[0]?.extensions?.code).toBe(error.code);
+    expect(gql.errors?.[0]?.message).toBe(error.message);
+    // get_document reads long texts in pieces instead.
+    expect(await ok(clients.agent, 'get_document', { id: 'doc:budget', maxChars: 50_000 })).toMatchObject({ truncated: true, nextOffset: 50_000 });
   });
 
   it('refuses batches, non-JSON bodies and GET like the GraphQL endpoint', async () => {

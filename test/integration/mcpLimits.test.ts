@@ -47,6 +47,16 @@ describe.each(dbTargets())('MCP without keys, with a failing lane, over the rate
     expect(await postWithHost(t.server.url, 'localhost:4000')).toBe(200);
   });
 
+  it('refuses a cross-site form post (not JSON): a web page cannot make a local browser write while keys are off', async () => {
+    const res = await fetch(`${t.server.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'create_entity', arguments: { id: 'svc:evil', type: 'Service', name: 'Evil' } } }),
+    });
+    expect(res.status).toBe(415);
+    expect(await t.services.graph.store.getEntities(['svc:evil'])).toEqual([]);
+  });
+
   it('keeps enrich_context degrade-safe: the graph lane answers with a warning when the documents lane fails', async () => {
     const result = await call(client, 'enrich_context', { query: 'payment service status' });
     expect(result.isError).toBeFalsy();
