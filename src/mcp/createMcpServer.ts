@@ -40,7 +40,12 @@ function listedTool(tool: ToolDefinition): Tool {
       title: tool.title,
       description: tool.description,
       inputSchema: argumentsSchema(tool),
-      annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: false, openWorldHint: tool.name === 'import_url' },
+      annotations: {
+        title: tool.title,
+        readOnlyHint: tool.readOnly,
+        ...(tool.writes ? { destructiveHint: tool.writes.overwrites, idempotentHint: tool.writes.idempotent } : {}),
+        openWorldHint: tool.name === 'import_url',
+      },
     };
     listed.set(tool.name, entry);
   }

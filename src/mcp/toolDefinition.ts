@@ -31,6 +31,8 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
   role: Role;
   /** True when the tool changes nothing. */
   readOnly: boolean;
+  /** For write tools: whether it may overwrite what exists, and whether repeating a call changes nothing more. */
+  writes?: { overwrites: boolean; idempotent: boolean };
   input: S;
   run(args: z.output<S>, context: ToolContext): Promise<ToolOutput>;
 }

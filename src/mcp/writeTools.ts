@@ -26,6 +26,7 @@ export const createDocumentTool = defineTool({
     'text are linked to the knowledge graph automatically.',
   role: Mutation.createDocument,
   readOnly: false,
+  writes: { overwrites: false, idempotent: false },
   input: z.strictObject({
     title: z.string().describe('The title (at most 1000 characters).'),
     content: z.string().describe('The text, markdown or plain.'),
@@ -54,6 +55,7 @@ export const importUrlTool = defineTool({
     'Returns the documents written.',
   role: Mutation.importUrl,
   readOnly: false,
+  writes: { overwrites: true, idempotent: true },
   input: z.strictObject({
     url: z.string().describe('Absolute http(s) URL of the page or file.'),
     title: z.string().optional().describe("Default: the page's own title."),
@@ -83,6 +85,7 @@ export const createEntityTool = defineTool({
     'are linked to it automatically. An existing id is refused with CONFLICT; look entities up with find_entities first.',
   role: Mutation.createEntity,
   readOnly: false,
+  writes: { overwrites: false, idempotent: false },
   input: z.strictObject({
     type: z.string().describe('Type in PascalCase, e.g. "Service", "Team", "Concept" (pattern ^[A-Z][A-Za-z0-9_]{0,63}$).'),
     name: z.string().describe('The name documents use for it (at most 500 characters).'),
@@ -105,6 +108,7 @@ export const createRelationshipTool = defineTool({
     'toId "svc:ledger". Repeating it updates its properties instead of adding a second one.',
   role: Mutation.createRelationship,
   readOnly: false,
+  writes: { overwrites: true, idempotent: true },
   input: z.strictObject({
     fromId: z.string().describe('Id of the entity the relationship starts from.'),
     type: z.string().describe('Relationship type in UPPER_SNAKE case, e.g. DEPENDS_ON, OWNED_BY.'),

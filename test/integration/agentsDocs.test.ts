@@ -134,11 +134,11 @@ describe('docs/agents.md examples (pglite)', () => {
     const commands = example('tools').split('\n');
     for (const format of ['openai', 'anthropic'] as const) {
       expect(commands.some((c) => c.startsWith(`npm run --silent cairn -- tools --format ${format} > cairn-tools.json`))).toBe(true);
-      // `npm run cairn` compiles first; the same command from source:
-      const { code, stdout } = await runCli(['tools', '--format', format], {});
-      expect(code).toBe(0);
-      expect(JSON.parse(stdout)).toEqual(functionDefinitions(format));
     }
+    // `npm run cairn` compiles first; the same command from source (the anthropic format is what MCP lists, see mcp.test.ts):
+    const { code, stdout } = await runCli(['tools', '--format', 'openai'], {});
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toEqual(functionDefinitions('openai'));
     const openai = functionDefinitions('openai') as { type: string; function: { name: string; parameters: { type: string } } }[];
     expect(openai[0]).toMatchObject({ type: 'function', function: { name: 'enrich_context', parameters: { type: 'object' } } });
     expect((await runCli(['tools', '--format', 'yaml'], {})).code).toBe(2);

@@ -58,7 +58,8 @@ describe.each(dbTargets())('MCP over Streamable HTTP ($name)', (db) => {
     const exported = functionDefinitions('anthropic') as { name: string; description: string; input_schema: unknown }[];
     expect(listed.map((x) => ({ name: x.name, description: x.description, input_schema: x.inputSchema }))).toEqual(exported);
     expect(listed.find((x) => x.name === 'search')?.annotations).toMatchObject({ readOnlyHint: true });
-    expect(listed.find((x) => x.name === 'create_document')?.annotations).toMatchObject({ readOnlyHint: false });
+    expect(listed.find((x) => x.name === 'create_document')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+    expect(listed.find((x) => x.name === 'import_url')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: true });
   });
 
   it('calls every tool', async () => {
