@@ -1,4 +1,5 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { LOCAL_PRINCIPAL } from '../auth/roles.js';
 import type { Config } from '../config.js';
 import { ErrorCode, isAppError } from '../errors.js';
@@ -20,6 +21,29 @@ function folderHeldError(err: unknown, config: Config): unknown {
   );
 }
 
+const isRequest = (m: JSONRPCMessage): boolean => 'method' in m && 'id' in m;
+const isResponse = (m: JSONRPCMessage): boolean => 'id' in m && ('result' in m || 'error' in m);
+
+/** Counts the requests read and not yet answered; the returned function resolves once none is left. */
+function trackRequests(transport: StdioServerTransport): () => Promise<void> {
+  let open = 0;
+  let idle: (() => void) | undefined;
+  const receive = transport.onmessage;
+  transport.onmessage = (message: JSONRPCMessage) => {
+    if (isRequest(message)) open++;
+    receive?.(message);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message: JSONRPCMessage) => {
+    try {
+      await send(message);
+    } finally {
+      if (isResponse(message) && --open === 0) idle?.();
+    }
+  };
+  return () => (open === 0 ? Promise.resolve() : new Promise<void>((resolve) => (idle = resolve)));
+}
+
 /**
  * `cairn mcp`: serves MCP over stdin/stdout for desktop clients that launch a command, as the local user (every
  * tool), on the embedded database or CAIRN_DATABASE_URL. Runs until the client closes stdin.
@@ -36,13 +60,16 @@ export async function mcpCommand(config: Config, logger: Logger): Promise<number
   const server = createMcpServer(services, LOCAL_PRINCIPAL);
   // The client closing stdin, or stopping the process, ends the session; the database is closed either way, so the
   // embedded folder is left consistent and unlocked for the next launch.
+  const transport = new StdioServerTransport();
+  await server.connect(transport);
+  const answered = trackRequests(transport);
   const closed = new Promise<void>((resolve) => {
     server.onclose = resolve;
-    process.stdin.once('end', resolve);
+    // Piped input ends before its answers are out: the requests already read are answered first.
+    process.stdin.once('end', () => void answered().then(resolve));
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
-  await server.connect(new StdioServerTransport());
   logger.info({ database: services.db.kind }, 'Cairn MCP server on stdio');
   await closed;
   await server.close().catch(() => undefined);

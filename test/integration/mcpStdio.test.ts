@@ -1,9 +1,11 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { lockFileFor } from '../../src/db/dataDirLock.js';
-import { runCli, startCliServer } from '../helpers/cli.js';
+import { projectPath } from '../../src/paths.js';
+import { childEnv, runCli, startCliServer } from '../helpers/cli.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
 import { AGENT_TOOLS, READ_TOOLS, WRITE_TOOLS, call, callEveryTool, connectStdio, errorOf, ok } from '../helpers/mcp.js';
@@ -109,5 +111,27 @@ describe('cairn mcp with an unreachable embedding backend', () => {
     const result = await call(client, 'enrich_context', { query: 'payment service status' });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ entities: [{ id: 'svc:x' }], warnings: [expect.stringMatching(/documents lane failed/)] });
+  });
+});
+
+describe('cairn mcp with piped input', () => {
+  it('answers every request read before stdin ends, then exits 0', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', projectPath('src/cli/main.ts'), 'mcp'], { env: childEnv({ ...BASE_ENV, CAIRN_DATA_DIR: 'memory://' }), cwd: projectPath() });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const messages = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_entity', arguments: { id: 'svc:piped', type: 'Service', name: 'Piped' } } },
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'knowledge_gaps', arguments: {} } },
+    ];
+    child.stdin.end(`${messages.map((m) => JSON.stringify(m)).join('\n')}\n`);
+    expect(await exited).toBe(0);
+    // Requests run concurrently: the answers may come in any order.
+    const answers = stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: number; result: { structuredContent?: Record<string, unknown> } });
+    expect(answers.map((a) => a.id).sort()).toEqual([1, 2, 3]);
+    expect(answers.find((a) => a.id === 2)?.result.structuredContent).toMatchObject({ id: 'svc:piped' });
+    expect(answers.find((a) => a.id === 3)?.result.structuredContent).toMatchObject({ gaps: [] });
   });
 });
