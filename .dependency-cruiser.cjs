@@ -43,7 +43,7 @@ module.exports = {
       severity: 'error',
       comment: 'Domain modules (and auth) do not depend on the API, the server, the CLI or the composition root.',
       from: { path: [CORE, '^src/auth/'] },
-      to: { path: '^src/(graphql/|server/|cli/|services\\.ts$)' },
+      to: { path: '^src/(graphql/|mcp/|server/|cli/|services\\.ts$)' },
     },
     {
       name: 'shared-is-a-leaf',
@@ -76,8 +76,8 @@ module.exports = {
     {
       name: 'importers-only-from-the-edge',
       severity: 'error',
-      comment: 'Only the edge of src/ uses importers: the composition root, GraphQL, the CLI and the server.',
-      from: { path: '^src/', pathNot: '^src/(services\\.ts$|graphql/|cli/|server/)' },
+      comment: 'Only the edge of src/ uses importers: the composition root, GraphQL, MCP, the CLI and the server.',
+      from: { path: '^src/', pathNot: '^src/(services\\.ts$|graphql/|mcp/|cli/|server/)' },
       to: { path: '^importers/' },
     },
     {

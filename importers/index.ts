@@ -13,3 +13,4 @@ export { SourceService } from './sources/SourceService.js';
 export type { SourceRecord } from './sources/types.js';
 export type { Resolver } from './http/fetchTarget.js';
 export type { RawSourceInput } from './sources/validateSource.js';
+export { documentIdsOf, resultOrError } from './jobs/jobOutcome.js';

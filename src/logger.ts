@@ -10,6 +10,8 @@ export interface LoggerOptions {
   pretty?: boolean;
   /** Where pretty lines go (default: stdout). */
   destination?: NodeJS.WritableStream;
+  /** JSON lines on stderr: for a process whose stdout carries a protocol (`cairn mcp`). */
+  stderr?: boolean;
 }
 
 /** Pretty logs for a person at a terminal; JSON in production and whenever stdout is a pipe or a file (collectors). */
@@ -33,7 +35,8 @@ function prettyStream(destination: NodeJS.WritableStream | undefined): Destinati
 export function createLogger(level: string = 'info', options: LoggerOptions = {}): Logger {
   const settings = { level, base: { service: 'cairn' }, timestamp: pino.stdTimeFunctions.isoTime };
   const stream = options.pretty ? prettyStream(options.destination) : undefined;
-  return stream ? pino(settings, stream) : pino(settings);
+  if (stream) return pino(settings, stream);
+  return options.stderr ? pino(settings, pino.destination(2)) : pino(settings);
 }
 
 /** A logger that discards everything, for tests and tools. */

@@ -10,6 +10,8 @@ import { CliError, describeCliError, UsageError } from './cliErrors.js';
 import { formatStats } from './formatStats.js';
 import { buildImportRequest, importCommand } from './importCommand.js';
 import { keysCommand, parseKeysAction } from './keysCommand.js';
+import { mcpCommand } from './mcpCommand.js';
+import { toolsCommand } from './toolsCommand.js';
 import { reindexCommand } from './reindexCommand.js';
 import { remoteImport, remoteKeys, remoteStats } from './remoteCommands.js';
 import { serve } from './serve.js';
@@ -19,7 +21,10 @@ import { sourcesCommand } from './sourcesCommand.js';
 const USAGE = `Usage: cairn <command> [options]
 
 Commands:
-  serve                 start the GraphQL server (default)
+  serve                 start the GraphQL server (default), with MCP at /mcp
+  mcp                   serve MCP on stdin/stdout, for desktop clients that launch a command
+  tools --format openai|anthropic
+                        print the MCP tools as function-calling JSON
   reindex [--force] [--batch-size N] [--json]
                         re-embed every chunk with the configured embedder
   import url <url…>     import web pages or files by URL (SSRF-safe; HTML becomes markdown)
@@ -97,6 +102,7 @@ async function main(argv: string[]): Promise<number> {
       schedule: { type: 'string' },
       timeout: { type: 'string' },
       'keep-documents': { type: 'boolean', default: false },
+      format: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
       version: { type: 'boolean', short: 'v', default: false },
     },
@@ -110,14 +116,19 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${version()}\n`);
     return 0;
   }
-  const known = ['serve', 'reindex', 'import', 'keys', 'sources', 'stats', 'migrate'];
+  const known = ['serve', 'mcp', 'tools', 'reindex', 'import', 'keys', 'sources', 'stats', 'migrate'];
   // Before loadConfig, so a typo is reported as such even when the environment is incomplete.
   if (!known.includes(command)) throw new UsageError(`unknown command "${command}" (commands: ${known.join(', ')})`);
+  // Needs no configuration or database: the definitions are static.
+  if (command === 'tools') return toolsCommand(values.format);
   const batchSize = parseBatchSize(values['batch-size']);
   const config = loadConfig(readEnvironment());
-  // CLI tools keep stdout for their output; logs go to stderr unless serving.
-  const logger = createLogger(command === 'serve' ? config.logLevel : 'warn', { pretty: command === 'serve' && wantsPrettyLogs(config.env, process.stdout.isTTY === true) });
-  const server = command === 'serve' ? undefined : folderServer(config);
+  // `cairn mcp`'s stdout is the protocol: its logs go to stderr. Pretty lines only for a server at a terminal.
+  const logger =
+    command === 'mcp'
+      ? createLogger(config.logLevel, { stderr: true })
+      : createLogger(command === 'serve' ? config.logLevel : 'warn', { pretty: command === 'serve' && wantsPrettyLogs(config.env, process.stdout.isTTY === true) });
+  const server = command === 'serve' || command === 'mcp' ? undefined : folderServer(config);
   if (server && (command === 'reindex' || command === 'migrate')) throw needsTheFolder(command, server);
   let client: ServerClient | undefined;
   if (server) {
@@ -128,6 +139,8 @@ async function main(argv: string[]): Promise<number> {
     case 'serve':
       await serve(config, logger);
       return -1; // keep running
+    case 'mcp':
+      return mcpCommand(config, logger);
     case 'reindex':
       return reindexCommand(config, logger, { force: values.force, batchSize, json: values.json });
     case 'import': {

@@ -159,7 +159,9 @@ function removeStale(file: string, judged: string): void {
 
 function lockedError(dataDir: string, file: string, seen: SeenLock | undefined): AppError {
   const owner = seen?.owner;
-  const where = owner ? `pid ${owner.pid} on host ${owner.hostname}, since ${owner.startedAt}` : 'an unknown process (its lock file is unreadable)';
+  const where = owner
+    ? `pid ${owner.pid} on host ${owner.hostname}, since ${owner.startedAt}${owner.url ? `, serving ${owner.url}` : ''}`
+    : 'an unknown process (its lock file is unreadable)';
   const foreign = owner !== undefined && owner.hostname !== os.hostname();
   const heartbeat = foreign && seen ? ` (it refreshed the lock ${Math.round((Date.now() - seen.mtimeMs) / 1000)} s ago; a lock from another host is taken over after ${LOCK_FOREIGN_STALE_MS / 1000} s without that)` : '';
   return new AppError(
@@ -169,7 +171,7 @@ function lockedError(dataDir: string, file: string, seen: SeenLock | undefined):
       "Stop that process first, or use a running server's GraphQL API: createApiKey for keys, importUrl, importOpenApi or importUpload for imports, knowledgeStats for stats. " +
       "If it is a `cairn serve` still starting, run this again once it is ready: the CLI's stats, import and keys commands then work through its API. " +
       `Delete ${file} only if no Cairn process is running${owner && !foreign ? ` as pid ${owner.pid}` : ''}.`,
-    { dataDir, lockFile: file, pid: owner?.pid ?? null, hostname: owner?.hostname ?? null },
+    { dataDir, lockFile: file, pid: owner?.pid ?? null, hostname: owner?.hostname ?? null, url: owner?.url ?? null },
   );
 }
 

@@ -1,8 +1,18 @@
-import { decodeCursor, type KeysetCursor } from '../shared/cursor.js';
+import type { Config } from '../config.js';
+import { decodeCursor, decodePair, encodePair, type KeysetCursor } from '../shared/cursor.js';
 import { parseTagExpression } from '../documents/tagExpression.js';
 import type { DocumentFilterSpec, DocumentTypeName } from '../documents/types.js';
+import type { EnrichRequest } from '../enrichment/types.js';
+import { decodeGapCursor, encodeGapCursor, type KnowledgeGapRepository } from '../enrichment/knowledgeGapRepository.js';
 import { badInput } from '../errors.js';
-import type { DocumentFilter } from './generated/types.js';
+import type { GraphStore } from '../graph/GraphStore.js';
+import type { NeighborOptions } from '../graph/traversal.js';
+import type { Direction, EntityRecord } from '../graph/types.js';
+import { validateEntityType, validateRelationshipType } from '../graph/validateGraphInput.js';
+import { validateMinScore, validateQueryText } from '../retrieval/SearchService.js';
+import type { DocumentFilter, EnrichContextInput, EntityFilter } from './generated/types.js';
+
+// Validation shared by the GraphQL resolvers and the MCP tools (src/mcp/), so both enforce the same limits and codes.
 
 /** Largest page a connection returns. */
 export const MAX_PAGE_SIZE = 100;
@@ -41,4 +51,78 @@ export function intIn(value: number | null | undefined, fallback: number, min: n
   const v = value ?? fallback;
   if (!Number.isInteger(v) || v < min || v > max) throw badInput(field, `must be an integer from ${min} to ${max}`);
   return v;
+}
+
+/** enrichContext's input validated, with the configured defaults and caps. */
+export function toEnrichRequest(input: EnrichContextInput, config: Pick<Config, 'rag' | 'enrich'>): EnrichRequest {
+  const { rag, enrich } = config;
+  return {
+    query: validateQueryText(input.query),
+    topK: Math.min(intIn(input.topK, rag.topK, 1, 1000, 'input.topK'), rag.maxTopK),
+    maxEntities: intIn(input.maxEntities, enrich.maxEntities, 0, 100, 'input.maxEntities'),
+    graphDepth: intIn(input.graphDepth, 1, 1, 3, 'input.graphDepth'),
+    maxChars: intIn(input.maxChars, enrich.maxChars, 200, 1_000_000, 'input.maxChars'),
+    filter: toFilterSpec(input.filter, 'input.filter'),
+    mode: input.mode ?? undefined,
+    minScore: input.minScore == null ? undefined : validateMinScore(input.minScore),
+    graphShare: input.graphShare == null ? enrich.graphShare : shareIn(input.graphShare, 'input.graphShare'),
+  };
+}
+
+/** A share (0..1) given by a caller. */
+function shareIn(value: number, field: string): number {
+  if (!Number.isFinite(value) || value < 0 || value > 1) throw badInput(field, 'must be between 0 and 1');
+  return value;
+}
+
+/** Entity.neighbors' arguments. */
+export interface NeighborArgs {
+  depth?: number | null;
+  direction?: Direction | null;
+  relationshipTypes?: readonly string[] | null;
+  limit?: number | null;
+}
+
+/** Entity.neighbors' arguments validated, with their defaults. */
+export function toNeighborOptions(args: NeighborArgs): NeighborOptions {
+  return {
+    depth: intIn(args.depth, 1, 1, 3, 'depth'),
+    direction: args.direction ?? 'BOTH',
+    types: args.relationshipTypes?.map((t, i) => validateRelationshipType(t, `relationshipTypes[${i}]`)),
+    limit: intIn(args.limit, 50, 1, 500, 'limit'),
+  };
+}
+
+/** shortestPath's `maxDepth`, validated (default 4, at most 6). */
+export const toPathDepth = (maxDepth: number | null | undefined): number => intIn(maxDepth, 4, 1, 6, 'maxDepth');
+
+/**
+ * One page of the `entities` query: validated filter, name order, opaque cursors. `filterField` names the filter in
+ * errors ('' when its fields are arguments of their own).
+ */
+export async function findEntityPage(
+  store: GraphStore,
+  filter: EntityFilter | null | undefined,
+  first: number | null | undefined,
+  after: string | null | undefined,
+  filterField = 'filter.',
+) {
+  const page = toPage(first, null);
+  const position = after ? decodePair(after) : undefined;
+  if ((filter?.types?.length ?? 0) > MAX_FILTER_VALUES) throw badInput(`${filterField}types`, `give at most ${MAX_FILTER_VALUES} types`);
+  const types = filter?.types?.map((t, i) => validateEntityType(t, `${filterField}types[${i}]`));
+  const nameContains = filter?.nameContains?.trim() || undefined;
+  const spec = { types, nameContains, hasRelationships: filter?.hasRelationships ?? undefined, hasDocuments: filter?.hasDocuments ?? undefined };
+  const result = await store.findEntities(spec, page.first, position && { name: position[0], id: position[1] });
+  const edges = result.entities.map((node: EntityRecord) => ({ cursor: encodePair(node.name, node.id), node }));
+  return { edges, hasNextPage: result.hasNextPage, hasPreviousPage: Boolean(after), totalCount: result.totalCount };
+}
+
+/** One page of the `knowledgeGaps` query, most frequent first; a cursor keeps the listing's moment. */
+export async function knowledgeGapPage(gaps: KnowledgeGapRepository, first: number | null | undefined, after: string | null | undefined) {
+  const page = toPage(first, null);
+  const from = after ? decodeGapCursor(after) : { asOf: new Date(), position: undefined };
+  const { gaps: rows, totalCount } = await gaps.list(page.first + 1, from.asOf, from.position);
+  const edges = rows.slice(0, page.first).map((node) => ({ cursor: encodeGapCursor(from.asOf, node.position), node }));
+  return { edges, hasNextPage: rows.length > page.first, hasPreviousPage: after != null, totalCount };
 }

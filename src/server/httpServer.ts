@@ -27,6 +27,7 @@ import { redactedRequest } from './requestLog.js';
 import { uploadHandler } from './uploadRoute.js';
 import { startSubscriptionServer } from './subscriptionServer.js';
 import { landingPagePlugin, mountWebAssets } from './webAssets.js';
+import { mountMcp } from './mcpRoute.js';
 
 /** A running HTTP server. */
 export interface RunningServer {
@@ -56,7 +57,7 @@ async function checkExposure(services: Services, host: string): Promise<boolean>
   return exposed;
 }
 
-/** Starts Apollo at /graphql plus /healthz and /readyz on the configured host and port. */
+/** Starts Apollo at /graphql, MCP at /mcp, plus /healthz and /readyz on the configured host and port. */
 export async function startHttpServer(services: Services, port = services.config.port, host = services.config.host): Promise<RunningServer> {
   const { config, logger } = services;
   const exposed = await checkExposure(services, host);
@@ -158,6 +159,7 @@ export async function startHttpServer(services: Services, port = services.config
     }),
     bodyErrorHandler(logger, config.maxBodyBytes),
   );
+  mountMcp(app, services, apiGuard);
   app.use(notFoundHandler);
   app.use(finalErrorHandler(logger));
 

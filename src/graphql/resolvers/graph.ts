@@ -1,13 +1,12 @@
-import { decodePair, encodePair } from '../../shared/cursor.js';
 import type { DocumentSummary } from '../../documents/types.js';
 import { badInput } from '../../errors.js';
 import { neighbors, shortestPath, subgraph } from '../../graph/traversal.js';
 import type { EntityRecord } from '../../graph/types.js';
-import { validateEntityType, validateRelationshipType } from '../../graph/validateGraphInput.js';
+import { validateRelationshipType } from '../../graph/validateGraphInput.js';
 import type { Resolvers } from '../generated/types.js';
 import { loadAll, type Loaders } from '../loaders.js';
 import { toConnection } from '../connection.js';
-import { MAX_FILTER_VALUES, intIn, toPage } from '../inputs.js';
+import { findEntityPage, intIn, toNeighborOptions, toPathDepth } from '../inputs.js';
 
 async function entityOrFail(loaders: Loaders, id: string): Promise<EntityRecord> {
   const e = await loaders.entityById.load(id);
@@ -20,21 +19,14 @@ export const graphResolvers: Resolvers = {
   Query: {
     entity: (_, { id }, { loaders }) => loaders.entityById.load(id),
     entities: async (_, { filter, first, after }, { services }) => {
-      const page = toPage(first, null);
-      const position = after ? decodePair(after) : undefined;
-      if ((filter?.types?.length ?? 0) > MAX_FILTER_VALUES) throw badInput('filter.types', `give at most ${MAX_FILTER_VALUES} types`);
-      const types = filter?.types?.map((t, i) => validateEntityType(t, `filter.types[${i}]`));
-      const nameContains = filter?.nameContains?.trim() || undefined;
-      const spec = { types, nameContains, hasRelationships: filter?.hasRelationships ?? undefined, hasDocuments: filter?.hasDocuments ?? undefined };
-      const result = await services.graph.store.findEntities(spec, page.first, position && { name: position[0], id: position[1] });
-      const edges = result.entities.map((node) => ({ cursor: encodePair(node.name, node.id), node }));
-      return toConnection(edges, { hasNextPage: result.hasNextPage, hasPreviousPage: Boolean(after), totalCount: result.totalCount });
+      const { edges, ...pageInfo } = await findEntityPage(services.graph.store, filter, first, after);
+      return toConnection(edges, pageInfo);
     },
     subgraph: (_, { input }, { services }) => {
       if (input.entityIds.length === 0 || input.entityIds.length > 100) throw badInput('input.entityIds', 'give 1 to 100 ids');
       return subgraph(services.graph.store, input.entityIds, intIn(input.depth, 1, 1, 3, 'input.depth'), intIn(input.limit, 200, 1, 2000, 'input.limit'));
     },
-    shortestPath: (_, { fromId, toId, maxDepth }, { services }) => shortestPath(services.graph.store, fromId, toId, intIn(maxDepth, 4, 1, 6, 'maxDepth')),
+    shortestPath: (_, { fromId, toId, maxDepth }, { services }) => shortestPath(services.graph.store, fromId, toId, toPathDepth(maxDepth)),
     graphStats: (_, __, { services }) => services.graph.stats(),
   },
   Mutation: {
@@ -52,16 +44,7 @@ export const graphResolvers: Resolvers = {
     },
   },
   Entity: {
-    neighbors: async (entity, { depth, direction, relationshipTypes, limit }, { services }) => {
-      const types = relationshipTypes?.map((t, i) => validateRelationshipType(t, `relationshipTypes[${i}]`));
-      const result = await neighbors(services.graph.store, [entity.id], {
-        depth: intIn(depth, 1, 1, 3, 'depth'),
-        direction: direction ?? 'BOTH',
-        types,
-        limit: intIn(limit, 50, 1, 500, 'limit'),
-      });
-      return result.get(entity.id) ?? [];
-    },
+    neighbors: async (entity, args, { services }) => (await neighbors(services.graph.store, [entity.id], toNeighborOptions(args))).get(entity.id) ?? [],
     relationships: (entity, { direction, types }, { services }) =>
       services.graph.store.relationshipsOf([entity.id], direction ?? 'BOTH', types?.map((t, i) => validateRelationshipType(t, `types[${i}]`))),
     documents: async (entity, { first }, { loaders }) => {

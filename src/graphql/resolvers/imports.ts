@@ -1,28 +1,18 @@
 import {
   type ImportJobRecord,
+  documentIdsOf,
+  resultOrError,
   validateOpenApiImport,
   validateUploadImport,
   validateUrlImport,
 } from '../../../importers/index.js';
 import type { DocumentSummary } from '../../documents/types.js';
-import { AppError, ErrorCode, notFound } from '../../errors.js';
+import { notFound } from '../../errors.js';
 import type { ImportJobStatus, ImportKind, Resolvers } from '../generated/types.js';
 import { toConnection } from '../connection.js';
 import { toPage } from '../inputs.js';
 import { loadAll } from '../loaders.js';
 import { decodeCursor } from '../../shared/cursor.js';
-
-const KNOWN_CODES = new Set<string>(Object.values(ErrorCode));
-
-/** A synchronous import that imported nothing fails with its first item's error, so clients see the real code. */
-function resultOrError(job: ImportJobRecord, async: boolean | null | undefined): ImportJobRecord {
-  if (async || job.status !== 'FAILED') return job;
-  const failed = job.items.find((i) => i.status === 'FAILED');
-  const code = failed?.errorCode && KNOWN_CODES.has(failed.errorCode) ? (failed.errorCode as ErrorCode) : ErrorCode.INTERNAL_SERVER_ERROR;
-  throw new AppError(code, failed?.error ?? 'the import failed', { jobId: job.id, item: failed?.label });
-}
-
-const documentIdsOf = (job: ImportJobRecord): string[] => [...new Set(job.items.flatMap((i) => i.documentIds))];
 
 /** Import mutations, job queries and their field resolvers. */
 export const importResolvers: Resolvers = {

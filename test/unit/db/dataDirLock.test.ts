@@ -63,6 +63,24 @@ describe('data folder lock', () => {
     fs.rmSync(root, { recursive: true, force: true });
   });
 
+  it('records the URL of the server holding it, names it to the refused, and is still released', async () => {
+    recordServerUrl(dataDir, 'http://127.0.0.1:4000'); // not held: nothing to record
+    expect(fs.existsSync(lockFileFor(dataDir))).toBe(false);
+    const lock = lockDataDir(dataDir);
+    const before = JSON.parse(fs.readFileSync(lock.file, 'utf8')) as LockOwner;
+    recordServerUrl(dataDir, 'http://127.0.0.1:4000');
+    expect(JSON.parse(fs.readFileSync(lock.file, 'utf8'))).toEqual({ ...before, url: 'http://127.0.0.1:4000' });
+    lock.release();
+    expect(fs.existsSync(lock.file)).toBe(false); // same token: the release still recognises its lock
+
+    sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
+    writeLock(dataDir, { pid: sleeper.pid as number, url: 'http://127.0.0.1:4567' });
+    const err = lockError(() => lockDataDir(dataDir));
+    expect(err.message).toContain(`pid ${sleeper.pid} on host ${os.hostname()}`);
+    expect(err.message).toContain('serving http://127.0.0.1:4567');
+    expect(err.details).toEqual(expect.objectContaining({ url: 'http://127.0.0.1:4567', pid: sleeper.pid }));
+  });
+
   it('is exclusive while held, names the folder and the holder, and is gone once released', () => {
     const lock = lockDataDir(dataDir);
     expect(lock.file).toBe(`${dataDir}.lock`);

@@ -1,0 +1,31 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { requireRole, roleAtLeast, type Principal } from '../auth/roles.js';
+import { badInput } from '../errors.js';
+import { TextBudget } from '../graphql/textBudget.js';
+import type { Services } from '../services.js';
+import { argumentsError, failureResult, toolError } from './toolErrors.js';
+import { CAIRN_TOOLS, findTool } from './tools.js';
+import type { ToolDefinition } from './toolDefinition.js';
+
+/** The tools this principal may call (a reader sees no search, an agent no writes). */
+export function toolsFor(principal: Principal): ToolDefinition[] {
+  return CAIRN_TOOLS.filter((t) => roleAtLeast(principal.role, t.role));
+}
+
+/**
+ * Runs one tool call: checks the role, parses the arguments, runs the tool with a fresh text budget. Every failure,
+ * bad input included, comes back as a tool error (isError) with Cairn's code, never as a protocol error.
+ */
+export async function callTool(services: Services, principal: Principal, name: string, args: unknown): Promise<CallToolResult> {
+  const tool = findTool(name);
+  if (!tool) return toolError(badInput('name', `there is no tool "${name.slice(0, 100)}"; the tools are ${CAIRN_TOOLS.map((t) => t.name).join(', ')}`));
+  try {
+    requireRole(principal, tool.role, `The ${tool.name} tool`);
+    const parsed = tool.input.safeParse(args ?? {});
+    if (!parsed.success) return toolError(argumentsError(parsed.error));
+    const output = await tool.run(parsed.data, { services, principal, budget: new TextBudget(services.config.maxResponseTextChars) });
+    return { content: [{ type: 'text', text: output.text }], structuredContent: output.structured };
+  } catch (err) {
+    return failureResult(err, services.logger, tool.name);
+  }
+}

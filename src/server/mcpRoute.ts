@@ -1,0 +1,52 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import express, { type Express, type RequestHandler } from 'express';
+import { unauthenticated } from '../auth/ApiKeyService.js';
+import { AppError, ErrorCode } from '../errors.js';
+import { createMcpServer } from '../mcp/createMcpServer.js';
+import type { Services } from '../services.js';
+import { principalOf } from './guard.js';
+import { bodyErrorHandler, sendError } from './httpErrors.js';
+
+/**
+ * One MCP message per POST, answered as JSON (the Streamable HTTP transport in stateless mode): each request is
+ * authenticated, rate-limited and size-limited like a GraphQL request, and served by a server built for its key.
+ */
+function mcpHandler(services: Services): RequestHandler {
+  return async (req, res, next) => {
+    const principal = principalOf(res);
+    if (!principal) {
+      sendError(res, 401, unauthenticated('missing'));
+      return;
+    }
+    if (Array.isArray(req.body)) {
+      // As GraphQL refuses batches: one message per request keeps the rate limit counting calls.
+      sendError(res, 400, new AppError(ErrorCode.BAD_REQUEST, 'Send one JSON-RPC message per request; batches are not accepted.'));
+      return;
+    }
+    try {
+      const server = createMcpServer(services, principal);
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      res.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req, res, req.body);
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
+/** Stateless: no session to resume (GET) or end (DELETE). */
+const onlyPost: RequestHandler = (_req, res) => {
+  res.setHeader('allow', 'POST');
+  sendError(res, 405, new AppError(ErrorCode.BAD_REQUEST, 'The MCP endpoint takes POST requests only (Streamable HTTP without sessions).'));
+};
+
+/** Mounts the MCP endpoint at /mcp behind `guard` (the API's keys, roles and rate limit). */
+export function mountMcp(app: Express, services: Services, guard: RequestHandler): void {
+  const { config, logger } = services;
+  app.post('/mcp', guard, express.json({ limit: config.maxBodyBytes }), mcpHandler(services), bodyErrorHandler(logger, config.maxBodyBytes));
+  app.all('/mcp', onlyPost);
+}
