@@ -8,6 +8,8 @@ export default {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   testTimeout: 60000,
+  // Migrated template databases, built once per schema and copied by each suite (test/helpers/templates.ts).
+  globalSetup: '<rootDir>/test/globalSetup.mjs',
   // One worker: suites share one Neo4j server, and PGlite work is CPU-bound anyway.
   maxWorkers: 1,
 };
