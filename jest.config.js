@@ -7,17 +7,18 @@
  * `npm test` runs them as two Jest runs (`--selectProjects`), since Jest's worker count is global.
  */
 const serialSuites = [
-  '<rootDir>/test/browser/**/*.test.ts',
-  '<rootDir>/test/integration/enrichment.test.ts',
-  '<rootDir>/test/integration/faults.*.test.ts',
-  '<rootDir>/test/integration/graph.test.ts',
-  '<rootDir>/test/integration/graphStore.contract.test.ts',
-  '<rootDir>/test/integration/neo4j*.test.ts',
-  '<rootDir>/test/integration/openapiLinking.test.ts',
-  '<rootDir>/test/integration/pgliteFairness.test.ts',
+  '/test/browser/[^/]+\\.test\\.ts$',
+  '/test/integration/enrichment\\.test\\.ts$',
+  '/test/integration/faults\\.[a-z0-9]+\\.test\\.ts$',
+  '/test/integration/graph\\.test\\.ts$',
+  '/test/integration/graphStore\\.contract\\.test\\.ts$',
+  '/test/integration/neo4j[A-Za-z]*\\.test\\.ts$',
+  '/test/integration/openapiLinking\\.test\\.ts$',
+  '/test/integration/pgliteFairness\\.test\\.ts$',
 ];
 
 const shared = {
+  roots: ['<rootDir>/test'],
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
@@ -31,7 +32,7 @@ export default {
   // Migrated template databases, built once per schema and copied by each suite (test/helpers/templates.ts).
   globalSetup: '<rootDir>/test/globalSetup.mjs',
   projects: [
-    { ...shared, displayName: 'parallel', testMatch: ['<rootDir>/test/**/*.test.ts', ...serialSuites.map((glob) => `!${glob}`)] },
-    { ...shared, displayName: 'serial', testMatch: serialSuites },
+    { ...shared, displayName: 'parallel', testMatch: ['<rootDir>/test/**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', ...serialSuites] },
+    { ...shared, displayName: 'serial', testRegex: serialSuites },
   ],
 };
