@@ -29,7 +29,7 @@ const shared = {
 
 export default {
   testTimeout: 60000,
-  // Migrated template databases, built once per schema and copied by each suite (test/helpers/templates.ts).
+  // Builds the migrated template databases suites copy and the compiled CLI they run (see the file).
   globalSetup: '<rootDir>/test/globalSetup.mjs',
   projects: [
     { ...shared, displayName: 'parallel', testMatch: ['<rootDir>/test/**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', ...serialSuites] },
