@@ -1,13 +1,40 @@
-/** Jest runs the TypeScript sources as native ESM through SWC. */
-export default {
+/**
+ * Jest runs the TypeScript sources as native ESM through SWC, in two projects:
+ * - `parallel`: unit tests and integration suites whose databases are their own (a PGlite folder or a Postgres
+ *   database each), run on every core;
+ * - `serial`: suites sharing one server's state (Neo4j has one database, which they wipe, and faults.neo4j kills it)
+ *   or measuring time (the browser pages), run one at a time.
+ * `npm test` runs them as two Jest runs (`--selectProjects`), since Jest's worker count is global.
+ */
+const serialSuites = [
+  '/test/browser/[^/]+\\.test\\.ts$',
+  '/test/integration/enrichment\\.test\\.ts$',
+  '/test/integration/enrichRoundTrips\\.test\\.ts$',
+  '/test/integration/graphEvidence\\.test\\.ts$',
+  '/test/integration/faults\\.[a-z0-9]+\\.test\\.ts$',
+  '/test/integration/graph\\.test\\.ts$',
+  '/test/integration/graphStore\\.contract\\.test\\.ts$',
+  '/test/integration/neo4j[A-Za-z]*\\.test\\.ts$',
+  '/test/integration/openapiLinking\\.test\\.ts$',
+  '/test/integration/pgliteFairness\\.test\\.ts$',
+];
+
+const shared = {
+  roots: ['<rootDir>/test'],
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'es6' } }],
   },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  testMatch: ['<rootDir>/test/**/*.test.ts'],
+};
+
+export default {
   testTimeout: 60000,
-  // One worker: suites share one Neo4j server, and PGlite work is CPU-bound anyway.
-  maxWorkers: 1,
+  // Builds the migrated template databases suites copy and the compiled CLI they run (see the file).
+  globalSetup: '<rootDir>/test/globalSetup.mjs',
+  projects: [
+    { ...shared, displayName: 'parallel', testMatch: ['<rootDir>/test/**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', ...serialSuites] },
+    { ...shared, displayName: 'serial', testRegex: serialSuites },
+  ],
 };

@@ -68,7 +68,7 @@ const embeddings = {
   CAIRN_EMBEDDING_BATCH_SIZE: int(1, 2048).default(64).describe('texts per embedding request'),
   CAIRN_EMBEDDING_CONCURRENCY: int(1, 64).default(2).describe('embedding requests in flight'),
   CAIRN_EMBEDDING_TIMEOUT_MS: int(100).default(30000).describe('timeout of one embedding request'),
-  CAIRN_EMBEDDING_MAX_RETRIES: int(0, 20).default(4).describe('retries with backoff on 429, 5xx and connection errors'),
+  CAIRN_EMBEDDING_MAX_RETRIES: int(0, 20).default(4).describe("retries on 408, 409, 429, 5xx, timeouts and connection errors (the `openai` SDK's): after `Retry-After`, else a jittered backoff from 0.5 s doubling to 8 s"),
   CAIRN_OFFLINE: bool.default(false).describe('`1` forbids model downloads: the local provider only loads from disk'),
   CAIRN_MODEL_CACHE_DIR: optionalString.describe('where local models are downloaded and cached; unset: `<CAIRN_DATA_DIR>/models`'),
 };

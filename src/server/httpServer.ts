@@ -57,8 +57,13 @@ async function checkExposure(services: Services, host: string): Promise<boolean>
   return exposed;
 }
 
-/** Starts Apollo at /graphql, MCP at /mcp, plus /healthz and /readyz on the configured host and port. */
-export async function startHttpServer(services: Services, port = services.config.port, host = services.config.host): Promise<RunningServer> {
+/** Starts Apollo at /graphql, MCP at /mcp, plus /healthz and /readyz on the configured host and port; `clock` (seconds) paces the rate limits. */
+export async function startHttpServer(
+  services: Services,
+  port = services.config.port,
+  host = services.config.host,
+  clock: () => number = () => performance.now() / 1000,
+): Promise<RunningServer> {
   const { config, logger } = services;
   const exposed = await checkExposure(services, host);
   // Listening beyond loopback keeps keys required even if every key gets revoked later.
@@ -71,7 +76,7 @@ export async function startHttpServer(services: Services, port = services.config
   const { perSecond, burst, failedKeysPerMinute } = config.rateLimit;
   // Turning the rate limit off (either setting 0) turns the failed-key budget off too.
   const failedKeys = perSecond > 0 && burst > 0 ? failedKeysPerMinute : 0;
-  const guard = createGuard(authenticator, new RateLimiter(perSecond, burst), new RateLimiter(failedKeys / 60, failedKeys));
+  const guard = createGuard(authenticator, new RateLimiter(perSecond, burst, clock), new RateLimiter(failedKeys / 60, failedKeys, clock));
   const typeDefs = loadTypeDefs();
   const armor = armorProtection(config.graphqlLimits);
 

@@ -7,13 +7,13 @@ export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'test', ...extra };
 }
 
-// tsx's loader by path, so a child may run in another working folder (`--import tsx` resolves from there).
-const TSX = pathToFileURL(projectPath('node_modules/tsx/dist/loader.mjs')).href;
+/** The CLI compiled from the current sources by test/globalSetup.mjs (plain node starts it in a third of tsx's CPU). */
+export const CLI_MAIN = projectPath('.cairn/test-cli/src/cli/main.js');
 
-/** Runs `cairn <args>` from source (through tsx) and collects its output; `cwd` defaults to the project. */
+/** Runs `cairn <args>` from the compiled sources and collects its output; `cwd` defaults to the project. */
 export function runCli(args: string[], env: Record<string, string>, cwd = projectPath()): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX, projectPath('src/cli/main.ts'), ...args], { env: childEnv(env), cwd });
+    const child = spawn(process.execPath, [CLI_MAIN, ...args], { env: childEnv(env), cwd });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -26,7 +26,7 @@ export function runCli(args: string[], env: Record<string, string>, cwd = projec
 /** Starts `cairn serve` and resolves with its URL once it logs that it is ready. */
 export function startCliServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; logs: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', projectPath('src/cli/main.ts'), 'serve'], {
+    const child = spawn(process.execPath, [CLI_MAIN, 'serve'], {
       env: childEnv({ CAIRN_HOST: '127.0.0.1', CAIRN_PORT: '0', ...env }),
       cwd: projectPath(),
     });

@@ -1,12 +1,11 @@
 import { loadConfig } from '../../src/config.js';
-import { migrate } from '../../src/db/migrate.js';
 import { openDb } from '../../src/db/openDb.js';
 import type { Db } from '../../src/db/Db.js';
 import type { GraphStore } from '../../src/graph/GraphStore.js';
 import { PostgresMentionIndex } from '../../src/graph/mentions/mentionedEntities.js';
 import { Neo4jGraphStore } from '../../src/graph/neo4j/Neo4jGraphStore.js';
 import { PostgresGraphStore } from '../../src/graph/postgres/PostgresGraphStore.js';
-import { dbTargets } from './databases.js';
+import { dbTargets, scratchPglite, type ScratchDatabase } from './databases.js';
 
 /** A graph store a suite can run against, created empty. */
 export interface GraphStoreTarget {
@@ -37,7 +36,6 @@ export function graphStoreTargets(): GraphStoreTarget[] {
     async create() {
       const scratch = await db.createDatabase();
       const database = await openDb(loadConfig(scratch.env));
-      await migrate(database);
       return {
         store: new PostgresGraphStore(database),
         mentionsDb: async () => database,
@@ -56,12 +54,13 @@ export function graphStoreTargets(): GraphStoreTarget[] {
         const store = new Neo4jGraphStore(neo4j);
         await store.wipeForTests();
         let mentions: Promise<Db> | undefined;
+        let scratch: ScratchDatabase | undefined;
         return {
           store,
           mentionsDb() {
             mentions ??= (async () => {
-              const database = await openDb(loadConfig({ CAIRN_DATA_DIR: 'memory://' }));
-              await migrate(database);
+              scratch = await scratchPglite();
+              const database = await openDb(loadConfig(scratch.env));
               store.useMentionIndex(new PostgresMentionIndex(database));
               return database;
             })();
@@ -71,6 +70,7 @@ export function graphStoreTargets(): GraphStoreTarget[] {
             await store.wipeForTests();
             await store.close();
             await (await mentions)?.close();
+            await scratch?.drop();
           },
         };
       },

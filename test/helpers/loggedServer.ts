@@ -4,8 +4,9 @@ import { loadConfig } from '../../src/config.js';
 import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
 import { startHttpServer } from '../../src/server/httpServer.js';
 import { createServices, type Services } from '../../src/services.js';
+import { scratchPglite } from './databases.js';
 
-/** A real server on an in-memory PGlite whose info-level log is kept in memory, for tests of what gets logged. */
+/** A real server on a scratch PGlite whose info-level log is kept in memory, for tests of what gets logged. */
 export interface LoggedServer {
   url: string;
   services: Services;
@@ -18,7 +19,8 @@ export interface LoggedServer {
 export async function startLoggedServer(): Promise<LoggedServer> {
   let logged = '';
   const logger = pino({ level: 'info' }, new Writable({ write: (chunk: Buffer, _enc, done) => ((logged += chunk.toString()), done()) }));
-  const config = loadConfig({ NODE_ENV: 'test', CAIRN_DATA_DIR: 'memory://', CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' });
+  const database = await scratchPglite();
+  const config = loadConfig({ NODE_ENV: 'test', ...database.env, CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' });
   const services = await createServices(config, logger, { embedder: new HashingEmbeddingProvider({ dimensions: 64 }) });
   const server = await startHttpServer(services, 0, '127.0.0.1');
   return {
@@ -28,6 +30,7 @@ export async function startLoggedServer(): Promise<LoggedServer> {
     async close() {
       await server.stop();
       await services.close();
+      await database.drop();
     },
   };
 }

@@ -29,6 +29,8 @@ export async function startTestServer(
   env: Record<string, string> = {},
   embedder: EmbeddingProvider = new HashingEmbeddingProvider({ dimensions: 256 }),
   graphStore?: GraphStore,
+  /** Seconds on the clock the rate limits read (default: the real one). */
+  clock?: () => number,
 ): Promise<TestServer> {
   const database = await target.createDatabase();
   const config = loadConfig({
@@ -39,7 +41,7 @@ export async function startTestServer(
     ...env,
   });
   const services = await createServices(config, silentLogger(), { embedder, ...(graphStore ? { graphStore } : {}) });
-  const server = await startHttpServer(services, 0, '127.0.0.1');
+  const server = await startHttpServer(services, 0, '127.0.0.1', clock);
   return {
     services,
     server,

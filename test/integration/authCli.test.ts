@@ -10,7 +10,7 @@ describe.each(dbTargets())('access control through the cairn command ($name)', (
   // PGlite allows one process per data folder: there the server stops while the CLI runs.
   const concurrent = target.name === 'postgres';
   beforeAll(async () => {
-    db = await target.createDatabase({ onDisk: true });
+    db = await target.createDatabase();
     env = { ...db.env, CAIRN_EMBEDDING_PROVIDER: 'hashing' };
   });
   afterAll(async () => {

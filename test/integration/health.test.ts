@@ -58,7 +58,7 @@ describe.each(dbTargets())('health and failure paths ($name)', (target) => {
     let url: string;
     beforeAll(async () => {
       url = `http://127.0.0.1:${await closedPort()}/v1`;
-      const embedder = new OpenAIEmbeddingProvider({ baseUrl: url, model: 'nomic-embed-text', dimensions: 32, maxRetries: 1, retryBaseDelayMs: 5, timeoutMs: 2000 });
+      const embedder = new OpenAIEmbeddingProvider({ baseUrl: url, model: 'nomic-embed-text', dimensions: 32, maxRetries: 1, timeoutMs: 2000 });
       t = await startTestServer(target, {}, embedder);
     });
     afterAll(async () => {

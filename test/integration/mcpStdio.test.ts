@@ -19,7 +19,7 @@ describe.each(dbTargets())('cairn mcp over stdio ($name)', (db) => {
   let stderr: () => string;
   beforeAll(async () => {
     site = await startFixtureSite({ '/faq.html': { type: 'text/html', body: '<html><head><title>Payments FAQ</title></head><body><p>Transfers settle nightly.</p></body></html>' } });
-    database = await db.createDatabase({ onDisk: true });
+    database = await db.createDatabase();
     ({ client, stderr } = await connectStdio({ ...BASE_ENV, ...database.env, CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: '127.0.0.1' }));
   });
   afterAll(async () => {
@@ -66,7 +66,7 @@ describe('cairn mcp on a PGlite folder a server holds', () => {
   let database: ScratchDatabase;
   let server: Awaited<ReturnType<typeof startCliServer>> | undefined;
   beforeAll(async () => {
-    database = await dbTargets()[0]!.createDatabase({ onDisk: true });
+    database = await dbTargets()[0]!.createDatabase();
     server = await startCliServer({ ...BASE_ENV, ...database.env, CAIRN_LOG_LEVEL: 'info' });
   });
   afterAll(async () => {

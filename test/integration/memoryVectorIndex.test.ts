@@ -89,7 +89,7 @@ describe('in-memory vector index on PGlite', () => {
   }
 
   beforeAll(async () => {
-    scratch = await dbTargets()[0]!.createDatabase({ onDisk: true });
+    scratch = await dbTargets()[0]!.createDatabase();
     s = await open();
     const docs = Array.from({ length: 300 }, (_, i) => doc(i));
     for (let i = 0; i < docs.length; i += 100) await s.documents.upsertMany(docs.slice(i, i + 100));

@@ -11,7 +11,7 @@ describe.each(dbTargets())('migration 012 redacts URL credentials in stored impo
   let scratch: ScratchDatabase;
   let db: Db;
   beforeAll(async () => {
-    scratch = await target.createDatabase();
+    scratch = await target.createDatabase({ empty: true });
     db = await openDb(loadConfig(scratch.env));
     await migrate(db, loadMigrations().filter((m) => m.version < 12));
   });

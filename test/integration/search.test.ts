@@ -208,7 +208,7 @@ describe.each(dbTargets())('search modes ($name)', (target) => {
 
 describe.each(dbTargets())('keyword migration ($name)', (target) => {
   it('backfills vectors and statistics for chunks written before it', async () => {
-    const scratch = await target.createDatabase();
+    const scratch = await target.createDatabase({ empty: true });
     const db = await openDb(loadConfig(scratch.env));
     try {
       const all = loadMigrations();

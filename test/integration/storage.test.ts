@@ -13,7 +13,7 @@ import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
 describe.each(dbTargets())('storage ($name)', (target) => {
   let scratch: ScratchDatabase;
   beforeAll(async () => {
-    scratch = await target.createDatabase({ onDisk: true });
+    scratch = await target.createDatabase({ empty: true });
   });
   afterAll(async () => {
     await scratch?.drop();

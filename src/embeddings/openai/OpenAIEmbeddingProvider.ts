@@ -1,9 +1,9 @@
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError } from 'openai';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { AppError, ErrorCode } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { embedInBatches, l2Normalize } from '../batching.js';
 import type { EmbedderInfo, EmbeddingProvider } from '../EmbeddingProvider.js';
-import { RequestTimeoutError, RetryFailure, statusOf, withRetries, withTimeout, type RetryPolicy } from './retry.js';
 
 /** Model used when `CAIRN_EMBEDDING_MODEL` is not set. */
 export const DEFAULT_OPENAI_MODEL = 'text-embedding-3-small';
@@ -22,7 +22,7 @@ const FIX_HINT =
   'Check CAIRN_EMBEDDING_BASE_URL, that the server (e.g. Ollama) is running and CAIRN_EMBEDDING_API_KEY, ' +
   'or set CAIRN_EMBEDDING_PROVIDER=hashing (or local) to embed without a server.';
 
-/** Settings for `OpenAIEmbeddingProvider`; mirrors `EmbeddingConfig` plus retry tuning. */
+/** Settings for `OpenAIEmbeddingProvider`; mirrors `EmbeddingConfig`. */
 export interface OpenAIEmbeddingOptions {
   /** Model name; default `text-embedding-3-small`. */
   model?: string | undefined;
@@ -36,19 +36,34 @@ export interface OpenAIEmbeddingOptions {
   batchSize?: number | undefined;
   /** Requests in flight; default 2. */
   concurrency?: number | undefined;
-  /** Per-request timeout; default 30 s. */
+  /** Per-attempt timeout; default 30 s. */
   timeoutMs?: number | undefined;
-  /** Retries on 429, 5xx, timeouts and connection errors; default 4. */
+  /**
+   * Retries on 408, 409, 429, 5xx, timeouts and connection errors, by the SDK: after the server's `Retry-After` (up to
+   * a minute), else after 0.5 s doubling to at most 8 s, with jitter; default 4.
+   */
   maxRetries?: number | undefined;
-  /** First retry delay, doubled per retry (±25% jitter); default 500 ms. */
-  retryBaseDelayMs?: number | undefined;
-  /** Cap for one delay, including `Retry-After`; default 30 s. */
-  retryMaxDelayMs?: number | undefined;
   /** Receives a warning per retry. */
   logger?: Logger | undefined;
 }
 
 type EmbeddingRequest = OpenAI.Embeddings.EmbeddingCreateParams;
+
+/** Attempts of the request whose async context the SDK is fetching in, for messages ("after 3 attempts"). */
+const attemptsOfRequest = new AsyncLocalStorage<{ attempts: number }>();
+
+/** The SDK's fetch, counting attempts. */
+const countingFetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+  const counter = attemptsOfRequest.getStore();
+  if (counter) counter.attempts++;
+  return fetch(input, init).catch((err: unknown) => {
+    // Inside a vm context (Jest) Node's DOMException fails the SDK's `instanceof Error`, and its timeout abort would
+    // be reported as a plain connection failure: hand it an Error of this realm with the same name.
+    if (err instanceof Error || typeof err !== 'object' || err === null) throw err;
+    const { name, message } = err as { name?: unknown; message?: unknown };
+    throw Object.assign(new Error(String(message), { cause: err }), { name: String(name) });
+  });
+};
 
 /** Embeds through an OpenAI-compatible `/embeddings` endpoint (OpenAI, Ollama, vLLM, LM Studio). */
 export class OpenAIEmbeddingProvider implements EmbeddingProvider {
@@ -62,8 +77,7 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
   readonly #batchSize: number;
   readonly #concurrency: number;
   readonly #timeoutMs: number;
-  readonly #policy: RetryPolicy;
-  readonly #logger: Logger | undefined;
+  readonly #maxRetries: number;
   #dimensions: number | undefined;
   #probe: Promise<void> | undefined;
 
@@ -78,18 +92,17 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
     this.#batchSize = options.batchSize ?? 64;
     this.#concurrency = options.concurrency ?? 2;
     this.#timeoutMs = options.timeoutMs ?? 30_000;
-    this.#policy = {
-      maxRetries: options.maxRetries ?? 4,
-      baseDelayMs: options.retryBaseDelayMs ?? 500,
-      maxDelayMs: options.retryMaxDelayMs ?? 30_000,
-    };
-    this.#logger = options.logger;
-    // Retries and timeouts are ours (see retry.ts), so the SDK must not retry; its own timeout is only a backstop.
+    this.#maxRetries = options.maxRetries ?? 4;
+    const logger = options.logger;
     this.#client = new OpenAI({
       apiKey: options.apiKey ?? PLACEHOLDER_API_KEY,
       baseURL,
-      maxRetries: 0,
-      timeout: this.#timeoutMs + 1_000,
+      maxRetries: this.#maxRetries,
+      timeout: this.#timeoutMs,
+      fetch: countingFetch,
+      // The SDK announces each retry at level info ("... failed with status 500 in 3ms - retrying, 2 attempts remaining").
+      logLevel: logger ? 'info' : 'off',
+      logger: logger ? retryWarnings(logger, { url: this.url, model: this.model }) : undefined,
     });
   }
 
@@ -137,20 +150,12 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
   async #request(input: string[], retry: boolean): Promise<Float32Array[]> {
     const body: EmbeddingRequest = { model: this.model, input, encoding_format: 'float' };
     if (this.#sendDimensions) body.dimensions = this.#dimensions;
-    const policy = retry ? this.#policy : { ...this.#policy, maxRetries: 0 };
+    const counter = { attempts: 0 };
     let response: OpenAI.Embeddings.CreateEmbeddingResponse;
     try {
-      response = await withRetries(
-        () => withTimeout(this.#timeoutMs, (signal) => this.#client.embeddings.create(body, { signal, maxRetries: 0 })),
-        policy,
-        ({ error, retry: n, delayMs }) =>
-          this.#logger?.warn(
-            { url: this.url, model: this.model, status: statusOf(error), retry: n, delayMs },
-            `Embedding request failed (${describeCause(error)}); retrying`,
-          ),
-      );
+      response = await attemptsOfRequest.run(counter, () => this.#client.embeddings.create(body, retry ? {} : { maxRetries: 0 }));
     } catch (error) {
-      throw this.#failure(error);
+      throw this.#failure(error, Math.max(1, counter.attempts));
     }
     return this.#vectors(response, input.length);
   }
@@ -198,10 +203,8 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
     );
   }
 
-  #failure(error: unknown): AppError {
-    const attempts = error instanceof RetryFailure ? error.attempts : 1;
-    const cause = error instanceof RetryFailure ? error.lastError : error;
-    const status = statusOf(cause);
+  #failure(cause: unknown, attempts: number): AppError {
+    const status = cause instanceof APIError && typeof cause.status === 'number' ? cause.status : undefined;
     const tries = attempts === 1 ? '1 attempt' : `${attempts} attempts`;
     const where = `the embedding endpoint ${this.url} (model "${this.model}")`;
     let message: string;
@@ -213,16 +216,22 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
       message =
         `${capitalise(where)} answered HTTP 404: check that CAIRN_EMBEDDING_BASE_URL ends in /v1 and that the server ` +
         `serves model "${this.model}" (for Ollama: ollama pull ${this.model}), or set CAIRN_EMBEDDING_PROVIDER=hashing.`;
-    } else if (cause instanceof APIConnectionError || cause instanceof RequestTimeoutError) {
-      message = `Cannot reach ${where} after ${tries}: ${describeCause(cause)}. ${FIX_HINT}`;
+    } else if (cause instanceof APIConnectionError) {
+      message = `Cannot reach ${where} after ${tries}: ${this.#describe(cause)}. ${FIX_HINT}`;
     } else if (status !== undefined && (status === 408 || status === 429 || status >= 500)) {
-      message = `${capitalise(where)} kept failing (HTTP ${status} after ${tries}): ${describeCause(cause)}. ${FIX_HINT}`;
+      message = `${capitalise(where)} kept failing (HTTP ${status} after ${tries}): ${this.#describe(cause)}. ${FIX_HINT}`;
     } else if (status !== undefined) {
-      message = `${capitalise(where)} rejected the request (HTTP ${status}): ${describeCause(cause)}. ${FIX_HINT}`;
+      message = `${capitalise(where)} rejected the request (HTTP ${status}): ${this.#describe(cause)}. ${FIX_HINT}`;
     } else {
-      message = `Embedding through ${where} failed: ${describeCause(cause)}. ${FIX_HINT}`;
+      message = `Embedding through ${where} failed: ${this.#describe(cause)}. ${FIX_HINT}`;
     }
     return this.#error(message, { status, attempts }, cause);
+  }
+
+  /** Short reason for messages, including the network error code behind a connection failure. */
+  #describe(error: unknown): string {
+    if (error instanceof APIConnectionTimeoutError) return `request timed out after ${this.#timeoutMs} ms`;
+    return describeCause(error);
   }
 
   #error(message: string, details: Record<string, unknown> = {}, cause?: unknown): AppError {
@@ -239,10 +248,21 @@ function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-/** Short reason for logs and messages, including the network error code behind a connection failure. */
+/** Forwards the SDK's retry notices to `logger` as warnings; its other chatter stays out. */
+function retryWarnings(logger: Logger, context: { url: string; model: string }): NonNullable<ConstructorParameters<typeof OpenAI>[0]>['logger'] {
+  const ignore = () => undefined;
+  return {
+    error: ignore,
+    warn: ignore,
+    debug: ignore,
+    info: (message: string) => {
+      if (message.includes('retrying')) logger.warn(context, `Embedding request failed (${message.replace(/^\[[^\]]*\]\s*/, '')}); retrying`);
+    },
+  };
+}
+
+/** Short reason for messages, including the network error code behind a connection failure. */
 function describeCause(error: unknown): string {
-  if (error instanceof RequestTimeoutError) return error.message;
-  if (error instanceof APIConnectionTimeoutError) return 'request timed out';
   if (error instanceof APIConnectionError) {
     const inner = innermostCause(error);
     const code = typeof inner === 'object' && inner !== null && 'code' in inner ? String(inner.code) : undefined;

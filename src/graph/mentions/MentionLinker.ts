@@ -21,6 +21,8 @@ export class MentionLinker implements DocumentWriteHook {
   constructor(
     private readonly db: Db,
     private readonly mirror: boolean,
+    /** Milliseconds on a monotonic clock, for the age of cached names (tests pass their own). */
+    private readonly now: () => number = () => performance.now(),
   ) {
     this.mentions = new MentionRepository(db);
   }
@@ -144,7 +146,7 @@ export class MentionLinker implements DocumentWriteHook {
     // Queries accept names up to QUERY_NAMES_MAX_AGE_MS old (writes through this process drop the cache at once);
     // document writes always check, so the mentions they record are never computed from stale names.
     const cached = this.cached;
-    const cache = cached && performance.now() - cached.checkedAt < QUERY_NAMES_MAX_AGE_MS ? cached : await this.load(this.db);
+    const cache = cached && this.now() - cached.checkedAt < QUERY_NAMES_MAX_AGE_MS ? cached : await this.load(this.db);
     const exact = cache.matcher.matchesIn(text);
     const partial = partialNameMatches(text, cache, new Set(exact.map((m) => m.entityId)));
     const counts = await this.mentions.mentionCounts([...exact.map((m) => m.entityId), ...partial.map((p) => p.entityId)], MENTION_COUNT_CAP);
@@ -171,7 +173,7 @@ export class MentionLinker implements DocumentWriteHook {
       });
       this.cached = { version, checkedAt: 0, matcher: new MentionMatcher(names), names: tokenized, namesByWord };
     }
-    this.cached.checkedAt = performance.now();
+    this.cached.checkedAt = this.now();
     return this.cached;
   }
 }

@@ -1,4 +1,6 @@
+import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { pino } from 'pino';
 import { ErrorCode } from '../../../../src/errors.js';
 import {
   OpenAIEmbeddingProvider,
@@ -20,8 +22,6 @@ async function setup(serverOptions: FakeServerOptions = {}, providerOptions: Ope
     baseUrl: server.baseUrl,
     model: 'test-embed',
     dimensions: 16,
-    retryBaseDelayMs: 1,
-    retryMaxDelayMs: 50,
     timeoutMs: 5_000,
     ...providerOptions,
   });
@@ -72,7 +72,6 @@ describe('OpenAIEmbeddingProvider', () => {
   it('waits for Retry-After on 429 and then succeeds', async () => {
     const { server, provider } = await setup(
       { failures: [{ status: 429, headers: { 'retry-after': '1' } }] },
-      { retryMaxDelayMs: 5_000 },
     );
     const started = Date.now();
     const [vector] = await provider.embed(['hello']);
@@ -81,10 +80,15 @@ describe('OpenAIEmbeddingProvider', () => {
     expectClose(vector as Float32Array, normalised(fakeVector('hello', 16)));
   });
 
-  it('retries a 500 and then succeeds', async () => {
-    const { server, provider } = await setup({ failures: [{ status: 500 }, { status: 503 }] });
+  it('retries a 500 and then succeeds, warning once per retry', async () => {
+    let logged = '';
+    const logger = pino({ level: 'warn' }, new Writable({ write: (chunk: Buffer, _enc, done) => ((logged += chunk.toString()), done()) }));
+    const { server, provider } = await setup({ failures: [{ status: 500 }, { status: 503 }] }, { logger });
     const [vector] = await provider.embed(['hello']);
     expect(server.requests).toHaveLength(3);
+    const warnings = logged.trim().split('\n').map((line) => JSON.parse(line) as { msg: string; url: string; model: string });
+    expect(warnings.map((w) => w.msg)).toEqual([expect.stringMatching(/status 500 .*retrying/), expect.stringMatching(/status 503 .*retrying/)]);
+    expect(warnings[0]).toMatchObject({ url: `${server.baseUrl}/embeddings`, model: 'test-embed' });
     expectClose(vector as Float32Array, normalised(fakeVector('hello', 16)));
   });
 
@@ -102,7 +106,7 @@ describe('OpenAIEmbeddingProvider', () => {
 
   it('reports an unreachable endpoint with its URL, the model and how to fix it', async () => {
     const baseUrl = `http://127.0.0.1:${await closedPort()}/v1`;
-    const provider = new OpenAIEmbeddingProvider({ baseUrl, model: 'nomic-embed-text', maxRetries: 1, retryBaseDelayMs: 1 });
+    const provider = new OpenAIEmbeddingProvider({ baseUrl, model: 'nomic-embed-text', maxRetries: 1 });
 
     for (const attempt of [() => provider.embed(['hello']), () => provider.ready()]) {
       const error = await failureOf(attempt());

@@ -1,0 +1,42 @@
+import { describe, expect, it } from '@jest/globals';
+import { chunk, embedInBatches, l2Normalize, mapWithConcurrency } from '../../../src/embeddings/batching.js';
+import { AppError } from '../../../src/errors.js';
+
+describe('batching helpers', () => {
+  it('chunks, maps in order with a concurrency bound, and stops scheduling after a failure', async () => {
+    expect(chunk([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
+    expect(() => chunk([1], 0)).toThrow(RangeError);
+
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const out = await mapWithConcurrency([30, 5, 20, 1, 10], 2, async (ms, i) => {
+      maxInFlight = Math.max(maxInFlight, ++inFlight);
+      await new Promise((r) => setTimeout(r, ms));
+      inFlight--;
+      return i;
+    });
+    expect(out).toEqual([0, 1, 2, 3, 4]);
+    expect(maxInFlight).toBe(2);
+
+    const started: number[] = [];
+    await expect(
+      mapWithConcurrency([0, 1, 2, 3, 4, 5], 1, async (n) => {
+        started.push(n);
+        if (n === 1) throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(started).toEqual([0, 1]);
+  });
+
+  it('embedInBatches rejects a batch that returns the wrong number of vectors', async () => {
+    await expect(embedInBatches(['a', 'b'], { batchSize: 2, concurrency: 1 }, async () => [new Float32Array(1)])).rejects.toBeInstanceOf(
+      AppError,
+    );
+    expect(await embedInBatches([], { batchSize: 2, concurrency: 1 }, async () => [])).toEqual([]);
+  });
+
+  it('l2Normalize returns unit vectors and leaves zero vectors alone', () => {
+    expect(Array.from(l2Normalize([3, 4]))).toEqual([0.6000000238418579, 0.800000011920929]);
+    expect(Array.from(l2Normalize([0, 0]))).toEqual([0, 0]);
+  });
+});
