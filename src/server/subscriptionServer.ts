@@ -34,7 +34,16 @@ export interface SubscriptionServerOptions {
  */
 export function startSubscriptionServer(options: SubscriptionServerOptions): () => Promise<void> {
   const schema = makeExecutableSchema({ typeDefs: options.typeDefs, resolvers: options.resolvers as never });
-  const wss = new WebSocketServer({ server: options.httpServer, path: '/graphql' });
+  // Upgrades are handed over by hand (noServer): attached to the HTTP server, ws re-emits its errors (a port in use),
+  // which graphql-ws then prints with a stack although the HTTP server's own listener reports them to the user.
+  const wss = new WebSocketServer({ noServer: true });
+  options.httpServer.on('upgrade', (request, socket, head) => {
+    if (new URL(request.url ?? '/', 'http://localhost').pathname !== '/graphql') {
+      socket.destroy();
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+  });
   const principals = new WeakMap<object, Principal>();
   // Errors carry the same extensions.code and safe messages as over HTTP.
   const formatError = createFormatError(options.logger);

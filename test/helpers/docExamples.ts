@@ -119,7 +119,7 @@ export class DocExampleRunner {
       });
       return this.check(example, res);
     }
-    const url = example.url.replace(/^http:\/\/localhost:4000/, this.serverUrl);
+    const url = example.url.replace(/^http:\/\/(localhost|127\.0\.0\.1):4000/, this.serverUrl);
     let body: string | FormData | undefined = example.data;
     if (Object.keys(example.files).length > 0) {
       const form = new FormData();

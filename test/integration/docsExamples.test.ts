@@ -8,11 +8,20 @@ import { startTestServer, type TestServer } from '../helpers/testServer.js';
 // Every GraphQL operation and curl command the docs show, sent as written to a real server. The blocks run in a
 // shuffled order twice, on a fresh store and then on the used one, so no example may depend on another.
 const root = path.resolve(import.meta.dirname, '../..');
+/**
+ * Pages whose examples their own suites run as written, against the servers they need: agents.md (MCP clients,
+ * agentsDocs.test.ts) and sources.md (git, sites and subscriptions, the sources suites).
+ */
+const ownSuites = new Set(['docs/agents.md', 'docs/sources.md']);
 const pages = [
   'README.md',
   'CONTRIBUTING.md',
   'bench/README.md',
-  ...fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`),
+  ...fs
+    .readdirSync(path.join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`)
+    .filter((f) => !ownSuites.has(f)),
 ];
 
 async function runAll(runner: DocExampleRunner, blocks: DocBlock[]): Promise<string[]> {
