@@ -20,9 +20,9 @@ export function serverRuns(): ServerRun[] {
 }
 
 /** Starts a test server for a run; closing it also empties and closes its Neo4j store. */
-export async function startRunServer(run: ServerRun): Promise<TestServer> {
+export async function startRunServer(run: ServerRun, env: Record<string, string> = {}): Promise<TestServer> {
   const created = run.graph ? await run.graph.create() : undefined;
-  const t = await startTestServer(run.db, {}, undefined, created?.store);
+  const t = await startTestServer(run.db, env, undefined, created?.store);
   return {
     ...t,
     async close() {
