@@ -89,7 +89,7 @@ describe.each(serverRuns())('graph evidence in enrichContext ($name)', (run) => 
     const e = (await t.gql<{ enrichContext: Enriched }>(ENRICH, { input: { query: 'Shirley Temple', topK: 1, maxEntities: 5 } })).data!.enrichContext;
     expect(e.entities[0]?.entity.id).toBe('person:temple');
     expect(e.entities[0]?.why).toBe('matched in the query');
-    expect(e.documents.map((d) => d.id)).toContain('wiki:temple');
+    expect(e.documents[0]?.id).toBe('wiki:temple');
   });
 
   it('scopes graph evidence by the filter', async () => {
