@@ -82,7 +82,7 @@ export class KeywordSearch {
                  SELECT hit.id, hit.document_id, hit.bm25, q.best, q.pruned
                    FROM query q
                    LEFT JOIN LATERAL (
-                     SELECT c.id::text AS id, c.document_id,
+                     SELECT c.id AS key, c.id::text AS id, c.document_id,
                             (SELECT sum(q.idfs[array_position(q.lexemes, u.lexeme)] * ${tf} * (q.k1 + 1)
                                         / (${tf} + q.k1 * (1 - ${pb}::float8 + ${pb}::float8 * c.keyword_length / q.avg_length)))
                                FROM unnest(ts_filter(setweight(c.keyword_tsv, 'A', q.lexemes), '{a}')) u) AS bm25
@@ -90,7 +90,7 @@ export class KeywordSearch {
                       WHERE c.keyword_tsv @@ ${everyLexeme ? 'q.every' : 'q.candidates'}${unfiltered ? ` AND ${liveChunkSql('c')}` : ''}
                       ORDER BY bm25 DESC, c.id
                       LIMIT ${lim}) hit ON true
-                  ORDER BY hit.bm25 DESC NULLS LAST, hit.id`;
+                  ORDER BY hit.bm25 DESC NULLS LAST, hit.key`;
     type Row = { id: string | null; document_id: string | null; bm25: number | null; best: number | null; pruned: boolean | null };
     const rows =
       this.db.kind === 'postgres'
