@@ -9,16 +9,16 @@ import { AppError, ErrorCode, isAppError } from '../src/errors.js';
 import type { GraphService } from '../src/graph/GraphService.js';
 import type { Logger } from '../src/logger.js';
 import type { SafeFetcher } from './http/SafeFetcher.js';
-import { ImportJobRepository } from './jobs/importJobRepository.js';
+import { ImportJobRepository } from './jobs/ImportJobRepository.js';
 import { ImportJobRunner, type JobContext } from './jobs/ImportJobRunner.js';
 import type { DocumentDefaults, ImportJobItemRecord, ImportJobRecord, ImportJobStatus, ImportRequest, ItemEvent, ItemOutcome } from './jobs/types.js';
 import { documentIdForFile, planFile, planOpenApi, planUrl, type PlanDeps } from './pipeline/planSources.js';
-import { type BulkLoad, withBulkLoad } from '../src/retrieval/bulkLoad.js';
+import { type BulkLoad, withBulkLoad } from '../src/retrieval/BulkLoad.js';
 import { ImportAborted, writePlan, type PlanWriter } from './pipeline/writePlan.js';
-import { SpecGuard } from './openapi/specGuard.js';
+import { SpecGuard } from './openapi/SpecGuard.js';
 import type { SpecImportPlan } from './openapi/specOrigin.js';
 import type { ImportPlan } from './types.js';
-import { UploadRepository } from './uploads/uploadRepository.js';
+import { UploadRepository } from './uploads/UploadRepository.js';
 
 /** How a caller wants a job run. */
 export interface SubmitOptions {

@@ -7,7 +7,7 @@ import { operationTitle, renderOperation } from './renderOperation.js';
 import { renderOverview, tagCatalogue } from './renderOverview.js';
 import { DEFAULT_MAX_SCHEMA_DEPTH, oneLine, type SchemaRenderContext } from './renderSchema.js';
 import { serverHosts, type SpecOrigin } from './specOrigin.js';
-import { SpecRefs } from './specRefs.js';
+import { SpecRefs } from './SpecRefs.js';
 import type { LoadedSpec } from './types.js';
 
 export { specIdFor } from './ids.js';

@@ -3,10 +3,10 @@ import { AppError, ErrorCode, isAppError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 import { fitToSource } from '../ImportService.js';
 import type { DocumentDefaults, ItemOutcome } from '../jobs/types.js';
-import type { SpecGuard } from '../openapi/specGuard.js';
+import type { SpecGuard } from '../openapi/SpecGuard.js';
 import { ImportAborted, writePlan, type PlanWriter } from '../pipeline/writePlan.js';
 import type { DriverContext, LoadedItem, SourceDriver, SourceRuntime, SyncItem } from './kinds/driver.js';
-import type { SourceRepository } from './sourceRepository.js';
+import type { SourceRepository } from './SourceRepository.js';
 import type { SourceItemRecord, SourceRecord, SyncCounts } from './types.js';
 
 /** What a sync needs. */

@@ -15,7 +15,7 @@ import { toolsCommand } from './toolsCommand.js';
 import { reindexCommand } from './reindexCommand.js';
 import { remoteImport, remoteKeys, remoteStats } from './remoteCommands.js';
 import { serve } from './serve.js';
-import { ServerClient } from './serverClient.js';
+import { ServerClient } from './ServerClient.js';
 import { sourcesCommand } from './sourcesCommand.js';
 
 const USAGE = `Usage: cairn <command> [options]

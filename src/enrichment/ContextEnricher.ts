@@ -6,8 +6,8 @@ import type { SearchService } from '../retrieval/SearchService.js';
 import type { SearchHitRecord } from '../retrieval/types.js';
 import { describeEntities, whyEvidence } from './explain.js';
 import { formatContext } from './formatContext.js';
-import { GraphLane, type GraphStepResult } from './graphLane.js';
-import type { KnowledgeGapRepository } from './knowledgeGapRepository.js';
+import { GraphLane, type GraphStepResult } from './GraphLane.js';
+import type { KnowledgeGapRepository } from './KnowledgeGapRepository.js';
 import type { EnrichRequest, EnrichedChunkRecord, EnrichedContextRecord, EnrichedEntityRecord } from './types.js';
 
 /** Enricher settings from configuration. */

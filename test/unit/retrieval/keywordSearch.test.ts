@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { bm25Idf, candidateLexemes, orTsquery, tsqueryLexeme } from '../../../src/retrieval/keywordSearch.js';
+import { bm25Idf, candidateLexemes, orTsquery, tsqueryLexeme } from '../../../src/retrieval/KeywordSearch.js';
 
 describe('keyword search helpers', () => {
   it('quotes lexemes for tsquery input, doubling quotes and escaping backslashes', () => {

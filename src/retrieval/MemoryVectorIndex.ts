@@ -7,7 +7,7 @@ import {
   prepareMemoryVectorIndex,
   readVectorChanges,
 } from './vectorChangeLog.js';
-import { VectorMatrix, type ScanResult } from './vectorMatrix.js';
+import { VectorMatrix, type ScanResult } from './VectorMatrix.js';
 import { parseVectorText } from './vectorText.js';
 
 /** Settings of the in-memory vector index. */
