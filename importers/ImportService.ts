@@ -283,7 +283,7 @@ export function fitPlanToDocumentLimits<P extends ImportPlan>(plan: P, defaults:
   const given = defaults.metadata;
   const fromUser = (key: string, value: unknown) => Object.hasOwn(given, key) && given[key] === value;
   for (const doc of plan.documents) {
-    if (doc.content.replace(/\u0000/g, '').trim() === '') throw new FileError(ErrorCode.INVALID_FILE, label, 'contains no text', details);
+    if (doc.content.replaceAll('\u0000', '').trim() === '') throw new FileError(ErrorCode.INVALID_FILE, label, 'contains no text', details);
     doc.title = shorten(doc.title.trim(), MAX_TITLE);
     const metadata: JsonObject = {};
     for (const [key, value] of Object.entries(doc.metadata)) {

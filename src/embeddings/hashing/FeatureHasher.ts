@@ -28,6 +28,7 @@ const UNIGRAM_SEED = 0x2f6b1d3a;
 const BIGRAM_SEED = 0x51ed27c9;
 const PROBE_SEED = 0x7a3c9e15;
 
+// eslint-disable-next-line no-control-regex -- the whole ASCII range, control characters included
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
 const MARKS = /\p{M}+/gu;
 const NON_WORD = /[^\p{L}\p{N}]+/gu;
