@@ -58,7 +58,7 @@ export function normaliseForHashing(text: string): string {
  * Turns texts into signed feature-hashed vectors of unigrams and adjacent bigrams with sublinear (1 + ln tf) weights,
  * L2-normalised. Each feature lands in `probes` buckets: at 1024 dimensions a long document fills a good share of
  * the buckets, and spreading each feature means a collision adds a third of a false match to three buckets instead
- * of a whole one to one bucket, which ranks better (SciFact nDCG@10: +0.025 at 1024 dimensions, +0.03 at 384).
+ * of a whole one to one bucket, which ranks better (bench/RESULTS.md).
  * Reuses scratch buffers between calls: use one instance per embedder, not shared across concurrent callers.
  */
 export class FeatureHasher {
