@@ -6,7 +6,7 @@ import { loadConfig } from '../src/config.js';
 import { embeddingText } from '../src/documents/embeddingText.js';
 import type { EmbeddingProvider, EmbeddingProviderName } from '../src/embeddings/EmbeddingProvider.js';
 import { silentLogger } from '../src/logger.js';
-import { withBulkLoad } from '../src/retrieval/bulkLoad.js';
+import { withBulkLoad } from '../src/retrieval/BulkLoad.js';
 import { hnswExpression, usesHnsw } from '../src/retrieval/vectorIndex.js';
 import type { Db } from '../src/db/Db.js';
 import { createServices } from '../src/services.js';

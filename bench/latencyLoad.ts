@@ -43,7 +43,7 @@ const seconds = (since: number) => (performance.now() - since) / 1000;
 /**
  * Loads the Postgres side of the scale corpus: the entity names first (so each document write links the names its
  * chunks contain, as in production), then the perturbed SciFact copies through `upsertMany` with the HNSW index
- * dropped, then the index rebuilt once (per-row HNSW upkeep costs ≈6–10 ms a chunk on this machine). The graph itself
+ * dropped, then the index rebuilt once (per-row HNSW upkeep is far slower; RESULTS.md). The graph itself
  * goes to Neo4j afterwards (`writeGraphToNeo4j`), since other work sharing that server may wipe it at any time.
  */
 export async function loadAtScale(

@@ -69,7 +69,7 @@ function ingestTable(data: BeirDataset, embedder: BenchEmbedder, results: readon
       `Machine: ${machineLine()}.`,
       'ingest/embed = total ingest wall time ÷ time to embed the same chunk texts with no storage, measured once per run before the stores (target ≤ 1.25).',
       'storage floor = what the database alone spends to store the same rows again after the ingest: a server-side copy of the chunk rows (content, vectors and the tsvector of the content) into an unlogged table with no constraint, trigger or other index, plus the HNSW build over it on the server (PGlite has none). No ingest can take less than the floor; floor/embed is the least ingest/embed any implementation could reach, even with embedding fully overlapped.',
-      'Ingest runs as one bulk session (src/retrieval/bulkLoad.ts, what import jobs use) in batches of 250 documents: on the server it drops the HNSW index once the load is projected to pay off and rebuilds it at the end, inside the ingest time. PGlite has no HNSW index (exact search, in-memory).',
+      'Ingest runs as one bulk session (src/retrieval/BulkLoad.ts, what import jobs use) in batches of 250 documents: on the server it drops the HNSW index once the load is projected to pay off and rebuilds it at the end, inside the ingest time. PGlite has no HNSW index (exact search, in-memory).',
       'Targets: search p95 ≤ 20 ms on the server, ≤ 100 ms on PGlite; PGlite ingest ≤ 10 min; peak RSS ≤ 1.5 GB.',
       'Search columns: the default mode (HYBRID, LINEAR fusion) at topK 10, including embedding the query; nDCG@10 and recall@100 in the same mode at topK 100, documents ranked by their best chunk. Every mode is in the next table, on the same ingested stores.',
     ],

@@ -6,19 +6,20 @@ import type { DocumentService } from '../src/documents/DocumentService.js';
 import type { JsonObject } from '../src/shared/json.js';
 import { MAX_METADATA_BYTES, MAX_TITLE, type InputLimits } from '../src/documents/validateInput.js';
 import { AppError, ErrorCode, isAppError } from '../src/errors.js';
+import { FileError } from './files/fileErrors.js';
 import type { GraphService } from '../src/graph/GraphService.js';
 import type { Logger } from '../src/logger.js';
 import type { SafeFetcher } from './http/SafeFetcher.js';
-import { ImportJobRepository } from './jobs/importJobRepository.js';
+import { ImportJobRepository } from './jobs/ImportJobRepository.js';
 import { ImportJobRunner, type JobContext } from './jobs/ImportJobRunner.js';
 import type { DocumentDefaults, ImportJobItemRecord, ImportJobRecord, ImportJobStatus, ImportRequest, ItemEvent, ItemOutcome } from './jobs/types.js';
 import { documentIdForFile, planFile, planOpenApi, planUrl, type PlanDeps } from './pipeline/planSources.js';
-import { type BulkLoad, withBulkLoad } from '../src/retrieval/bulkLoad.js';
+import { type BulkLoad, withBulkLoad } from '../src/retrieval/BulkLoad.js';
 import { ImportAborted, writePlan, type PlanWriter } from './pipeline/writePlan.js';
-import { SpecGuard } from './openapi/specGuard.js';
+import { SpecGuard } from './openapi/SpecGuard.js';
 import type { SpecImportPlan } from './openapi/specOrigin.js';
 import type { ImportPlan } from './types.js';
-import { UploadRepository } from './uploads/uploadRepository.js';
+import { UploadRepository } from './uploads/UploadRepository.js';
 
 /** How a caller wants a job run. */
 export interface SubmitOptions {
@@ -223,9 +224,9 @@ export class ImportService {
     // For URL items the label is the URL.
     const source: Record<string, string> = request.kind === 'url' ? { url: item.label } : { fileName: item.label };
     try {
-      return fitToSource(await this.planSource(request, item), request.defaults, item.label, source);
+      return fitPlanToDocumentLimits(await this.planSource(request, item), request.defaults, item.label, source);
     } catch (err) {
-      throw request.kind === 'url' ? namingUrl(err, item.label) : err;
+      throw request.kind === 'url' ? namedByUrl(err, item.label) : err;
     }
   }
 
@@ -278,11 +279,11 @@ function shorten(text: string, max: number): string {
  * import as if it were input: a too-long title and metadata values are shortened (the user's own metadata is kept),
  * and a source with no text fails as INVALID_FILE naming it, like a file with no text.
  */
-export function fitToSource<P extends ImportPlan>(plan: P, defaults: DocumentDefaults, label: string, details: Record<string, string>): P {
+export function fitPlanToDocumentLimits<P extends ImportPlan>(plan: P, defaults: DocumentDefaults, label: string, details: Record<string, string>): P {
   const given = defaults.metadata;
   const fromUser = (key: string, value: unknown) => Object.hasOwn(given, key) && given[key] === value;
   for (const doc of plan.documents) {
-    if (doc.content.replace(/\u0000/g, '').trim() === '') throw new AppError(ErrorCode.INVALID_FILE, `"${label}" contains no text`, details);
+    if (doc.content.replaceAll('\u0000', '').trim() === '') throw new FileError(ErrorCode.INVALID_FILE, label, 'contains no text', details);
     doc.title = shorten(doc.title.trim(), MAX_TITLE);
     const metadata: JsonObject = {};
     for (const [key, value] of Object.entries(doc.metadata)) {
@@ -302,11 +303,8 @@ export function fitToSource<P extends ImportPlan>(plan: P, defaults: DocumentDef
 }
 
 /** A file error from a fetched URL names the URL, not the last segment of its path (`"204" contains no text`). */
-function namingUrl(err: unknown, url: string): unknown {
-  if (!isAppError(err) || (err.code !== ErrorCode.INVALID_FILE && err.code !== ErrorCode.UNSUPPORTED_CONTENT_TYPE)) return err;
-  const fileName = err.details.fileName;
-  if (typeof fileName !== 'string' || !err.message.startsWith(`"${fileName}" `)) return err;
-  return new AppError(err.code, `"${url}"${err.message.slice(fileName.length + 2)}`, { ...err.details, url }, { cause: err });
+function namedByUrl(err: unknown, url: string): unknown {
+  return err instanceof FileError ? err.about(url, { url }) : err;
 }
 
 /** One label per item: what the job reports in progress and errors. */

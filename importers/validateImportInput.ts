@@ -5,7 +5,7 @@ import type { ImportRequest } from './jobs/types.js';
 import { redactUrl } from './http/redactUrl.js';
 import { validateSpecId } from './openapi/ids.js';
 import { documentIdForFile } from './pipeline/planSources.js';
-import type { UploadRecord } from './uploads/uploadRepository.js';
+import type { UploadRecord } from './uploads/UploadRepository.js';
 
 const MAX_URL = 2048;
 const MAX_URLS = 1000;

@@ -12,6 +12,45 @@ import { envSchema, type Env } from './configSchema.js';
 /** The data-folder value that keeps the embedded database in memory. */
 export const MEMORY_DATA_DIR = 'memory://';
 
+/** Embedding settings; the model cache sits in the data folder unless set. */
+function embeddingConfig(e: Env, dataDir: string) {
+  return {
+    provider: e.CAIRN_EMBEDDING_PROVIDER,
+    model: e.CAIRN_EMBEDDING_MODEL,
+    dimensions: e.CAIRN_EMBEDDING_DIMENSIONS,
+    baseUrl: e.CAIRN_EMBEDDING_BASE_URL,
+    apiKey: e.CAIRN_EMBEDDING_API_KEY ?? e.OPENAI_API_KEY,
+    batchSize: e.CAIRN_EMBEDDING_BATCH_SIZE,
+    concurrency: e.CAIRN_EMBEDDING_CONCURRENCY,
+    timeoutMs: e.CAIRN_EMBEDDING_TIMEOUT_MS,
+    maxRetries: e.CAIRN_EMBEDDING_MAX_RETRIES,
+    offline: e.CAIRN_OFFLINE,
+    cacheDir: e.CAIRN_MODEL_CACHE_DIR
+      ? path.resolve(e.CAIRN_MODEL_CACHE_DIR)
+      : path.resolve(dataDir === MEMORY_DATA_DIR ? './data' : dataDir, 'models'),
+  };
+}
+
+/** Importer and upload settings. */
+function importConfig(e: Env) {
+  return {
+    allowPrivateHosts: e.CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS.split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter((h) => h !== ''),
+    maxBytes: e.CAIRN_IMPORT_MAX_BYTES,
+    specMaxBytes: e.CAIRN_IMPORT_SPEC_MAX_BYTES,
+    connectTimeoutMs: e.CAIRN_IMPORT_CONNECT_TIMEOUT_MS,
+    timeoutMs: e.CAIRN_IMPORT_TIMEOUT_MS,
+    maxRedirects: e.CAIRN_IMPORT_MAX_REDIRECTS,
+    userAgent: e.CAIRN_IMPORT_USER_AGENT,
+    pdfMaxPages: e.CAIRN_IMPORT_PDF_MAX_PAGES,
+    maxUnzippedBytes: e.CAIRN_IMPORT_MAX_UNZIPPED_BYTES,
+    deferVectorIndex: e.CAIRN_IMPORT_DEFER_VECTOR_INDEX,
+    uploadMaxBytes: e.CAIRN_UPLOAD_MAX_BYTES,
+    uploadTtlMs: e.CAIRN_UPLOAD_TTL_MS,
+  };
+}
+
 /** Shapes the parsed environment into the Config the services receive. */
 function toConfig(e: Env) {
   // `memory://` keeps PGlite in memory (tests, throwaway runs).
@@ -25,21 +64,7 @@ function toConfig(e: Env) {
     databasePoolSize: e.CAIRN_DATABASE_POOL_SIZE,
     databasePreparedStatements: e.CAIRN_DATABASE_PREPARED_STATEMENTS,
     logLevel: e.CAIRN_LOG_LEVEL,
-    embedding: {
-      provider: e.CAIRN_EMBEDDING_PROVIDER,
-      model: e.CAIRN_EMBEDDING_MODEL,
-      dimensions: e.CAIRN_EMBEDDING_DIMENSIONS,
-      baseUrl: e.CAIRN_EMBEDDING_BASE_URL,
-      apiKey: e.CAIRN_EMBEDDING_API_KEY ?? e.OPENAI_API_KEY,
-      batchSize: e.CAIRN_EMBEDDING_BATCH_SIZE,
-      concurrency: e.CAIRN_EMBEDDING_CONCURRENCY,
-      timeoutMs: e.CAIRN_EMBEDDING_TIMEOUT_MS,
-      maxRetries: e.CAIRN_EMBEDDING_MAX_RETRIES,
-      offline: e.CAIRN_OFFLINE,
-      cacheDir: e.CAIRN_MODEL_CACHE_DIR
-        ? path.resolve(e.CAIRN_MODEL_CACHE_DIR)
-        : path.resolve(dataDir === MEMORY_DATA_DIR ? './data' : dataDir, 'models'),
-    },
+    embedding: embeddingConfig(e, dataDir),
     chunking: { size: e.CAIRN_CHUNK_SIZE, overlap: e.CAIRN_CHUNK_OVERLAP },
     rag: {
       topK: e.CAIRN_RAG_TOP_K,
@@ -78,22 +103,7 @@ function toConfig(e: Env) {
       cacheDir: path.resolve(e.CAIRN_SOURCES_CACHE_DIR ?? (dataDir === MEMORY_DATA_DIR ? path.join(os.tmpdir(), 'cairn-sources') : path.join(dataDir, 'sources'))),
       tickMs: e.CAIRN_SOURCES_TICK_MS,
     },
-    import: {
-      allowPrivateHosts: e.CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS.split(',')
-        .map((h) => h.trim().toLowerCase())
-        .filter((h) => h !== ''),
-      maxBytes: e.CAIRN_IMPORT_MAX_BYTES,
-      specMaxBytes: e.CAIRN_IMPORT_SPEC_MAX_BYTES,
-      connectTimeoutMs: e.CAIRN_IMPORT_CONNECT_TIMEOUT_MS,
-      timeoutMs: e.CAIRN_IMPORT_TIMEOUT_MS,
-      maxRedirects: e.CAIRN_IMPORT_MAX_REDIRECTS,
-      userAgent: e.CAIRN_IMPORT_USER_AGENT,
-      pdfMaxPages: e.CAIRN_IMPORT_PDF_MAX_PAGES,
-      maxUnzippedBytes: e.CAIRN_IMPORT_MAX_UNZIPPED_BYTES,
-      deferVectorIndex: e.CAIRN_IMPORT_DEFER_VECTOR_INDEX,
-      uploadMaxBytes: e.CAIRN_UPLOAD_MAX_BYTES,
-      uploadTtlMs: e.CAIRN_UPLOAD_TTL_MS,
-    },
+    import: importConfig(e),
     auth: { mode: e.CAIRN_AUTH },
     apiKey: e.CAIRN_API_KEY,
     graphqlLimits: {

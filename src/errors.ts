@@ -57,20 +57,20 @@ export function badInput(field: string, reason: string, details: ErrorDetails = 
 
 /** Builds a `NOT_FOUND` error for a missing record. */
 export function notFound(kind: string, id: string): AppError {
-  const shown = echo(id);
+  const shown = redactAndTruncate(id);
   return new AppError(ErrorCode.NOT_FOUND, `${kind} "${shown}" does not exist`, { kind, id: shown });
 }
 
 /** Longest piece of client input an error message repeats. */
-const MAX_ECHO = 200;
+const MAX_REPEATED_INPUT = 200;
 
 /**
- * Client input as an error may repeat it: URL credentials hidden, then cut to MAX_ECHO characters, so a huge value is
+ * Client input as an error may repeat it: URL credentials hidden, then cut to MAX_REPEATED_INPUT characters, so a huge value is
  * not sent back twice.
  */
-export function echo(value: string): string {
+export function redactAndTruncate(value: string): string {
   const shown = redactCredentials(value);
-  return shown.length <= MAX_ECHO ? shown : `${shown.slice(0, MAX_ECHO)}… (${value.length} characters)`;
+  return shown.length <= MAX_REPEATED_INPUT ? shown : `${shown.slice(0, MAX_REPEATED_INPUT)}… (${value.length} characters)`;
 }
 
 /** What replaces the user name and password of a URL in text shown or logged (as the importers show URLs). */

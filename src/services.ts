@@ -1,25 +1,25 @@
 import { ApiKeyService } from './auth/ApiKeyService.js';
 import type { Config } from './config.js';
-import { KeyedLock } from './db/keyedLock.js';
+import { KeyedLock } from './db/KeyedLock.js';
 import type { Db } from './db/Db.js';
 import { migrate } from './db/migrate.js';
 import { openDb } from './db/openDb.js';
 import { DocumentService } from './documents/DocumentService.js';
-import { ExpirySweeper } from './documents/expirySweeper.js';
+import { ExpirySweeper } from './documents/ExpirySweeper.js';
 import type { EmbeddingProvider } from './embeddings/EmbeddingProvider.js';
 import { createEmbeddingProvider } from './embeddings/createEmbeddingProvider.js';
 import type { Logger } from './logger.js';
 import { SearchService } from './retrieval/SearchService.js';
 import { prepareVectorIndex, readRecordedEmbedder } from './retrieval/vectorIndex.js';
 import { prepareMemoryVectorIndex } from './retrieval/vectorChangeLog.js';
-import { Readiness } from './server/readiness.js';
+import { Readiness } from './server/Readiness.js';
 import { ContextEnricher } from './enrichment/ContextEnricher.js';
-import { KnowledgeGapRepository } from './enrichment/knowledgeGapRepository.js';
+import { KnowledgeGapRepository } from './enrichment/KnowledgeGapRepository.js';
 import { GraphService } from './graph/GraphService.js';
 import type { GraphStore } from './graph/GraphStore.js';
 import { createGraphStore } from './graph/createGraphStore.js';
 import { MentionLinker } from './graph/mentions/MentionLinker.js';
-import { PostgresMentionIndex } from './graph/mentions/mentionedEntities.js';
+import { PostgresMentionIndex } from './graph/mentions/PostgresMentionIndex.js';
 import { OutboxWorker } from './graph/mentions/OutboxWorker.js';
 import { createSafeFetcher, ImportService, SourceService, type Resolver, type SafeFetcher } from '../importers/index.js';
 
@@ -69,28 +69,76 @@ export interface CreateServicesOptions {
   now?: () => Date;
 }
 
+/** Applies migrations and picks the embedder; unless told otherwise, checks it against the one the store recorded. */
+async function prepareDatabase(db: Db, config: Config, logger: Logger, options: CreateServicesOptions): Promise<EmbeddingProvider> {
+  const applied = await migrate(db);
+  if (applied.length > 0) logger.info({ applied }, 'database migrations applied');
+  const recorded = await readRecordedEmbedder(db);
+  const embedder = options.embedder ?? (await createEmbeddingProvider(config.embedding, logger, recorded));
+  // A model whose dimension is only known after a probe must answer before the index can be checked.
+  if (embedder.dimensions <= 0) await embedder.ready();
+  if (!options.allowEmbedderMismatch) await prepareVectorIndex(db, embedder.info, logger);
+  await prepareMemoryVectorIndex(db, config.vectorMemoryIndexMaxChunks > 0);
+  return embedder;
+}
+
+/** The graph store, initialised if it answers; `init` retries until it has succeeded once. */
+async function openGraphStore(db: Db, config: Config, logger: Logger, options: CreateServicesOptions) {
+  const store = options.graphStore ?? createGraphStore(config, db, logger);
+  store.useMentionIndex?.(new PostgresMentionIndex(db));
+  // Neo4j may be down at start: documents must still work, so its constraints are retried by readiness.
+  let storeReady = false;
+  const init = async () => {
+    if (storeReady) return;
+    await store.init();
+    storeReady = true;
+  };
+  await init().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'graph store not initialised yet'));
+  return { store, init };
+}
+
+interface ImportParts {
+  db: Db;
+  documents: DocumentService;
+  graph: GraphService;
+}
+
+/** Import jobs and registered sources, started (their pollers only when `importQueue` is not false). */
+async function startImports({ db, documents, graph }: ImportParts, config: Config, logger: Logger, options: CreateServicesOptions) {
+  const fetcher = options.fetcher ?? createSafeFetcher(config.import);
+  const imports = new ImportService({
+    db,
+    documents,
+    graph,
+    fetcher,
+    config: config.import,
+    limits: config,
+    logger,
+    exclusive: db.kind === 'pglite',
+    jobPollMs: options.importQueue === false ? 0 : 2000,
+  });
+  const sources = new SourceService({
+    db,
+    documents,
+    graph,
+    imports,
+    runtime: { fetcher, importConfig: config.import, cacheDir: config.sources.cacheDir, folderRoot: config.sources.folderRoot, logger, ...(options.resolve ? { resolve: options.resolve } : {}) },
+    limits: config,
+    logger,
+    tickMs: options.importQueue === false ? 0 : config.sources.tickMs,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  await imports.start();
+  sources.start();
+  return { imports, sources };
+}
+
 /** Composition root: opens the database, applies migrations, picks the embedder and wires the services. */
 export async function createServices(config: Config, logger: Logger, options: CreateServicesOptions = {}): Promise<Services> {
   const db = await openDb(config);
   try {
-    const applied = await migrate(db);
-    if (applied.length > 0) logger.info({ applied }, 'database migrations applied');
-    const recorded = await readRecordedEmbedder(db);
-    const embedder = options.embedder ?? (await createEmbeddingProvider(config.embedding, logger, recorded));
-    // A model whose dimension is only known after a probe must answer before the index can be checked.
-    if (embedder.dimensions <= 0) await embedder.ready();
-    if (!options.allowEmbedderMismatch) await prepareVectorIndex(db, embedder.info, logger);
-    await prepareMemoryVectorIndex(db, config.vectorMemoryIndexMaxChunks > 0);
-    const store = options.graphStore ?? createGraphStore(config, db, logger);
-    store.useMentionIndex?.(new PostgresMentionIndex(db));
-    // Neo4j may be down at start: documents must still work, so its constraints are retried by readiness.
-    let storeReady = false;
-    const initStore = async () => {
-      if (storeReady) return;
-      await store.init();
-      storeReady = true;
-    };
-    await initStore().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'graph store not initialised yet'));
+    const embedder = await prepareDatabase(db, config, logger, options);
+    const { store, init: initStore } = await openGraphStore(db, config, logger, options);
     const mirror = store.kind === 'neo4j';
     const linker = new MentionLinker(db, mirror);
     const outbox = mirror ? new OutboxWorker(linker.mentions, store, logger) : undefined;
@@ -100,31 +148,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     const gaps = new KnowledgeGapRepository(db);
     const enricher = new ContextEnricher(search, graph, gaps, config.enrich, logger);
     const sweeper = new ExpirySweeper(documents, config.expirySweepIntervalMs, logger);
-    const fetcher = options.fetcher ?? createSafeFetcher(config.import);
-    const imports = new ImportService({
-      db,
-      documents,
-      graph,
-      fetcher,
-      config: config.import,
-      limits: config,
-      logger,
-      exclusive: db.kind === 'pglite',
-      jobPollMs: options.importQueue === false ? 0 : 2000,
-    });
-    const sources = new SourceService({
-      db,
-      documents,
-      graph,
-      imports,
-      runtime: { fetcher, importConfig: config.import, cacheDir: config.sources.cacheDir, folderRoot: config.sources.folderRoot, logger, ...(options.resolve ? { resolve: options.resolve } : {}) },
-      limits: config,
-      logger,
-      tickMs: options.importQueue === false ? 0 : config.sources.tickMs,
-      ...(options.now ? { now: options.now } : {}),
-    });
-    await imports.start();
-    sources.start();
+    const { imports, sources } = await startImports({ db, documents, graph }, config, logger, options);
     const apiKeys = new ApiKeyService(db, { onTouchError: (err) => logger.warn({ err }, 'could not record an API key use') });
     const readiness = new Readiness(db, embedder);
     readiness.register('graph', async () => {

@@ -47,7 +47,7 @@ export function assertStorableText(value: unknown, field: string): void {
  * replaces unpaired surrogates with U+FFFD, in strings at any depth. Client input is rejected instead (above).
  */
 export function toStorableText<T>(value: T): T {
-  if (typeof value === 'string') return (UNSTORABLE.test(value) ? value.replace(/\u0000/g, '').replace(/\p{Cs}/gu, '\uFFFD') : value) as T;
+  if (typeof value === 'string') return (UNSTORABLE.test(value) ? value.replaceAll('\u0000', '').replace(/\p{Cs}/gu, '\uFFFD') : value) as T;
   if (Array.isArray(value)) return value.map((item: unknown) => toStorableText(item)) as T;
   if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [toStorableText(k), toStorableText(v)])) as T;
@@ -56,6 +56,7 @@ export function toStorableText<T>(value: T): T {
 }
 
 // With the u flag a surrogate pair is one code point, so \p{Cs} matches only unpaired halves.
+// eslint-disable-next-line no-control-regex -- NUL is one of the characters Postgres cannot store
 const UNSTORABLE = /[\u0000\p{Cs}]/u;
 
 function isStorable(s: string): boolean {

@@ -43,7 +43,7 @@ function cairnSettings(): Record<string, string> {
 /**
  * Starts the built `cairn serve` (dist/, as `npm start` runs it; `npm run bench:load` builds first) with `env` (and e.g.
  * `--cpu-prof` in `nodeArgs`); resolves once /healthz answers. Running from source under tsx would measure its
- * source-map stack traces too (about 5% of the server's CPU here). CAIRN_* settings in the bench's environment pass
+ * source-map stack traces too (their cost is in RESULTS.md's load notes). CAIRN_* settings in the bench's environment pass
  * through, under those in `env`.
  */
 export async function startServerProcess(env: Record<string, string>, nodeArgs: string[] = []): Promise<ServerProcess> {

@@ -6,7 +6,7 @@ import { distinct, ndcgAt, percentile } from '../metrics.js';
 import { latencyOf, runLoad } from '../load/load.js';
 import { cpuBetween, cpuSnapshot, type ProcessGroups } from './cpu.js';
 import { sciFactId, VECTOR_INDEX } from './load.js';
-import type { PeerProcess, PeerRetriever } from './python.js';
+import type { PeerProcess, PeerRetriever } from './PeerProcess.js';
 
 export const TOP_K = 10;
 

@@ -16,7 +16,7 @@ import { startServerProcess } from '../load/server.js';
 import { pidFromFile, type ProcessGroups } from './cpu.js';
 import { dropPeer, FULLTEXT_INDEX, loadCairn, loadPeer, VECTOR_INDEX } from './load.js';
 import { httpSide, httpWindow, inProcessSide, peerSide, peerWindow, sequential, vectorRecall, type Window } from './measure.js';
-import { ensurePeerVenv, PeerProcess, type PeerRetriever } from './python.js';
+import { ensurePeerVenv, PeerProcess, type PeerRetriever } from './PeerProcess.js';
 import { peerTables } from './tables.js';
 import { projectPath } from '../../src/paths.js';
 

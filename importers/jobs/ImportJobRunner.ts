@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../src/logger.js';
-import type { ImportJobRepository } from './importJobRepository.js';
+import type { ImportJobRepository } from './ImportJobRepository.js';
 import { FINISHED_STATUSES, type ImportJobRecord, type ImportJobStatus } from './types.js';
 
 /** What a job body gets: a signal that fires on shutdown, and a way to report progress. */

@@ -2,7 +2,7 @@ import type { RawEntityInput, RawRelationshipInput } from '../../src/graph/valid
 import type { SpecIds } from './ids.js';
 import type { OperationInfo } from './operations.js';
 import { oneLine, schemaLabel } from './renderSchema.js';
-import { directSchemaRefs, type SpecRefs } from './specRefs.js';
+import { directSchemaRefs, type SpecRefs } from './SpecRefs.js';
 import { asArray, asJson, asString, type LoadedSpec } from './types.js';
 
 const MAX_NAME = 500;

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, echo } from '../../src/errors.js';
+import { AppError, ErrorCode, redactAndTruncate } from '../../src/errors.js';
 
 /** One validator finding: where (a JSON pointer) and what. */
 export interface SpecProblem {
@@ -48,7 +48,7 @@ function tooDeepError(err: unknown, raw: string): AppError | undefined {
     const location = limit[2]!;
     return new AppError(
       ErrorCode.INVALID_OPENAPI,
-      `The spec nests deeper than ${limit[1]} levels once its $refs are followed (at ${echo(location)}); no real API needs that: check the generator that wrote it, or flatten the nesting`,
+      `The spec nests deeper than ${limit[1]} levels once its $refs are followed (at ${redactAndTruncate(location)}); no real API needs that: check the generator that wrote it, or flatten the nesting`,
       { location: location.slice(0, 1000), reason: 'too_deep' },
       { cause: err },
     );

@@ -1,4 +1,4 @@
-import type { SpecRefs } from './specRefs.js';
+import type { SpecRefs } from './SpecRefs.js';
 import { asArray, asJson, asString, type Json } from './types.js';
 
 /** HTTP methods an OpenAPI path item may hold, in the order documents list them. */

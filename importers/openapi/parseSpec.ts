@@ -1,5 +1,5 @@
 import { parse as parseYaml } from 'yaml';
-import { AppError, ErrorCode, echo } from '../../src/errors.js';
+import { AppError, ErrorCode, redactAndTruncate } from '../../src/errors.js';
 import { isJson, type Json, type SpecVersion } from './types.js';
 
 /** Deepest nesting (and longest `$ref` chain) a spec may have: json-schema-ref-parser's own dereference limit. */
@@ -71,7 +71,7 @@ function assertTree(root: unknown, label: string): void {
       const location = `#${[...stack.slice(1).map((f) => f.key), key].map((k) => `/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('')}`;
       throw new AppError(
         ErrorCode.INVALID_OPENAPI,
-        `The document${label} nests deeper than ${MAX_SPEC_DEPTH} levels (at ${echo(location)}); no real API needs that: check the generator that wrote it, or flatten the nesting`,
+        `The document${label} nests deeper than ${MAX_SPEC_DEPTH} levels (at ${redactAndTruncate(location)}); no real API needs that: check the generator that wrote it, or flatten the nesting`,
         { reason: 'too_deep', location: location.slice(0, 1000), maxDepth: MAX_SPEC_DEPTH },
       );
     }

@@ -1,7 +1,7 @@
 import type { OperationInfo } from './operations.js';
 import { securityText } from './renderOperation.js';
 import { oneLine } from './renderSchema.js';
-import type { SpecRefs } from './specRefs.js';
+import type { SpecRefs } from './SpecRefs.js';
 import { asArray, asJson, asString, type Json, type LoadedSpec } from './types.js';
 
 const MAX_LISTED_SCHEMAS = 300;

@@ -1,4 +1,4 @@
-import { followSchema, type SpecRefs } from './specRefs.js';
+import { followSchema, type SpecRefs } from './SpecRefs.js';
 import { asArray, asJson, asString, type Json } from './types.js';
 
 /** Default nesting depth of rendered schema fields. */

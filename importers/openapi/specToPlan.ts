@@ -2,12 +2,12 @@ import { MAX_TAGS, MAX_TITLE } from '../../src/documents/validateInput.js';
 import type { ImportedDocument, ImportPlan } from '../types.js';
 import { SPEC_RELATIONSHIP_TYPES, buildGraph, operationSchemas } from './graphPlan.js';
 import { sanitizeTag, specIds } from './ids.js';
-import { listOperations } from './operations.js';
+import { listOperations, type OperationInfo } from './operations.js';
 import { operationTitle, renderOperation } from './renderOperation.js';
 import { renderOverview, tagCatalogue } from './renderOverview.js';
 import { DEFAULT_MAX_SCHEMA_DEPTH, oneLine, type SchemaRenderContext } from './renderSchema.js';
 import { serverHosts, type SpecOrigin } from './specOrigin.js';
-import { SpecRefs } from './specRefs.js';
+import { SpecRefs } from './SpecRefs.js';
 import type { LoadedSpec } from './types.js';
 
 export { specIdFor } from './ids.js';
@@ -37,6 +37,37 @@ function documentTags(base: string[], opTags: string[]): string[] {
     if (tag) out.add(tag);
   }
   return [...out].slice(0, MAX_TAGS);
+}
+
+type Metadata = ImportedDocument['metadata'];
+
+function operationMetadata(op: OperationInfo, spec: LoadedSpec, specId: string): Metadata {
+  return {
+    specId,
+    kind: op.kind,
+    method: op.method,
+    path: op.path,
+    operationId: op.operationId ?? null,
+    tags: op.tags,
+    deprecated: op.deprecated,
+    specVersion: spec.specVersion,
+    apiVersion: spec.apiVersion,
+  };
+}
+
+function overviewMetadata(spec: LoadedSpec, options: OpenApiPlanOptions, operationCount: number): Metadata {
+  return {
+    specId: options.specId,
+    kind: 'overview',
+    specVersion: spec.specVersion,
+    openapiVersion: spec.declaredVersion,
+    apiVersion: spec.apiVersion,
+    operationCount,
+    // What tells this spec from another that would get the same derived id (see specOrigin.ts).
+    infoTitle: spec.title,
+    serverHosts: serverHosts(spec),
+    ...(options.origin ? { origin: { ...options.origin } } : {}),
+  };
 }
 
 /**
@@ -78,17 +109,7 @@ export function openApiToPlan(spec: LoadedSpec, options: OpenApiPlanOptions): Im
       documentType: 'api_spec',
       source: options.source,
       tags: documentTags(base, op.tags),
-      metadata: {
-        specId: options.specId,
-        kind: op.kind,
-        method: op.method,
-        path: op.path,
-        operationId: op.operationId ?? null,
-        tags: op.tags,
-        deprecated: op.deprecated,
-        specVersion: spec.specVersion,
-        apiVersion: spec.apiVersion,
-      },
+      metadata: operationMetadata(op, spec, options.specId),
       entityIds: [ids.operation(op.key), ids.api, ...schemaIds, ...[...new Set(op.tags)].map((t) => ids.tag(t))],
     });
   }
@@ -102,18 +123,7 @@ export function openApiToPlan(spec: LoadedSpec, options: OpenApiPlanOptions): Im
     documentType: 'api_spec',
     source: options.source,
     tags: base.slice(0, MAX_TAGS),
-    metadata: {
-      specId: options.specId,
-      kind: 'overview',
-      specVersion: spec.specVersion,
-      openapiVersion: spec.declaredVersion,
-      apiVersion: spec.apiVersion,
-      operationCount: documents.length,
-      // What tells this spec from another that would get the same derived id (see specOrigin.ts).
-      infoTitle: spec.title,
-      serverHosts: serverHosts(spec),
-      ...(options.origin ? { origin: { ...options.origin } } : {}),
-    },
+    metadata: overviewMetadata(spec, options, documents.length),
     entityIds: [ids.api, ...tags.map((t) => ids.tag(t.name))],
   };
   if (ops.length === 0) warnings.push('The spec has no operations; only the overview document was planned');

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { AppError, ErrorCode, echo } from '../../src/errors.js';
+import { AppError, ErrorCode, redactAndTruncate } from '../../src/errors.js';
 import { MAX_SPEC_DEPTH } from './parseSpec.js';
 import type { Json } from './types.js';
 
@@ -39,7 +39,7 @@ function pointerOf(visit: Visit): string {
 function tooDeep(location: string, what: string): AppError {
   return new AppError(
     ErrorCode.INVALID_OPENAPI,
-    `The spec ${what} deeper than ${MAX_SPEC_DEPTH} levels (at ${echo(location)}); no real API needs that: check the generator that wrote it, or flatten the nesting`,
+    `The spec ${what} deeper than ${MAX_SPEC_DEPTH} levels (at ${redactAndTruncate(location)}); no real API needs that: check the generator that wrote it, or flatten the nesting`,
     { location: location.slice(0, 1000), reason: 'too_deep', maxDepth: MAX_SPEC_DEPTH },
   );
 }
@@ -103,7 +103,7 @@ function checkRefChains(root: Json, refs: Json[]): void {
         const names = [...loop, node].map((n) => n.$ref).join(' → ');
         throw new AppError(
           ErrorCode.INVALID_OPENAPI,
-          `The spec's $refs form a cycle with no schema in it (${echo(names)}): make one of them a schema (e.g. {type: object}) instead of a $ref`,
+          `The spec's $refs form a cycle with no schema in it (${redactAndTruncate(names)}): make one of them a schema (e.g. {type: object}) instead of a $ref`,
           { location: loop[0]!.$ref, reason: 'ref_cycle', cycle: loop.map((n) => n.$ref).slice(0, 50) },
         );
       }

@@ -14,7 +14,7 @@ import { loadOpenApiSpec, type SpecSource } from '../openapi/loadSpec.js';
 import { canonicalSpecUrl } from '../openapi/ids.js';
 import { openApiToPlan, specIdFor } from '../openapi/specToPlan.js';
 import { serverHosts, type SpecImportPlan, type SpecOrigin } from '../openapi/specOrigin.js';
-import type { ImportPlan, ImportedDocument } from '../types.js';
+import type { ImportedDocument } from '../types.js';
 import { canonicalUrl, documentIdForUrl } from '../url/canonicalUrl.js';
 import { detectDocumentType } from '../url/detectDocumentType.js';
 import { refreshable } from './refresh.js';

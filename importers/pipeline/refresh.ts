@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { lockOldestByFinalUrl } from '../../src/documents/documentRepository.js';
+import { lockOldestByFinalUrl } from '../../src/documents/DocumentRepository.js';
 import type { DocumentInput, DocumentRecord } from '../../src/documents/types.js';
 import type { JsonObject } from '../../src/shared/json.js';
 import { MAX_METADATA_BYTES, MAX_TAGS } from '../../src/documents/validateInput.js';

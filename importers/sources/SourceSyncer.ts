@@ -1,12 +1,12 @@
 import type { DocumentService } from '../../src/documents/DocumentService.js';
 import { AppError, ErrorCode, isAppError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
-import { fitToSource } from '../ImportService.js';
+import { fitPlanToDocumentLimits } from '../ImportService.js';
 import type { DocumentDefaults, ItemOutcome } from '../jobs/types.js';
-import type { SpecGuard } from '../openapi/specGuard.js';
+import type { SpecGuard } from '../openapi/SpecGuard.js';
 import { ImportAborted, writePlan, type PlanWriter } from '../pipeline/writePlan.js';
 import type { DriverContext, LoadedItem, SourceDriver, SourceRuntime, SyncItem } from './kinds/driver.js';
-import type { SourceRepository } from './sourceRepository.js';
+import type { SourceRepository } from './SourceRepository.js';
 import type { SourceItemRecord, SourceRecord, SyncCounts } from './types.js';
 
 /** What a sync needs. */
@@ -132,7 +132,7 @@ export class SourceSyncer {
 
   private async write(source: SourceRecord, loaded: LoadedItem, label: string, hooks: SyncHooks, writtenIds: string[]): Promise<ItemOutcome> {
     // Vanished documents are found by comparing with the item's last record, only among the source's own.
-    const plan = fitToSource({ ...loaded.plan }, sourceDefaults(source), label, {});
+    const plan = fitPlanToDocumentLimits({ ...loaded.plan }, sourceDefaults(source), label, {});
     delete plan.replacePrefix;
     const before = writtenIds.length;
     const outcome = await this.deps.specGuard.write(plan, () =>

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/Db.js';
 import { AppError, ErrorCode, badInput, notFound } from '../errors.js';
 import { apiKeyId, apiKeyMatches, generateApiKey, hashApiKey } from './apiKey.js';
-import { ApiKeyRepository, type ApiKeyRecord } from './apiKeyRepository.js';
+import { ApiKeyRepository, type ApiKeyRecord } from './ApiKeyRepository.js';
 import type { Role } from './roles.js';
 
 /** Timing knobs of the key service (tests shorten them). */

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord } from '../auth/apiKeyRepository.js';
+import type { ApiKeyRecord } from '../auth/ApiKeyRepository.js';
 import type { Role } from '../auth/roles.js';
 
 /** What `cairn keys` does, parsed from its command line. */

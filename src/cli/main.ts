@@ -15,8 +15,8 @@ import { toolsCommand } from './toolsCommand.js';
 import { reindexCommand } from './reindexCommand.js';
 import { remoteImport, remoteKeys, remoteStats } from './remoteCommands.js';
 import { serve } from './serve.js';
-import { ServerClient } from './serverClient.js';
-import { sourcesCommand } from './sourcesCommand.js';
+import { ServerClient } from './ServerClient.js';
+import { sourcesCommand, type SourcesCommandOptions } from './sourcesCommand.js';
 
 const USAGE = `Usage: cairn <command> [options]
 
@@ -71,8 +71,8 @@ function parseBatchSize(raw: string): number {
   return n;
 }
 
-async function main(argv: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({
+function parseCommandLine(argv: string[]) {
+  return parseArgs({
     args: argv,
     allowPositionals: true,
     options: {
@@ -107,6 +107,41 @@ async function main(argv: string[]): Promise<number> {
       version: { type: 'boolean', short: 'v', default: false },
     },
   });
+}
+
+type CliOptions = ReturnType<typeof parseCommandLine>['values'];
+
+/** `cairn mcp`'s stdout is the protocol: its logs go to stderr. Pretty lines only for a server at a terminal. */
+function loggerFor(command: string, config: Config): Logger {
+  if (command === 'mcp') return createLogger(config.logLevel, { stderr: true });
+  return createLogger(command === 'serve' ? config.logLevel : 'warn', { pretty: command === 'serve' && wantsPrettyLogs(config.env, process.stdout.isTTY === true) });
+}
+
+/** The options of `cairn sources …`. */
+function sourcesOptions(values: CliOptions): SourcesCommandOptions {
+  return {
+    json: values.json,
+    kind: values.kind,
+    url: values.url,
+    branch: values.branch,
+    include: values.include,
+    exclude: values.exclude,
+    path: values.path,
+    sitemap: values.sitemap,
+    prefix: values.prefix,
+    maxPages: values['max-pages'],
+    concurrency: values.concurrency,
+    delayMs: values['delay-ms'],
+    tags: values.tag,
+    type: values.type,
+    schedule: values.schedule,
+    timeout: values.timeout,
+    keepDocuments: values['keep-documents'],
+  };
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { positionals, values } = parseCommandLine(argv);
   const command = positionals[0] ?? 'serve';
   if (values.help || command === 'help') {
     process.stdout.write(`${USAGE}\n`);
@@ -123,11 +158,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'tools') return toolsCommand(values.format);
   const batchSize = parseBatchSize(values['batch-size']);
   const config = loadConfig(readEnvironment());
-  // `cairn mcp`'s stdout is the protocol: its logs go to stderr. Pretty lines only for a server at a terminal.
-  const logger =
-    command === 'mcp'
-      ? createLogger(config.logLevel, { stderr: true })
-      : createLogger(command === 'serve' ? config.logLevel : 'warn', { pretty: command === 'serve' && wantsPrettyLogs(config.env, process.stdout.isTTY === true) });
+  const logger = loggerFor(command, config);
   const server = command === 'serve' || command === 'mcp' ? undefined : folderServer(config);
   if (server && (command === 'reindex' || command === 'migrate')) throw needsTheFolder(command, server);
   let client: ServerClient | undefined;
@@ -149,25 +180,7 @@ async function main(argv: string[]): Promise<number> {
       return client ? remoteImport(client, request, values.json) : importCommand(config, logger, request, opts);
     }
     case 'sources':
-      return sourcesCommand(config, logger, positionals.slice(1), {
-        json: values.json,
-        kind: values.kind,
-        url: values.url,
-        branch: values.branch,
-        include: values.include,
-        exclude: values.exclude,
-        path: values.path,
-        sitemap: values.sitemap,
-        prefix: values.prefix,
-        maxPages: values['max-pages'],
-        concurrency: values.concurrency,
-        delayMs: values['delay-ms'],
-        tags: values.tag,
-        type: values.type,
-        schedule: values.schedule,
-        timeout: values.timeout,
-        keepDocuments: values['keep-documents'],
-      });
+      return sourcesCommand(config, logger, positionals.slice(1), sourcesOptions(values));
     case 'keys': {
       const action = parseKeysAction(positionals.slice(1), { json: values.json, role: values.role, name: values.name, force: values.force });
       return client ? remoteKeys(client, action, values.json) : keysCommand(config, action, values.json);

@@ -6,7 +6,7 @@ import { CliError } from './cliErrors.js';
 import { formatStats, type StatsReport } from './formatStats.js';
 import { printKeyCreated, printKeyList, printKeyRevoked, type KeyJson, type KeysAction } from './keysOutput.js';
 import { progressReporter } from './progress.js';
-import type { ServerClient } from './serverClient.js';
+import type { ServerClient } from './ServerClient.js';
 
 // The CLI's stats, import and keys commands, done through the API of the running server that holds the embedded data
 // folder (the folder takes one process at a time). Output matches what the commands print on their own.

@@ -10,7 +10,7 @@ import { translateDbError } from './dbErrors.js';
 /**
  * Lets the event loop run before each statement. PGlite runs in this thread and answers through already-settled
  * promises, so a chain of statements (an import job's thousands) never left the microtask queue: HTTP requests, even
- * /healthz, waited for the whole job (27 s for a 3,000-operation spec).
+ * /healthz, waited for the whole job (bench/RESULTS.md has the import that showed it).
  */
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 

@@ -1,4 +1,4 @@
-import { escapeLike, type SqlParams } from '../db/sqlParams.js';
+import { escapeLike, type SqlParams } from '../db/SqlParams.js';
 import type { DocumentFilterSpec } from './types.js';
 
 /** True when a filter sets nothing, so that it only hides expired documents. */

@@ -1,4 +1,4 @@
-import { badInput, echo } from '../errors.js';
+import { badInput, redactAndTruncate } from '../errors.js';
 
 /** The shape every tag must have. */
 export const TAG_PATTERN = /^[a-z0-9][a-z0-9_\-:]*$/;
@@ -21,7 +21,7 @@ export function parseTagExpression(expression: string, field = 'filter.tags'): s
         throw badInput(field, `empty tag in "${expression}": every "+" and "|" needs a tag on both sides`, { token });
       }
       if (!TAG_PATTERN.test(token)) {
-        throw badInput(field, `invalid tag "${echo(token)}": tags match [a-z0-9][a-z0-9_\\-:]*`, { token: echo(token) });
+        throw badInput(field, `invalid tag "${redactAndTruncate(token)}": tags match [a-z0-9][a-z0-9_\\-:]*`, { token: redactAndTruncate(token) });
       }
       return token;
     }),
@@ -33,9 +33,9 @@ export function validateTags(tags: readonly string[], field = 'tags'): string[] 
   const seen = new Set<string>();
   for (const tag of tags) {
     if (!TAG_PATTERN.test(tag)) {
-      throw badInput(field, `invalid tag "${echo(tag)}": tags are lower-case and match [a-z0-9][a-z0-9_\\-:]*`, { token: echo(tag) });
+      throw badInput(field, `invalid tag "${redactAndTruncate(tag)}": tags are lower-case and match [a-z0-9][a-z0-9_\\-:]*`, { token: redactAndTruncate(tag) });
     }
-    if (tag.length > MAX_TAG_LENGTH) throw badInput(field, `tag "${echo(tag)}" is ${tag.length} characters; at most ${MAX_TAG_LENGTH}`, { token: echo(tag) });
+    if (tag.length > MAX_TAG_LENGTH) throw badInput(field, `tag "${redactAndTruncate(tag)}" is ${tag.length} characters; at most ${MAX_TAG_LENGTH}`, { token: redactAndTruncate(tag) });
     seen.add(tag);
   }
   return [...seen];

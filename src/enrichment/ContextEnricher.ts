@@ -8,9 +8,9 @@ import type { FusedHit } from '../retrieval/fusion.js';
 import type { SearchHitRecord } from '../retrieval/types.js';
 import { describeEntities, whyEvidence } from './explain.js';
 import { formatContext } from './formatContext.js';
-import { GraphLane, type GraphStepResult } from './graphLane.js';
+import { GraphLane, type GraphStepResult } from './GraphLane.js';
+import type { KnowledgeGapRepository } from './KnowledgeGapRepository.js';
 import type { SeedEntity } from './graphRanking.js';
-import type { KnowledgeGapRepository } from './knowledgeGapRepository.js';
 import type { EnrichRequest, EnrichedChunkRecord, EnrichedContextRecord, EnrichedEntityRecord } from './types.js';
 
 /** Enricher settings from configuration. */

@@ -1,7 +1,7 @@
 import type { EntityRecord } from '../graph/types.js';
 import type { SearchHitRecord } from '../retrieval/types.js';
 import type { GraphChunk, GraphReason } from './graphRanking.js';
-import type { GraphStepResult } from './graphLane.js';
+import type { GraphStepResult } from './GraphLane.js';
 import type { EnrichedEntityRecord } from './types.js';
 
 /** The ranked entities that have a record, best first, each with why it is there and its depth. */

@@ -1,8 +1,8 @@
-import type { EvidenceRow } from '../graph/mentions/mentionRepository.js';
+import type { EvidenceRow } from '../graph/mentions/MentionRepository.js';
 import { specificity } from '../graph/mentions/queryEntities.js';
 import type { RelationshipRecord } from '../graph/types.js';
 import type { FusedHit } from '../retrieval/fusion.js';
-import { RankGraph } from './personalizedPageRank.js';
+import { RankGraph } from './RankGraph.js';
 
 /** An entity the graph lane reached from the query: named by it, or a neighbour of one that is. */
 export interface SeedEntity {

@@ -1,4 +1,4 @@
-import type { KeyedLock } from '../db/keyedLock.js';
+import type { KeyedLock } from '../db/KeyedLock.js';
 import { AppError, ErrorCode, badInput, notFound } from '../errors.js';
 import type { GraphStore } from './GraphStore.js';
 import type { MentionLinker } from './mentions/MentionLinker.js';

@@ -1,7 +1,7 @@
 import type { Principal } from '../auth/roles.js';
 import type { Services } from '../services.js';
 import { createLoaders, type Loaders } from './loaders.js';
-import { TextBudget } from './textBudget.js';
+import { TextBudget } from './TextBudget.js';
 
 /** Per-request GraphQL context: the shared services, fresh DataLoaders and who is asking. */
 export interface GraphQLContext {

@@ -3,7 +3,7 @@ import { decodeCursor, decodePair, encodePair, type KeysetCursor } from '../shar
 import { parseTagExpression } from '../documents/tagExpression.js';
 import type { DocumentFilterSpec, DocumentTypeName } from '../documents/types.js';
 import type { EnrichRequest } from '../enrichment/types.js';
-import { decodeGapCursor, encodeGapCursor, type KnowledgeGapRepository } from '../enrichment/knowledgeGapRepository.js';
+import { decodeGapCursor, encodeGapCursor, type KnowledgeGapRepository } from '../enrichment/KnowledgeGapRepository.js';
 import { badInput } from '../errors.js';
 import type { GraphStore } from '../graph/GraphStore.js';
 import type { NeighborOptions } from '../graph/traversal.js';

@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import type { ChunkRecord, DocumentSummary } from '../documents/types.js';
 import type { EntityRecord, RelationshipRecord } from '../graph/types.js';
 import type { Services } from '../services.js';
-import type { TextBudget } from './textBudget.js';
+import type { TextBudget } from './TextBudget.js';
 
 /** Batching loaders, created per request so nothing is cached across requests. */
 export interface Loaders {

@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { requireRole, roleAtLeast, type Principal } from '../auth/roles.js';
 import { badInput } from '../errors.js';
-import { TextBudget } from '../graphql/textBudget.js';
+import { TextBudget } from '../graphql/TextBudget.js';
 import type { Services } from '../services.js';
 import { argumentsError, failureResult, toolError } from './toolErrors.js';
 import { CAIRN_TOOLS, findTool } from './tools.js';

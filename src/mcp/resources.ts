@@ -5,7 +5,7 @@ import { decodeCursor } from '../shared/cursor.js';
 import { validateDocumentId } from '../documents/validateInput.js';
 import { badInput, notFound } from '../errors.js';
 import { findEntityPage } from '../graphql/inputs.js';
-import { TextBudget } from '../graphql/textBudget.js';
+import { TextBudget } from '../graphql/TextBudget.js';
 import { validateEntityId } from '../graph/validateGraphInput.js';
 import type { Services } from '../services.js';
 

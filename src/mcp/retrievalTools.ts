@@ -4,7 +4,7 @@ import { validateDocumentId } from '../documents/validateInput.js';
 import type { ChunkRecord } from '../documents/types.js';
 import { notFound } from '../errors.js';
 import { intIn, knowledgeGapPage, toEnrichRequest, toFilterSpec } from '../graphql/inputs.js';
-import type { TextBudget } from '../graphql/textBudget.js';
+import type { TextBudget } from '../graphql/TextBudget.js';
 import { defineTool, jsonOutput, toJson } from './toolDefinition.js';
 import { documentFilterSchema, integer, pageArgs, searchModeSchema } from './schemas.js';
 

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Principal, Role } from '../auth/roles.js';
-import type { TextBudget } from '../graphql/textBudget.js';
+import type { TextBudget } from '../graphql/TextBudget.js';
 import type { Services } from '../services.js';
 
 /** What a tool call runs with: the shared services, who is calling, and the text the answer may still carry. */

@@ -5,9 +5,9 @@ import { badInput } from '../errors.js';
 import { assertStorableText } from '../storableText.js';
 import { fuse, type FusedHit } from './fusion.js';
 import { loadChunks, loadNeighbors, type LoadedChunk } from './hitRows.js';
-import { DEFAULT_BM25, KeywordSearch, type Bm25Options } from './keywordSearch.js';
+import { DEFAULT_BM25, KeywordSearch, type Bm25Options } from './KeywordSearch.js';
 import { FUSION_METHODS, SEARCH_MODES, type FusionMethod, type LaneHit, type SearchHitRecord, type SearchMode, type SearchRequest } from './types.js';
-import { VectorSearch, type VectorSearchOptions } from './vectorSearch.js';
+import { VectorSearch, type VectorSearchOptions } from './VectorSearch.js';
 
 /** Retrieval limits from configuration; callers can only tighten them. */
 export interface SearchLimits {
@@ -49,9 +49,9 @@ export const DEFAULT_SEARCH_TUNING: SearchTuning = {
 };
 
 /**
- * LINEAR fusion's vector weight when neither the request nor CAIRN_SEARCH_VECTOR_WEIGHT sets one. Measured on SciFact:
- * the hashing embedder's lane only echoes BM25 (best at 0.05–0.2, 0.62 nDCG@10 at 0.5), while a model's adds meaning
- * (all-MiniLM-L6-v2: 0.708 at 0.2, 0.729 at 0.5, a plateau from 0.4 to 0.6).
+ * LINEAR fusion's vector weight when neither the request nor CAIRN_SEARCH_VECTOR_WEIGHT sets one. The hashing
+ * embedder's lane is a weaker copy of BM25, so it gets a small weight; a model's lane adds meaning, so it gets an even
+ * share. The weight sweeps behind both are in bench/RESULTS.md.
  */
 export function defaultVectorWeight(provider: EmbeddingProviderName): number {
   return provider === 'hashing' ? DEFAULT_SEARCH_TUNING.vectorWeight : 0.5;

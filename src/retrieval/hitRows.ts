@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/Db.js';
-import { CHUNK_COLUMNS, toChunkRecord, type ChunkRow } from '../documents/chunkRepository.js';
-import { DOCUMENT_SUMMARY_COLUMNS, toDocumentSummary, type DocumentSummaryRow } from '../documents/documentRepository.js';
+import { CHUNK_COLUMNS, toChunkRecord, type ChunkRow } from '../documents/ChunkRepository.js';
+import { DOCUMENT_SUMMARY_COLUMNS, toDocumentSummary, type DocumentSummaryRow } from '../documents/DocumentRepository.js';
 import type { ChunkRecord, DocumentSummary } from '../documents/types.js';
 
 const DOC_PREFIX = 'd_';

@@ -7,8 +7,8 @@ const CLOSE = 93;
 const isDigit = (c: number) => c >= 48 && c <= 57;
 
 /**
- * Parses pgvector's text form (`[0.1,-2e-05,3]`) into `out`, returning the dimension; about three times faster than
- * JSON.parse on 20k embeddings, which is most of the in-memory index's load time. Text it does not expect (never
+ * Parses pgvector's text form (`[0.1,-2e-05,3]`) into `out`, returning the dimension. Parsing is most of the
+ * in-memory index's load time, and this beats JSON.parse at it (bench/RESULTS.md). Text it does not expect (never
  * produced by pgvector) goes through JSON.parse.
  */
 export function parseVectorText(text: string, out: Float64Array): number {

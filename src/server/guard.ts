@@ -1,10 +1,10 @@
 import type { Request, RequestHandler, Response } from 'express';
-import type { Authenticator } from '../auth/authenticator.js';
+import type { Authenticator } from '../auth/Authenticator.js';
 import { relayedByProxy } from '../auth/loopback.js';
 import { requireRole, type Principal, type Role } from '../auth/roles.js';
 import { AppError, ErrorCode, isAppError } from '../errors.js';
 import { sendError } from './httpErrors.js';
-import type { RateLimiter } from './rateLimiter.js';
+import type { RateLimiter } from './RateLimiter.js';
 
 const PRINCIPAL = 'cairnPrincipal';
 

@@ -9,7 +9,7 @@ import express, { type Request, type RequestHandler } from 'express';
 import { GraphQLError } from 'graphql';
 import { pinoHttp } from 'pino-http';
 import { unauthenticated } from '../auth/ApiKeyService.js';
-import { Authenticator } from '../auth/authenticator.js';
+import { Authenticator } from '../auth/Authenticator.js';
 import { secureResolvers } from '../graphql/fieldRoles.js';
 import { isLoopbackHost } from '../auth/loopback.js';
 import { AppError, ErrorCode } from '../errors.js';
@@ -22,7 +22,7 @@ import { loadTypeDefs } from '../graphql/schema.js';
 import type { Services } from '../services.js';
 import { createGuard, principalOf } from './guard.js';
 import { bodyErrorHandler, finalErrorHandler, malformedPathHandler, notFoundHandler } from './httpErrors.js';
-import { RateLimiter } from './rateLimiter.js';
+import { RateLimiter } from './RateLimiter.js';
 import { redactedRequest } from './requestLog.js';
 import { uploadHandler } from './uploadRoute.js';
 import { startSubscriptionServer } from './subscriptionServer.js';
@@ -57,15 +57,9 @@ async function checkExposure(services: Services, host: string): Promise<boolean>
   return exposed;
 }
 
-/** Starts Apollo at /graphql, MCP at /mcp, plus /healthz and /readyz on the configured host and port; `clock` (seconds) paces the rate limits. */
-export async function startHttpServer(
-  services: Services,
-  port = services.config.port,
-  host = services.config.host,
-  clock: () => number = () => performance.now() / 1000,
-): Promise<RunningServer> {
+/** The authenticator and the per-request guard (auth plus rate limits); warns when authentication is off. */
+async function createAccessControl(services: Services, exposed: boolean, clock: () => number) {
   const { config, logger } = services;
-  const exposed = await checkExposure(services, host);
   // Listening beyond loopback keeps keys required even if every key gets revoked later.
   const authenticator = new Authenticator(services.apiKeys, config.auth.mode === 'required' || exposed);
   if (!(await authenticator.enabled())) {
@@ -77,24 +71,19 @@ export async function startHttpServer(
   // Turning the rate limit off (either setting 0) turns the failed-key budget off too.
   const failedKeys = perSecond > 0 && burst > 0 ? failedKeysPerMinute : 0;
   const guard = createGuard(authenticator, new RateLimiter(perSecond, burst, clock), new RateLimiter(failedKeys / 60, failedKeys, clock));
-  const typeDefs = loadTypeDefs();
-  const armor = armorProtection(config.graphqlLimits);
+  return { authenticator, guard };
+}
 
-  const app = express();
-  app.disable('x-powered-by');
-  const httpServer = http.createServer(app);
-  const secured = secureResolvers(resolvers, typeDefs);
-  const stopSubscriptions = startSubscriptionServer({
-    httpServer,
-    services,
-    typeDefs,
-    resolvers: secured,
-    authenticator,
-    validationRules: armor.validationRules,
-    maxTokens: config.graphqlLimits.maxTokens,
-    logger,
-  });
-  const apollo = new ApolloServer<GraphQLContext>({
+interface ApolloParts {
+  httpServer: http.Server;
+  typeDefs: ReturnType<typeof loadTypeDefs>;
+  resolvers: ReturnType<typeof secureResolvers>;
+  armor: ReturnType<typeof armorProtection>;
+  logger: Services['logger'];
+}
+
+function createApollo({ httpServer, typeDefs, resolvers: secured, armor, logger }: ApolloParts): ApolloServer<GraphQLContext> {
+  return new ApolloServer<GraphQLContext>({
     typeDefs,
     resolvers: secured,
     formatError: createFormatError(logger),
@@ -121,32 +110,26 @@ export async function startHttpServer(
       ApolloServerPluginCacheControlDisabled(),
     ],
   });
-  await apollo.start();
+}
 
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: (req, res) => {
-        const given = req.headers['x-request-id'];
-        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-        res.setHeader('x-request-id', id);
-        return id;
-      },
-      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
-      serializers: { req: redactedRequest },
-    }),
-  );
-  app.use(malformedPathHandler);
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
+/** Logs each request (not the probes) under the caller's x-request-id when it is sane, else a fresh one. */
+function requestLogger(logger: Services['logger']): RequestHandler {
+  return pinoHttp({
+    logger,
+    genReqId: (req, res) => {
+      const given = req.headers['x-request-id'];
+      const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+      res.setHeader('x-request-id', id);
+      return id;
+    },
+    autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+    serializers: { req: redactedRequest },
   });
-  app.get('/readyz', async (_req, res) => {
-    const report = await services.readiness.check();
-    res.status(report.ready ? 200 : 503).json(report);
-  });
-  app.post('/v1/uploads', guard('editor'), uploadHandler(services));
-  mountWebAssets(app);
-  const apiGuard = guard();
+}
+
+/** Mounts Apollo at /graphql behind the guard (except the landing page), with the body limit. */
+function mountGraphql(app: express.Express, apollo: ApolloServer<GraphQLContext>, services: Services, apiGuard: RequestHandler): void {
+  const { config, logger } = services;
   const graphqlGuard: RequestHandler = (req, res, next) => (isLandingPage(req) ? next() : apiGuard(req, res, next));
   app.use(
     '/graphql',
@@ -164,18 +147,69 @@ export async function startHttpServer(
     }),
     bodyErrorHandler(logger, config.maxBodyBytes),
   );
-  mountMcp(app, services, apiGuard);
-  app.use(notFoundHandler);
-  app.use(finalErrorHandler(logger));
+}
 
+/** Listens and returns the base URL of the address actually bound. */
+async function listen(httpServer: http.Server, port: number, host: string): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
     httpServer.listen(port, host, () => resolve());
   });
   const address = httpServer.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${shownHost}:${address.port}`;
+}
+
+/** Starts Apollo at /graphql, MCP at /mcp, plus /healthz and /readyz on the configured host and port; `clock` (seconds) paces the rate limits. */
+export async function startHttpServer(
+  services: Services,
+  port = services.config.port,
+  host = services.config.host,
+  clock: () => number = () => performance.now() / 1000,
+): Promise<RunningServer> {
+  const { config, logger } = services;
+  const exposed = await checkExposure(services, host);
+  const { authenticator, guard } = await createAccessControl(services, exposed, clock);
+  const typeDefs = loadTypeDefs();
+  const armor = armorProtection(config.graphqlLimits);
+
+  const app = express();
+  app.disable('x-powered-by');
+  const httpServer = http.createServer(app);
+  const secured = secureResolvers(resolvers, typeDefs);
+  const stopSubscriptions = startSubscriptionServer({
+    httpServer,
+    services,
+    typeDefs,
+    resolvers: secured,
+    authenticator,
+    validationRules: armor.validationRules,
+    maxTokens: config.graphqlLimits.maxTokens,
+    logger,
+  });
+  const apollo = createApollo({ httpServer, typeDefs, resolvers: secured, armor, logger });
+  await apollo.start();
+
+  app.use(requestLogger(logger));
+  app.use(malformedPathHandler);
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const report = await services.readiness.check();
+    res.status(report.ready ? 200 : 503).json(report);
+  });
+  app.post('/v1/uploads', guard('editor'), uploadHandler(services));
+  mountWebAssets(app);
+  const apiGuard = guard();
+  mountGraphql(app, apollo, services, apiGuard);
+  mountMcp(app, services, apiGuard);
+  app.use(notFoundHandler);
+  app.use(finalErrorHandler(logger));
+
+  const url = await listen(httpServer, port, host);
   return {
-    url: `http://${shownHost}:${address.port}`,
+    url,
     httpServer,
     stop: async () => {
       await stopSubscriptions();

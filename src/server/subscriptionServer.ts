@@ -4,7 +4,7 @@ import { makeExecutableSchema } from '@graphql-tools/schema';
 import { GraphQLError, parse, specifiedRules, validate, type ValidationRule } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import type { Authenticator } from '../auth/authenticator.js';
+import type { Authenticator } from '../auth/Authenticator.js';
 import { relayedByProxy } from '../auth/loopback.js';
 import type { Principal } from '../auth/roles.js';
 import { isAppError } from '../errors.js';

@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { pathToFileURL } from 'node:url';
 import { projectPath } from '../../src/paths.js';
 
 /** Environment for a child Cairn process: the parent's PATH, nothing else inherited implicitly. */

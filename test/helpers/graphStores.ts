@@ -2,7 +2,7 @@ import { loadConfig } from '../../src/config.js';
 import { openDb } from '../../src/db/openDb.js';
 import type { Db } from '../../src/db/Db.js';
 import type { GraphStore } from '../../src/graph/GraphStore.js';
-import { PostgresMentionIndex } from '../../src/graph/mentions/mentionedEntities.js';
+import { PostgresMentionIndex } from '../../src/graph/mentions/PostgresMentionIndex.js';
 import { Neo4jGraphStore } from '../../src/graph/neo4j/Neo4jGraphStore.js';
 import { PostgresGraphStore } from '../../src/graph/postgres/PostgresGraphStore.js';
 import { dbTargets, scratchPglite, type ScratchDatabase } from './databases.js';

@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import type { Db } from '../../src/db/Db.js';
 import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
 import { silentLogger } from '../../src/logger.js';
-import { BulkLoad, withBulkLoad } from '../../src/retrieval/bulkLoad.js';
+import { BulkLoad, withBulkLoad } from '../../src/retrieval/BulkLoad.js';
 import { dropHnswIndex, ensureHnswIndex } from '../../src/retrieval/vectorIndex.js';
 import { openDb } from '../../src/db/openDb.js';
 import { createServices, type Services } from '../../src/services.js';

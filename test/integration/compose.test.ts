@@ -10,7 +10,7 @@ function composeConfig(): string | undefined {
     } catch (err) {
       const e = err as { code?: string; status?: number; stderr?: string };
       // A validator that ran and rejected the file is a failure, not a missing tool.
-      if (e.code !== 'ENOENT' && !/unknown command|not a docker command|is not a docker command/i.test(e.stderr ?? '')) throw new Error(`compose config failed: ${e.stderr}`);
+      if (e.code !== 'ENOENT' && !/unknown command|not a docker command|is not a docker command/i.test(e.stderr ?? '')) throw new Error(`compose config failed: ${e.stderr}`, { cause: err });
     }
   }
   return undefined;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Db } from '../../src/db/Db.js';
 import type { AppError } from '../../src/errors.js';
-import { MentionRepository } from '../../src/graph/mentions/mentionRepository.js';
+import { MentionRepository } from '../../src/graph/mentions/MentionRepository.js';
 import type { GraphStore } from '../../src/graph/GraphStore.js';
 import { nearestNeighbors, neighbors, shortestPath, subgraph } from '../../src/graph/traversal.js';
 import type { EntityWrite } from '../../src/graph/types.js';

@@ -2,7 +2,7 @@
 // BM25, all in SQL. These pin what the candidate rule and the tsquery quoting do, on PGlite and the real server.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DocumentInput } from '../../src/documents/types.js';
-import { KeywordSearch } from '../../src/retrieval/keywordSearch.js';
+import { KeywordSearch } from '../../src/retrieval/KeywordSearch.js';
 import { dbTargets } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
@@ -68,7 +68,10 @@ describe.each(dbTargets())('keyword candidates ($name)', (target) => {
 
   it('scores are BM25 over the best possible score: within 0..1, rarer lexemes weigh more', async () => {
     const hits = await keywordSearch(0.2).search('harbour keeper', {}, 40);
-    for (const h of hits) expect(h.score).toBeGreaterThan(0), expect(h.score).toBeLessThanOrEqual(1);
+    for (const h of hits) {
+      expect(h.score).toBeGreaterThan(0);
+      expect(h.score).toBeLessThanOrEqual(1);
+    }
     const byId = new Map(hits.map((h) => [h.documentId, h.score]));
     expect(byId.get('keeper')).toBeGreaterThan(byId.get('common:0') ?? 1);
   });

@@ -5,11 +5,11 @@ import type { Db } from '../../src/db/Db.js';
 import type { DocumentFilterSpec, DocumentInput } from '../../src/documents/types.js';
 import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
 import { silentLogger, type Logger } from '../../src/logger.js';
-import { memoryVectorIndexFor } from '../../src/retrieval/memoryVectorIndex.js';
+import { memoryVectorIndexFor } from '../../src/retrieval/MemoryVectorIndex.js';
 import { reindex } from '../../src/retrieval/reindex.js';
 import type { LaneHit } from '../../src/retrieval/types.js';
 import { setEmbeddingColumn } from '../../src/retrieval/vectorIndex.js';
-import { VectorSearch } from '../../src/retrieval/vectorSearch.js';
+import { VectorSearch } from '../../src/retrieval/VectorSearch.js';
 import { createServices, type Services } from '../../src/services.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
 

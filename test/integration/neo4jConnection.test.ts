@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import net from 'node:net';
 import { isAppError } from '../../src/errors.js';
-import { Neo4jConnection } from '../../src/graph/neo4j/connection.js';
+import { Neo4jConnection } from '../../src/graph/neo4j/Neo4jConnection.js';
 import { Neo4jGraphStore } from '../../src/graph/neo4j/Neo4jGraphStore.js';
 import { graphStoreTargets, neo4jTestSettings } from '../helpers/graphStores.js';
 

@@ -88,8 +88,8 @@ describe('cairn CLI beside a running `cairn serve` on the same data folder', () 
   it('imports, counts and manages keys through the server, says how to run reindex and migrate, and every write survives a restart', async () => {
     const server = await startCliServer(env());
     const base = path.basename(folder);
-    let admin = '';
-    let final = { docs: [] as string[], keys: [] as string[] };
+    let admin!: string;
+    let final!: { docs: string[]; keys: string[] };
     try {
       expect((await create(server.url, 'before')).body.errors).toBeUndefined();
       // The server recorded where it listens in the folder's lock: that is how the CLI finds it.

@@ -4,8 +4,8 @@ import type { Db, Queryable } from '../../src/db/Db.js';
 import { openDb } from '../../src/db/openDb.js';
 import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
 import { silentLogger } from '../../src/logger.js';
-import { KeywordSearch } from '../../src/retrieval/keywordSearch.js';
-import { VectorSearch } from '../../src/retrieval/vectorSearch.js';
+import { KeywordSearch } from '../../src/retrieval/KeywordSearch.js';
+import { VectorSearch } from '../../src/retrieval/VectorSearch.js';
 import { createServices } from '../../src/services.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
 

@@ -1,8 +1,8 @@
 // Node and relationship labels, drawn in screen space so that text stays crisp and the same size at every zoom.
 // Labels are placed greedily by priority and skipped where they would overlap one already placed.
 import type { ZoomTransform } from 'd3-zoom';
-import type { GraphLink, GraphNode } from './model.js';
-import type { ViewState } from './state.js';
+import type { GraphLink, GraphNode } from './GraphModel.js';
+import type { ViewState } from './ViewState.js';
 
 /** Zoom level from which every on-screen relationship gets its type drawn. */
 export const LINK_LABEL_ZOOM = 2.2;

@@ -1,9 +1,9 @@
 // Entry point of /explorer: builds the app, binds the toolbar and opens what the URL asks for.
 import './styles.css';
-import { App } from './app.js';
+import { App } from './App.js';
 import { byId } from './dom.js';
 import { setupSearch } from './search.js';
-import { runLayoutWorker } from './layoutWorker.js';
+import { runLayoutWorker } from './WorkerLayout.js';
 import { installStatsHook } from './stats.js';
 
 function intParam(value: string | null, fallback: number, min: number, max: number): number {
@@ -47,6 +47,6 @@ async function main(): Promise<void> {
   }
 }
 
-// The same bundle runs as the layout worker (see layoutWorker.ts): there is no document in a worker.
+// The same bundle runs as the layout worker (see WorkerLayout.ts): there is no document in a worker.
 if (typeof document === 'undefined') runLayoutWorker();
 else void main();

@@ -1,6 +1,6 @@
 // Typeahead over entity names and aliases (debounced), as an ARIA combobox.
 import { searchEntities } from './api.js';
-import type { TypeColors } from './colors.js';
+import type { TypeColors } from './TypeColors.js';
 import { el } from './dom.js';
 
 const DEBOUNCE_MS = 200;

@@ -1,5 +1,5 @@
 // window.__explorerStats: a read-only window into the explorer for the browser tests (counts, frames, positions).
-import type { App } from './app.js';
+import type { App } from './App.js';
 import type { ExplorerStatsHook } from './statsTypes.js';
 
 /** Installs `window.__explorerStats`. */

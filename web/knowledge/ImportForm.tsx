@@ -58,19 +58,15 @@ function JobView({ job }: { job: ImportJob }) {
   );
 }
 
-/** The import form; `onFinished` runs once a job ends so counts and tables refresh. */
-export function ImportForm({ onFinished }: { onFinished(): void }) {
-  const [source, setSource] = useState<Source>('url');
-  const [url, setUrl] = useState('');
-  const [content, setContent] = useState('');
-  const [tags, setTags] = useState('');
-  const [job, setJob] = useState<ImportJob | null>(null);
-  const [error, setError] = useState<unknown>(undefined);
-  const [submitting, setSubmitting] = useState(false);
-  const running = job !== null && !FINISHED_STATUSES.has(job.status);
-
-  // Poll the job until it reaches a final status; an error stops polling and is shown.
+/** Polls a running job until it reaches a final status; an error stops polling and is shown. */
+function useJobPolling(
+  job: ImportJob | null,
+  onFinished: () => void,
+  setJob: (job: ImportJob | null) => void,
+  setError: (error: unknown) => void,
+): void {
   const jobId = job?.id;
+  const running = job !== null && !FINISHED_STATUSES.has(job.status);
   useEffect(() => {
     if (!jobId || !running) return;
     let cancelled = false;
@@ -92,22 +88,57 @@ export function ImportForm({ onFinished }: { onFinished(): void }) {
       cancelled = true;
       clearTimeout(timer);
     };
-  }, [jobId, running, job, onFinished]);
+  }, [jobId, running, job, onFinished, setJob, setError]);
+}
+
+/** Starts an async import job of the chosen kind. */
+async function startImport(source: Source, url: string, content: string, tags: string): Promise<ImportJob> {
+  const tagList = parseTags(tags);
+  if (source === 'url') {
+    const data = await gql<{ importUrl: { job: ImportJob } }>(IMPORT_URL_MUTATION, { input: { url: url.trim(), tags: tagList, async: true } });
+    return data.importUrl.job;
+  }
+  const input = source === 'openapi-url' ? { url: url.trim(), tags: tagList, async: true } : { content, tags: tagList, async: true };
+  return (await gql<{ importOpenApi: { job: ImportJob } }>(IMPORT_OPENAPI_MUTATION, { input })).importOpenApi.job;
+}
+
+const SOURCE_CHOICES = [
+  ['url', 'A web page or file by URL'],
+  ['openapi-url', 'An OpenAPI spec by URL'],
+  ['openapi-content', 'A pasted OpenAPI spec'],
+] as const;
+
+function SourceChoice({ source, onChange }: { source: Source; onChange(source: Source): void }) {
+  return (
+    <fieldset className="choices">
+      <legend>What to import</legend>
+      {SOURCE_CHOICES.map(([value, label]) => (
+        <label key={value} className="inline">
+          <input type="radio" name="source" value={value} checked={source === value} onChange={() => onChange(value)} /> {label}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+/** The import form; `onFinished` runs once a job ends so counts and tables refresh. */
+export function ImportForm({ onFinished }: { onFinished(): void }) {
+  const [source, setSource] = useState<Source>('url');
+  const [url, setUrl] = useState('');
+  const [content, setContent] = useState('');
+  const [tags, setTags] = useState('');
+  const [job, setJob] = useState<ImportJob | null>(null);
+  const [error, setError] = useState<unknown>(undefined);
+  const [submitting, setSubmitting] = useState(false);
+  const running = job !== null && !FINISHED_STATUSES.has(job.status);
+  useJobPolling(job, onFinished, setJob, setError);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setError(undefined);
     setSubmitting(true);
     try {
-      const tagList = parseTags(tags);
-      const started =
-        source === 'url'
-          ? (await gql<{ importUrl: { job: ImportJob } }>(IMPORT_URL_MUTATION, { input: { url: url.trim(), tags: tagList, async: true } })).importUrl.job
-          : (
-              await gql<{ importOpenApi: { job: ImportJob } }>(IMPORT_OPENAPI_MUTATION, {
-                input: source === 'openapi-url' ? { url: url.trim(), tags: tagList, async: true } : { content, tags: tagList, async: true },
-              })
-            ).importOpenApi.job;
+      const started = await startImport(source, url, content, tags);
       setJob(started);
       if (FINISHED_STATUSES.has(started.status)) onFinished();
     } catch (err) {
@@ -120,20 +151,7 @@ export function ImportForm({ onFinished }: { onFinished(): void }) {
   return (
     <Panel title="Import" id="import">
       <form className="form-stack" onSubmit={submit} aria-label="Import knowledge">
-        <fieldset className="choices">
-          <legend>What to import</legend>
-          {(
-            [
-              ['url', 'A web page or file by URL'],
-              ['openapi-url', 'An OpenAPI spec by URL'],
-              ['openapi-content', 'A pasted OpenAPI spec'],
-            ] as const
-          ).map(([value, label]) => (
-            <label key={value} className="inline">
-              <input type="radio" name="source" value={value} checked={source === value} onChange={() => setSource(value)} /> {label}
-            </label>
-          ))}
-        </fieldset>
+        <SourceChoice source={source} onChange={setSource} />
         {source === 'openapi-content' ? (
           <label>
             Spec (JSON or YAML)

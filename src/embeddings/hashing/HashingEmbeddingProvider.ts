@@ -1,5 +1,5 @@
 import type { EmbedderInfo, EmbeddingProvider } from '../EmbeddingProvider.js';
-import { FeatureHasher } from './featureHasher.js';
+import { FeatureHasher } from './FeatureHasher.js';
 
 /** Options for the hashing embedder. */
 export interface HashingEmbeddingOptions {

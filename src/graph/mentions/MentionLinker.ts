@@ -3,7 +3,7 @@ import type { DocumentWriteHook, WrittenDocument } from '../../documents/Documen
 import { AppError, ErrorCode } from '../../errors.js';
 import type { MentionOp } from '../types.js';
 import { MentionMatcher, nameForms, type EntityName } from './MentionMatcher.js';
-import { MentionRepository, type MentionRow } from './mentionRepository.js';
+import { MentionRepository, type MentionRow } from './MentionRepository.js';
 import { MENTION_COUNT_CAP, nameWords, partialNameMatches, rankQueryEntities, type NameIndex, type QueryEntity } from './queryEntities.js';
 
 /** The advisory lock ("CAIN", 0) that orders name registration against document writes. */

@@ -1,6 +1,6 @@
 import type { Logger } from '../../logger.js';
 import type { GraphStore } from '../GraphStore.js';
-import type { MentionRepository } from './mentionRepository.js';
+import type { MentionRepository } from './MentionRepository.js';
 
 const BATCH = 500;
 const MAX_BACKOFF_MS = 30_000;

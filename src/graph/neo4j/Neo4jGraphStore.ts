@@ -17,7 +17,7 @@ import {
 } from '../types.js';
 import { validateEntityType, validateRelationshipType } from '../validateGraphInput.js';
 import * as Q from './cypher.js';
-import { Neo4jConnection, type Neo4jOptions } from './connection.js';
+import { Neo4jConnection, type Neo4jOptions } from './Neo4jConnection.js';
 import { countsTx, findEntitiesTx } from './entityReads.js';
 import {
   chunks,
@@ -36,7 +36,7 @@ import {
   type RelationshipMap,
 } from './mapping.js';
 import { applyMentionOps } from './mentions.js';
-import { Neo4jSchema } from './schema.js';
+import { Neo4jSchema } from './Neo4jSchema.js';
 
 // Data model: every entity is (:Entity:<Type> {id, type, name, nameLower, aliases, aliasesLower, description,
 // properties: JSON string, createdAt, updatedAt: epoch ms}); relationships are [:<TYPE> {id, properties: JSON string,
@@ -44,7 +44,7 @@ import { Neo4jSchema } from './schema.js';
 // every graph query matches both ends as :Entity, so mentions never count as relationships.
 
 /** Connection options of the store (uri, user, password, optional database and logger). */
-export type { Neo4jOptions } from './connection.js';
+export type { Neo4jOptions } from './Neo4jConnection.js';
 
 /** Rows per UNWIND statement. */
 const CHUNK = 2_000;

@@ -4,7 +4,7 @@ let installed = false;
 
 /**
  * Turns Nagle's algorithm off for outgoing TCP sockets. neo4j-driver opens its sockets with `net.connect` and no
- * options, so requests over ~2 KB wait ~40 ms for a delayed ACK (measured: depth-2 neighbours 52 ms → 9 ms p50).
+ * options, so a request over ~2 KB waits for the peer's delayed ACK (the effect on graph reads: bench/RESULTS.md).
  * Other clients in the process (pg, fetch) already disable Nagle, so this only changes the Bolt sockets in practice.
  */
 export function enableTcpNoDelay(): void {

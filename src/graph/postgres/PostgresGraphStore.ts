@@ -1,8 +1,8 @@
 import type { Db } from '../../db/Db.js';
-import { SqlParams, escapeLike } from '../../db/sqlParams.js';
+import { SqlParams, escapeLike } from '../../db/SqlParams.js';
 import { AppError, ErrorCode, notFound } from '../../errors.js';
 import type { EntitiesAndRelationships, GraphStore } from '../GraphStore.js';
-import { mentionedByLiveDocument } from '../mentions/mentionedEntities.js';
+import { mentionedByLiveDocument } from '../mentions/PostgresMentionIndex.js';
 import type {
   Direction,
   Edge,

@@ -7,9 +7,9 @@ import type { EntityRecord, RelationshipRecord, NeighborRecord } from '../../gra
 import type { SubgraphRecord, PathRecord } from '../../graph/traversal.js';
 import type { GraphStatsRecord } from '../../graph/GraphService.js';
 import type { EnrichedContextRecord, EnrichedChunkRecord, EnrichedEntityRecord } from '../../enrichment/types.js';
-import type { KnowledgeGapRecord } from '../../enrichment/knowledgeGapRepository.js';
+import type { KnowledgeGapRecord } from '../../enrichment/KnowledgeGapRepository.js';
 import type { ImportJobRecord, SourceRecord } from '../../../importers/index.js';
-import type { ApiKeyRecord } from '../../auth/apiKeyRepository.js';
+import type { ApiKeyRecord } from '../../auth/ApiKeyRepository.js';
 import type { CreatedApiKeyRecord } from '../../auth/ApiKeyService.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;

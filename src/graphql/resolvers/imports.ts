@@ -1,5 +1,4 @@
 import {
-  type ImportJobRecord,
   documentIdsOf,
   resultOrError,
   validateOpenApiImport,

@@ -3,7 +3,7 @@ import { apiKeyId, apiKeyMatches, generateApiKey, hashApiKey } from '../../../sr
 import { hostOfHeader, isLoopbackHost } from '../../../src/auth/loopback.js';
 import { parseRole, roleAtLeast } from '../../../src/auth/roles.js';
 import { loadConfig } from '../../../src/config.js';
-import { RateLimiter } from '../../../src/server/rateLimiter.js';
+import { RateLimiter } from '../../../src/server/RateLimiter.js';
 
 describe('API keys', () => {
   it('are prefixed, carry 32 random bytes and parse back to their id', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { SqlParams, escapeLike } from '../../../src/db/sqlParams.js';
+import { SqlParams, escapeLike } from '../../../src/db/SqlParams.js';
 
 describe('SqlParams', () => {
   it('numbers placeholders in the order values are added', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { RankGraph } from '../../../src/enrichment/personalizedPageRank.js';
+import { RankGraph } from '../../../src/enrichment/RankGraph.js';
 
 const options = { damping: 0.5, iterations: 100, tolerance: 1e-12 };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { VectorMatrix, normaliseInto } from '../../../src/retrieval/vectorMatrix.js';
+import { VectorMatrix, normaliseInto } from '../../../src/retrieval/VectorMatrix.js';
 
 // Rows with exactly four ±1 components (or none) have norm 2, so their unit vectors hold ±0.5 and every dot product
 // is an exact multiple of 0.25: the scan and the naive reference compute identical scores and exact ties abound.

@@ -38,6 +38,7 @@ describe('parseVectorText', () => {
     expect(parseVectorText('[ 1, 2 ]', out)).toBe(2);
     expect(Array.from(out.subarray(0, 2))).toEqual([1, 2]);
     expect(parseVectorText('[0.12345678901234567]', out)).toBe(1); // more digits than the fast path keeps exact
+    // eslint-disable-next-line no-loss-of-precision -- the literal is the text parsed above, digits beyond a double included
     expect(out[0]).toBe(0.12345678901234567);
     expect(() => parseVectorText('[1,"a"]', out)).toThrow('not a vector');
     expect(() => parseVectorText(`[${new Array(65).fill(1).join(',')}]`, out)).toThrow('not a vector');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { HashingEmbeddingProvider } from '../../../../src/embeddings/hashing/HashingEmbeddingProvider.js';
-import { FeatureHasher, normaliseForHashing } from '../../../../src/embeddings/hashing/featureHasher.js';
+import { FeatureHasher, normaliseForHashing } from '../../../../src/embeddings/hashing/FeatureHasher.js';
 
 function cosine(a: Float32Array, b: Float32Array): number {
   let dot = 0;

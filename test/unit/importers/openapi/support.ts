@@ -42,7 +42,7 @@ export async function appError(fn: () => Promise<unknown>): Promise<AppError> {
     await fn();
   } catch (err) {
     if (err instanceof AppError) return err;
-    throw new Error(`expected an AppError, got ${String(err)}`);
+    throw new Error(`expected an AppError, got ${String(err)}`, { cause: err });
   }
   throw new Error('expected an AppError, but nothing was thrown');
 }

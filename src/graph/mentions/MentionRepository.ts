@@ -1,5 +1,5 @@
 import type { Db, Queryable } from '../../db/Db.js';
-import { SqlParams } from '../../db/sqlParams.js';
+import { SqlParams } from '../../db/SqlParams.js';
 import { documentFilterSql, liveDocumentSql } from '../../documents/filterSql.js';
 import type { DocumentFilterSpec } from '../../documents/types.js';
 import type { MentionOp } from '../types.js';

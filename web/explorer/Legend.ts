@@ -1,8 +1,8 @@
 // The legend: entity types with their colours and relationship types; each entry toggles its type's visibility.
-import type { TypeColors } from './colors.js';
+import type { TypeColors } from './TypeColors.js';
 import { button, el } from './dom.js';
-import type { GraphModel } from './model.js';
-import type { ViewState } from './state.js';
+import type { GraphModel } from './GraphModel.js';
+import type { ViewState } from './ViewState.js';
 
 /** Renders the legend into `root`; call `update` after the loaded graph changes. */
 export class Legend {

@@ -1,5 +1,5 @@
 // What the user is looking at: selection, hover, hidden types, the highlighted path and the gaps highlight.
-import type { GraphLink, GraphNode } from './model.js';
+import type { GraphLink, GraphNode } from './GraphModel.js';
 
 /** A highlighted shortest path. */
 export interface HighlightedPath {

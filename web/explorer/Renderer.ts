@@ -1,12 +1,12 @@
 // Draws the graph on a 2D canvas: links (batched strokes, or a pixel buffer when there are thousands), nodes as
 // pre-drawn sprites, then selection/path/pin markers and labels.
 import type { ZoomTransform } from 'd3-zoom';
-import type { TypeColors } from './colors.js';
+import type { TypeColors } from './TypeColors.js';
 import { drawLabels, type Emphasis } from './labels.js';
-import { PixelBuffer } from './pixelBuffer.js';
-import type { GraphLink, GraphModel, GraphNode } from './model.js';
-import { MAX_PIXEL_SPRITE_RADIUS, NodeSprites } from './sprites.js';
-import type { ViewState } from './state.js';
+import { PixelBuffer } from './PixelBuffer.js';
+import type { GraphLink, GraphModel, GraphNode } from './GraphModel.js';
+import { MAX_PIXEL_SPRITE_RADIUS, NodeSprites } from './NodeSprites.js';
+import type { ViewState } from './ViewState.js';
 
 /** What one frame needs. */
 export interface RenderInput {
@@ -22,7 +22,7 @@ export interface RenderInput {
 }
 
 const ARROW_ZOOM = 1.1;
-// From this many on-screen links or nodes, the frame is rasterised in JavaScript (see pixelBuffer.ts).
+// From this many on-screen links or nodes, the frame is rasterised in JavaScript (see PixelBuffer.ts).
 const RASTER_LINKS = 1200;
 const RASTER_NODES = 800;
 const PATH_COLOR = '#ea580c';

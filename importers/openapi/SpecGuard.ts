@@ -2,7 +2,7 @@ import type { DocumentService } from '../../src/documents/DocumentService.js';
 import type { JsonObject } from '../../src/shared/json.js';
 import { AppError, ErrorCode } from '../../src/errors.js';
 import type { GraphService } from '../../src/graph/GraphService.js';
-import { KeyedQueue } from '../../src/keyedQueue.js';
+import { KeyedQueue } from '../../src/KeyedQueue.js';
 import { specIds } from './ids.js';
 import { describeOrigin, originConflict, type SpecIdentity, type SpecImportPlan, type SpecOrigin, type StoredSpec } from './specOrigin.js';
 

@@ -1,8 +1,8 @@
 // The shortest-path tool: "Path from here" / "Path to here" (or shift-click), and the bar that spells the path out.
 import { shortestPath, type EntitySummary, type GraphPiece, type RelationshipSummary } from './api.js';
 import { button, el } from './dom.js';
-import type { GraphModel, GraphNode } from './model.js';
-import type { ViewState } from './state.js';
+import type { GraphModel, GraphNode } from './GraphModel.js';
+import type { ViewState } from './ViewState.js';
 
 /** What the path tool needs from the app. */
 export interface PathHost {

@@ -3,7 +3,7 @@
 // over where canvas is rasterised in software; small graphs keep the anti-aliased canvas drawing.
 // Every line has the same colour, so a pixel only counts the lines crossing it, and one pass turns counts into
 // colours (each line blends over the ones below at the same alpha).
-import type { PixelSprite } from './sprites.js';
+import type { PixelSprite } from './NodeSprites.js';
 
 /** A reusable frame buffer the size of the canvas. */
 export class PixelBuffer {

@@ -86,7 +86,7 @@ export class Neo4jConnection {
 
   /**
    * Runs one read-only statement as an auto-commit query and returns its records. One round trip instead of a managed
-   * transaction's three (BEGIN/RUN, PULL, COMMIT); measured at a third of the client CPU. Retryable failures are
+   * transaction's three (BEGIN/RUN, PULL, COMMIT), which saves client CPU (bench/RESULTS.md). Retryable failures are
    * retried with backoff for up to MAX_RETRY_MS, as managed transactions are.
    */
   async readQuery(cypher: string, params: Record<string, unknown> = {}): Promise<Neo4jRecord[]> {

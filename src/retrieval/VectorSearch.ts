@@ -1,10 +1,10 @@
 import type { Db, Queryable } from '../db/Db.js';
 import { toVectorSql } from '../db/vector.js';
-import { SqlParams } from '../db/sqlParams.js';
+import { SqlParams } from '../db/SqlParams.js';
 import { documentFilterSql, isEmptyFilter, liveChunkSql } from '../documents/filterSql.js';
 import type { DocumentFilterSpec } from '../documents/types.js';
 import type { Logger } from '../logger.js';
-import { memoryVectorIndexFor, type MemoryVectorIndex } from './memoryVectorIndex.js';
+import { memoryVectorIndexFor, type MemoryVectorIndex } from './MemoryVectorIndex.js';
 import type { LaneHit } from './types.js';
 import { hnswExpression, usesHnsw } from './vectorIndex.js';
 

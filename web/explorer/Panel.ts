@@ -1,9 +1,9 @@
 // The side panel: everything about the selected entity, with its expand, pin and path controls.
 import { entityDetail, type EntityDetail } from './api.js';
-import type { TypeColors } from './colors.js';
+import type { TypeColors } from './TypeColors.js';
 import { button, el } from './dom.js';
-import type { GraphModel } from './model.js';
-import type { ViewState } from './state.js';
+import type { GraphModel } from './GraphModel.js';
+import type { ViewState } from './ViewState.js';
 
 /** What the panel's buttons ask the app to do. */
 export interface PanelActions {

@@ -1,14 +1,14 @@
 // The explorer's actions: loading pieces of the graph, expand/collapse, selection, paths, pins, gaps and the camera.
 import { graphStats, neighborIds, subgraph, type EntitySummary, type GraphPiece } from './api.js';
-import { TypeColors } from './colors.js';
-import { Engine } from './engine.js';
-import { GapsView } from './gaps.js';
-import { Interaction } from './interaction.js';
-import { Legend } from './legend.js';
-import { expandOwner, GraphModel, type GraphNode } from './model.js';
-import { Panel } from './panel.js';
-import { PathTool } from './pathTool.js';
-import { ViewState } from './state.js';
+import { TypeColors } from './TypeColors.js';
+import { Engine } from './Engine.js';
+import { GapsView } from './GapsView.js';
+import { Interaction } from './Interaction.js';
+import { Legend } from './Legend.js';
+import { expandOwner, GraphModel, type GraphNode } from './GraphModel.js';
+import { Panel } from './Panel.js';
+import { PathTool } from './PathTool.js';
+import { ViewState } from './ViewState.js';
 
 /** The page elements the app draws into. */
 export interface AppElements {

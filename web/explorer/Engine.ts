@@ -1,11 +1,11 @@
 // The render loop: draws a frame whenever the layout moved or the view changed, and counts the frames it draws.
 import { zoomIdentity, type ZoomTransform } from 'd3-zoom';
-import type { TypeColors } from './colors.js';
-import { LocalLayout, type Layout } from './layout.js';
-import { WorkerLayout } from './layoutWorker.js';
-import type { GraphModel } from './model.js';
-import { Renderer } from './renderer.js';
-import type { ViewState } from './state.js';
+import type { TypeColors } from './TypeColors.js';
+import { LocalLayout, type Layout } from './LocalLayout.js';
+import { WorkerLayout } from './WorkerLayout.js';
+import type { GraphModel } from './GraphModel.js';
+import { Renderer } from './Renderer.js';
+import type { ViewState } from './ViewState.js';
 
 /** Owns the canvas, the layout and the frame loop; the stats hook reads its counters. */
 export class Engine {

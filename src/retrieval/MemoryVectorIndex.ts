@@ -7,7 +7,7 @@ import {
   prepareMemoryVectorIndex,
   readVectorChanges,
 } from './vectorChangeLog.js';
-import { VectorMatrix, type ScanResult } from './vectorMatrix.js';
+import { VectorMatrix, type ScanResult } from './VectorMatrix.js';
 import { parseVectorText } from './vectorText.js';
 
 /** Settings of the in-memory vector index. */
@@ -27,8 +27,8 @@ const MAX_INCREMENTAL = 5000;
 const MAX_DIMENSIONS = 16000;
 
 /**
- * Every chunk embedding of a PGlite store, held in memory and scanned exactly in JavaScript (several times faster
- * than pgvector's scan in WASM). PGlite is opened by one process only, so a trigger-fed change log (see
+ * Every chunk embedding of a PGlite store, held in memory and scanned exactly in JavaScript (faster than pgvector's
+ * scan in WASM; bench/RESULTS.md). PGlite is opened by one process only, so a trigger-fed change log (see
  * vectorChangeLog.ts), read before each search, keeps this copy exactly in sync with committed writes.
  */
 export class MemoryVectorIndex {

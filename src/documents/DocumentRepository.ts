@@ -1,7 +1,7 @@
 import type { Db, Queryable } from '../db/Db.js';
-import { advisoryKey32 } from '../db/keyedLock.js';
+import { advisoryKey32 } from '../db/KeyedLock.js';
 import { toDate } from '../db/rowValues.js';
-import { SqlParams } from '../db/sqlParams.js';
+import { SqlParams } from '../db/SqlParams.js';
 import { encodeCursor, type KeysetCursor } from '../shared/cursor.js';
 import type { JsonObject } from '../shared/json.js';
 import { documentFilterSql, liveDocumentSql } from './filterSql.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { KeyedQueue } from '../keyedQueue.js';
+import { KeyedQueue } from '../KeyedQueue.js';
 import type { Db } from './Db.js';
 
 /**

@@ -1,7 +1,7 @@
 // Where the force simulation runs: in a Web Worker (so ticks never delay a frame), or on the main thread as a fallback.
 import { forceSimulation, type Simulation } from 'd3-force';
 import { applyForces } from './forces.js';
-import type { GraphLink, GraphNode } from './model.js';
+import type { GraphLink, GraphNode } from './GraphModel.js';
 
 /** A running force layout over the model's nodes; positions land in node.x / node.y. */
 export interface Layout {

@@ -2,8 +2,8 @@
 // build needs no second entry point; CSP allows it through worker-src 'self'.
 import { forceSimulation, type SimulationLinkDatum } from 'd3-force';
 import { applyForces, type LayoutNode } from './forces.js';
-import { LocalLayout, type Layout } from './layout.js';
-import type { GraphLink, GraphNode } from './model.js';
+import { LocalLayout, type Layout } from './LocalLayout.js';
+import type { GraphLink, GraphNode } from './GraphModel.js';
 
 /** Messages to the worker. */
 type ToWorker =

@@ -1,7 +1,7 @@
 // The "Gaps" view: entities with no relationship and entities no document mentions. Each list pages by name through
 // `entities(filter: { hasRelationships: false })` / `{ hasDocuments: false }`, whose totalCount is the exact count.
 import { gapPage, type EntitySummary, type GapKind } from './api.js';
-import type { TypeColors } from './colors.js';
+import type { TypeColors } from './TypeColors.js';
 import { button, el } from './dom.js';
 
 /** What the gaps view asks the app to do. */

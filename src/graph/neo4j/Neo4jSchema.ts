@@ -1,5 +1,5 @@
 import neo4j from 'neo4j-driver';
-import { isSchemaAlreadyThere, type Neo4jConnection } from './connection.js';
+import { isSchemaAlreadyThere, type Neo4jConnection } from './Neo4jConnection.js';
 import { relationshipIdIndex, relationshipIdIndexName, SCHEMA_STATEMENTS } from './cypher.js';
 
 /** How long to wait for a new relationship index to come online (it is created before its type has relationships). */

@@ -2,9 +2,9 @@
 import { drag, type D3DragEvent } from 'd3-drag';
 import { select, type Selection } from 'd3-selection';
 import { zoom, zoomIdentity, type D3ZoomEvent, type ZoomBehavior } from 'd3-zoom';
-import type { Engine } from './engine.js';
-import type { GraphModel, GraphNode } from './model.js';
-import type { ViewState } from './state.js';
+import type { Engine } from './Engine.js';
+import type { GraphModel, GraphNode } from './GraphModel.js';
+import type { ViewState } from './ViewState.js';
 
 /** What the canvas asks the app to do. */
 export interface CanvasActions {
