@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/Db.js';
-import { CHUNK_COLUMNS, toChunkRecord, type ChunkRow } from '../documents/chunkRepository.js';
-import { DOCUMENT_SUMMARY_COLUMNS, toDocumentSummary, type DocumentSummaryRow } from '../documents/documentRepository.js';
-import type { ChunkRecord, DocumentSummary } from '../documents/types.js';
+import { CHUNK_COLUMNS, toChunkRecord, type ChunkRow } from './chunkRepository.js';
+import { DOCUMENT_SUMMARY_COLUMNS, toDocumentSummary, type DocumentSummaryRow } from './documentRepository.js';
+import type { ChunkRecord, DocumentSummary } from './types.js';
 
 const DOC_PREFIX = 'd_';
 
