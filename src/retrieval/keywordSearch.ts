@@ -1,6 +1,6 @@
 import type { Db } from '../db/Db.js';
 import { SqlParams } from '../db/sqlParams.js';
-import { documentFilterSql, isEmptyFilter, liveChunkSql } from '../documents/filterSql.js';
+import { searchableChunksSql } from '../documents/filterSql.js';
 import type { DocumentFilterSpec } from '../documents/types.js';
 import type { LaneHit } from './types.js';
 
@@ -109,11 +109,15 @@ export class KeywordSearch {
    */
   async coverage(query: string, chunkIds: readonly string[]): Promise<Map<string, number>> {
     if (chunkIds.length === 0) return new Map();
+    const params = new SqlParams();
+    const text = params.add(query);
+    const ids = params.add(chunkIds);
+    const { from, where } = searchableChunksSql(undefined, params);
     const { rows } = await this.db.query<{ id: string; coverage: number }>(
       `SELECT c.id::text AS id, coalesce(avg((l = ANY(tsvector_to_array(c.keyword_tsv)))::int), 0)::float8 AS coverage
-         FROM chunks c CROSS JOIN unnest(tsvector_to_array(keyword_vector('', $1))) AS l
-        WHERE c.id = ANY($2::bigint[]) GROUP BY c.id`,
-      [query, chunkIds],
+         FROM ${from} CROSS JOIN unnest(tsvector_to_array(keyword_vector('', ${text}))) AS l
+        WHERE c.id = ANY(${ids}::bigint[]) AND ${where} GROUP BY c.id`,
+      params.values,
     );
     return new Map(rows.map((r) => [r.id, Number(r.coverage)]));
   }
@@ -143,10 +147,9 @@ export class KeywordSearch {
     const pb = params.add(b);
     const avg = params.add(Math.max(stats.avgLength, 1));
     // Unfiltered, a candidate's own copy of its document's expiry decides; otherwise its document is checked by
-    // primary key in a LATERAL subquery (kept apart by OFFSET 0): as a plain join the planner hashes the whole
-    // documents table instead, which costs more than ranking the candidates.
-    const unfiltered = isEmptyFilter(filter);
-    const passes = unfiltered ? '' : `CROSS JOIN LATERAL (SELECT 1 FROM documents d WHERE d.id = c.document_id AND ${documentFilterSql(filter, params)} OFFSET 0) passes`;
+    // primary key in a LATERAL subquery: as a plain join the planner hashes the whole documents table instead, which
+    // costs more than ranking the candidates.
+    const { from, where } = searchableChunksSql(filter, params, 'lateral');
     const lim = params.add(limit);
     // setweight + ts_filter cut each candidate's vector down to the query's lexemes before unnesting it; each lexeme's
     // idf is looked up by its position in the lexeme array.
@@ -155,8 +158,8 @@ export class KeywordSearch {
                         (SELECT sum((${idfs}::float8[])[array_position(${lexemes}::text[], u.lexeme)] * ${tf} * (${pk1}::float8 + 1)
                                     / (${tf} + ${pk1}::float8 * (1 - ${pb}::float8 + ${pb}::float8 * c.keyword_length / ${avg}::float8)))
                            FROM unnest(ts_filter(setweight(c.keyword_tsv, 'A', ${lexemes}::text[]), '{a}')) u) AS bm25
-                   FROM chunks c ${passes}
-                  WHERE c.keyword_tsv @@ ${tsquery}::tsquery${unfiltered ? ` AND ${liveChunkSql('c')}` : ''}
+                   FROM ${from}
+                  WHERE c.keyword_tsv @@ ${tsquery}::tsquery AND ${where}
                   ORDER BY bm25 DESC, c.id
                   LIMIT ${lim}`;
     type Row = { id: string; document_id: string; bm25: number };
