@@ -20,11 +20,11 @@ export interface Loaders {
 
 /** Creates the loaders of one request; the text loaders read no more than `budget` still allows. */
 export function createLoaders(services: Services, budget: TextBudget): Loaders {
-  const { documents, chunks } = services.documents;
+  const documents = services.documents;
   const { store, linker } = services.graph;
   return {
     documentById: new DataLoader(async (ids) => {
-      const found = new Map((await documents.findSummariesByIds(ids)).map((d) => [d.id, d]));
+      const found = new Map((await documents.summariesByIds(ids)).map((d) => [d.id, d]));
       return ids.map((id) => found.get(id) ?? null);
     }),
     // Texts past the budget are not read: their documents answer with the budget's error (null means gone).
@@ -35,16 +35,16 @@ export function createLoaders(services: Services, budget: TextBudget): Loaders {
     }),
     chunksByDocumentId: new DataLoader<string, ChunkRecord[]>(async (ids) => {
       const byDoc = new Map<string, ChunkRecord[]>();
-      for (const c of await chunks.findByDocumentIdsWithin(ids, budget.remaining)) {
+      for (const c of await documents.chunksWithin(ids, budget.remaining)) {
         const list = byDoc.get(c.documentId);
         if (list) list.push(c);
         else byDoc.set(c.documentId, [c]);
       }
-      const withChunks = byDoc.size === ids.length ? undefined : new Set(await chunks.documentIdsWithChunks(ids));
+      const withChunks = byDoc.size === ids.length ? undefined : new Set(await documents.documentIdsWithChunks(ids));
       return ids.map((id) => byDoc.get(id) ?? (withChunks?.has(id) ? budget.exceeded() : []));
     }),
     chunkCountByDocumentId: new DataLoader(async (ids) => {
-      const counts = await chunks.countByDocumentIds(ids);
+      const counts = await documents.chunkCounts(ids);
       return ids.map((id) => counts.get(id) ?? 0);
     }),
     entityById: new DataLoader(async (ids) => {

@@ -45,7 +45,7 @@ export async function listResources(services: Services, principal: Principal, cu
   requireRole(principal, ROOT_FIELD_ROLES.Query.documents, 'Listing resources');
   const position = decodePosition(cursor);
   if (position.kind === 'documents') {
-    const page = await services.documents.documents.list({}, RESOURCE_PAGE_SIZE, position.after ? decodeCursor(position.after, 'cursor') : undefined);
+    const page = await services.documents.list({}, RESOURCE_PAGE_SIZE, position.after ? decodeCursor(position.after, 'cursor') : undefined);
     const resources = page.rows.map(({ document: d }) => ({
       uri: `${DOCUMENTS}${encodeURIComponent(d.id)}`,
       name: d.title,
@@ -81,7 +81,7 @@ export async function readResource(services: Services, principal: Principal, uri
   if (uri.startsWith(DOCUMENTS)) {
     requireRole(principal, ROOT_FIELD_ROLES.Query.document, 'Reading a document');
     const id = validateDocumentId(idIn(uri, DOCUMENTS), 'uri');
-    const content = (await services.documents.documents.contentByIds([id])).get(id);
+    const content = (await services.documents.contentByIds([id])).get(id);
     if (content === undefined) throw notFound('document', id);
     const budget = new TextBudget(services.config.maxResponseTextChars);
     return { contents: [{ uri, mimeType: 'text/markdown', text: budget.take(content) }] };
