@@ -7,7 +7,7 @@ import type { SearchHitRecord } from '../retrieval/types.js';
 import { describeEntities, whyEvidence } from './explain.js';
 import { formatContext } from './formatContext.js';
 import { GraphLane, type GraphStepResult } from './graphLane.js';
-import type { KnowledgeGapRepository } from './knowledgeGapRepository.js';
+import { decodeGapCursor, encodeGapCursor, type GapPosition, type KnowledgeGapRecord, type KnowledgeGapRepository } from './knowledgeGapRepository.js';
 import type { EnrichRequest, EnrichedChunkRecord, EnrichedContextRecord, EnrichedEntityRecord } from './types.js';
 
 /** Enricher settings from configuration. */
@@ -60,6 +60,17 @@ export class ContextEnricher {
     private readonly logger: Logger,
   ) {
     this.graphLane = new GraphLane(graph);
+  }
+
+  /**
+   * One page of knowledge gaps, most frequent first. `after` is a cursor of an earlier page: every page of one listing
+   * reads the gaps as they stood when its first page was read.
+   */
+  async knowledgeGaps(first: number, after: string | undefined): Promise<{ edges: { cursor: string; node: KnowledgeGapRecord & { position: GapPosition } }[]; hasNextPage: boolean; totalCount: number }> {
+    const from = after ? decodeGapCursor(after) : { asOf: new Date(), position: undefined };
+    const { gaps: rows, totalCount } = await this.gaps.list(first + 1, from.asOf, from.position);
+    const edges = rows.slice(0, first).map((node) => ({ cursor: encodeGapCursor(from.asOf, node.position), node }));
+    return { edges, hasNextPage: rows.length > first, totalCount };
   }
 
   /** Runs both lanes and merges them within the character budget. */

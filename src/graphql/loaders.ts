@@ -21,7 +21,7 @@ export interface Loaders {
 /** Creates the loaders of one request; the text loaders read no more than `budget` still allows. */
 export function createLoaders(services: Services, budget: TextBudget): Loaders {
   const documents = services.documents;
-  const { store, linker } = services.graph;
+  const graph = services.graph;
   return {
     documentById: new DataLoader(async (ids) => {
       const found = new Map((await documents.summariesByIds(ids)).map((d) => [d.id, d]));
@@ -48,11 +48,11 @@ export function createLoaders(services: Services, budget: TextBudget): Loaders {
       return ids.map((id) => counts.get(id) ?? 0);
     }),
     entityById: new DataLoader(async (ids) => {
-      const found = new Map((await store.getEntities(ids)).map((e) => [e.id, e]));
+      const found = new Map((await graph.getEntities(ids)).map((e) => [e.id, e]));
       return ids.map((id) => found.get(id) ?? null);
     }),
     relationshipById: new DataLoader(async (ids) => {
-      const found = new Map((await store.getRelationships(ids)).map((r) => [r.id, r]));
+      const found = new Map((await graph.getRelationships(ids)).map((r) => [r.id, r]));
       return ids.map((id) => found.get(id) ?? null);
     }),
     documentIdsByEntity: new DataLoader(async (keys) => {
@@ -64,12 +64,12 @@ export function createLoaders(services: Services, budget: TextBudget): Loaders {
       }
       const results = new Map<string, string[]>();
       for (const [first, ids] of groups) {
-        for (const [id, docs] of await linker.mentions.documentIdsByEntity(ids, first)) results.set(`${first}:${id}`, docs);
+        for (const [id, docs] of await graph.documentIdsByEntity(ids, first)) results.set(`${first}:${id}`, docs);
       }
       return keys.map((k) => results.get(k) ?? []);
     }),
     entityIdsByDocument: new DataLoader(async (ids) => {
-      const map = await linker.mentions.entityIdsByDocument(ids);
+      const map = await graph.entityIdsByDocument(ids);
       return ids.map((id) => map.get(id) ?? []);
     }),
   };
