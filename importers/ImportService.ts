@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { ImportConfig } from '../src/config.js';
 import type { Db } from '../src/db/Db.js';
 import type { DocumentService } from '../src/documents/DocumentService.js';
+import type { KeysetCursor } from '../src/shared/cursor.js';
 import type { JsonObject } from '../src/shared/json.js';
 import { MAX_METADATA_BYTES, MAX_TITLE, type InputLimits } from '../src/documents/validateInput.js';
 import { AppError, ErrorCode, isAppError } from '../src/errors.js';
@@ -10,7 +11,7 @@ import { FileError } from './files/fileErrors.js';
 import type { GraphService } from '../src/graph/GraphService.js';
 import type { Logger } from '../src/logger.js';
 import type { SafeFetcher } from './http/SafeFetcher.js';
-import { ImportJobRepository } from './jobs/ImportJobRepository.js';
+import { ImportJobRepository, type ImportJobPage } from './jobs/ImportJobRepository.js';
 import { ImportJobRunner, type JobContext } from './jobs/ImportJobRunner.js';
 import type { DocumentDefaults, ImportJobItemRecord, ImportJobRecord, ImportJobStatus, ImportRequest, ItemEvent, ItemOutcome } from './jobs/types.js';
 import { documentIdForFile, planFile, planOpenApi, planUrl, type PlanDeps } from './pipeline/planSources.js';
@@ -19,7 +20,7 @@ import { ImportAborted, writePlan, type PlanWriter } from './pipeline/writePlan.
 import { SpecGuard } from './openapi/SpecGuard.js';
 import type { SpecImportPlan } from './openapi/specOrigin.js';
 import type { ImportPlan } from './types.js';
-import { UploadRepository } from './uploads/UploadRepository.js';
+import { UploadRepository, type UploadRecord } from './uploads/UploadRepository.js';
 
 /** How a caller wants a job run. */
 export interface SubmitOptions {
@@ -115,6 +116,21 @@ export class ImportService {
   /** Records a QUEUED job without starting it (a caller that must note the job first starts it with `run`). */
   record(request: ImportRequest): Promise<ImportJobRecord> {
     return this.jobs.create(request, itemLabels(request));
+  }
+
+  /** A job by id, or undefined. */
+  job(id: string): Promise<ImportJobRecord | undefined> {
+    return this.jobs.get(id);
+  }
+
+  /** Jobs newest first, after an optional keyset cursor, optionally only those of one status. */
+  listJobs(first: number, after: KeysetCursor | undefined, status?: ImportJobStatus): Promise<ImportJobPage> {
+    return this.jobs.list(first, after, status);
+  }
+
+  /** An unexpired upload (without its bytes), or undefined. */
+  findUpload(id: string): Promise<UploadRecord | undefined> {
+    return this.uploads.find(id);
   }
 
   /** Runs a recorded job here (or, when `async`, lets the queue take it). */

@@ -90,9 +90,14 @@ export class SourceService {
     return this.repository.get(id);
   }
 
+  /** A source by id, else by name, or undefined. */
+  async lookup(idOrName: string): Promise<SourceRecord | undefined> {
+    return (await this.repository.get(idOrName)) ?? (await this.repository.getByName(idOrName));
+  }
+
   /** A source by id, else by name; NOT_FOUND naming what was asked. */
   async find(idOrName: string): Promise<SourceRecord> {
-    const source = (await this.repository.get(idOrName)) ?? (await this.repository.getByName(idOrName));
+    const source = await this.lookup(idOrName);
     if (!source) throw notFound('Source', idOrName);
     return source;
   }

@@ -2,14 +2,14 @@ import { AppError, ErrorCode, isAppError } from '../errors.js';
 import type { GraphService } from '../graph/GraphService.js';
 import type { RelationshipRecord } from '../graph/types.js';
 import type { Logger } from '../logger.js';
-import type { LoadedChunk } from '../retrieval/hitRows.js';
+import type { LoadedChunk } from '../documents/hitLoader.js';
 import type { RankedSearch, SearchService } from '../retrieval/SearchService.js';
 import type { FusedHit } from '../retrieval/fusion.js';
 import type { SearchHitRecord } from '../retrieval/types.js';
 import { describeEntities, whyEvidence } from './explain.js';
 import { formatContext } from './formatContext.js';
 import { GraphLane, type GraphStepResult } from './GraphLane.js';
-import type { KnowledgeGapRepository } from './KnowledgeGapRepository.js';
+import { decodeGapCursor, encodeGapCursor, type GapPosition, type KnowledgeGapRecord, type KnowledgeGapRepository } from './KnowledgeGapRepository.js';
 import type { SeedEntity } from './graphRanking.js';
 import type { EnrichRequest, EnrichedChunkRecord, EnrichedContextRecord, EnrichedEntityRecord } from './types.js';
 
@@ -70,6 +70,17 @@ export class ContextEnricher {
     private readonly logger: Logger,
   ) {
     this.graphLane = new GraphLane(graph);
+  }
+
+  /**
+   * One page of knowledge gaps, most frequent first. `after` is a cursor of an earlier page: every page of one listing
+   * reads the gaps as they stood when its first page was read.
+   */
+  async knowledgeGaps(first: number, after: string | undefined): Promise<{ edges: { cursor: string; node: KnowledgeGapRecord & { position: GapPosition } }[]; hasNextPage: boolean; totalCount: number }> {
+    const from = after ? decodeGapCursor(after) : { asOf: new Date(), position: undefined };
+    const { gaps: rows, totalCount } = await this.gaps.list(first + 1, from.asOf, from.position);
+    const edges = rows.slice(0, first).map((node) => ({ cursor: encodeGapCursor(from.asOf, node.position), node }));
+    return { edges, hasNextPage: rows.length > first, totalCount };
   }
 
   /**

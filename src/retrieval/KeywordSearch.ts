@@ -1,6 +1,6 @@
 import type { Db } from '../db/Db.js';
 import { SqlParams } from '../db/SqlParams.js';
-import { documentFilterSql, isEmptyFilter, liveChunkSql } from '../documents/filterSql.js';
+import { searchableChunksSql } from '../documents/filterSql.js';
 import type { DocumentFilterSpec } from '../documents/types.js';
 import type { LaneHit } from './types.js';
 
@@ -40,11 +40,15 @@ export class KeywordSearch {
    */
   async coverage(query: string, chunkIds: readonly string[]): Promise<Map<string, number>> {
     if (chunkIds.length === 0) return new Map();
+    const params = new SqlParams();
+    const text = params.add(query);
+    const ids = params.add(chunkIds);
+    const { from, where } = searchableChunksSql(undefined, params);
     const { rows } = await this.db.query<{ id: string; coverage: number }>(
       `SELECT c.id::text AS id, coalesce(avg((l = ANY(tsvector_to_array(c.keyword_tsv)))::int), 0)::float8 AS coverage
-         FROM chunks c CROSS JOIN unnest(tsvector_to_array(keyword_vector('', $1))) AS l
-        WHERE c.id = ANY($2::bigint[]) GROUP BY c.id`,
-      [query, chunkIds],
+         FROM ${from} CROSS JOIN unnest(tsvector_to_array(keyword_vector('', ${text}))) AS l
+        WHERE c.id = ANY(${ids}::bigint[]) AND ${where} GROUP BY c.id`,
+      params.values,
     );
     return new Map(rows.map((r) => [r.id, Number(r.coverage)]));
   }
@@ -70,10 +74,9 @@ export class KeywordSearch {
     const terms = querySql({ query: params.add(query), k1: params.add(k1), maxCandidateDf: params.add(maxCandidateDf), want: params.add(limit) });
     const pb = params.add(b);
     // Unfiltered, a candidate's own copy of its document's expiry decides; otherwise its document is checked by
-    // primary key in a LATERAL subquery (kept apart by OFFSET 0): as a plain join the planner hashes the whole
-    // documents table instead, which costs more than ranking the candidates.
-    const unfiltered = isEmptyFilter(filter);
-    const passes = unfiltered ? '' : `CROSS JOIN LATERAL (SELECT 1 FROM documents d WHERE d.id = c.document_id AND ${documentFilterSql(filter, params)} OFFSET 0) passes`;
+    // primary key in a LATERAL subquery: as a plain join the planner hashes the whole documents table instead, which
+    // costs more than ranking the candidates.
+    const { from, where } = searchableChunksSql(filter, params, 'lateral');
     const lim = params.add(limit);
     // setweight + ts_filter cut each candidate's vector down to the query's lexemes before unnesting it; each lexeme's
     // idf is looked up by its position in the lexeme array.
@@ -86,8 +89,8 @@ export class KeywordSearch {
                             (SELECT sum(q.idfs[array_position(q.lexemes, u.lexeme)] * ${tf} * (q.k1 + 1)
                                         / (${tf} + q.k1 * (1 - ${pb}::float8 + ${pb}::float8 * c.keyword_length / q.avg_length)))
                                FROM unnest(ts_filter(setweight(c.keyword_tsv, 'A', q.lexemes), '{a}')) u) AS bm25
-                       FROM chunks c ${passes}
-                      WHERE c.keyword_tsv @@ ${everyLexeme ? 'q.every' : 'q.candidates'}${unfiltered ? ` AND ${liveChunkSql('c')}` : ''}
+                       FROM ${from}
+                      WHERE c.keyword_tsv @@ ${everyLexeme ? 'q.every' : 'q.candidates'} AND ${where}
                       ORDER BY bm25 DESC, c.id
                       LIMIT ${lim}) hit ON true
                   ORDER BY hit.bm25 DESC NULLS LAST, hit.key`;

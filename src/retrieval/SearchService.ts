@@ -4,7 +4,7 @@ import type { EmbeddingProvider, EmbeddingProviderName } from '../embeddings/Emb
 import { badInput } from '../errors.js';
 import { assertStorableText } from '../storableText.js';
 import { fuse, type FusedHit } from './fusion.js';
-import { loadChunks, loadNeighbors, type LoadedChunk } from './hitRows.js';
+import { loadChunks, loadNeighbors, type LoadedChunk } from '../documents/hitLoader.js';
 import { DEFAULT_BM25, KeywordSearch, type Bm25Options } from './KeywordSearch.js';
 import { FUSION_METHODS, SEARCH_MODES, type FusionMethod, type LaneHit, type SearchHitRecord, type SearchMode, type SearchRequest } from './types.js';
 import { VectorSearch, type VectorSearchOptions } from './VectorSearch.js';
