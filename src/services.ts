@@ -110,7 +110,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
       limits: config,
       logger,
       exclusive: db.kind === 'pglite',
-      jobPollMs: options.importQueue === false ? 0 : 2000,
+      jobs: { ...config.import.jobs, pollMs: options.importQueue === false ? 0 : config.import.jobs.pollMs },
     });
     const sources = new SourceService({
       db,
