@@ -107,10 +107,12 @@ export class ImportJobRunner {
   /** Renews the leases of the jobs running here; a job another instance took over meanwhile is stopped here. */
   async renewLeases(): Promise<void> {
     if (this.running.size === 0) return;
+    // Only jobs claimed before the renewal starts: one claimed meanwhile may be missing from its answer.
+    const claimed = [...this.running];
     try {
       const held = new Set(await this.jobs.renewLeases(this.runnerId, this.lease()));
-      for (const [jobId, job] of this.running) {
-        if (held.has(jobId) || job.abort.signal.aborted) continue;
+      for (const [jobId, job] of claimed) {
+        if (held.has(jobId) || job.abort.signal.aborted || !this.running.has(jobId)) continue;
         this.logger.warn({ jobId }, 'import job lease lost (another instance took the job over); stopping it here');
         job.abort.abort();
       }
