@@ -77,7 +77,8 @@ export class ImportService {
     this.runner = new ImportJobRunner(
       this.jobs,
       (job, context) => this.execute(job, context),
-      { ...deps.jobs, exclusive: deps.exclusive, ...(deps.now ? { now: deps.now } : {}) },
+      // A server on a shared database hands its jobs back on shutdown; a one-shot CLI (no polling) stops its own.
+      { ...deps.jobs, exclusive: deps.exclusive, handBackOnStop: !deps.exclusive && deps.jobs.pollMs > 0, ...(deps.now ? { now: deps.now } : {}) },
       deps.logger,
     );
   }

@@ -22,6 +22,11 @@ export interface JobRunnerOptions {
   pollMs: number;
   /** True when this process owns the database alone (PGlite): every RUNNING job at start is from a dead run. */
   exclusive: boolean;
+  /**
+   * On `stop`, put the jobs stopped here back in the queue for another instance (a server sharing its database, in a
+   * rolling restart) instead of ending them INTERRUPTED.
+   */
+  handBackOnStop?: boolean;
   /** The time leases are measured in (tests inject one). */
   now?: () => Date;
 }
@@ -159,7 +164,9 @@ export class ImportJobRunner {
       } catch (err) {
         this.logger.error({ err, jobId }, 'import job crashed');
       }
-      await this.jobs.finish(jobId, this.runnerId, status).catch((err: unknown) => this.logger.error({ err, jobId }, 'could not record the end of an import job'));
+      const handBack = status === 'INTERRUPTED' && this.stopping.signal.aborted && this.options.handBackOnStop === true;
+      const end = handBack ? this.jobs.handBack(jobId, this.runnerId) : this.jobs.finish(jobId, this.runnerId, status);
+      await end.catch((err: unknown) => this.logger.error({ err, jobId }, 'could not record the end of an import job'));
     })();
     const done = body.finally(() => {
       this.running.delete(jobId);

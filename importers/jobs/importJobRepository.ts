@@ -267,6 +267,16 @@ export class ImportJobRepository {
     await this.db.query(`UPDATE import_jobs SET progress_done = $2, progress_total = $3, heartbeat_at = now() WHERE id = $1`, [jobId, done, total]);
   }
 
+  /** Returns a job this runner stopped to the queue, its claim not counted, for any instance to continue. */
+  async handBack(jobId: string, runnerId: string): Promise<boolean> {
+    const result = await this.db.query(
+      `UPDATE import_jobs SET status = 'QUEUED', runner_id = NULL, locked_until = NULL, attempts = greatest(attempts - 1, 0)
+        WHERE id = $1 AND runner_id = $2 AND status = 'RUNNING'`,
+      [jobId, runnerId],
+    );
+    return result.rowCount === 1;
+  }
+
   /** Ends a job with a final status. */
   async finish(jobId: string, runnerId: string, status: ImportJobStatus): Promise<boolean> {
     // Only while this runner holds it: a runner that lost its lease must not overwrite the new holder's outcome.

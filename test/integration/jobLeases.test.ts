@@ -148,6 +148,23 @@ describe.each(dbTargets())('import job leases ($name)', (target) => {
     await until(() => held.started.length === 1);
   });
 
+  it('hands a job stopped by a shutdown back to the queue for another instance, when told to', async () => {
+    await clearQueue();
+    const clock = new Clock();
+    const held = new HeldJobs();
+    const leaving = new ImportJobRunner(jobs, held.executor('leaving'), { concurrency: 2, leaseMs: LEASE_MS, pollMs: 0, exclusive: false, handBackOnStop: true, now: clock.now }, silentLogger());
+    runners.push(leaving);
+    const job = await jobs.create(request, ['x']);
+    await leaving.tick();
+    await until(() => held.started.length === 1);
+    await leaving.stop();
+    expect(await db.query('SELECT status, runner_id, attempts FROM import_jobs WHERE id = $1', [job.id]).then((r) => r.rows[0])).toEqual({ status: 'QUEUED', runner_id: null, attempts: 0 });
+    const staying = runner(held, 'staying', clock);
+    await staying.tick();
+    await until(() => held.started.length === 2);
+    expect(held.started[1]).toMatchObject({ jobId: job.id, runner: 'staying' });
+  });
+
   it('on a database it owns alone, resumes jobs left RUNNING at start without waiting for their lease', async () => {
     await clearQueue();
     const clock = new Clock();
