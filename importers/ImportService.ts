@@ -50,9 +50,10 @@ export interface ImportServiceDeps {
   logger: Logger;
   /** PGlite: this process owns the database, so RUNNING jobs found at start were interrupted. */
   exclusive: boolean;
-  jobConcurrency?: number;
-  jobStaleMs?: number;
-  jobPollMs?: number;
+  /** Job concurrency, lease and polling (see JobRunnerOptions). */
+  jobs: { concurrency: number; leaseMs: number; pollMs: number };
+  /** The time job leases are measured in (tests inject one). */
+  now?: () => Date;
 }
 
 /** Records imports as jobs and runs them: URL, OpenAPI, uploaded file and folder imports. */
@@ -74,21 +75,17 @@ export class ImportService {
     this.uploads = new UploadRepository(deps.db, deps.config.uploadTtlMs);
     this.planDeps = { fetcher: deps.fetcher, config: deps.config };
     this.writer = { documents: deps.documents, graph: deps.graph, limits: deps.limits };
-    this.specGuard = new SpecGuard({ documents: deps.documents, graph: deps.graph });
+    this.specGuard = new SpecGuard(deps.db, { documents: deps.documents, graph: deps.graph });
     this.runner = new ImportJobRunner(
       this.jobs,
       (job, context) => this.execute(job, context),
-      {
-        concurrency: deps.jobConcurrency ?? 2,
-        staleMs: deps.jobStaleMs ?? 60_000,
-        pollMs: deps.jobPollMs ?? 2_000,
-        exclusive: deps.exclusive,
-      },
+      // A server on a shared database hands its jobs back on shutdown; a one-shot CLI (no polling) stops its own.
+      { ...deps.jobs, exclusive: deps.exclusive, handBackOnStop: !deps.exclusive && deps.jobs.pollMs > 0, ...(deps.now ? { now: deps.now } : {}) },
       deps.logger,
     );
   }
 
-  /** Interrupts jobs left RUNNING by a dead process, starts the queue and the upload sweep. */
+  /** Starts the queue (taking over jobs whose process died) and the upload sweep. */
   async start(): Promise<void> {
     await this.runner.start();
     this.sweepTimer = setInterval(() => {
