@@ -8,6 +8,7 @@ import { DocumentService } from './documents/DocumentService.js';
 import { ExpirySweeper } from './documents/expirySweeper.js';
 import type { EmbeddingProvider } from './embeddings/EmbeddingProvider.js';
 import { createEmbeddingProvider } from './embeddings/createEmbeddingProvider.js';
+import { Leadership } from './leadership.js';
 import type { Logger } from './logger.js';
 import { SearchService } from './retrieval/SearchService.js';
 import { prepareVectorIndex, readRecordedEmbedder } from './retrieval/vectorIndex.js';
@@ -22,6 +23,9 @@ import { MentionLinker } from './graph/mentions/MentionLinker.js';
 import { PostgresMentionIndex } from './graph/mentions/mentionedEntities.js';
 import { OutboxWorker } from './graph/mentions/OutboxWorker.js';
 import { createSafeFetcher, ImportService, SourceService, type Resolver, type SafeFetcher } from '../importers/index.js';
+
+/** The leader's session advisory lock ("leader" in ASCII, below 2^53 and apart from KeyedLock spaces). */
+const LEADER_LOCK_KEY = 0x6c6561646572;
 
 /** Advisory-lock space of entity creates (see KeyedLock). */
 const ENTITY_CREATE_LOCK_SPACE = 0x6e74;
@@ -40,6 +44,8 @@ export interface Services {
   /** Applies queued mention changes to Neo4j; undefined on the Postgres graph store. */
   outbox: OutboxWorker | undefined;
   sweeper: ExpirySweeper;
+  /** Runs the expiry sweep and the outbox in one process among those sharing the database (`start` it to take part). */
+  leadership: Leadership;
   /** URL, OpenAPI, upload and folder imports, run as recorded jobs. */
   imports: ImportService;
   /** Registered sources (git, site, spec URL, folder), their schedules and syncs. */
@@ -100,6 +106,9 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     const gaps = new KnowledgeGapRepository(db);
     const enricher = new ContextEnricher(search, graph, gaps, config.enrich, logger);
     const sweeper = new ExpirySweeper(documents, config.expirySweepIntervalMs, logger);
+    let leadership: Leadership | undefined;
+    const lock = db.sessionLock(LEADER_LOCK_KEY, () => leadership?.lost());
+    leadership = new Leadership(lock, outbox ? [sweeper, outbox] : [sweeper], { retryMs: config.leaderRetryMs, logger });
     const fetcher = options.fetcher ?? createSafeFetcher(config.import);
     const imports = new ImportService({
       db,
@@ -145,6 +154,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
       gaps,
       outbox,
       sweeper,
+      leadership,
       imports,
       sources,
       readiness,
@@ -152,6 +162,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
       async close() {
         sources.stop();
         await imports.stop();
+        await leadership.stop();
         await sweeper.stop();
         await outbox?.stop();
         if (!options.graphStore) await store.close(); // a store passed in belongs to the caller

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Db, QueryResult, Queryable } from './Db.js';
 import { translateDbError } from './dbErrors.js';
+import { postgresSessionLock } from './sessionLock.js';
 
 /** Pool settings for `openPgPoolDb`. */
 export interface PgPoolOptions {
@@ -90,6 +91,7 @@ export async function openPgPoolDb(connectionString: string, options: PgPoolOpti
           await client.query('SELECT pg_advisory_unlock($1)', [key]).catch(() => undefined);
         }
       }),
+    sessionLock: (key, onLost) => postgresSessionLock(connectionString, key, onLost),
     close: () => pool.end(),
   };
 }
