@@ -1,5 +1,6 @@
 import { ApiKeyService } from './auth/ApiKeyService.js';
 import type { Config } from './config.js';
+import { CHANGES_CHANNEL } from './db/changeFeed.js';
 import { KeyedLock } from './db/keyedLock.js';
 import type { Db } from './db/Db.js';
 import { migrate } from './db/migrate.js';
@@ -135,6 +136,11 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     await imports.start();
     sources.start();
     const apiKeys = new ApiKeyService(db, { onTouchError: (err) => logger.warn({ err }, 'could not record an API key use') });
+    // Other processes on this database announce changes to what this one caches; `undefined`: some may be missed.
+    const changes = await db.listen(CHANGES_CHANNEL, (topic) => {
+      if (topic === undefined || topic === 'names') linker.forgetNames();
+      if (topic === undefined || topic === 'keys') apiKeys.forgetActive();
+    });
     const readiness = new Readiness(db, embedder);
     readiness.register('graph', async () => {
       await store.ping();
@@ -163,6 +169,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
         sources.stop();
         await imports.stop();
         await leadership.stop();
+        await changes.close();
         await sweeper.stop();
         await outbox?.stop();
         if (!options.graphStore) await store.close(); // a store passed in belongs to the caller

@@ -1,3 +1,4 @@
+import type { ChangeListener } from './changeFeed.js';
 import type { SessionLock } from './sessionLock.js';
 
 /** Rows and affected-row count of one SQL statement. */
@@ -33,6 +34,11 @@ export interface Db extends Queryable {
    * its connection dies: how one process among several becomes the leader. `onLost` runs when a held lock is lost.
    */
   sessionLock(key: number, onLost: () => void): SessionLock;
+  /**
+   * Calls `onChange` with each notification on `channel` from any process (see `announceChange`); `undefined` when
+   * some may have been missed. A no-op on PGlite, whose one process drops its caches as it changes them.
+   */
+  listen(channel: string, onChange: (payload: string | undefined) => void): Promise<ChangeListener>;
   /** Counts statements sent to the database since creation (for round-trip tests). */
   readonly statementCount: number;
   /** Closes connections; the Db is unusable afterwards. */

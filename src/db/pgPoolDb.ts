@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Db, QueryResult, Queryable } from './Db.js';
 import { translateDbError } from './dbErrors.js';
+import { postgresChangeListener } from './changeFeed.js';
 import { postgresSessionLock } from './sessionLock.js';
 
 /** Pool settings for `openPgPoolDb`. */
@@ -92,6 +93,7 @@ export async function openPgPoolDb(connectionString: string, options: PgPoolOpti
         }
       }),
     sessionLock: (key, onLost) => postgresSessionLock(connectionString, key, onLost),
+    listen: (channel, onChange) => postgresChangeListener(connectionString, channel, onChange),
     close: () => pool.end(),
   };
 }

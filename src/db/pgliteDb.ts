@@ -66,6 +66,7 @@ export async function openPgliteDb(dataDir: string | undefined): Promise<Db> {
       return run;
     },
     sessionLock: () => embeddedSessionLock(),
+    listen: async () => ({ close: async () => undefined }),
     async close() {
       try {
         if (!pg.closed) await pg.close();

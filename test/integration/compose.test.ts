@@ -55,8 +55,8 @@ describe('docker-compose.yml', () => {
       expect(app.ports).toBeUndefined(); // reachable through the proxy only
       expect(app.healthcheck?.test.join(' ')).toContain('/readyz');
       expect(app.depends_on?.postgres?.condition).toBe('service_healthy');
-      // Each replica: its pool plus the leader lock's connection; all of them within Postgres's default 100.
-      expect(apps.length * (Number(env.CAIRN_DATABASE_POOL_SIZE) + 1)).toBeLessThanOrEqual(100);
+      // Each replica: its pool plus its leader-lock and notification connections; all within Postgres's default 100.
+      expect(apps.length * (Number(env.CAIRN_DATABASE_POOL_SIZE) + 2)).toBeLessThanOrEqual(100);
     }
     expect(apps[0]![1].environment).toEqual(apps[1]![1].environment);
     const proxy = services.proxy!;

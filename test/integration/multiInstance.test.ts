@@ -49,6 +49,7 @@ const sum = (instances: CairnInstance[], msg: string, field: string) =>
   let a: CairnInstance;
   let b: CairnInstance;
   let folderRoot: string;
+  let adminKey = '';
 
   beforeAll(async () => {
     const store = new Neo4jGraphStore(neo4j!);
@@ -103,6 +104,16 @@ const sum = (instances: CairnInstance[], msg: string, field: string) =>
     }
   });
 
+  it("a query on B names an entity created on A a moment before, although B had just cached the names", async () => {
+    const ENRICH = 'query($q: String!) { enrichContext(input: { query: $q }) { entities { entity { name } } } }';
+    const names = async (q: string) => ((await gqlAt<{ enrichContext: { entities: { entity: { name: string } }[] } }>(b.url, ENRICH, { q })).data?.enrichContext.entities ?? []).map((e) => e.entity.name);
+    expect(await names('Is the Quillfeather Relay up?')).not.toContain('Quillfeather Relay'); // B's names are fresh in its cache now
+    const created = await gqlAt(a.url, 'mutation($i: CreateEntityInput!) { createEntity(input: $i) { id } }', { i: { type: 'Service', name: 'Quillfeather Relay' } });
+    expect(created.errors).toBeUndefined();
+    // A's commit notifies B (LISTEN/NOTIFY), which drops its cached names; delivery takes a moment, not B's cache age.
+    await eventually(async () => ((await names('Is the Quillfeather Relay up?')).includes('Quillfeather Relay') ? true : undefined), 500);
+  });
+
   it('the outbox is relayed once, by the leader only', async () => {
     expect(leaders()).toHaveLength(1);
     const docs = Array.from({ length: 20 }, (_, i) => ({ title: `Note ${i}`, content: `The Zephyrion Gateway A handles request ${i}.` }));
@@ -154,11 +165,22 @@ const sum = (instances: CairnInstance[], msg: string, field: string) =>
     }
   });
 
+  it('a key created on A turns authentication on at B at once', async () => {
+    const status = async (url: string, key?: string) =>
+      (await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) }, body: '{"query":"{ __typename }"}' })).status;
+    expect(await status(b.url)).toBe(200); // no key yet: the loopback server serves its local admin, and B caches that
+    const created = await gqlAt<{ createApiKey: { key: string } }>(a.url, 'mutation { createApiKey(input: { name: "ops", role: ADMIN }) { key } }');
+    expect(created.errors).toBeUndefined();
+    adminKey = created.data!.createApiKey.key;
+    await eventually(async () => ((await status(b.url)) === 401 ? true : undefined), 500);
+    expect(await status(b.url, adminKey)).toBe(200);
+  });
+
   it('the rate limit is per instance: each spends its own burst', async () => {
     // Requests until the first 429 (the limit refills one request per 1,000 s, so no refill interferes).
     const allowedUntilRefused = async (url: string) => {
       for (let n = 0; n <= RATE_BURST; n++) {
-        const res = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' });
+        const res = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${adminKey}` }, body: '{"query":"{ __typename }"}' });
         if (res.status === 429) return n;
       }
       throw new Error(`no 429 after ${RATE_BURST + 1} requests`);
@@ -168,7 +190,7 @@ const sum = (instances: CairnInstance[], msg: string, field: string) =>
     const onB = await allowedUntilRefused(b.url);
     expect(onA).toBeGreaterThan(RATE_BURST / 2);
     expect(onB).toBeGreaterThan(RATE_BURST / 2);
-    expect((await fetch(`${a.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' })).status).toBe(429);
+    expect((await fetch(`${a.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${adminKey}` }, body: '{"query":"{ __typename }"}' })).status).toBe(429);
   });
 
   it('when the leader is killed (kill -9), the other takes over its work within the retry interval', async () => {
