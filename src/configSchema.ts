@@ -36,7 +36,12 @@ const database = {
     'embedded database (`<dir>/pglite`) and model cache; `memory://` keeps PGlite in memory',
   ),
   CAIRN_DATABASE_URL: optionalString.describe('Postgres server URL (with pgvector); when set, PGlite is not used'),
-  CAIRN_DATABASE_POOL_SIZE: int(1, 200).default(10).describe('connections in the `pg` pool'),
+  CAIRN_DATABASE_POOL_SIZE: int(1, 200).default(10).describe(
+    'connections in the `pg` pool; each process also keeps two of its own, for the leader lock and for change notifications (see [several instances](scaling.md#pool-sizing))',
+  ),
+  CAIRN_LEADER_RETRY_MS: int(50).default(5000).describe(
+    'Postgres server only: how often a process that is not the leader tries to become it, and the leader checks that it still is; the longest a dead leader\'s background work (expiry sweep, graph outbox) waits for another process (see [several instances](scaling.md))',
+  ),
   CAIRN_DATABASE_PREPARED_STATEMENTS: bool.default(true).describe(
     'Postgres server only: each connection prepares the read statements it runs (up to 256 distinct texts) instead of parsing and planning them on every call. Set `false` behind a pooler in transaction mode that cannot keep prepared statements (PgBouncer before 1.21, or without `max_prepared_statements`)',
   ),

@@ -1,5 +1,6 @@
 import { ApiKeyService } from './auth/ApiKeyService.js';
 import type { Config } from './config.js';
+import { CHANGES_CHANNEL } from './db/changeFeed.js';
 import { KeyedLock } from './db/KeyedLock.js';
 import type { Db } from './db/Db.js';
 import { migrate } from './db/migrate.js';
@@ -8,6 +9,7 @@ import { DocumentService } from './documents/DocumentService.js';
 import { ExpirySweeper } from './documents/ExpirySweeper.js';
 import type { EmbeddingProvider } from './embeddings/EmbeddingProvider.js';
 import { createEmbeddingProvider } from './embeddings/createEmbeddingProvider.js';
+import { Leadership } from './leadership.js';
 import type { Logger } from './logger.js';
 import { SearchService } from './retrieval/SearchService.js';
 import { prepareVectorIndex, readRecordedEmbedder } from './retrieval/vectorIndex.js';
@@ -22,6 +24,9 @@ import { MentionLinker } from './graph/mentions/MentionLinker.js';
 import { PostgresMentionIndex } from './graph/mentions/PostgresMentionIndex.js';
 import { OutboxWorker } from './graph/mentions/OutboxWorker.js';
 import { createSafeFetcher, ImportService, SourceService, type Resolver, type SafeFetcher } from '../importers/index.js';
+
+/** The leader's session advisory lock ("leader" in ASCII, below 2^53 and apart from KeyedLock spaces). */
+const LEADER_LOCK_KEY = 0x6c6561646572;
 
 /** Advisory-lock space of entity creates (see KeyedLock). */
 const ENTITY_CREATE_LOCK_SPACE = 0x6e74;
@@ -40,6 +45,8 @@ export interface Services {
   /** Applies queued mention changes to Neo4j; undefined on the Postgres graph store. */
   outbox: OutboxWorker | undefined;
   sweeper: ExpirySweeper;
+  /** Runs the expiry sweep and the outbox in one process among those sharing the database (`start` it to take part). */
+  leadership: Leadership;
   /** URL, OpenAPI, upload and folder imports, run as recorded jobs. */
   imports: ImportService;
   /** Registered sources (git, site, spec URL, folder), their schedules and syncs. */
@@ -148,8 +155,15 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     const gaps = new KnowledgeGapRepository(db);
     const enricher = new ContextEnricher(search, graph, gaps, config.enrich, logger);
     const sweeper = new ExpirySweeper(documents, config.expirySweepIntervalMs, logger);
+    const leaderLock = db.sessionLock(LEADER_LOCK_KEY, () => leadership.lost());
+    const leadership: Leadership = new Leadership(leaderLock, outbox ? [sweeper, outbox] : [sweeper], { retryMs: config.leaderRetryMs, logger });
     const { imports, sources } = await startImports({ db, documents, graph }, config, logger, options);
     const apiKeys = new ApiKeyService(db, { onTouchError: (err) => logger.warn({ err }, 'could not record an API key use') });
+    // Other processes on this database announce changes to what this one caches; `undefined`: some may be missed.
+    const changes = await db.listen(CHANGES_CHANNEL, (topic) => {
+      if (topic === undefined || topic === 'names') linker.forgetNames();
+      if (topic === undefined || topic === 'keys') apiKeys.forgetActive();
+    });
     const readiness = new Readiness(db, embedder);
     readiness.register('graph', async () => {
       await store.ping();
@@ -169,6 +183,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
       gaps,
       outbox,
       sweeper,
+      leadership,
       imports,
       sources,
       readiness,
@@ -176,6 +191,8 @@ export async function createServices(config: Config, logger: Logger, options: Cr
       async close() {
         sources.stop();
         await imports.stop();
+        await leadership.stop();
+        await changes.close();
         await sweeper.stop();
         await outbox?.stop();
         if (!options.graphStore) await store.close(); // a store passed in belongs to the caller

@@ -48,12 +48,12 @@ function machineCpu(): { busyMs: number; totalMs: number } {
   return { busyMs: ((total - idle) * 1000) / TICKS_PER_SECOND, totalMs: (total * 1000) / TICKS_PER_SECOND };
 }
 
-/** Reads CPU time of the server and of the local database servers' processes (each Postgres backend is one). */
-export function cpuSnapshot(serverPid: number): CpuSnapshot {
-  const read = (pids: number[]) => new Map(pids.map((p) => [p, cpuMsOf(p)]));
+/** Reads CPU time of the server (or several) and of the local database servers' processes (each Postgres backend is one). */
+export function cpuSnapshot(serverPids: number | readonly number[]): CpuSnapshot {
+  const read = (pids: readonly number[]) => new Map(pids.map((p) => [p, cpuMsOf(p)]));
   const own = process.cpuUsage();
   return {
-    server: read([serverPid]),
+    server: read(typeof serverPids === 'number' ? [serverPids] : serverPids),
     postgres: read(pidsMatching(/^postgres[: ]/)),
     neo4j: read(pidsMatching(/CommunityEntryPoint|org\.neo4j/)),
     generator: (own.user + own.system) / 1000,

@@ -1,3 +1,4 @@
+import { announceChange } from '../db/changeFeed.js';
 import type { Queryable } from '../db/Db.js';
 import { AppError, ErrorCode, badInput, notFound } from '../errors.js';
 import { apiKeyId, apiKeyMatches, generateApiKey, hashApiKey } from './apiKey.js';
@@ -38,7 +39,10 @@ export class ApiKeyService {
   // SHA-256 of keys verify accepted (never the keys), oldest first: lets a known key past an address's failure limit.
   private readonly accepted = new Set<string>();
 
-  constructor(db: Queryable, options: ApiKeyServiceOptions = {}) {
+  constructor(
+    private readonly db: Queryable,
+    options: ApiKeyServiceOptions = {},
+  ) {
     this.repository = new ApiKeyRepository(db);
     this.activeCacheMs = options.activeCacheMs ?? 2000;
     this.touchIntervalMs = options.touchIntervalMs ?? 60_000;
@@ -60,7 +64,7 @@ export class ApiKeyService {
     }
     const generated = generateApiKey();
     const apiKey = await this.repository.insert({ id: generated.id, name: clean, role, keyHash: generated.keyHash });
-    this.forgetActive(); // authentication may have just turned on
+    await this.changed(); // authentication may have just turned on
     return { apiKey, key: generated.key };
   }
 
@@ -80,7 +84,7 @@ export class ApiKeyService {
     if (!options.keepAnAdmin) {
       const record = await this.repository.revoke(clean);
       if (!record) throw notFound('API key', clean);
-      this.forgetActive();
+      await this.changed();
       return record;
     }
     const result = await this.repository.revokeKeepingAnAdmin(clean);
@@ -88,7 +92,7 @@ export class ApiKeyService {
     if (result.outcome !== 'revoked') {
       throw new AppError(ErrorCode.CONFLICT, `API key "${clean}" is the last active admin key; create another admin key before revoking it`, { id: clean });
     }
-    this.forgetActive();
+    await this.changed();
     return result.record;
   }
 
@@ -138,7 +142,15 @@ export class ApiKeyService {
     return this.activePending;
   }
 
-  private forgetActive(): void {
+  /** Forgets the cached answer here and tells the other processes on the database to do the same. */
+  private async changed(): Promise<void> {
+    this.forgetActive();
+    // The change is committed; a lost announcement only leaves other processes on their brief cache.
+    await announceChange(this.db, 'keys').catch(() => undefined);
+  }
+
+  /** Forgets whether any key exists (a key was created or revoked, here or in another process). */
+  forgetActive(): void {
     this.generation++;
     this.active = undefined;
     this.activePending = undefined;

@@ -56,7 +56,7 @@ export async function mcpCommand(config: Config, logger: Logger): Promise<number
   } catch (err) {
     throw folderHeldError(err, config);
   }
-  services.outbox?.start();
+  await services.leadership.start();
   const server = createMcpServer(services, LOCAL_PRINCIPAL);
   // The client closing stdin, or stopping the process, ends the session; the database is closed either way, so the
   // embedded folder is left consistent and unlocked for the next launch.

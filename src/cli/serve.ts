@@ -28,8 +28,8 @@ function reachableUrl(url: string): string {
 /** Runs the server until SIGINT/SIGTERM, then drains HTTP and closes the database. */
 export async function serve(config: Config, logger: Logger): Promise<void> {
   const services = await createServices(config, logger);
-  services.sweeper.start();
-  services.outbox?.start();
+  // Sweep and outbox run in one process among those sharing the database (at once on PGlite: it has one).
+  await services.leadership.start();
   let server: RunningServer;
   try {
     server = await startHttpServer(services);

@@ -1,3 +1,5 @@
+import type { SessionLock } from './sessionLock.js';
+
 /** Rows and affected-row count of one SQL statement. */
 export interface QueryResult<R> {
   rows: R[];
@@ -26,8 +28,23 @@ export interface Db extends Queryable {
    * CONCURRENTLY, which waits for older snapshots) would wait for.
    */
   withLock<T>(key: number, fn: (conn: Queryable) => Promise<T>, options?: { pollMs?: number }): Promise<T>;
+  /**
+   * A session advisory lock on a connection of its own (not from the pool), released by Postgres when the process or
+   * its connection dies: how one process among several becomes the leader. `onLost` runs when a held lock is lost.
+   */
+  sessionLock(key: number, onLost: () => void): SessionLock;
+  /**
+   * Calls `onChange` with each notification on `channel` from any process (see `announceChange`); `undefined` when
+   * some may have been missed. A no-op on PGlite, whose one process drops its caches as it changes them.
+   */
+  listen(channel: string, onChange: (payload: string | undefined) => void): Promise<ChangeListener>;
   /** Counts statements sent to the database since creation (for round-trip tests). */
   readonly statementCount: number;
   /** Closes connections; the Db is unusable afterwards. */
+  close(): Promise<void>;
+}
+
+/** Stops listening (see `Db.listen`). */
+export interface ChangeListener {
   close(): Promise<void>;
 }

@@ -1,6 +1,8 @@
 import pg from 'pg';
 import type { Db, QueryResult, Queryable } from './Db.js';
 import { translateDbError } from './dbErrors.js';
+import { postgresChangeListener } from './changeFeed.js';
+import { postgresSessionLock } from './sessionLock.js';
 
 /** Pool settings for `openPgPoolDb`. */
 export interface PgPoolOptions {
@@ -93,6 +95,8 @@ export async function openPgPoolDb(connectionString: string, options: PgPoolOpti
           await client.query('SELECT pg_advisory_unlock($1)', [key]).catch(() => undefined);
         }
       })),
+    sessionLock: (key, onLost) => postgresSessionLock(connectionString, key, onLost),
+    listen: (channel, onChange) => postgresChangeListener(connectionString, channel, onChange),
     close: () => pool.end(),
   };
 }

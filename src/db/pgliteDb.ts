@@ -4,6 +4,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { lockDataDir } from './dataDirLock.js';
 import type { Db, QueryResult, Queryable } from './Db.js';
 import { translateDbError } from './dbErrors.js';
+import { embeddedSessionLock } from './sessionLock.js';
 
 // PGlite is a single connection; it serialises queries and transactions itself, so locks are process-local.
 
@@ -64,6 +65,8 @@ export async function openPgliteDb(dataDir: string | undefined): Promise<Db> {
       lockChain = run.catch(() => undefined);
       return run;
     },
+    sessionLock: () => embeddedSessionLock(),
+    listen: async () => ({ close: async () => undefined }),
     async close() {
       try {
         if (!pg.closed) await pg.close();

@@ -1,3 +1,4 @@
+import { announceChange } from '../../db/changeFeed.js';
 import type { Db, Queryable } from '../../db/Db.js';
 import type { DocumentWriteHook, WrittenDocument } from '../../documents/DocumentWriteHook.js';
 import { documentsRelation, lockChunksMatchingPhrases, lockDocumentTitle } from '../../documents/relations.js';
@@ -85,6 +86,7 @@ export class MentionLinker implements DocumentWriteHook {
     // and its mentions were never recorded. The backfill then runs without blocking document writes.
     const linking = await this.db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', NAMES_LOCK);
+      await announceChange(tx, 'names');
       return this.mentions.upsertNames(tx, names);
     });
     this.cached = undefined;
@@ -114,7 +116,18 @@ export class MentionLinker implements DocumentWriteHook {
 
   /** Forgets an entity's name and mentions. */
   async entityDeleted(entityId: string): Promise<void> {
-    await this.db.transaction((tx) => this.mentions.deleteName(tx, entityId));
+    await this.db.transaction(async (tx) => {
+      await announceChange(tx, 'names');
+      await this.mentions.deleteName(tx, entityId);
+    });
+    this.cached = undefined;
+  }
+
+  /**
+   * Drops the cached names (another process changed them): the next query reloads them. Document writes do not need
+   * this (they compare the name table's fingerprint in their own transaction); queries would trust the cache a second.
+   */
+  forgetNames(): void {
     this.cached = undefined;
   }
 

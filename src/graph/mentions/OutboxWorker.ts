@@ -81,6 +81,7 @@ export class OutboxWorker {
         throw err;
       }
       await this.mentions.markDone(ids);
+      this.logger.debug({ applied: batch.length }, 'graph outbox applied');
       total += batch.length;
     }
   }
