@@ -150,7 +150,7 @@ export class GraphService {
   }
 
   /** The subgraph around 1 to 100 seed entities: depth 1–3 (default 1), at most 1–2000 entities (default 200). */
-  subgraph(entityIds: readonly string[], depth: number | null | undefined, limit: number | null | undefined, field = 'input'): Promise<SubgraphRecord> {
+  async subgraph(entityIds: readonly string[], depth: number | null | undefined, limit: number | null | undefined, field = 'input'): Promise<SubgraphRecord> {
     if (entityIds.length === 0 || entityIds.length > MAX_SUBGRAPH_SEEDS) throw badInput(`${field}.entityIds`, `give 1 to ${MAX_SUBGRAPH_SEEDS} ids`);
     return subgraph(this.store, entityIds, intIn(depth, 1, 1, 3, `${field}.depth`), intIn(limit, 200, 1, 2000, `${field}.limit`));
   }

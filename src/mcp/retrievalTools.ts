@@ -107,8 +107,8 @@ export const getDocumentTool = defineTool({
     const id = validateDocumentId(args.id);
     const maxChars = intIn(args.maxChars, DEFAULT_DOCUMENT_CHARS, 1, budget.limit, 'maxChars');
     const offset = intIn(args.offset, 0, 0, Number.MAX_SAFE_INTEGER, 'offset');
-    const { documents } = services.documents;
-    const [summary] = await documents.findSummariesByIds([id]);
+    const documents = services.documents;
+    const [summary] = await documents.summariesByIds([id]);
     const content = summary ? (await documents.contentByIds([id])).get(id) : undefined;
     if (!summary || content === undefined) throw notFound('document', id);
     const piece = budget.take(content.slice(offset, offset + maxChars));

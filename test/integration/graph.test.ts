@@ -115,6 +115,28 @@ describe.each(serverRuns())('knowledge graph over GraphQL ($name)', (run) => {
     expect(tooDeep.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   });
 
+  it('applies the graph read limits in GraphService, with the same messages through GraphQL', async () => {
+    const tooMany = Array.from({ length: 101 }, (_, i) => `e:${i}`);
+    const cases: [string[], number | undefined, number | undefined, string][] = [
+      [[], undefined, undefined, 'input.entityIds: give 1 to 100 ids'],
+      [tooMany, undefined, undefined, 'input.entityIds: give 1 to 100 ids'],
+      [['svc:payments'], 4, undefined, 'input.depth: must be an integer from 1 to 3'],
+      [['svc:payments'], 0, undefined, 'input.depth: must be an integer from 1 to 3'],
+      [['svc:payments'], 1, 2001, 'input.limit: must be an integer from 1 to 2000'],
+    ];
+    for (const [ids, depth, limit, message] of cases) {
+      await expect(t.services.graph.subgraph(ids, depth, limit)).rejects.toMatchObject({ code: 'BAD_USER_INPUT', message });
+      const res = await t.gql(`query($input: SubgraphInput!) { subgraph(input: $input) { truncated } }`, { input: { entityIds: ids, depth, limit } });
+      expect(res.errors?.[0]).toMatchObject({ message, extensions: { code: 'BAD_USER_INPUT' } });
+    }
+    await expect(t.services.graph.subgraph(tooMany.slice(0, 100), 3, 2000)).resolves.toHaveProperty('entities');
+    await expect(t.services.graph.shortestPath('proc:ach', 'sys:ledger', 7)).rejects.toMatchObject({ message: 'maxDepth: must be an integer from 1 to 6' });
+    // Arguments are checked before existence: a bad depth on an unknown entity is the caller's input error.
+    await expect(t.services.graph.neighbors('svc:nope', { depth: 4 }, { mustExist: true })).rejects.toMatchObject({ message: 'depth: must be an integer from 1 to 3' });
+    await expect(t.services.graph.neighbors('svc:nope', {}, { mustExist: true })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(await t.services.graph.neighbors('svc:nope', {})).toEqual([]);
+  });
+
   it('lists entities as a connection and reports graph stats', async () => {
     const page = await t.gql<{ entities: { totalCount: number; nodes: { id: string }[]; pageInfo: { hasNextPage: boolean; endCursor: string } } }>(
       `{ entities(filter: { types: ["Service"] }, first: 1) { totalCount nodes { id } pageInfo { hasNextPage endCursor } } }`,
