@@ -63,6 +63,7 @@ function toConfig(e: Env) {
     dataDir,
     databaseUrl: e.CAIRN_DATABASE_URL,
     databasePoolSize: e.CAIRN_DATABASE_POOL_SIZE,
+    databaseSessionUrl: e.CAIRN_DATABASE_SESSION_URL,
     leaderRetryMs: e.CAIRN_LEADER_RETRY_MS,
     databasePreparedStatements: e.CAIRN_DATABASE_PREPARED_STATEMENTS,
     logLevel: e.CAIRN_LOG_LEVEL,

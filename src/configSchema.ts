@@ -39,6 +39,9 @@ const database = {
   CAIRN_DATABASE_POOL_SIZE: int(1, 200).default(10).describe(
     'connections in the `pg` pool; each process also keeps two of its own, for the leader lock and for change notifications (see [several instances](scaling.md#pool-sizing))',
   ),
+  CAIRN_DATABASE_SESSION_URL: optionalString.describe(
+    'Postgres server only: where the two connections of its own (leader lock, change notifications) go, when `CAIRN_DATABASE_URL` points at a pooler in transaction mode, which cannot keep a session; unset: `CAIRN_DATABASE_URL`',
+  ),
   CAIRN_LEADER_RETRY_MS: int(50).default(5000).describe(
     'Postgres server only: how often a process that is not the leader tries to become it, and the leader checks that it still is; the longest a dead leader\'s background work (expiry sweep, graph outbox) waits for another process (see [several instances](scaling.md))',
   ),

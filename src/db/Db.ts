@@ -14,6 +14,12 @@ export interface Queryable {
   exec(sql: string): Promise<void>;
 }
 
+/** A subscription made by `Db.listen`. */
+export interface ChangeListener {
+  /** Stops listening and closes its connection. */
+  close(): Promise<void>;
+}
+
 /** Which engine backs a `Db`. */
 export type DbKind = 'pglite' | 'postgres';
 

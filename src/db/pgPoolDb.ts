@@ -11,6 +11,8 @@ export interface PgPoolOptions {
   hnswEfSearch?: number;
   /** Prepare read statements by name (see PreparedNames); off for poolers that cannot keep them. */
   preparedStatements?: boolean;
+  /** Where the connections that keep a session (leader lock, LISTEN) go, when the pool's URL is a transaction pooler. */
+  sessionUrl?: string;
 }
 
 /** Connects to a real Postgres server through a `pg` Pool. */
@@ -95,8 +97,8 @@ export async function openPgPoolDb(connectionString: string, options: PgPoolOpti
           await client.query('SELECT pg_advisory_unlock($1)', [key]).catch(() => undefined);
         }
       })),
-    sessionLock: (key, onLost) => postgresSessionLock(connectionString, key, onLost),
-    listen: (channel, onChange) => postgresChangeListener(connectionString, channel, onChange),
+    sessionLock: (key, onLost) => postgresSessionLock(options.sessionUrl ?? connectionString, key, onLost),
+    listen: (channel, onChange) => postgresChangeListener(options.sessionUrl ?? connectionString, channel, onChange),
     close: () => pool.end(),
   };
 }

@@ -118,6 +118,22 @@ const server = dbTargets().find((t) => t.name === 'postgres');
   });
 });
 
+(server ? describe : describe.skip)('CAIRN_DATABASE_SESSION_URL', () => {
+  it('takes the leader lock there while the pool goes through CAIRN_DATABASE_URL (a transaction pooler)', async () => {
+    const scratch = (await server!.createDatabase()) as ScratchDatabase & { url: string };
+    // A pool URL nothing answers: only the session connection can reach Postgres.
+    const db = await openDb(loadConfig({ CAIRN_DATABASE_URL: 'postgres://nobody@127.0.0.1:9/none', CAIRN_DATABASE_SESSION_URL: scratch.url }));
+    const lock = db.sessionLock(KEY, () => undefined);
+    try {
+      expect(await lock.tryAcquire()).toBe(true);
+    } finally {
+      await lock.release();
+      await db.close();
+      await scratch.drop();
+    }
+  });
+});
+
 describe('leadership on PGlite', () => {
   it('the one process is the leader at once', async () => {
     const scratch = await dbTargets()[0]!.createDatabase();
