@@ -78,6 +78,12 @@ function toConfig(e: Env) {
       cacheDir: path.resolve(e.CAIRN_SOURCES_CACHE_DIR ?? (dataDir === MEMORY_DATA_DIR ? path.join(os.tmpdir(), 'cairn-sources') : path.join(dataDir, 'sources'))),
       tickMs: e.CAIRN_SOURCES_TICK_MS,
     },
+    secrets: {
+      key: e.CAIRN_SECRET_KEY,
+      previousKeys: e.CAIRN_SECRET_KEY_PREVIOUS.split(',')
+        .map((k) => k.trim())
+        .filter((k) => k !== ''),
+    },
     import: {
       allowPrivateHosts: e.CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS.split(',')
         .map((h) => h.trim().toLowerCase())

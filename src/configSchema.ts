@@ -195,6 +195,15 @@ const sources = {
   CAIRN_SOURCES_FOLDER_ROOT: z.string().trim().optional().describe('FOLDER sources may only read under this folder; unset turns them off ([sources](sources.md))'),
   CAIRN_SOURCES_CACHE_DIR: z.string().trim().min(1).optional().describe('where git clones of GIT sources are kept between syncs (default `<CAIRN_DATA_DIR>/sources`)'),
   CAIRN_SOURCES_TICK_MS: int(0).default(30_000).describe('how often due source schedules are looked for; `0` turns the scheduler off'),
+  CAIRN_SECRET_KEY: optionalString
+    .pipe(z.string().min(32, 'must be at least 32 characters (e.g. `openssl rand -base64 32`)').optional())
+    .describe(
+      'encrypts secrets stored in the database (deploy keys of GIT sources over ssh) with AES-256-GCM; at least 32 random characters. Unset: sources with deploy keys cannot be added or synced ([sources](sources.md#deploy-keys))',
+    ),
+  CAIRN_SECRET_KEY_PREVIOUS: z
+    .string()
+    .default('')
+    .describe('comma-separated former values of `CAIRN_SECRET_KEY`, still accepted for decryption while secrets are sealed again under the new key'),
 };
 
 /** The settings by topic, in the order docs/configuration.md lists them. */

@@ -22,6 +22,7 @@ import { MentionLinker } from './graph/mentions/MentionLinker.js';
 import { PostgresMentionIndex } from './graph/mentions/mentionedEntities.js';
 import { OutboxWorker } from './graph/mentions/OutboxWorker.js';
 import { createSafeFetcher, ImportService, SourceService, type Resolver, type SafeFetcher } from '../importers/index.js';
+import { SecretBox } from './shared/secretBox.js';
 
 /** Advisory-lock space of entity creates (see KeyedLock). */
 const ENTITY_CREATE_LOCK_SPACE = 0x6e74;
@@ -117,7 +118,15 @@ export async function createServices(config: Config, logger: Logger, options: Cr
       documents,
       graph,
       imports,
-      runtime: { fetcher, importConfig: config.import, cacheDir: config.sources.cacheDir, folderRoot: config.sources.folderRoot, logger, ...(options.resolve ? { resolve: options.resolve } : {}) },
+      runtime: {
+        fetcher,
+        importConfig: config.import,
+        cacheDir: config.sources.cacheDir,
+        folderRoot: config.sources.folderRoot,
+        secrets: new SecretBox(config.secrets.key, config.secrets.previousKeys),
+        logger,
+        ...(options.resolve ? { resolve: options.resolve } : {}),
+      },
       limits: config,
       logger,
       tickMs: options.importQueue === false ? 0 : config.sources.tickMs,

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { AppError, ErrorCode, redactCredentials } from '../../../src/errors.js';
 
-/** Settings every git command runs with: https/http only, no redirects, no prompts, hooks or stored credentials. */
+/** Settings every git command runs with: https/http only (ssh is allowed per command), no redirects, no prompts, hooks or stored credentials. */
 const SAFE_CONFIG = [
   'protocol.allow=never',
   'protocol.https.allow=always',
@@ -14,7 +14,7 @@ const SAFE_CONFIG = [
 ];
 
 /** Runs `git` with arguments (no shell) and returns stdout; fails with IMPORT_FETCH_FAILED naming the command. */
-export function git(args: readonly string[], options: { cwd?: string; signal?: AbortSignal; maxBuffer?: number; extraConfig?: readonly string[]; encoding?: 'buffer' } = {}): Promise<Buffer> {
+export function git(args: readonly string[], options: { cwd?: string; signal?: AbortSignal; maxBuffer?: number; extraConfig?: readonly string[]; env?: Readonly<Record<string, string>>; encoding?: 'buffer' } = {}): Promise<Buffer> {
   const config = [...SAFE_CONFIG, ...(options.extraConfig ?? [])].flatMap((c) => ['-c', c]);
   return new Promise((resolve, reject) => {
     execFile(
@@ -25,7 +25,7 @@ export function git(args: readonly string[], options: { cwd?: string; signal?: A
         signal: options.signal,
         maxBuffer: options.maxBuffer ?? 64 * 1024 * 1024,
         encoding: 'buffer',
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: '/nonexistent', LC_ALL: 'C' },
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: '/nonexistent', LC_ALL: 'C', ...options.env },
       },
       (err, stdout, stderr) => {
         if (!err) return resolve(stdout);
