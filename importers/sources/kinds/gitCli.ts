@@ -30,11 +30,20 @@ export function git(args: readonly string[], options: { cwd?: string; signal?: A
       (err, stdout, stderr) => {
         if (!err) return resolve(stdout);
         if (options.signal?.aborted) return reject(options.signal.reason instanceof Error ? options.signal.reason : err);
-        const detail = redactCredentials(stderr.toString('utf8').trim().split('\n').slice(-3).join(' ')).slice(0, 500);
+        const detail = redactCredentials(lastLines(stderr.toString('utf8'))).slice(0, 500);
         reject(new AppError(ErrorCode.IMPORT_FETCH_FAILED, `git ${args[0] ?? ''} failed: ${detail || (err as Error).message}`, { command: args[0] ?? '' }));
       },
     );
   });
+}
+
+// git's advice after any failure to reach a remote; the cause (a refused key, a changed host key) comes before it.
+const GENERIC_ADVICE = /^(Please make sure you have the correct access rights|and the repository exists\.)$/;
+
+/** The last lines of git's stderr that say something, without its generic advice. */
+function lastLines(stderr: string): string {
+  const lines = stderr.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !GENERIC_ADVICE.test(l));
+  return lines.slice(-3).join(' ');
 }
 
 /** One file of a commit's tree. */
