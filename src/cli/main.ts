@@ -43,7 +43,7 @@ Commands:
   keys revoke <id>      revoke a key at once
   sources add <name> --kind GIT|SITE|OPENAPI|FOLDER [--url U] [--branch B] [--include G]… [--exclude G]…
         [--path P] [--sitemap U] [--prefix P] [--max-pages N] [--concurrency N] [--delay-ms N]
-        [--tag T]… [--type T] [--schedule CRON] [--timeout SECONDS]
+        [--tag T]… [--type T] [--schedule CRON] [--timeout SECONDS] [--deploy-key FILE] [--known-hosts FILE]
                         register a source that syncs on its schedule (see docs/sources.md)
   sources list [--json] list sources: kind, status, documents, schedule, last and next run
   sources sync <name>   sync a source now, with progress; exit 1 unless every item synced
@@ -99,6 +99,8 @@ async function main(argv: string[]): Promise<number> {
       'max-pages': { type: 'string' },
       concurrency: { type: 'string' },
       'delay-ms': { type: 'string' },
+      'deploy-key': { type: 'string' },
+      'known-hosts': { type: 'string' },
       schedule: { type: 'string' },
       timeout: { type: 'string' },
       'keep-documents': { type: 'boolean', default: false },
@@ -162,6 +164,8 @@ async function main(argv: string[]): Promise<number> {
         maxPages: values['max-pages'],
         concurrency: values.concurrency,
         delayMs: values['delay-ms'],
+        deployKeyFile: values['deploy-key'],
+        knownHostsFile: values['known-hosts'],
         tags: values.tag,
         type: values.type,
         schedule: values.schedule,

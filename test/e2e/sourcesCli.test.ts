@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { runCli } from '../helpers/cli.js';
+import { createSshGitRepo, newKeyPair, sshdUnderTest } from '../helpers/sshGitServer.js';
 
 const lastJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1) as string) as Record<string, unknown>;
 
@@ -48,4 +49,25 @@ describe('cairn sources', () => {
     expect(removed.code).toBe(0);
     expect(removed.stdout).toMatch(/0 document\(s\) removed, 1 kept/);
   }, 400_000); // six CLI processes, each opening the embedded store
+
+  const sshd = sshdUnderTest();
+  (sshd ? it : it.skip)('adds a git source over ssh with its deploy key read from a file, and syncs it', async () => {
+    const repo = createSshGitRepo(sshd!);
+    const key = newKeyPair();
+    repo.authorize(key.publicKey);
+    repo.commit({ 'docs/run.md': '# Runbook\n\nRestart the service.' });
+    const keyFile = path.join(root, 'deploy_key');
+    fs.writeFileSync(keyFile, key.privateKey, { mode: 0o600 });
+    const sshEnv = { ...env(), CAIRN_SECRET_KEY: 'a-cli-test-secret-key-of-32-characters-or-more', CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: `127.0.0.1:${sshd!.port}` };
+    try {
+      const added = await runCli(['sources', 'add', 'private', '--kind', 'git', '--url', repo.url, '--deploy-key', keyFile, '--json'], sshEnv);
+      expect(added.code).toBe(0);
+      expect(added.stdout).not.toContain('PRIVATE KEY');
+      expect(lastJson(added.stdout)).toMatchObject({ name: 'private', deployKeyPublicKey: key.publicKey.trim(), deployKeyFingerprint: expect.stringMatching(/^SHA256:/) });
+      const synced = await runCli(['sources', 'sync', 'private', '--json'], sshEnv);
+      expect(lastJson(synced.stdout)).toMatchObject({ event: 'summary', status: 'SUCCEEDED', counts: { added: 1 } });
+    } finally {
+      repo.close();
+    }
+  }, 400_000);
 });
