@@ -109,6 +109,11 @@ function toConfig(e: Env) {
       maxDirectives: e.CAIRN_GRAPHQL_MAX_DIRECTIVES,
       maxTokens: e.CAIRN_GRAPHQL_MAX_TOKENS,
     },
+    subscriptions: {
+      perConnection: e.CAIRN_SUBSCRIPTIONS_PER_CONNECTION,
+      perKey: e.CAIRN_SUBSCRIPTIONS_PER_KEY,
+      initTimeoutMs: e.CAIRN_SUBSCRIPTION_INIT_TIMEOUT_MS,
+    },
     rateLimit: { perSecond: e.CAIRN_RATE_LIMIT_PER_SECOND, burst: e.CAIRN_RATE_LIMIT_BURST, failedKeysPerMinute: e.CAIRN_RATE_LIMIT_FAILED_KEYS_PER_MINUTE },
   };
 }
@@ -121,6 +126,8 @@ export type Config = z.output<typeof configSchema>;
 export type EmbeddingConfig = Config['embedding'];
 /** Per-operation GraphQL limits, resolved from `CAIRN_GRAPHQL_MAX_*`. */
 export type GraphqlLimits = Config['graphqlLimits'];
+/** WebSocket subscription limits, resolved from `CAIRN_SUBSCRIPTION*`. */
+export type SubscriptionLimits = Config['subscriptions'];
 /** Importer settings, resolved from `CAIRN_IMPORT_*` and `CAIRN_UPLOAD_*`. */
 export type ImportConfig = Config['import'];
 /** Source settings, resolved from `CAIRN_SOURCES_*`. */

@@ -182,6 +182,13 @@ const access = {
   CAIRN_GRAPHQL_MAX_ALIASES: int(0, 100000).default(30).describe('most aliases in an operation'),
   CAIRN_GRAPHQL_MAX_DIRECTIVES: int(0, 100000).default(30).describe('most directives in an operation'),
   CAIRN_GRAPHQL_MAX_TOKENS: int(1).default(5000).describe("most lexical tokens in an operation's document"),
+  CAIRN_SUBSCRIPTIONS_PER_CONNECTION: int(1, 1000).default(10).describe('most subscriptions one WebSocket connection may hold open at once (`/graphql` over graphql-ws)'),
+  CAIRN_SUBSCRIPTIONS_PER_KEY: int(1, 100_000).default(50).describe(
+    'most subscriptions one API key (or keyless client address) may hold open at once, over all its connections',
+  ),
+  CAIRN_SUBSCRIPTION_INIT_TIMEOUT_MS: int(100, 60_000).default(3000).describe(
+    'how long a new WebSocket connection may take to send its `connection_init` (which carries its API key) before it is closed',
+  ),
   CAIRN_RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).max(1_000_000).default(50).describe(
     'requests per second each API key (or keyless client address) regains; `0` turns the limit off',
   ),

@@ -76,7 +76,9 @@ export async function startHttpServer(
   const { perSecond, burst, failedKeysPerMinute } = config.rateLimit;
   // Turning the rate limit off (either setting 0) turns the failed-key budget off too.
   const failedKeys = perSecond > 0 && burst > 0 ? failedKeysPerMinute : 0;
-  const guard = createGuard(authenticator, new RateLimiter(perSecond, burst, clock), new RateLimiter(failedKeys / 60, failedKeys, clock));
+  const limiter = new RateLimiter(perSecond, burst, clock);
+  const failedKeyLimiter = new RateLimiter(failedKeys / 60, failedKeys, clock);
+  const guard = createGuard(authenticator, limiter, failedKeyLimiter);
   const typeDefs = loadTypeDefs();
   const armor = armorProtection(config.graphqlLimits);
 
@@ -91,7 +93,11 @@ export async function startHttpServer(
     resolvers: secured,
     authenticator,
     validationRules: armor.validationRules,
-    maxTokens: config.graphqlLimits.maxTokens,
+    graphqlLimits: config.graphqlLimits,
+    subscriptionLimits: config.subscriptions,
+    limiter,
+    failedKeys: failedKeyLimiter,
+    maxPayloadBytes: config.maxBodyBytes,
     logger,
   });
   const apollo = new ApolloServer<GraphQLContext>({
