@@ -16,6 +16,7 @@ import { reindexCommand } from './reindexCommand.js';
 import { remoteImport, remoteKeys, remoteStats } from './remoteCommands.js';
 import { serve } from './serve.js';
 import { ServerClient } from './serverClient.js';
+import { remoteSources } from './remoteSources.js';
 import { sourcesCommand } from './sourcesCommand.js';
 
 const USAGE = `Usage: cairn <command> [options]
@@ -150,8 +151,8 @@ async function main(argv: string[]): Promise<number> {
       const request = await buildImportRequest(positionals.slice(1), config, opts);
       return client ? remoteImport(client, request, values.json) : importCommand(config, logger, request, opts);
     }
-    case 'sources':
-      return sourcesCommand(config, logger, positionals.slice(1), {
+    case 'sources': {
+      const sourceOptions = {
         json: values.json,
         kind: values.kind,
         url: values.url,
@@ -171,7 +172,9 @@ async function main(argv: string[]): Promise<number> {
         schedule: values.schedule,
         timeout: values.timeout,
         keepDocuments: values['keep-documents'],
-      });
+      };
+      return client ? remoteSources(client, positionals.slice(1), sourceOptions) : sourcesCommand(config, logger, positionals.slice(1), sourceOptions);
+    }
     case 'keys': {
       const action = parseKeysAction(positionals.slice(1), { json: values.json, role: values.role, name: values.name, force: values.force });
       return client ? remoteKeys(client, action, values.json) : keysCommand(config, action, values.json);

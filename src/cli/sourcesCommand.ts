@@ -31,7 +31,7 @@ export interface SourcesCommandOptions {
   keepDocuments: boolean;
 }
 
-const USAGE =
+export const USAGE =
   'usage: cairn sources add <name> --kind GIT|SITE|OPENAPI|FOLDER [--url U] [--branch B] [--include G]… [--exclude G]… [--path P] ' +
   '[--sitemap U] [--prefix P] [--max-pages N] [--concurrency N] [--delay-ms N] [--tag T]… [--type T] [--schedule S] [--timeout SECONDS] [--deploy-key FILE] [--known-hosts FILE] ' +
   '| sources list [--json] | sources sync <name|id> [--json] | sources remove <name|id> [--keep-documents]';
@@ -52,7 +52,7 @@ function readOption(file: string | undefined, flag: string): string | null {
 }
 
 /** The flags of `sources add` as a source input. */
-function rawInput(name: string, o: SourcesCommandOptions): RawSourceInput {
+export function rawInput(name: string, o: SourcesCommandOptions): RawSourceInput {
   const kind = o.kind?.toUpperCase();
   if (!kind) throw new UsageError(`sources add needs --kind GIT, SITE, OPENAPI or FOLDER; ${USAGE}`);
   return {
