@@ -42,7 +42,6 @@ export function createSshGitRepo(server: { user: string; port: number; root: str
   git(home, ['init', '-q', '--bare', '-b', 'main', bare]);
   git(work, ['init', '-q', '-b', 'main']);
   const hostKey = fs.readFileSync(path.join(server.root, 'host_ed25519.pub'), 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
-  const added: string[] = [];
   const keysFile = path.join(server.root, 'authorized_keys');
   return {
     url: `ssh://${server.user}@127.0.0.1:${server.port}${bare}`,
@@ -67,14 +66,10 @@ export function createSshGitRepo(server: { user: string; port: number; root: str
       // git refuses repositories owned by another user unless told they are safe; the forced command says so.
       const line = `restrict,command="env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0=* git-shell -c \\"$SSH_ORIGINAL_COMMAND\\"" ${publicKey.trim()}`;
       fs.appendFileSync(keysFile, `${line}\n`);
-      added.push(line);
     },
     close() {
-      const kept = fs
-        .readFileSync(keysFile, 'utf8')
-        .split('\n')
-        .filter((l) => l !== '' && !added.includes(l));
-      fs.writeFileSync(keysFile, kept.map((l) => `${l}\n`).join(''));
+      // The keys stay in authorized_keys: suites in parallel append to it, and rewriting it could drop another's key.
+      // Each key is random and made for one repository, which goes now.
       fs.rmSync(home, { recursive: true, force: true });
       fs.rmSync(work, { recursive: true, force: true });
     },
