@@ -115,6 +115,9 @@ export async function openSshSession(remote: GitRemote, privateKey: string, know
     '  UpdateHostKeys no',
     '  CheckHostIP no',
     `  ConnectTimeout ${Math.max(1, Math.ceil(connectTimeoutMs / 1000))}`,
+    // A connection that stalls ends within a minute instead of outliving the sync's timeout.
+    '  ServerAliveInterval 15',
+    '  ServerAliveCountMax 4',
     '  PasswordAuthentication no',
     '  KbdInteractiveAuthentication no',
     '  ForwardAgent no',
