@@ -113,7 +113,8 @@ async function fetchBranch(dir: string, config: GitConfig, remote: GitRemote, pi
       }
       throw sshFailure(err, remote);
     });
-    if (session && ssh && !ssh.knownHosts) await ssh.learn(await session.knownHosts());
+    const learned = session && ssh && !ssh.knownHosts ? (await session.knownHosts()).trim() : '';
+    if (learned) await ssh?.learn(`${learned}\n`);
   } finally {
     await session?.dispose();
   }
@@ -122,9 +123,10 @@ async function fetchBranch(dir: string, config: GitConfig, remote: GitRemote, pi
 
 /** The web page of a file at a commit on hosts whose URL pattern is known (GitHub, GitLab, Bitbucket), else undefined. */
 export function fileWebUrl(remote: GitRemote | string, commit: string, file: string): string | undefined {
-  const { host, project } = typeof remote === 'string' ? parseGitRemote(remote, 'url') : remote;
+  const { host, port, transport, project } = typeof remote === 'string' ? parseGitRemote(remote, 'url') : remote;
   const encoded = file.split('/').map(encodeURIComponent).join('/');
-  const base = `https://${host}/${project}`;
+  // The web pages are served on the https URL's own port, or the standard one for an ssh remote.
+  const base = `https://${host}${transport === 'http' && port !== 443 && port !== 80 ? `:${port}` : ''}/${project}`;
   if (host === 'github.com') return `${base}/blob/${commit}/${encoded}`;
   if (host === 'gitlab.com' || host.startsWith('gitlab.')) return `${base}/-/blob/${commit}/${encoded}`;
   if (host === 'bitbucket.org') return `${base}/src/${commit}/${encoded}`;

@@ -55,3 +55,12 @@ describe('redactCredentials and private keys', () => {
     expect(performance.now() - started).toBeLessThan(1000);
   });
 });
+
+describe('fileWebUrl over ssh', () => {
+  it('links an ssh remote of a known host to its https pages', async () => {
+    const { fileWebUrl } = await import('../../../importers/sources/kinds/git.js');
+    expect(fileWebUrl('git@github.com:acme/docs.git', 'abc', 'a b.md')).toBe('https://github.com/acme/docs/blob/abc/a%20b.md');
+    expect(fileWebUrl('ssh://git@gitlab.example.com:2222/group/docs.git', 'abc', 'x.md')).toBe('https://gitlab.example.com/group/docs/-/blob/abc/x.md');
+    expect(fileWebUrl('https://gitlab.example.com:8443/group/docs.git', 'abc', 'x.md')).toBe('https://gitlab.example.com:8443/group/docs/-/blob/abc/x.md');
+  });
+});
