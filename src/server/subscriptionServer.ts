@@ -45,6 +45,8 @@ interface Session {
   bucket: string;
 }
 
+/** graphql-ws's close code for a connection whose key is refused. */
+const CLOSE_FORBIDDEN = 4403;
 /** graphql-ws's close code for a connection refused by a limit (4429 is "too many requests" in its own range). */
 const CLOSE_RATE_LIMITED = 4429;
 
@@ -58,7 +60,8 @@ function requestErrors(errors: readonly GraphQLError[], code: string): GraphQLEr
 /**
  * graphql-ws on /graphql of the same server and port, under the HTTP endpoint's rules. A connection authenticates
  * once, with the key in connectionParams.authorization ("Bearer …") or the upgrade request's Authorization header,
- * within CAIRN_SUBSCRIPTION_INIT_TIMEOUT_MS; the key is checked again at every subscribe (a revoked key stops there).
+ * within CAIRN_SUBSCRIPTION_INIT_TIMEOUT_MS; the key is checked again at every subscribe and before every event, so a
+ * revoked key starts nothing and its connection closes at its next event.
  * Only subscriptions are served. Each subscribe spends a rate-limit token and gets the static limits, the cost
  * limit with its variables, the variable limits and the introspection rule; connections and keys hold at most
  * CAIRN_SUBSCRIPTIONS_PER_CONNECTION / _PER_KEY open subscriptions. Returns a function that closes every connection.
@@ -160,7 +163,13 @@ export function startSubscriptionServer(options: SubscriptionServerOptions): () 
       },
       onComplete: (ctx, id) => slots.release(ctx.extra, id),
       onClose: (ctx) => slots.releaseAll(ctx.extra),
-      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: format(result.errors) } : result),
+      onNext: async (ctx, _id, _payload, _args, result) => {
+        // A key revoked while its subscriptions run gets no further event: the connection closes instead.
+        const session = sessions.get(ctx.extra);
+        const accepted = session ? await authenticate(session).then(() => true, () => false) : false;
+        if (!accepted) ctx.extra.socket.close(CLOSE_FORBIDDEN, 'Forbidden: the API key is no longer accepted');
+        return result.errors ? { ...result, errors: format(result.errors) } : result;
+      },
       onError: (_ctx, _id, _payload, errors) => format(errors) as never,
     },
     wss,

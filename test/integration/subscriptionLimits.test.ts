@@ -128,13 +128,28 @@ describe('subscription limits over graphql-ws (pglite)', () => {
     expect(code(await first(c, JOB).outcome)).toBe('NOT_FOUND');
   });
 
-  it('stops taking subscriptions from a connection whose key was revoked', async () => {
-    const c = client(keys.revoked);
-    const open = first(c, WATCH);
-    expect(code(await open.outcome)).toBe('OK');
+  it('stops serving a connection whose key was revoked: no new subscription, no further event', async () => {
+    const closes: { code: number; reason: string }[] = [];
+    const c = client(keys.revoked, { on: { closed: (event: unknown) => closes.push(event as { code: number; reason: string }) } });
+    const events: string[] = [];
+    let ended: (reason: unknown) => void = () => {};
+    let started: (value: unknown) => void = () => {};
+    const done = new Promise((resolve) => (ended = resolve));
+    const initial = new Promise((resolve) => (started = resolve));
+    c.subscribe(
+      { query: 'subscription { sourceUpdated(id: "notes") { name tags } }' },
+      { next: (r) => started(events.push(JSON.stringify(r))), error: ended, complete: () => ended('complete') },
+    );
+    await initial;
     const [record] = (await t.services.apiKeys.list()).filter((k) => k.name === 'revoked');
     await t.services.apiKeys.revoke(record!.id);
     expect(code(await first(c, WATCH).outcome)).toBe('UNAUTHENTICATED');
+    // A change of the source would be an event: the connection closes instead of sending it.
+    const seen = events.length;
+    await t.services.sources.update('notes', { tags: ['changed'] });
+    await done;
+    expect(closes.at(-1)).toMatchObject({ code: 4403, reason: 'Forbidden: the API key is no longer accepted' });
+    expect(events.slice(seen).join()).not.toContain('changed');
   });
 
   it('closes a connection that sends a message larger than CAIRN_MAX_BODY_BYTES', async () => {
