@@ -13,6 +13,8 @@ RUN npm run build && npm prune --omit=dev
 FROM node:20-bookworm-slim
 # Listening on every interface: keys are always required (create one with `node dist/src/cli/main.js keys create`).
 ENV NODE_ENV=production CAIRN_HOST=0.0.0.0 CAIRN_AUTH=required CAIRN_PORT=4000 CAIRN_DATA_DIR=/data
+# GIT sources run the git CLI, and ssh for repositories reached with a deploy key.
+RUN apt-get update && apt-get install -y --no-install-recommends git openssh-client ca-certificates && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

@@ -106,6 +106,12 @@ function toConfig(e: Env) {
       cacheDir: path.resolve(e.CAIRN_SOURCES_CACHE_DIR ?? (dataDir === MEMORY_DATA_DIR ? path.join(os.tmpdir(), 'cairn-sources') : path.join(dataDir, 'sources'))),
       tickMs: e.CAIRN_SOURCES_TICK_MS,
     },
+    secrets: {
+      key: e.CAIRN_SECRET_KEY,
+      previousKeys: e.CAIRN_SECRET_KEY_PREVIOUS.split(',')
+        .map((k) => k.trim())
+        .filter((k) => k !== ''),
+    },
     import: importConfig(e),
     auth: { mode: e.CAIRN_AUTH },
     apiKey: e.CAIRN_API_KEY,
@@ -115,6 +121,11 @@ function toConfig(e: Env) {
       maxAliases: e.CAIRN_GRAPHQL_MAX_ALIASES,
       maxDirectives: e.CAIRN_GRAPHQL_MAX_DIRECTIVES,
       maxTokens: e.CAIRN_GRAPHQL_MAX_TOKENS,
+    },
+    subscriptions: {
+      perConnection: e.CAIRN_SUBSCRIPTIONS_PER_CONNECTION,
+      perKey: e.CAIRN_SUBSCRIPTIONS_PER_KEY,
+      initTimeoutMs: e.CAIRN_SUBSCRIPTION_INIT_TIMEOUT_MS,
     },
     rateLimit: { perSecond: e.CAIRN_RATE_LIMIT_PER_SECOND, burst: e.CAIRN_RATE_LIMIT_BURST, failedKeysPerMinute: e.CAIRN_RATE_LIMIT_FAILED_KEYS_PER_MINUTE },
   };
@@ -128,6 +139,8 @@ export type Config = z.output<typeof configSchema>;
 export type EmbeddingConfig = Config['embedding'];
 /** Per-operation GraphQL limits, resolved from `CAIRN_GRAPHQL_MAX_*`. */
 export type GraphqlLimits = Config['graphqlLimits'];
+/** WebSocket subscription limits, resolved from `CAIRN_SUBSCRIPTION*`. */
+export type SubscriptionLimits = Config['subscriptions'];
 /** Importer settings, resolved from `CAIRN_IMPORT_*` and `CAIRN_UPLOAD_*`. */
 export type ImportConfig = Config['import'];
 /** Source settings, resolved from `CAIRN_SOURCES_*`. */

@@ -195,6 +195,13 @@ const access = {
   CAIRN_GRAPHQL_MAX_ALIASES: int(0, 100000).default(30).describe('most aliases in an operation'),
   CAIRN_GRAPHQL_MAX_DIRECTIVES: int(0, 100000).default(30).describe('most directives in an operation'),
   CAIRN_GRAPHQL_MAX_TOKENS: int(1).default(5000).describe("most lexical tokens in an operation's document"),
+  CAIRN_SUBSCRIPTIONS_PER_CONNECTION: int(1, 1000).default(10).describe('most subscriptions one WebSocket connection may hold open at once (`/graphql` over graphql-ws)'),
+  CAIRN_SUBSCRIPTIONS_PER_KEY: int(1, 100_000).default(50).describe(
+    'most subscriptions one API key (or keyless client address) may hold open at once, over all its connections',
+  ),
+  CAIRN_SUBSCRIPTION_INIT_TIMEOUT_MS: int(100, 60_000).default(3000).describe(
+    'how long a new WebSocket connection may take to send its `connection_init` (which carries its API key) before it is closed',
+  ),
   CAIRN_RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).max(1_000_000).default(50).describe(
     'requests per second each API key (or keyless client address) regains; `0` turns the limit off',
   ),
@@ -208,6 +215,15 @@ const sources = {
   CAIRN_SOURCES_FOLDER_ROOT: z.string().trim().optional().describe('FOLDER sources may only read under this folder; unset turns them off ([sources](sources.md))'),
   CAIRN_SOURCES_CACHE_DIR: z.string().trim().min(1).optional().describe('where git clones of GIT sources are kept between syncs (default `<CAIRN_DATA_DIR>/sources`)'),
   CAIRN_SOURCES_TICK_MS: int(0).default(30_000).describe('how often due source schedules are looked for; `0` turns the scheduler off'),
+  CAIRN_SECRET_KEY: optionalString
+    .pipe(z.string().min(32, 'must be at least 32 characters (e.g. `openssl rand -base64 32`)').optional())
+    .describe(
+      'encrypts secrets stored in the database (deploy keys of GIT sources over ssh) with AES-256-GCM; at least 32 random characters. Unset: sources with deploy keys cannot be added or synced ([sources](sources.md#deploy-keys))',
+    ),
+  CAIRN_SECRET_KEY_PREVIOUS: z
+    .string()
+    .default('')
+    .describe('comma-separated former values of `CAIRN_SECRET_KEY`, still accepted for decryption while secrets are sealed again under the new key'),
 };
 
 /** The settings by topic, in the order docs/configuration.md lists them. */

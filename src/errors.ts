@@ -76,16 +76,25 @@ export function redactAndTruncate(value: string): string {
 /** What replaces the user name and password of a URL in text shown or logged (as the importers show URLs). */
 export const HIDDEN_CREDENTIALS = '***';
 
+/** What replaces a private key (a PEM or OpenSSH block, such as a deploy key) in text shown or logged. */
+export const HIDDEN_PRIVATE_KEY = '[private key redacted]';
+
+// A private key block, up to its END line or, cut short, to the end of the text: one pass, as each match ends at
+// the first END line (or consumes the rest).
+const PRIVATE_KEY = /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----|$)/g;
+
 // Where a URL's authority ends: userinfo is everything after "://" up to the last "@" before one of these.
 const AUTHORITY_END = /[/?#\s]/;
 
 /**
- * `text` with the userinfo of every URL in it replaced (`https://user:secret@host/` → `https://***@host/`), so a
+ * `text` with private key blocks hidden and the userinfo of every URL replaced (`https://user:secret@host/` →
+ * `https://***@host/`), so a
  * password typed into a URL never reaches an error message or a log line. One linear pass with no backtracking (a
  * regular expression over 200,000 characters of `a://a://…` would take seconds); it may also hide a little text
  * that only looked like userinfo (`"http://host","a@b"`), which is the safe side.
  */
-export function redactCredentials(text: string): string {
+export function redactCredentials(raw: string): string {
+  const text = raw.includes('PRIVATE KEY-----') ? raw.replace(PRIVATE_KEY, HIDDEN_PRIVATE_KEY) : raw;
   let out = '';
   let copied = 0;
   for (let i = text.indexOf('://'); i !== -1; ) {

@@ -24,6 +24,7 @@ import { MentionLinker } from './graph/mentions/MentionLinker.js';
 import { PostgresMentionIndex } from './graph/mentions/PostgresMentionIndex.js';
 import { OutboxWorker } from './graph/mentions/OutboxWorker.js';
 import { createSafeFetcher, ImportService, SourceService, type Resolver, type SafeFetcher } from '../importers/index.js';
+import { SecretBox } from './shared/secretBox.js';
 
 /** The leader's session advisory lock ("leader" in ASCII, below 2^53 and apart from KeyedLock spaces). */
 const LEADER_LOCK_KEY = 0x6c6561646572;
@@ -129,7 +130,15 @@ async function startImports({ db, documents, graph }: ImportParts, config: Confi
     documents,
     graph,
     imports,
-    runtime: { fetcher, importConfig: config.import, cacheDir: config.sources.cacheDir, folderRoot: config.sources.folderRoot, logger, ...(options.resolve ? { resolve: options.resolve } : {}) },
+    runtime: {
+      fetcher,
+      importConfig: config.import,
+      cacheDir: config.sources.cacheDir,
+      folderRoot: config.sources.folderRoot,
+      secrets: new SecretBox(config.secrets.key, config.secrets.previousKeys),
+      logger,
+      ...(options.resolve ? { resolve: options.resolve } : {}),
+    },
     limits: config,
     logger,
     tickMs: options.importQueue === false ? 0 : config.sources.tickMs,

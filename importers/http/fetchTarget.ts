@@ -67,7 +67,8 @@ export function normalizeAllowList(entries: readonly string[]): AllowList {
 
 /** The port a URL connects to: its own, else its scheme's. */
 function effectivePort(url: URL): number {
-  return url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+  if (url.port) return Number(url.port);
+  return url.protocol === 'https:' ? 443 : url.protocol === 'ssh:' ? 22 : 80;
 }
 
 /** Whether the URL's host, on the URL's port, is allow-listed. */

@@ -2,7 +2,7 @@ import type { Db } from '../../src/db/Db.js';
 import { toDate, toDateOrNull } from '../../src/db/rowValues.js';
 import type { DocumentTypeName } from '../../src/documents/types.js';
 import type { JsonObject } from '../../src/shared/json.js';
-import type { NewSource, SourceConfig, SourceItemRecord, SourceRecord, SourceStatus, SyncCounts } from './types.js';
+import type { NewSource, SourceConfig, SourceItemRecord, SourceRecord, SourceStatus, StoredDeployKey, SyncCounts } from './types.js';
 
 interface SourceRow {
   id: string;
@@ -28,6 +28,8 @@ interface SourceRow {
   skipped_count: number;
   created_at: Date | string;
   updated_at: Date | string;
+  deploy_key: StoredDeployKey | null;
+  ssh_known_hosts: string | null;
 }
 
 function toSource(row: SourceRow): SourceRecord {
@@ -50,6 +52,8 @@ function toSource(row: SourceRow): SourceRecord {
     counts: { added: row.added_count, updated: row.updated_count, removed: row.removed_count, unchanged: row.unchanged_count, skipped: row.skipped_count },
     createdAt: toDate(row.created_at),
     updatedAt: toDate(row.updated_at),
+    deployKey: row.deploy_key,
+    sshKnownHosts: row.ssh_known_hosts,
   };
 }
 
@@ -69,9 +73,21 @@ export class SourceRepository {
 
   async create(id: string, source: NewSource, nextRunAt: Date | null): Promise<SourceRecord> {
     const { rows } = await this.db.query<SourceRow>(
-      `INSERT INTO sources (id, name, kind, config, tags, document_type, schedule, sync_timeout_ms, next_run_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
-      [id, source.name, source.kind, JSON.stringify(source.config), source.tags, source.documentType, source.schedule, source.syncTimeoutMs, nextRunAt],
+      `INSERT INTO sources (id, name, kind, config, tags, document_type, schedule, sync_timeout_ms, next_run_at, deploy_key, ssh_known_hosts)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
+      [
+        id,
+        source.name,
+        source.kind,
+        JSON.stringify(source.config),
+        source.tags,
+        source.documentType,
+        source.schedule,
+        source.syncTimeoutMs,
+        nextRunAt,
+        source.deployKey ? JSON.stringify(source.deployKey) : null,
+        source.sshKnownHosts,
+      ],
     );
     return toSource(rows[0] as SourceRow);
   }
@@ -96,11 +112,33 @@ export class SourceRepository {
   async update(source: SourceRecord, nextRunAt: Date | null): Promise<SourceRecord | undefined> {
     const { rows } = await this.db.query<SourceRow>(
       `UPDATE sources SET name = $2, kind = $3, config = $4, tags = $5, document_type = $6, schedule = $7, sync_timeout_ms = $8,
-                          next_run_at = $9, updated_at = now()
+                          next_run_at = $9, deploy_key = $10, ssh_known_hosts = $11, updated_at = now()
         WHERE id = $1 RETURNING *`,
-      [source.id, source.name, source.kind, JSON.stringify(source.config), source.tags, source.documentType, source.schedule, source.syncTimeoutMs, nextRunAt],
+      [
+        source.id,
+        source.name,
+        source.kind,
+        JSON.stringify(source.config),
+        source.tags,
+        source.documentType,
+        source.schedule,
+        source.syncTimeoutMs,
+        nextRunAt,
+        source.deployKey ? JSON.stringify(source.deployKey) : null,
+        source.sshKnownHosts,
+      ],
     );
     return rows[0] && toSource(rows[0]);
+  }
+
+  /** Records the ssh host keys a source learned on first contact, unless some were recorded meanwhile. */
+  async learnKnownHosts(id: string, knownHosts: string): Promise<void> {
+    await this.db.query('UPDATE sources SET ssh_known_hosts = $2 WHERE id = $1 AND ssh_known_hosts IS NULL', [id, knownHosts]);
+  }
+
+  /** Replaces a deploy key sealed under a previous CAIRN_SECRET_KEY with the same key sealed under the current one. */
+  async resealDeployKey(id: string, stale: StoredDeployKey, fresh: StoredDeployKey): Promise<void> {
+    await this.db.query(`UPDATE sources SET deploy_key = $3 WHERE id = $1 AND deploy_key->'sealed'->>'data' = $2`, [id, stale.sealed.data, JSON.stringify(fresh)]);
   }
 
   async delete(id: string): Promise<boolean> {

@@ -16,6 +16,7 @@ import { openApiDriver } from './kinds/openapi.js';
 import { siteDriver } from './kinds/site.js';
 import { nextRunAfter } from './schedule.js';
 import { SourceRepository, type SyncResult } from './SourceRepository.js';
+import { openDeployKey, resolveSshSettings } from './sshSettings.js';
 import { emptyReport, SourceSyncer, syncTimedOut, type SyncReport } from './SourceSyncer.js';
 import type { SourceRecord } from './types.js';
 import { validateNewSource, validateSourcePatch, type RawSourceInput } from './validateSource.js';
@@ -68,7 +69,7 @@ export class SourceService {
       writer: { documents: deps.documents, graph: deps.graph, limits: deps.limits },
       specGuard: deps.imports.specGuard,
       runtime: deps.runtime,
-      drivers: driverFor,
+      drivers: (source) => driverFor(source, this.deps.runtime, this.repository),
       logger: deps.logger,
     });
     const executor: SourceSyncExecutor = (job, request, context) => this.runSync(job, request.sourceId, context);
@@ -111,8 +112,10 @@ export class SourceService {
     const source = validateNewSource(raw, { folderRoot: this.deps.runtime.folderRoot });
     if (source.kind === 'GIT') await this.refuseBlockedGitHost(source.config.url);
     if (await this.repository.getByName(source.name)) throw nameTaken(source.name);
+    const id = randomUUID();
+    const ssh = await resolveSshSettings(id, source, raw, undefined, this.deps.runtime.secrets);
     try {
-      return await this.repository.create(randomUUID(), source, nextRunAfter(source.schedule, this.now()));
+      return await this.repository.create(id, { ...source, ...ssh }, nextRunAfter(source.schedule, this.now()));
     } catch (err) {
       if (/sources_name_key|unique/i.test((err as Error).message)) throw nameTaken(source.name);
       throw err;
@@ -125,7 +128,9 @@ export class SourceService {
     const patch = validateSourcePatch(source, raw, { folderRoot: this.deps.runtime.folderRoot });
     if (patch.config?.kind === 'GIT') await this.refuseBlockedGitHost(patch.config.config.url);
     if (patch.name !== undefined && patch.name !== source.name && (await this.repository.getByName(patch.name))) throw nameTaken(patch.name);
-    const next: SourceRecord = { ...source, ...(patch.config ?? {}), ...withoutConfig(patch) } as SourceRecord;
+    const config = patch.config ?? { kind: source.kind, config: source.config };
+    const ssh = await resolveSshSettings(source.id, config as typeof source, raw, { config: source, ssh: source }, this.deps.runtime.secrets);
+    const next: SourceRecord = { ...source, ...(patch.config ?? {}), ...withoutConfig(patch), ...ssh } as SourceRecord;
     const nextRunAt = patch.schedule !== undefined ? nextRunAfter(next.schedule, this.now()) : source.nextRunAt;
     const updated = await this.repository.update(next, nextRunAt);
     if (!updated) throw notFound('Source', id);
@@ -279,12 +284,16 @@ function nameTaken(name: string): AppError {
 }
 
 /** The sync of each kind. */
-function driverFor(source: SourceRecord): SourceDriver {
+function driverFor(source: SourceRecord, runtime: SourceRuntime, repository: SourceRepository): SourceDriver {
   switch (source.kind) {
     case 'FOLDER':
       return folderDriver(source.config);
     case 'GIT':
-      return gitDriver(source.config, source.id);
+      return gitDriver(source.config, source.id, {
+        privateKey: () => openDeployKey(source, runtime.secrets, repository),
+        knownHosts: source.sshKnownHosts,
+        learn: (knownHosts) => repository.learnKnownHosts(source.id, knownHosts),
+      });
     case 'OPENAPI':
       return openApiDriver(source.config);
     case 'SITE':

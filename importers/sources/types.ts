@@ -1,5 +1,6 @@
 import type { DocumentTypeName } from '../../src/documents/types.js';
 import type { JsonObject } from '../../src/shared/json.js';
+import type { SealedSecret } from '../../src/shared/secretBox.js';
 
 /** Where a source's documents come from. */
 export type SourceKind = 'GIT' | 'SITE' | 'OPENAPI' | 'FOLDER';
@@ -7,7 +8,7 @@ export type SourceKind = 'GIT' | 'SITE' | 'OPENAPI' | 'FOLDER';
 /** Where a source stands after its last sync. */
 export type SourceStatus = 'NEVER_SYNCED' | 'SYNCING' | 'SUCCEEDED' | 'PARTIAL' | 'FAILED';
 
-/** A git repository: https URL, branch, include/exclude globs over repository paths. */
+/** A git repository: https or ssh URL, branch, include/exclude globs over repository paths. */
 export interface GitConfig {
   url: string;
   branch: string;
@@ -46,6 +47,20 @@ export type SourceConfig =
   | { kind: 'OPENAPI'; config: OpenApiConfig }
   | { kind: 'FOLDER'; config: FolderConfig };
 
+/** The deploy key of a GIT source over ssh: the private key sealed at rest, its public half in clear. */
+export interface StoredDeployKey {
+  sealed: SealedSecret;
+  publicKey: string;
+  fingerprint: string;
+}
+
+/** What a GIT source over ssh logs in with and which host keys it trusts; null for other sources. */
+export interface SshSettings {
+  deployKey: StoredDeployKey | null;
+  /** known_hosts lines: given with the source, or learned on its first sync. */
+  sshKnownHosts: string | null;
+}
+
 /** Counts of one sync, by document. */
 export interface SyncCounts {
   added: number;
@@ -57,7 +72,8 @@ export interface SyncCounts {
 }
 
 /** A registered source as stored. */
-export type SourceRecord = SourceConfig & {
+export type SourceRecord = SourceConfig &
+  SshSettings & {
   id: string;
   name: string;
   tags: string[];
@@ -86,7 +102,8 @@ export interface SourceItemRecord {
 }
 
 /** A validated new source. */
-export type NewSource = SourceConfig & {
+export type NewSource = SourceConfig &
+  SshSettings & {
   name: string;
   tags: string[];
   documentType: DocumentTypeName | null;
@@ -102,4 +119,6 @@ export interface SourcePatch {
   documentType?: DocumentTypeName | null;
   schedule?: string | null;
   syncTimeoutMs?: number;
+  deployKey?: StoredDeployKey | null;
+  sshKnownHosts?: string | null;
 }

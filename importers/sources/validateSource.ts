@@ -3,6 +3,7 @@ import { validateTags } from '../../src/documents/tagExpression.js';
 import { DOCUMENT_TYPES, type DocumentTypeName } from '../../src/documents/types.js';
 import { badInput } from '../../src/errors.js';
 import { validateImportUrl } from '../validateImportInput.js';
+import { parseGitRemote } from './kinds/gitRemote.js';
 import { validateSchedule } from './schedule.js';
 import type { NewSource, SourceConfig, SourceKind, SourcePatch, SourceRecord } from './types.js';
 
@@ -25,6 +26,10 @@ export interface RawSourceInput {
   documentType?: string | null;
   schedule?: string | null;
   syncTimeoutSeconds?: number | null;
+  /** GIT over ssh: the private deploy key (stored sealed, never returned); "" or null on update removes it. */
+  deployKey?: string | null;
+  /** GIT over ssh: known_hosts lines of the host; "" on update forgets them (the next sync learns the key again). */
+  sshKnownHosts?: string | null;
 }
 
 /** What validation needs from the configuration. */
@@ -79,7 +84,7 @@ function kindConfig(kind: SourceKind, raw: RawSourceInput, prefix: string, limit
     case 'GIT': {
       const branch = (raw.branch ?? 'main').trim();
       if (!BRANCH.test(branch)) throw badInput(f('branch'), `"${branch.slice(0, 100)}" is not a branch name (letters, digits, ".", "_", "-", "/")`);
-      return { kind, config: { url: httpUrl(raw.url, f('url')), branch, include: globs(raw.include, f('include'), ['**']), exclude: globs(raw.exclude, f('exclude'), []) } };
+      return { kind, config: { url: parseGitRemote(raw.url, f('url')).url, branch, include: globs(raw.include, f('include'), ['**']), exclude: globs(raw.exclude, f('exclude'), []) } };
     }
     case 'SITE': {
       const url = httpUrl(raw.url, f('url'));
@@ -129,6 +134,9 @@ export function validateNewSource(raw: RawSourceInput, limits: SourceLimits, pre
     documentType: validateType(raw.documentType, `${prefix}.documentType`),
     schedule: validateSchedule(raw.schedule, `${prefix}.schedule`),
     syncTimeoutMs: intIn(raw.syncTimeoutSeconds, `${prefix}.syncTimeoutSeconds`, 1, 86_400, DEFAULT_TIMEOUT_S) * 1000,
+    // Set by the service once the key is checked and sealed (sshSettings.ts).
+    deployKey: null,
+    sshKnownHosts: null,
   };
 }
 

@@ -1,3 +1,5 @@
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
 import { AppError, ErrorCode } from '../errors.js';
 import { CliError } from './cliErrors.js';
 
@@ -29,6 +31,39 @@ export class ServerClient {
     if (first) throw this.errorOf(first);
     if (!res.ok || !body?.data) throw new CliError(`the server at ${this.url} answered HTTP ${res.status} without data`);
     return body.data;
+  }
+
+  /** Runs one subscription over graphql-ws (ws://…/graphql, same key) until it completes, handing each result to `onNext`. */
+  async subscribe<T>(query: string, variables: Record<string, unknown>, onNext: (data: T) => void): Promise<void> {
+    const client = createClient({
+      url: `${this.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      lazy: true,
+      retryAttempts: 0,
+      connectionParams: this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {},
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        client.subscribe<T>(
+          { query, variables },
+          {
+            next: (result) => {
+              const wire = (result.errors as WireError[] | undefined)?.[0];
+              if (wire) reject(this.errorOf(wire));
+              else onNext(result.data as T);
+            },
+            error: (err) => {
+              const wire = Array.isArray(err) ? (err[0] as WireError | undefined) : undefined;
+              const closed = err as { code?: number; reason?: string };
+              reject(wire ? this.errorOf(wire) : new CliError(`the subscription to ${this.url} was closed (${closed.code ?? '?'} ${closed.reason ?? ''}); is the API key right?`));
+            },
+            complete: resolve,
+          },
+        );
+      });
+    } finally {
+      await client.dispose();
+    }
   }
 
   /** POST /v1/uploads: stores one file on the server and returns its upload id (for importUpload). */

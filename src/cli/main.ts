@@ -16,6 +16,7 @@ import { reindexCommand } from './reindexCommand.js';
 import { remoteImport, remoteKeys, remoteStats } from './remoteCommands.js';
 import { serve } from './serve.js';
 import { ServerClient } from './ServerClient.js';
+import { remoteSources } from './remoteSources.js';
 import { sourcesCommand, type SourcesCommandOptions } from './sourcesCommand.js';
 
 const USAGE = `Usage: cairn <command> [options]
@@ -43,7 +44,7 @@ Commands:
   keys revoke <id>      revoke a key at once
   sources add <name> --kind GIT|SITE|OPENAPI|FOLDER [--url U] [--branch B] [--include G]… [--exclude G]…
         [--path P] [--sitemap U] [--prefix P] [--max-pages N] [--concurrency N] [--delay-ms N]
-        [--tag T]… [--type T] [--schedule CRON] [--timeout SECONDS]
+        [--tag T]… [--type T] [--schedule CRON] [--timeout SECONDS] [--deploy-key FILE] [--known-hosts FILE]
                         register a source that syncs on its schedule (see docs/sources.md)
   sources list [--json] list sources: kind, status, documents, schedule, last and next run
   sources sync <name>   sync a source now, with progress; exit 1 unless every item synced
@@ -99,6 +100,8 @@ function parseCommandLine(argv: string[]) {
       'max-pages': { type: 'string' },
       concurrency: { type: 'string' },
       'delay-ms': { type: 'string' },
+      'deploy-key': { type: 'string' },
+      'known-hosts': { type: 'string' },
       schedule: { type: 'string' },
       timeout: { type: 'string' },
       'keep-documents': { type: 'boolean', default: false },
@@ -132,6 +135,8 @@ function sourcesOptions(values: CliOptions): SourcesCommandOptions {
     maxPages: values['max-pages'],
     concurrency: values.concurrency,
     delayMs: values['delay-ms'],
+    deployKeyFile: values['deploy-key'],
+    knownHostsFile: values['known-hosts'],
     tags: values.tag,
     type: values.type,
     schedule: values.schedule,
@@ -179,8 +184,10 @@ async function main(argv: string[]): Promise<number> {
       const request = await buildImportRequest(positionals.slice(1), config, opts);
       return client ? remoteImport(client, request, values.json) : importCommand(config, logger, request, opts);
     }
-    case 'sources':
-      return sourcesCommand(config, logger, positionals.slice(1), sourcesOptions(values));
+    case 'sources': {
+      const sourceOptions = sourcesOptions(values);
+      return client ? remoteSources(client, positionals.slice(1), sourceOptions) : sourcesCommand(config, logger, positionals.slice(1), sourceOptions);
+    }
     case 'keys': {
       const action = parseKeysAction(positionals.slice(1), { json: values.json, role: values.role, name: values.name, force: values.force });
       return client ? remoteKeys(client, action, values.json) : keysCommand(config, action, values.json);

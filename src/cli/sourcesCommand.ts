@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { SourceRecord } from '../../importers/index.js';
 import type { RawSourceInput } from '../../importers/index.js';
 import type { Config } from '../config.js';
@@ -24,12 +25,15 @@ export interface SourcesCommandOptions {
   type?: string | undefined;
   schedule?: string | undefined;
   timeout?: string | undefined;
+  /** A file holding the private deploy key of a GIT source over ssh (a key never goes on the command line). */
+  deployKeyFile?: string | undefined;
+  knownHostsFile?: string | undefined;
   keepDocuments: boolean;
 }
 
-const USAGE =
+export const USAGE =
   'usage: cairn sources add <name> --kind GIT|SITE|OPENAPI|FOLDER [--url U] [--branch B] [--include G]… [--exclude G]… [--path P] ' +
-  '[--sitemap U] [--prefix P] [--max-pages N] [--concurrency N] [--delay-ms N] [--tag T]… [--type T] [--schedule S] [--timeout SECONDS] ' +
+  '[--sitemap U] [--prefix P] [--max-pages N] [--concurrency N] [--delay-ms N] [--tag T]… [--type T] [--schedule S] [--timeout SECONDS] [--deploy-key FILE] [--known-hosts FILE] ' +
   '| sources list [--json] | sources sync <name|id> [--json] | sources remove <name|id> [--keep-documents]';
 
 function int(raw: string | undefined, flag: string): number | undefined {
@@ -38,8 +42,17 @@ function int(raw: string | undefined, flag: string): number | undefined {
   return Number(raw);
 }
 
+function readOption(file: string | undefined, flag: string): string | null {
+  if (file === undefined) return null;
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`${flag}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+}
+
 /** The flags of `sources add` as a source input. */
-function rawInput(name: string, o: SourcesCommandOptions): RawSourceInput {
+export function rawInput(name: string, o: SourcesCommandOptions): RawSourceInput {
   const kind = o.kind?.toUpperCase();
   if (!kind) throw new UsageError(`sources add needs --kind GIT, SITE, OPENAPI or FOLDER; ${USAGE}`);
   return {
@@ -59,6 +72,8 @@ function rawInput(name: string, o: SourcesCommandOptions): RawSourceInput {
     documentType: o.type?.toLowerCase() ?? null,
     schedule: o.schedule ?? null,
     syncTimeoutSeconds: int(o.timeout, '--timeout') ?? null,
+    deployKey: readOption(o.deployKeyFile, '--deploy-key'),
+    sshKnownHosts: readOption(o.knownHostsFile, '--known-hosts'),
   };
 }
 
@@ -70,6 +85,7 @@ function toJson(s: SourceRecord, documentCount?: number) {
     name: s.name,
     kind: s.kind,
     config: s.config,
+    ...(s.deployKey ? { deployKeyPublicKey: s.deployKey.publicKey, deployKeyFingerprint: s.deployKey.fingerprint } : {}),
     tags: s.tags,
     schedule: s.schedule,
     status: s.status,
@@ -100,7 +116,7 @@ export async function sourcesCommand(config: Config, logger: Logger, args: strin
     switch (action) {
       case 'add': {
         const source = await sources.create(rawInput(target as string, opts));
-        process.stdout.write(opts.json ? `${JSON.stringify(toJson(source))}\n` : `Added ${source.kind} source "${source.name}" (${source.id}); ${source.schedule ? `next sync ${iso(source.nextRunAt)}` : 'it syncs on request: cairn sources sync'}.\n`);
+        process.stdout.write(opts.json ? `${JSON.stringify(toJson(source))}\n` : `Added ${source.kind} source "${source.name}" (${source.id}); ${source.schedule ? `next sync ${iso(source.nextRunAt)}` : 'it syncs on request: cairn sources sync'}.\n${source.deployKey ? `Its deploy key (add it to the repository's deploy keys, read-only): ${source.deployKey.publicKey}\n` : ''}`);
         return 0;
       }
       case 'list': {

@@ -88,7 +88,7 @@ export function costLimitPlugin(options: CostOptions): ApolloServerPlugin<GraphQ
 }
 
 /** The operation's cost when it passes `maxCost`, else undefined. */
-function estimatedCost(schema: GraphQLSchema, document: DocumentNode, variables: Readonly<Record<string, unknown>>, operation: OperationDefinitionNode, maxCost: number): number | undefined {
+export function estimatedCost(schema: GraphQLSchema, document: DocumentNode, variables: Readonly<Record<string, unknown>>, operation: OperationDefinitionNode, maxCost: number): number | undefined {
   // Only the operation that runs (and the fragments) is costed, as armor costs each operation on its own.
   const single: DocumentNode = { ...document, definitions: document.definitions.filter((d) => d.kind !== Kind.OPERATION_DEFINITION || d === operation) };
   let found: number | undefined;

@@ -63,14 +63,20 @@ export function usesIntrospection(document: DocumentNode): boolean {
   return found;
 }
 
+/** FORBIDDEN when a principal below admin introspects the schema, else undefined. */
+export function introspectionRefusal(document: DocumentNode, role: string): AppError | undefined {
+  if (role === 'admin' || !usesIntrospection(document)) return undefined;
+  return new AppError(ErrorCode.FORBIDDEN, 'Schema introspection (__schema, __type) needs the admin role.', { requiredRole: 'admin' });
+}
+
 /** Refuses schema introspection to every role but admin (the local principal is admin while auth is off). */
 export function introspectionGuard(): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart() {
       return {
         async didResolveOperation({ document, contextValue }) {
-          if (contextValue.principal.role === 'admin' || !usesIntrospection(document)) return;
-          const error = new AppError(ErrorCode.FORBIDDEN, 'Schema introspection (__schema, __type) needs the admin role.', { requiredRole: 'admin' });
+          const error = introspectionRefusal(document, contextValue.principal.role);
+          if (!error) return;
           throw new GraphQLError(error.message, { originalError: error, extensions: { http: { status: 403 } } });
         },
       };

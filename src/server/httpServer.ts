@@ -70,8 +70,10 @@ async function createAccessControl(services: Services, exposed: boolean, clock: 
   const { perSecond, burst, failedKeysPerMinute } = config.rateLimit;
   // Turning the rate limit off (either setting 0) turns the failed-key budget off too.
   const failedKeys = perSecond > 0 && burst > 0 ? failedKeysPerMinute : 0;
-  const guard = createGuard(authenticator, new RateLimiter(perSecond, burst, clock), new RateLimiter(failedKeys / 60, failedKeys, clock));
-  return { authenticator, guard };
+  const limiter = new RateLimiter(perSecond, burst, clock);
+  const failedKeyLimiter = new RateLimiter(failedKeys / 60, failedKeys, clock);
+  const guard = createGuard(authenticator, limiter, failedKeyLimiter);
+  return { authenticator, guard, limiter, failedKeyLimiter };
 }
 
 interface ApolloParts {
@@ -169,7 +171,7 @@ export async function startHttpServer(
 ): Promise<RunningServer> {
   const { config, logger } = services;
   const exposed = await checkExposure(services, host);
-  const { authenticator, guard } = await createAccessControl(services, exposed, clock);
+  const { authenticator, guard, limiter, failedKeyLimiter } = await createAccessControl(services, exposed, clock);
   const typeDefs = loadTypeDefs();
   const armor = armorProtection(config.graphqlLimits);
 
@@ -184,7 +186,11 @@ export async function startHttpServer(
     resolvers: secured,
     authenticator,
     validationRules: armor.validationRules,
-    maxTokens: config.graphqlLimits.maxTokens,
+    graphqlLimits: config.graphqlLimits,
+    subscriptionLimits: config.subscriptions,
+    limiter,
+    failedKeys: failedKeyLimiter,
+    maxPayloadBytes: config.maxBodyBytes,
     logger,
   });
   const apollo = createApollo({ httpServer, typeDefs, resolvers: secured, armor, logger });

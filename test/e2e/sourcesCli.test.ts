@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { runCli } from '../helpers/cli.js';
+import { runCli, startCliServer } from '../helpers/cli.js';
+import { createSshGitRepo, newKeyPair, sshdUnderTest } from '../helpers/sshGitServer.js';
 
 const lastJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1) as string) as Record<string, unknown>;
 
@@ -48,4 +49,49 @@ describe('cairn sources', () => {
     expect(removed.code).toBe(0);
     expect(removed.stdout).toMatch(/0 document\(s\) removed, 1 kept/);
   }, 400_000); // six CLI processes, each opening the embedded store
+
+  it('works through the server that holds the data folder, following a sync over the subscription', async () => {
+    const held = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-sources-held-'));
+    const heldEnv = { ...env(), CAIRN_DATA_DIR: held, CAIRN_SOURCES_TICK_MS: '0' };
+    const server = await startCliServer(heldEnv);
+    try {
+      const added = await runCli(['sources', 'add', 'handbook', '--kind', 'folder', '--path', 'handbook', '--json'], heldEnv);
+      expect(added.stderr).toContain(`the server at ${server.url}`);
+      expect(lastJson(added.stdout)).toMatchObject({ name: 'handbook', kind: 'FOLDER', status: 'NEVER_SYNCED' });
+      const synced = await runCli(['sources', 'sync', 'handbook', '--json'], heldEnv);
+      expect(synced.code).toBe(0);
+      const events = synced.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(events.filter((e) => e.event === 'progress').at(-1)).toMatchObject({ unit: 'items', done: 1, total: 1 });
+      expect(lastJson(synced.stdout)).toMatchObject({ event: 'summary', jobStatus: 'SUCCEEDED', status: 'SUCCEEDED', counts: { added: 1 } });
+      const listed = await runCli(['sources', 'list', '--json'], heldEnv);
+      expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ name: 'handbook', documentCount: 1 })]);
+      const removed = await runCli(['sources', 'remove', 'handbook'], heldEnv);
+      expect(removed.stdout).toMatch(/1 document\(s\) removed, 0 kept/);
+    } finally {
+      server.child.kill('SIGTERM');
+      await new Promise((resolve) => server.child.once('exit', resolve));
+      fs.rmSync(held, { recursive: true, force: true });
+    }
+  }, 400_000);
+
+  const sshd = sshdUnderTest();
+  (sshd ? it : it.skip)('adds a git source over ssh with its deploy key read from a file, and syncs it', async () => {
+    const repo = createSshGitRepo(sshd!);
+    const key = newKeyPair();
+    repo.authorize(key.publicKey);
+    repo.commit({ 'docs/run.md': '# Runbook\n\nRestart the service.' });
+    const keyFile = path.join(root, 'deploy_key');
+    fs.writeFileSync(keyFile, key.privateKey, { mode: 0o600 });
+    const sshEnv = { ...env(), CAIRN_SECRET_KEY: 'a-cli-test-secret-key-of-32-characters-or-more', CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: `127.0.0.1:${sshd!.port}` };
+    try {
+      const added = await runCli(['sources', 'add', 'private', '--kind', 'git', '--url', repo.url, '--deploy-key', keyFile, '--json'], sshEnv);
+      expect(added.code).toBe(0);
+      expect(added.stdout).not.toContain('PRIVATE KEY');
+      expect(lastJson(added.stdout)).toMatchObject({ name: 'private', deployKeyPublicKey: key.publicKey.trim(), deployKeyFingerprint: expect.stringMatching(/^SHA256:/) });
+      const synced = await runCli(['sources', 'sync', 'private', '--json'], sshEnv);
+      expect(lastJson(synced.stdout)).toMatchObject({ event: 'summary', status: 'SUCCEEDED', counts: { added: 1 } });
+    } finally {
+      repo.close();
+    }
+  }, 400_000);
 });

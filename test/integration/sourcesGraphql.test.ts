@@ -72,4 +72,20 @@ describe.each(dbTargets())('sources over GraphQL ($name)', (target) => {
     const gone = await t.gql<{ source: unknown; documents: { totalCount: number } }>('query($id: ID!) { source(id: $id) { id } documents { totalCount } }', { id });
     expect(gone.data).toEqual({ source: null, documents: { totalCount: 1 } });
   });
+
+  it('never answers with a deploy key, even one sent in an input GraphQL refuses', async () => {
+    const key = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQsecretbody\n-----END OPENSSH PRIVATE KEY-----';
+    const refused = await t.gql('mutation($input: CreateSourceInput!) { createSource(input: $input) { id } }', {
+      input: { name: 'leaky', kind: 'GIT', url: 'git@github.com:acme/private.git', deployKey: key, notAField: 1 },
+    });
+    expect(refused.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(JSON.stringify(refused)).not.toContain('secretbody');
+    const badKey = await t.gql('mutation($input: CreateSourceInput!) { createSource(input: $input) { id } }', {
+      input: { name: 'leaky', kind: 'FOLDER', path: 'guides', deployKey: key },
+    });
+    expect(badKey.errors?.[0]?.message).toMatch(/^input\.deployKey: only GIT sources over ssh take one/);
+    expect(JSON.stringify(badKey)).not.toContain('secretbody');
+    const fields = await t.gql<{ __type: { fields: { name: string }[] } }>('{ __type(name: "Source") { fields { name } } }');
+    expect(fields.data!.__type.fields.map((f) => f.name).filter((n) => /key|secret/i.test(n))).toEqual(['deployKeyPublicKey', 'deployKeyFingerprint']);
+  });
 });

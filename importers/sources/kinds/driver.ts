@@ -1,5 +1,6 @@
 import type { ImportConfig } from '../../../src/config.js';
 import type { JsonObject } from '../../../src/shared/json.js';
+import type { SecretBox } from '../../../src/shared/secretBox.js';
 import type { Logger } from '../../../src/logger.js';
 import type { SafeFetcher } from '../../http/SafeFetcher.js';
 import type { Resolver } from '../../http/fetchTarget.js';
@@ -40,6 +41,8 @@ export interface SourceRuntime {
   cacheDir: string;
   /** The only folder FOLDER sources may read under; undefined allows none. */
   folderRoot: string | undefined;
+  /** Seals and opens deploy keys (CAIRN_SECRET_KEY); absent, none can be stored or used. */
+  secrets?: SecretBox;
   /** Resolves host names for the git address check (tests inject names); default: the system resolver. */
   resolve?: Resolver;
   logger: Logger;

@@ -8,6 +8,16 @@ import { documentIdForFile, planFile } from '../../pipeline/planSources.js';
 import type { GitConfig } from '../types.js';
 import type { DriverContext, SourceDriver, SyncItem } from './driver.js';
 import { git, listTree } from './gitCli.js';
+import { parseGitRemote, repositoryName, type GitRemote } from './gitRemote.js';
+import { openSshSession, sshFailure, type SshSession } from './gitSsh.js';
+
+/** How a GIT source over ssh logs in: its deploy key (opened for one sync) and the host keys it trusts. */
+export interface GitSshAccess {
+  privateKey(): Promise<string>;
+  knownHosts: string | null;
+  /** Records the host keys learned on a first contact. */
+  learn(knownHosts: string): Promise<void>;
+}
 
 const EXTENSIONS = new Set(SUPPORTED_FILE_EXTENSIONS.map((e) => e.toLowerCase()));
 
@@ -16,17 +26,17 @@ const EXTENSIONS = new Set(SUPPORTED_FILE_EXTENSIONS.map((e) => e.toLowerCase())
  * fingerprint: a file whose blob is the one last synced is unchanged, so a sync imports only what changed since the
  * last synced commit, and the documents of deleted files go.
  */
-export function gitDriver(config: GitConfig, sourceId: string): SourceDriver {
+export function gitDriver(config: GitConfig, sourceId: string, ssh?: GitSshAccess): SourceDriver {
   let commit = '';
   return {
     async *items(context: DriverContext): AsyncIterable<SyncItem> {
       const dir = path.join(context.runtime.cacheDir, 'git', sourceId);
-      const pin = await vetGitUrl(config.url, context.runtime.importConfig.allowPrivateHosts, context.runtime.resolve);
-      commit = await fetchBranch(dir, config, pin, context.signal);
+      const { remote, pin } = await vetGitUrl(config.url, context.runtime.importConfig.allowPrivateHosts, context.runtime.resolve);
+      commit = await fetchBranch(dir, config, remote, pin, ssh, context);
       const files = (await listTree(dir, commit, context.signal)).filter((f) => selected(f.path, config));
       context.setTotal(files.length);
       const cap = context.runtime.importConfig.uploadMaxBytes;
-      const repo = repositoryName(config.url);
+      const repo = repositoryName(remote);
       for (const file of files) {
         yield {
           key: file.path,
@@ -37,7 +47,7 @@ export function gitDriver(config: GitConfig, sourceId: string): SourceDriver {
             if (size > cap) throw new AppError(ErrorCode.IMPORT_TOO_LARGE, `${file.path} is ${size} bytes; the limit is ${cap} (CAIRN_UPLOAD_MAX_BYTES)`, { size, limit: cap });
             const bytes = await git(['cat-file', 'blob', file.blob], { cwd: dir, maxBuffer: cap + 1024 });
             const id = documentIdForFile(`${repo}/${file.path}`).replace(/^file:/, 'git:');
-            const webUrl = fileWebUrl(config.url, commit, file.path);
+            const webUrl = fileWebUrl(remote, commit, file.path);
             const metadata = { repository: config.url, branch: config.branch, commit, path: file.path, ...(webUrl ? { webUrl } : {}) };
             const defaults = { ...context.defaults, source: webUrl ?? `${config.url}#${file.path}`, metadata: { ...context.defaults.metadata, ...metadata } };
             const plan = await planFile({ fileName: path.posix.basename(file.path), bytes }, id, defaults, context.planDeps, file.path);
@@ -57,21 +67,30 @@ function selected(file: string, config: GitConfig): boolean {
   return config.include.some(match) && !config.exclude.some(match);
 }
 
-/**
- * Refuses a repository URL whose host resolves to a blocked address (see importers/http/addressPolicy.ts), unless it
- * is allow-listed; returns the `http.curloptResolve` entry that pins git to the addresses checked.
- */
-export async function vetGitUrl(raw: string, allowPrivateHosts: readonly string[], resolve = systemResolver): Promise<string | undefined> {
-  const url = checkUrl(raw);
-  const target = await vetTarget(url, normalizeAllowList(allowPrivateHosts), resolve);
-  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-  const address = target.addresses[0];
-  if (!address || address.address === target.hostname) return undefined;
-  return `${target.hostname}:${port}:${address.family === 6 ? `[${address.address}]` : address.address}`;
+/** Where git may connect for a remote: the address checked (ssh's HostName), as curl's resolve entry for http. */
+interface GitPin {
+  address: string | undefined;
+  curloptResolve: string | undefined;
 }
 
-/** Shallow-fetches the branch into `dir` (created on first use) and returns its commit. */
-async function fetchBranch(dir: string, config: GitConfig, pin: string | undefined, signal: AbortSignal): Promise<string> {
+/**
+ * Refuses a repository URL whose host resolves to a blocked address (see importers/http/addressPolicy.ts), unless it
+ * is allow-listed (the port counts, as for every fetch); returns the remote and the address git is pinned to.
+ */
+export async function vetGitUrl(raw: string, allowPrivateHosts: readonly string[], resolve = systemResolver): Promise<{ remote: GitRemote; pin: GitPin }> {
+  const remote = parseGitRemote(raw, 'url');
+  const host = remote.host.includes(':') ? `[${remote.host}]` : remote.host;
+  const url = remote.transport === 'http' ? checkUrl(raw) : new URL(`ssh://${host}:${remote.port}/`);
+  const target = await vetTarget(url, normalizeAllowList(allowPrivateHosts), resolve);
+  const address = target.addresses[0];
+  if (!address || address.address === target.hostname) return { remote, pin: { address: undefined, curloptResolve: undefined } };
+  const shown = address.family === 6 ? `[${address.address}]` : address.address;
+  return { remote, pin: { address: address.address, curloptResolve: `${target.hostname}:${remote.port}:${shown}` } };
+}
+
+/** Shallow-fetches the branch into `dir` (created on first use) and returns its commit; over ssh with the deploy key. */
+async function fetchBranch(dir: string, config: GitConfig, remote: GitRemote, pin: GitPin, ssh: GitSshAccess | undefined, context: DriverContext): Promise<string> {
+  const { signal } = context;
   const exists = await stat(path.join(dir, 'HEAD')).then(
     () => true,
     () => false,
@@ -81,30 +100,35 @@ async function fetchBranch(dir: string, config: GitConfig, pin: string | undefin
     await git(['init', '--bare', '-q', dir], { signal });
   }
   const ref = `refs/remotes/origin/${config.branch}`;
-  const extraConfig = pin ? [`http.curloptResolve=${pin}`] : [];
-  await git(['fetch', '-q', '--depth', '1', '--no-tags', config.url, `+refs/heads/${config.branch}:${ref}`], { cwd: dir, signal, extraConfig }).catch((err: unknown) => {
-    if (err instanceof AppError && /couldn't find remote ref|not found/i.test(err.message)) {
-      throw new AppError(ErrorCode.NOT_FOUND, `the repository ${config.url} has no branch "${config.branch}"`, { url: config.url, branch: config.branch });
+  let session: SshSession | undefined;
+  try {
+    if (remote.transport === 'ssh') {
+      if (!ssh) throw new AppError(ErrorCode.BAD_USER_INPUT, `the repository ${config.url} is reached over ssh, which needs the source's deploy key`);
+      session = await openSshSession(remote, await ssh.privateKey(), ssh.knownHosts, pin.address, context.runtime.importConfig.connectTimeoutMs);
     }
-    throw err;
-  });
+    const extraConfig = session ? ['protocol.ssh.allow=always'] : pin.curloptResolve ? [`http.curloptResolve=${pin.curloptResolve}`] : [];
+    await git(['fetch', '-q', '--depth', '1', '--no-tags', config.url, `+refs/heads/${config.branch}:${ref}`], { cwd: dir, signal, extraConfig, env: session?.env ?? {} }).catch((err: unknown) => {
+      if (err instanceof AppError && /couldn't find remote ref|not found/i.test(err.message)) {
+        throw new AppError(ErrorCode.NOT_FOUND, `the repository ${config.url} has no branch "${config.branch}"`, { url: config.url, branch: config.branch });
+      }
+      throw sshFailure(err, remote);
+    });
+    const learned = session && ssh && !ssh.knownHosts ? (await session.knownHosts()).trim() : '';
+    if (learned) await ssh?.learn(`${learned}\n`);
+  } finally {
+    await session?.dispose();
+  }
   return (await git(['rev-parse', ref], { cwd: dir, signal })).toString().trim();
 }
 
-/** "host/owner/repo" of a repository URL, for document ids. */
-function repositoryName(raw: string): string {
-  const url = new URL(raw);
-  return `${url.host}${url.pathname.replace(/\.git$/, '').replace(/\/+$/, '')}`;
-}
-
 /** The web page of a file at a commit on hosts whose URL pattern is known (GitHub, GitLab, Bitbucket), else undefined. */
-export function fileWebUrl(raw: string, commit: string, file: string): string | undefined {
-  const url = new URL(raw);
-  const project = url.pathname.replace(/\.git$/, '').replace(/\/+$/, '');
+export function fileWebUrl(remote: GitRemote | string, commit: string, file: string): string | undefined {
+  const { host, port, transport, project } = typeof remote === 'string' ? parseGitRemote(remote, 'url') : remote;
   const encoded = file.split('/').map(encodeURIComponent).join('/');
-  const base = `https://${url.host}${project}`;
-  if (url.hostname === 'github.com') return `${base}/blob/${commit}/${encoded}`;
-  if (url.hostname === 'gitlab.com' || url.hostname.startsWith('gitlab.')) return `${base}/-/blob/${commit}/${encoded}`;
-  if (url.hostname === 'bitbucket.org') return `${base}/src/${commit}/${encoded}`;
+  // The web pages are served on the https URL's own port, or the standard one for an ssh remote.
+  const base = `https://${host}${transport === 'http' && port !== 443 && port !== 80 ? `:${port}` : ''}/${project}`;
+  if (host === 'github.com') return `${base}/blob/${commit}/${encoded}`;
+  if (host === 'gitlab.com' || host.startsWith('gitlab.')) return `${base}/-/blob/${commit}/${encoded}`;
+  if (host === 'bitbucket.org') return `${base}/src/${commit}/${encoded}`;
   return undefined;
 }

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { AppError, ErrorCode, redactCredentials } from '../../../src/errors.js';
 
-/** Settings every git command runs with: https/http only, no redirects, no prompts, hooks or stored credentials. */
+/** Settings every git command runs with: https/http only (ssh is allowed per command), no redirects, no prompts, hooks or stored credentials. */
 const SAFE_CONFIG = [
   'protocol.allow=never',
   'protocol.https.allow=always',
@@ -14,7 +14,7 @@ const SAFE_CONFIG = [
 ];
 
 /** Runs `git` with arguments (no shell) and returns stdout; fails with IMPORT_FETCH_FAILED naming the command. */
-export function git(args: readonly string[], options: { cwd?: string; signal?: AbortSignal; maxBuffer?: number; extraConfig?: readonly string[]; encoding?: 'buffer' } = {}): Promise<Buffer> {
+export function git(args: readonly string[], options: { cwd?: string; signal?: AbortSignal; maxBuffer?: number; extraConfig?: readonly string[]; env?: Readonly<Record<string, string>>; encoding?: 'buffer' } = {}): Promise<Buffer> {
   const config = [...SAFE_CONFIG, ...(options.extraConfig ?? [])].flatMap((c) => ['-c', c]);
   return new Promise((resolve, reject) => {
     execFile(
@@ -25,16 +25,25 @@ export function git(args: readonly string[], options: { cwd?: string; signal?: A
         signal: options.signal,
         maxBuffer: options.maxBuffer ?? 64 * 1024 * 1024,
         encoding: 'buffer',
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: '/nonexistent', LC_ALL: 'C' },
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: '/nonexistent', LC_ALL: 'C', ...options.env },
       },
       (err, stdout, stderr) => {
         if (!err) return resolve(stdout);
         if (options.signal?.aborted) return reject(options.signal.reason instanceof Error ? options.signal.reason : err);
-        const detail = redactCredentials(stderr.toString('utf8').trim().split('\n').slice(-3).join(' ')).slice(0, 500);
+        const detail = redactCredentials(lastLines(stderr.toString('utf8'))).slice(0, 500);
         reject(new AppError(ErrorCode.IMPORT_FETCH_FAILED, `git ${args[0] ?? ''} failed: ${detail || (err as Error).message}`, { command: args[0] ?? '' }));
       },
     );
   });
+}
+
+// git's advice after any failure to reach a remote; the cause (a refused key, a changed host key) comes before it.
+const GENERIC_ADVICE = /^(Please make sure you have the correct access rights|and the repository exists\.)$/;
+
+/** The last lines of git's stderr that say something, without its generic advice. */
+function lastLines(stderr: string): string {
+  const lines = stderr.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !GENERIC_ADVICE.test(l));
+  return lines.slice(-3).join(' ');
 }
 
 /** One file of a commit's tree. */

@@ -411,6 +411,12 @@ export type Source = {
   kind: SourceKind;
   /** The kind's settings: url, branch, include, exclude, path, sitemapUrl, pathPrefix, maxPages, concurrency, delayMs. */
   config: Scalars['JSON']['output'];
+  /** GIT over ssh: the public half of the deploy key, to add to the repository's deploy keys (the private key is never returned). */
+  deployKeyPublicKey: Maybe<Scalars['String']['output']>;
+  /** GIT over ssh: the deploy key's SHA256 fingerprint, as ssh-keygen -l prints it. */
+  deployKeyFingerprint: Maybe<Scalars['String']['output']>;
+  /** GIT over ssh: the known_hosts lines of the host keys the source trusts (given, or learned on its first sync). */
+  sshKnownHosts: Maybe<Scalars['String']['output']>;
   /** Tags every document of the source gets. */
   tags: Array<Scalars['String']['output']>;
   /** The type every document of the source gets (default: detected). */
@@ -447,10 +453,14 @@ export type CreateSourceInput = {
   /** Unique; 1-100 letters, digits, spaces, '.', '_' or '-'. */
   name: Scalars['String']['input'];
   kind: SourceKind;
-  /** GIT: the repository (https); SITE: the start page; OPENAPI: the spec. */
+  /** GIT: the repository (https, or ssh as git@host:org/repo.git or ssh://…); SITE: the start page; OPENAPI: the spec. */
   url?: InputMaybe<Scalars['String']['input']>;
   /** GIT: the branch (default main). */
   branch?: InputMaybe<Scalars['String']['input']>;
+  /** GIT over ssh (required there): the private deploy key, unencrypted OpenSSH or PEM. Stored encrypted with CAIRN_SECRET_KEY; never returned. */
+  deployKey?: InputMaybe<Scalars['String']['input']>;
+  /** GIT over ssh: known_hosts lines of the host (ssh-keyscan output). Default: the key of the first sync is trusted and recorded. */
+  sshKnownHosts?: InputMaybe<Scalars['String']['input']>;
   /** GIT: globs of repository paths to import (default every supported file). */
   include?: InputMaybe<Array<Scalars['String']['input']>>;
   /** GIT: globs of repository paths to leave out. */
@@ -479,6 +489,10 @@ export type UpdateSourceInput = {
   name?: InputMaybe<Scalars['String']['input']>;
   url?: InputMaybe<Scalars['String']['input']>;
   branch?: InputMaybe<Scalars['String']['input']>;
+  /** A new deploy key (replaces the stored one). */
+  deployKey?: InputMaybe<Scalars['String']['input']>;
+  /** New known_hosts lines; "" forgets the recorded ones, so the next sync trusts and records the host's key again. */
+  sshKnownHosts?: InputMaybe<Scalars['String']['input']>;
   include?: InputMaybe<Array<Scalars['String']['input']>>;
   exclude?: InputMaybe<Array<Scalars['String']['input']>>;
   path?: InputMaybe<Scalars['String']['input']>;
@@ -1553,6 +1567,9 @@ export type SourceResolvers<ContextType = GraphQLContext, ParentType extends Res
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   kind?: Resolver<ResolversTypes['SourceKind'], ParentType, ContextType>;
   config?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  deployKeyPublicKey?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  deployKeyFingerprint?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  sshKnownHosts?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   tags?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   documentType?: Resolver<Maybe<ResolversTypes['DocumentType']>, ParentType, ContextType>;
   schedule?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;

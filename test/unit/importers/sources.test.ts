@@ -43,7 +43,7 @@ describe('git file links', () => {
 
 describe('source validation', () => {
   it('names the field and the fix', () => {
-    expect(fails(() => validateNewSource({ name: 'x', kind: 'GIT', url: 'ssh://git@example.com/r.git' }, { folderRoot: undefined })).message).toMatch(/^input\.url: /);
+    expect(fails(() => validateNewSource({ name: 'x', kind: 'GIT', url: 'git://example.com/r.git' }, { folderRoot: undefined })).message).toMatch(/^input\.url: /);
     expect(fails(() => validateNewSource({ name: 'x', kind: 'GIT', url: 'https://example.com/r.git', branch: '--upload-pack=x' }, { folderRoot: undefined })).message).toMatch(/^input\.branch: /);
     expect(fails(() => validateNewSource({ name: 'x', kind: 'FOLDER', path: 'docs' }, { folderRoot: undefined })).message).toMatch(/CAIRN_SOURCES_FOLDER_ROOT/);
     expect(fails(() => validateNewSource({ name: '', kind: 'OPENAPI', url: 'https://example.com/spec.json' }, { folderRoot: undefined })).message).toMatch(/^input\.name: /);
