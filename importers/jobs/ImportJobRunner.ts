@@ -7,6 +7,8 @@ import { FINISHED_STATUSES, type ImportJobRecord, type ImportJobStatus } from '.
 export interface JobContext {
   signal: AbortSignal;
   progress(done: number, total: number): Promise<void>;
+  /** The job was taken over from an instance that died: what that one left half-done may need repair. */
+  takenOver: boolean;
 }
 
 /** Runs one claimed job to its final status. */
@@ -137,7 +139,7 @@ export class ImportJobRunner {
         const claimed = await this.jobs.claimNext(this.runnerId, this.lease(), MAX_JOB_ATTEMPTS);
         if (!claimed) break;
         if (claimed.takenOverFrom !== null) this.logger.warn({ jobId: claimed.id, from: claimed.takenOverFrom }, 'took over an import job whose lease ran out');
-        this.launch(claimed.id);
+        this.launch(claimed.id, claimed.takenOverFrom !== null);
       }
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, 'import job poll failed');
@@ -151,7 +153,7 @@ export class ImportJobRunner {
     return { now, until: new Date(now.getTime() + this.options.leaseMs) };
   }
 
-  private launch(jobId: string): void {
+  private launch(jobId: string, takenOver = false): void {
     const abort = new AbortController();
     const signal = AbortSignal.any([this.stopping.signal, abort.signal]);
     const body = (async () => {
@@ -159,7 +161,7 @@ export class ImportJobRunner {
       try {
         const job = await this.jobs.get(jobId);
         if (!job) return;
-        const context: JobContext = { signal, progress: (done, total) => this.jobs.setProgress(jobId, done, total) };
+        const context: JobContext = { signal, takenOver, progress: (done, total) => this.jobs.setProgress(jobId, done, total) };
         status = await this.execute(job, context);
       } catch (err) {
         this.logger.error({ err, jobId }, 'import job crashed');
