@@ -80,9 +80,10 @@ export class ImportJobRunner {
     }
   }
 
-  /** Looks for queued jobs now (after an async submit, or when a job here ends). */
+  /** Looks for queued jobs now (after an async submit, or when a job here ends), unless this runner does not poll. */
   kick(): void {
-    void this.tick();
+    // A one-shot process (a CLI run) takes no one else's job: it would stop it half-done when it exits.
+    if (this.options.pollMs > 0) void this.tick();
   }
 
   /** Claims this job and runs it here, resolving when it has finished (whoever ran it). */

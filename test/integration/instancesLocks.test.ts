@@ -56,7 +56,7 @@ describeServer('locks shared by instances on one database', () => {
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  const open = async (embedder: HashingEmbeddingProvider, env: Record<string, string> = {}): Promise<Services> => {
+  const open = async (embedder: HashingEmbeddingProvider, env: Record<string, string> = {}, queue = false): Promise<Services> => {
     const config = loadConfig({
       NODE_ENV: 'test',
       ...database.env,
@@ -67,14 +67,14 @@ describeServer('locks shared by instances on one database', () => {
       CAIRN_SOURCES_TICK_MS: '0',
       ...env,
     });
-    const services = await createServices(config, silentLogger(), { embedder, importQueue: false });
+    const services = await createServices(config, silentLogger(), { embedder, importQueue: queue });
     opened.push(services);
     return services;
   };
 
   it('starts one sync when two instances are asked to "Sync now" at once', async () => {
     const embedder = new HeldEmbedder();
-    const [a, b] = [await open(embedder), await open(embedder)] as [Services, Services];
+    const [a, b] = [await open(embedder, {}, true), await open(embedder, {}, true)] as [Services, Services];
     const source = await a.sources.create({ name: 'book', kind: 'FOLDER', path: 'book' });
     const jobs = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).sources.sync(source.id)));
     expect(new Set(jobs.map((j) => j.id)).size).toBe(1);
