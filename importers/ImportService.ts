@@ -16,6 +16,7 @@ import { ImportJobRunner, type JobContext } from './jobs/ImportJobRunner.js';
 import type { DocumentDefaults, ImportJobItemRecord, ImportJobRecord, ImportJobStatus, ImportRequest, ItemEvent, ItemOutcome } from './jobs/types.js';
 import { documentIdForFile, planFile, planOpenApi, planUrl, type PlanDeps } from './pipeline/planSources.js';
 import { type BulkLoad, withBulkLoad } from '../src/retrieval/BulkLoad.js';
+import { ensureHnswIndex } from '../src/retrieval/vectorIndex.js';
 import { ImportAborted, writePlan, type PlanWriter } from './pipeline/writePlan.js';
 import { SpecGuard } from './openapi/SpecGuard.js';
 import type { SpecImportPlan } from './openapi/specOrigin.js';
@@ -163,13 +164,17 @@ export class ImportService {
     }
   }
 
-  private execute(job: ImportJobRecord, context: JobContext): Promise<ImportJobStatus> {
+  private async execute(job: ImportJobRecord, context: JobContext): Promise<ImportJobStatus> {
+    const rebuildFailed = (err: unknown) => this.deps.logger.warn({ err, jobId: job.id }, 'HNSW index rebuild after the import failed; searches scan exactly until the next start-up rebuilds it');
     // A large job drops the HNSW index once it is projected to pay off, and rebuilds it when the job ends.
-    return withBulkLoad(this.deps.db, (bulk) => this.executeItems(job, context, bulk), {
+    const status = await withBulkLoad(this.deps.db, (bulk) => this.executeItems(job, context, bulk), {
       deferIndex: this.deps.config.deferVectorIndex,
       logger: this.deps.logger,
-      onRebuildError: (err) => this.deps.logger.warn({ err, jobId: job.id }, 'HNSW index rebuild after the import failed; searches scan exactly until the next start-up rebuilds it'),
+      onRebuildError: rebuildFailed,
     });
+    // The instance that died may have dropped the index for this load; the rest of it may be too small to drop it again.
+    if (context.takenOver) await ensureHnswIndex(this.deps.db, this.deps.logger).catch(rebuildFailed);
+    return status;
   }
 
   private async executeItems(job: ImportJobRecord, context: JobContext, bulk: BulkLoad): Promise<ImportJobStatus> {

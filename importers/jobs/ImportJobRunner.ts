@@ -7,6 +7,8 @@ import { FINISHED_STATUSES, type ImportJobRecord, type ImportJobStatus } from '.
 export interface JobContext {
   signal: AbortSignal;
   progress(done: number, total: number): Promise<void>;
+  /** The job was taken over from an instance that died: what that one left half-done may need repair. */
+  takenOver: boolean;
 }
 
 /** Runs one claimed job to its final status. */
@@ -78,9 +80,10 @@ export class ImportJobRunner {
     }
   }
 
-  /** Looks for queued jobs now (after an async submit, or when a job here ends). */
+  /** Looks for queued jobs now (after an async submit, or when a job here ends), unless this runner does not poll. */
   kick(): void {
-    void this.tick();
+    // A one-shot process (a CLI run) takes no one else's job: it would stop it half-done when it exits.
+    if (this.options.pollMs > 0) void this.tick();
   }
 
   /** Claims this job and runs it here, resolving when it has finished (whoever ran it). */
@@ -137,7 +140,7 @@ export class ImportJobRunner {
         const claimed = await this.jobs.claimNext(this.runnerId, this.lease(), MAX_JOB_ATTEMPTS);
         if (!claimed) break;
         if (claimed.takenOverFrom !== null) this.logger.warn({ jobId: claimed.id, from: claimed.takenOverFrom }, 'took over an import job whose lease ran out');
-        this.launch(claimed.id);
+        this.launch(claimed.id, claimed.takenOverFrom !== null);
       }
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, 'import job poll failed');
@@ -151,7 +154,7 @@ export class ImportJobRunner {
     return { now, until: new Date(now.getTime() + this.options.leaseMs) };
   }
 
-  private launch(jobId: string): void {
+  private launch(jobId: string, takenOver = false): void {
     const abort = new AbortController();
     const signal = AbortSignal.any([this.stopping.signal, abort.signal]);
     const body = (async () => {
@@ -159,7 +162,7 @@ export class ImportJobRunner {
       try {
         const job = await this.jobs.get(jobId);
         if (!job) return;
-        const context: JobContext = { signal, progress: (done, total) => this.jobs.setProgress(jobId, done, total) };
+        const context: JobContext = { signal, takenOver, progress: (done, total) => this.jobs.setProgress(jobId, done, total) };
         status = await this.execute(job, context);
       } catch (err) {
         this.logger.error({ err, jobId }, 'import job crashed');

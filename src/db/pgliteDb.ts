@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
+import { KeyedQueue } from '../KeyedQueue.js';
 import { lockDataDir } from './dataDirLock.js';
 import type { Db, QueryResult, Queryable } from './Db.js';
 import { translateDbError } from './dbErrors.js';
@@ -51,7 +52,7 @@ export async function openPgliteDb(dataDir: string | undefined): Promise<Db> {
     statements++;
   };
   const root = wrap(pg, count);
-  let lockChain: Promise<unknown> = Promise.resolve();
+  const locks = new KeyedQueue();
   return {
     kind: 'pglite',
     query: root.query,
@@ -60,11 +61,8 @@ export async function openPgliteDb(dataDir: string | undefined): Promise<Db> {
       return statements;
     },
     transaction: (fn) => pg.transaction((tx) => fn(wrap(tx, count))),
-    withLock<T>(_key: number, fn: (conn: Queryable) => Promise<T>): Promise<T> {
-      const run = lockChain.then(() => fn(root));
-      lockChain = run.catch(() => undefined);
-      return run;
-    },
+    // One chain per key: a long spec import holds its spec id only, not every other key (an entity create's).
+    withLock: <T>(key: number, fn: (conn: Queryable) => Promise<T>): Promise<T> => locks.run(String(key), () => fn(root)),
     sessionLock: () => embeddedSessionLock(),
     listen: async () => ({ close: async () => undefined }),
     async close() {

@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
 import { silentLogger } from '../../src/logger.js';
 import { createServices, type Services } from '../../src/services.js';
-import { createScratchDatabase, type ScratchDatabase } from '../helpers/databases.js';
+import { createScratchDatabase, scratchPglite, type ScratchDatabase } from '../helpers/databases.js';
 import { ensurePostgresTemplate } from '../helpers/templates.js';
 
 /** The hashing embedder, holding every call until released (a sync started stays RUNNING meanwhile). */
@@ -22,7 +22,12 @@ class HeldEmbedder extends HashingEmbeddingProvider {
     this.release();
   }
 
+  private arrive!: () => void;
+  /** Resolves once a call waits. */
+  readonly reached = new Promise<void>((resolve) => (this.arrive = resolve));
+
   override async embed(texts: string[]): Promise<Float32Array[]> {
+    this.arrive();
     await this.released;
     return super.embed(texts);
   }
@@ -51,7 +56,7 @@ describeServer('locks shared by instances on one database', () => {
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  const open = async (embedder: HashingEmbeddingProvider, env: Record<string, string> = {}): Promise<Services> => {
+  const open = async (embedder: HashingEmbeddingProvider, env: Record<string, string> = {}, queue = false): Promise<Services> => {
     const config = loadConfig({
       NODE_ENV: 'test',
       ...database.env,
@@ -62,14 +67,14 @@ describeServer('locks shared by instances on one database', () => {
       CAIRN_SOURCES_TICK_MS: '0',
       ...env,
     });
-    const services = await createServices(config, silentLogger(), { embedder, importQueue: false });
+    const services = await createServices(config, silentLogger(), { embedder, importQueue: queue });
     opened.push(services);
     return services;
   };
 
   it('starts one sync when two instances are asked to "Sync now" at once', async () => {
     const embedder = new HeldEmbedder();
-    const [a, b] = [await open(embedder), await open(embedder)] as [Services, Services];
+    const [a, b] = [await open(embedder, {}, true), await open(embedder, {}, true)] as [Services, Services];
     const source = await a.sources.create({ name: 'book', kind: 'FOLDER', path: 'book' });
     const jobs = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).sources.sync(source.id)));
     expect(new Set(jobs.map((j) => j.id)).size).toBe(1);
@@ -86,5 +91,30 @@ describeServer('locks shared by instances on one database', () => {
     );
     // Without the bound, two holders took both connections and their writes failed after the 10 s connect timeout.
     expect(jobs.map((j) => j.status)).toEqual(Array(6).fill('SUCCEEDED'));
+  });
+});
+
+// The same locks on PGlite are per key in the process: a spec import holding its spec id holds nothing else.
+describe('locks on the embedded database', () => {
+  let database: ScratchDatabase;
+  let services: Services | undefined;
+  afterAll(async () => {
+    await services?.close();
+    await database?.drop();
+  });
+
+  it('creates an entity while a spec import holds its spec id', async () => {
+    database = await scratchPglite();
+    const embedder = new HeldEmbedder();
+    const config = loadConfig({ NODE_ENV: 'test', ...database.env, CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_EMBEDDING_DIMENSIONS: '64', CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' });
+    services = await createServices(config, silentLogger(), { embedder, importQueue: false });
+    const s = services;
+    // The import waits in its embedding, inside the spec lock.
+    const importing = s.imports.submit({ kind: 'openapi', content: spec('Held'), tags: [], specId: 'held' });
+    await embedder.reached;
+    const entity = await s.graph.createEntity({ id: 'concept:independent', type: 'Concept', name: 'Independent' });
+    expect(entity.name).toBe('Independent');
+    embedder.open();
+    expect((await importing).status).toBe('SUCCEEDED');
   });
 });

@@ -55,8 +55,9 @@ describe.each(dbTargets())('import job leases ($name)', (target) => {
     await scratch?.drop();
   });
 
-  const runner = (held: HeldJobs, name: string, clock: Clock, concurrency = 2, exclusive = false) => {
-    const r = new ImportJobRunner(jobs, held.executor(name), { concurrency, leaseMs: LEASE_MS, pollMs: 0, exclusive, now: clock.now }, silentLogger());
+  // pollMs only tells whether the runner polls: these tests never `start` it, so no timer fires; they call `tick`.
+  const runner = (held: HeldJobs, name: string, clock: Clock, concurrency = 2, exclusive = false, pollMs = 0) => {
+    const r = new ImportJobRunner(jobs, held.executor(name), { concurrency, leaseMs: LEASE_MS, pollMs, exclusive, now: clock.now }, silentLogger());
     runners.push(r);
     return r;
   };
@@ -71,7 +72,7 @@ describe.each(dbTargets())('import job leases ($name)', (target) => {
     await clearQueue();
     const clock = new Clock();
     const held = new HeldJobs();
-    const a = runner(held, 'a', clock, 2);
+    const a = runner(held, 'a', clock, 2, false, 60_000);
     const created = [];
     for (let i = 0; i < 5; i++) created.push(await jobs.create(request, ['x']));
     await a.tick();
@@ -163,6 +164,23 @@ describe.each(dbTargets())('import job leases ($name)', (target) => {
     await staying.tick();
     await until(() => held.started.length === 2);
     expect(held.started[1]).toMatchObject({ jobId: job.id, runner: 'staying' });
+  });
+
+  it('takes no queued job of anyone else when it does not poll (a one-shot CLI run)', async () => {
+    await clearQueue();
+    const clock = new Clock();
+    const held = new HeldJobs();
+    const queued = await jobs.create(request, ['x']);
+    const own = await jobs.create(request, ['y']);
+    const oneShot = runner(held, 'cli', clock);
+    const ran = oneShot.run(own.id);
+    await until(() => held.started.length === 1);
+    held.finish('cli', own.id);
+    expect((await ran).status).toBe('SUCCEEDED');
+    await jobs.get(queued.id); // a round trip, time for a claim after the job ended
+    await oneShot.stop();
+    expect(held.started.map((s) => s.jobId)).toEqual([own.id]);
+    expect((await jobs.get(queued.id))?.status).toBe('QUEUED');
   });
 
   it('on a database it owns alone, resumes jobs left RUNNING at start without waiting for their lease', async () => {
