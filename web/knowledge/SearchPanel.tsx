@@ -1,7 +1,7 @@
 // Search panel: query, mode, topK, minScore and a tag expression; ranked hits with their fused and lane scores.
 import { useState, type FormEvent } from 'react';
 import { gql } from '../shared/graphql';
-import { SEARCH_MODES, SEARCH_QUERY, type Hit } from './api';
+import { SEARCH_MODES, SEARCH_QUERY, type Hit, type SearchInput } from './api';
 import { documentHref, Link } from './router';
 import { Empty, ErrorNotice, formatScore, Loading, Panel } from './ui';
 
@@ -54,13 +54,13 @@ export function SearchPanel() {
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!query.trim()) return;
-    const input: Record<string, unknown> = { query: query.trim(), mode };
+    const input: SearchInput = { query: query.trim(), mode };
     if (topK.trim()) input.topK = Number(topK);
     if (minScore.trim()) input.minScore = Number(minScore);
     if (tags.trim()) input.filter = { tags: tags.trim() };
     setResult({ status: 'loading' });
     try {
-      const data = await gql<{ search: Hit[] }>(SEARCH_QUERY, { input });
+      const data = await gql(SEARCH_QUERY, { input });
       const scope = tags.trim() ? ` with tags ${tags.trim()}` : '';
       setResult({ status: 'ok', hits: data.search, summary: `“${query.trim()}”, ${mode}${scope}` });
     } catch (error) {
