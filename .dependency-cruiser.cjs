@@ -81,6 +81,13 @@ module.exports = {
       to: { path: '^importers/' },
     },
     {
+      name: 'api-through-services',
+      severity: 'error',
+      comment: 'GraphQL resolvers and MCP tools call services: never a repository, the graph store or its traversals (the generated types may name their records).',
+      from: { path: '^src/(graphql|mcp)/', pathNot: '^src/graphql/generated/' },
+      to: { path: ['Repository\\.ts$', '^src/graph/(GraphStore|traversal)\\.ts$', '^src/graph/(mentions|postgres|neo4j)/'] },
+    },
+    {
       name: 'web-only-generated-types-from-src',
       severity: 'error',
       comment: 'The admin pages are a browser bundle: from src/ they may use only the generated GraphQL types.',

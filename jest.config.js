@@ -13,6 +13,7 @@ const serialSuites = [
   '/test/integration/graphEvidence\\.test\\.ts$',
   '/test/integration/faults\\.[a-z0-9]+\\.test\\.ts$',
   '/test/integration/graph\\.test\\.ts$',
+  '/test/integration/instancesJobs\\.test\\.ts$',
   '/test/integration/graphStore\\.contract\\.test\\.ts$',
   '/test/integration/neo4j[A-Za-z]*\\.test\\.ts$',
   '/test/integration/openapiLinking\\.test\\.ts$',

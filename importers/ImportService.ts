@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { ImportConfig } from '../src/config.js';
 import type { Db } from '../src/db/Db.js';
 import type { DocumentService } from '../src/documents/DocumentService.js';
+import type { KeysetCursor } from '../src/shared/cursor.js';
 import type { JsonObject } from '../src/shared/json.js';
 import { MAX_METADATA_BYTES, MAX_TITLE, type InputLimits } from '../src/documents/validateInput.js';
 import { AppError, ErrorCode, isAppError } from '../src/errors.js';
@@ -10,7 +11,7 @@ import { FileError } from './files/fileErrors.js';
 import type { GraphService } from '../src/graph/GraphService.js';
 import type { Logger } from '../src/logger.js';
 import type { SafeFetcher } from './http/SafeFetcher.js';
-import { ImportJobRepository } from './jobs/ImportJobRepository.js';
+import { ImportJobRepository, type ImportJobPage } from './jobs/ImportJobRepository.js';
 import { ImportJobRunner, type JobContext } from './jobs/ImportJobRunner.js';
 import type { DocumentDefaults, ImportJobItemRecord, ImportJobRecord, ImportJobStatus, ImportRequest, ItemEvent, ItemOutcome } from './jobs/types.js';
 import { documentIdForFile, planFile, planOpenApi, planUrl, type PlanDeps } from './pipeline/planSources.js';
@@ -19,7 +20,7 @@ import { ImportAborted, writePlan, type PlanWriter } from './pipeline/writePlan.
 import { SpecGuard } from './openapi/SpecGuard.js';
 import type { SpecImportPlan } from './openapi/specOrigin.js';
 import type { ImportPlan } from './types.js';
-import { UploadRepository } from './uploads/UploadRepository.js';
+import { UploadRepository, type UploadRecord } from './uploads/UploadRepository.js';
 
 /** How a caller wants a job run. */
 export interface SubmitOptions {
@@ -49,9 +50,10 @@ export interface ImportServiceDeps {
   logger: Logger;
   /** PGlite: this process owns the database, so RUNNING jobs found at start were interrupted. */
   exclusive: boolean;
-  jobConcurrency?: number;
-  jobStaleMs?: number;
-  jobPollMs?: number;
+  /** Job concurrency, lease and polling (see JobRunnerOptions). */
+  jobs: { concurrency: number; leaseMs: number; pollMs: number };
+  /** The time job leases are measured in (tests inject one). */
+  now?: () => Date;
 }
 
 /** Records imports as jobs and runs them: URL, OpenAPI, uploaded file and folder imports. */
@@ -73,21 +75,17 @@ export class ImportService {
     this.uploads = new UploadRepository(deps.db, deps.config.uploadTtlMs);
     this.planDeps = { fetcher: deps.fetcher, config: deps.config };
     this.writer = { documents: deps.documents, graph: deps.graph, limits: deps.limits };
-    this.specGuard = new SpecGuard({ documents: deps.documents, graph: deps.graph });
+    this.specGuard = new SpecGuard(deps.db, { documents: deps.documents, graph: deps.graph });
     this.runner = new ImportJobRunner(
       this.jobs,
       (job, context) => this.execute(job, context),
-      {
-        concurrency: deps.jobConcurrency ?? 2,
-        staleMs: deps.jobStaleMs ?? 60_000,
-        pollMs: deps.jobPollMs ?? 2_000,
-        exclusive: deps.exclusive,
-      },
+      // A server on a shared database hands its jobs back on shutdown; a one-shot CLI (no polling) stops its own.
+      { ...deps.jobs, exclusive: deps.exclusive, handBackOnStop: !deps.exclusive && deps.jobs.pollMs > 0, ...(deps.now ? { now: deps.now } : {}) },
       deps.logger,
     );
   }
 
-  /** Interrupts jobs left RUNNING by a dead process, starts the queue and the upload sweep. */
+  /** Starts the queue (taking over jobs whose process died) and the upload sweep. */
   async start(): Promise<void> {
     await this.runner.start();
     this.sweepTimer = setInterval(() => {
@@ -115,6 +113,21 @@ export class ImportService {
   /** Records a QUEUED job without starting it (a caller that must note the job first starts it with `run`). */
   record(request: ImportRequest): Promise<ImportJobRecord> {
     return this.jobs.create(request, itemLabels(request));
+  }
+
+  /** A job by id, or undefined. */
+  job(id: string): Promise<ImportJobRecord | undefined> {
+    return this.jobs.get(id);
+  }
+
+  /** Jobs newest first, after an optional keyset cursor, optionally only those of one status. */
+  listJobs(first: number, after: KeysetCursor | undefined, status?: ImportJobStatus): Promise<ImportJobPage> {
+    return this.jobs.list(first, after, status);
+  }
+
+  /** An unexpired upload (without its bytes), or undefined. */
+  findUpload(id: string): Promise<UploadRecord | undefined> {
+    return this.uploads.find(id);
   }
 
   /** Runs a recorded job here (or, when `async`, lets the queue take it). */

@@ -46,6 +46,7 @@ function importConfig(e: Env) {
     pdfMaxPages: e.CAIRN_IMPORT_PDF_MAX_PAGES,
     maxUnzippedBytes: e.CAIRN_IMPORT_MAX_UNZIPPED_BYTES,
     deferVectorIndex: e.CAIRN_IMPORT_DEFER_VECTOR_INDEX,
+    jobs: { concurrency: e.CAIRN_IMPORT_JOB_CONCURRENCY, leaseMs: e.CAIRN_IMPORT_JOB_LEASE_MS, pollMs: e.CAIRN_IMPORT_JOB_POLL_MS },
     uploadMaxBytes: e.CAIRN_UPLOAD_MAX_BYTES,
     uploadTtlMs: e.CAIRN_UPLOAD_TTL_MS,
   };

@@ -166,6 +166,11 @@ const imports = {
   CAIRN_IMPORT_DEFER_VECTOR_INDEX: bool.default(true).describe(
     'on a Postgres server, let a large import job drop the HNSW index and rebuild it once at the end (see [bulk loads](operations.md#bulk-loads)); `false` keeps the index, so searches keep their speed during big imports',
   ),
+  CAIRN_IMPORT_JOB_CONCURRENCY: int(1, 64).default(2).describe('background import jobs and source syncs one instance runs at once (jobs a request waits for run besides)'),
+  CAIRN_IMPORT_JOB_LEASE_MS: int(1000).default(30_000).describe(
+    'how long a running job stays claimed without a heartbeat (renewed every third of it): a job whose instance died is taken over by another instance, or by the restarted one, once this has passed ([jobs](importing.md#jobs-queue-leases-and-takeover))',
+  ),
+  CAIRN_IMPORT_JOB_POLL_MS: int(0).default(2000).describe('how often an instance looks for queued jobs and jobs whose lease ran out; `0` runs only the jobs it accepted'),
   CAIRN_UPLOAD_MAX_BYTES: int(1024).default(25 * 1024 * 1024).describe('largest file accepted by `POST /v1/uploads` (and by `import dir`)'),
   CAIRN_UPLOAD_TTL_MS: int(1000).default(24 * 60 * 60 * 1000).describe('how long an upload is kept for `importUpload`'),
 };

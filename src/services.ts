@@ -115,7 +115,7 @@ async function startImports({ db, documents, graph }: ImportParts, config: Confi
     limits: config,
     logger,
     exclusive: db.kind === 'pglite',
-    jobPollMs: options.importQueue === false ? 0 : 2000,
+    jobs: { ...config.import.jobs, pollMs: options.importQueue === false ? 0 : config.import.jobs.pollMs },
   });
   const sources = new SourceService({
     db,

@@ -33,6 +33,20 @@ interface ItemRow {
 const JOB_COLUMNS =
   'id, kind, status, request, progress_done, progress_total, chunk_count, embedded_chunk_count, warnings, created_at, started_at, finished_at';
 const MAX_WARNINGS = 200;
+/** SQL: a RUNNING job's lease ran out before the time in parameter `now` (NULL only in rows of a release without leases). */
+const leaseExpired = (now: string) => `coalesce(locked_until, heartbeat_at + interval '60 seconds', '-infinity') < ${now}`;
+
+/** A claim's times: now, and the end of the lease it takes. */
+export interface JobLease {
+  now: Date;
+  until: Date;
+}
+
+/** A job this runner took: `takenOverFrom` names the runner whose lease ran out, for a job taken over. */
+export interface ClaimedJob {
+  id: string;
+  takenOverFrom: string | null;
+}
 
 
 function toItem(row: ItemRow): ImportJobItemRecord {
@@ -142,32 +156,41 @@ export class ImportJobRepository {
     return this.withItems(jobs.rows);
   }
 
-  /** Takes a QUEUED job for this runner; false when it is not QUEUED (another runner has it, or it finished). */
-  async claim(id: string, runnerId: string): Promise<boolean> {
+  /** Takes a QUEUED job for this runner until `lease.until`; false when it is not QUEUED (another runner has it, or it finished). */
+  async claim(id: string, runnerId: string, lease: JobLease): Promise<boolean> {
     const result = await this.db.query(
-      `UPDATE import_jobs SET status = 'RUNNING', runner_id = $2, heartbeat_at = now(), started_at = coalesce(started_at, now()), finished_at = NULL
+      `UPDATE import_jobs SET status = 'RUNNING', runner_id = $2, heartbeat_at = $3, locked_until = $4, attempts = attempts + 1,
+                              started_at = coalesce(started_at, $3), finished_at = NULL
         WHERE id = $1 AND status = 'QUEUED'`,
-      [id, runnerId],
+      [id, runnerId, lease.now, lease.until],
     );
     return result.rowCount === 1;
   }
 
-  /** Takes the oldest QUEUED job, if any (SKIP LOCKED keeps concurrent servers apart). */
-  async claimNext(runnerId: string): Promise<string | undefined> {
-    const result = await this.db.query<{ id: string }>(
-      `UPDATE import_jobs SET status = 'RUNNING', runner_id = $1, heartbeat_at = now(), started_at = coalesce(started_at, now())
-        WHERE id = (SELECT id FROM import_jobs WHERE status = 'QUEUED' ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
-        RETURNING id`,
-      [runnerId],
+  /**
+   * Takes the oldest job that is QUEUED, or RUNNING with a lease that ran out before `lease.now` (its runner died) and
+   * fewer than `maxAttempts` claims; SKIP LOCKED keeps concurrent instances from taking the same row.
+   */
+  async claimNext(runnerId: string, lease: JobLease, maxAttempts: number): Promise<ClaimedJob | undefined> {
+    const result = await this.db.query<{ id: string; previous_runner: string | null }>(
+      `WITH picked AS (
+         SELECT id, status AS previous_status, runner_id AS previous_runner FROM import_jobs
+          WHERE status = 'QUEUED' OR (status = 'RUNNING' AND ${leaseExpired('$2')} AND attempts < $4 AND runner_id IS DISTINCT FROM $1)
+          ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+       UPDATE import_jobs j SET status = 'RUNNING', runner_id = $1, heartbeat_at = $2, locked_until = $3, attempts = j.attempts + 1,
+                                started_at = coalesce(j.started_at, $2)
+         FROM picked WHERE j.id = picked.id
+       RETURNING j.id, CASE WHEN picked.previous_status = 'RUNNING' THEN picked.previous_runner END AS previous_runner`,
+      [runnerId, lease.now, lease.until, maxAttempts],
     );
-    return result.rows[0]?.id;
+    const row = result.rows[0];
+    return row && { id: row.id, takenOverFrom: row.previous_runner };
   }
-
   /** Puts a finished or interrupted job back in the queue, with its failed items pending again. */
   async requeue(id: string): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const result = await tx.query(
-        `UPDATE import_jobs SET status = 'QUEUED', runner_id = NULL, finished_at = NULL
+        `UPDATE import_jobs SET status = 'QUEUED', runner_id = NULL, finished_at = NULL, locked_until = NULL, attempts = 0
           WHERE id = $1 AND status IN ('INTERRUPTED', 'FAILED', 'PARTIAL')`,
         [id],
       );
@@ -183,19 +206,28 @@ export class ImportJobRepository {
     });
   }
 
-  /** Refreshes the heartbeat of every job this runner holds. */
-  async heartbeat(runnerId: string): Promise<void> {
-    await this.db.query(`UPDATE import_jobs SET heartbeat_at = now() WHERE runner_id = $1 AND status = 'RUNNING'`, [runnerId]);
+  /** Renews the lease of the jobs this runner holds; returns their ids (a job missing from them was taken over). */
+  async renewLeases(runnerId: string, lease: JobLease): Promise<string[]> {
+    const result = await this.db.query<{ id: string }>(
+      `UPDATE import_jobs SET heartbeat_at = $2, locked_until = $3 WHERE runner_id = $1 AND status = 'RUNNING' RETURNING id`,
+      [runnerId, lease.now, lease.until],
+    );
+    return result.rows.map((r) => r.id);
   }
 
-  /** Marks RUNNING jobs whose runner stopped beating (all of them when `staleMs` is 0) INTERRUPTED; returns their ids. */
-  async interruptStale(staleMs: number, exceptRunnerId?: string): Promise<string[]> {
+  /** Ends every RUNNING job's lease now: the process owns the database alone (PGlite), so their runner is gone. */
+  async expireAllLeases(): Promise<number> {
+    const result = await this.db.query(`UPDATE import_jobs SET locked_until = '-infinity' WHERE status = 'RUNNING'`);
+    return result.rowCount;
+  }
+
+  /** Marks RUNNING jobs whose lease ran out after `maxAttempts` claims INTERRUPTED (each claim's instance died); returns their ids. */
+  async interruptExhausted(now: Date, maxAttempts: number): Promise<string[]> {
     const result = await this.db.query<{ id: string }>(
-      `UPDATE import_jobs SET status = 'INTERRUPTED', finished_at = now()
-        WHERE status = 'RUNNING' AND ($2::text IS NULL OR runner_id IS DISTINCT FROM $2)
-          AND ($1::int = 0 OR heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $1::int / 1000.0))
+      `UPDATE import_jobs SET status = 'INTERRUPTED', finished_at = $1
+        WHERE status = 'RUNNING' AND ${leaseExpired('$1')} AND attempts >= $2
         RETURNING id`,
-      [staleMs, exceptRunnerId ?? null],
+      [now, maxAttempts],
     );
     return result.rows.map((r) => r.id);
   }
@@ -235,9 +267,24 @@ export class ImportJobRepository {
     await this.db.query(`UPDATE import_jobs SET progress_done = $2, progress_total = $3, heartbeat_at = now() WHERE id = $1`, [jobId, done, total]);
   }
 
+  /** Returns a job this runner stopped to the queue, its claim not counted, for any instance to continue. */
+  async handBack(jobId: string, runnerId: string): Promise<boolean> {
+    const result = await this.db.query(
+      `UPDATE import_jobs SET status = 'QUEUED', runner_id = NULL, locked_until = NULL, attempts = greatest(attempts - 1, 0)
+        WHERE id = $1 AND runner_id = $2 AND status = 'RUNNING'`,
+      [jobId, runnerId],
+    );
+    return result.rowCount === 1;
+  }
+
   /** Ends a job with a final status. */
-  async finish(jobId: string, status: ImportJobStatus): Promise<void> {
-    await this.db.query(`UPDATE import_jobs SET status = $2, finished_at = now(), runner_id = NULL WHERE id = $1`, [jobId, status]);
+  async finish(jobId: string, runnerId: string, status: ImportJobStatus): Promise<boolean> {
+    // Only while this runner holds it: a runner that lost its lease must not overwrite the new holder's outcome.
+    const result = await this.db.query(
+      `UPDATE import_jobs SET status = $3, finished_at = now(), locked_until = NULL WHERE id = $1 AND runner_id = $2 AND status = 'RUNNING'`,
+      [jobId, runnerId, status],
+    );
+    return result.rowCount === 1;
   }
 
   private async withItems(rows: JobRow[]): Promise<ImportJobRecord[]> {

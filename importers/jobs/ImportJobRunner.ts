@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../src/logger.js';
-import type { ImportJobRepository } from './ImportJobRepository.js';
+import type { ImportJobRepository, JobLease } from './ImportJobRepository.js';
 import { FINISHED_STATUSES, type ImportJobRecord, type ImportJobStatus } from './types.js';
 
-/** What a job body gets: a signal that fires on shutdown, and a way to report progress. */
+/** What a job body gets: a signal that fires on shutdown or a lost lease, and a way to report progress. */
 export interface JobContext {
   signal: AbortSignal;
   progress(done: number, total: number): Promise<void>;
@@ -16,21 +16,42 @@ export type JobExecutor = (job: ImportJobRecord, context: JobContext) => Promise
 export interface JobRunnerOptions {
   /** Background jobs run at once by this process. */
   concurrency: number;
-  /** A RUNNING job whose heartbeat is older than this belonged to a process that died. */
-  staleMs: number;
-  /** How often to look for queued and stale jobs. */
+  /** How long a claim holds without renewal; renewed every third of it while the job runs. */
+  leaseMs: number;
+  /** How often to look for queued jobs and jobs whose lease ran out; 0 runs only the jobs handed to `run`. */
   pollMs: number;
   /** True when this process owns the database alone (PGlite): every RUNNING job at start is from a dead run. */
   exclusive: boolean;
+  /**
+   * On `stop`, put the jobs stopped here back in the queue for another instance (a server sharing its database, in a
+   * rolling restart) instead of ending them INTERRUPTED.
+   */
+  handBackOnStop?: boolean;
+  /** The time leases are measured in (tests inject one). */
+  now?: () => Date;
 }
 
-/** Claims and runs import jobs: synchronous ones at once, queued ones in the background up to `concurrency`. */
+/** Claims after which a job whose lease keeps running out is marked INTERRUPTED instead of taken over again. */
+export const MAX_JOB_ATTEMPTS = 3;
+
+/** A job running here, and how to stop it. */
+interface LocalJob {
+  done: Promise<void>;
+  abort: AbortController;
+}
+
+/**
+ * Claims and runs import jobs: synchronous ones at once, queued ones in the background up to `concurrency`. Every
+ * claim is a lease in the job's row, renewed while the job runs; any instance takes over a job whose lease ran out.
+ */
 export class ImportJobRunner {
   /** Identifies this process in `import_jobs.runner_id`. */
   readonly runnerId = randomUUID();
-  private readonly running = new Map<string, Promise<void>>();
+  private readonly running = new Map<string, LocalJob>();
   private readonly stopping = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
+  private readonly now: () => Date;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private leaseTimer: NodeJS.Timeout | undefined;
   private ticking = false;
 
   constructor(
@@ -38,27 +59,33 @@ export class ImportJobRunner {
     private readonly execute: JobExecutor,
     private readonly options: JobRunnerOptions,
     private readonly logger: Logger,
-  ) {}
-
-  /** Marks jobs of dead processes INTERRUPTED and starts polling for queued ones. */
-  async start(): Promise<void> {
-    const interrupted = await this.jobs.interruptStale(this.options.exclusive ? 0 : this.options.staleMs);
-    if (interrupted.length > 0) this.logger.warn({ jobs: interrupted }, 'import jobs interrupted by a restart; resume them with resumeImportJob');
-    if (this.options.pollMs > 0) {
-      this.timer = setInterval(() => void this.tick(), this.options.pollMs);
-      this.timer.unref();
-    }
-    void this.tick();
+  ) {
+    this.now = options.now ?? (() => new Date());
   }
 
-  /** Looks for queued jobs now (after an async submit). */
+  /** Voids the leases of a dead run (PGlite), starts renewing leases and polling for queued and abandoned jobs. */
+  async start(): Promise<void> {
+    if (this.options.exclusive) {
+      const abandoned = await this.jobs.expireAllLeases();
+      if (abandoned > 0) this.logger.warn({ jobs: abandoned }, 'import jobs left running by a stopped process; they resume from their committed items');
+    }
+    this.leaseTimer = setInterval(() => void this.renewLeases(), Math.max(100, Math.floor(this.options.leaseMs / 3)));
+    this.leaseTimer.unref();
+    if (this.options.pollMs > 0) {
+      this.pollTimer = setInterval(() => void this.tick(), this.options.pollMs);
+      this.pollTimer.unref();
+      void this.tick();
+    }
+  }
+
+  /** Looks for queued jobs now (after an async submit, or when a job here ends). */
   kick(): void {
     void this.tick();
   }
 
   /** Claims this job and runs it here, resolving when it has finished (whoever ran it). */
   async run(jobId: string): Promise<ImportJobRecord> {
-    if (!this.running.has(jobId) && (await this.jobs.claim(jobId, this.runnerId))) this.launch(jobId);
+    if (!this.running.has(jobId) && (await this.jobs.claim(jobId, this.runnerId, this.lease()))) this.launch(jobId);
     return this.waitFor(jobId);
   }
 
@@ -66,7 +93,7 @@ export class ImportJobRunner {
   async waitFor(jobId: string): Promise<ImportJobRecord> {
     for (;;) {
       const local = this.running.get(jobId);
-      if (local) await local;
+      if (local) await local.done;
       const job = await this.jobs.get(jobId);
       if (!job) throw new Error(`import job ${jobId} vanished`);
       if (FINISHED_STATUSES.includes(job.status)) return job;
@@ -76,21 +103,41 @@ export class ImportJobRunner {
 
   /** Stops polling, signals running jobs to stop between items, and waits for them. */
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    if (this.pollTimer) clearInterval(this.pollTimer);
     this.stopping.abort();
-    await Promise.allSettled([...this.running.values()]);
+    await Promise.allSettled([...this.running.values()].map((job) => job.done));
+    if (this.leaseTimer) clearInterval(this.leaseTimer);
   }
 
-  private async tick(): Promise<void> {
+  /** Renews the leases of the jobs running here; a job another instance took over meanwhile is stopped here. */
+  async renewLeases(): Promise<void> {
+    if (this.running.size === 0) return;
+    // Only jobs claimed before the renewal starts: one claimed meanwhile may be missing from its answer.
+    const claimed = [...this.running];
+    try {
+      const held = new Set(await this.jobs.renewLeases(this.runnerId, this.lease()));
+      for (const [jobId, job] of claimed) {
+        if (held.has(jobId) || job.abort.signal.aborted || !this.running.has(jobId)) continue;
+        this.logger.warn({ jobId }, 'import job lease lost (another instance took the job over); stopping it here');
+        job.abort.abort();
+      }
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, 'could not renew import job leases');
+    }
+  }
+
+  /** Claims queued jobs and jobs whose lease ran out, up to the concurrency limit. */
+  async tick(): Promise<void> {
     if (this.ticking || this.stopping.signal.aborted) return;
     this.ticking = true;
     try {
-      if (this.running.size > 0) await this.jobs.heartbeat(this.runnerId);
-      if (!this.options.exclusive) await this.jobs.interruptStale(this.options.staleMs, this.runnerId);
+      const exhausted = await this.jobs.interruptExhausted(this.now(), MAX_JOB_ATTEMPTS);
+      if (exhausted.length > 0) this.logger.error({ jobs: exhausted }, `import jobs lost their instance ${MAX_JOB_ATTEMPTS} times; marked INTERRUPTED (resume them with resumeImportJob)`);
       while (this.running.size < this.options.concurrency && !this.stopping.signal.aborted) {
-        const id = await this.jobs.claimNext(this.runnerId);
-        if (!id) break;
-        this.launch(id);
+        const claimed = await this.jobs.claimNext(this.runnerId, this.lease(), MAX_JOB_ATTEMPTS);
+        if (!claimed) break;
+        if (claimed.takenOverFrom !== null) this.logger.warn({ jobId: claimed.id, from: claimed.takenOverFrom }, 'took over an import job whose lease ran out');
+        this.launch(claimed.id);
       }
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, 'import job poll failed');
@@ -99,26 +146,32 @@ export class ImportJobRunner {
     }
   }
 
+  private lease(): JobLease {
+    const now = this.now();
+    return { now, until: new Date(now.getTime() + this.options.leaseMs) };
+  }
+
   private launch(jobId: string): void {
+    const abort = new AbortController();
+    const signal = AbortSignal.any([this.stopping.signal, abort.signal]);
     const body = (async () => {
       let status: ImportJobStatus = 'FAILED';
       try {
         const job = await this.jobs.get(jobId);
         if (!job) return;
-        const context: JobContext = {
-          signal: this.stopping.signal,
-          progress: (done, total) => this.jobs.setProgress(jobId, done, total),
-        };
+        const context: JobContext = { signal, progress: (done, total) => this.jobs.setProgress(jobId, done, total) };
         status = await this.execute(job, context);
       } catch (err) {
         this.logger.error({ err, jobId }, 'import job crashed');
       }
-      await this.jobs.finish(jobId, status).catch((err: unknown) => this.logger.error({ err, jobId }, 'could not record the end of an import job'));
+      const handBack = status === 'INTERRUPTED' && this.stopping.signal.aborted && this.options.handBackOnStop === true;
+      const end = handBack ? this.jobs.handBack(jobId, this.runnerId) : this.jobs.finish(jobId, this.runnerId, status);
+      await end.catch((err: unknown) => this.logger.error({ err, jobId }, 'could not record the end of an import job'));
     })();
-    const tracked = body.finally(() => {
+    const done = body.finally(() => {
       this.running.delete(jobId);
-      if (!this.stopping.signal.aborted) void this.tick();
+      if (!this.stopping.signal.aborted) this.kick();
     });
-    this.running.set(jobId, tracked);
+    this.running.set(jobId, { done, abort });
   }
 }

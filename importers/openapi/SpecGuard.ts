@@ -1,8 +1,9 @@
+import type { Db } from '../../src/db/Db.js';
+import { KeyedLock } from '../../src/db/KeyedLock.js';
 import type { DocumentService } from '../../src/documents/DocumentService.js';
 import type { JsonObject } from '../../src/shared/json.js';
 import { AppError, ErrorCode } from '../../src/errors.js';
 import type { GraphService } from '../../src/graph/GraphService.js';
-import { KeyedQueue } from '../../src/KeyedQueue.js';
 import { specIds } from './ids.js';
 import { describeOrigin, originConflict, type SpecIdentity, type SpecImportPlan, type SpecOrigin, type StoredSpec } from './specOrigin.js';
 
@@ -11,6 +12,9 @@ export interface SpecGuardDeps {
   documents: DocumentService;
   graph: GraphService;
 }
+
+/** Advisory-lock space of spec ids (see KeyedLock). */
+const SPEC_LOCK_SPACE = 0x5350;
 
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
 
@@ -60,19 +64,25 @@ export function specIdTaken(incoming: SpecIdentity, stored: StoredSpec, reason: 
 /**
  * Lets a spec's plan be written only by the spec that owns its id: an id derived from a title or file name that a
  * spec from elsewhere already holds is refused (CONFLICT) before anything is written, where writing would replace
- * that spec's documents and delete its graph. Writes of one spec id are serialised in this process, so two imports
- * cannot both pass the check and then overwrite each other.
+ * that spec's documents and delete its graph. Writes of one spec id take turns across every instance sharing the
+ * database (a Postgres advisory lock, held from the check to the last batch), so two imports cannot both pass the
+ * check and then overwrite each other.
  */
 export class SpecGuard {
-  private readonly queue = new KeyedQueue();
+  private readonly lock: KeyedLock;
 
-  constructor(private readonly deps: SpecGuardDeps) {}
+  constructor(
+    db: Db,
+    private readonly deps: SpecGuardDeps,
+  ) {
+    this.lock = new KeyedLock(db, SPEC_LOCK_SPACE);
+  }
 
   /** Checks the plan's spec (if any) against the stored one and runs `write` while holding its spec id. */
   async write<T>(plan: SpecImportPlan, write: () => Promise<T>): Promise<T> {
     const spec = plan.spec;
     if (!spec) return write();
-    return this.queue.run(spec.specId, async () => {
+    return this.lock.run(spec.specId, async () => {
       if (!spec.explicit) await this.check(spec);
       return write();
     });

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import { lockOldestByFinalUrl } from '../../src/documents/DocumentRepository.js';
+import type { Queryable } from '../../src/db/Db.js';
+import { lockOldestByMetadataValue } from '../../src/documents/DocumentRepository.js';
 import type { DocumentInput, DocumentRecord } from '../../src/documents/types.js';
 import type { JsonObject } from '../../src/shared/json.js';
 import { MAX_METADATA_BYTES, MAX_TAGS } from '../../src/documents/validateInput.js';
@@ -93,6 +94,14 @@ export function importRefresher(rules: ReadonlyMap<string, ImportRefresh>): Writ
       return target ? refreshed(input, target, rule) : input;
     },
   };
+}
+
+/**
+ * The oldest live document whose `metadata.finalUrl` is one of `urls`, locked FOR UPDATE: a page that a URL import
+ * stored under the id of another URL that redirected to it. Served by the index of migration 012.
+ */
+function lockOldestByFinalUrl(q: Queryable, urls: readonly string[]): Promise<DocumentRecord | undefined> {
+  return lockOldestByMetadataValue(q, 'finalUrl', urls);
 }
 
 /** The input merged into the stored document: the source's fields are new, the callers' are kept unless given again. */

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../src/db/Db.js';
+import { KeyedLock } from '../../src/db/KeyedLock.js';
 import type { DocumentService } from '../../src/documents/DocumentService.js';
 import type { InputLimits } from '../../src/documents/validateInput.js';
 import { AppError, ErrorCode, isAppError, notFound } from '../../src/errors.js';
 import type { GraphService } from '../../src/graph/GraphService.js';
-import { KeyedQueue } from '../../src/KeyedQueue.js';
 import type { Logger } from '../../src/logger.js';
 import type { ImportService, SourceSyncExecutor } from '../ImportService.js';
 import type { ImportJobRecord, ItemOutcome } from '../jobs/types.js';
@@ -45,6 +45,8 @@ function timerDeadline(ms: number): { signal: AbortSignal; dispose(): void } {
 }
 
 const OPEN_JOB = new Set(['QUEUED', 'RUNNING']);
+/** Advisory-lock space of a source's "Sync now" (see KeyedLock). */
+const SOURCE_SYNC_LOCK_SPACE = 0x5359;
 
 /** Registered sources: their settings, schedules and syncs (each sync runs as an import job). */
 export class SourceService {
@@ -53,10 +55,12 @@ export class SourceService {
   private readonly now: () => Date;
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
-  private readonly syncQueue = new KeyedQueue();
+  /** Serialises a source's check-and-record of a sync across instances. */
+  private readonly syncLock: KeyedLock;
 
   constructor(private readonly deps: SourceServiceDeps) {
     this.repository = new SourceRepository(deps.db);
+    this.syncLock = new KeyedLock(deps.db, SOURCE_SYNC_LOCK_SPACE);
     this.now = deps.now ?? (() => new Date());
     this.syncer = new SourceSyncer({
       repository: this.repository,
@@ -90,9 +94,14 @@ export class SourceService {
     return this.repository.get(id);
   }
 
+  /** A source by id, else by name, or undefined. */
+  async lookup(idOrName: string): Promise<SourceRecord | undefined> {
+    return (await this.repository.get(idOrName)) ?? (await this.repository.getByName(idOrName));
+  }
+
   /** A source by id, else by name; NOT_FOUND naming what was asked. */
   async find(idOrName: string): Promise<SourceRecord> {
-    const source = (await this.repository.get(idOrName)) ?? (await this.repository.getByName(idOrName));
+    const source = await this.lookup(idOrName);
     if (!source) throw notFound('Source', idOrName);
     return source;
   }
@@ -140,8 +149,8 @@ export class SourceService {
   /** Starts a sync now ("Sync now"); a sync already queued or running is returned instead of a second one. */
   async sync(id: string, options: { async?: boolean; onProgress?: (progress: { done: number; total: number }) => void } = {}): Promise<ImportJobRecord> {
     const { id: sourceId } = await this.find(id);
-    // One check-and-record at a time per source in this process, so a double "Sync now" starts one sync.
-    const { job, fresh } = await this.syncQueue.run(sourceId, async () => {
+    // One check-and-record at a time per source across instances, so a double "Sync now" starts one sync.
+    const { job, fresh } = await this.syncLock.run(sourceId, async () => {
       const source = await this.find(sourceId);
       const open = await this.openJob(source);
       if (open) return { job: open, fresh: false };

@@ -55,6 +55,9 @@ export async function openPgPoolDb(connectionString: string, options: PgPoolOpti
     }
   };
   const root = wrap(pool);
+  // A lock holder keeps its connection while the work it guards takes others: at most half the pool holds locks, so
+  // many waiting imports cannot take every connection and leave none for the writes of the one that holds the lock.
+  const lockSlots = new Slots(Math.max(1, Math.floor(poolSize / 2)));
   return {
     kind: 'postgres',
     query: root.query,
@@ -77,7 +80,7 @@ export async function openPgPoolDb(connectionString: string, options: PgPoolOpti
         }
       }),
     withLock: (key, fn, options) =>
-      withClient(false, async (client) => {
+      lockSlots.run(() => withClient(false, async (client) => {
         if (options?.pollMs === undefined) await client.query('SELECT pg_advisory_lock($1)', [key]);
         else {
           while (!(await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [key])).rows[0]?.ok) {
@@ -89,9 +92,29 @@ export async function openPgPoolDb(connectionString: string, options: PgPoolOpti
         } finally {
           await client.query('SELECT pg_advisory_unlock($1)', [key]).catch(() => undefined);
         }
-      }),
+      })),
     close: () => pool.end(),
   };
+}
+
+/** Runs at most `size` tasks at once; the rest wait their turn in order. */
+class Slots {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly size: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.active >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.active++;
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.active--;
+    }
+  }
 }
 
 /** Most distinct statement texts prepared per pool (each connection prepares a text on first use and keeps it). */

@@ -257,16 +257,17 @@ export function documentLockKeys(ids: readonly string[]): number[] {
 }
 
 /**
- * The oldest live document whose `metadata.finalUrl` is one of `urls`, locked FOR UPDATE: a page that a URL import
- * stored under the id of another URL that redirected to it. Served by the index of migration 012.
+ * The oldest live document whose `metadata[key]` (a string) is one of `values`, locked FOR UPDATE. `key` is spliced
+ * into the SQL so that an expression index on `(metadata->>'key')` serves it (migration 012 has one for finalUrl).
  */
-export async function lockOldestByFinalUrl(q: Queryable, urls: readonly string[]): Promise<DocumentRecord | undefined> {
-  if (urls.length === 0) return undefined;
+export async function lockOldestByMetadataValue(q: Queryable, key: string, values: readonly string[]): Promise<DocumentRecord | undefined> {
+  if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(key)) throw new Error(`metadata key "${key}" is not a plain identifier`);
+  if (values.length === 0) return undefined;
   const { rows } = await q.query<DocumentRow>(
     `SELECT ${DOCUMENT_COLUMNS} FROM documents
-      WHERE (metadata->>'finalUrl') = ANY($1::text[]) AND ${liveDocumentSql('documents')}
+      WHERE (metadata->>'${key}') = ANY($1::text[]) AND ${liveDocumentSql('documents')}
       ORDER BY created_at, id LIMIT 1 FOR UPDATE`,
-    [urls],
+    [values],
   );
   return rows[0] === undefined ? undefined : toDocumentRecord(rows[0]);
 }

@@ -8,6 +8,7 @@ import { ChunkRepository, type ChunkInsert, type ChunkMove } from './ChunkReposi
 import { DocumentRepository, type DocumentWrite } from './DocumentRepository.js';
 import { chunkHash, embeddingText } from './embeddingText.js';
 import { isLiveAt } from './filterSql.js';
+import { DocumentReader } from './DocumentReader.js';
 import type { DocumentWriteHook } from './DocumentWriteHook.js';
 import { knowledgeCounts, type KnowledgeCounts } from './statsRepository.js';
 import { generateDocumentId } from './validateInput.js';
@@ -25,18 +26,14 @@ interface PreparedDocument {
 }
 
 /** Indexes documents: chunks them, embeds only new chunk texts and writes everything in one transaction. */
-export class DocumentService {
-  readonly documents: DocumentRepository;
-  readonly chunks: ChunkRepository;
-
+export class DocumentService extends DocumentReader {
   constructor(
     private readonly db: Db,
     private readonly embedder: EmbeddingProvider,
     private readonly chunking: { size: number; overlap: number },
     private readonly hook?: DocumentWriteHook,
   ) {
-    this.documents = new DocumentRepository(db);
-    this.chunks = new ChunkRepository(db);
+    super(new DocumentRepository(db), new ChunkRepository(db));
   }
 
   /** Creates one document; CONFLICT when its id exists. */

@@ -44,3 +44,21 @@ export function documentFilterSql(filter: DocumentFilterSpec, params: SqlParams,
   }
   return where.join(' AND ');
 }
+
+/** How a search statement reaches a filter's documents: a plain join, or a LATERAL lookup per chunk by primary key. */
+export type DocumentJoin = 'join' | 'lateral';
+
+/**
+ * FROM and WHERE of the chunks (alias `c`) that a search statement ranks in one round trip: with a filter, those whose
+ * document passes it (and is live); with an empty one, those live by the chunks' own copy of the expiry, with no join;
+ * with none, every chunk. Statements may read `c.id`, `c.document_id`, `c.embedding`, `c.keyword_tsv` and
+ * `c.keyword_length`. `lateral` keeps the documents lookup apart (OFFSET 0), so that the planner cannot hash the
+ * whole documents table instead.
+ */
+export function searchableChunksSql(filter: DocumentFilterSpec | undefined, params: SqlParams, join: DocumentJoin = 'join'): { from: string; where: string } {
+  if (filter === undefined) return { from: 'chunks c', where: 'TRUE' };
+  if (isEmptyFilter(filter)) return { from: 'chunks c', where: liveChunkSql('c') };
+  const passes = documentFilterSql(filter, params);
+  if (join === 'join') return { from: 'chunks c JOIN documents d ON d.id = c.document_id', where: passes };
+  return { from: `chunks c CROSS JOIN LATERAL (SELECT 1 FROM documents d WHERE d.id = c.document_id AND ${passes} OFFSET 0) passes`, where: 'TRUE' };
+}

@@ -2,12 +2,15 @@ import { AppError, ErrorCode, isAppError } from '../errors.js';
 import type { GraphService } from '../graph/GraphService.js';
 import type { RelationshipRecord } from '../graph/types.js';
 import type { Logger } from '../logger.js';
-import type { SearchService } from '../retrieval/SearchService.js';
+import type { LoadedChunk } from '../documents/hitLoader.js';
+import type { RankedSearch, SearchService } from '../retrieval/SearchService.js';
+import type { FusedHit } from '../retrieval/fusion.js';
 import type { SearchHitRecord } from '../retrieval/types.js';
 import { describeEntities, whyEvidence } from './explain.js';
 import { formatContext } from './formatContext.js';
 import { GraphLane, type GraphStepResult } from './GraphLane.js';
-import type { KnowledgeGapRepository } from './KnowledgeGapRepository.js';
+import { decodeGapCursor, encodeGapCursor, type GapPosition, type KnowledgeGapRecord, type KnowledgeGapRepository } from './KnowledgeGapRepository.js';
+import type { SeedEntity } from './graphRanking.js';
 import type { EnrichRequest, EnrichedChunkRecord, EnrichedContextRecord, EnrichedEntityRecord } from './types.js';
 
 /** Enricher settings from configuration. */
@@ -21,6 +24,13 @@ export interface EnricherOptions {
 
 /** A lane's outcome; a failure keeps the cause's error code (TIMEOUT when it ran out of time). */
 type Lane<T> = { ok: true; value: T; ms: number } | { ok: false; error: string; code: ErrorCode; ms: number };
+
+/** The graph step's outcome: its result and the rows of its evidence chunks, undefined when the graph is off. */
+type GraphStep =
+  | { ok: true; value: { result: GraphStepResult; rows: Map<string, LoadedChunk> } | undefined }
+  | { ok: false; error: string; cause: string; code: ErrorCode };
+/** A documents-lane chunk and its rank (1-based) in the context. */
+type LaneRank = { chunk: EnrichedChunkRecord; rank: number };
 
 const TIMED_OUT = Symbol('timed out');
 /** Top chunks whose word coverage decides a gap. */
@@ -62,44 +72,61 @@ export class ContextEnricher {
     this.graphLane = new GraphLane(graph);
   }
 
-  /** Runs both lanes and merges them within the character budget. */
+  /**
+   * One page of knowledge gaps, most frequent first. `after` is a cursor of an earlier page: every page of one listing
+   * reads the gaps as they stood when its first page was read.
+   */
+  async knowledgeGaps(first: number, after: string | undefined): Promise<{ edges: { cursor: string; node: KnowledgeGapRecord & { position: GapPosition } }[]; hasNextPage: boolean; totalCount: number }> {
+    const from = after ? decodeGapCursor(after) : { asOf: new Date(), position: undefined };
+    const { gaps: rows, totalCount } = await this.gaps.list(first + 1, from.asOf, from.position);
+    const edges = rows.slice(0, first).map((node) => ({ cursor: encodeGapCursor(from.asOf, node.position), node }));
+    return { edges, hasNextPage: rows.length > first, totalCount };
+  }
+
+  /**
+   * Runs both lanes and merges them within the character budget. Once the documents lane has ranked (ids and scores)
+   * and the graph lane has its seeds, three things that need only those run together: loading the ranked chunks'
+   * rows, the graph step, and the knowledge-gap check.
+   */
   async enrich(request: EnrichRequest): Promise<EnrichedContextRecord> {
     const started = performance.now();
+    const timeoutMs = this.options.laneTimeoutMs;
     const searchArgs = { query: request.query, topK: request.topK, filter: request.filter, minScore: request.minScore ?? null, ...(request.mode ? { mode: request.mode } : {}) };
-    const [docs, graph] = await Promise.all([
-      lane('documents', this.options.laneTimeoutMs, () => this.search.searchWithPool(searchArgs)),
-      lane('graph', this.options.laneTimeoutMs, () => this.graphLane.seeds(request)),
+    const [ranked, graph] = await Promise.all([
+      lane('documents', timeoutMs, () => this.search.rankWithPool(searchArgs)),
+      lane('graph', timeoutMs, () => this.graphLane.seeds(request)),
+    ]);
+    if (!ranked.ok && !graph.ok) throw bothFailed(ranked, graph);
+    const secondStep = performance.now();
+    const [docs, step] = await Promise.all([
+      ranked.ok ? lane('documents', Math.max(1, timeoutMs - ranked.ms), () => this.search.loadRanked(ranked.value)) : ranked,
+      this.graphStep(request, ranked.ok ? ranked.value : undefined, graph.ok ? graph.value : []),
+      ranked.ok ? this.recordGap(request, ranked.value.chosen).catch((err: unknown) => this.logger.warn({ err }, 'could not record a knowledge gap')) : undefined,
     ]);
     if (!docs.ok && !graph.ok) throw bothFailed(docs, graph);
     const warnings: string[] = [];
     if (!docs.ok) warnings.push(docs.error);
     if (!graph.ok) warnings.push(graph.error);
-    const hits = docs.ok ? docs.value.hits : [];
+    const hits = docs.ok ? docs.value : [];
     const chunks: EnrichedChunkRecord[] = hits.map((hit, i) => ({ hit, lane: 'DOCUMENTS', why: whyChunk(hit, i), citation: null }));
+    // The graph step counts the ranking's chunks by position; a chunk deleted before its row was read leaves a hole.
+    const byChunkId = new Map(chunks.map((c, i) => [c.hit.chunk.id, { chunk: c, rank: i + 1 }]));
+    const ranks = ranked.ok ? ranked.value.chosen.map((h) => byChunkId.get(h.chunkId)) : [];
 
-    const secondStep = performance.now();
     let entities: EnrichedEntityRecord[] = [];
     let relationships: RelationshipRecord[] = [];
-    if (request.maxEntities > 0) {
-      try {
-        const seeds = graph.ok ? graph.value : [];
-        const view = {
-          hits: hits.map((h) => ({ chunkId: h.chunk.id, documentId: h.document.id, score: h.score, similarity: h.vectorScore ?? null })),
-          pool: docs.ok ? docs.value.pool : [],
-          queryVector: docs.ok ? docs.value.queryVector : undefined,
-        };
-        const step = await this.graphLane.rank(request, seeds, view);
-        entities = describeEntities(step, hits);
-        chunks.push(...(await this.graphChunks(step, request, chunks)));
-        promoteNamedHomes(chunks, step.namedHomes);
-        // The traversal's relationships first (each explains a neighbour), then the others among everyone.
-        const kept = new Set(entities.slice(0, request.maxEntities).map((e) => e.entity.id));
-        relationships = distinctById([...seeds.flatMap((f) => (f.via && kept.has(f.id) ? [f.via] : [])), ...step.relationships]);
-      } catch (err) {
-        const error = `graph lane failed: ${(err as Error).message}`;
-        if (!docs.ok) throw bothFailed(docs, { ok: false, error, code: isAppError(err) ? err.code : ErrorCode.INTERNAL_SERVER_ERROR, ms: 0 });
-        warnings.push(graph.ok ? error : `entities mentioned by the chunks are missing: ${(err as Error).message}`);
-      }
+    if (step.ok && step.value) {
+      const { result, rows } = step.value;
+      entities = describeEntities(result, ranks.map((r) => r?.chunk.hit));
+      chunks.push(...graphChunks(result, rows, ranks, request.topK));
+      promoteNamedHomes(chunks, result.namedHomes);
+      // The traversal's relationships first (each explains a neighbour), then the others among everyone.
+      const kept = new Set(entities.slice(0, request.maxEntities).map((e) => e.entity.id));
+      const seeds = graph.ok ? graph.value : [];
+      relationships = distinctById([...seeds.flatMap((f) => (f.via && kept.has(f.id) ? [f.via] : [])), ...result.relationships]);
+    } else if (!step.ok) {
+      if (!docs.ok) throw bothFailed(docs, { ok: false, error: step.error, code: step.code, ms: 0 });
+      warnings.push(graph.ok ? step.error : `entities mentioned by the chunks are missing: ${step.cause}`);
     }
     const graphMs = graph.ms + (performance.now() - secondStep);
     const cut = entities.length > request.maxEntities ? entities.length - request.maxEntities : 0;
@@ -107,7 +134,6 @@ export class ContextEnricher {
 
     const formatted = formatContext(chunks, entities, relationships, request.maxChars, request.graphShare);
     const cited = chunks.filter((c) => c.citation !== null).sort((a, b) => (a.citation ?? 0) - (b.citation ?? 0));
-    if (docs.ok) await this.recordGap(request, hits).catch((err: unknown) => this.logger.warn({ err }, 'could not record a knowledge gap'));
     return {
       chunks,
       entities,
@@ -118,24 +144,30 @@ export class ContextEnricher {
       truncated: formatted.omittedChunks + formatted.omittedEntities + formatted.omittedRelationships + cut > 0,
       omittedChunks: formatted.omittedChunks,
       omittedEntities: formatted.omittedEntities + cut,
-      timings: { retrievalMs: docs.ms, graphMs, totalMs: performance.now() - started },
+      timings: { retrievalMs: ranked.ms + (docs.ok && ranked.ok ? docs.ms : 0), graphMs, totalMs: performance.now() - started },
       warnings,
     };
   }
 
-  /** The graph step's evidence as context chunks, at most topK of them, each with why it is there. */
-  private async graphChunks(step: GraphStepResult, request: EnrichRequest, laneChunks: readonly EnrichedChunkRecord[]): Promise<EnrichedChunkRecord[]> {
-    if (request.graphShare <= 0) return [];
-    const chosen = step.chunks.slice(0, request.topK);
-    const loaded = await this.search.loadChunks(chosen.map((c) => c.chunkId));
-    return chosen.flatMap((c) => {
-      const row = loaded.get(c.chunkId);
-      if (!row) return [];
-      const { why, viaIndex } = whyEvidence(c, step.records);
-      const via = viaIndex === undefined ? undefined : laneChunks[viaIndex];
-      const hit = { ...row, score: c.score, vectorScore: c.similarity, keywordScore: null, vectorRank: null, keywordRank: null, neighbors: [] };
-      return [{ hit, lane: 'GRAPH' as const, why, citation: null, ...(via ? { via: { chunk: via, rank: (viaIndex ?? 0) + 1 } } : {}) }];
-    });
+  /**
+   * The graph step over the documents lane's ranking (see GraphLane.rank), with the rows of the evidence chunks it may
+   * add (at most topK; none when graphShare is 0). Undefined when the graph is off; a failure is reported, not thrown.
+   */
+  private async graphStep(request: EnrichRequest, ranked: RankedSearch | undefined, seeds: readonly SeedEntity[]): Promise<GraphStep> {
+    if (request.maxEntities <= 0) return { ok: true, value: undefined };
+    try {
+      const view = {
+        hits: (ranked?.chosen ?? []).map((h) => ({ chunkId: h.chunkId, documentId: h.documentId, score: h.score, similarity: h.vectorScore ?? null })),
+        pool: ranked?.pool ?? [],
+        queryVector: ranked?.queryVector,
+      };
+      const result = await this.graphLane.rank(request, seeds, view);
+      const wanted = request.graphShare > 0 ? result.chunks.slice(0, request.topK).map((c) => c.chunkId) : [];
+      return { ok: true, value: { result, rows: await this.search.loadChunks(wanted) } };
+    } catch (err) {
+      const cause = (err as Error).message;
+      return { ok: false, error: `graph lane failed: ${cause}`, cause, code: isAppError(err) ? err.code : ErrorCode.INTERNAL_SERVER_ERROR };
+    }
   }
 
   /**
@@ -143,12 +175,12 @@ export class ContextEnricher {
    * chunk holds at least `gapMinCoverage` of the query's words ("what is the vacation policy" answered by a page that
    * matches only "policy" is a gap, however well that page scores).
    */
-  private async recordGap(request: EnrichRequest, hits: SearchHitRecord[]): Promise<void> {
+  private async recordGap(request: EnrichRequest, hits: readonly FusedHit[]): Promise<void> {
     // Fused HYBRID scores are relative to the query's own hits; the lanes' own scores say how well anything matched.
     const best = Math.max(0, ...hits.map((h) => Math.max(h.vectorScore ?? 0, h.keywordScore ?? 0, h.vectorScore == null && h.keywordScore == null ? h.score : 0)));
     let gap = hits.length === 0 || best < this.options.gapScoreThreshold;
     if (!gap && this.options.gapMinCoverage > 0) {
-      const coverage = await this.search.queryCoverage(request.query, hits.slice(0, GAP_COVERAGE_HITS).map((h) => h.chunk.id));
+      const coverage = await this.search.queryCoverage(request.query, hits.slice(0, GAP_COVERAGE_HITS).map((h) => h.chunkId));
       gap = Math.max(0, ...coverage.values()) < this.options.gapMinCoverage;
     }
     if (gap) await this.gaps.record(request.query, best, request.filter);
@@ -179,6 +211,18 @@ function promoteNamedHomes(chunks: EnrichedChunkRecord[], namedHomes: readonly s
 function distinctById<T extends { id: string }>(items: T[]): T[] {
   const seen = new Set<string>();
   return items.filter((x) => (seen.has(x.id) ? false : (seen.add(x.id), true)));
+}
+
+/** The graph step's evidence as context chunks, at most topK of them, each with why it is there. */
+function graphChunks(step: GraphStepResult, rows: ReadonlyMap<string, LoadedChunk>, ranks: readonly (LaneRank | undefined)[], topK: number): EnrichedChunkRecord[] {
+  return step.chunks.slice(0, topK).flatMap((c) => {
+    const row = rows.get(c.chunkId);
+    if (!row) return [];
+    const { why, viaIndex } = whyEvidence(c, step.records);
+    const via = viaIndex === undefined ? undefined : ranks[viaIndex];
+    const hit = { ...row, score: c.score, vectorScore: c.similarity, keywordScore: null, vectorRank: null, keywordRank: null, neighbors: [] };
+    return [{ hit, lane: 'GRAPH' as const, why, citation: null, ...(via ? { via } : {}) }];
+  });
 }
 
 function whyChunk(hit: SearchHitRecord, index: number): string {

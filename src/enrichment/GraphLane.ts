@@ -12,9 +12,9 @@ const HOME_CHUNKS = 3;
 /** Mentioning chunks kept per entity, the closest to the query among those sampled. */
 const MENTIONS_PER_ENTITY = 4;
 /** Mentions sampled per entity before ranking by similarity. */
-const MENTION_SCAN = 64;
+const MENTION_SCAN = 16;
 /** Entities whose evidence is read: the query's, then the top chunks', then neighbours. */
-const MAX_EVIDENCE_ENTITIES = 60;
+const MAX_EVIDENCE_ENTITIES = 24;
 
 /** The documents lane's part in the graph step: its chunks in rank order, the fused pool and the query embedding. */
 export interface DocumentsLaneView {

@@ -5,7 +5,7 @@ import type { GraphStepResult } from './GraphLane.js';
 import type { EnrichedEntityRecord } from './types.js';
 
 /** The ranked entities that have a record, best first, each with why it is there and its depth. */
-export function describeEntities(step: GraphStepResult, hits: readonly SearchHitRecord[]): EnrichedEntityRecord[] {
+export function describeEntities(step: GraphStepResult, hits: readonly (SearchHitRecord | undefined)[]): EnrichedEntityRecord[] {
   return step.entities.flatMap(({ id, reason }) => {
     const entity = step.records.get(id);
     if (!entity) return [];
@@ -13,7 +13,7 @@ export function describeEntities(step: GraphStepResult, hits: readonly SearchHit
   });
 }
 
-function whyEntity(reason: GraphReason, records: ReadonlyMap<string, EntityRecord>, hits: readonly SearchHitRecord[]): string {
+function whyEntity(reason: GraphReason, records: ReadonlyMap<string, EntityRecord>, hits: readonly (SearchHitRecord | undefined)[]): string {
   switch (reason.kind) {
     case 'query':
       return reason.exact ? 'matched in the query' : 'name similar to the query';

@@ -1,11 +1,34 @@
 import type { KeyedLock } from '../db/KeyedLock.js';
 import { AppError, ErrorCode, badInput, notFound } from '../errors.js';
+import { intIn } from '../shared/intIn.js';
 import type { GraphStore } from './GraphStore.js';
 import type { MentionLinker } from './mentions/MentionLinker.js';
 import type { OutboxWorker } from './mentions/OutboxWorker.js';
-import type { EntityRecord, EntityWrite, GraphCounts, RelationshipRecord, RelationshipWrite } from './types.js';
+import { MAX_SUBGRAPH_SEEDS, toNeighborOptions, toPathDepth, type NeighborArgs } from './readLimits.js';
+import { neighbors, shortestPath, subgraph, type PathRecord, type SubgraphRecord } from './traversal.js';
+import type {
+  Direction,
+  EntityFilterSpec,
+  EntityPage,
+  EntityRecord,
+  EntityWrite,
+  GraphCounts,
+  NeighborRecord,
+  RelationshipRecord,
+  RelationshipWrite,
+} from './types.js';
 import { assertStorableText } from '../storableText.js';
-import { assertDistinctIds, validateAliases, validateEntityId, validateEntityInput, validateEntityType, validateRelationshipInput, type RawEntityInput, type RawRelationshipInput } from './validateGraphInput.js';
+import {
+  assertDistinctIds,
+  validateAliases,
+  validateEntityId,
+  validateEntityInput,
+  validateEntityType,
+  validateRelationshipInput,
+  validateRelationshipType,
+  type RawEntityInput,
+  type RawRelationshipInput,
+} from './validateGraphInput.js';
 
 /** Largest `upsertGraph` batch. */
 export const MAX_GRAPH_BATCH = 5000;
@@ -96,6 +119,67 @@ export class GraphService {
     return { ...counts, outboxBacklog };
   }
 
+  /** Entities by id, in no particular order; missing ids are absent. */
+  getEntities(ids: readonly string[]): Promise<EntityRecord[]> {
+    return this.store.getEntities(ids);
+  }
+
+  /** Relationships by id, in no particular order; missing ids are absent. */
+  getRelationships(ids: readonly string[]): Promise<RelationshipRecord[]> {
+    return this.store.getRelationships(ids);
+  }
+
+  /** Entities matching a validated filter, by (name, id), after a keyset position. */
+  findEntities(filter: EntityFilterSpec, first: number, after?: { name: string; id: string }): Promise<EntityPage> {
+    return this.store.findEntities(filter, first, after);
+  }
+
+  /** Relationships touching an entity; `types` are checked as relationship types (field `types[i]`). */
+  relationshipsOf(entityId: string, direction: Direction, types?: readonly string[]): Promise<RelationshipRecord[]> {
+    return this.store.relationshipsOf([entityId], direction, types?.map((t, i) => validateRelationshipType(t, `types[${i}]`)));
+  }
+
+  /**
+   * Entities around one entity (depth 1–3, limit 1–500; see readLimits.ts), nearest first. With `mustExist`, an unknown
+   * entity is NOT_FOUND (checked after the arguments) rather than an empty list.
+   */
+  async neighbors(entityId: string, args: NeighborArgs, options: { mustExist?: boolean } = {}): Promise<NeighborRecord[]> {
+    const validated = toNeighborOptions(args);
+    if (options.mustExist) await this.requireEntities([{ id: entityId, field: 'id' }]);
+    return (await neighbors(this.store, [entityId], validated)).get(entityId) ?? [];
+  }
+
+  /** The subgraph around 1 to 100 seed entities: depth 1–3 (default 1), at most 1–2000 entities (default 200). */
+  subgraph(entityIds: readonly string[], depth: number | null | undefined, limit: number | null | undefined, field = 'input'): Promise<SubgraphRecord> {
+    if (entityIds.length === 0 || entityIds.length > MAX_SUBGRAPH_SEEDS) throw badInput(`${field}.entityIds`, `give 1 to ${MAX_SUBGRAPH_SEEDS} ids`);
+    return subgraph(this.store, entityIds, intIn(depth, 1, 1, 3, `${field}.depth`), intIn(limit, 200, 1, 2000, `${field}.limit`));
+  }
+
+  /**
+   * A shortest path of at most `maxDepth` hops (1–6, default 4), or null. With `mustExist`, both ends are validated and
+   * an unknown one is NOT_FOUND.
+   */
+  async shortestPath(fromId: string, toId: string, maxDepth: number | null | undefined, options: { mustExist?: boolean } = {}): Promise<PathRecord | null> {
+    const depth = toPathDepth(maxDepth);
+    if (options.mustExist) {
+      await this.requireEntities([
+        { id: fromId, field: 'fromId' },
+        { id: toId, field: 'toId' },
+      ]);
+    }
+    return shortestPath(this.store, fromId, toId, depth);
+  }
+
+  /** Distinct live documents mentioning each entity, newest mention first, at most `first` each. */
+  documentIdsByEntity(entityIds: readonly string[], first: number): Promise<Map<string, string[]>> {
+    return this.linker.mentions.documentIdsByEntity(entityIds, first);
+  }
+
+  /** Distinct entities mentioned by each document. */
+  entityIdsByDocument(documentIds: readonly string[]): Promise<Map<string, string[]>> {
+    return this.linker.mentions.entityIdsByDocument(documentIds);
+  }
+
   /** Lets the outbox know a write queued work. */
   documentsWritten(): void {
     this.outbox?.nudge();
@@ -108,6 +192,13 @@ export class GraphService {
     await this.linker.entitiesChanged(entities.map((e) => ({ entityId: e.id, name: e.name, aliases: e.aliases, linkByName: choice.get(e.id) })));
     this.outbox?.nudge();
     return entities;
+  }
+
+  /** NOT_FOUND naming the first of `ids` that does not exist (each id validated under its field first). */
+  private async requireEntities(ids: readonly { id: string; field: string }[]): Promise<void> {
+    const found = new Set((await this.store.getEntities(ids.map((x) => validateEntityId(x.id, x.field)))).map((e) => e.id));
+    const missing = ids.find((x) => !found.has(x.id));
+    if (missing) throw notFound('Entity', missing.id);
   }
 
   private async requireEndpoints(relationships: readonly RelationshipWrite[], inBatch: ReadonlySet<string>): Promise<void> {

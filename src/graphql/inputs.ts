@@ -3,12 +3,12 @@ import { decodeCursor, decodePair, encodePair, type KeysetCursor } from '../shar
 import { parseTagExpression } from '../documents/tagExpression.js';
 import type { DocumentFilterSpec, DocumentTypeName } from '../documents/types.js';
 import type { EnrichRequest } from '../enrichment/types.js';
-import { decodeGapCursor, encodeGapCursor, type KnowledgeGapRepository } from '../enrichment/KnowledgeGapRepository.js';
+import type { ContextEnricher } from '../enrichment/ContextEnricher.js';
 import { badInput } from '../errors.js';
-import type { GraphStore } from '../graph/GraphStore.js';
-import type { NeighborOptions } from '../graph/traversal.js';
-import type { Direction, EntityRecord } from '../graph/types.js';
-import { validateEntityType, validateRelationshipType } from '../graph/validateGraphInput.js';
+import type { GraphService } from '../graph/GraphService.js';
+import type { EntityRecord } from '../graph/types.js';
+import { validateEntityType } from '../graph/validateGraphInput.js';
+import { intIn } from '../shared/intIn.js';
 import { validateMinScore, validateQueryText } from '../retrieval/SearchService.js';
 import type { DocumentFilter, EnrichContextInput, EntityFilter } from './generated/types.js';
 
@@ -46,13 +46,6 @@ export function toPage(first: number | null | undefined, after: string | null | 
   return { first: Math.min(n, MAX_PAGE_SIZE), after: after ? decodeCursor(after) : undefined };
 }
 
-/** An integer argument with a default, checked against its range. */
-export function intIn(value: number | null | undefined, fallback: number, min: number, max: number, field: string): number {
-  const v = value ?? fallback;
-  if (!Number.isInteger(v) || v < min || v > max) throw badInput(field, `must be an integer from ${min} to ${max}`);
-  return v;
-}
-
 /** enrichContext's input validated, with the configured defaults and caps. */
 export function toEnrichRequest(input: EnrichContextInput, config: Pick<Config, 'rag' | 'enrich'>): EnrichRequest {
   const { rag, enrich } = config;
@@ -75,33 +68,12 @@ function shareIn(value: number, field: string): number {
   return value;
 }
 
-/** Entity.neighbors' arguments. */
-export interface NeighborArgs {
-  depth?: number | null;
-  direction?: Direction | null;
-  relationshipTypes?: readonly string[] | null;
-  limit?: number | null;
-}
-
-/** Entity.neighbors' arguments validated, with their defaults. */
-export function toNeighborOptions(args: NeighborArgs): NeighborOptions {
-  return {
-    depth: intIn(args.depth, 1, 1, 3, 'depth'),
-    direction: args.direction ?? 'BOTH',
-    types: args.relationshipTypes?.map((t, i) => validateRelationshipType(t, `relationshipTypes[${i}]`)),
-    limit: intIn(args.limit, 50, 1, 500, 'limit'),
-  };
-}
-
-/** shortestPath's `maxDepth`, validated (default 4, at most 6). */
-export const toPathDepth = (maxDepth: number | null | undefined): number => intIn(maxDepth, 4, 1, 6, 'maxDepth');
-
 /**
  * One page of the `entities` query: validated filter, name order, opaque cursors. `filterField` names the filter in
  * errors ('' when its fields are arguments of their own).
  */
 export async function findEntityPage(
-  store: GraphStore,
+  graph: GraphService,
   filter: EntityFilter | null | undefined,
   first: number | null | undefined,
   after: string | null | undefined,
@@ -113,16 +85,14 @@ export async function findEntityPage(
   const types = filter?.types?.map((t, i) => validateEntityType(t, `${filterField}types[${i}]`));
   const nameContains = filter?.nameContains?.trim() || undefined;
   const spec = { types, nameContains, hasRelationships: filter?.hasRelationships ?? undefined, hasDocuments: filter?.hasDocuments ?? undefined };
-  const result = await store.findEntities(spec, page.first, position && { name: position[0], id: position[1] });
+  const result = await graph.findEntities(spec, page.first, position && { name: position[0], id: position[1] });
   const edges = result.entities.map((node: EntityRecord) => ({ cursor: encodePair(node.name, node.id), node }));
   return { edges, hasNextPage: result.hasNextPage, hasPreviousPage: Boolean(after), totalCount: result.totalCount };
 }
 
 /** One page of the `knowledgeGaps` query, most frequent first; a cursor keeps the listing's moment. */
-export async function knowledgeGapPage(gaps: KnowledgeGapRepository, first: number | null | undefined, after: string | null | undefined) {
+export async function knowledgeGapPage(enricher: ContextEnricher, first: number | null | undefined, after: string | null | undefined) {
   const page = toPage(first, null);
-  const from = after ? decodeGapCursor(after) : { asOf: new Date(), position: undefined };
-  const { gaps: rows, totalCount } = await gaps.list(page.first + 1, from.asOf, from.position);
-  const edges = rows.slice(0, page.first).map((node) => ({ cursor: encodeGapCursor(from.asOf, node.position), node }));
-  return { edges, hasNextPage: rows.length > page.first, hasPreviousPage: after != null, totalCount };
+  const { edges, hasNextPage, totalCount } = await enricher.knowledgeGaps(page.first, after ?? undefined);
+  return { edges, hasNextPage, hasPreviousPage: after != null, totalCount };
 }

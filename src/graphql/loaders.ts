@@ -20,11 +20,11 @@ export interface Loaders {
 
 /** Creates the loaders of one request; the text loaders read no more than `budget` still allows. */
 export function createLoaders(services: Services, budget: TextBudget): Loaders {
-  const { documents, chunks } = services.documents;
-  const { store, linker } = services.graph;
+  const documents = services.documents;
+  const graph = services.graph;
   return {
     documentById: new DataLoader(async (ids) => {
-      const found = new Map((await documents.findSummariesByIds(ids)).map((d) => [d.id, d]));
+      const found = new Map((await documents.summariesByIds(ids)).map((d) => [d.id, d]));
       return ids.map((id) => found.get(id) ?? null);
     }),
     // Texts past the budget are not read: their documents answer with the budget's error (null means gone).
@@ -35,24 +35,24 @@ export function createLoaders(services: Services, budget: TextBudget): Loaders {
     }),
     chunksByDocumentId: new DataLoader<string, ChunkRecord[]>(async (ids) => {
       const byDoc = new Map<string, ChunkRecord[]>();
-      for (const c of await chunks.findByDocumentIdsWithin(ids, budget.remaining)) {
+      for (const c of await documents.chunksWithin(ids, budget.remaining)) {
         const list = byDoc.get(c.documentId);
         if (list) list.push(c);
         else byDoc.set(c.documentId, [c]);
       }
-      const withChunks = byDoc.size === ids.length ? undefined : new Set(await chunks.documentIdsWithChunks(ids));
+      const withChunks = byDoc.size === ids.length ? undefined : new Set(await documents.documentIdsWithChunks(ids));
       return ids.map((id) => byDoc.get(id) ?? (withChunks?.has(id) ? budget.exceeded() : []));
     }),
     chunkCountByDocumentId: new DataLoader(async (ids) => {
-      const counts = await chunks.countByDocumentIds(ids);
+      const counts = await documents.chunkCounts(ids);
       return ids.map((id) => counts.get(id) ?? 0);
     }),
     entityById: new DataLoader(async (ids) => {
-      const found = new Map((await store.getEntities(ids)).map((e) => [e.id, e]));
+      const found = new Map((await graph.getEntities(ids)).map((e) => [e.id, e]));
       return ids.map((id) => found.get(id) ?? null);
     }),
     relationshipById: new DataLoader(async (ids) => {
-      const found = new Map((await store.getRelationships(ids)).map((r) => [r.id, r]));
+      const found = new Map((await graph.getRelationships(ids)).map((r) => [r.id, r]));
       return ids.map((id) => found.get(id) ?? null);
     }),
     documentIdsByEntity: new DataLoader(async (keys) => {
@@ -64,12 +64,12 @@ export function createLoaders(services: Services, budget: TextBudget): Loaders {
       }
       const results = new Map<string, string[]>();
       for (const [first, ids] of groups) {
-        for (const [id, docs] of await linker.mentions.documentIdsByEntity(ids, first)) results.set(`${first}:${id}`, docs);
+        for (const [id, docs] of await graph.documentIdsByEntity(ids, first)) results.set(`${first}:${id}`, docs);
       }
       return keys.map((k) => results.get(k) ?? []);
     }),
     entityIdsByDocument: new DataLoader(async (ids) => {
-      const map = await linker.mentions.entityIdsByDocument(ids);
+      const map = await graph.entityIdsByDocument(ids);
       return ids.map((id) => map.get(id) ?? []);
     }),
   };

@@ -1,11 +1,8 @@
 import { z } from 'zod';
 import { ROOT_FIELD_ROLES } from '../graphql/fieldRoles.js';
-import { notFound } from '../errors.js';
-import { findEntityPage, toNeighborOptions, toPathDepth } from '../graphql/inputs.js';
-import type { GraphStore } from '../graph/GraphStore.js';
-import { neighbors, shortestPath } from '../graph/traversal.js';
+import { findEntityPage } from '../graphql/inputs.js';
+import { DEFAULT_PATH_DEPTH } from '../graph/readLimits.js';
 import type { EntityRecord, RelationshipRecord } from '../graph/types.js';
-import { validateEntityId } from '../graph/validateGraphInput.js';
 import { defineTool, jsonOutput } from './toolDefinition.js';
 import { integer, pageArgs } from './schemas.js';
 
@@ -13,13 +10,6 @@ const { Query } = ROOT_FIELD_ROLES;
 
 const entityJson = (e: EntityRecord) => ({ id: e.id, type: e.type, name: e.name, aliases: e.aliases, description: e.description, properties: e.properties });
 const relationshipJson = (r: RelationshipRecord) => ({ id: r.id, fromId: r.fromId, type: r.type, toId: r.toId, properties: r.properties });
-
-/** The entities with these ids, or NOT_FOUND naming the first missing one and its argument. */
-async function requireEntities(store: GraphStore, ids: { id: string; field: string }[]): Promise<void> {
-  const found = new Set((await store.getEntities(ids.map((x) => validateEntityId(x.id, x.field)))).map((e) => e.id));
-  const missing = ids.find((x) => !found.has(x.id));
-  if (missing) throw notFound('Entity', missing.id);
-}
 
 export const findEntitiesTool = defineTool({
   name: 'find_entities',
@@ -38,7 +28,7 @@ export const findEntitiesTool = defineTool({
     ...pageArgs,
   }),
   async run({ first, after, ...filter }, { services }) {
-    const page = await findEntityPage(services.graph.store, filter, first, after, '');
+    const page = await findEntityPage(services.graph, filter, first, after, '');
     return jsonOutput({
       entities: page.edges.map(({ node }) => entityJson(node)),
       totalCount: page.totalCount,
@@ -65,9 +55,7 @@ export const entityNeighborsTool = defineTool({
     limit: integer().optional().describe('Most neighbours to return, 1-500 (default 50).'),
   }),
   async run({ id, ...args }, { services }) {
-    const options = toNeighborOptions(args);
-    await requireEntities(services.graph.store, [{ id, field: 'id' }]);
-    const found = (await neighbors(services.graph.store, [id], options)).get(id) ?? [];
+    const found = await services.graph.neighbors(id, args, { mustExist: true });
     return jsonOutput({ neighbors: found.map((n) => ({ ...entityJson(n.entity), depth: n.depth, via: relationshipJson(n.relationship) })) });
   },
 });
@@ -87,13 +75,8 @@ export const shortestPathTool = defineTool({
     maxDepth: integer().optional().describe('Most hops, 1-6 (default 4).'),
   }),
   async run({ fromId, toId, maxDepth }, { services }) {
-    const depth = toPathDepth(maxDepth);
-    await requireEntities(services.graph.store, [
-      { id: fromId, field: 'fromId' },
-      { id: toId, field: 'toId' },
-    ]);
-    const path = await shortestPath(services.graph.store, fromId, toId, depth);
-    if (!path) return jsonOutput({ found: false, maxDepth: depth, entities: [], relationships: [] });
+    const path = await services.graph.shortestPath(fromId, toId, maxDepth, { mustExist: true });
+    if (!path) return jsonOutput({ found: false, maxDepth: maxDepth ?? DEFAULT_PATH_DEPTH, entities: [], relationships: [] });
     return jsonOutput({ found: true, hops: path.relationships.length, entities: path.entities.map(entityJson), relationships: path.relationships.map(relationshipJson) });
   },
 });

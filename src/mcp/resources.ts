@@ -45,7 +45,7 @@ export async function listResources(services: Services, principal: Principal, cu
   requireRole(principal, ROOT_FIELD_ROLES.Query.documents, 'Listing resources');
   const position = decodePosition(cursor);
   if (position.kind === 'documents') {
-    const page = await services.documents.documents.list({}, RESOURCE_PAGE_SIZE, position.after ? decodeCursor(position.after, 'cursor') : undefined);
+    const page = await services.documents.list({}, RESOURCE_PAGE_SIZE, position.after ? decodeCursor(position.after, 'cursor') : undefined);
     const resources = page.rows.map(({ document: d }) => ({
       uri: `${DOCUMENTS}${encodeURIComponent(d.id)}`,
       name: d.title,
@@ -56,7 +56,7 @@ export async function listResources(services: Services, principal: Principal, cu
     const next: ListPosition = page.hasNextPage && last ? { kind: 'documents', after: last } : { kind: 'entities', after: null };
     return { resources, nextCursor: encodePosition(next) };
   }
-  const page = await findEntityPage(services.graph.store, {}, RESOURCE_PAGE_SIZE, position.after, '');
+  const page = await findEntityPage(services.graph, {}, RESOURCE_PAGE_SIZE, position.after, '');
   const resources = page.edges.map(({ node: e }) => ({
     uri: `${ENTITIES}${encodeURIComponent(e.id)}`,
     name: e.name,
@@ -81,7 +81,7 @@ export async function readResource(services: Services, principal: Principal, uri
   if (uri.startsWith(DOCUMENTS)) {
     requireRole(principal, ROOT_FIELD_ROLES.Query.document, 'Reading a document');
     const id = validateDocumentId(idIn(uri, DOCUMENTS), 'uri');
-    const content = (await services.documents.documents.contentByIds([id])).get(id);
+    const content = (await services.documents.contentByIds([id])).get(id);
     if (content === undefined) throw notFound('document', id);
     const budget = new TextBudget(services.config.maxResponseTextChars);
     return { contents: [{ uri, mimeType: 'text/markdown', text: budget.take(content) }] };
@@ -89,10 +89,9 @@ export async function readResource(services: Services, principal: Principal, uri
   if (uri.startsWith(ENTITIES)) {
     requireRole(principal, ROOT_FIELD_ROLES.Query.entity, 'Reading an entity');
     const id = validateEntityId(idIn(uri, ENTITIES), 'uri');
-    const { store } = services.graph;
-    const [entity] = await store.getEntities([id]);
+    const [entity] = await services.graph.getEntities([id]);
     if (!entity) throw notFound('Entity', id);
-    const relationships = (await store.relationshipsOf([id], 'BOTH')).slice(0, ENTITY_RELATIONSHIPS);
+    const relationships = (await services.graph.relationshipsOf(id, 'BOTH')).slice(0, ENTITY_RELATIONSHIPS);
     const body = { ...entity, relationships: relationships.map((r) => ({ id: r.id, fromId: r.fromId, type: r.type, toId: r.toId, properties: r.properties })) };
     return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(body, null, 2) }] };
   }

@@ -3,7 +3,8 @@ import { ROOT_FIELD_ROLES } from '../graphql/fieldRoles.js';
 import { validateDocumentId } from '../documents/validateInput.js';
 import type { ChunkRecord } from '../documents/types.js';
 import { notFound } from '../errors.js';
-import { intIn, knowledgeGapPage, toEnrichRequest, toFilterSpec } from '../graphql/inputs.js';
+import { knowledgeGapPage, toEnrichRequest, toFilterSpec } from '../graphql/inputs.js';
+import { intIn } from '../shared/intIn.js';
 import type { TextBudget } from '../graphql/TextBudget.js';
 import { defineTool, jsonOutput, toJson } from './toolDefinition.js';
 import { documentFilterSchema, integer, pageArgs, searchModeSchema } from './schemas.js';
@@ -137,7 +138,7 @@ export const knowledgeGapsTool = defineTool({
   readOnly: true,
   input: z.strictObject(pageArgs),
   async run(args, { services }) {
-    const { edges, hasNextPage, totalCount } = await knowledgeGapPage(services.gaps, args.first, args.after);
+    const { edges, hasNextPage, totalCount } = await knowledgeGapPage(services.enricher, args.first, args.after);
     return jsonOutput({
       gaps: edges.map(({ node }) => ({ query: node.query, count: node.count, bestScore: node.bestScore, lastSeenAt: node.lastSeenAt })),
       totalCount,

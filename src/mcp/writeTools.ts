@@ -65,7 +65,7 @@ export const importUrlTool = defineTool({
   }),
   async run(args, { services }) {
     const job = resultOrError(await services.imports.submit(validateUrlImport(args), { async: false }), false);
-    const documents = await services.documents.documents.findSummariesByIds(documentIdsOf(job));
+    const documents = await services.documents.summariesByIds(documentIdsOf(job));
     return jsonOutput({
       jobId: job.id,
       status: job.status,

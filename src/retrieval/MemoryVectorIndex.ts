@@ -1,4 +1,5 @@
 import type { Db } from '../db/Db.js';
+import { chunkEmbeddingPage, chunkEmbeddingsByIds, countChunksByEmbedding } from '../documents/chunkEmbeddings.js';
 import type { Logger } from '../logger.js';
 import {
   REWRITE_MARKER,
@@ -92,14 +93,11 @@ export class MemoryVectorIndex {
     const changes = await readVectorChanges(this.db, MAX_INCREMENTAL);
     if (!changes) return;
     if (changes.more || this.mixed || changes.chunkIds.includes(REWRITE_MARKER)) return this.reload();
-    const { rows } = await this.db.query<{ id: string; v: string }>(
-      'SELECT id::text AS id, embedding::text AS v FROM chunks WHERE id = ANY($1::bigint[]) AND embedding IS NOT NULL',
-      [changes.chunkIds],
-    );
+    const rows = await chunkEmbeddingsByIds(this.db, changes.chunkIds);
     const present = new Set<number>();
     for (const r of rows) {
       const id = Number(r.id);
-      const vector = this.parse(r.v);
+      const vector = this.parse(r.vector);
       // A store whose last vector went away may come back with another embedder's dimension.
       if (!this.matrix || (this.matrix.size === 0 && this.matrix.dim !== vector.length)) this.matrix = new VectorMatrix(vector.length);
       if (vector.length !== this.matrix.dim) return this.reload();
@@ -118,20 +116,14 @@ export class MemoryVectorIndex {
     // it; later writes stay in the log and the next sync re-reads their rows, so nothing is missed or applied twice.
     const seq = await latestVectorChange(this.db);
     // Counting first spares reading a store too large to hold (it is counted on every start, loaded only if it fits).
-    const { rows: counted } = await this.db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks WHERE embedding IS NOT NULL');
-    if ((counted[0]?.n ?? 0) > this.options.maxChunks) return this.turnOff();
+    if ((await countChunksByEmbedding(this.db, true)) > this.options.maxChunks) return this.turnOff();
     let matrix: VectorMatrix | undefined;
     let mixed = false;
     for (let last = '0'; ; ) {
-      const { rows } = await this.db.query<{ id: string; v: string }>(
-        // "ORDER BY id" would sort by the text alias: name the column.
-        `SELECT c.id::text AS id, c.embedding::text AS v FROM chunks c
-          WHERE c.embedding IS NOT NULL AND c.id > $1::bigint ORDER BY c.id LIMIT $2`,
-        [last, LOAD_PAGE],
-      );
+      const rows = await chunkEmbeddingPage(this.db, last, LOAD_PAGE);
       if (rows.length === 0) break;
       for (const r of rows) {
-        const vector = this.parse(r.v);
+        const vector = this.parse(r.vector);
         matrix ??= new VectorMatrix(vector.length, rows.length);
         if (vector.length === matrix.dim) matrix.put(Number(r.id), vector);
         else mixed = true;

@@ -4,7 +4,7 @@ import type { EmbeddingProvider, EmbeddingProviderName } from '../embeddings/Emb
 import { badInput } from '../errors.js';
 import { assertStorableText } from '../storableText.js';
 import { fuse, type FusedHit } from './fusion.js';
-import { loadChunks, loadNeighbors, type LoadedChunk } from './hitRows.js';
+import { loadChunks, loadNeighbors, type LoadedChunk } from '../documents/hitLoader.js';
 import { DEFAULT_BM25, KeywordSearch, type Bm25Options } from './KeywordSearch.js';
 import { FUSION_METHODS, SEARCH_MODES, type FusionMethod, type LaneHit, type SearchHitRecord, type SearchMode, type SearchRequest } from './types.js';
 import { VectorSearch, type VectorSearchOptions } from './VectorSearch.js';
@@ -83,9 +83,11 @@ const GROUP_OVERFETCH = 4;
 /** Deepest lane ranking when looking for enough distinct documents. */
 const MAX_GROUPED_DEPTH = 2000;
 
-/** What `searchWithPool` returns. */
-export interface SearchWithPool {
-  hits: SearchHitRecord[];
+/** What `rankWithPool` returns: the ranking before any row is loaded (see `loadRanked`). */
+export interface RankedSearch {
+  request: SearchRequest;
+  /** The chunks `search` would return (minScore, grouping and topK applied), best first, not yet loaded. */
+  chosen: FusedHit[];
   /** Every chunk the lanes ranked, fused, best first (ids and scores only). */
   pool: FusedHit[];
   queryVector: Float32Array | undefined;
@@ -173,17 +175,23 @@ export class SearchService {
   /** Runs a resolved request (see `resolveSearchRequest`). */
   async run(request: SearchRequest): Promise<SearchHitRecord[]> {
     const { ranked } = await this.rankAll(request);
-    return this.finish(ranked, request);
+    return this.load(choose(ranked, request), request);
   }
 
   /**
-   * `search`, plus what context enrichment reuses: the whole fused ranking the lanes produced (ids and scores, best
-   * first, beyond topK and before minScore) and the query's embedding (undefined in KEYWORD mode).
+   * `search` in two steps, for context enrichment: the ranking first (what it reuses: the whole fused pool beyond topK
+   * and before minScore, and the query's embedding, undefined in KEYWORD mode), so that work depending only on the
+   * chosen ids can run while `loadRanked` reads their rows.
    */
-  async searchWithPool(args: SearchArgs): Promise<SearchWithPool> {
+  async rankWithPool(args: SearchArgs): Promise<RankedSearch> {
     const request = resolveSearchRequest(args, this.limits, this.tuning);
     const { ranked, vector } = await this.rankAll(request);
-    return { hits: await this.finish(ranked, request), pool: ranked, queryVector: vector ? await vector : undefined };
+    return { request, chosen: choose(ranked, request), pool: ranked, queryVector: vector ? await vector : undefined };
+  }
+
+  /** The rows of a ranking's chosen chunks, as `search` returns them. */
+  loadRanked(ranked: RankedSearch): Promise<SearchHitRecord[]> {
+    return this.load(ranked.chosen, ranked.request);
   }
 
   private async rankAll(request: SearchRequest): Promise<{ ranked: FusedHit[]; vector: Promise<Float32Array> | undefined }> {
@@ -215,7 +223,7 @@ export class SearchService {
   /** VECTOR search with a vector the caller already has. */
   async searchByVector(vector: Float32Array, request: SearchRequest): Promise<SearchHitRecord[]> {
     const hits = await this.vectors.search(vector, request.filter, this.laneDepth({ ...request, mode: 'VECTOR' }));
-    return this.finish(this.rank({ ...request, mode: 'VECTOR' }, hits, []), request);
+    return this.load(choose(this.rank({ ...request, mode: 'VECTOR' }, hits, []), request), request);
   }
 
   private async embedQuery(query: string): Promise<Float32Array> {
@@ -246,18 +254,8 @@ export class SearchService {
     }));
   }
 
-  /** Applies minScore, grouping and topK, then loads the winners' rows and neighbours. */
-  private async finish(ranked: FusedHit[], request: SearchRequest): Promise<SearchHitRecord[]> {
-    const chosen: FusedHit[] = [];
-    const docs = new Set<string>();
-    for (const h of ranked) {
-      if (chosen.length >= request.topK || h.score < request.minScore) break;
-      if (request.groupByDocument) {
-        if (docs.has(h.documentId)) continue;
-        docs.add(h.documentId);
-      }
-      chosen.push(h);
-    }
+  /** Loads the chosen hits' rows and neighbours, in order; a chunk deleted since ranking is left out. */
+  private async load(chosen: readonly FusedHit[], request: SearchRequest): Promise<SearchHitRecord[]> {
     const loaded = await loadChunks(this.db, chosen.map((h) => h.chunkId));
     const hits: SearchHitRecord[] = [];
     for (const h of chosen) {
@@ -279,6 +277,21 @@ export class SearchService {
     }
     return hits;
   }
+}
+
+/** Applies minScore, grouping by document and topK to a ranking. */
+function choose(ranked: readonly FusedHit[], request: SearchRequest): FusedHit[] {
+  const chosen: FusedHit[] = [];
+  const docs = new Set<string>();
+  for (const h of ranked) {
+    if (chosen.length >= request.topK || h.score < request.minScore) break;
+    if (request.groupByDocument) {
+      if (docs.has(h.documentId)) continue;
+      docs.add(h.documentId);
+    }
+    chosen.push(h);
+  }
+  return chosen;
 }
 
 function definedOnly<T extends object>(o: Partial<T>): Partial<T> {

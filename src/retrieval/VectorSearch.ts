@@ -1,7 +1,7 @@
 import type { Db, Queryable } from '../db/Db.js';
 import { toVectorSql } from '../db/vector.js';
 import { SqlParams } from '../db/SqlParams.js';
-import { documentFilterSql, isEmptyFilter, liveChunkSql } from '../documents/filterSql.js';
+import { searchableChunksSql } from '../documents/filterSql.js';
 import type { DocumentFilterSpec } from '../documents/types.js';
 import type { Logger } from '../logger.js';
 import { memoryVectorIndexFor, type MemoryVectorIndex } from './MemoryVectorIndex.js';
@@ -67,7 +67,7 @@ export class VectorSearch {
     if (ids.length === 0) return [];
     const params = new SqlParams();
     const idList = params.add(Array.from(ids, String));
-    const { from, where } = liveChunksSql(filter, params);
+    const { from, where } = searchableChunksSql(filter, params);
     const { rows } = await this.db.query<{ id: string; document_id: string }>(
       `SELECT c.id::text AS id, c.document_id FROM ${from} WHERE c.id = ANY(${idList}::bigint[]) AND c.embedding IS NOT NULL AND ${where}`,
       params.values,
@@ -87,7 +87,7 @@ export class VectorSearch {
   private async searchSql(vector: Float32Array, filter: DocumentFilterSpec, limit: number): Promise<LaneHit[]> {
     const params = new SqlParams();
     const q = params.add(toVectorSql(vector));
-    const { from, where } = liveChunksSql(filter, params);
+    const { from, where } = searchableChunksSql(filter, params);
     const lim = params.add(limit);
     // On a server, order by the expression the HNSW index is built on (the half-precision cast), but report the
     // full-precision distance, by which toLaneHits re-sorts the candidates.
@@ -115,12 +115,6 @@ export class VectorSearch {
       return (await tx.query<VectorRow>(sql, values)).rows;
     });
   }
-}
-
-/** Chunks `c` that pass the filter: unfiltered, by the chunks' own copy of the expiry, with no join to documents. */
-function liveChunksSql(filter: DocumentFilterSpec, params: SqlParams): { from: string; where: string } {
-  if (isEmptyFilter(filter)) return { from: 'chunks c', where: liveChunkSql('c') };
-  return { from: 'chunks c JOIN documents d ON d.id = c.document_id', where: documentFilterSql(filter, params) };
 }
 
 type VectorRow = { id: string; document_id: string; distance: number | string };

@@ -1,5 +1,5 @@
 import type { Db } from '../db/Db.js';
-import { toVectorSql } from '../db/vector.js';
+import { chunksWithoutEmbedding, clearChunkEmbeddings, countChunksByEmbedding, writeChunkEmbeddings } from '../documents/chunkEmbeddings.js';
 import { embeddingText } from '../documents/embeddingText.js';
 import type { EmbeddingProvider } from '../embeddings/EmbeddingProvider.js';
 import { dropHnswIndex, ensureHnswIndex, readRecordedEmbedder, sameEmbedder, setEmbeddingColumn } from './vectorIndex.js';
@@ -28,27 +28,19 @@ export async function reindex(db: Db, embedder: EmbeddingProvider, options: Rein
   if (!recorded || !sameEmbedder(recorded, embedder.info)) {
     await setEmbeddingColumn(db, embedder.info);
   } else if (options.force) {
-    await db.query('UPDATE chunks SET embedding = NULL');
+    await clearChunkEmbeddings(db);
   }
   // Building HNSW once after the load is much cheaper than maintaining it row by row.
   await dropHnswIndex(db);
-  const count = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks WHERE embedding IS NULL');
-  const total = count.rows[0]?.n ?? 0;
+  const total = await countChunksByEmbedding(db, false);
   let done = 0;
   options.onProgress?.({ done, total });
   let lastId = '0';
   for (;;) {
-    const { rows } = await db.query<{ id: string; title: string; content: string }>(
-      `SELECT c.id::text AS id, d.title, c.content FROM chunks c JOIN documents d ON d.id = c.document_id
-        WHERE c.embedding IS NULL AND c.id > $1::bigint ORDER BY c.id LIMIT $2`,
-      [lastId, batchSize],
-    );
+    const rows = await chunksWithoutEmbedding(db, lastId, batchSize);
     if (rows.length === 0) break;
     const vectors = await embedder.embed(rows.map((r) => embeddingText(r.title, r.content)));
-    await db.query(
-      `UPDATE chunks SET embedding = x.v::vector FROM unnest($1::bigint[], $2::text[]) AS x(id, v) WHERE chunks.id = x.id`,
-      [rows.map((r) => r.id), vectors.map((v) => toVectorSql(v))],
-    );
+    await writeChunkEmbeddings(db, rows.map((r) => r.id), vectors);
     done += rows.length;
     lastId = rows.at(-1)?.id ?? lastId;
     options.onProgress?.({ done, total });

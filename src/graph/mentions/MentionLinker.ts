@@ -1,5 +1,6 @@
 import type { Db, Queryable } from '../../db/Db.js';
 import type { DocumentWriteHook, WrittenDocument } from '../../documents/DocumentWriteHook.js';
+import { documentsRelation, lockChunksMatchingPhrases, lockDocumentTitle } from '../../documents/relations.js';
 import { AppError, ErrorCode } from '../../errors.js';
 import type { MentionOp } from '../types.js';
 import { MentionMatcher, nameForms, type EntityName } from './MentionMatcher.js';
@@ -62,8 +63,7 @@ export class MentionLinker implements DocumentWriteHook {
   /** Links existing documents explicitly to entities. */
   async linkExplicit(documentId: string, entityIds: readonly string[]): Promise<void> {
     await this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<{ title: string }>('SELECT title FROM documents WHERE id = $1 FOR UPDATE', [documentId]);
-      const title = rows[0]?.title;
+      const title = await lockDocumentTitle(tx, documentId);
       if (title === undefined) throw new AppError(ErrorCode.NOT_FOUND, `document "${documentId}" does not exist`, { kind: 'Document', id: documentId });
       await this.beforeWrite(tx, [{ documentId, explicitEntityIds: [...entityIds] }]);
       await this.mentions.insert(tx, entityIds.map((entityId) => ({ entityId, documentId, chunkId: null })), 'explicit');
@@ -94,28 +94,17 @@ export class MentionLinker implements DocumentWriteHook {
     await this.db.transaction(async (tx) => {
       const phrases = linked.flatMap((n) => nameForms(n.name, n.aliases)).filter((p) => p.length >= 2);
       if (phrases.length === 0) return;
-      // The candidate documents are locked first (KEY SHARE, in id order): a write or delete of one of them waits
-      // until these links are in, or runs first and is then seen whole. Locking only the chunks deadlocked with a
-      // document write, and not locking at all let a write delete chunks the new mentions then pointed at.
-      const { rows: locked } = await tx.query<{ id: string }>(
-        `SELECT d.id FROM documents d
-          WHERE d.id IN (SELECT c.document_id FROM chunks c WHERE c.keyword_tsv @@ ${PHRASES_TSQUERY})
-          ORDER BY d.id FOR KEY SHARE`,
-        [phrases],
-      );
-      const { rows } = await tx.query<{ id: string; document_id: string; content: string; title: string }>(
-        `SELECT c.id::text AS id, c.document_id, c.content, d.title
-           FROM chunks c JOIN documents d ON d.id = c.document_id
-          WHERE c.document_id = ANY($2::text[]) AND c.keyword_tsv @@ ${PHRASES_TSQUERY}`,
-        [phrases, locked.map((r) => r.id)],
-      );
+      // The candidate documents are locked: a write or delete of one of them waits until these links are in, or runs
+      // first and is then seen whole. Locking only the chunks deadlocked with a document write, and not locking at
+      // all let a write delete chunks the new mentions then pointed at.
+      const rows = await lockChunksMatchingPhrases(tx, phrases);
       const matcher = new MentionMatcher(linked);
       const found: MentionRow[] = [];
       const ops: MentionOp[] = [];
       for (const r of rows) {
         for (const entityId of matcher.entitiesIn(r.content)) {
-          found.push({ entityId, documentId: r.document_id, chunkId: r.id });
-          ops.push({ op: 'link', entityId, documentId: r.document_id, documentTitle: r.title });
+          found.push({ entityId, documentId: r.documentId, chunkId: r.id });
+          ops.push({ op: 'link', entityId, documentId: r.documentId, documentTitle: r.title });
         }
       }
       await this.mentions.insert(tx, found, 'auto');
@@ -131,7 +120,7 @@ export class MentionLinker implements DocumentWriteHook {
 
   private async linkOpsFor(tx: Queryable, documentIds: readonly string[]): Promise<MentionOp[]> {
     const { rows } = await tx.query<{ entity_id: string; document_id: string; title: string }>(
-      `SELECT DISTINCT m.entity_id, m.document_id, d.title FROM mentions m JOIN documents d ON d.id = m.document_id
+      `SELECT DISTINCT m.entity_id, m.document_id, d.title FROM mentions m JOIN ${documentsRelation('d')} ON d.id = m.document_id
         WHERE m.document_id = ANY($1::text[])`,
       [documentIds],
     );
@@ -177,10 +166,6 @@ export class MentionLinker implements DocumentWriteHook {
     return this.cached;
   }
 }
-
-/** One OR tsquery of the phrases in $1 (a text[]): the full-text prefilter for chunks that may name them. */
-const PHRASES_TSQUERY = `(SELECT string_agg(q::text, ' | ')::tsquery FROM (
-  SELECT phraseto_tsquery('english', p) AS q FROM unnest($1::text[]) AS p) qs WHERE q::text <> '')`;
 
 /** How long query linking trusts the cached names before checking the name table's fingerprint again. */
 const QUERY_NAMES_MAX_AGE_MS = 1000;

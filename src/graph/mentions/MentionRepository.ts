@@ -1,6 +1,7 @@
 import type { Db, Queryable } from '../../db/Db.js';
 import { SqlParams } from '../../db/SqlParams.js';
 import { documentFilterSql, liveDocumentSql } from '../../documents/filterSql.js';
+import { chunksRelation, documentsRelation } from '../../documents/relations.js';
 import type { DocumentFilterSpec } from '../../documents/types.js';
 import type { MentionOp } from '../types.js';
 import type { EntityName } from './MentionMatcher.js';
@@ -133,7 +134,7 @@ export class MentionRepository {
     const { rows } = await this.db.query<{ entity_id: string; document_id: string }>(
       `SELECT entity_id, document_id FROM (
          SELECT m.entity_id, m.document_id, row_number() OVER (PARTITION BY m.entity_id ORDER BY max(m.created_at) DESC, m.document_id) AS n
-           FROM mentions m JOIN documents d ON d.id = m.document_id
+           FROM mentions m JOIN ${documentsRelation('d')} ON d.id = m.document_id
           WHERE m.entity_id = ANY($1::text[]) AND ${liveDocumentSql('d')}
           GROUP BY m.entity_id, m.document_id) x
         WHERE n <= $2 ORDER BY entity_id, n`,
@@ -180,15 +181,15 @@ export class MentionRepository {
         CROSS JOIN LATERAL (SELECT count(*)::int AS n FROM (SELECT 1 FROM mentions m WHERE m.entity_id = e.id LIMIT ${countCap}) y) k
         LEFT JOIN LATERAL (
           (SELECT c.id AS chunk_id, c.document_id, true AS home, ${sim} AS similarity
-             FROM documents d JOIN chunks c ON c.document_id = d.id
+             FROM ${documentsRelation('d')} JOIN ${chunksRelation('c')} ON c.document_id = d.id
             WHERE d.id IN (SELECT m.document_id FROM mentions m WHERE m.entity_id = e.id AND m.source = 'explicit' AND m.chunk_id IS NULL
-                           UNION SELECT d2.id FROM documents d2 JOIN entity_names n ON n.entity_id = e.id WHERE lower(d2.title) = lower(n.name))
+                           UNION SELECT d2.id FROM ${documentsRelation('d2')} JOIN entity_names n ON n.entity_id = e.id WHERE lower(d2.title) = lower(n.name))
               AND ${passes}
             ORDER BY similarity DESC, c.id LIMIT ${homeCap})
           UNION ALL
           (SELECT c.id, c.document_id, false, ${sim} AS similarity
              FROM (SELECT m.chunk_id FROM mentions m WHERE m.entity_id = e.id AND m.chunk_id IS NOT NULL LIMIT ${scan}) mm
-             JOIN chunks c ON c.id = mm.chunk_id JOIN documents d ON d.id = c.document_id
+             JOIN ${chunksRelation('c')} ON c.id = mm.chunk_id JOIN ${documentsRelation('d')} ON d.id = c.document_id
             WHERE ${passes}
             ORDER BY similarity DESC, c.id LIMIT ${perEntity})
         ) x ON true`,
@@ -209,7 +210,7 @@ export class MentionRepository {
     const params = new SqlParams();
     const ids = params.add([...new Set(entityIds)]);
     const { rows } = await this.db.query<{ entity_id: string }>(
-      `SELECT DISTINCT m.entity_id FROM mentions m JOIN documents d ON d.id = m.document_id
+      `SELECT DISTINCT m.entity_id FROM mentions m JOIN ${documentsRelation('d')} ON d.id = m.document_id
         WHERE m.entity_id = ANY(${ids}::text[]) AND ${documentFilterSql(filter, params)}`,
       params.values,
     );

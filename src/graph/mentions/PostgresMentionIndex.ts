@@ -1,5 +1,6 @@
 import type { Queryable } from '../../db/Db.js';
 import { liveDocumentSql } from '../../documents/filterSql.js';
+import { documentsRelation } from '../../documents/relations.js';
 import type { MentionIndex } from '../types.js';
 
 // The one definition of "an entity is mentioned": a mention row whose document is live (not expired), the same rule
@@ -8,7 +9,7 @@ import type { MentionIndex } from '../types.js';
 
 /** SQL predicate: a live document mentions the entity whose id is the SQL expression `entityId`. */
 export function mentionedByLiveDocument(entityId: string): string {
-  return `EXISTS (SELECT 1 FROM mentions m JOIN documents d ON d.id = m.document_id
+  return `EXISTS (SELECT 1 FROM mentions m JOIN ${documentsRelation('d')} ON d.id = m.document_id
                    WHERE m.entity_id = ${entityId} AND ${liveDocumentSql('d')})`;
 }
 

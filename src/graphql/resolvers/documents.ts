@@ -15,7 +15,7 @@ export const documentResolvers: Resolvers = {
       const page = toPage(first, after);
       const spec = toFilterSpec(filter);
       if (sourceId !== undefined && sourceId !== null) spec.ownerSourceId = (await services.sources.find(sourceId)).id;
-      const result = await services.documents.documents.list(spec, page.first, page.after);
+      const result = await services.documents.list(spec, page.first, page.after);
       const edges = result.rows.map((r) => ({ cursor: r.cursor, node: r.document }));
       return toConnection(edges, { hasNextPage: result.hasNextPage, hasPreviousPage: page.after !== undefined, totalCount: result.totalCount });
     },

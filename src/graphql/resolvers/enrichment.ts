@@ -7,7 +7,7 @@ export const enrichmentResolvers: Resolvers = {
   Query: {
     enrichContext: (_, { input }, { services }) => services.enricher.enrich(toEnrichRequest(input, services.config)),
     knowledgeGaps: async (_, { first, after }, { services }) => {
-      const { edges, ...pageInfo } = await knowledgeGapPage(services.gaps, first, after);
+      const { edges, ...pageInfo } = await knowledgeGapPage(services.enricher, first, after);
       return toConnection(edges, pageInfo);
     },
   },

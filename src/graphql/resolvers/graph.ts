@@ -1,12 +1,11 @@
 import type { DocumentSummary } from '../../documents/types.js';
 import { badInput } from '../../errors.js';
-import { neighbors, shortestPath, subgraph } from '../../graph/traversal.js';
 import type { EntityRecord } from '../../graph/types.js';
-import { validateRelationshipType } from '../../graph/validateGraphInput.js';
+import { intIn } from '../../shared/intIn.js';
 import type { Resolvers } from '../generated/types.js';
 import { loadAll, type Loaders } from '../loaders.js';
 import { toConnection } from '../connection.js';
-import { findEntityPage, intIn, toNeighborOptions, toPathDepth } from '../inputs.js';
+import { findEntityPage } from '../inputs.js';
 
 async function entityOrFail(loaders: Loaders, id: string): Promise<EntityRecord> {
   const e = await loaders.entityById.load(id);
@@ -19,14 +18,11 @@ export const graphResolvers: Resolvers = {
   Query: {
     entity: (_, { id }, { loaders }) => loaders.entityById.load(id),
     entities: async (_, { filter, first, after }, { services }) => {
-      const { edges, ...pageInfo } = await findEntityPage(services.graph.store, filter, first, after);
+      const { edges, ...pageInfo } = await findEntityPage(services.graph, filter, first, after);
       return toConnection(edges, pageInfo);
     },
-    subgraph: (_, { input }, { services }) => {
-      if (input.entityIds.length === 0 || input.entityIds.length > 100) throw badInput('input.entityIds', 'give 1 to 100 ids');
-      return subgraph(services.graph.store, input.entityIds, intIn(input.depth, 1, 1, 3, 'input.depth'), intIn(input.limit, 200, 1, 2000, 'input.limit'));
-    },
-    shortestPath: (_, { fromId, toId, maxDepth }, { services }) => shortestPath(services.graph.store, fromId, toId, toPathDepth(maxDepth)),
+    subgraph: (_, { input }, { services }) => services.graph.subgraph(input.entityIds, input.depth, input.limit),
+    shortestPath: (_, { fromId, toId, maxDepth }, { services }) => services.graph.shortestPath(fromId, toId, maxDepth),
     graphStats: (_, __, { services }) => services.graph.stats(),
   },
   Mutation: {
@@ -44,9 +40,8 @@ export const graphResolvers: Resolvers = {
     },
   },
   Entity: {
-    neighbors: async (entity, args, { services }) => (await neighbors(services.graph.store, [entity.id], toNeighborOptions(args))).get(entity.id) ?? [],
-    relationships: (entity, { direction, types }, { services }) =>
-      services.graph.store.relationshipsOf([entity.id], direction ?? 'BOTH', types?.map((t, i) => validateRelationshipType(t, `types[${i}]`))),
+    neighbors: (entity, args, { services }) => services.graph.neighbors(entity.id, args),
+    relationships: (entity, { direction, types }, { services }) => services.graph.relationshipsOf(entity.id, direction ?? 'BOTH', types ?? undefined),
     documents: async (entity, { first }, { loaders }) => {
       const n = intIn(first, 20, 1, 100, 'first');
       const ids = await loaders.documentIdsByEntity.load(`${n}:${entity.id}`);

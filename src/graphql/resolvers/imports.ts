@@ -16,10 +16,10 @@ import { decodeCursor } from '../../shared/cursor.js';
 /** Import mutations, job queries and their field resolvers. */
 export const importResolvers: Resolvers = {
   Query: {
-    importJob: async (_, { id }, { services }) => (await services.imports.jobs.get(id)) ?? null,
+    importJob: async (_, { id }, { services }) => (await services.imports.job(id)) ?? null,
     importJobs: async (_, { first, after, status }, { services }) => {
       const page = toPage(first, null);
-      const result = await services.imports.jobs.list(page.first, after ? decodeCursor(after) : undefined, status ?? undefined);
+      const result = await services.imports.listJobs(page.first, after ? decodeCursor(after) : undefined, status ?? undefined);
       const edges = result.rows.map((r) => ({ cursor: r.cursor, node: r.job }));
       return toConnection(edges, { hasNextPage: result.hasNextPage, hasPreviousPage: Boolean(after), totalCount: result.totalCount });
     },
@@ -30,7 +30,7 @@ export const importResolvers: Resolvers = {
     importOpenApi: async (_, { input }, { services }) =>
       resultOrError(await services.imports.submit(validateOpenApiImport(input, services.config.import.maxBytes), { async: input.async ?? false }), input.async),
     importUpload: async (_, { input }, { services }) => {
-      const upload = await services.imports.uploads.find(input.uploadId);
+      const upload = await services.imports.findUpload(input.uploadId);
       if (!upload) throw notFound('Upload', input.uploadId);
       return resultOrError(await services.imports.submit(validateUploadImport(input, upload), { async: input.async ?? false }), input.async);
     },

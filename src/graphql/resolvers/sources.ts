@@ -11,7 +11,7 @@ function rawSource(input: CreateSourceInput | UpdateSourceInput): RawSourceInput
 export const sourceResolvers: Resolvers = {
   Query: {
     sources: (_, __, { services }) => services.sources.list(),
-    source: async (_, { id }, { services }) => (await services.sources.get(id)) ?? (await services.sources.repository.getByName(id)) ?? null,
+    source: async (_, { id }, { services }) => (await services.sources.lookup(id)) ?? null,
   },
   Mutation: {
     createSource: (_, { input }, { services }) => services.sources.create(rawSource(input)),

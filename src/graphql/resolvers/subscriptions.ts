@@ -36,9 +36,9 @@ export const subscriptionResolvers: Resolvers = {
   Subscription: {
     importJobUpdated: {
       subscribe: async (_, { id }, { services }) => {
-        if (!(await services.imports.jobs.get(id))) throw notFound('ImportJob', id);
+        if (!(await services.imports.job(id))) throw notFound('ImportJob', id);
         const read = async () => {
-          const job = await services.imports.jobs.get(id);
+          const job = await services.imports.job(id);
           return job ? [job] : [];
         };
         return changes(read, jobKey, (job) => job.id, (job) => FINISHED_STATUSES.includes(job.status));

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/Db.js';
-import { CHUNK_COLUMNS, toChunkRecord, type ChunkRow } from '../documents/ChunkRepository.js';
-import { DOCUMENT_SUMMARY_COLUMNS, toDocumentSummary, type DocumentSummaryRow } from '../documents/DocumentRepository.js';
-import type { ChunkRecord, DocumentSummary } from '../documents/types.js';
+import { CHUNK_COLUMNS, toChunkRecord, type ChunkRow } from './ChunkRepository.js';
+import { DOCUMENT_SUMMARY_COLUMNS, toDocumentSummary, type DocumentSummaryRow } from './DocumentRepository.js';
+import type { ChunkRecord, DocumentSummary } from './types.js';
 
 const DOC_PREFIX = 'd_';
 

@@ -1,0 +1,49 @@
+import type { KeysetCursor } from '../shared/cursor.js';
+import type { ChunkRepository } from './ChunkRepository.js';
+import type { DocumentPage, DocumentRepository } from './DocumentRepository.js';
+import type { ChunkRecord, DocumentFilterSpec, DocumentSummary } from './types.js';
+
+export type { DocumentPage } from './DocumentRepository.js';
+
+/** Reads of live documents and their chunks, as the API (GraphQL, MCP) asks for them; DocumentService adds the writes. */
+export class DocumentReader {
+  constructor(
+    readonly documents: DocumentRepository,
+    readonly chunks: ChunkRepository,
+  ) {}
+
+  /** Live documents (without their content) newest first, after an optional keyset cursor. */
+  list(filter: DocumentFilterSpec, first: number, after: KeysetCursor | undefined): Promise<DocumentPage> {
+    return this.documents.list(filter, first, after);
+  }
+
+  /** Live documents by id without their content, in no particular order. */
+  summariesByIds(ids: readonly string[]): Promise<DocumentSummary[]> {
+    return this.documents.findSummariesByIds(ids);
+  }
+
+  /** The content of each live document among `ids`; with `maxChars`, only those whose texts fit in it together. */
+  contentByIds(ids: readonly string[], maxChars?: number): Promise<Map<string, string>> {
+    return this.documents.contentByIds(ids, maxChars);
+  }
+
+  /** The live documents among `ids`. */
+  liveIds(ids: readonly string[]): Promise<string[]> {
+    return this.documents.liveIds(ids);
+  }
+
+  /** Every chunk of the documents whose chunk texts fit in `maxChars` together (see ChunkRepository). */
+  chunksWithin(documentIds: readonly string[], maxChars: number): Promise<ChunkRecord[]> {
+    return this.chunks.findByDocumentIdsWithin(documentIds, maxChars);
+  }
+
+  /** The documents among `documentIds` that have chunks. */
+  documentIdsWithChunks(documentIds: readonly string[]): Promise<string[]> {
+    return this.chunks.documentIdsWithChunks(documentIds);
+  }
+
+  /** Chunk counts per document id. */
+  chunkCounts(documentIds: readonly string[]): Promise<Map<string, number>> {
+    return this.chunks.countByDocumentIds(documentIds);
+  }
+}

@@ -1,0 +1,55 @@
+import type { Queryable } from '../db/Db.js';
+
+// The documents and chunks tables belong to this module. Statements of other modules that must reach them in the same
+// round trip (the mention tables' joins, graph evidence) name them through these helpers, filter them with
+// filterSql.ts, and read only these columns: documents' id, title, expires_at and the filter's columns; chunks' id,
+// document_id, content and embedding. Everything else about them goes through this module's functions.
+
+/** The documents table under `alias`, as a FROM item. */
+export function documentsRelation(alias = 'd'): string {
+  return `documents ${alias}`;
+}
+
+/** The chunks table under `alias`, as a FROM item. */
+export function chunksRelation(alias = 'c'): string {
+  return `chunks ${alias}`;
+}
+
+/** The title of a document (expired or not), locked FOR UPDATE for the enclosing transaction; undefined when absent. */
+export async function lockDocumentTitle(q: Queryable, documentId: string): Promise<string | undefined> {
+  const { rows } = await q.query<{ title: string }>('SELECT title FROM documents WHERE id = $1 FOR UPDATE', [documentId]);
+  return rows[0]?.title;
+}
+
+/** A chunk whose text may contain a phrase, with its document's title. */
+export interface PhraseCandidate {
+  id: string;
+  documentId: string;
+  content: string;
+  title: string;
+}
+
+/**
+ * Chunks whose title + content full-text vector matches any of `phrases` (a prefilter: callers confirm the match in the
+ * content). Their documents are locked first (KEY SHARE, in id order), so that a write or delete of one of them waits
+ * for the caller's transaction, or ran before and is seen whole.
+ */
+export async function lockChunksMatchingPhrases(q: Queryable, phrases: readonly string[]): Promise<PhraseCandidate[]> {
+  const { rows: locked } = await q.query<{ id: string }>(
+    `SELECT d.id FROM documents d
+      WHERE d.id IN (SELECT c.document_id FROM chunks c WHERE c.keyword_tsv @@ ${PHRASES_TSQUERY})
+      ORDER BY d.id FOR KEY SHARE`,
+    [phrases],
+  );
+  const { rows } = await q.query<{ id: string; document_id: string; content: string; title: string }>(
+    `SELECT c.id::text AS id, c.document_id, c.content, d.title
+       FROM chunks c JOIN documents d ON d.id = c.document_id
+      WHERE c.document_id = ANY($2::text[]) AND c.keyword_tsv @@ ${PHRASES_TSQUERY}`,
+    [phrases, locked.map((r) => r.id)],
+  );
+  return rows.map((r) => ({ id: r.id, documentId: r.document_id, content: r.content, title: r.title }));
+}
+
+/** One OR tsquery of the phrases in $1 (a text[]): the full-text prefilter for chunks that may name them. */
+const PHRASES_TSQUERY = `(SELECT string_agg(q::text, ' | ')::tsquery FROM (
+  SELECT phraseto_tsquery('english', p) AS q FROM unnest($1::text[]) AS p) qs WHERE q::text <> '')`;
