@@ -106,6 +106,31 @@ function Row({ doc, onDeleted }: { doc: DocumentRow; onDeleted(): void }) {
   );
 }
 
+function DocumentRows({ nodes, onDeleted }: { nodes: DocumentRow[]; onDeleted(): void }) {
+  return (
+    <div className="table-wrap">
+      <table className="documents">
+        <thead>
+          <tr>
+            <th>Title</th>
+            <th>Type</th>
+            <th>Source</th>
+            <th>Tags</th>
+            <th className="num">Chunks</th>
+            <th>Updated</th>
+            <th aria-label="Actions" />
+          </tr>
+        </thead>
+        <tbody>
+          {nodes.map((d) => (
+            <Row key={d.id} doc={d} onDeleted={onDeleted} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 function Pages({ filter, sourceId, refresh, onDeleted }: { filter: DocumentFilter | undefined; sourceId: string | null; refresh: number; onDeleted(): void }) {
   const [pageSize, setPageSize] = useState(20);
   // Cursors of the pages seen so far: the last one is the current page's `after`.
@@ -124,26 +149,7 @@ function Pages({ filter, sourceId, refresh, onDeleted }: { filter: DocumentFilte
   const start = (cursors.length - 1) * pageSize;
   return (
     <>
-      <div className="table-wrap">
-        <table className="documents">
-          <thead>
-            <tr>
-              <th>Title</th>
-              <th>Type</th>
-              <th>Source</th>
-              <th>Tags</th>
-              <th className="num">Chunks</th>
-              <th>Updated</th>
-              <th aria-label="Actions" />
-            </tr>
-          </thead>
-          <tbody>
-            {nodes.map((d) => (
-              <Row key={d.id} doc={d} onDeleted={onDeleted} />
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DocumentRows nodes={nodes} onDeleted={onDeleted} />
       <nav className="pager" aria-label="Pages">
         <span data-testid="page-status">
           {start + 1}–{start + nodes.length} of {totalCount}
