@@ -164,32 +164,37 @@ export async function benchGraph(options: { pgServerUrl?: string; neo4j?: { uri:
     }
   }
 
+  return [storesTable(graph, results), linkingTable(data, names, linking)];
+}
+
+function storesTable(graph: SyntheticGraph, results: readonly StoreResult[]): Table {
   const degrees = graph.entities.map((e) => graph.degree.get(e.id) ?? 0);
   const seedDegrees = sampleIndexes(ENTITIES, SEEDS, 7).map((i) => degrees[i] ?? 0);
-  return [
-    {
-      title: `Knowledge graph stores: ${ENTITIES.toLocaleString('en')} entities, ${RELATIONSHIPS.toLocaleString('en')} relationships (preferential attachment)`,
-      headers: ['store', 'entities/s', 'relationships/s', 'neighbors d1 p50 ms', 'd1 p95 ms', 'd2 p50 ms', 'd2 p95 ms'],
-      rows: results.map((r) => [r.store, r.entitiesPerSecond, r.relationshipsPerSecond, percentile(r.d1, 50), percentile(r.d1, 95), percentile(r.d2, 50), percentile(r.d2, 95)]),
-      notes: [
-        `Machine: ${machineLine()}.`,
-        'Targets (Neo4j): neighbors depth-2 p95 ≤ 30 ms; bulk upsert ≥ 5,000 entities/s.',
-        `Upserts: GraphStore.upsertEntities / upsertRelationships in batches of ${WRITE_BATCH.toLocaleString('en')} into an empty store, sequentially.`,
-        `Graph: deterministic (seed 42); each entity links to ${RELATIONSHIPS / ENTITIES} earlier ones picked ∝ degree (80%) or uniformly; 6 entity types, 5 relationship types, random direction, no self loops or duplicate pairs. ` +
-          `Degree median ${percentile(degrees, 50)}, p99 ${percentile(degrees, 99)}, max ${Math.max(...degrees)}.`,
-        `neighbors(): traversal.ts as the API calls it, one seed per call, direction BOTH, limit ${LIMIT}, over ${SEEDS} seeds drawn uniformly (seed 7; their degree median ${percentile(seedDegrees, 50)}, max ${Math.max(...seedDegrees)}) after ${WARMUP} warm-up calls per depth. Times include the final getEntities.`,
-      ],
-    },
-    {
-      title: `Mention linking: SciFact (${data.corpus.length} documents), ${names.length.toLocaleString('en')} entity names`,
-      headers: ['database', 'measure', 'chunks', 'seconds', 'chunks/s', 'mentions (entity, chunk)', 'chunks with a mention'],
-      rows: linking,
-      notes: [
-        'Mentions live in Postgres whichever graph store is used (Neo4j only receives a mirror through the outbox), so linking is measured once per database with the Postgres graph store.',
-        'Names: distinctive terms of the abstracts (acronyms, gene names, proper nouns): tokens with an upper-case letter, not sentence-initial, whose lower-case form is rarer than the term; ranked by document frequency (see corpusEntityNames in bench/graphData.ts).',
-        'Ingest uses a 256-d hashing embedder and no HNSW index (search is not measured here). "matcher only" is the Aho-Corasick pass that document writes run per chunk; "backfill" is the whole upsertGraph call: entity upsert, the Postgres full-text candidate query for all 2,000 phrases, matcher verification and mention inserts; its chunks/s counts every chunk of the corpus as scanned.',
-        'Both measures should find the same (entity, chunk) pairs; a lower backfill count means the phrase query missed candidates.',
-      ],
-    },
-  ];
+  return {
+    title: `Knowledge graph stores: ${ENTITIES.toLocaleString('en')} entities, ${RELATIONSHIPS.toLocaleString('en')} relationships (preferential attachment)`,
+    headers: ['store', 'entities/s', 'relationships/s', 'neighbors d1 p50 ms', 'd1 p95 ms', 'd2 p50 ms', 'd2 p95 ms'],
+    rows: results.map((r) => [r.store, r.entitiesPerSecond, r.relationshipsPerSecond, percentile(r.d1, 50), percentile(r.d1, 95), percentile(r.d2, 50), percentile(r.d2, 95)]),
+    notes: [
+      `Machine: ${machineLine()}.`,
+      'Targets (Neo4j): neighbors depth-2 p95 ≤ 30 ms; bulk upsert ≥ 5,000 entities/s.',
+      `Upserts: GraphStore.upsertEntities / upsertRelationships in batches of ${WRITE_BATCH.toLocaleString('en')} into an empty store, sequentially.`,
+      `Graph: deterministic (seed 42); each entity links to ${RELATIONSHIPS / ENTITIES} earlier ones picked ∝ degree (80%) or uniformly; 6 entity types, 5 relationship types, random direction, no self loops or duplicate pairs. ` +
+        `Degree median ${percentile(degrees, 50)}, p99 ${percentile(degrees, 99)}, max ${Math.max(...degrees)}.`,
+      `neighbors(): traversal.ts as the API calls it, one seed per call, direction BOTH, limit ${LIMIT}, over ${SEEDS} seeds drawn uniformly (seed 7; their degree median ${percentile(seedDegrees, 50)}, max ${Math.max(...seedDegrees)}) after ${WARMUP} warm-up calls per depth. Times include the final getEntities.`,
+    ],
+  };
+}
+
+function linkingTable(data: BeirDataset, names: readonly EntityName[], linking: Row[]): Table {
+  return {
+    title: `Mention linking: SciFact (${data.corpus.length} documents), ${names.length.toLocaleString('en')} entity names`,
+    headers: ['database', 'measure', 'chunks', 'seconds', 'chunks/s', 'mentions (entity, chunk)', 'chunks with a mention'],
+    rows: linking,
+    notes: [
+      'Mentions live in Postgres whichever graph store is used (Neo4j only receives a mirror through the outbox), so linking is measured once per database with the Postgres graph store.',
+      'Names: distinctive terms of the abstracts (acronyms, gene names, proper nouns): tokens with an upper-case letter, not sentence-initial, whose lower-case form is rarer than the term; ranked by document frequency (see corpusEntityNames in bench/graphData.ts).',
+      'Ingest uses a 256-d hashing embedder and no HNSW index (search is not measured here). "matcher only" is the Aho-Corasick pass that document writes run per chunk; "backfill" is the whole upsertGraph call: entity upsert, the Postgres full-text candidate query for all 2,000 phrases, matcher verification and mention inserts; its chunks/s counts every chunk of the corpus as scanned.',
+      'Both measures should find the same (entity, chunk) pairs; a lower backfill count means the phrase query missed candidates.',
+    ],
+  };
 }

@@ -123,6 +123,12 @@ async function measure(services: Services, exactUrl: string, queries: readonly s
     if (b % 100 === 0) log(`enrichContext: ${m.total.length}/${queries.length} queries, p50 ${percentile(m.total, 50).toFixed(1)} ms`);
   }
 
+  await measureSearch(services, exactUrl, queries, m);
+  return m;
+}
+
+/** Times each search lane alone, and HNSW (VECTOR search) recall against exact search on its own connection. */
+async function measureSearch(services: Services, exactUrl: string, queries: readonly string[], m: Measured): Promise<void> {
   const client = new pg.Client({ connectionString: exactUrl });
   await client.connect();
   try {
@@ -149,7 +155,6 @@ async function measure(services: Services, exactUrl: string, queries: readonly s
   } finally {
     await client.end();
   }
-  return m;
 }
 
 /** Share of the exact k nearest found; ties at the k-th distance make the exact set ambiguous, so any hit as near counts. */
@@ -165,54 +170,59 @@ const verdict = (ok: boolean, by: number) => (ok ? `met (by ${Math.abs(by).toFix
 
 /** The two tables of the part: what was loaded, and the query figures against their targets. */
 function tables(load: LoadFigures, neo: Neo4jWrite, m: Measured, queryCount: number, cleanup: { rewrites: number; leftBehind: number }): Table[] {
+  const note = `Machine: ${machineLine()}; other work shares the cores, so times are noisy.`;
+  return [loadTable(load, neo, cleanup, note), queryTable(m, load, queryCount, note)];
+}
+
+function loadTable(load: LoadFigures, neo: Neo4jWrite, cleanup: { rewrites: number; leftBehind: number }, note: string): Table {
+  return {
+    title: `Latency at scale: load (Postgres 16 server + Neo4j 5, ${load.chunks.toLocaleString('en')} chunks, ${load.entities.toLocaleString('en')} entities)`,
+    headers: ['step', 'items', 'seconds', 'items/s'],
+    rows: [
+      [`documents into Postgres (upsertMany, batches of 1,000; ${load.documents} documents; ${load.mentions} chunk mentions linked)`, load.chunks, load.ingestSeconds, load.chunks / load.ingestSeconds],
+      ['HNSW index build (ensureHnswIndex)', load.chunks, load.hnswSeconds, load.chunks / load.hnswSeconds],
+      ['entities + relationships into Neo4j (store upserts, batches of 2,000)', load.entities + load.relationships, neo.graphSeconds, (load.entities + load.relationships) / neo.graphSeconds],
+      ['mention mirror into Neo4j (entity→document links, applyMentionOps)', neo.mirrored, neo.mirrorSeconds, neo.mirrored / Math.max(neo.mirrorSeconds, 1e-9)],
+    ],
+    notes: [
+      note,
+      `Corpus: SciFact in ${load.copies} copies (the last one partial) until ${load.chunks.toLocaleString('en')} chunks; copy 0 as is, later copies with 8% of words dropped, 8% replaced by random corpus words and 10% swapped with a neighbour, each document under a new id. Hashing embedder, 1024-d.`,
+      `Graph: the ${load.entities.toLocaleString('en')} most frequent distinctive SciFact terms (corpusEntityNames) as entities, linked by the preferential-attachment structure of the graph-store table (${load.relationships.toLocaleString('en')} relationships); their names are recorded before the documents are written, so every document write links the names its chunks contain; the graph and the mentions go to Neo4j after the load.`,
+      'The HNSW index is dropped for the load and built once afterwards (vectorIndex.ts dropHnswIndex / ensureHnswIndex, as reindex does): with the index in place each insert cost ≈6–10 ms with pgvector 0.6 (about half that with 0.8).',
+      `Everything this run wrote to Neo4j carries a per-run id prefix and is deleted at the end by that prefix (the database is shared, so it is never wiped); ${cleanup.leftBehind} nodes were left behind.${cleanup.rewrites > 0 ? ` Other work wiped this run's graph ${cleanup.rewrites} times; it was written again each time (the Neo4j rows are of the first write).` : ''}`,
+    ],
+  };
+}
+
+function queryTable(m: Measured, load: LoadFigures, queryCount: number, note: string): Table {
   const ratio50 = percentile(m.ratio, 50);
   const recall = mean(m.recall);
-  const note = `Machine: ${machineLine()}; other work shares the cores, so times are noisy.`;
-  return [
-    {
-      title: `Latency at scale: load (Postgres 16 server + Neo4j 5, ${load.chunks.toLocaleString('en')} chunks, ${load.entities.toLocaleString('en')} entities)`,
-      headers: ['step', 'items', 'seconds', 'items/s'],
-      rows: [
-        [`documents into Postgres (upsertMany, batches of 1,000; ${load.documents} documents; ${load.mentions} chunk mentions linked)`, load.chunks, load.ingestSeconds, load.chunks / load.ingestSeconds],
-        ['HNSW index build (ensureHnswIndex)', load.chunks, load.hnswSeconds, load.chunks / load.hnswSeconds],
-        ['entities + relationships into Neo4j (store upserts, batches of 2,000)', load.entities + load.relationships, neo.graphSeconds, (load.entities + load.relationships) / neo.graphSeconds],
-        ['mention mirror into Neo4j (entity→document links, applyMentionOps)', neo.mirrored, neo.mirrorSeconds, neo.mirrored / Math.max(neo.mirrorSeconds, 1e-9)],
-      ],
-      notes: [
-        note,
-        `Corpus: SciFact in ${load.copies} copies (the last one partial) until ${load.chunks.toLocaleString('en')} chunks; copy 0 as is, later copies with 8% of words dropped, 8% replaced by random corpus words and 10% swapped with a neighbour, each document under a new id. Hashing embedder, 1024-d.`,
-        `Graph: the ${load.entities.toLocaleString('en')} most frequent distinctive SciFact terms (corpusEntityNames) as entities, linked by the preferential-attachment structure of the graph-store table (${load.relationships.toLocaleString('en')} relationships); their names are recorded before the documents are written, so every document write links the names its chunks contain; the graph and the mentions go to Neo4j after the load.`,
-        'The HNSW index is dropped for the load and built once afterwards (vectorIndex.ts dropHnswIndex / ensureHnswIndex, as reindex does): with the index in place each insert cost ≈6–10 ms with pgvector 0.6 (about half that with 0.8).',
-        `Everything this run wrote to Neo4j carries a per-run id prefix and is deleted at the end by that prefix (the database is shared, so it is never wiped); ${cleanup.leftBehind} nodes were left behind.${cleanup.rewrites > 0 ? ` Other work wiped this run's graph ${cleanup.rewrites} times; it was written again each time (the Neo4j rows are of the first write).` : ''}`,
-      ],
-    },
-    {
-      title: `Latency at scale: enrichContext and HNSW on ${load.chunks.toLocaleString('en')} chunks, ${load.entities.toLocaleString('en')} entities (${queryCount} SciFact queries)`,
-      headers: ['measure', 'p50', 'p95', 'mean', 'target', 'result'],
-      rows: [
-        ['enrichContext total ms', percentile(m.total, 50), percentile(m.total, 95), mean(m.total), '–', '–'],
-        ['retrieval lane ms (retrievalMs)', percentile(m.retrieval, 50), percentile(m.retrieval, 95), mean(m.retrieval), '–', '–'],
-        ['graph lane ms (graphMs)', percentile(m.graph, 50), percentile(m.graph, 95), mean(m.graph), '–', '–'],
-        ['total ÷ (retrieval + graph)', ratio50, percentile(m.ratio, 95), mean(m.ratio), `p50 ≤ ${OVERLAP_TARGET}`, verdict(ratio50 <= OVERLAP_TARGET, OVERLAP_TARGET - ratio50)],
-        ['entities in the answer', percentile(m.entities, 50), percentile(m.entities, 95), mean(m.entities), '–', '–'],
-        [`VECTOR search ms (HNSW, topK ${TOP_K})`, percentile(m.vector, 50), percentile(m.vector, 95), mean(m.vector), '–', '–'],
-        [`KEYWORD search ms (BM25, topK ${TOP_K})`, percentile(m.keyword, 50), percentile(m.keyword, 95), mean(m.keyword), '–', '–'],
-        [`exact nearest ${TOP_K} ms (full scan)`, percentile(m.exact, 50), percentile(m.exact, 95), mean(m.exact), '–', '–'],
-        [`HNSW recall@${TOP_K} vs exact (VECTOR search, ef_search ${m.efSearch})`, percentile(m.recall, 50), percentile(m.recall, 5), recall, `mean ≥ ${RECALL_TARGET}`, verdict(recall >= RECALL_TARGET, recall - RECALL_TARGET)],
-        ...WIDER_EF.map((ef, j) => {
-          const r = m.widerRecall[j] ?? [];
-          return [`HNSW recall@${TOP_K} at ef_search ${ef} (diagnostic)`, percentile(r, 50), percentile(r, 5), mean(r), '–', '–'];
-        }),
-      ],
-      notes: [
-        note,
-        `enrichContext as the API calls it: topK ${TOP_K}, default search mode (HYBRID LINEAR), maxEntities ${m.maxEntities}, graphDepth 1, maxChars ${m.maxChars.toLocaleString('en')} (configuration defaults); sequential, after ${WARMUP} warm-up queries. Lane times are the enricher's own timings: graphMs includes the second step (entities the top chunks mention), which runs after retrieval.`,
-        'total ÷ (retrieval + graph) is below 1 when the lanes overlap: 0.5 would be perfect overlap of equal lanes, 1 none at all. Target p50 ≤ 0.75.',
-        `HNSW recall@${TOP_K}: VECTOR search (the vector lane, HNSW with CAIRN_HNSW_EF_SEARCH ${m.efSearch}, the default) against the exact ${TOP_K} nearest chunks, computed by a full scan ordered by the full-precision distance on a separate read-only connection (the index is built on the half-precision cast); a hit as near as the exact ${TOP_K}th counts (ties). The diagnostic rows run the same query through HNSW with a wider ef_search on that connection. For recall the p95 column holds the 5th percentile. EXPLAIN shows the HNSW index ${m.hnswUsed ? 'is' : 'is NOT'} used by the vector lane's query.`,
-        `Lane warnings (timeouts, failures): ${m.warnings}${m.warningTexts.size > 0 ? ` (${[...m.warningTexts].slice(0, 3).join('; ')})` : ''}. Neo4j is shared with other work that may wipe it: the graph was checked before and after every ${GUARDED_BATCH} queries, and ${m.redone} batches during which it vanished were measured again.`,
-      ],
-    },
-  ];
+  return {
+    title: `Latency at scale: enrichContext and HNSW on ${load.chunks.toLocaleString('en')} chunks, ${load.entities.toLocaleString('en')} entities (${queryCount} SciFact queries)`,
+    headers: ['measure', 'p50', 'p95', 'mean', 'target', 'result'],
+    rows: [
+      ['enrichContext total ms', percentile(m.total, 50), percentile(m.total, 95), mean(m.total), '–', '–'],
+      ['retrieval lane ms (retrievalMs)', percentile(m.retrieval, 50), percentile(m.retrieval, 95), mean(m.retrieval), '–', '–'],
+      ['graph lane ms (graphMs)', percentile(m.graph, 50), percentile(m.graph, 95), mean(m.graph), '–', '–'],
+      ['total ÷ (retrieval + graph)', ratio50, percentile(m.ratio, 95), mean(m.ratio), `p50 ≤ ${OVERLAP_TARGET}`, verdict(ratio50 <= OVERLAP_TARGET, OVERLAP_TARGET - ratio50)],
+      ['entities in the answer', percentile(m.entities, 50), percentile(m.entities, 95), mean(m.entities), '–', '–'],
+      [`VECTOR search ms (HNSW, topK ${TOP_K})`, percentile(m.vector, 50), percentile(m.vector, 95), mean(m.vector), '–', '–'],
+      [`KEYWORD search ms (BM25, topK ${TOP_K})`, percentile(m.keyword, 50), percentile(m.keyword, 95), mean(m.keyword), '–', '–'],
+      [`exact nearest ${TOP_K} ms (full scan)`, percentile(m.exact, 50), percentile(m.exact, 95), mean(m.exact), '–', '–'],
+      [`HNSW recall@${TOP_K} vs exact (VECTOR search, ef_search ${m.efSearch})`, percentile(m.recall, 50), percentile(m.recall, 5), recall, `mean ≥ ${RECALL_TARGET}`, verdict(recall >= RECALL_TARGET, recall - RECALL_TARGET)],
+      ...WIDER_EF.map((ef, j) => {
+        const r = m.widerRecall[j] ?? [];
+        return [`HNSW recall@${TOP_K} at ef_search ${ef} (diagnostic)`, percentile(r, 50), percentile(r, 5), mean(r), '–', '–'];
+      }),
+    ],
+    notes: [
+      note,
+      `enrichContext as the API calls it: topK ${TOP_K}, default search mode (HYBRID LINEAR), maxEntities ${m.maxEntities}, graphDepth 1, maxChars ${m.maxChars.toLocaleString('en')} (configuration defaults); sequential, after ${WARMUP} warm-up queries. Lane times are the enricher's own timings: graphMs includes the second step (entities the top chunks mention), which runs after retrieval.`,
+      'total ÷ (retrieval + graph) is below 1 when the lanes overlap: 0.5 would be perfect overlap of equal lanes, 1 none at all. Target p50 ≤ 0.75.',
+      `HNSW recall@${TOP_K}: VECTOR search (the vector lane, HNSW with CAIRN_HNSW_EF_SEARCH ${m.efSearch}, the default) against the exact ${TOP_K} nearest chunks, computed by a full scan ordered by the full-precision distance on a separate read-only connection (the index is built on the half-precision cast); a hit as near as the exact ${TOP_K}th counts (ties). The diagnostic rows run the same query through HNSW with a wider ef_search on that connection. For recall the p95 column holds the 5th percentile. EXPLAIN shows the HNSW index ${m.hnswUsed ? 'is' : 'is NOT'} used by the vector lane's query.`,
+      `Lane warnings (timeouts, failures): ${m.warnings}${m.warningTexts.size > 0 ? ` (${[...m.warningTexts].slice(0, 3).join('; ')})` : ''}. Neo4j is shared with other work that may wipe it: the graph was checked before and after every ${GUARDED_BATCH} queries, and ${m.redone} batches during which it vanished were measured again.`,
+    ],
+  };
 }
 
 /**

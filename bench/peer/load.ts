@@ -54,6 +54,17 @@ export async function dropPeer(driver: Driver): Promise<void> {
   for (const name of [VECTOR_INDEX, FULLTEXT_INDEX]) await driver.executeQuery(`DROP INDEX ${name} IF EXISTS`);
 }
 
+/** Creates the relationships type by type (Cypher cannot parameterise a relationship type). */
+async function writeRelationships(driver: Driver, relationships: readonly { fromId: string; type: string; toId: string }[]): Promise<void> {
+  for (const type of new Set(relationships.map((r) => r.type))) {
+    if (!/^[A-Z_]+$/.test(type)) throw new Error(`unexpected relationship type ${type}`);
+    const ofType = relationships.filter((r) => r.type === type).map((r) => ({ from: r.fromId, to: r.toId }));
+    for (let i = 0; i < ofType.length; i += BATCH) {
+      await driver.executeQuery(`UNWIND $rows AS row MATCH (a:PeerEntity {id: row.from}), (b:PeerEntity {id: row.to}) CREATE (a)-[:${type}]->(b)`, { rows: ofType.slice(i, i + BATCH) });
+    }
+  }
+}
+
 /**
  * The peer's side, in the same Neo4j under its own labels: a PeerChunk per Cairn chunk with Cairn's vector copied from
  * Postgres, a PeerEntity per entity with the same relationships, and (chunk)-[:MENTIONS]->(entity) for each of
@@ -83,14 +94,7 @@ export async function loadPeer(services: Services, target: Neo4jTarget, graph: N
       const rows = graph.entities.slice(i, i + BATCH).map((e) => ({ id: e.id, name: e.name }));
       await driver.executeQuery('UNWIND $rows AS row CREATE (:PeerEntity {id: row.id, name: row.name})', { rows });
     }
-    const types = [...new Set(graph.relationships.map((r) => r.type))];
-    for (const type of types) {
-      if (!/^[A-Z_]+$/.test(type)) throw new Error(`unexpected relationship type ${type}`);
-      const ofType = graph.relationships.filter((r) => r.type === type).map((r) => ({ from: r.fromId, to: r.toId }));
-      for (let i = 0; i < ofType.length; i += BATCH) {
-        await driver.executeQuery(`UNWIND $rows AS row MATCH (a:PeerEntity {id: row.from}), (b:PeerEntity {id: row.to}) CREATE (a)-[:${type}]->(b)`, { rows: ofType.slice(i, i + BATCH) });
-      }
-    }
+    await writeRelationships(driver, graph.relationships);
     const { rows: mentions } = await services.db.query<{ chunk_id: string; entity_id: string }>(
       'SELECT DISTINCT chunk_id::text AS chunk_id, entity_id FROM mentions WHERE chunk_id IS NOT NULL',
     );

@@ -66,6 +66,33 @@ export interface GraphPlan {
 /** The relationship types buildGraph writes (a re-import replaces these, and leaves relationships users added). */
 export const SPEC_RELATIONSHIP_TYPES = ['EXPOSES', 'ACCEPTS', 'RETURNS', 'REFERENCES', 'TAGGED'];
 
+function schemaEntity(schemaName: string, schema: unknown, refs: SpecRefs, ids: SpecIds, specId: string): RawEntityInput {
+  const s = asJson(schema) ?? {};
+  const fields = Object.keys(asJson(s.properties) ?? {});
+  return {
+    id: ids.schema(schemaName),
+    type: 'Schema',
+    name: name(schemaName),
+    aliases: aliases(schemaName, [asString(s.title)]),
+    description: description(asString(s.description)),
+    properties: { specId, kind: oneLine(schemaLabel({ ...s, description: undefined }, refs), 300), fields: fields.slice(0, MAX_LISTED_FIELDS), required: asArray(s.required).filter((r) => typeof r === 'string').slice(0, MAX_LISTED_FIELDS) },
+    linkByName: false,
+  };
+}
+
+function operationEntity(op: OperationInfo, opId: string, specId: string, documentId: string): RawEntityInput {
+  const head = op.kind === 'webhook' ? `webhook ${op.path} ${op.method}` : `${op.method} ${op.path}`;
+  const entityName = op.operationId ?? head;
+  return {
+    id: opId,
+    type: 'Operation',
+    name: name(entityName),
+    aliases: aliases(entityName, [head, op.operationId, op.summary]),
+    description: description(op.summary, op.description),
+    properties: { specId, kind: op.kind, method: op.method, path: op.path, operationId: op.operationId ?? null, deprecated: op.deprecated, tags: op.tags, documentId },
+  };
+}
+
 /** Builds entities Api, Operation, Schema, Tag and edges EXPOSES, ACCEPTS, RETURNS, REFERENCES, TAGGED. */
 export function buildGraph(spec: LoadedSpec, refs: SpecRefs, ids: SpecIds, ops: { op: OperationInfo; schemas: OperationSchemas; documentId: string }[], tags: { name: string; description?: string }[], specId: string, title: string): GraphPlan {
   const entities: RawEntityInput[] = [];
@@ -92,31 +119,12 @@ export function buildGraph(spec: LoadedSpec, refs: SpecRefs, ids: SpecIds, ops: 
     entities.push({ id: ids.tag(t.name), type: 'Tag', name: name(t.name), aliases: [], description: description(t.description), properties: { specId }, linkByName: false });
   }
   for (const [schemaName, schema] of refs.namedSchemas()) {
-    const s = asJson(schema) ?? {};
-    const fields = Object.keys(asJson(s.properties) ?? {});
-    entities.push({
-      id: ids.schema(schemaName),
-      type: 'Schema',
-      name: name(schemaName),
-      aliases: aliases(schemaName, [asString(s.title)]),
-      description: description(asString(s.description)),
-      properties: { specId, kind: oneLine(schemaLabel({ ...s, description: undefined }, refs), 300), fields: fields.slice(0, MAX_LISTED_FIELDS), required: asArray(s.required).filter((r) => typeof r === 'string').slice(0, MAX_LISTED_FIELDS) },
-      linkByName: false,
-    });
+    entities.push(schemaEntity(schemaName, schema, refs, ids, specId));
     for (const target of directSchemaRefs(schema, refs)) edge(ids.schema(schemaName), 'REFERENCES', ids.schema(target));
   }
   for (const { op, schemas, documentId } of ops) {
     const opId = ids.operation(op.key);
-    const head = op.kind === 'webhook' ? `webhook ${op.path} ${op.method}` : `${op.method} ${op.path}`;
-    const entityName = op.operationId ?? head;
-    entities.push({
-      id: opId,
-      type: 'Operation',
-      name: name(entityName),
-      aliases: aliases(entityName, [head, op.operationId, op.summary]),
-      description: description(op.summary, op.description),
-      properties: { specId, kind: op.kind, method: op.method, path: op.path, operationId: op.operationId ?? null, deprecated: op.deprecated, tags: op.tags, documentId },
-    });
+    entities.push(operationEntity(op, opId, specId, documentId));
     edge(ids.api, 'EXPOSES', opId);
     for (const [schemaName, where] of schemas.accepts) edge(opId, 'ACCEPTS', ids.schema(schemaName), { in: [...where] });
     for (const [schemaName, statuses] of schemas.returns) edge(opId, 'RETURNS', ids.schema(schemaName), { statuses: [...statuses] });

@@ -15,6 +15,27 @@ export interface PgPoolOptions {
   sessionUrl?: string;
 }
 
+/** Runs `fn` on a client checked out of `pool`; a client whose statement failed is discarded, not reused. */
+async function withPoolClient<T>(pool: pg.Pool, inTransaction: boolean, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect().catch((err: unknown) => Promise.reject(translateDbError(err, false)));
+  // The pool stops listening for errors on a checked-out client: a connection lost between two statements would
+  // otherwise be an unhandled 'error' event and crash the process. The next statement fails instead.
+  const onError = () => undefined;
+  client.on('error', onError);
+  let broken = false;
+  try {
+    return await fn(client);
+  } catch (err) {
+    broken = true;
+    throw translateDbError(err, inTransaction);
+  } finally {
+    // A client whose statement failed may be mid-protocol; discard it rather than reuse (keeping the listener,
+    // as its socket may still report an error while it closes).
+    if (!broken) client.removeListener('error', onError);
+    client.release(broken);
+  }
+}
+
 /** Connects to a real Postgres server through a `pg` Pool. */
 export async function openPgPoolDb(connectionString: string, options: PgPoolOptions): Promise<Db> {
   const { poolSize, hnswEfSearch } = options;
@@ -39,25 +60,7 @@ export async function openPgPoolDb(connectionString: string, options: PgPoolOpti
       await q.query(sql).catch((err: unknown) => Promise.reject(translateDbError(err, inTransaction)));
     },
   });
-  const withClient = async <T>(inTransaction: boolean, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
-    const client = await pool.connect().catch((err: unknown) => Promise.reject(translateDbError(err, false)));
-    // The pool stops listening for errors on a checked-out client: a connection lost between two statements would
-    // otherwise be an unhandled 'error' event and crash the process. The next statement fails instead.
-    const onError = () => undefined;
-    client.on('error', onError);
-    let broken = false;
-    try {
-      return await fn(client);
-    } catch (err) {
-      broken = true;
-      throw translateDbError(err, inTransaction);
-    } finally {
-      // A client whose statement failed may be mid-protocol; discard it rather than reuse (keeping the listener,
-      // as its socket may still report an error while it closes).
-      if (!broken) client.removeListener('error', onError);
-      client.release(broken);
-    }
-  };
+  const withClient = <T>(inTransaction: boolean, fn: (client: pg.PoolClient) => Promise<T>) => withPoolClient(pool, inTransaction, fn);
   const root = wrap(pool);
   // A lock holder keeps its connection while the work it guards takes others: at most half the pool holds locks, so
   // many waiting imports cannot take every connection and leave none for the writes of the one that holds the lock.

@@ -133,19 +133,7 @@ export class DocumentService extends DocumentReader {
         current = live(await this.documents.lockByIds(tx, prepared.map((p) => p.write.id)));
       }
       const ids = prepared.map((p) => p.write.id);
-      if (mode === 'create') {
-        const taken = ids.find((id) => current.has(id));
-        if (taken !== undefined) {
-          throw new AppError(ErrorCode.CONFLICT, `document "${taken}" already exists; use updateDocument or upsertDocuments`, { id: taken });
-        }
-      }
-      if (expectedUpdatedAt) {
-        const doc = current.get(ids[0] as string);
-        if (!doc) throw notFound('Document', ids[0] as string);
-        if (doc.updatedAt.getTime() !== expectedUpdatedAt.getTime()) {
-          throw new AppError(ErrorCode.CONFLICT, `document "${doc.id}" changed while it was being updated; retry`, { id: doc.id });
-        }
-      }
+      assertWritable(mode, ids, current, expectedUpdatedAt);
       if (owner !== undefined) await this.checkOwner(tx, ids.filter((id) => current.has(id)), owner);
       const changed = prepared.filter((p) => !isUnchanged(p.write, current.get(p.write.id)));
       const written = await this.documents.upsertMany(tx, changed.map((p) => p.write), owner);
@@ -160,20 +148,31 @@ export class DocumentService extends DocumentReader {
           explicitEntityIds: p.entityIds,
         })),
       );
-      const unchangedCounts = await this.chunks.countByDocumentIds(
-        prepared.filter((p) => !written.has(p.write.id)).map((p) => p.write.id),
-        tx, // PGlite has one connection: a query outside the transaction would wait for it forever
-      );
-      return prepared.map((p) => {
-        const doc = written.get(p.write.id) ?? (current.get(p.write.id) as DocumentRecord);
-        const isChanged = written.has(p.write.id);
-        return {
-          document: doc,
-          chunkCount: isChanged ? p.chunks.length : (unchangedCounts.get(p.write.id) ?? 0),
-          embeddedChunkCount: embedded.get(p.write.id) ?? 0,
-          changed: isChanged,
-        };
-      });
+      return this.results(tx, prepared, written, current, embedded);
+    });
+  }
+
+  /** One result per input: the stored document, its chunk count, and how many chunks were embedded now. */
+  private async results(
+    tx: Queryable,
+    prepared: readonly PreparedDocument[],
+    written: ReadonlyMap<string, DocumentRecord>,
+    current: ReadonlyMap<string, DocumentRecord>,
+    embedded: ReadonlyMap<string, number>,
+  ): Promise<IndexResultRecord[]> {
+    const unchangedCounts = await this.chunks.countByDocumentIds(
+      prepared.filter((p) => !written.has(p.write.id)).map((p) => p.write.id),
+      tx, // PGlite has one connection: a query outside the transaction would wait for it forever
+    );
+    return prepared.map((p) => {
+      const doc = written.get(p.write.id) ?? (current.get(p.write.id) as DocumentRecord);
+      const isChanged = written.has(p.write.id);
+      return {
+        document: doc,
+        chunkCount: isChanged ? p.chunks.length : (unchangedCounts.get(p.write.id) ?? 0),
+        embeddedChunkCount: embedded.get(p.write.id) ?? 0,
+        changed: isChanged,
+      };
     });
   }
 
@@ -303,4 +302,21 @@ function isUnchanged(next: DocumentWrite, current: DocumentRecord | undefined): 
     isDeepStrictEqual(current.metadata, next.metadata) &&
     (current.expiresAt?.getTime() ?? null) === (next.expiresAt?.getTime() ?? null)
   );
+}
+
+/** CONFLICT when `create` finds a live document, or when the one document changed since `expectedUpdatedAt`. */
+function assertWritable(mode: WriteMode, ids: readonly string[], current: ReadonlyMap<string, DocumentRecord>, expectedUpdatedAt: Date | undefined): void {
+  if (mode === 'create') {
+    const taken = ids.find((id) => current.has(id));
+    if (taken !== undefined) {
+      throw new AppError(ErrorCode.CONFLICT, `document "${taken}" already exists; use updateDocument or upsertDocuments`, { id: taken });
+    }
+  }
+  if (expectedUpdatedAt) {
+    const doc = current.get(ids[0] as string);
+    if (!doc) throw notFound('Document', ids[0] as string);
+    if (doc.updatedAt.getTime() !== expectedUpdatedAt.getTime()) {
+      throw new AppError(ErrorCode.CONFLICT, `document "${doc.id}" changed while it was being updated; retry`, { id: doc.id });
+    }
+  }
 }

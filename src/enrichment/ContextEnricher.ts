@@ -129,24 +129,8 @@ export class ContextEnricher {
       warnings.push(graph.ok ? step.error : `entities mentioned by the chunks are missing: ${step.cause}`);
     }
     const graphMs = graph.ms + (performance.now() - secondStep);
-    const cut = entities.length > request.maxEntities ? entities.length - request.maxEntities : 0;
-    entities = entities.slice(0, request.maxEntities);
-
-    const formatted = formatContext(chunks, entities, relationships, request.maxChars, request.graphShare);
-    const cited = chunks.filter((c) => c.citation !== null).sort((a, b) => (a.citation ?? 0) - (b.citation ?? 0));
-    return {
-      chunks,
-      entities,
-      relationships,
-      documents: distinctById(cited.map((c) => c.hit.document)),
-      context: formatted.context,
-      citations: formatted.citations,
-      truncated: formatted.omittedChunks + formatted.omittedEntities + formatted.omittedRelationships + cut > 0,
-      omittedChunks: formatted.omittedChunks,
-      omittedEntities: formatted.omittedEntities + cut,
-      timings: { retrievalMs: ranked.ms + (docs.ok && ranked.ok ? docs.ms : 0), graphMs, totalMs: performance.now() - started },
-      warnings,
-    };
+    const timings = { retrievalMs: ranked.ms + (docs.ok && ranked.ok ? docs.ms : 0), graphMs };
+    return assembleContext(request, chunks, entities, relationships, { ...timings, started }, warnings);
   }
 
   /**
@@ -187,6 +171,34 @@ export class ContextEnricher {
   }
 }
 
+
+/** Formats the context within the budget (at most maxEntities entities) and reports what it had to leave out. */
+function assembleContext(
+  request: EnrichRequest,
+  chunks: EnrichedChunkRecord[],
+  allEntities: EnrichedEntityRecord[],
+  relationships: RelationshipRecord[],
+  timings: { retrievalMs: number; graphMs: number; started: number },
+  warnings: string[],
+): EnrichedContextRecord {
+  const cut = allEntities.length > request.maxEntities ? allEntities.length - request.maxEntities : 0;
+  const entities = allEntities.slice(0, request.maxEntities);
+  const formatted = formatContext(chunks, entities, relationships, request.maxChars, request.graphShare);
+  const cited = chunks.filter((c) => c.citation !== null).sort((a, b) => (a.citation ?? 0) - (b.citation ?? 0));
+  return {
+    chunks,
+    entities,
+    relationships,
+    documents: distinctById(cited.map((c) => c.hit.document)),
+    context: formatted.context,
+    citations: formatted.citations,
+    truncated: formatted.omittedChunks + formatted.omittedEntities + formatted.omittedRelationships + cut > 0,
+    omittedChunks: formatted.omittedChunks,
+    omittedEntities: formatted.omittedEntities + cut,
+    timings: { retrievalMs: timings.retrievalMs, graphMs: timings.graphMs, totalMs: performance.now() - timings.started },
+    warnings,
+  };
+}
 
 /** The error of a request whose lanes both failed; the documents lane's cause is the one to report. */
 function bothFailed(docs: Lane<unknown> & { ok: false }, graph: Lane<unknown> & { ok: false }): AppError {

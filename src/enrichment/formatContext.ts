@@ -86,11 +86,9 @@ export function formatContext(
     entries.set(doc.id, { part: parts.length - 1, last: c });
     c.citation = n;
     numberOf.set(doc.id, n);
-    citations.push({ number: n, documentId: doc.id, title: doc.title, source: doc.source, url: documentUrl(doc.metadata, doc.source) });
+    citations.push(citationOf(n, doc));
   };
-  const graphChunks = chunks.filter((c) => c.lane === 'GRAPH');
-  const graphNeed = graphChunks.reduce((sum, c) => sum + c.hit.document.title.length + c.why.length + c.hit.chunk.content.length + 16, 0);
-  const documentsLimit = maxChars - Math.min(Math.floor(Math.max(0, Math.min(1, graphShare)) * maxChars), graphNeed);
+  const documentsLimit = documentsLaneLimit(chunks, maxChars, graphShare);
   // In the given order (the enricher puts the documents lane first, save the documents of entities the query names);
   // the documents lane stops at its limit, graph evidence may use the whole budget.
   for (const c of chunks) {
@@ -108,13 +106,41 @@ export function formatContext(
   }
   limit = maxChars;
 
-  const byId = new Map<string, EntityRecord>(entities.map((e) => [e.entity.id, e.entity]));
   const related = section('## Related entities\n');
-  const omittedEntities = entities.filter((e) => !related(`- ${e.entity.name} (${e.entity.type})${e.entity.description ? `: ${oneLine(e.entity.description)}` : ''}\n`)).length;
-  const omittedRelationships = relationships
-    .filter((r) => byId.has(r.fromId) && byId.has(r.toId))
-    .filter((r) => !related(`- ${byId.get(r.fromId)?.name} -[${r.type}]-> ${byId.get(r.toId)?.name}\n`)).length;
+  const { omittedEntities, omittedRelationships } = listRelated(related, entities, relationships);
   return { context: parts.join('').trimEnd(), citations, omittedChunks, omittedEntities, omittedRelationships };
+}
+
+/** The documents lane's share: what graph evidence is held (graphShare of the budget, or what it needs if less) is not its. */
+function documentsLaneLimit(chunks: readonly EnrichedChunkRecord[], maxChars: number, graphShare: number): number {
+  const graphChunks = chunks.filter((c) => c.lane === 'GRAPH');
+  const graphNeed = graphChunks.reduce((sum, c) => sum + c.hit.document.title.length + c.why.length + c.hit.chunk.content.length + 16, 0);
+  return maxChars - Math.min(Math.floor(Math.max(0, Math.min(1, graphShare)) * maxChars), graphNeed);
+}
+
+/** Lists the entities, then the relationships among them, through `related` (false once the budget is spent). */
+function listRelated(
+  related: (text: string) => boolean,
+  entities: readonly EnrichedEntityRecord[],
+  relationships: readonly RelationshipRecord[],
+): { omittedEntities: number; omittedRelationships: number } {
+  const byId = new Map<string, EntityRecord>(entities.map((e) => [e.entity.id, e.entity]));
+  const omittedEntities = entities.filter((e) => !related(entityLine(e.entity))).length;
+  const shown = relationships.filter((r) => byId.has(r.fromId) && byId.has(r.toId));
+  const omittedRelationships = shown.filter((r) => !related(relationshipLine(r, byId))).length;
+  return { omittedEntities, omittedRelationships };
+}
+
+function citationOf(n: number, doc: EnrichedChunkRecord['hit']['document']): CitationRecord {
+  return { number: n, documentId: doc.id, title: doc.title, source: doc.source, url: documentUrl(doc.metadata, doc.source) };
+}
+
+function entityLine(entity: EntityRecord): string {
+  return `- ${entity.name} (${entity.type})${entity.description ? `: ${oneLine(entity.description)}` : ''}\n`;
+}
+
+function relationshipLine(r: RelationshipRecord, byId: ReadonlyMap<string, EntityRecord>): string {
+  return `- ${byId.get(r.fromId)?.name} -[${r.type}]-> ${byId.get(r.toId)?.name}\n`;
 }
 
 /** The text that appends chunk `next` to an entry ending with chunk `last` of the same document. */

@@ -1,9 +1,25 @@
 // Typeahead over entity names and aliases (debounced), as an ARIA combobox.
-import { searchEntities } from './api.js';
+import { searchEntities, type EntityHit } from './api.js';
 import type { TypeColors } from './TypeColors.js';
 import { el } from './dom.js';
 
 const DEBOUNCE_MS = 200;
+
+/** One option of the list: the type's swatch, the name, the alias that matched (if the name did not) and the type. */
+function optionFor(hit: EntityHit, i: number, text: string, colors: TypeColors, onPick: () => void): HTMLLIElement {
+  const swatch = el('span', { className: 'swatch', attrs: { 'aria-hidden': 'true' } });
+  swatch.style.background = colors.of(hit.type);
+  const needle = text.toLowerCase();
+  const alias = hit.name.toLowerCase().includes(needle) ? undefined : hit.aliases.find((a) => a.toLowerCase().includes(needle));
+  const option = el('li', { attrs: { role: 'option', id: `search-option-${i}`, 'aria-selected': 'false', 'data-id': hit.id } },
+    swatch, el('span', { className: 'opt-name', text: hit.name }), alias ? el('span', { className: 'muted', text: ` aka ${alias}` }) : null, el('span', { className: 'opt-type', text: hit.type }));
+  // mousedown, not click: the input's blur would close the list first.
+  option.addEventListener('mousedown', (e) => {
+    e.preventDefault();
+    onPick();
+  });
+  return option;
+}
 
 /** Binds the search box and its listbox; `choose` receives the picked entity id. */
 export function setupSearch(input: HTMLInputElement, list: HTMLUListElement, colors: TypeColors, choose: (id: string) => void): void {
@@ -40,19 +56,7 @@ export function setupSearch(input: HTMLInputElement, list: HTMLUListElement, col
     if (mine !== ticket) return;
     ids = hits.map((h) => h.id);
     list.replaceChildren(
-      ...hits.map((h, i) => {
-        const swatch = el('span', { className: 'swatch', attrs: { 'aria-hidden': 'true' } });
-        swatch.style.background = colors.of(h.type);
-        const alias = h.name.toLowerCase().includes(text.toLowerCase()) ? undefined : h.aliases.find((a) => a.toLowerCase().includes(text.toLowerCase()));
-        const option = el('li', { attrs: { role: 'option', id: `search-option-${i}`, 'aria-selected': 'false', 'data-id': h.id } },
-          swatch, el('span', { className: 'opt-name', text: h.name }), alias ? el('span', { className: 'muted', text: ` aka ${alias}` }) : null, el('span', { className: 'opt-type', text: h.type }));
-        // mousedown, not click: the input's blur would close the list first.
-        option.addEventListener('mousedown', (e) => {
-          e.preventDefault();
-          pick(i);
-        });
-        return option;
-      }),
+      ...hits.map((h, i) => optionFor(h, i, text, colors, () => pick(i))),
     );
     if (hits.length === 0) list.append(el('li', { className: 'muted empty', text: 'No entity matches.' }));
     else if (total > hits.length) list.append(el('li', { className: 'muted empty', text: `${total - hits.length} more: type more letters.` }));

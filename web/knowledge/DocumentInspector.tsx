@@ -51,7 +51,7 @@ function Metadata({ doc }: { doc: DocumentDetail }) {
 
 /** The inspector for one document id. */
 export function DocumentInspector({ id }: { id: string }) {
-  const q = useQuery<{ document: DocumentDetail | null }>(DOCUMENT_QUERY, { id });
+  const q = useQuery(DOCUMENT_QUERY, { id });
   const back = (
     <Link href={dashboardHref()} className="back">
       ← All documents

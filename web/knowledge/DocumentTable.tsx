@@ -1,7 +1,7 @@
 // The document table: filters kept in the URL (so tag links can point at it), cursor pages, delete with confirmation.
 import { useEffect, useState, type FormEvent } from 'react';
 import { gql } from '../shared/graphql';
-import { DELETE_MUTATION, DOCUMENT_TYPES, DOCUMENTS_QUERY, type DocumentFilter, type DocumentRow, type DocumentsData } from './api';
+import { DELETE_MUTATION, DOCUMENT_TYPES, DOCUMENTS_QUERY, type DocumentFilter, type DocumentRow } from './api';
 import { dashboardHref, documentHref, Link, navigate } from './router';
 import { Empty, ErrorNotice, formatDate, Loading, Panel } from './ui';
 import { useQuery } from './useQuery';
@@ -16,7 +16,8 @@ function readFilters(params: URLSearchParams): FilterValues {
 
 function toFilter(v: FilterValues): DocumentFilter | undefined {
   const f: DocumentFilter = {};
-  if (v.type) f.types = [v.type];
+  // A type from the URL goes as it is: the server answers an unknown one with an error naming the valid types.
+  if (v.type) f.types = [v.type] as DocumentFilter['types'];
   if (v.source.trim()) f.sources = [v.source.trim()];
   if (v.tags.trim()) f.tags = v.tags.trim();
   if (v.text.trim()) f.text = v.text.trim();
@@ -105,12 +106,37 @@ function Row({ doc, onDeleted }: { doc: DocumentRow; onDeleted(): void }) {
   );
 }
 
+function DocumentRows({ nodes, onDeleted }: { nodes: DocumentRow[]; onDeleted(): void }) {
+  return (
+    <div className="table-wrap">
+      <table className="documents">
+        <thead>
+          <tr>
+            <th>Title</th>
+            <th>Type</th>
+            <th>Source</th>
+            <th>Tags</th>
+            <th className="num">Chunks</th>
+            <th>Updated</th>
+            <th aria-label="Actions" />
+          </tr>
+        </thead>
+        <tbody>
+          {nodes.map((d) => (
+            <Row key={d.id} doc={d} onDeleted={onDeleted} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 function Pages({ filter, sourceId, refresh, onDeleted }: { filter: DocumentFilter | undefined; sourceId: string | null; refresh: number; onDeleted(): void }) {
   const [pageSize, setPageSize] = useState(20);
   // Cursors of the pages seen so far: the last one is the current page's `after`.
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const after = cursors.at(-1) ?? null;
-  const q = useQuery<DocumentsData>(DOCUMENTS_QUERY, { filter, first: pageSize, after, sourceId }, refresh);
+  const q = useQuery(DOCUMENTS_QUERY, { filter, first: pageSize, after, sourceId }, refresh);
   const emptyLaterPage = q.status === 'ok' && q.data.documents.nodes.length === 0 && cursors.length > 1;
   useEffect(() => {
     if (emptyLaterPage) setCursors((c) => c.slice(0, -1)); // the last row of a later page was deleted
@@ -123,26 +149,7 @@ function Pages({ filter, sourceId, refresh, onDeleted }: { filter: DocumentFilte
   const start = (cursors.length - 1) * pageSize;
   return (
     <>
-      <div className="table-wrap">
-        <table className="documents">
-          <thead>
-            <tr>
-              <th>Title</th>
-              <th>Type</th>
-              <th>Source</th>
-              <th>Tags</th>
-              <th className="num">Chunks</th>
-              <th>Updated</th>
-              <th aria-label="Actions" />
-            </tr>
-          </thead>
-          <tbody>
-            {nodes.map((d) => (
-              <Row key={d.id} doc={d} onDeleted={onDeleted} />
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DocumentRows nodes={nodes} onDeleted={onDeleted} />
       <nav className="pager" aria-label="Pages">
         <span data-testid="page-status">
           {start + 1}–{start + nodes.length} of {totalCount}

@@ -1,6 +1,6 @@
 // Knowledge gaps: queries enrichContext answered poorly, most frequent first, in cursor pages.
 import { useState } from 'react';
-import { GAPS_QUERY, type GapsData } from './api';
+import { GAPS_QUERY } from './api';
 import { Empty, ErrorNotice, formatDate, formatScore, Loading, Panel } from './ui';
 import { useQuery } from './useQuery';
 
@@ -9,7 +9,7 @@ const PAGE = 20;
 /** The knowledge-gaps list; `refresh` reloads it. */
 export function GapsList({ refresh }: { refresh: number }) {
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
-  const q = useQuery<GapsData>(GAPS_QUERY, { first: PAGE, after: cursors.at(-1) ?? null }, refresh);
+  const q = useQuery(GAPS_QUERY, { first: PAGE, after: cursors.at(-1) ?? null }, refresh);
   const endCursor = q.status === 'ok' ? q.data.knowledgeGaps.pageInfo.endCursor : null;
   return (
     <Panel title="Knowledge gaps" id="gaps">

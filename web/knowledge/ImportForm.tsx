@@ -72,7 +72,7 @@ function useJobPolling(
     let cancelled = false;
     const timer = setTimeout(async () => {
       try {
-        const data = await gql<{ importJob: ImportJob | null }>(IMPORT_JOB_QUERY, { id: jobId });
+        const data = await gql(IMPORT_JOB_QUERY, { id: jobId });
         if (cancelled) return;
         if (!data.importJob) throw new Error(`import job ${jobId} no longer exists`);
         setJob(data.importJob);
@@ -95,11 +95,11 @@ function useJobPolling(
 async function startImport(source: Source, url: string, content: string, tags: string): Promise<ImportJob> {
   const tagList = parseTags(tags);
   if (source === 'url') {
-    const data = await gql<{ importUrl: { job: ImportJob } }>(IMPORT_URL_MUTATION, { input: { url: url.trim(), tags: tagList, async: true } });
+    const data = await gql(IMPORT_URL_MUTATION, { input: { url: url.trim(), tags: tagList, async: true } });
     return data.importUrl.job;
   }
   const input = source === 'openapi-url' ? { url: url.trim(), tags: tagList, async: true } : { content, tags: tagList, async: true };
-  return (await gql<{ importOpenApi: { job: ImportJob } }>(IMPORT_OPENAPI_MUTATION, { input })).importOpenApi.job;
+  return (await gql(IMPORT_OPENAPI_MUTATION, { input })).importOpenApi.job;
 }
 
 const SOURCE_CHOICES = [

@@ -2,9 +2,9 @@
 // prompts once (web/shared/graphql.ts asks on UNAUTHENTICATED) instead of once per panel.
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { apiKey, gql, setApiKey } from '../shared/graphql';
+import { ACCESS_CHECK_QUERY } from './api';
 import { describeError, ErrorNotice, Loading } from './ui';
 
-const PROBE = 'query AccessCheck { __typename }';
 
 /** Asks for a key (empty forgets it) and reloads so every panel uses it. */
 export function changeApiKey(): void {
@@ -19,7 +19,7 @@ export function KeyGate({ children }: { children: ReactNode }) {
   const [state, setState] = useState<{ status: 'checking' } | { status: 'ok' } | { status: 'error'; error: unknown }>({ status: 'checking' });
   const check = useCallback(() => {
     setState({ status: 'checking' });
-    gql(PROBE).then(
+    gql(ACCESS_CHECK_QUERY).then(
       () => setState({ status: 'ok' }),
       (error: unknown) => setState({ status: 'error', error }),
     );

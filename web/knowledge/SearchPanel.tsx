@@ -1,7 +1,7 @@
 // Search panel: query, mode, topK, minScore and a tag expression; ranked hits with their fused and lane scores.
 import { useState, type FormEvent } from 'react';
 import { gql } from '../shared/graphql';
-import { SEARCH_MODES, SEARCH_QUERY, type Hit } from './api';
+import { SEARCH_MODES, SEARCH_QUERY, type Hit, type SearchInput } from './api';
 import { documentHref, Link } from './router';
 import { Empty, ErrorNotice, formatScore, Loading, Panel } from './ui';
 
@@ -42,6 +42,28 @@ function HitRow({ hit, rank }: { hit: Hit; rank: number }) {
   );
 }
 
+/** What the last search gave: progress, its error, or the ranked hits. */
+function SearchResult({ result }: { result: Result }) {
+  if (result.status === 'idle') return null;
+  if (result.status === 'loading') return <Loading what="Searching" />;
+  if (result.status === 'error') return <ErrorNotice error={result.error} title="Search failed" />;
+  if (result.hits.length === 0) {
+    return <Empty>No chunk matched {result.summary}. Try another mode, a lower minimum score or fewer tags.</Empty>;
+  }
+  return (
+    <>
+      <p className="muted" data-testid="search-summary">
+        {result.hits.length} {result.hits.length === 1 ? 'hit' : 'hits'} for {result.summary}
+      </p>
+      <ol className="hits" aria-label="Search results">
+        {result.hits.map((h, i) => (
+          <HitRow key={h.chunk.id} hit={h} rank={i + 1} />
+        ))}
+      </ol>
+    </>
+  );
+}
+
 /** The search form and its ranked results. */
 export function SearchPanel() {
   const [query, setQuery] = useState('');
@@ -54,13 +76,13 @@ export function SearchPanel() {
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!query.trim()) return;
-    const input: Record<string, unknown> = { query: query.trim(), mode };
+    const input: SearchInput = { query: query.trim(), mode };
     if (topK.trim()) input.topK = Number(topK);
     if (minScore.trim()) input.minScore = Number(minScore);
     if (tags.trim()) input.filter = { tags: tags.trim() };
     setResult({ status: 'loading' });
     try {
-      const data = await gql<{ search: Hit[] }>(SEARCH_QUERY, { input });
+      const data = await gql(SEARCH_QUERY, { input });
       const scope = tags.trim() ? ` with tags ${tags.trim()}` : '';
       setResult({ status: 'ok', hits: data.search, summary: `“${query.trim()}”, ${mode}${scope}` });
     } catch (error) {
@@ -99,23 +121,7 @@ export function SearchPanel() {
           Search
         </button>
       </form>
-      {result.status === 'loading' && <Loading what="Searching" />}
-      {result.status === 'error' && <ErrorNotice error={result.error} title="Search failed" />}
-      {result.status === 'ok' &&
-        (result.hits.length === 0 ? (
-          <Empty>No chunk matched {result.summary}. Try another mode, a lower minimum score or fewer tags.</Empty>
-        ) : (
-          <>
-            <p className="muted" data-testid="search-summary">
-              {result.hits.length} {result.hits.length === 1 ? 'hit' : 'hits'} for {result.summary}
-            </p>
-            <ol className="hits" aria-label="Search results">
-              {result.hits.map((h, i) => (
-                <HitRow key={h.chunk.id} hit={h} rank={i + 1} />
-              ))}
-            </ol>
-          </>
-        ))}
+      <SearchResult result={result} />
     </Panel>
   );
 }

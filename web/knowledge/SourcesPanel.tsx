@@ -18,7 +18,7 @@ function useLiveSources(): Live {
     // The first answer of each source arrives at once; an empty list shows after a moment with none.
     const empty = setTimeout(() => setLive((l) => (l.status === 'connecting' ? { status: 'ok', rows: new Map() } : l)), 1500);
     const stop = client.subscribe<{ sourceUpdated: SourceRow }>(
-      { query: SOURCES_SUBSCRIPTION },
+      { query: SOURCES_SUBSCRIPTION.toString() },
       {
         next: (result) => {
           const row = result.data?.sourceUpdated;

@@ -1,5 +1,5 @@
 // The dashboard's counts: documents, chunks, entities, relationships, by type, top tags and the embedder.
-import { SUMMARY_QUERY, type CountByKey, type SummaryData } from './api';
+import { SUMMARY_QUERY, type CountByKey } from './api';
 import { dashboardHref, Link } from './router';
 import { Empty, ErrorNotice, Loading } from './ui';
 import { useQuery } from './useQuery';
@@ -34,7 +34,7 @@ function Counts({ title, counts, link, testId }: { title: string; counts: CountB
 
 /** Summary cards; `refresh` changes after writes so the counts follow. */
 export function SummaryCards({ refresh }: { refresh: number }) {
-  const q = useQuery<SummaryData>(SUMMARY_QUERY, {}, refresh);
+  const q = useQuery(SUMMARY_QUERY, {}, refresh);
   if (q.status === 'loading') return <Loading what="Loading counts" />;
   if (q.status === 'error') return <ErrorNotice error={q.error} title="Could not load the counts" />;
   const { knowledgeStats: k, graphStats: g } = q.data;

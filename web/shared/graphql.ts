@@ -1,4 +1,5 @@
 // The one GraphQL client of the admin pages: same-origin POST /graphql, with the API key kept in session storage.
+import type { TypedDocumentString } from './generated/graphql';
 
 /** Session-storage key under which the pages keep the API key. */
 export const API_KEY_STORAGE = 'cairn.apiKey';
@@ -55,11 +56,12 @@ function askForKey(): Promise<string | null> {
  * Runs one operation. On UNAUTHENTICATED it asks for a key once (window.prompt), stores it and retries;
  * any other error is thrown as GraphQLRequestError.
  */
-export async function gql<T>(query: string, variables: Record<string, unknown> = {}, retried = false): Promise<T> {
+export async function gql<T, V>(document: TypedDocumentString<T, V>, variables?: V, retried = false): Promise<T> {
+  const query = document.toString();
   const res = await fetch('/graphql', {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...authHeaders() },
-    body: JSON.stringify({ query, variables }),
+    body: JSON.stringify({ query, variables: variables ?? {} }),
   });
   const body = (await res.json().catch(() => ({ errors: [{ message: `HTTP ${res.status}`, extensions: { code: 'HTTP_ERROR' } }] }))) as {
     data?: T;
@@ -70,7 +72,7 @@ export async function gql<T>(query: string, variables: Record<string, unknown> =
     const code = first.extensions?.code ?? 'UNKNOWN';
     if (code === 'UNAUTHENTICATED' && !retried) {
       const key = await askForKey();
-      if (key) return gql<T>(query, variables, true);
+      if (key) return gql(document, variables, true);
     }
     throw new GraphQLRequestError(code, first.message, body.errors ?? []);
   }
