@@ -3,7 +3,8 @@
  * - `parallel`: unit tests and integration suites whose databases are their own (a PGlite folder or a Postgres
  *   database each), run on every core;
  * - `serial`: suites sharing one server's state (Neo4j has one database, which they wipe, and faults.neo4j kills it)
- *   or measuring time (the browser pages), run one at a time.
+ *   or measuring time (the browser pages, pgliteFairness), run one at a time. The other fault suites break only what
+ *   is their own (a scratch database's connection, their own server or embedding backend), so they run in parallel.
  * `npm test` runs them as two Jest runs (`--selectProjects`), since Jest's worker count is global.
  */
 const serialSuites = [
@@ -11,7 +12,7 @@ const serialSuites = [
   '/test/integration/enrichment\\.test\\.ts$',
   '/test/integration/enrichRoundTrips\\.test\\.ts$',
   '/test/integration/graphEvidence\\.test\\.ts$',
-  '/test/integration/faults\\.[a-z0-9]+\\.test\\.ts$',
+  '/test/integration/faults\\.neo4j\\.test\\.ts$',
   '/test/integration/graph\\.test\\.ts$',
   '/test/integration/graphStore\\.contract\\.test\\.ts$',
   '/test/integration/neo4j[A-Za-z]*\\.test\\.ts$',
