@@ -3,6 +3,7 @@
 // The bounds are today's counts (see bench/peer/PROFILE.md): lower them when a change removes a statement.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Session, Transaction } from 'neo4j-driver';
+import { laneShare } from '../helpers/lanes.js';
 import { serverRuns, startRunServer } from '../helpers/serverRuns.js';
 import type { TestServer } from '../helpers/testServer.js';
 
@@ -44,7 +45,7 @@ async function neo4jStatements(work: () => Promise<unknown>): Promise<number> {
   return count;
 }
 
-describe.each(serverRuns())('enrichContext round trips ($name)', (run) => {
+describe.each(laneShare(serverRuns()))('enrichContext round trips ($name)', (run) => {
   let t: TestServer;
   beforeAll(async () => {
     t = await startRunServer(run);
