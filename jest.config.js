@@ -3,23 +3,30 @@
  * - `parallel`: unit tests and integration suites whose databases are their own (a PGlite folder or a Postgres
  *   database each), run on every core;
  * - `serial`: suites sharing one server's state (Neo4j has one database, which they wipe, and faults.neo4j kills it)
- *   or measuring time (the browser pages), run one at a time.
+ *   or measuring time (the browser pages, pgliteFairness), run one at a time. The other fault suites break only what
+ *   is their own (a scratch database's connection, their own server or embedding backend), so they run in parallel.
+ * Split suites run against several stores, Neo4j among them: each project runs its share of their runs (the serial
+ * one the Neo4j runs), chosen by test/helpers/lanes.ts from the lane each project names in `globals`.
  * `npm test` runs them as two Jest runs (`--selectProjects`), since Jest's worker count is global.
  */
 const serialSuites = [
   '/test/browser/[^/]+\\.test\\.ts$',
+  '/test/integration/faults\\.neo4j\\.test\\.ts$',
+  '/test/integration/neo4j[A-Za-z]*\\.test\\.ts$',
+  '/test/integration/pgliteFairness\\.test\\.ts$',
+];
+const splitSuites = [
   '/test/integration/enrichment\\.test\\.ts$',
   '/test/integration/enrichRoundTrips\\.test\\.ts$',
   '/test/integration/graphEvidence\\.test\\.ts$',
-  '/test/integration/faults\\.[a-z0-9]+\\.test\\.ts$',
   '/test/integration/graph\\.test\\.ts$',
   '/test/integration/instancesJobs\\.test\\.ts$',
   '/test/integration/multiInstance\\.test\\.ts$',
   '/test/integration/graphStore\\.contract\\.test\\.ts$',
-  '/test/integration/neo4j[A-Za-z]*\\.test\\.ts$',
   '/test/integration/openapiLinking\\.test\\.ts$',
-  '/test/integration/pgliteFairness\\.test\\.ts$',
 ];
+// Without a Neo4j server the split suites have no serial share (test/helpers/graphStores.ts says so once).
+const neo4jShare = process.env.CAIRN_TEST_NEO4J_URI ? splitSuites : [];
 
 const shared = {
   roots: ['<rootDir>/test'],
@@ -36,7 +43,7 @@ export default {
   // Builds the migrated template databases suites copy and the compiled CLI they run (see the file).
   globalSetup: '<rootDir>/test/globalSetup.mjs',
   projects: [
-    { ...shared, displayName: 'parallel', testMatch: ['<rootDir>/test/**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', ...serialSuites] },
-    { ...shared, displayName: 'serial', testRegex: serialSuites },
+    { ...shared, displayName: 'parallel', globals: { CAIRN_TEST_LANE: 'parallel' }, testMatch: ['<rootDir>/test/**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', ...serialSuites] },
+    { ...shared, displayName: 'serial', globals: { CAIRN_TEST_LANE: 'serial' }, testRegex: [...serialSuites, ...neo4jShare] },
   ],
 };

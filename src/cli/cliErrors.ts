@@ -1,3 +1,4 @@
+import { types } from 'node:util';
 import { isAppError } from '../errors.js';
 
 /** A mistake in the command line itself (unknown option, missing value, bad number): one line, a `--help` pointer, exit 2. */
@@ -21,6 +22,11 @@ export const USAGE_EXIT_CODE = 2;
 
 const HELP_POINTER = 'Run `cairn --help` for usage.';
 
+/** An Error, also one made in another realm (Node's own errors seen from a vm context, as in tests). */
+function isError(err: unknown): err is Error {
+  return err instanceof Error || types.isNativeError(err);
+}
+
 function errnoCode(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
@@ -33,7 +39,7 @@ function errnoCode(err: unknown): string | undefined {
 export function describeCliError(err: unknown): { text: string; exitCode: number } {
   if (err instanceof UsageError) return { text: `cairn: ${err.message}\n${HELP_POINTER}\n`, exitCode: USAGE_EXIT_CODE };
   const code = errnoCode(err);
-  if (err instanceof Error && code?.startsWith('ERR_PARSE_ARGS_')) {
+  if (isError(err) && code?.startsWith('ERR_PARSE_ARGS_')) {
     // Node's text goes on about `--` positionals; its first sentence says what is wrong.
     const first = err.message.split(/\.\s/)[0] ?? err.message;
     return { text: `cairn: ${first.replace(/\.$/, '')}\n${HELP_POINTER}\n`, exitCode: USAGE_EXIT_CODE };
@@ -41,6 +47,6 @@ export function describeCliError(err: unknown): { text: string; exitCode: number
   if (isAppError(err)) return { text: `cairn: [${err.code}] ${err.message}\n`, exitCode: 1 };
   if (err instanceof CliError) return { text: `cairn: ${err.message}\n`, exitCode: 1 };
   // A system error (EACCES, ENOSPC, EISDIR…) says what and where; its stack would only point into Node.
-  if (err instanceof Error && code && /^E[A-Z0-9]+$/.test(code) && 'syscall' in err) return { text: `cairn: ${err.message}\n`, exitCode: 1 };
-  return { text: `cairn: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`, exitCode: 1 };
+  if (isError(err) && code && /^E[A-Z0-9]+$/.test(code) && 'syscall' in err) return { text: `cairn: ${err.message}\n`, exitCode: 1 };
+  return { text: `cairn: ${isError(err) ? (err.stack ?? err.message) : String(err)}\n`, exitCode: 1 };
 }

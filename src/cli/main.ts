@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfig, readEnvironment, type Config } from '../config.js';
 import { serverHoldingDataDir, type FolderServer } from '../db/dataDirLock.js';
@@ -235,13 +236,35 @@ async function stats(config: Config, logger: Logger, json: boolean): Promise<num
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    if (code >= 0) process.exit(code);
-  },
-  (err: unknown) => {
+/**
+ * Runs `cairn <argv>` and resolves with its exit code (-1 while `serve` keeps running); a failure is described on
+ * stderr. Exported for tests, which run commands in their own process.
+ */
+export async function runCommand(argv: string[]): Promise<number> {
+  try {
+    return await main(argv);
+  } catch (err) {
     const { text, exitCode } = describeCliError(err);
     process.stderr.write(text);
-    process.exit(exitCode);
-  },
-);
+    return exitCode;
+  }
+}
+
+/** Whether this module is the program Node runs (directly, through bin/cairn.js or tsx), not one a test imported. */
+function isProgram(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  let invoked: string;
+  try {
+    invoked = realpathSync(script);
+  } catch {
+    return false;
+  }
+  return invoked === fileURLToPath(import.meta.url) || invoked === projectPath('bin', 'cairn.js');
+}
+
+if (isProgram()) {
+  void runCommand(process.argv.slice(2)).then((code) => {
+    if (code >= 0) process.exit(code);
+  });
+}

@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { runCli, startCliServer } from '../helpers/cli.js';
+import { runCli, runCliInProcess, startCliServer } from '../helpers/cli.js';
 
-// The README's quick-start flow, through the real `cairn` entry point on a data folder.
+// The README's quick-start flow, through the real `cairn` entry point on a data folder (commands that need no process or
+// working folder of their own run in this process, with runCliInProcess).
 describe('cairn command (embedded default)', () => {
   let dataDir: string;
   const env = () => ({ CAIRN_DATA_DIR: dataDir, CAIRN_EMBEDDING_PROVIDER: 'auto', CAIRN_OFFLINE: '1', CAIRN_LOG_LEVEL: 'info' });
@@ -48,21 +49,21 @@ describe('cairn command (embedded default)', () => {
   });
 
   it('keeps what was acknowledged across restarts, and stats/reindex work on it', async () => {
-    const stats = await runCli(['stats', '--json'], env());
+    const stats = await runCliInProcess(['stats', '--json'], env());
     expect(stats.code).toBe(0);
     const parsed = JSON.parse(stats.stdout) as { documentCount: number; embedder: { provider: string } };
     expect(parsed.documentCount).toBe(1);
     expect(parsed.embedder.provider).toBe('hashing');
 
-    const reindex = await runCli(['reindex', '--json', '--batch-size', '1'], { ...env(), CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_EMBEDDING_DIMENSIONS: '512' });
+    const reindex = await runCliInProcess(['reindex', '--json', '--batch-size', '1'], { ...env(), CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_EMBEDDING_DIMENSIONS: '512' });
     expect(reindex.code).toBe(0);
     const events = reindex.stdout.trim().split('\n').map((l) => JSON.parse(l) as { done: number; total: number });
     expect(events.at(-1)).toEqual(expect.objectContaining({ done: 1, total: 1 }));
 
-    const after = await runCli(['stats', '--json'], env());
+    const after = await runCliInProcess(['stats', '--json'], env());
     expect((JSON.parse(after.stdout) as { embedder: { dimensions: number } }).embedder.dimensions).toBe(512);
 
-    const mismatch = await runCli(['stats'], { ...env(), CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_EMBEDDING_DIMENSIONS: '256' });
+    const mismatch = await runCliInProcess(['stats'], { ...env(), CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_EMBEDDING_DIMENSIONS: '256' });
     expect(mismatch.code).toBe(1);
     expect(mismatch.stderr).toContain('EMBEDDER_MISMATCH');
     expect(mismatch.stderr).toContain('npm run cairn -- reindex');
@@ -84,7 +85,7 @@ describe('cairn command (embedded default)', () => {
   }, 120_000);
 
   it('refuses bad configuration naming the variable', async () => {
-    const res = await runCli(['stats'], { ...env(), CAIRN_CHUNK_SIZE: 'big' });
+    const res = await runCliInProcess(['stats'], { ...env(), CAIRN_CHUNK_SIZE: 'big' });
     expect(res.code).toBe(1);
     expect(res.stderr).toContain('CAIRN_CHUNK_SIZE');
   });

@@ -4,10 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { projectPath } from '../../src/paths.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliInProcess } from '../helpers/cli.js';
 
 // A user's mistake gets one line saying what is wrong and how to fix it, never a Node stack trace:
-// exit 2 for a wrong command line (with a pointer to --help), exit 1 for anything else.
+// exit 2 for a wrong command line (with a pointer to --help), exit 1 for anything else. Most commands run in this
+// process (runCliInProcess); a few run as a child, to check what the program itself prints and exits with.
 
 const STACK_LINE = /^\s+at /m;
 const HANDBOOK = projectPath('test', 'fixtures', 'imports', 'handbook');
@@ -19,10 +20,13 @@ const linesOf = (stderr: string) => stderr.split('\n').filter((l) => l.trim() !=
 describe('cairn command errors', () => {
   it('prints the version with --version and -v', async () => {
     const { version } = JSON.parse(fs.readFileSync(projectPath('package.json'), 'utf8')) as { version: string };
-    for (const flag of ['--version', '-v']) {
-      const res = await runCli([flag], env);
-      expect(res).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
-    }
+    expect(await runCli(['--version'], env)).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    expect(await runCliInProcess(['-v'], env)).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
+  it('a usage error from the program itself: one line plus --help on stderr, exit 2', async () => {
+    const res = await runCli(['--bogus'], env);
+    expect(res).toEqual({ code: 2, stdout: '', stderr: "cairn: Unknown option '--bogus'\nRun `cairn --help` for usage.\n" });
   });
 
   it.each([
@@ -45,7 +49,7 @@ describe('cairn command errors', () => {
     [['import', 'openapi', 'https://example.com/spec.yaml', '--spec-id', ''], /^cairn: --spec-id: must not be empty/],
     [['import', 'dir', HANDBOOK, '--spec-id', 'handbook'], /^cairn: --spec-id applies to import openapi only: import dir may bring in many specs/],
   ])('usage error %j: one line plus --help, exit 2', async (args, message) => {
-    const res = await runCli(args, env);
+    const res = await runCliInProcess(args, env);
     expect(res.code).toBe(2);
     expect(res.stdout).toBe('');
     expect(res.stderr).not.toMatch(STACK_LINE);
@@ -63,7 +67,7 @@ describe('cairn command errors', () => {
       [['import', 'dir', '/nonexistent-cairn-folder'], 'cairn: [BAD_USER_INPUT] import dir: /nonexistent-cairn-folder does not exist; check the path'],
       [['import', 'openapi', '/nonexistent-cairn.yaml'], 'cairn: [BAD_USER_INPUT] import openapi: /nonexistent-cairn.yaml does not exist; check the path'],
     ])('%j', async (args, line) => {
-      const res = await runCli(args, env);
+      const res = await runCliInProcess(args, env);
       expect(res.code).toBe(1);
       expect(res.stdout).toBe('');
       expect(linesOf(res.stderr)).toEqual([line]);
@@ -72,10 +76,10 @@ describe('cairn command errors', () => {
     it('a folder given to import openapi, or a file to import dir', async () => {
       const file = path.join(dir, 'spec.yaml');
       fs.writeFileSync(file, 'openapi: 3.0.0\n');
-      const spec = await runCli(['import', 'openapi', dir], env);
+      const spec = await runCliInProcess(['import', 'openapi', dir], env);
       expect(spec.code).toBe(1);
       expect(linesOf(spec.stderr)).toEqual([`cairn: [BAD_USER_INPUT] import openapi: ${dir} is not a file`]);
-      const folder = await runCli(['import', 'dir', file], env);
+      const folder = await runCliInProcess(['import', 'dir', file], env);
       expect(folder.code).toBe(1);
       expect(linesOf(folder.stderr)).toEqual([`cairn: [BAD_USER_INPUT] import dir: ${file} is not a folder`]);
     });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { openPgliteDb } from '../../src/db/pgliteDb.js';
 import { projectPath } from '../../src/paths.js';
-import { runCli, startCliServer } from '../helpers/cli.js';
+import { runCli, runCliInProcess, startCliServer } from '../helpers/cli.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
 
 interface ItemLine {
@@ -18,7 +18,8 @@ interface ItemLine {
 
 const lines = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
 
-// The `cairn import` commands through the real entry point, on a data folder of their own.
+// The `cairn import` commands on a data folder of their own: the first as the program itself, the others run in this
+// process (runCliInProcess) to spare a process start each.
 describe('cairn import (embedded default)', () => {
   let dataDir: string;
   let folder: string;
@@ -70,27 +71,27 @@ describe('cairn import (embedded default)', () => {
     expect(items.find((i) => i.label === 'runbooks/database-failover.md')!.documentIds).toEqual(['file:handbook/runbooks/database-failover.md']);
     expect(events.at(-1)).toMatchObject({ event: 'summary', status: 'SUCCEEDED', items: 4 });
 
-    const again = await runCli(['import', 'dir', folder, '--tag', 'handbook'], env());
+    const again = await runCliInProcess(['import', 'dir', folder, '--tag', 'handbook'], env());
     expect(again.code).toBe(0);
     expect(again.stderr).toContain('0 embedded');
     expect(again.stderr).toContain('no chunk was re-embedded');
   });
 
   it('imports URLs and an OpenAPI spec, and exits 1 when an item fails', async () => {
-    const ok = await runCli(['import', 'url', `${site.url}/faq`, '--json', '--tag', 'support'], env());
+    const ok = await runCliInProcess(['import', 'url', `${site.url}/faq`, '--json', '--tag', 'support'], env());
     expect(ok.code).toBe(0);
     expect(lines(ok.stdout)[0]).toMatchObject({ event: 'item', status: 'SUCCEEDED', documentIds: [`${site.url}/faq`] });
     // A re-import with no --tag keeps the page's tags; --tag replaces them.
-    expect((await runCli(['import', 'url', `${site.url}/faq`], env())).code).toBe(0);
+    expect((await runCliInProcess(['import', 'url', `${site.url}/faq`], env())).code).toBe(0);
     expect(await tagsOf(`${site.url}/faq`)).toEqual(['support']);
-    expect((await runCli(['import', 'url', `${site.url}/faq`, '--tag', 'billing'], env())).code).toBe(0);
+    expect((await runCliInProcess(['import', 'url', `${site.url}/faq`, '--tag', 'billing'], env())).code).toBe(0);
     expect(await tagsOf(`${site.url}/faq`)).toEqual(['billing']);
 
-    const spec = await runCli(['import', 'openapi', `${site.url}/spec.yaml`, '--json'], env());
+    const spec = await runCliInProcess(['import', 'openapi', `${site.url}/spec.yaml`, '--json'], env());
     expect(spec.code).toBe(0);
     expect((lines(spec.stdout)[0] as unknown as ItemLine).documentIds.length).toBe(2);
 
-    const mixed = await runCli(['import', 'url', `${site.url}/faq`, 'http://169.254.169.254/latest/meta-data/', '--json'], env());
+    const mixed = await runCliInProcess(['import', 'url', `${site.url}/faq`, 'http://169.254.169.254/latest/meta-data/', '--json'], env());
     expect(mixed.code).toBe(1);
     const [good, blocked, summary] = lines(mixed.stdout);
     expect(good).toMatchObject({ status: 'SUCCEEDED' });
@@ -101,7 +102,7 @@ describe('cairn import (embedded default)', () => {
   it('labels a spec file that fails with its path, not "inline spec"', async () => {
     const file = path.join(path.dirname(folder), 'broken.yaml');
     fs.writeFileSync(file, 'openapi: 3.0.0\ninfo: { title: Broken, version: "1" }\npaths:\n  /x:\n    get:\n      summary: no responses\n');
-    const res = await runCli(['import', 'openapi', file], env());
+    const res = await runCliInProcess(['import', 'openapi', file], env());
     expect(res.code).toBe(1);
     expect(res.stderr).toContain(`✗ ${file}: [INVALID_OPENAPI] The spec does not validate`);
     expect(res.stderr).not.toContain('inline spec');
@@ -114,17 +115,17 @@ describe('cairn import (embedded default)', () => {
     const file = path.join(dir, 'api_backend.yaml');
     const schema = (ref: string) => `      responses:\n        "200":\n          description: ok\n          content:\n            application/json:\n              schema: { $ref: "${ref}" }\n`;
     fs.writeFileSync(file, `openapi: 3.0.0\ninfo: { title: Backend, version: "1" }\npaths:\n  /users:\n    get:\n${schema('openapi/consumed/user.yaml')}  /orders:\n    get:\n${schema('openapi/consumed/order.yaml')}`);
-    const refused = await runCli(['import', 'openapi', file], env());
+    const refused = await runCliInProcess(['import', 'openapi', file], env());
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('$ref "openapi/consumed/order.yaml" at api_backend.yaml#/paths/~1orders/get/responses/200/content/application~1json/schema cannot be resolved');
     expect(refused.stderr).not.toContain('uploaded');
-    const partial = await runCli(['import', 'openapi', file, '--skip-unresolved-refs', '--spec-id', 'backend'], env());
+    const partial = await runCliInProcess(['import', 'openapi', file, '--skip-unresolved-refs', '--spec-id', 'backend'], env());
     expect(partial.code).toBe(0);
     expect(partial.stderr).toContain('warning: Skipped $ref "openapi/consumed/order.yaml" at api_backend.yaml#/paths/~1orders/get/responses/200/content/application~1json/schema');
-    expect((await runCli(['import', 'dir', dir, '--skip-unresolved-refs'], env())).stderr).toContain('--skip-unresolved-refs applies to import openapi only');
+    expect((await runCliInProcess(['import', 'dir', dir, '--skip-unresolved-refs'], env())).stderr).toContain('--skip-unresolved-refs applies to import openapi only');
     // A spec found by import dir resolves its $refs the same way.
     fs.writeFileSync(path.join(dir, 'openapi', 'consumed', 'order.yaml'), 'type: object\nproperties:\n  total: { type: number }\n');
-    const folderImport = await runCli(['import', 'dir', dir, '--json'], env());
+    const folderImport = await runCliInProcess(['import', 'dir', dir, '--json'], env());
     const spec = lines(folderImport.stdout).find((e) => e.label === 'api_backend.yaml') as unknown as ItemLine;
     expect(spec).toMatchObject({ status: 'SUCCEEDED' });
     expect(spec.documentIds).toHaveLength(3);
@@ -140,21 +141,21 @@ describe('cairn import (embedded default)', () => {
       return file;
     };
     const teamA = specFile('team-a', 'a.example.com', ['/accounts']);
-    expect((await runCli(['import', 'openapi', teamA], env())).code).toBe(0);
+    expect((await runCliInProcess(['import', 'openapi', teamA], env())).code).toBe(0);
 
     const teamB = specFile('team-b', 'b.example.com', ['/orders']);
-    const refused = await runCli(['import', 'openapi', teamB], env());
+    const refused = await runCliInProcess(['import', 'openapi', teamB], env());
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`✗ ${teamB}: [CONFLICT] spec id "team-api" already belongs to the spec "Team API" (given inline, source "${teamA}")`);
     expect(refused.stderr).toContain('--spec-id');
 
-    const separate = await runCli(['import', 'openapi', teamB, '--spec-id', 'team-b-api', '--json'], env());
+    const separate = await runCliInProcess(['import', 'openapi', teamB, '--spec-id', 'team-b-api', '--json'], env());
     expect(separate.code).toBe(0);
     expect((lines(separate.stdout)[0] as unknown as ItemLine).documentIds).toEqual(['openapi:team-b-api', 'openapi:team-b-api:GET%20/orders']);
 
     // The same spec, updated, from the same file: replaced as before.
     specFile('team-a', 'a.example.com', ['/accounts', '/accounts/{id}'], '2');
-    const updated = await runCli(['import', 'openapi', teamA, '--json'], env());
+    const updated = await runCliInProcess(['import', 'openapi', teamA, '--json'], env());
     expect(updated.code).toBe(0);
     expect((lines(updated.stdout)[0] as unknown as ItemLine).documentIds).toHaveLength(3);
   });

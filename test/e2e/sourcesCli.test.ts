@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { runCli, startCliServer } from '../helpers/cli.js';
+import { runCli, runCliInProcess, startCliServer } from '../helpers/cli.js';
 import { createSshGitRepo, newKeyPair, sshdUnderTest } from '../helpers/sshGitServer.js';
 
 const lastJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1) as string) as Record<string, unknown>;
 
-// `cairn sources` through the real entry point, on a data folder of its own.
+// `cairn sources` on a data folder of its own: `add` as the program itself, the rest in this process (runCliInProcess).
 describe('cairn sources', () => {
   let dataDir: string;
   let root: string;
@@ -31,24 +31,24 @@ describe('cairn sources', () => {
     expect(added.code).toBe(0);
     expect(added.stdout).toMatch(/Added FOLDER source "handbook".*next sync/);
 
-    const synced = await runCli(['sources', 'sync', 'handbook', '--json'], env());
+    const synced = await runCliInProcess(['sources', 'sync', 'handbook', '--json'], env());
     expect(synced.code).toBe(0);
     const events = synced.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(events.filter((e) => e.event === 'progress').at(-1)).toEqual({ event: 'progress', unit: 'items', done: 2, total: 2 });
     expect(lastJson(synced.stdout)).toMatchObject({ event: 'summary', jobStatus: 'SUCCEEDED', status: 'SUCCEEDED', counts: { added: 2, updated: 0, removed: 0, unchanged: 0, skipped: 0 } });
 
     fs.rmSync(path.join(root, 'handbook', 'leave.md'));
-    const again = await runCli(['sources', 'sync', 'handbook'], env());
+    const again = await runCliInProcess(['sources', 'sync', 'handbook'], env());
     expect(again.code).toBe(0);
     expect(again.stderr).toMatch(/SUCCEEDED: added 0, updated 0, removed 1, unchanged 1, skipped 0/);
 
-    const listed = await runCli(['sources', 'list', '--json'], env());
+    const listed = await runCliInProcess(['sources', 'list', '--json'], env());
     expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ name: 'handbook', kind: 'FOLDER', status: 'SUCCEEDED', schedule: '@daily', documentCount: 1, tags: ['hr'] })]);
 
-    const removed = await runCli(['sources', 'remove', 'handbook', '--keep-documents'], env());
+    const removed = await runCliInProcess(['sources', 'remove', 'handbook', '--keep-documents'], env());
     expect(removed.code).toBe(0);
     expect(removed.stdout).toMatch(/0 document\(s\) removed, 1 kept/);
-  }, 400_000); // six CLI processes, each opening the embedded store
+  }, 400_000); // six commands, each opening the embedded store
 
   it('works through the server that holds the data folder, following a sync over the subscription', async () => {
     const held = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-sources-held-'));

@@ -22,6 +22,39 @@ export function runCli(args: string[], env: Record<string, string>, cwd = projec
   });
 }
 
+/**
+ * Runs `cairn <args>` inside the test's process, as runCli does in a child: the environment holds only `env` (plus
+ * NODE_ENV=test) while it runs, and what it writes to stdout and stderr is collected. The CLI's modules load once per
+ * suite instead of once per command (about a second of CPU each), so suites use it for commands that need no process
+ * of their own: usage and user errors, and commands sent to a running server. Commands run one at a time.
+ */
+export async function runCliInProcess(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { runCommand } = await import('../../src/cli/main.js');
+  const savedEnv = { ...process.env };
+  const writes = { stdout: process.stdout.write, stderr: process.stderr.write };
+  const out = { stdout: '', stderr: '' };
+  const capture = (name: 'stdout' | 'stderr') =>
+    ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      out[name] += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString();
+      const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+      done?.();
+      return true;
+    }) as typeof process.stdout.write;
+  for (const key of Object.keys(process.env)) if (key.startsWith('CAIRN_')) delete process.env[key];
+  Object.assign(process.env, { NODE_ENV: 'test' }, env);
+  process.stdout.write = capture('stdout');
+  process.stderr.write = capture('stderr');
+  try {
+    const code = await runCommand(args);
+    return { code, ...out };
+  } finally {
+    process.stdout.write = writes.stdout;
+    process.stderr.write = writes.stderr;
+    for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key];
+    Object.assign(process.env, savedEnv);
+  }
+}
+
 /** Starts `cairn serve` and resolves with its URL once it logs that it is ready. */
 export function startCliServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; logs: () => string }> {
   return new Promise((resolve, reject) => {

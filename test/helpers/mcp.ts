@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { projectPath } from '../../src/paths.js';
-import { childEnv } from './cli.js';
+import { CLI_MAIN, childEnv } from './cli.js';
 
 /** A tool call's result as the SDK client returns it. */
 export interface ToolResult {
@@ -20,11 +20,11 @@ export async function connectHttp(url: string, key?: string, headers: Record<str
   return client;
 }
 
-/** An SDK client that launches `cairn mcp` from source (through tsx) with `env`, as a desktop client would. */
+/** An SDK client that launches `cairn mcp` (the CLI compiled from source) with `env`, as a desktop client would. */
 export async function connectStdio(env: Record<string, string>): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', projectPath('src/cli/main.ts'), 'mcp'],
+    args: [CLI_MAIN, 'mcp'],
     env: childEnv(env) as Record<string, string>,
     cwd: projectPath(),
     stderr: 'pipe',

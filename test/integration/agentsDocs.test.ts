@@ -116,7 +116,7 @@ describe('docs/agents.md examples (pglite)', () => {
     const config = JSON.parse(example('claude-desktop')) as { mcpServers: { cairn: { command: string; args: string[]; env: Record<string, string> } } };
     const { command, args, env } = config.mcpServers.cairn;
     expect([command, path.basename(args[0]!), args[1]]).toEqual(['node', 'cairn.js', 'mcp']);
-    // bin/cairn.js runs the build of src/cli/main.ts (`npm run build`); the test runs that source through tsx instead.
+    // bin/cairn.js runs the build of src/cli/main.ts (`npm run build`); the test runs the same sources compiled for tests.
     expect(fs.readFileSync(projectPath('bin/cairn.js'), 'utf8')).toContain("import '../dist/src/cli/main.js'");
     const dataDir = path.join(scratch, 'data');
     expect(Object.keys(env)).toEqual(['CAIRN_DATA_DIR']);

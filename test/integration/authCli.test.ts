@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { codeOf, eventually, gqlAs, startServerOn, type ServerOn } from '../helpers/auth.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliInProcess } from '../helpers/cli.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
 
-// Key management through the real `cairn` entry point (part of the access-control suite, see auth.test.ts).
+// Key management through the `cairn` command's entry point (part of the access-control suite, see auth.test.ts), run
+// in this process: the commands need no process of their own, and the program itself runs in the last test.
 describe.each(dbTargets())('access control through the cairn command ($name)', (target) => {
   let db: ScratchDatabase;
   let env: Record<string, string>;
@@ -22,17 +23,17 @@ describe.each(dbTargets())('access control through the cairn command ($name)', (
     if (server) expect(codeOf(await gqlAs(server.server.url, undefined, '{ documents { totalCount } }'))).toBeUndefined();
 
     // A first key that is not an admin key would turn authentication on with nobody able to manage keys: refused.
-    const refused = await runCli(['keys', 'create', '--role', 'agent', '--name', 'ci-bot'], env);
+    const refused = await runCliInProcess(['keys', 'create', '--role', 'agent', '--name', 'ci-bot'], env);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('the first key must be an admin key');
     expect(refused.stderr).toContain('--force');
-    expect(JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout)).toEqual([]);
-    const created = await runCli(['keys', 'create', '--role', 'agent', '--name', 'ci-bot', '--force'], env);
+    expect(JSON.parse((await runCliInProcess(['keys', 'list', '--json'], env)).stdout)).toEqual([]);
+    const created = await runCliInProcess(['keys', 'create', '--role', 'agent', '--name', 'ci-bot', '--force'], env);
     expect(created.code).toBe(0);
     const agentKey = created.stdout.trim();
     expect(agentKey).toMatch(/^cairn_[0-9a-f]{16}_[\w-]{43}$/);
     expect(created.stderr).toContain('shown only now');
-    const admin = JSON.parse((await runCli(['keys', 'create', '--role', 'ADMIN', '--name', 'ops', '--json'], env)).stdout) as { id: string; role: string; key: string };
+    const admin = JSON.parse((await runCliInProcess(['keys', 'create', '--role', 'ADMIN', '--name', 'ops', '--json'], env)).stdout) as { id: string; role: string; key: string };
     expect(admin).toEqual(expect.objectContaining({ role: 'admin', key: expect.stringMatching(/^cairn_/) }));
 
     server ??= await startServerOn(env);
@@ -47,15 +48,15 @@ describe.each(dbTargets())('access control through the cairn command ($name)', (
     expect(codeOf(await gqlAs(url, agentKey, 'mutation { createDocument(input: { title: "T", content: "c" }) { chunkCount } }'))).toBe('FORBIDDEN');
     if (!concurrent) await server.close();
 
-    const listed = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as { id: string; name: string; role: string; lastUsedAt: string | null; revokedAt: string | null }[];
+    const listed = JSON.parse((await runCliInProcess(['keys', 'list', '--json'], env)).stdout) as { id: string; name: string; role: string; lastUsedAt: string | null; revokedAt: string | null }[];
     expect(listed.map((k) => [k.name, k.role, k.revokedAt])).toEqual([['ci-bot', 'agent', null], ['ops', 'admin', null]]);
     expect(listed[0]?.lastUsedAt).toEqual(expect.any(String));
     expect(JSON.stringify(listed)).not.toContain(agentKey.slice(23));
-    const table = (await runCli(['keys', 'list'], env)).stdout;
+    const table = (await runCliInProcess(['keys', 'list'], env)).stdout;
     expect(table).toMatch(/ID\s+NAME\s+ROLE\s+CREATED\s+LAST USED\s+REVOKED/);
     expect(table).toContain('ci-bot');
 
-    const revoked = await runCli(['keys', 'revoke', listed[0]?.id ?? ''], env);
+    const revoked = await runCliInProcess(['keys', 'revoke', listed[0]?.id ?? ''], env);
     expect(revoked.code).toBe(0);
     expect(revoked.stdout).toContain('Revoked key');
     if (!concurrent) server = await startServerOn(env);
@@ -68,10 +69,10 @@ describe.each(dbTargets())('access control through the cairn command ($name)', (
   }, 180_000);
 
   it('fails clearly on an unknown id or role', async () => {
-    const unknown = await runCli(['keys', 'revoke', 'ffffffffffffffff'], env);
+    const unknown = await runCliInProcess(['keys', 'revoke', 'ffffffffffffffff'], env);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('NOT_FOUND');
-    const role = await runCli(['keys', 'create', '--role', 'boss', '--name', 'x'], env);
+    const role = await runCliInProcess(['keys', 'create', '--role', 'boss', '--name', 'x'], env);
     expect(role.code).toBe(1);
     expect(role.stderr).toContain('admin, editor, agent, reader');
   });

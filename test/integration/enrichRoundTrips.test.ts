@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Session, Transaction } from 'neo4j-driver';
 import pg from 'pg';
+import { laneShare } from '../helpers/lanes.js';
 import { serverRuns, startRunServer } from '../helpers/serverRuns.js';
 import type { TestServer } from '../helpers/testServer.js';
 
@@ -88,7 +89,7 @@ function longestChain(timeline: readonly { sent: number; done: number }[]): numb
   return Math.max(0, ...chain);
 }
 
-describe.each(serverRuns())('enrichContext round trips ($name)', (run) => {
+describe.each(laneShare(serverRuns()))('enrichContext round trips ($name)', (run) => {
   let t: TestServer;
   beforeAll(async () => {
     t = await startRunServer(run);

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { laneShare } from '../helpers/lanes.js';
 import { serverRuns, startRunServer } from '../helpers/serverRuns.js';
 import type { TestServer } from '../helpers/testServer.js';
 
 const ENTITY_FIELDS = 'id type name aliases description properties';
 
-describe.each(serverRuns())('knowledge graph over GraphQL ($name)', (run) => {
+describe.each(laneShare(serverRuns()))('knowledge graph over GraphQL ($name)', (run) => {
   let t: TestServer;
   beforeAll(async () => {
     t = await startRunServer(run);
@@ -215,7 +216,7 @@ describe.each(serverRuns())('knowledge graph over GraphQL ($name)', (run) => {
   });
 });
 
-describe.each(serverRuns())('knowledge graph under concurrent writes ($name)', (run) => {
+describe.each(laneShare(serverRuns()))('knowledge graph under concurrent writes ($name)', (run) => {
   let t: TestServer;
   beforeAll(async () => {
     t = await startRunServer(run, { CAIRN_RATE_LIMIT_PER_SECOND: '0' }); // bursts of writes are the point here, not the rate limit

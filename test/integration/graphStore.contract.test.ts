@@ -7,6 +7,7 @@ import { nearestNeighbors, neighbors, shortestPath, subgraph } from '../../src/g
 import type { EntityWrite } from '../../src/graph/types.js';
 import { relationshipId, validateRelationshipInput } from '../../src/graph/validateGraphInput.js';
 import { graphStoreTargets } from '../helpers/graphStores.js';
+import { laneShare } from '../helpers/lanes.js';
 
 const entity = (id: string, name: string, type = 'Service', aliases: string[] = []): EntityWrite => ({
   id, type, name, aliases, description: `${name} description`, properties: { tier: 1, tags: ['a'] },
@@ -25,7 +26,7 @@ async function mention(db: Db, documents: { id: string; entityIds: string[]; exp
 }
 
 // One suite, identical expectations for every store.
-describe.each(graphStoreTargets())('GraphStore contract ($name)', (target) => {
+describe.each(laneShare(graphStoreTargets()))('GraphStore contract ($name)', (target) => {
   let store: GraphStore;
   let mentionsDb: () => Promise<Db>;
   let dispose: () => Promise<void>;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { lockFileFor } from '../../src/db/dataDirLock.js';
 import { projectPath } from '../../src/paths.js';
-import { childEnv, runCli, startCliServer } from '../helpers/cli.js';
+import { CLI_MAIN, childEnv, runCli, startCliServer } from '../helpers/cli.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
 import { AGENT_TOOLS, READ_TOOLS, WRITE_TOOLS, call, callEveryTool, connectStdio, errorOf, ok } from '../helpers/mcp.js';
@@ -116,7 +116,7 @@ describe('cairn mcp with an unreachable embedding backend', () => {
 
 describe('cairn mcp with piped input', () => {
   it('answers every request read before stdin ends, then exits 0', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', projectPath('src/cli/main.ts'), 'mcp'], { env: childEnv({ ...BASE_ENV, CAIRN_DATA_DIR: 'memory://' }), cwd: projectPath() });
+    const child = spawn(process.execPath, [CLI_MAIN, 'mcp'], { env: childEnv({ ...BASE_ENV, CAIRN_DATA_DIR: 'memory://' }), cwd: projectPath() });
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));

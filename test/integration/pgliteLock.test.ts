@@ -7,12 +7,14 @@ import { openDb } from '../../src/db/openDb.js';
 import { openPgliteDb } from '../../src/db/pgliteDb.js';
 import { AppError, ErrorCode } from '../../src/errors.js';
 import { projectPath } from '../../src/paths.js';
-import { runCli, startCliServer } from '../helpers/cli.js';
+import { runCliInProcess, startCliServer } from '../helpers/cli.js';
 import { gqlAs } from '../helpers/auth.js';
 import { stopChild } from '../helpers/remoteServer.js';
 
 // One process per PGlite folder: a second open (in this process or another, e.g. the CLI beside `cairn serve`) is
-// refused before it can touch the files, because two PGlite instances on one folder lose acknowledged writes.
+// refused before it can touch the files, because two PGlite instances on one folder lose acknowledged writes. The
+// server runs as a child process; the CLI's commands run in this one (runCliInProcess), which is just as much another
+// process to the server.
 
 const STACK_LINE = /^\s+at /m;
 
@@ -95,7 +97,7 @@ describe('cairn CLI beside a running `cairn serve` on the same data folder', () 
       // The server recorded where it listens in the folder's lock: that is how the CLI finds it.
       expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'pglite.lock'), 'utf8'))).toEqual(expect.objectContaining({ pid: server.child.pid, url: server.url }));
 
-      const imported = await runCli(['import', 'dir', folder, '--tag', 'handbook', '--json'], env());
+      const imported = await runCliInProcess(['import', 'dir', folder, '--tag', 'handbook', '--json'], env());
       expect(imported.stderr).toContain(`the server at ${server.url}`);
       expect(imported.code).toBe(0);
       const events = imported.stdout.trim().split('\n').map((l) => JSON.parse(l) as { event: string; status: string; documentIds?: string[] });
@@ -104,46 +106,46 @@ describe('cairn CLI beside a running `cairn serve` on the same data folder', () 
         ['item', 'SUCCEEDED', [`file:${base}/guide.md`]],
         ['summary', 'SUCCEEDED', undefined],
       ]);
-      const stats = await runCli(['stats', '--json'], env());
+      const stats = await runCliInProcess(['stats', '--json'], env());
       expect(stats.code).toBe(0);
       expect(JSON.parse(stats.stdout)).toEqual(expect.objectContaining({ documentCount: 3, chunkCount: 3, database: 'pglite', topTags: [{ key: 'handbook', count: 2 }] }));
-      expect((await runCli(['stats'], env())).stdout).toMatch(/^Documents: 3\nChunks: +3\n/);
+      expect((await runCliInProcess(['stats'], env())).stdout).toMatch(/^Documents: 3\nChunks: +3\n/);
 
       // A spec file goes up inline; a URL the server may not fetch fails as an item, saying how to allow it.
-      const spec = await runCli(['import', 'openapi', projectPath('test/fixtures/openapi/oai/v3.0/petstore.yaml'), '--spec-id', 'pets'], env());
+      const spec = await runCliInProcess(['import', 'openapi', projectPath('test/fixtures/openapi/oai/v3.0/petstore.yaml'), '--spec-id', 'pets'], env());
       expect(spec.code).toBe(0);
       expect(spec.stderr).toMatch(/SUCCEEDED: 1\/1 items imported, [1-9]\d* documents/);
-      const blocked = await runCli(['import', 'url', `${server.url}/healthz`], env());
+      const blocked = await runCliInProcess(['import', 'url', `${server.url}/healthz`], env());
       expect(blocked.code).toBe(1);
       expect(blocked.stderr).toContain('[IMPORT_FETCH_BLOCKED]');
       expect(blocked.stderr).toContain('add 127.0.0.1 to CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS');
       expect(blocked.stderr).toContain('FAILED: 0/1 items imported');
 
       // The server refuses a first key that is not an admin key, as the CLI on its own does.
-      const agentFirst = await runCli(['keys', 'create', '--role', 'agent', '--name', 'bot'], env());
+      const agentFirst = await runCliInProcess(['keys', 'create', '--role', 'agent', '--name', 'bot'], env());
       expect(agentFirst.code).toBe(1);
       expect(agentFirst.stderr).toContain('ADMIN');
-      const created = await runCli(['keys', 'create', '--role', 'admin', '--name', 'ops'], env());
+      const created = await runCliInProcess(['keys', 'create', '--role', 'admin', '--name', 'ops'], env());
       expect(created.code).toBe(0);
       admin = created.stdout.trim();
       expect(admin).toMatch(/^cairn_/);
 
       // Authentication is on now: the CLI needs a key, and says where to give it.
-      const keyless = await runCli(['stats'], env());
+      const keyless = await runCliInProcess(['stats'], env());
       expect(keyless.code).toBe(1);
       expect(keyless.stderr).toContain('requires an API key: pass --api-key <key> or set CAIRN_API_KEY');
       expect(keyless.stderr).not.toMatch(STACK_LINE);
-      const wrong = await runCli(['stats', '--api-key', 'cairn_0000000000000000_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'], env());
+      const wrong = await runCliInProcess(['stats', '--api-key', 'cairn_0000000000000000_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'], env());
       expect(wrong.code).toBe(1);
       expect(wrong.stderr).toContain('does not accept the API key given');
-      const listed = await runCli(['keys', 'list', '--json', '--api-key', admin], env());
+      const listed = await runCliInProcess(['keys', 'list', '--json', '--api-key', admin], env());
       expect(listed.code).toBe(0);
       expect((JSON.parse(listed.stdout) as { role: string }[]).map((k) => k.role)).toEqual(['admin']);
-      const editor = await runCli(['keys', 'create', '--role', 'editor', '--name', 'writer'], { ...env(), CAIRN_API_KEY: admin });
+      const editor = await runCliInProcess(['keys', 'create', '--role', 'editor', '--name', 'writer'], { ...env(), CAIRN_API_KEY: admin });
       expect(editor.code).toBe(0);
 
       for (const command of ['reindex', 'migrate']) {
-        const res = await runCli([command], env());
+        const res = await runCliInProcess([command], env());
         expect({ command, code: res.code, stdout: res.stdout }).toEqual({ command, code: 1, stdout: '' });
         expect(res.stderr).toContain(`pid ${server.child.pid}`);
         expect(res.stderr).toContain(`Stop the server (Ctrl-C in its terminal, or kill ${server.child.pid}), run \`npm run cairn -- ${command}\``);
@@ -169,7 +171,7 @@ describe('cairn CLI beside a running `cairn serve` on the same data folder', () 
     expect(fs.existsSync(path.join(dataDir, 'pglite.lock'))).toBe(true);
 
     // With no server running the CLI opens the folder itself, the dead server's lock (and its URL) notwithstanding.
-    const keys = await runCli(['keys', 'list', '--json'], env());
+    const keys = await runCliInProcess(['keys', 'list', '--json'], env());
     expect(keys.stderr).toBe('');
     expect(keys.code).toBe(0);
     expect((JSON.parse(keys.stdout) as { role: string }[]).map((k) => k.role)).toEqual(['admin', 'editor']);
