@@ -83,9 +83,12 @@ module.exports = {
     {
       name: 'api-through-services',
       severity: 'error',
-      comment: 'GraphQL resolvers and MCP tools call services: never a repository, the graph store or its traversals (the generated types may name their records).',
+      comment:
+        'GraphQL resolvers and MCP tools call services: never a repository, the graph store or its traversals (the generated types may name their records).',
       from: { path: '^src/(graphql|mcp)/', pathNot: '^src/graphql/generated/' },
-      to: { path: ['Repository\\.ts$', '^src/graph/(GraphStore|traversal)\\.ts$', '^src/graph/(mentions|postgres|neo4j)/'] },
+      to: {
+        path: ['Repository\\.ts$', '^src/graph/(GraphStore|traversal)\\.ts$', '^src/graph/(mentions|postgres|neo4j)/'],
+      },
     },
     {
       name: 'web-only-generated-types-from-src',
@@ -100,7 +103,11 @@ module.exports = {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     // 'typings' resolves type-only packages such as @graphql-typed-document-node/core (the generated page types).
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], mainFields: ['module', 'main', 'types', 'typings'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
     cache: false,
   },
 };

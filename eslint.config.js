@@ -6,13 +6,27 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', 'src/graphql/generated/**', 'web/**/generated/**', '.cairn/**', 'data/**', 'coverage/**', 'test-artifacts/**', 'scratch/**'] },
+  {
+    ignores: [
+      '**/dist/**',
+      'src/graphql/generated/**',
+      'web/**/generated/**',
+      '.cairn/**',
+      'data/**',
+      'coverage/**',
+      'test-artifacts/**',
+      'scratch/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     rules: {
       // `_` marks a value kept on purpose; a rest sibling is how a field is left out of a copy.
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
     },
   },

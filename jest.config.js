@@ -33,7 +33,10 @@ const shared = {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
-    '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'es6' } }],
+    '^.+\\.ts$': [
+      '@swc/jest',
+      { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'es6' } },
+    ],
   },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
 };
@@ -43,7 +46,18 @@ export default {
   // Builds the migrated template databases suites copy and the compiled CLI they run (see the file).
   globalSetup: '<rootDir>/test/globalSetup.mjs',
   projects: [
-    { ...shared, displayName: 'parallel', globals: { CAIRN_TEST_LANE: 'parallel' }, testMatch: ['<rootDir>/test/**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', ...serialSuites] },
-    { ...shared, displayName: 'serial', globals: { CAIRN_TEST_LANE: 'serial' }, testRegex: [...serialSuites, ...neo4jShare] },
+    {
+      ...shared,
+      displayName: 'parallel',
+      globals: { CAIRN_TEST_LANE: 'parallel' },
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', ...serialSuites],
+    },
+    {
+      ...shared,
+      displayName: 'serial',
+      globals: { CAIRN_TEST_LANE: 'serial' },
+      testRegex: [...serialSuites, ...neo4jShare],
+    },
   ],
 };

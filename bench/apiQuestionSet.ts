@@ -52,5 +52,8 @@ export function operationDocumentId(specId: string, op: OperationRef): string {
 
 /** Every document that answers a question: the expected operation's and its equivalents'. */
 export function acceptedDocumentIds(q: ApiQuestion): string[] {
-  return [operationDocumentId(q.spec, q.expected), ...(q.alsoAccepted ?? []).map((a) => operationDocumentId(a.spec, a))];
+  return [
+    operationDocumentId(q.spec, q.expected),
+    ...(q.alsoAccepted ?? []).map((a) => operationDocumentId(a.spec, a)),
+  ];
 }

@@ -7,7 +7,15 @@ import { loadConfig } from '../src/config.js';
 import { silentLogger } from '../src/logger.js';
 import { createServices, type Services } from '../src/services.js';
 import { createScratchDatabase } from '../test/helpers/databases.js';
-import { acceptedDocumentIds, loadApiQuestionSet, OPENAPI_DIR, QUESTION_KINDS, type ApiQuestion, type ApiSpec, type QuestionKind } from './apiQuestionSet.js';
+import {
+  acceptedDocumentIds,
+  loadApiQuestionSet,
+  OPENAPI_DIR,
+  QUESTION_KINDS,
+  type ApiQuestion,
+  type ApiSpec,
+  type QuestionKind,
+} from './apiQuestionSet.js';
 import type { BenchEmbedder } from './ingestSearch.js';
 import { distinct } from './metrics.js';
 import { machineLine, type Table } from './report.js';
@@ -70,7 +78,13 @@ export async function benchApiQuestions(options: ApiQuestionsOptions): Promise<T
   }
 }
 
-async function runOne(specs: readonly ApiSpec[], questions: readonly ApiQuestion[], embedder: BenchEmbedder, baseUrl: string, databaseUrl: string | undefined): Promise<Table> {
+async function runOne(
+  specs: readonly ApiSpec[],
+  questions: readonly ApiQuestion[],
+  embedder: BenchEmbedder,
+  baseUrl: string,
+  databaseUrl: string | undefined,
+): Promise<Table> {
   const config = loadConfig({
     CAIRN_DATA_DIR: 'memory://',
     CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
@@ -83,7 +97,9 @@ async function runOne(specs: readonly ApiSpec[], questions: readonly ApiQuestion
     const imports: SpecImport[] = [];
     for (const spec of specs) imports.push(await importSpec(services, spec, baseUrl));
     const skipped = new Set(imports.filter((i) => i.error !== undefined).map((i) => i.spec.id));
-    const asked = questions.filter((q) => !skipped.has(q.spec) && !(q.alsoAccepted ?? []).some((a) => skipped.has(a.spec)));
+    const asked = questions.filter(
+      (q) => !skipped.has(q.spec) && !(q.alsoAccepted ?? []).some((a) => skipped.has(a.spec)),
+    );
     await assertExpectedDocumentsExist(services, asked);
     const scored: Scored[] = [];
     for (const q of asked) scored.push(await ask(services, q));
@@ -151,12 +167,16 @@ async function ask(services: Services, q: ApiQuestion): Promise<Scored> {
 function printMisses(scored: readonly Scored[]): void {
   for (const s of scored.filter((x) => x.enrichRank !== 0)) {
     const rank = (r: number) => (r < 0 ? `>${RANKS}` : String(r + 1));
-    console.log(`  miss [${s.question.kind}] "${s.question.question}": search rank ${rank(s.searchRank)}, enrichContext rank ${rank(s.enrichRank)}; enrichContext's first: ${s.enrichTop ?? '(none)'}`);
+    console.log(
+      `  miss [${s.question.kind}] "${s.question.question}": search rank ${rank(s.searchRank)}, enrichContext rank ${rank(s.enrichRank)}; enrichContext's first: ${s.enrichTop ?? '(none)'}`,
+    );
   }
 }
 
-const hit1 = (ranks: readonly number[]) => (ranks.length === 0 ? Number.NaN : ranks.filter((r) => r === 0).length / ranks.length);
-const mrr = (ranks: readonly number[]) => (ranks.length === 0 ? Number.NaN : ranks.reduce((sum, r) => sum + (r < 0 ? 0 : 1 / (r + 1)), 0) / ranks.length);
+const hit1 = (ranks: readonly number[]) =>
+  ranks.length === 0 ? Number.NaN : ranks.filter((r) => r === 0).length / ranks.length;
+const mrr = (ranks: readonly number[]) =>
+  ranks.length === 0 ? Number.NaN : ranks.reduce((sum, r) => sum + (r < 0 ? 0 : 1 / (r + 1)), 0) / ranks.length;
 
 function row(label: string, scored: readonly Scored[], target: string): (string | number)[] {
   const s = scored.map((x) => x.searchRank);
@@ -169,12 +189,19 @@ function versus(value: number, target: number): string {
   return value >= target ? `met (${value.toFixed(3)})` : `missed (${value.toFixed(3)})`;
 }
 
-function table(embedder: BenchEmbedder, store: string, imports: readonly SpecImport[], scored: readonly Scored[]): Table {
+function table(
+  embedder: BenchEmbedder,
+  store: string,
+  imports: readonly SpecImport[],
+  scored: readonly Scored[],
+): Table {
   const ofKind = (k: QuestionKind) => scored.filter((s) => s.question.kind === k);
   const identifiers = ofKind('identifier');
   const idTarget = `hit@1 ≥ ${IDENTIFIER_HIT1_TARGET}: search ${versus(hit1(identifiers.map((s) => s.searchRank)), IDENTIFIER_HIT1_TARGET)}, enrichContext ${versus(hit1(identifiers.map((s) => s.enrichRank)), IDENTIFIER_HIT1_TARGET)}`;
   const overallTarget =
-    embedder.provider === 'local' ? `enrichContext hit@1 ≥ ${LOCAL_OVERALL_ENRICH_HIT1_TARGET}: ${versus(hit1(scored.map((s) => s.enrichRank)), LOCAL_OVERALL_ENRICH_HIT1_TARGET)}` : '–';
+    embedder.provider === 'local'
+      ? `enrichContext hit@1 ≥ ${LOCAL_OVERALL_ENRICH_HIT1_TARGET}: ${versus(hit1(scored.map((s) => s.enrichRank)), LOCAL_OVERALL_ENRICH_HIT1_TARGET)}`
+      : '–';
   const rows = QUESTION_KINDS.map((k) => row(k, ofKind(k), k === 'identifier' ? idTarget : '–'));
   rows.push(row('overall', scored, overallTarget));
   const imported = imports.filter((i) => i.error === undefined);
@@ -186,11 +213,23 @@ function table(embedder: BenchEmbedder, store: string, imports: readonly SpecImp
   });
   return {
     title: `API questions: search and enrichContext, ${embedder.label}`,
-    headers: ['kind', 'questions', 'search hit@1', `search MRR@${RANKS}`, 'enrichContext hit@1', `enrichContext MRR@${RANKS}`, 'target'],
+    headers: [
+      'kind',
+      'questions',
+      'search hit@1',
+      `search MRR@${RANKS}`,
+      'enrichContext hit@1',
+      `enrichContext MRR@${RANKS}`,
+      'target',
+    ],
     rows,
     notes: [
       `Machine: ${machineLine()}. ${store}, Postgres graph store. ${imported.length} specs imported into one store through the OpenAPI importer (URL imports from a local HTTP server) in ${sum((i) => i.seconds).toFixed(0)} s: ${sum((i) => i.documents)} documents, ${sum((i) => i.chunks)} chunks.`,
-      ...(skipped.length > 0 ? [`Not imported, so their questions were skipped: ${skipped.map((i) => `${i.spec.id} (${i.error ?? ''})`).join('; ')}.`] : []),
+      ...(skipped.length > 0
+        ? [
+            `Not imported, so their questions were skipped: ${skipped.map((i) => `${i.spec.id} (${i.error ?? ''})`).join('; ')}.`,
+          ]
+        : []),
       `Questions: bench/data/apiQuestions.json. A question is answered by its expected operation's document (or the same operation in a copy of the spec, for the petstore variants). search: the distinct documents of search's top ${RANKS} chunks, in order; enrichContext: its \`documents\`, in its order (topK ${RANKS}, the server's defaults otherwise). MRR counts the first ${RANKS} ranks.`,
       `hit@1 by spec: ${bySpec.join('; ')}.`,
       `Targets (issue #19): identifier queries hit@1 ≥ ${IDENTIFIER_HIT1_TARGET} with either embedder; with the local model, enrichContext hit@1 ≥ ${LOCAL_OVERALL_ENRICH_HIT1_TARGET} overall.`,
@@ -200,7 +239,13 @@ function table(embedder: BenchEmbedder, store: string, imports: readonly SpecImp
 
 /** Box, DigitalOcean, or the OAI examples as one group. */
 function specGroup(specId: string): string {
-  return specId.startsWith('oai-') ? 'OAI examples' : specId === 'box' ? 'Box' : specId === 'digitalocean' ? 'DigitalOcean' : specId;
+  return specId.startsWith('oai-')
+    ? 'OAI examples'
+    : specId === 'box'
+      ? 'Box'
+      : specId === 'digitalocean'
+        ? 'DigitalOcean'
+        : specId;
 }
 
 /** Serves a folder's files read-only on 127.0.0.1 (YAML and JSON with their media types). */
@@ -213,7 +258,11 @@ async function serveFolder(root: string): Promise<{ url: string; close(): Promis
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
     }
-    const type = /\.ya?ml$/i.test(file) ? 'application/yaml' : /\.json$/i.test(file) ? 'application/json' : 'application/octet-stream';
+    const type = /\.ya?ml$/i.test(file)
+      ? 'application/yaml'
+      : /\.json$/i.test(file)
+        ? 'application/json'
+        : 'application/octet-stream';
     res.writeHead(200, { 'content-type': type });
     fs.createReadStream(file).pipe(res);
   });

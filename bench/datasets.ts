@@ -36,7 +36,10 @@ export function loadSciFact(dir = path.join(DATA_DIR, 'scifact')): BeirDataset {
     text: d.text,
   }));
   const qrels = new Map<string, Map<string, number>>();
-  for (const line of fs.readFileSync(path.join(dir, 'qrels', 'test.tsv'), 'utf8').split('\n').slice(1)) {
+  for (const line of fs
+    .readFileSync(path.join(dir, 'qrels', 'test.tsv'), 'utf8')
+    .split('\n')
+    .slice(1)) {
     const [q, d, s] = line.split('\t');
     if (!q || !d) continue;
     const m = qrels.get(q) ?? new Map<string, number>();

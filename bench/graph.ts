@@ -41,10 +41,12 @@ const seconds = (since: number) => (performance.now() - since) / 1000;
 /** Bulk upserts the synthetic graph into an empty store, then times `neighbors` at depth 1 and 2. */
 async function benchStore(label: string, store: GraphStore, graph: SyntheticGraph): Promise<StoreResult> {
   let t0 = performance.now();
-  for (let i = 0; i < graph.entities.length; i += WRITE_BATCH) await store.upsertEntities(graph.entities.slice(i, i + WRITE_BATCH));
+  for (let i = 0; i < graph.entities.length; i += WRITE_BATCH)
+    await store.upsertEntities(graph.entities.slice(i, i + WRITE_BATCH));
   const entitiesPerSecond = graph.entities.length / seconds(t0);
   t0 = performance.now();
-  for (let i = 0; i < graph.relationships.length; i += WRITE_BATCH) await store.upsertRelationships(graph.relationships.slice(i, i + WRITE_BATCH));
+  for (let i = 0; i < graph.relationships.length; i += WRITE_BATCH)
+    await store.upsertRelationships(graph.relationships.slice(i, i + WRITE_BATCH));
   const relationshipsPerSecond = graph.relationships.length / seconds(t0);
 
   const ids = graph.entities.map((e) => e.id);
@@ -69,14 +71,26 @@ async function benchStore(label: string, store: GraphStore, graph: SyntheticGrap
  * Ingests SciFact through DocumentService (no entity names yet, so ingest does no linking), then times (a) the
  * matcher alone over every stored chunk and (b) the backfill run by `upsertGraph` when 2,000 entities are created.
  */
-async function benchLinking(database: string, services: Services, data: BeirDataset, names: readonly EntityName[]): Promise<Row[]> {
+async function benchLinking(
+  database: string,
+  services: Services,
+  data: BeirDataset,
+  names: readonly EntityName[],
+): Promise<Row[]> {
   // Search is not measured here: skip per-row HNSW upkeep on the server (no-op on PGlite, which has no HNSW index).
   await dropHnswIndex(services.db);
   let t0 = performance.now();
   for (let i = 0; i < data.corpus.length; i += INGEST_BATCH) {
     await services.documents.upsertMany(
       data.corpus.slice(i, i + INGEST_BATCH).map((d) => ({
-        id: d.id, title: d.title, content: d.text, documentType: 'reference' as const, source: 'scifact', tags: [], metadata: {}, expiresAt: null,
+        id: d.id,
+        title: d.title,
+        content: d.text,
+        documentType: 'reference' as const,
+        source: 'scifact',
+        tags: [],
+        metadata: {},
+        expiresAt: null,
       })),
     );
   }
@@ -98,16 +112,43 @@ async function benchLinking(database: string, services: Services, data: BeirData
   const matchSeconds = seconds(t0);
 
   t0 = performance.now();
-  await services.graph.upsertGraph(names.map((n) => ({ id: n.entityId, type: 'Term', name: n.name, aliases: n.aliases })), []);
+  await services.graph.upsertGraph(
+    names.map((n) => ({ id: n.entityId, type: 'Term', name: n.name, aliases: n.aliases })),
+    [],
+  );
   const backfillSeconds = seconds(t0);
   const stored = await services.db.query<{ pairs: number; chunks: number }>(
     `SELECT count(*)::int AS pairs, count(DISTINCT chunk_id)::int AS chunks FROM mentions WHERE source = 'auto'`,
   );
   const backfilled = stored.rows[0] ?? { pairs: 0, chunks: 0 };
   return [
-    [database, 'ingest SciFact via DocumentService (context; no names yet)', chunks, ingestSeconds, chunks / ingestSeconds, '–', '–'],
-    [database, `matcher only: entitiesIn over every chunk (build ${buildMs.toFixed(0)} ms)`, chunks, matchSeconds, chunks / matchSeconds, pairs, mentioning],
-    [database, `backfill: upsertGraph of ${names.length} entities (phrase query + matcher + insert)`, chunks, backfillSeconds, chunks / backfillSeconds, backfilled.pairs, backfilled.chunks],
+    [
+      database,
+      'ingest SciFact via DocumentService (context; no names yet)',
+      chunks,
+      ingestSeconds,
+      chunks / ingestSeconds,
+      '–',
+      '–',
+    ],
+    [
+      database,
+      `matcher only: entitiesIn over every chunk (build ${buildMs.toFixed(0)} ms)`,
+      chunks,
+      matchSeconds,
+      chunks / matchSeconds,
+      pairs,
+      mentioning,
+    ],
+    [
+      database,
+      `backfill: upsertGraph of ${names.length} entities (phrase query + matcher + insert)`,
+      chunks,
+      backfillSeconds,
+      chunks / backfillSeconds,
+      backfilled.pairs,
+      backfilled.chunks,
+    ],
   ];
 }
 
@@ -115,7 +156,9 @@ async function benchLinking(database: string, services: Services, data: BeirData
 async function withServices<T>(databaseUrl: string | undefined, fn: (services: Services) => Promise<T>): Promise<T> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-graph-bench-'));
   const config = loadConfig({ CAIRN_DATA_DIR: dataDir, ...(databaseUrl ? { CAIRN_DATABASE_URL: databaseUrl } : {}) });
-  const services = await createServices(config, silentLogger(), { embedder: new HashingEmbeddingProvider({ dimensions: 256 }) });
+  const services = await createServices(config, silentLogger(), {
+    embedder: new HashingEmbeddingProvider({ dimensions: 256 }),
+  });
   try {
     return await fn(services);
   } finally {
@@ -125,7 +168,10 @@ async function withServices<T>(databaseUrl: string | undefined, fn: (services: S
 }
 
 /** Graph store benchmark: bulk upsert rates and `neighbors` latency per store, plus mention-linking rates per database. */
-export async function benchGraph(options: { pgServerUrl?: string; neo4j?: { uri: string; user: string; password: string } }): Promise<Table[]> {
+export async function benchGraph(options: {
+  pgServerUrl?: string;
+  neo4j?: { uri: string; user: string; password: string };
+}): Promise<Table[]> {
   const graph = syntheticGraph(ENTITIES, RELATIONSHIPS, 42);
   const data = loadSciFact();
   const names = corpusEntityNames(data.corpus, LINK_NAMES);
@@ -173,7 +219,15 @@ function storesTable(graph: SyntheticGraph, results: readonly StoreResult[]): Ta
   return {
     title: `Knowledge graph stores: ${ENTITIES.toLocaleString('en')} entities, ${RELATIONSHIPS.toLocaleString('en')} relationships (preferential attachment)`,
     headers: ['store', 'entities/s', 'relationships/s', 'neighbors d1 p50 ms', 'd1 p95 ms', 'd2 p50 ms', 'd2 p95 ms'],
-    rows: results.map((r) => [r.store, r.entitiesPerSecond, r.relationshipsPerSecond, percentile(r.d1, 50), percentile(r.d1, 95), percentile(r.d2, 50), percentile(r.d2, 95)]),
+    rows: results.map((r) => [
+      r.store,
+      r.entitiesPerSecond,
+      r.relationshipsPerSecond,
+      percentile(r.d1, 50),
+      percentile(r.d1, 95),
+      percentile(r.d2, 50),
+      percentile(r.d2, 95),
+    ]),
     notes: [
       `Machine: ${machineLine()}.`,
       'Targets (Neo4j): neighbors depth-2 p95 ≤ 30 ms; bulk upsert ≥ 5,000 entities/s.',
@@ -188,7 +242,15 @@ function storesTable(graph: SyntheticGraph, results: readonly StoreResult[]): Ta
 function linkingTable(data: BeirDataset, names: readonly EntityName[], linking: Row[]): Table {
   return {
     title: `Mention linking: SciFact (${data.corpus.length} documents), ${names.length.toLocaleString('en')} entity names`,
-    headers: ['database', 'measure', 'chunks', 'seconds', 'chunks/s', 'mentions (entity, chunk)', 'chunks with a mention'],
+    headers: [
+      'database',
+      'measure',
+      'chunks',
+      'seconds',
+      'chunks/s',
+      'mentions (entity, chunk)',
+      'chunks with a mention',
+    ],
     rows: linking,
     notes: [
       'Mentions live in Postgres whichever graph store is used (Neo4j only receives a mirror through the outbox), so linking is measured once per database with the Postgres graph store.',

@@ -47,7 +47,14 @@ export function syntheticGraph(entityCount = 10_000, relationshipCount = 50_000,
       name = name.charAt(0).toUpperCase() + name.slice(1);
     }
     names.add(name);
-    entities.push({ id: `bench_e${i}`, type: pick(ENTITY_TYPES), name, aliases: [], description: null, properties: { rank: i } });
+    entities.push({
+      id: `bench_e${i}`,
+      type: pick(ENTITY_TYPES),
+      name,
+      aliases: [],
+      description: null,
+      properties: { rank: i },
+    });
   }
   const endpoints: number[] = []; // one entry per relationship end: sampling from it is sampling ∝ degree
   const pairs = new Set<string>();
@@ -64,7 +71,9 @@ export function syntheticGraph(entityCount = 10_000, relationshipCount = 50_000,
     return true;
   };
   const preferential = (below: number) =>
-    endpoints.length > 0 && rand() < 0.8 ? (endpoints[Math.floor(rand() * endpoints.length)] as number) : Math.floor(rand() * below);
+    endpoints.length > 0 && rand() < 0.8
+      ? (endpoints[Math.floor(rand() * endpoints.length)] as number)
+      : Math.floor(rand() * below);
   const perNode = Math.max(1, Math.floor(relationshipCount / entityCount));
   for (let i = 1; i < entityCount && relationships.length < relationshipCount; i++) {
     const want = Math.min(perNode, i);

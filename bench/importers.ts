@@ -18,7 +18,8 @@ const PAGES = ['article.html', 'docs.html', 'noisy.html'];
 
 /** A fetcher for a self-contained spec: any external reference is a bug in the fixture. */
 const noNetwork: SafeFetcher = {
-  fetch: (url) => Promise.reject(new AppError(ErrorCode.IMPORT_FETCH_BLOCKED, `the benchmark fetches nothing (${url})`)),
+  fetch: (url) =>
+    Promise.reject(new AppError(ErrorCode.IMPORT_FETCH_BLOCKED, `the benchmark fetches nothing (${url})`)),
 };
 
 /** Converts each fixture page repeatedly for about `seconds` and returns pages/s per page and overall. */
@@ -45,7 +46,9 @@ function benchHtml(seconds: number): { rows: (string | number)[][]; overall: num
 
 /** Parses, validates and plans the large real spec, then writes it into an in-memory PGlite store. */
 async function benchOpenApi(): Promise<(string | number)[][]> {
-  const content = gunzipSync(fs.readFileSync(projectPath('test', 'fixtures', 'openapi', 'large', 'github-api.json.gz'))).toString('utf8');
+  const content = gunzipSync(
+    fs.readFileSync(projectPath('test', 'fixtures', 'openapi', 'large', 'github-api.json.gz')),
+  ).toString('utf8');
   let t = performance.now();
   const spec = await loadOpenApiSpec({ content }, { fetcher: noNetwork, maxBytes: 64 * 1024 * 1024 });
   const loadMs = performance.now() - t;
@@ -54,8 +57,15 @@ async function benchOpenApi(): Promise<(string | number)[][]> {
   const planMs = performance.now() - t;
   const operations = plan.documents.length - 1;
 
-  const config = loadConfig({ CAIRN_DATA_DIR: 'memory://', CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' });
-  const services = await createServices(config, silentLogger(), { embedder: new HashingEmbeddingProvider({ dimensions: 1024 }), importQueue: false });
+  const config = loadConfig({
+    CAIRN_DATA_DIR: 'memory://',
+    CAIRN_EMBEDDING_PROVIDER: 'hashing',
+    CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0',
+  });
+  const services = await createServices(config, silentLogger(), {
+    embedder: new HashingEmbeddingProvider({ dimensions: 1024 }),
+    importQueue: false,
+  });
   let writeMs: number;
   let chunks: number;
   try {
@@ -70,7 +80,12 @@ async function benchOpenApi(): Promise<(string | number)[][]> {
   return [
     [`${label}: parse + validate + dereference`, operations, loadMs, (operations / loadMs) * 1000],
     [`${label}: plan documents and graph`, operations, planMs, (operations / planMs) * 1000],
-    [`${label}: write to PGlite (${chunks} chunks, ${plan.entities.length} entities, ${plan.relationships.length} relationships)`, operations, writeMs, (operations / writeMs) * 1000],
+    [
+      `${label}: write to PGlite (${chunks} chunks, ${plan.entities.length} entities, ${plan.relationships.length} relationships)`,
+      operations,
+      writeMs,
+      (operations / writeMs) * 1000,
+    ],
     [`${label}: end to end`, operations, loadMs + planMs + writeMs, (operations / (loadMs + planMs + writeMs)) * 1000],
   ];
 }

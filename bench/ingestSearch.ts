@@ -75,7 +75,11 @@ export async function benchIngestSearch(
   embedSeconds: number,
 ): Promise<IngestSearchResult> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-bench-'));
-  const config = loadConfig({ CAIRN_DATA_DIR: dataDir, CAIRN_RAG_MAX_TOP_K: '100', ...(databaseUrl ? { CAIRN_DATABASE_URL: databaseUrl } : {}) });
+  const config = loadConfig({
+    CAIRN_DATA_DIR: dataDir,
+    CAIRN_RAG_MAX_TOP_K: '100',
+    ...(databaseUrl ? { CAIRN_DATABASE_URL: databaseUrl } : {}),
+  });
   const services = await createServices(config, silentLogger(), { embedder: embedder.create() });
   try {
     const rss = rssSampler();
@@ -85,7 +89,14 @@ export async function benchIngestSearch(
     await withBulkLoad(services.db, async (bulk) => {
       for (let i = 0; i < data.corpus.length; i += BATCH) {
         const batch = data.corpus.slice(i, i + BATCH).map((d) => ({
-          id: d.id, title: d.title, content: d.text, documentType: 'reference' as const, source: 'scifact', tags: [], metadata: {}, expiresAt: null,
+          id: d.id,
+          title: d.title,
+          content: d.text,
+          documentType: 'reference' as const,
+          source: 'scifact',
+          tags: [],
+          metadata: {},
+          expiresAt: null,
         }));
         for (const r of await services.documents.upsertMany(batch)) chunks += r.embeddedChunkCount;
         await bulk.progress(chunks, Math.min(1, (i + BATCH) / data.corpus.length));
@@ -133,7 +144,8 @@ async function storageFloorSeconds(db: Db, dimensions: number): Promise<number> 
   await db.exec(`CREATE UNLOGGED TABLE bench_storage_floor AS
                    SELECT document_id, ordinal, content, embedding, to_tsvector('english', content) AS keywords FROM chunks`);
   const index = usesHnsw(db) ? hnswExpression(dimensions) : undefined;
-  if (index) await db.exec(`CREATE INDEX ON bench_storage_floor USING hnsw (${index.of('embedding')} ${index.opclass})`);
+  if (index)
+    await db.exec(`CREATE INDEX ON bench_storage_floor USING hnsw (${index.of('embedding')} ${index.opclass})`);
   const seconds = (performance.now() - t0) / 1000;
   await db.exec('DROP TABLE bench_storage_floor');
   return seconds;

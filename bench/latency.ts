@@ -9,7 +9,16 @@ import { silentLogger } from '../src/logger.js';
 import { createServices, type Services } from '../src/services.js';
 import { createScratchDatabase } from '../test/helpers/databases.js';
 import { loadSciFact } from './datasets.js';
-import { countNeo4jNodes, deleteNeo4jNodes, graphKeeper, loadAtScale, type GraphKeeper, type LoadFigures, type Neo4jTarget, type Neo4jWrite } from './latencyLoad.js';
+import {
+  countNeo4jNodes,
+  deleteNeo4jNodes,
+  graphKeeper,
+  loadAtScale,
+  type GraphKeeper,
+  type LoadFigures,
+  type Neo4jTarget,
+  type Neo4jWrite,
+} from './latencyLoad.js';
 import { percentile } from './metrics.js';
 import { machineLine, type Table } from './report.js';
 
@@ -85,7 +94,10 @@ async function nearest(client: pg.Client, vector: string, dimensions: number, ef
   await client.query('BEGIN READ ONLY');
   try {
     if (ef !== undefined) await client.query(`SET LOCAL hnsw.ef_search = ${Math.trunc(ef)}`);
-    const { rows } = await client.query<{ id: string; distance: number | string }>(nearestSql(dimensions, ef === undefined), [vector]);
+    const { rows } = await client.query<{ id: string; distance: number | string }>(
+      nearestSql(dimensions, ef === undefined),
+      [vector],
+    );
     return rows.map((r) => ({ id: r.id, distance: Number(r.distance) }));
   } finally {
     await client.query('COMMIT');
@@ -96,13 +108,46 @@ async function nearest(client: pg.Client, vector: string, dimensions: number, ef
 const GUARDED_BATCH = 25;
 
 /** Times enrichContext over the queries, then each search lane alone, and HNSW (VECTOR search) against exact search. */
-async function measure(services: Services, exactUrl: string, queries: readonly string[], keeper: GraphKeeper): Promise<Measured> {
+async function measure(
+  services: Services,
+  exactUrl: string,
+  queries: readonly string[],
+  keeper: GraphKeeper,
+): Promise<Measured> {
   const { enrich } = services.config;
-  const ask = (query: string) => services.enricher.enrich({ query, topK: TOP_K, maxEntities: enrich.maxEntities, graphDepth: 1, maxChars: enrich.maxChars, filter: {}, mode: undefined, graphShare: enrich.graphShare });
-  const m: Measured = { total: [], retrieval: [], graph: [], ratio: [], warnings: 0, warningTexts: new Set(), entities: [], vector: [], keyword: [], exact: [], recall: [], widerRecall: WIDER_EF.map(() => []), hnswUsed: false, redone: 0, maxEntities: enrich.maxEntities, maxChars: enrich.maxChars, efSearch: services.config.hnswEfSearch };
+  const ask = (query: string) =>
+    services.enricher.enrich({
+      query,
+      topK: TOP_K,
+      maxEntities: enrich.maxEntities,
+      graphDepth: 1,
+      maxChars: enrich.maxChars,
+      filter: {},
+      mode: undefined,
+      graphShare: enrich.graphShare,
+    });
+  const m: Measured = {
+    total: [],
+    retrieval: [],
+    graph: [],
+    ratio: [],
+    warnings: 0,
+    warningTexts: new Set(),
+    entities: [],
+    vector: [],
+    keyword: [],
+    exact: [],
+    recall: [],
+    widerRecall: WIDER_EF.map(() => []),
+    hnswUsed: false,
+    redone: 0,
+    maxEntities: enrich.maxEntities,
+    maxChars: enrich.maxChars,
+    efSearch: services.config.hnswEfSearch,
+  };
   await keeper.ensure();
   for (const q of queries.slice(0, WARMUP)) await ask(q);
-  for (let b = 0; b < queries.length; ) {
+  for (let b = 0; b < queries.length;) {
     await keeper.ensure();
     const batch: Awaited<ReturnType<typeof ask>>[] = [];
     for (const q of queries.slice(b, b + GUARDED_BATCH)) batch.push(await ask(q));
@@ -117,10 +162,17 @@ async function measure(services: Services, exactUrl: string, queries: readonly s
       m.ratio.push(timings.totalMs / (timings.retrievalMs + timings.graphMs));
       m.entities.push(entities.length);
       m.warnings += warnings.length;
-      for (const w of warnings) m.warningTexts.add(w.replace(/\d+(\.\d+)? ms/g, 'N ms').replace(/[\s|]+/g, ' ').slice(0, 160));
+      for (const w of warnings)
+        m.warningTexts.add(
+          w
+            .replace(/\d+(\.\d+)? ms/g, 'N ms')
+            .replace(/[\s|]+/g, ' ')
+            .slice(0, 160),
+        );
     }
     b += GUARDED_BATCH;
-    if (b % 100 === 0) log(`enrichContext: ${m.total.length}/${queries.length} queries, p50 ${percentile(m.total, 50).toFixed(1)} ms`);
+    if (b % 100 === 0)
+      log(`enrichContext: ${m.total.length}/${queries.length} queries, p50 ${percentile(m.total, 50).toFixed(1)} ms`);
   }
 
   await measureSearch(services, exactUrl, queries, m);
@@ -128,13 +180,20 @@ async function measure(services: Services, exactUrl: string, queries: readonly s
 }
 
 /** Times each search lane alone, and HNSW (VECTOR search) recall against exact search on its own connection. */
-async function measureSearch(services: Services, exactUrl: string, queries: readonly string[], m: Measured): Promise<void> {
+async function measureSearch(
+  services: Services,
+  exactUrl: string,
+  queries: readonly string[],
+  m: Measured,
+): Promise<void> {
   const client = new pg.Client({ connectionString: exactUrl });
   await client.connect();
   try {
     const [probe] = await services.embedder.embed([queries[0] ?? 'probe']);
     const dimensions = services.embedder.dimensions;
-    const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${nearestSql(dimensions, false)}`, [toVectorSql(probe as Float32Array)]);
+    const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${nearestSql(dimensions, false)}`, [
+      toVectorSql(probe as Float32Array),
+    ]);
     m.hnswUsed = plan.rows.some((r) => r['QUERY PLAN'].includes('chunks_embedding_hnsw'));
     for (const [i, q] of queries.entries()) {
       const s = performance.now();
@@ -148,9 +207,18 @@ async function measureSearch(services: Services, exactUrl: string, queries: read
       const e = performance.now();
       const exact = await nearest(client, literal, dimensions);
       m.exact.push(performance.now() - e);
-      m.recall.push(recallAgainst(exact, hits.map((h) => ({ id: h.chunk.id, distance: 1 - (h.vectorScore ?? 0) }))));
-      for (const [j, ef] of WIDER_EF.entries()) m.widerRecall[j]?.push(recallAgainst(exact, await nearest(client, literal, dimensions, ef)));
-      if (i % 100 === 99) log(`HNSW vs exact: ${i + 1}/${queries.length} queries, mean recall@${TOP_K} ${(m.recall.reduce((a, b) => a + b, 0) / m.recall.length).toFixed(3)}`);
+      m.recall.push(
+        recallAgainst(
+          exact,
+          hits.map((h) => ({ id: h.chunk.id, distance: 1 - (h.vectorScore ?? 0) })),
+        ),
+      );
+      for (const [j, ef] of WIDER_EF.entries())
+        m.widerRecall[j]?.push(recallAgainst(exact, await nearest(client, literal, dimensions, ef)));
+      if (i % 100 === 99)
+        log(
+          `HNSW vs exact: ${i + 1}/${queries.length} queries, mean recall@${TOP_K} ${(m.recall.reduce((a, b) => a + b, 0) / m.recall.length).toFixed(3)}`,
+        );
     }
   } finally {
     await client.end();
@@ -166,23 +234,50 @@ function recallAgainst(exact: Nearest, found: Nearest): number {
 }
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
-const verdict = (ok: boolean, by: number) => (ok ? `met (by ${Math.abs(by).toFixed(3)})` : `missed by ${Math.abs(by).toFixed(3)}`);
+const verdict = (ok: boolean, by: number) =>
+  ok ? `met (by ${Math.abs(by).toFixed(3)})` : `missed by ${Math.abs(by).toFixed(3)}`;
 
 /** The two tables of the part: what was loaded, and the query figures against their targets. */
-function tables(load: LoadFigures, neo: Neo4jWrite, m: Measured, queryCount: number, cleanup: { rewrites: number; leftBehind: number }): Table[] {
+function tables(
+  load: LoadFigures,
+  neo: Neo4jWrite,
+  m: Measured,
+  queryCount: number,
+  cleanup: { rewrites: number; leftBehind: number },
+): Table[] {
   const note = `Machine: ${machineLine()}; other work shares the cores, so times are noisy.`;
   return [loadTable(load, neo, cleanup, note), queryTable(m, load, queryCount, note)];
 }
 
-function loadTable(load: LoadFigures, neo: Neo4jWrite, cleanup: { rewrites: number; leftBehind: number }, note: string): Table {
+function loadTable(
+  load: LoadFigures,
+  neo: Neo4jWrite,
+  cleanup: { rewrites: number; leftBehind: number },
+  note: string,
+): Table {
   return {
     title: `Latency at scale: load (Postgres 16 server + Neo4j 5, ${load.chunks.toLocaleString('en')} chunks, ${load.entities.toLocaleString('en')} entities)`,
     headers: ['step', 'items', 'seconds', 'items/s'],
     rows: [
-      [`documents into Postgres (upsertMany, batches of 1,000; ${load.documents} documents; ${load.mentions} chunk mentions linked)`, load.chunks, load.ingestSeconds, load.chunks / load.ingestSeconds],
+      [
+        `documents into Postgres (upsertMany, batches of 1,000; ${load.documents} documents; ${load.mentions} chunk mentions linked)`,
+        load.chunks,
+        load.ingestSeconds,
+        load.chunks / load.ingestSeconds,
+      ],
       ['HNSW index build (ensureHnswIndex)', load.chunks, load.hnswSeconds, load.chunks / load.hnswSeconds],
-      ['entities + relationships into Neo4j (store upserts, batches of 2,000)', load.entities + load.relationships, neo.graphSeconds, (load.entities + load.relationships) / neo.graphSeconds],
-      ['mention mirror into Neo4j (entity→document links, applyMentionOps)', neo.mirrored, neo.mirrorSeconds, neo.mirrored / Math.max(neo.mirrorSeconds, 1e-9)],
+      [
+        'entities + relationships into Neo4j (store upserts, batches of 2,000)',
+        load.entities + load.relationships,
+        neo.graphSeconds,
+        (load.entities + load.relationships) / neo.graphSeconds,
+      ],
+      [
+        'mention mirror into Neo4j (entity→document links, applyMentionOps)',
+        neo.mirrored,
+        neo.mirrorSeconds,
+        neo.mirrored / Math.max(neo.mirrorSeconds, 1e-9),
+      ],
     ],
     notes: [
       note,
@@ -202,17 +297,66 @@ function queryTable(m: Measured, load: LoadFigures, queryCount: number, note: st
     headers: ['measure', 'p50', 'p95', 'mean', 'target', 'result'],
     rows: [
       ['enrichContext total ms', percentile(m.total, 50), percentile(m.total, 95), mean(m.total), '–', '–'],
-      ['retrieval lane ms (retrievalMs)', percentile(m.retrieval, 50), percentile(m.retrieval, 95), mean(m.retrieval), '–', '–'],
+      [
+        'retrieval lane ms (retrievalMs)',
+        percentile(m.retrieval, 50),
+        percentile(m.retrieval, 95),
+        mean(m.retrieval),
+        '–',
+        '–',
+      ],
       ['graph lane ms (graphMs)', percentile(m.graph, 50), percentile(m.graph, 95), mean(m.graph), '–', '–'],
-      ['total ÷ (retrieval + graph)', ratio50, percentile(m.ratio, 95), mean(m.ratio), `p50 ≤ ${OVERLAP_TARGET}`, verdict(ratio50 <= OVERLAP_TARGET, OVERLAP_TARGET - ratio50)],
+      [
+        'total ÷ (retrieval + graph)',
+        ratio50,
+        percentile(m.ratio, 95),
+        mean(m.ratio),
+        `p50 ≤ ${OVERLAP_TARGET}`,
+        verdict(ratio50 <= OVERLAP_TARGET, OVERLAP_TARGET - ratio50),
+      ],
       ['entities in the answer', percentile(m.entities, 50), percentile(m.entities, 95), mean(m.entities), '–', '–'],
-      [`VECTOR search ms (HNSW, topK ${TOP_K})`, percentile(m.vector, 50), percentile(m.vector, 95), mean(m.vector), '–', '–'],
-      [`KEYWORD search ms (BM25, topK ${TOP_K})`, percentile(m.keyword, 50), percentile(m.keyword, 95), mean(m.keyword), '–', '–'],
-      [`exact nearest ${TOP_K} ms (full scan)`, percentile(m.exact, 50), percentile(m.exact, 95), mean(m.exact), '–', '–'],
-      [`HNSW recall@${TOP_K} vs exact (VECTOR search, ef_search ${m.efSearch})`, percentile(m.recall, 50), percentile(m.recall, 5), recall, `mean ≥ ${RECALL_TARGET}`, verdict(recall >= RECALL_TARGET, recall - RECALL_TARGET)],
+      [
+        `VECTOR search ms (HNSW, topK ${TOP_K})`,
+        percentile(m.vector, 50),
+        percentile(m.vector, 95),
+        mean(m.vector),
+        '–',
+        '–',
+      ],
+      [
+        `KEYWORD search ms (BM25, topK ${TOP_K})`,
+        percentile(m.keyword, 50),
+        percentile(m.keyword, 95),
+        mean(m.keyword),
+        '–',
+        '–',
+      ],
+      [
+        `exact nearest ${TOP_K} ms (full scan)`,
+        percentile(m.exact, 50),
+        percentile(m.exact, 95),
+        mean(m.exact),
+        '–',
+        '–',
+      ],
+      [
+        `HNSW recall@${TOP_K} vs exact (VECTOR search, ef_search ${m.efSearch})`,
+        percentile(m.recall, 50),
+        percentile(m.recall, 5),
+        recall,
+        `mean ≥ ${RECALL_TARGET}`,
+        verdict(recall >= RECALL_TARGET, recall - RECALL_TARGET),
+      ],
       ...WIDER_EF.map((ef, j) => {
         const r = m.widerRecall[j] ?? [];
-        return [`HNSW recall@${TOP_K} at ef_search ${ef} (diagnostic)`, percentile(r, 50), percentile(r, 5), mean(r), '–', '–'];
+        return [
+          `HNSW recall@${TOP_K} at ef_search ${ef} (diagnostic)`,
+          percentile(r, 50),
+          percentile(r, 5),
+          mean(r),
+          '–',
+          '–',
+        ];
       }),
     ],
     notes: [
@@ -229,7 +373,11 @@ function queryTable(m: Measured, load: LoadFigures, queryCount: number, note: st
  * Latency at scale on the real servers: loads 100,000 chunks and 10,000 entities into a scratch Postgres database and
  * Neo4j, measures enrichContext and HNSW recall over 300 SciFact queries, and removes everything it wrote.
  */
-export async function benchLatency(options: { pgServerUrl: string; neo4j: Neo4jTarget; sizes?: LatencySizes }): Promise<Table[]> {
+export async function benchLatency(options: {
+  pgServerUrl: string;
+  neo4j: Neo4jTarget;
+  sizes?: LatencySizes;
+}): Promise<Table[]> {
   const sizes = options.sizes ?? DEFAULT_SIZES;
   const started = performance.now();
   const data = loadSciFact();
@@ -239,26 +387,37 @@ export async function benchLatency(options: { pgServerUrl: string; neo4j: Neo4jT
   const store = new Neo4jGraphStore(options.neo4j);
   try {
     const config = loadConfig({ CAIRN_DATA_DIR: 'memory://', CAIRN_DATABASE_URL: db.url, CAIRN_RAG_MAX_TOP_K: '100' });
-    const services = await createServices(config, silentLogger(), { embedder: new HashingEmbeddingProvider({ dimensions: 1024 }), graphStore: store, importQueue: false });
+    const services = await createServices(config, silentLogger(), {
+      embedder: new HashingEmbeddingProvider({ dimensions: 1024 }),
+      graphStore: store,
+      importQueue: false,
+    });
     try {
       log(`loading (id prefix ${prefix}) …`);
       const { figures: load, graph } = await loadAtScale(services, data, sizes, prefix, log);
       const keeper = graphKeeper(services, graph, options.neo4j, prefix, log);
       const neo = await keeper.ensure();
-      if (!neo) throw new Error('this run\'s graph was in Neo4j before it was written');
-      log(`  Neo4j: graph in ${neo.graphSeconds.toFixed(1)} s, ${neo.mirrored} mention links in ${neo.mirrorSeconds.toFixed(1)} s`);
+      if (!neo) throw new Error("this run's graph was in Neo4j before it was written");
+      log(
+        `  Neo4j: graph in ${neo.graphSeconds.toFixed(1)} s, ${neo.mirrored} mention links in ${neo.mirrorSeconds.toFixed(1)} s`,
+      );
       log(`measuring ${queries.length} queries …`);
       const measured = await measure(services, db.url, queries, keeper);
       log('deleting what this run wrote to Neo4j …');
       await deleteNeo4jNodes(options.neo4j, prefix);
       const left = await countNeo4jNodes(options.neo4j, prefix);
       log(`done in ${((performance.now() - started) / 60_000).toFixed(1)} min`);
-      return tables(load, neo, measured, queries.length, { rewrites: keeper.writes() - 1, leftBehind: left.entities + left.documents });
+      return tables(load, neo, measured, queries.length, {
+        rewrites: keeper.writes() - 1,
+        leftBehind: left.entities + left.documents,
+      });
     } finally {
       await services.close();
     }
   } finally {
-    await deleteNeo4jNodes(options.neo4j, prefix).catch((err: unknown) => log(`could not clean Neo4j: ${(err as Error).message}`));
+    await deleteNeo4jNodes(options.neo4j, prefix).catch((err: unknown) =>
+      log(`could not clean Neo4j: ${(err as Error).message}`),
+    );
     await store.close();
     await db.drop();
   }

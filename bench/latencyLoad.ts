@@ -55,31 +55,54 @@ export async function loadAtScale(
 ): Promise<{ figures: LoadFigures; graph: NamedGraph }> {
   const corpus = perturbedCorpus(data.corpus, sizes.chunks, services.config.chunking, prefix);
   const names = corpusEntityNames(data.corpus, sizes.entities);
-  if (names.length < sizes.entities) throw new Error(`SciFact yields only ${names.length} entity names, ${sizes.entities} wanted`);
+  if (names.length < sizes.entities)
+    throw new Error(`SciFact yields only ${names.length} entity names, ${sizes.entities} wanted`);
   const graph = namedGraph(names, sizes.relationships, prefix);
   // What GraphService.upsertGraph records after writing entities to the store: names for linking and query matching.
-  await services.graph.linker.entitiesChanged(graph.entities.map((e) => ({ entityId: e.id, name: e.name, aliases: e.aliases })));
+  await services.graph.linker.entitiesChanged(
+    graph.entities.map((e) => ({ entityId: e.id, name: e.name, aliases: e.aliases })),
+  );
 
   await dropHnswIndex(services.db);
   let t0 = performance.now();
   let chunks = 0;
   for (let i = 0; i < corpus.docs.length; i += INGEST_BATCH) {
     const batch = corpus.docs.slice(i, i + INGEST_BATCH).map((d) => ({
-      id: d.id, title: d.title, content: d.text, documentType: 'reference' as const, source: 'scifact-scaled', tags: [], metadata: {}, expiresAt: null,
+      id: d.id,
+      title: d.title,
+      content: d.text,
+      documentType: 'reference' as const,
+      source: 'scifact-scaled',
+      tags: [],
+      metadata: {},
+      expiresAt: null,
     }));
     for (const r of await services.documents.upsertMany(batch)) chunks += r.chunkCount;
     if ((i / INGEST_BATCH) % 5 === 4) log(`  ingest: ${chunks} chunks, ${(chunks / seconds(t0)).toFixed(0)} chunks/s`);
   }
   const ingestSeconds = seconds(t0);
-  const counted = await services.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM mentions WHERE source = 'auto'`);
+  const counted = await services.db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM mentions WHERE source = 'auto'`,
+  );
   const mentions = counted.rows[0]?.n ?? 0;
-  log(`  ingest: ${corpus.docs.length} documents, ${chunks} chunks, ${mentions} mentions in ${ingestSeconds.toFixed(1)} s`);
+  log(
+    `  ingest: ${corpus.docs.length} documents, ${chunks} chunks, ${mentions} mentions in ${ingestSeconds.toFixed(1)} s`,
+  );
 
   t0 = performance.now();
   await ensureHnswIndex(services.db);
   const hnswSeconds = seconds(t0);
   log(`  HNSW index built in ${hnswSeconds.toFixed(1)} s`);
-  const figures = { entities: graph.entities.length, relationships: graph.relationships.length, documents: corpus.docs.length, chunks, copies: corpus.copies, ingestSeconds, mentions, hnswSeconds };
+  const figures = {
+    entities: graph.entities.length,
+    relationships: graph.relationships.length,
+    documents: corpus.docs.length,
+    chunks,
+    copies: corpus.copies,
+    ingestSeconds,
+    mentions,
+    hnswSeconds,
+  };
   return { figures, graph };
 }
 
@@ -91,14 +114,21 @@ export async function loadAtScale(
 export async function writeGraphToNeo4j(services: Services, graph: NamedGraph): Promise<Neo4jWrite> {
   const store = services.graph.store;
   let t0 = performance.now();
-  for (let i = 0; i < graph.entities.length; i += GRAPH_BATCH) await store.upsertEntities(graph.entities.slice(i, i + GRAPH_BATCH));
-  for (let i = 0; i < graph.relationships.length; i += GRAPH_BATCH) await store.upsertRelationships(graph.relationships.slice(i, i + GRAPH_BATCH));
+  for (let i = 0; i < graph.entities.length; i += GRAPH_BATCH)
+    await store.upsertEntities(graph.entities.slice(i, i + GRAPH_BATCH));
+  for (let i = 0; i < graph.relationships.length; i += GRAPH_BATCH)
+    await store.upsertRelationships(graph.relationships.slice(i, i + GRAPH_BATCH));
   const graphSeconds = seconds(t0);
   t0 = performance.now();
   const { rows } = await services.db.query<{ entity_id: string; document_id: string; title: string }>(
     'SELECT DISTINCT m.entity_id, m.document_id, d.title FROM mentions m JOIN documents d ON d.id = m.document_id',
   );
-  const ops: MentionOp[] = rows.map((r) => ({ op: 'link', entityId: r.entity_id, documentId: r.document_id, documentTitle: r.title }));
+  const ops: MentionOp[] = rows.map((r) => ({
+    op: 'link',
+    entityId: r.entity_id,
+    documentId: r.document_id,
+    documentTitle: r.title,
+  }));
   for (let i = 0; i < ops.length; i += GRAPH_BATCH) await store.applyMentionOps?.(ops.slice(i, i + GRAPH_BATCH));
   return { graphSeconds, mirrored: ops.length, mirrorSeconds: seconds(t0) };
 }
@@ -117,7 +147,13 @@ const MAX_WRITES = 10;
 const WRITE_ATTEMPTS = 3;
 
 /** A keeper for `graph`, whose entity ids start with `prefix`. */
-export function graphKeeper(services: Services, graph: NamedGraph, target: Neo4jTarget, prefix: string, log: (m: string) => void): GraphKeeper {
+export function graphKeeper(
+  services: Services,
+  graph: NamedGraph,
+  target: Neo4jTarget,
+  prefix: string,
+  log: (m: string) => void,
+): GraphKeeper {
   let writes = 0;
   const intact = async () => (await countNeo4jNodes(target, prefix)).entities === graph.entities.length;
   return {
@@ -145,7 +181,9 @@ export function graphKeeper(services: Services, graph: NamedGraph, target: Neo4j
 
 /** Runs `work` with a session of a short-lived driver (plain numbers, not Neo4j Integers). */
 async function withSession<T>(target: Neo4jTarget, work: (session: Session) => Promise<T>): Promise<T> {
-  const driver = neo4j.driver(target.uri, neo4j.auth.basic(target.user, target.password), { disableLosslessIntegers: true });
+  const driver = neo4j.driver(target.uri, neo4j.auth.basic(target.user, target.password), {
+    disableLosslessIntegers: true,
+  });
   const session = driver.session();
   try {
     return await work(session);
@@ -156,10 +194,15 @@ async function withSession<T>(target: Neo4jTarget, work: (session: Session) => P
 }
 
 /** Nodes of this run in Neo4j: entities and mirrored documents whose id starts with `prefix`. */
-export async function countNeo4jNodes(target: Neo4jTarget, prefix: string): Promise<{ entities: number; documents: number }> {
+export async function countNeo4jNodes(
+  target: Neo4jTarget,
+  prefix: string,
+): Promise<{ entities: number; documents: number }> {
   return withSession(target, async (session) => {
     const count = async (label: 'Entity' | 'Document') => {
-      const res = await session.executeRead((tx) => tx.run(`MATCH (n:${label}) WHERE n.id STARTS WITH $prefix RETURN count(n) AS n`, { prefix }));
+      const res = await session.executeRead((tx) =>
+        tx.run(`MATCH (n:${label}) WHERE n.id STARTS WITH $prefix RETURN count(n) AS n`, { prefix }),
+      );
       return Number(res.records[0]?.get('n') ?? 0);
     };
     return { entities: await count('Entity'), documents: await count('Document') };
@@ -177,7 +220,10 @@ export async function deleteNeo4jNodes(target: Neo4jTarget, prefix: string): Pro
     for (const label of ['Document', 'Entity'] as const) {
       for (;;) {
         const res = await session.executeWrite((tx) =>
-          tx.run(`MATCH (n:${label}) WHERE n.id STARTS WITH $prefix WITH n LIMIT 2000 DETACH DELETE n RETURN count(*) AS n`, { prefix }),
+          tx.run(
+            `MATCH (n:${label}) WHERE n.id STARTS WITH $prefix WITH n LIMIT 2000 DETACH DELETE n RETURN count(*) AS n`,
+            { prefix },
+          ),
         );
         const n = Number(res.records[0]?.get('n') ?? 0);
         total += n;

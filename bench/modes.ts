@@ -57,8 +57,13 @@ export function modeLabel(m: ModeSpec): string {
  * latency at topK 10 with the configurations interleaved per query, so that load from other work on the machine
  * falls on all of them alike.
  */
-export async function evaluateModes(search: SearchService, data: BeirDataset, modes: readonly ModeSpec[] = MODES): Promise<ModeResult[]> {
-  const ask = (m: ModeSpec, query: string, topK: number) => search.search({ query, topK, filter: {}, mode: m.mode, fusion: m.fusion });
+export async function evaluateModes(
+  search: SearchService,
+  data: BeirDataset,
+  modes: readonly ModeSpec[] = MODES,
+): Promise<ModeResult[]> {
+  const ask = (m: ModeSpec, query: string, topK: number) =>
+    search.search({ query, topK, filter: {}, mode: m.mode, fusion: m.fusion });
   const results: ModeResult[] = [];
   for (const m of modes) {
     let ndcg = 0;
@@ -69,7 +74,13 @@ export async function evaluateModes(search: SearchService, data: BeirDataset, mo
       ndcg += ndcgAt(ranked, rel, 10);
       recall += recallAt(ranked, rel, 100);
     }
-    results.push({ ...m, ndcg10: ndcg / data.queries.length, recall100: recall / data.queries.length, p50Ms: Number.NaN, p95Ms: Number.NaN });
+    results.push({
+      ...m,
+      ndcg10: ndcg / data.queries.length,
+      recall100: recall / data.queries.length,
+      p50Ms: Number.NaN,
+      p95Ms: Number.NaN,
+    });
     console.log(`  ${modeLabel(m)}: nDCG@10 ${(ndcg / data.queries.length).toFixed(3)}`);
   }
   console.log(`  latency of every mode at topK ${LATENCY_TOP_K} …`);
@@ -83,7 +94,11 @@ export async function evaluateModes(search: SearchService, data: BeirDataset, mo
       latencies[i]?.push(performance.now() - s);
     }
   }
-  return results.map((r, i) => ({ ...r, p50Ms: percentile(latencies[i] ?? [], 50), p95Ms: percentile(latencies[i] ?? [], 95) }));
+  return results.map((r, i) => ({
+    ...r,
+    p50Ms: percentile(latencies[i] ?? [], 50),
+    p95Ms: percentile(latencies[i] ?? [], 95),
+  }));
 }
 
 /** "met (+0.012)" or "missed by 0.010". */
@@ -97,17 +112,34 @@ function targetCell(r: ModeResult, sameStore: readonly ModeResult[]): string {
   if (r.mode !== 'HYBRID' || !r.isDefault) return '–';
   const others = sameStore.filter((o) => o.mode !== 'HYBRID');
   const best = Math.max(...others.map((o) => o.ndcg10));
-  const beats = r.ndcg10 > best ? `beats both (+${(r.ndcg10 - best).toFixed(3)})` : `does not beat ${others.find((o) => o.ndcg10 === best)?.mode ?? 'both'} (${(r.ndcg10 - best).toFixed(3)})`;
+  const beats =
+    r.ndcg10 > best
+      ? `beats both (+${(r.ndcg10 - best).toFixed(3)})`
+      : `does not beat ${others.find((o) => o.ndcg10 === best)?.mode ?? 'both'} (${(r.ndcg10 - best).toFixed(3)})`;
   return `nDCG@10 ≥ ${HYBRID_TARGET}: ${versus(r.ndcg10, HYBRID_TARGET)}; ${beats}`;
 }
 
 /** The per-mode table: one row per (store, configuration), for the stores ingested with `embedder`. */
-export function modesTable(data: BeirDataset, embedder: BenchEmbedder, stores: readonly { target: string; modes: readonly ModeResult[] }[]): Table {
+export function modesTable(
+  data: BeirDataset,
+  embedder: BenchEmbedder,
+  stores: readonly { target: string; modes: readonly ModeResult[] }[],
+): Table {
   const t = DEFAULT_SEARCH_TUNING;
   return {
     title: `Search modes: SciFact (${data.corpus.length} documents, ${data.queries.length} queries), ${embedder.label}`,
-    headers: ['store', 'mode', 'nDCG@10', 'recall@100', `p50 ms (topK ${LATENCY_TOP_K})`, `p95 ms (topK ${LATENCY_TOP_K})`, 'target'],
-    rows: stores.flatMap((s) => s.modes.map((m) => [s.target, modeLabel(m), m.ndcg10, m.recall100, m.p50Ms, m.p95Ms, targetCell(m, s.modes)])),
+    headers: [
+      'store',
+      'mode',
+      'nDCG@10',
+      'recall@100',
+      `p50 ms (topK ${LATENCY_TOP_K})`,
+      `p95 ms (topK ${LATENCY_TOP_K})`,
+      'target',
+    ],
+    rows: stores.flatMap((s) =>
+      s.modes.map((m) => [s.target, modeLabel(m), m.ndcg10, m.recall100, m.p50Ms, m.p95Ms, targetCell(m, s.modes)]),
+    ),
     notes: [
       `Machine: ${machineLine()}; other work shares the cores, so latencies are noisy.`,
       `Quality at topK ${QUALITY_TOP_K} (documents ranked by their best chunk); latency at topK ${LATENCY_TOP_K}, after ${WARMUP} warm-up queries per mode, with the modes interleaved query by query. Latency includes embedding the query (none in KEYWORD).`,
@@ -122,9 +154,18 @@ export function modesTable(data: BeirDataset, embedder: BenchEmbedder, stores: r
  * of the table with the same title in RESULTS.md whose first cell (the store) names no store of `table`. Rows are
  * then ordered by `storeOrder`.
  */
-export function withEarlierRows(table: Table, storeOrder: readonly string[], file = path.join(projectRoot, 'bench', 'RESULTS.md')): Table {
+export function withEarlierRows(
+  table: Table,
+  storeOrder: readonly string[],
+  file = path.join(projectRoot, 'bench', 'RESULTS.md'),
+): Table {
   const fresh = new Set(table.rows.map((r) => String(r[0])));
-  const section = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split(/^(?=### )/m).find((s) => s.split('\n')[0] === `### ${table.title}`) : undefined;
+  const section = fs.existsSync(file)
+    ? fs
+        .readFileSync(file, 'utf8')
+        .split(/^(?=### )/m)
+        .find((s) => s.split('\n')[0] === `### ${table.title}`)
+    : undefined;
   const earlier = (section ?? '')
     .split('\n')
     .filter((l) => l.startsWith('| '))
@@ -135,6 +176,9 @@ export function withEarlierRows(table: Table, storeOrder: readonly string[], fil
     const i = storeOrder.indexOf(String(r[0]));
     return i < 0 ? storeOrder.length : i;
   };
-  const rows = [...earlier, ...table.rows].map((r, i) => ({ r, i })).sort((a, b) => rank(a.r) - rank(b.r) || a.i - b.i).map((x) => x.r);
+  const rows = [...earlier, ...table.rows]
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => rank(a.r) - rank(b.r) || a.i - b.i)
+    .map((x) => x.r);
   return { ...table, rows };
 }

@@ -46,7 +46,10 @@ interface Scores {
 export async function benchMusique(options: MusiqueOptions = {}): Promise<Table> {
   const dir = path.join(DATA_DIR, 'musique');
   const corpus = JSON.parse(fs.readFileSync(path.join(dir, 'musique_train_corpus.json'), 'utf8')) as Paragraph[];
-  const questions = (JSON.parse(fs.readFileSync(path.join(dir, 'musique_train.json'), 'utf8')) as Question[]).slice(0, options.limit);
+  const questions = (JSON.parse(fs.readFileSync(path.join(dir, 'musique_train.json'), 'utf8')) as Question[]).slice(
+    0,
+    options.limit,
+  );
   const plain = await withStore(corpus, false, options, (s) => score(s, corpus, questions, options));
   const related = await withStore(corpus, true, options, (s) => score(s, corpus, questions, options));
   const row = (name: string, x: Scores): (string | number)[][] => [
@@ -60,7 +63,13 @@ export async function benchMusique(options: MusiqueOptions = {}): Promise<Table>
       ...row('(mentions only)', plain),
       ...row('(with RELATED_TO)', related),
       ['search, top 10 chunks (reference)', plain.search10Recall, '', 10, 0],
-      ['enrichContext − search, recall (mentions only / with RELATED_TO)', plain.enrichRecall - plain.searchRecall, plain.enrichAllFound - plain.searchAllFound, '', ''],
+      [
+        'enrichContext − search, recall (mentions only / with RELATED_TO)',
+        plain.enrichRecall - plain.searchRecall,
+        plain.enrichAllFound - plain.searchAllFound,
+        '',
+        '',
+      ],
       ['', related.enrichRecall - related.searchRecall, related.enrichAllFound - related.searchAllFound, '', ''],
     ],
     notes: [
@@ -71,20 +80,42 @@ export async function benchMusique(options: MusiqueOptions = {}): Promise<Table>
   };
 }
 
-async function withStore<T>(corpus: Paragraph[], relatedTo: boolean, options: MusiqueOptions, run: (s: Services) => Promise<T>): Promise<T> {
-  const config = loadConfig({ CAIRN_DATA_DIR: 'memory://', CAIRN_RAG_MAX_TOP_K: '100', ...(options.databaseUrl ? { CAIRN_DATABASE_URL: options.databaseUrl } : {}) });
-  const services = await createServices(config, silentLogger(), { embedder: new HashingEmbeddingProvider({ dimensions: 1024 }) });
+async function withStore<T>(
+  corpus: Paragraph[],
+  relatedTo: boolean,
+  options: MusiqueOptions,
+  run: (s: Services) => Promise<T>,
+): Promise<T> {
+  const config = loadConfig({
+    CAIRN_DATA_DIR: 'memory://',
+    CAIRN_RAG_MAX_TOP_K: '100',
+    ...(options.databaseUrl ? { CAIRN_DATABASE_URL: options.databaseUrl } : {}),
+  });
+  const services = await createServices(config, silentLogger(), {
+    embedder: new HashingEmbeddingProvider({ dimensions: 1024 }),
+  });
   try {
     const titles = [...new Set(corpus.map((p) => p.title))];
     const entityOf = new Map(titles.map((t, i) => [t, `title:${i}`]));
     // One entity per title first, so indexing links each paragraph to every title its text names.
     for (let i = 0; i < titles.length; i += 1000) {
-      await services.graph.upsertGraph(titles.slice(i, i + 1000).map((t) => ({ id: entityOf.get(t) as string, type: 'Topic', name: t })), []);
+      await services.graph.upsertGraph(
+        titles.slice(i, i + 1000).map((t) => ({ id: entityOf.get(t) as string, type: 'Topic', name: t })),
+        [],
+      );
     }
     for (let i = 0; i < corpus.length; i += 200) {
       await services.documents.upsertMany(
         corpus.slice(i, i + 200).map((p, j) => ({
-          id: `p${i + j}`, title: p.title, content: p.text, documentType: 'reference' as const, source: 'musique', tags: [], metadata: {}, expiresAt: null, entityIds: [entityOf.get(p.title) as string],
+          id: `p${i + j}`,
+          title: p.title,
+          content: p.text,
+          documentType: 'reference' as const,
+          source: 'musique',
+          tags: [],
+          metadata: {},
+          expiresAt: null,
+          entityIds: [entityOf.get(p.title) as string],
         })),
       );
     }
@@ -94,7 +125,8 @@ async function withStore<T>(corpus: Paragraph[], relatedTo: boolean, options: Mu
       const mentioned = await services.graph.linker.mentions.entityIdsByDocument(corpus.map((_, i) => `p${i}`));
       corpus.forEach((p, i) => {
         const from = entityOf.get(p.title) as string;
-        for (const to of mentioned.get(`p${i}`) ?? []) if (to !== from) rels.set(`${from} ${to}`, { fromId: from, toId: to, type: 'RELATED_TO' });
+        for (const to of mentioned.get(`p${i}`) ?? [])
+          if (to !== from) rels.set(`${from} ${to}`, { fromId: from, toId: to, type: 'RELATED_TO' });
       });
       const list = [...rels.values()];
       for (let i = 0; i < list.length; i += 2000) await services.graph.upsertGraph([], list.slice(i, i + 2000));
@@ -105,21 +137,49 @@ async function withStore<T>(corpus: Paragraph[], relatedTo: boolean, options: Mu
   }
 }
 
-async function score(services: Services, corpus: Paragraph[], questions: Question[], options: MusiqueOptions): Promise<Scores> {
+async function score(
+  services: Services,
+  corpus: Paragraph[],
+  questions: Question[],
+  options: MusiqueOptions,
+): Promise<Scores> {
   const docId = new Map<string, string>(corpus.map((p, i) => [`${p.title}\u0000${p.text}`, `p${i}`]));
-  const s: Scores = { questions: 0, enrichRecall: 0, enrichAllFound: 0, searchRecall: 0, searchAllFound: 0, search10Recall: 0, documents: 0, graphDocuments: 0 };
+  const s: Scores = {
+    questions: 0,
+    enrichRecall: 0,
+    enrichAllFound: 0,
+    searchRecall: 0,
+    searchAllFound: 0,
+    search10Recall: 0,
+    documents: 0,
+    graphDocuments: 0,
+  };
   const { enrich } = services.config;
   for (const q of questions) {
-    const supporting = q.paragraphs.filter((p) => p.is_supporting).map((p) => docId.get(`${p.title}\u0000${p.paragraph_text}`)).filter((x): x is string => !!x);
+    const supporting = q.paragraphs
+      .filter((p) => p.is_supporting)
+      .map((p) => docId.get(`${p.title}\u0000${p.paragraph_text}`))
+      .filter((x): x is string => !!x);
     if (supporting.length === 0) continue;
     const enriched = await services.enricher.enrich({
-      query: q.question, topK: 10, maxEntities: 5, graphDepth: 1, maxChars: enrich.maxChars, filter: {}, mode: undefined, graphShare: options.graphShare ?? enrich.graphShare,
+      query: q.question,
+      topK: 10,
+      maxEntities: 5,
+      graphDepth: 1,
+      maxChars: enrich.maxChars,
+      filter: {},
+      mode: undefined,
+      graphShare: options.graphShare ?? enrich.graphShare,
     });
     const enrichDocs = enriched.documents.map((d) => d.id);
-    const graphDocs = new Set(enriched.chunks.filter((c) => c.lane === 'GRAPH' && c.citation !== null).map((c) => c.hit.document.id));
+    const graphDocs = new Set(
+      enriched.chunks.filter((c) => c.lane === 'GRAPH' && c.citation !== null).map((c) => c.hit.document.id),
+    );
     const grouped = await services.search.search({ query: q.question, topK: 100, filter: {}, groupByDocument: true });
     const searchDocs = grouped.map((h) => h.document.id).slice(0, enrichDocs.length);
-    const top10 = new Set((await services.search.search({ query: q.question, topK: 10, filter: {} })).map((h) => h.document.id));
+    const top10 = new Set(
+      (await services.search.search({ query: q.question, topK: 10, filter: {} })).map((h) => h.document.id),
+    );
     const recall = (docs: Iterable<string>) => {
       const set = new Set(docs);
       return supporting.filter((d) => set.has(d)).length / supporting.length;

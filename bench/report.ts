@@ -11,7 +11,8 @@ export interface Table {
   notes?: string[];
 }
 
-const fmt = (v: string | number) => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(v < 10 ? 3 : 1)) : v);
+const fmt = (v: string | number) =>
+  typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(v < 10 ? 3 : 1)) : v;
 
 /** Renders a table as GitHub markdown. */
 export function toMarkdown(t: Table): string {
@@ -32,7 +33,12 @@ export function publish(tables: Table[], file = path.join(projectRoot, 'bench', 
   console.log(`\n${fresh}\n`);
   const titles = new Set(tables.map((t) => t.title));
   const kept = fs.existsSync(file)
-    ? fs.readFileSync(file, 'utf8').split(/^(?=### )/m).slice(1).filter((section) => !titles.has(section.split('\n')[0]?.slice(4) ?? '')).map((s) => s.trimEnd())
+    ? fs
+        .readFileSync(file, 'utf8')
+        .split(/^(?=### )/m)
+        .slice(1)
+        .filter((section) => !titles.has(section.split('\n')[0]?.slice(4) ?? ''))
+        .map((s) => s.trimEnd())
     : [];
   const body = [...kept, fresh].join('\n\n');
   const header = `# Benchmark results\n\nLast run: ${new Date().toISOString()} on ${machineLine()}.\nProduced by \`npm run bench\`; see bench/README.md for what each figure means.\n\n`;

@@ -19,7 +19,11 @@ const runs = (part: string) => !parts || parts.has(part);
 const serverUrl = process.env.CAIRN_BENCH_DATABASE_URL ?? process.env.CAIRN_TEST_DATABASE_URL;
 const neo4jUri = process.env.CAIRN_BENCH_NEO4J_URI ?? process.env.CAIRN_TEST_NEO4J_URI;
 const neo4j = neo4jUri
-  ? { uri: neo4jUri, user: process.env.CAIRN_TEST_NEO4J_USER ?? 'neo4j', password: process.env.CAIRN_TEST_NEO4J_PASSWORD ?? 'cairn-test-password' }
+  ? {
+      uri: neo4jUri,
+      user: process.env.CAIRN_TEST_NEO4J_USER ?? 'neo4j',
+      password: process.env.CAIRN_TEST_NEO4J_PASSWORD ?? 'cairn-test-password',
+    }
   : undefined;
 
 console.log(`Cairn benchmarks on ${machineLine()}`);
@@ -27,15 +31,25 @@ const tables: Table[] = [];
 const sciFact = runs('pglite') || runs('postgres') || runs('local') || runs('scifact-enrich');
 const data = sciFact ? loadSciFact() : { corpus: [], queries: [], qrels: new Map() };
 if (runs('postgres') && !serverUrl) {
-  console.log('Skipping the real server: set CAIRN_BENCH_DATABASE_URL (or run `bash scripts/postgres-server.sh start`).');
+  console.log(
+    'Skipping the real server: set CAIRN_BENCH_DATABASE_URL (or run `bash scripts/postgres-server.sh start`).',
+  );
 }
 if (runs('pglite') || runs('postgres')) {
-  tables.push(...(await benchSciFact(data, HASHING_EMBEDDER, { pglite: runs('pglite'), serverUrl: runs('postgres') ? serverUrl : undefined })));
+  tables.push(
+    ...(await benchSciFact(data, HASHING_EMBEDDER, {
+      pglite: runs('pglite'),
+      serverUrl: runs('postgres') ? serverUrl : undefined,
+    })),
+  );
 }
 if (runs('local')) {
   const folder = process.env.CAIRN_BENCH_LOCAL_MODEL;
   if (folder) tables.push(...(await benchSciFact(data, localModelEmbedder(folder), { pglite: true, serverUrl })));
-  else console.log('Skipping SciFact with a local model: set CAIRN_BENCH_LOCAL_MODEL to a model folder (`bash scripts/local-model.sh` makes one).');
+  else
+    console.log(
+      'Skipping SciFact with a local model: set CAIRN_BENCH_LOCAL_MODEL to a model folder (`bash scripts/local-model.sh` makes one).',
+    );
 }
 if (runs('scifact-enrich')) {
   console.log('SciFact through enrichContext against search …');
@@ -46,7 +60,9 @@ if (runs('latency')) {
     console.log('Latency at scale: 100,000 chunks and 10,000 entities on the Postgres server and Neo4j …');
     tables.push(...(await benchLatency({ pgServerUrl: serverUrl, neo4j })));
   } else {
-    console.log('Skipping latency at scale: it needs both servers (CAIRN_BENCH_DATABASE_URL and CAIRN_BENCH_NEO4J_URI, or the CAIRN_TEST_ ones).');
+    console.log(
+      'Skipping latency at scale: it needs both servers (CAIRN_BENCH_DATABASE_URL and CAIRN_BENCH_NEO4J_URI, or the CAIRN_TEST_ ones).',
+    );
   }
 }
 if (runs('graph')) {
@@ -60,8 +76,13 @@ if (runs('musique')) {
 }
 if (runs('api')) {
   const folder = process.env.CAIRN_BENCH_LOCAL_MODEL;
-  if (!folder) console.log('API questions with the hashing embedder only: set CAIRN_BENCH_LOCAL_MODEL to a model folder for the local model too.');
-  tables.push(...(await benchApiQuestions({ embedders: [HASHING_EMBEDDER, ...(folder ? [localModelEmbedder(folder)] : [])] })));
+  if (!folder)
+    console.log(
+      'API questions with the hashing embedder only: set CAIRN_BENCH_LOCAL_MODEL to a model folder for the local model too.',
+    );
+  tables.push(
+    ...(await benchApiQuestions({ embedders: [HASHING_EMBEDDER, ...(folder ? [localModelEmbedder(folder)] : [])] })),
+  );
 }
 if (runs('importers')) {
   console.log('Importers …');

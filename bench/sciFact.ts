@@ -39,7 +39,11 @@ export interface SciFactStores {
  * evaluates every search mode: the ingest table and the per-mode table of that embedder (earlier rows of the other
  * store kept, so `--only=pglite` then `--only=postgres` gives complete tables).
  */
-export async function benchSciFact(data: BeirDataset, embedder: BenchEmbedder, stores: SciFactStores): Promise<Table[]> {
+export async function benchSciFact(
+  data: BeirDataset,
+  embedder: BenchEmbedder,
+  stores: SciFactStores,
+): Promise<Table[]> {
   console.log(`SciFact with the ${embedder.label}: embedding alone …`);
   const embedSeconds = await embedOnlySeconds(embedder, data);
   console.log(`  ${embedSeconds.toFixed(1)} s`);
@@ -57,14 +61,47 @@ export async function benchSciFact(data: BeirDataset, embedder: BenchEmbedder, s
       await db.drop();
     }
   }
-  return [withEarlierRows(ingestTable(data, embedder, results), STORE_ORDER), withEarlierRows(modesTable(data, embedder, results), STORE_ORDER)];
+  return [
+    withEarlierRows(ingestTable(data, embedder, results), STORE_ORDER),
+    withEarlierRows(modesTable(data, embedder, results), STORE_ORDER),
+  ];
 }
 
 function ingestTable(data: BeirDataset, embedder: BenchEmbedder, results: readonly IngestSearchResult[]): Table {
   return {
     title: `Ingest and search: SciFact (${data.corpus.length} documents, ${data.queries.length} queries), ${embedder.label}`,
-    headers: ['store', 'chunks', 'docs/s', 'chunks/s', 'ingest s', 'embed-only s', 'ingest/embed', 'storage floor s', 'floor/embed', 'peak RSS MB', 'search p50 ms', 'search p95 ms', 'nDCG@10', 'recall@100'],
-    rows: results.map((r) => [r.target, r.chunks, r.docsPerSecond, r.chunksPerSecond, r.ingestSeconds, r.embedSeconds, r.overheadRatio, r.floorSeconds, r.floorSeconds / r.embedSeconds, r.peakRssMb, r.searchP50Ms, r.searchP95Ms, r.ndcg10, r.recall100]),
+    headers: [
+      'store',
+      'chunks',
+      'docs/s',
+      'chunks/s',
+      'ingest s',
+      'embed-only s',
+      'ingest/embed',
+      'storage floor s',
+      'floor/embed',
+      'peak RSS MB',
+      'search p50 ms',
+      'search p95 ms',
+      'nDCG@10',
+      'recall@100',
+    ],
+    rows: results.map((r) => [
+      r.target,
+      r.chunks,
+      r.docsPerSecond,
+      r.chunksPerSecond,
+      r.ingestSeconds,
+      r.embedSeconds,
+      r.overheadRatio,
+      r.floorSeconds,
+      r.floorSeconds / r.embedSeconds,
+      r.peakRssMb,
+      r.searchP50Ms,
+      r.searchP95Ms,
+      r.ndcg10,
+      r.recall100,
+    ]),
     notes: [
       `Machine: ${machineLine()}.`,
       'ingest/embed = total ingest wall time ÷ time to embed the same chunk texts with no storage, measured once per run before the stores (target ≤ 1.25).',

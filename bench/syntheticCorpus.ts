@@ -22,7 +22,13 @@ const SWAP = 0.1;
  * replace and swap words at random (seeded), so every chunk embeds to its own vector near its source's and no two
  * documents are identical. Every document gets a new id under `idPrefix`; titles are kept.
  */
-export function perturbedCorpus(corpus: readonly BeirDoc[], targetChunks: number, chunking: { size: number; overlap: number }, idPrefix: string, seed = 11): ScaledCorpus {
+export function perturbedCorpus(
+  corpus: readonly BeirDoc[],
+  targetChunks: number,
+  chunking: { size: number; overlap: number },
+  idPrefix: string,
+  seed = 11,
+): ScaledCorpus {
   const rand = prng(seed);
   const vocabulary = corpus.flatMap((d) => d.text.split(/\s+/)).filter((w) => w !== '');
   const perturb = (text: string): string => {
@@ -66,7 +72,12 @@ export function namedGraph(names: readonly EntityName[], relationshipCount: numb
   const shape = syntheticGraph(names.length, relationshipCount, 42);
   const index = new Map(shape.entities.map((e, i) => [e.id, i]));
   const idOf = (syntheticId: string) => `${idPrefix}e${index.get(syntheticId) ?? syntheticId}`;
-  const entities = shape.entities.map((e, i) => ({ ...e, id: `${idPrefix}e${i}`, name: (names[i] as EntityName).name, aliases: [] }));
+  const entities = shape.entities.map((e, i) => ({
+    ...e,
+    id: `${idPrefix}e${i}`,
+    name: (names[i] as EntityName).name,
+    aliases: [],
+  }));
   const relationships = shape.relationships.map((r) => {
     const fromId = idOf(r.fromId);
     const toId = idOf(r.toId);

@@ -13,7 +13,15 @@ import type { Logger } from '../src/logger.js';
 import type { SafeFetcher } from './http/SafeFetcher.js';
 import { ImportJobRepository, type ImportJobPage } from './jobs/ImportJobRepository.js';
 import { ImportJobRunner, type JobContext } from './jobs/ImportJobRunner.js';
-import type { DocumentDefaults, ImportJobItemRecord, ImportJobRecord, ImportJobStatus, ImportRequest, ItemEvent, ItemOutcome } from './jobs/types.js';
+import type {
+  DocumentDefaults,
+  ImportJobItemRecord,
+  ImportJobRecord,
+  ImportJobStatus,
+  ImportRequest,
+  ItemEvent,
+  ItemOutcome,
+} from './jobs/types.js';
 import { documentIdForFile, planFile, planOpenApi, planUrl, type PlanDeps } from './pipeline/planSources.js';
 import { type BulkLoad, withBulkLoad } from '../src/retrieval/BulkLoad.js';
 import { ensureHnswIndex } from '../src/retrieval/vectorIndex.js';
@@ -37,7 +45,11 @@ export interface SubmitOptions {
 export type SourceSyncExecutor = (
   job: ImportJobRecord,
   request: Extract<ImportRequest, { kind: 'source' }>,
-  context: { signal: AbortSignal; onBatchWritten: (documentIds: readonly string[]) => Promise<void>; progress: JobContext['progress'] },
+  context: {
+    signal: AbortSignal;
+    onBatchWritten: (documentIds: readonly string[]) => Promise<void>;
+    progress: JobContext['progress'];
+  },
 ) => Promise<ItemOutcome>;
 
 /** What the import service is built from. */
@@ -81,7 +93,12 @@ export class ImportService {
       this.jobs,
       (job, context) => this.execute(job, context),
       // A server on a shared database hands its jobs back on shutdown; a one-shot CLI (no polling) stops its own.
-      { ...deps.jobs, exclusive: deps.exclusive, handBackOnStop: !deps.exclusive && deps.jobs.pollMs > 0, ...(deps.now ? { now: deps.now } : {}) },
+      {
+        ...deps.jobs,
+        exclusive: deps.exclusive,
+        handBackOnStop: !deps.exclusive && deps.jobs.pollMs > 0,
+        ...(deps.now ? { now: deps.now } : {}),
+      },
       deps.logger,
     );
   }
@@ -90,7 +107,9 @@ export class ImportService {
   async start(): Promise<void> {
     await this.runner.start();
     this.sweepTimer = setInterval(() => {
-      this.uploads.deleteExpired().catch((err: unknown) => this.deps.logger.warn({ err: (err as Error).message }, 'upload sweep failed'));
+      this.uploads
+        .deleteExpired()
+        .catch((err: unknown) => this.deps.logger.warn({ err: (err as Error).message }, 'upload sweep failed'));
     }, 10 * 60_000);
     this.sweepTimer.unref();
   }
@@ -139,12 +158,17 @@ export class ImportService {
   /** Runs the pending and failed items of an INTERRUPTED, FAILED or PARTIAL job again. */
   async resume(jobId: string, options: SubmitOptions = {}): Promise<ImportJobRecord> {
     const job = await this.jobs.get(jobId);
-    if (!job) throw new AppError(ErrorCode.NOT_FOUND, `import job "${jobId}" does not exist`, { kind: 'ImportJob', id: jobId });
+    if (!job)
+      throw new AppError(ErrorCode.NOT_FOUND, `import job "${jobId}" does not exist`, { kind: 'ImportJob', id: jobId });
     if (!(await this.jobs.requeue(jobId))) {
-      throw new AppError(ErrorCode.CONFLICT, `import job "${jobId}" is ${job.status}; only INTERRUPTED, FAILED or PARTIAL jobs can be resumed`, {
-        id: jobId,
-        status: job.status,
-      });
+      throw new AppError(
+        ErrorCode.CONFLICT,
+        `import job "${jobId}" is ${job.status}; only INTERRUPTED, FAILED or PARTIAL jobs can be resumed`,
+        {
+          id: jobId,
+          status: job.status,
+        },
+      );
     }
     return this.launch(jobId, options);
   }
@@ -165,7 +189,11 @@ export class ImportService {
   }
 
   private async execute(job: ImportJobRecord, context: JobContext): Promise<ImportJobStatus> {
-    const rebuildFailed = (err: unknown) => this.deps.logger.warn({ err, jobId: job.id }, 'HNSW index rebuild after the import failed; searches scan exactly until the next start-up rebuilds it');
+    const rebuildFailed = (err: unknown) =>
+      this.deps.logger.warn(
+        { err, jobId: job.id },
+        'HNSW index rebuild after the import failed; searches scan exactly until the next start-up rebuilds it',
+      );
     // A large job drops the HNSW index once it is projected to pay off, and rebuilds it when the job ends.
     const status = await withBulkLoad(this.deps.db, (bulk) => this.executeItems(job, context, bulk), {
       deferIndex: this.deps.config.deferVectorIndex,
@@ -184,7 +212,16 @@ export class ImportService {
     for (const item of job.items) {
       if (item.status !== 'PENDING') continue;
       if (context.signal.aborted) return 'INTERRUPTED';
-      const event: ItemEvent = { jobId: job.id, ordinal: item.ordinal, label: item.label, status: 'SUCCEEDED', documentIds: [], chunkCount: 0, embeddedChunkCount: 0, changedDocuments: 0 };
+      const event: ItemEvent = {
+        jobId: job.id,
+        ordinal: item.ordinal,
+        label: item.label,
+        status: 'SUCCEEDED',
+        documentIds: [],
+        chunkCount: 0,
+        embeddedChunkCount: 0,
+        changedDocuments: 0,
+      };
       try {
         const onProgress = total === 1 ? (d: number, t: number) => context.progress(d, t) : undefined;
         const itemsBefore = done;
@@ -225,19 +262,29 @@ export class ImportService {
   ): Promise<ItemOutcome> {
     const request = job.request;
     if (request.kind === 'source') {
-      if (!this.sourceSync) throw new AppError(ErrorCode.INTERNAL_SERVER_ERROR, 'source syncs are not available in this process');
+      if (!this.sourceSync)
+        throw new AppError(ErrorCode.INTERNAL_SERVER_ERROR, 'source syncs are not available in this process');
       const progress = async (done: number, total: number) => {
         await context.progress(done, total);
         this.progressListeners.get(job.id)?.({ done, total });
       };
-      return this.sourceSync(job, request, { signal: context.signal, progress, onBatchWritten: (ids) => onBatchWritten(0, 0, ids) });
+      return this.sourceSync(job, request, {
+        signal: context.signal,
+        progress,
+        onBatchWritten: (ids) => onBatchWritten(0, 0, ids),
+      });
     }
     const plan = await this.planItem(request, item);
     // A spec whose derived id another spec holds fails here (CONFLICT), before anything is written.
-    return this.specGuard.write(plan, () => writePlan(plan, this.writer, { signal: context.signal, onBatchWritten, ...(onProgress ? { onProgress } : {}) }));
+    return this.specGuard.write(plan, () =>
+      writePlan(plan, this.writer, { signal: context.signal, onBatchWritten, ...(onProgress ? { onProgress } : {}) }),
+    );
   }
 
-  private async planItem(request: Exclude<ImportRequest, { kind: 'source' }>, item: ImportJobItemRecord): Promise<SpecImportPlan> {
+  private async planItem(
+    request: Exclude<ImportRequest, { kind: 'source' }>,
+    item: ImportJobItemRecord,
+  ): Promise<SpecImportPlan> {
     if (request.kind === 'openapi') return this.planSource(request, item);
     // For URL items the label is the URL.
     const source: Record<string, string> = request.kind === 'url' ? { url: item.label } : { fileName: item.label };
@@ -248,7 +295,10 @@ export class ImportService {
     }
   }
 
-  private async planSource(request: Exclude<ImportRequest, { kind: 'source' }>, item: ImportJobItemRecord): Promise<SpecImportPlan> {
+  private async planSource(
+    request: Exclude<ImportRequest, { kind: 'source' }>,
+    item: ImportJobItemRecord,
+  ): Promise<SpecImportPlan> {
     switch (request.kind) {
       case 'url':
         return planUrl(request.urls[item.ordinal] as string, request.defaults, this.planDeps);
@@ -256,15 +306,28 @@ export class ImportService {
         return planOpenApi(request, this.planDeps);
       case 'upload': {
         const upload = await this.uploads.load(request.uploadId);
-        const file = { fileName: upload.fileName, bytes: upload.bytes, ...(upload.contentType ? { contentType: upload.contentType } : {}) };
-        return planFile(file, request.documentId, request.defaults, this.planDeps, undefined, { ...(request.specId ? { specId: request.specId } : {}), ...(request.idGiven ? { idGiven: true } : {}) });
+        const file = {
+          fileName: upload.fileName,
+          bytes: upload.bytes,
+          ...(upload.contentType ? { contentType: upload.contentType } : {}),
+        };
+        return planFile(file, request.documentId, request.defaults, this.planDeps, undefined, {
+          ...(request.specId ? { specId: request.specId } : {}),
+          ...(request.idGiven ? { idGiven: true } : {}),
+        });
       }
       case 'directory': {
         const relative = request.files[item.ordinal] as string;
         const localPath = path.join(request.root, relative);
         const bytes = await this.readLocalFile(localPath);
         const id = documentIdForFile(`${path.basename(request.root)}/${relative}`);
-        return planFile({ fileName: path.basename(relative), bytes, localPath }, id, request.defaults, this.planDeps, relative);
+        return planFile(
+          { fileName: path.basename(relative), bytes, localPath },
+          id,
+          request.defaults,
+          this.planDeps,
+          relative,
+        );
       }
     }
   }
@@ -273,7 +336,11 @@ export class ImportService {
     const info = await stat(file);
     const cap = this.deps.config.uploadMaxBytes;
     if (info.size > cap) {
-      throw new AppError(ErrorCode.IMPORT_TOO_LARGE, `${file} is ${info.size} bytes; the limit is ${cap} (CAIRN_UPLOAD_MAX_BYTES)`, { size: info.size, limit: cap });
+      throw new AppError(
+        ErrorCode.IMPORT_TOO_LARGE,
+        `${file} is ${info.size} bytes; the limit is ${cap} (CAIRN_UPLOAD_MAX_BYTES)`,
+        { size: info.size, limit: cap },
+      );
     }
     return readFile(file);
   }
@@ -297,11 +364,17 @@ function shorten(text: string, max: number): string {
  * import as if it were input: a too-long title and metadata values are shortened (the user's own metadata is kept),
  * and a source with no text fails as INVALID_FILE naming it, like a file with no text.
  */
-export function fitPlanToDocumentLimits<P extends ImportPlan>(plan: P, defaults: DocumentDefaults, label: string, details: Record<string, string>): P {
+export function fitPlanToDocumentLimits<P extends ImportPlan>(
+  plan: P,
+  defaults: DocumentDefaults,
+  label: string,
+  details: Record<string, string>,
+): P {
   const given = defaults.metadata;
   const fromUser = (key: string, value: unknown) => Object.hasOwn(given, key) && given[key] === value;
   for (const doc of plan.documents) {
-    if (doc.content.replaceAll('\u0000', '').trim() === '') throw new FileError(ErrorCode.INVALID_FILE, label, 'contains no text', details);
+    if (doc.content.replaceAll('\u0000', '').trim() === '')
+      throw new FileError(ErrorCode.INVALID_FILE, label, 'contains no text', details);
     doc.title = shorten(doc.title.trim(), MAX_TITLE);
     const metadata: JsonObject = {};
     for (const [key, value] of Object.entries(doc.metadata)) {
@@ -310,7 +383,9 @@ export function fitPlanToDocumentLimits<P extends ImportPlan>(plan: P, defaults:
     }
     // Still too large only beside the user's own metadata: the source's values give way, largest first.
     const size = (key: string) => Buffer.byteLength(JSON.stringify(metadata[key]) ?? '', 'utf8');
-    const sourceKeys = Object.keys(metadata).filter((k) => !fromUser(k, metadata[k])).sort((a, b) => size(b) - size(a));
+    const sourceKeys = Object.keys(metadata)
+      .filter((k) => !fromUser(k, metadata[k]))
+      .sort((a, b) => size(b) - size(a));
     for (const key of sourceKeys) {
       if (Buffer.byteLength(JSON.stringify(metadata), 'utf8') <= MAX_METADATA_BYTES) break;
       delete metadata[key];

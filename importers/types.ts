@@ -2,7 +2,10 @@ import type { DocumentRecord } from '../src/documents/types.js';
 import type { RawEntityInput, RawRelationshipInput } from '../src/graph/validateGraphInput.js';
 
 /** A document an importer wants written (validated later by DocumentService); its stable id makes a re-import update in place. */
-export type ImportedDocument = Pick<DocumentRecord, 'id' | 'title' | 'content' | 'documentType' | 'source' | 'tags' | 'metadata'> & {
+export type ImportedDocument = Pick<
+  DocumentRecord,
+  'id' | 'title' | 'content' | 'documentType' | 'source' | 'tags' | 'metadata'
+> & {
   /** Entities this document is explicitly linked to (must be in the plan or already exist). */
   entityIds?: string[];
 };

@@ -11,7 +11,10 @@ const MAX_URL = 2048;
 const MAX_URLS = 1000;
 
 /** `importUrl` input as clients send it. */
-export type RawUrlImport = Omit<RawDocumentInput, 'id' | 'content' | 'expiresAt' | 'entityIds'> & { url?: string | null; urls?: readonly string[] | null };
+export type RawUrlImport = Omit<RawDocumentInput, 'id' | 'content' | 'expiresAt' | 'entityIds'> & {
+  url?: string | null;
+  urls?: readonly string[] | null;
+};
 
 /** `importOpenApi` input as clients send it. */
 export interface RawOpenApiImport {
@@ -25,12 +28,19 @@ export interface RawOpenApiImport {
 }
 
 /** `importUpload` input as clients send it. */
-export type RawUploadImport = Omit<RawDocumentInput, 'content' | 'expiresAt' | 'entityIds'> & { uploadId?: string | null; specId?: string | null };
+export type RawUploadImport = Omit<RawDocumentInput, 'content' | 'expiresAt' | 'entityIds'> & {
+  uploadId?: string | null;
+  specId?: string | null;
+};
 
 /** A given spec id, validated (surrounding blanks dropped), or undefined when none was given. */
 export function validateOptionalSpecId(value: string | null | undefined, field: string): string | undefined {
   if (value === undefined || value === null) return undefined;
-  if (value.trim() === '') throw badInput(field, 'must not be empty: leave it out to derive the id, or give 1-100 letters, digits, "_", "." or "-"');
+  if (value.trim() === '')
+    throw badInput(
+      field,
+      'must not be empty: leave it out to derive the id, or give 1-100 letters, digits, "_", "." or "-"',
+    );
   return validateSpecId(value.trim(), field);
 }
 
@@ -61,14 +71,22 @@ export function validateUrlImport(raw: RawUrlImport, prefix = 'input'): ImportRe
 export function validateOpenApiImport(raw: RawOpenApiImport, maxBytes: number, prefix = 'input'): ImportRequest {
   const hasUrl = raw.url !== undefined && raw.url !== null && raw.url.trim() !== '';
   const hasContent = raw.content !== undefined && raw.content !== null && raw.content.trim() !== '';
-  if (hasUrl === hasContent) throw badInput(prefix, 'give either url (to fetch the spec) or content (the spec itself), not both or neither');
-  const defaults = validateDocumentDefaults({ title: raw.title ?? null, tags: raw.tags ?? [], source: raw.source ?? null }, prefix);
+  if (hasUrl === hasContent)
+    throw badInput(prefix, 'give either url (to fetch the spec) or content (the spec itself), not both or neither');
+  const defaults = validateDocumentDefaults(
+    { title: raw.title ?? null, tags: raw.tags ?? [], source: raw.source ?? null },
+    prefix,
+  );
   const request: ImportRequest = { kind: 'openapi', tags: validateTags(defaults.tags, `${prefix}.tags`) };
   if (hasUrl) request.url = validateImportUrl(raw.url, `${prefix}.url`);
   if (hasContent) {
     const size = Buffer.byteLength(raw.content as string, 'utf8');
     if (size > maxBytes) {
-      throw new AppError(ErrorCode.IMPORT_TOO_LARGE, `${prefix}.content is ${size} bytes; the limit is ${maxBytes} (CAIRN_IMPORT_MAX_BYTES)`, { size, limit: maxBytes });
+      throw new AppError(
+        ErrorCode.IMPORT_TOO_LARGE,
+        `${prefix}.content is ${size} bytes; the limit is ${maxBytes} (CAIRN_IMPORT_MAX_BYTES)`,
+        { size, limit: maxBytes },
+      );
     }
     request.content = raw.content as string;
   }
@@ -84,7 +102,13 @@ export function validateOpenApiImport(raw: RawOpenApiImport, maxBytes: number, p
 export function validateUploadImport(raw: RawUploadImport, upload: UploadRecord, prefix = 'input'): ImportRequest {
   const documentId = raw.id ? validateDocumentId(raw.id, `${prefix}.id`) : documentIdForFile(upload.fileName);
   const specId = validateOptionalSpecId(raw.specId, `${prefix}.specId`);
-  const request: ImportRequest = { kind: 'upload', uploadId: upload.id, fileName: upload.fileName, documentId, defaults: validateDocumentDefaults(raw, prefix) };
+  const request: ImportRequest = {
+    kind: 'upload',
+    uploadId: upload.id,
+    fileName: upload.fileName,
+    documentId,
+    defaults: validateDocumentDefaults(raw, prefix),
+  };
   if (specId !== undefined) request.specId = specId;
   if (raw.id) request.idGiven = true;
   return request;

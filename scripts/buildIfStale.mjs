@@ -88,7 +88,11 @@ export function buildIfStale(names, base = root) {
     const at = (/** @type {string} */ p) => path.join(base, p);
     if (!isStale(step.inputs.map(at), step.outputs.map(at))) continue;
     process.stderr.write(`${step.what}: sources changed since the last build…\n`);
-    const res = spawnSync(process.execPath, step.command.map((c, i) => (i === 0 ? at(c) : c)), { cwd: base, stdio: 'inherit' });
+    const res = spawnSync(
+      process.execPath,
+      step.command.map((c, i) => (i === 0 ? at(c) : c)),
+      { cwd: base, stdio: 'inherit' },
+    );
     if (res.status !== 0) return res.status ?? 1;
     // tsc leaves its build info alone when no output changed (a file saved unchanged): mark the outputs as current.
     const now = new Date();

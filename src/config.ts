@@ -46,9 +46,46 @@ function importConfig(e: Env) {
     pdfMaxPages: e.CAIRN_IMPORT_PDF_MAX_PAGES,
     maxUnzippedBytes: e.CAIRN_IMPORT_MAX_UNZIPPED_BYTES,
     deferVectorIndex: e.CAIRN_IMPORT_DEFER_VECTOR_INDEX,
-    jobs: { concurrency: e.CAIRN_IMPORT_JOB_CONCURRENCY, leaseMs: e.CAIRN_IMPORT_JOB_LEASE_MS, pollMs: e.CAIRN_IMPORT_JOB_POLL_MS },
+    jobs: {
+      concurrency: e.CAIRN_IMPORT_JOB_CONCURRENCY,
+      leaseMs: e.CAIRN_IMPORT_JOB_LEASE_MS,
+      pollMs: e.CAIRN_IMPORT_JOB_POLL_MS,
+    },
     uploadMaxBytes: e.CAIRN_UPLOAD_MAX_BYTES,
     uploadTtlMs: e.CAIRN_UPLOAD_TTL_MS,
+  };
+}
+
+function searchConfig(e: Env) {
+  return {
+    mode: e.CAIRN_SEARCH_MODE,
+    fusion: e.CAIRN_SEARCH_FUSION,
+    vectorWeight: e.CAIRN_SEARCH_VECTOR_WEIGHT,
+    rrfK: e.CAIRN_SEARCH_RRF_K,
+    candidates: e.CAIRN_SEARCH_CANDIDATES,
+    bm25K1: e.CAIRN_SEARCH_BM25_K1,
+    bm25B: e.CAIRN_SEARCH_BM25_B,
+    keywordCandidateDf: e.CAIRN_SEARCH_KEYWORD_CANDIDATE_DF,
+  };
+}
+
+function sourcesConfig(e: Env, dataDir: string) {
+  return {
+    folderRoot: e.CAIRN_SOURCES_FOLDER_ROOT ? path.resolve(e.CAIRN_SOURCES_FOLDER_ROOT) : undefined,
+    cacheDir: path.resolve(
+      e.CAIRN_SOURCES_CACHE_DIR ??
+        (dataDir === MEMORY_DATA_DIR ? path.join(os.tmpdir(), 'cairn-sources') : path.join(dataDir, 'sources')),
+    ),
+    tickMs: e.CAIRN_SOURCES_TICK_MS,
+  };
+}
+
+function secretsConfig(e: Env) {
+  return {
+    key: e.CAIRN_SECRET_KEY,
+    previousKeys: e.CAIRN_SECRET_KEY_PREVIOUS.split(',')
+      .map((k) => k.trim())
+      .filter((k) => k !== ''),
   };
 }
 
@@ -75,18 +112,14 @@ function toConfig(e: Env) {
       minScoreFloor: e.CAIRN_RAG_MIN_SCORE_FLOOR,
     },
     neo4j: e.CAIRN_NEO4J_URI
-      ? { uri: e.CAIRN_NEO4J_URI, user: e.CAIRN_NEO4J_USER, password: e.CAIRN_NEO4J_PASSWORD ?? '', database: e.CAIRN_NEO4J_DATABASE }
+      ? {
+          uri: e.CAIRN_NEO4J_URI,
+          user: e.CAIRN_NEO4J_USER,
+          password: e.CAIRN_NEO4J_PASSWORD ?? '',
+          database: e.CAIRN_NEO4J_DATABASE,
+        }
       : undefined,
-    search: {
-      mode: e.CAIRN_SEARCH_MODE,
-      fusion: e.CAIRN_SEARCH_FUSION,
-      vectorWeight: e.CAIRN_SEARCH_VECTOR_WEIGHT,
-      rrfK: e.CAIRN_SEARCH_RRF_K,
-      candidates: e.CAIRN_SEARCH_CANDIDATES,
-      bm25K1: e.CAIRN_SEARCH_BM25_K1,
-      bm25B: e.CAIRN_SEARCH_BM25_B,
-      keywordCandidateDf: e.CAIRN_SEARCH_KEYWORD_CANDIDATE_DF,
-    },
+    search: searchConfig(e),
     vectorMemoryIndexMaxChunks: e.CAIRN_VECTOR_MEMORY_INDEX_MAX_CHUNKS,
     hnswEfSearch: e.CAIRN_HNSW_EF_SEARCH,
     enrich: {
@@ -101,17 +134,8 @@ function toConfig(e: Env) {
     maxDocumentChars: e.CAIRN_MAX_DOCUMENT_CHARS,
     maxResponseTextChars: e.CAIRN_MAX_RESPONSE_TEXT_CHARS,
     maxBodyBytes: e.CAIRN_MAX_BODY_BYTES,
-    sources: {
-      folderRoot: e.CAIRN_SOURCES_FOLDER_ROOT ? path.resolve(e.CAIRN_SOURCES_FOLDER_ROOT) : undefined,
-      cacheDir: path.resolve(e.CAIRN_SOURCES_CACHE_DIR ?? (dataDir === MEMORY_DATA_DIR ? path.join(os.tmpdir(), 'cairn-sources') : path.join(dataDir, 'sources'))),
-      tickMs: e.CAIRN_SOURCES_TICK_MS,
-    },
-    secrets: {
-      key: e.CAIRN_SECRET_KEY,
-      previousKeys: e.CAIRN_SECRET_KEY_PREVIOUS.split(',')
-        .map((k) => k.trim())
-        .filter((k) => k !== ''),
-    },
+    sources: sourcesConfig(e, dataDir),
+    secrets: secretsConfig(e),
     import: importConfig(e),
     auth: { mode: e.CAIRN_AUTH },
     apiKey: e.CAIRN_API_KEY,
@@ -127,7 +151,11 @@ function toConfig(e: Env) {
       perKey: e.CAIRN_SUBSCRIPTIONS_PER_KEY,
       initTimeoutMs: e.CAIRN_SUBSCRIPTION_INIT_TIMEOUT_MS,
     },
-    rateLimit: { perSecond: e.CAIRN_RATE_LIMIT_PER_SECOND, burst: e.CAIRN_RATE_LIMIT_BURST, failedKeysPerMinute: e.CAIRN_RATE_LIMIT_FAILED_KEYS_PER_MINUTE },
+    rateLimit: {
+      perSecond: e.CAIRN_RATE_LIMIT_PER_SECOND,
+      burst: e.CAIRN_RATE_LIMIT_BURST,
+      failedKeysPerMinute: e.CAIRN_RATE_LIMIT_FAILED_KEYS_PER_MINUTE,
+    },
   };
 }
 
@@ -154,19 +182,30 @@ export const DOT_ENV_FILE = '.env';
  * set in the environment wins over the file's, and a missing file is no error. The file is parsed with Node's own
  * dotenv parser (util.parseEnv, as `node --env-file` and process.loadEnvFile use), without changing process.env.
  */
-export function readEnvironment(file: string = path.resolve(DOT_ENV_FILE), env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+export function readEnvironment(
+  file: string = path.resolve(DOT_ENV_FILE),
+  env: NodeJS.ProcessEnv = process.env,
+): NodeJS.ProcessEnv {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return env;
-    throw new AppError(ErrorCode.CONFIG_INVALID, `Cannot read ${file} (${code ?? String(err)}): fix its permissions, or remove it and set the variables in the environment`, { file });
+    throw new AppError(
+      ErrorCode.CONFIG_INVALID,
+      `Cannot read ${file} (${code ?? String(err)}): fix its permissions, or remove it and set the variables in the environment`,
+      { file },
+    );
   }
   // util.parseEnv arrived in Node 20.12; older 20.x releases cannot read the file.
   const parseEnv = (util as { parseEnv?: (content: string) => NodeJS.Dict<string> }).parseEnv;
   if (!parseEnv) {
-    throw new AppError(ErrorCode.CONFIG_INVALID, `${file} exists, but Node ${process.version} cannot parse it (needs 20.12 or later): upgrade Node, or set the variables in the environment`, { file });
+    throw new AppError(
+      ErrorCode.CONFIG_INVALID,
+      `${file} exists, but Node ${process.version} cannot parse it (needs 20.12 or later): upgrade Node, or set the variables in the environment`,
+      { file },
+    );
   }
   return { ...parseEnv(text), ...env };
 }

@@ -70,7 +70,9 @@ const MAX_REPEATED_INPUT = 200;
  */
 export function redactAndTruncate(value: string): string {
   const shown = redactCredentials(value);
-  return shown.length <= MAX_REPEATED_INPUT ? shown : `${shown.slice(0, MAX_REPEATED_INPUT)}… (${value.length} characters)`;
+  return shown.length <= MAX_REPEATED_INPUT
+    ? shown
+    : `${shown.slice(0, MAX_REPEATED_INPUT)}… (${value.length} characters)`;
 }
 
 /** What replaces the user name and password of a URL in text shown or logged (as the importers show URLs). */
@@ -97,7 +99,7 @@ export function redactCredentials(raw: string): string {
   const text = raw.includes('PRIVATE KEY-----') ? raw.replace(PRIVATE_KEY, HIDDEN_PRIVATE_KEY) : raw;
   let out = '';
   let copied = 0;
-  for (let i = text.indexOf('://'); i !== -1; ) {
+  for (let i = text.indexOf('://'); i !== -1;) {
     const start = i + 3;
     let end = start;
     let at = -1;
@@ -115,7 +117,12 @@ export function redactCredentials(raw: string): string {
 export function loggableError(err: unknown): unknown {
   if (!(err instanceof Error)) return typeof err === 'string' ? redactCredentials(err) : err;
   const code = (err as { code?: unknown }).code;
-  return { type: err.name, message: redactCredentials(err.message), stack: err.stack === undefined ? undefined : redactCredentials(err.stack), ...(code === undefined ? {} : { code }) };
+  return {
+    type: err.name,
+    message: redactCredentials(err.message),
+    stack: err.stack === undefined ? undefined : redactCredentials(err.stack),
+    ...(code === undefined ? {} : { code }),
+  };
 }
 
 /** True when the value is an `AppError`. */

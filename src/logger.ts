@@ -19,13 +19,25 @@ export function wantsPrettyLogs(env: 'development' | 'production' | 'test', stdo
   return env !== 'production' && stdoutIsTTY;
 }
 
-type PrettyFactory = (options: { colorize?: boolean; translateTime?: string; ignore?: string; sync?: boolean; destination?: NodeJS.WritableStream }) => DestinationStream;
+type PrettyFactory = (options: {
+  colorize?: boolean;
+  translateTime?: string;
+  ignore?: string;
+  sync?: boolean;
+  destination?: NodeJS.WritableStream;
+}) => DestinationStream;
 
 /** pino-pretty's stream when it is installed (a development dependency: an image built without it logs JSON). */
 function prettyStream(destination: NodeJS.WritableStream | undefined): DestinationStream | undefined {
   try {
     const pretty = createRequire(import.meta.url)('pino-pretty') as PrettyFactory;
-    return pretty({ colorize: destination === undefined, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service', sync: true, ...(destination ? { destination } : {}) });
+    return pretty({
+      colorize: destination === undefined,
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: 'pid,hostname,service',
+      sync: true,
+      ...(destination ? { destination } : {}),
+    });
   } catch {
     return undefined;
   }

@@ -23,7 +23,13 @@ import { createGraphStore } from './graph/createGraphStore.js';
 import { MentionLinker } from './graph/mentions/MentionLinker.js';
 import { PostgresMentionIndex } from './graph/mentions/PostgresMentionIndex.js';
 import { OutboxWorker } from './graph/mentions/OutboxWorker.js';
-import { createSafeFetcher, ImportService, SourceService, type Resolver, type SafeFetcher } from '../importers/index.js';
+import {
+  createSafeFetcher,
+  ImportService,
+  SourceService,
+  type Resolver,
+  type SafeFetcher,
+} from '../importers/index.js';
 import { SecretBox } from './shared/secretBox.js';
 
 /** The leader's session advisory lock ("leader" in ASCII, below 2^53 and apart from KeyedLock spaces). */
@@ -78,7 +84,12 @@ export interface CreateServicesOptions {
 }
 
 /** Applies migrations and picks the embedder; unless told otherwise, checks it against the one the store recorded. */
-async function prepareDatabase(db: Db, config: Config, logger: Logger, options: CreateServicesOptions): Promise<EmbeddingProvider> {
+async function prepareDatabase(
+  db: Db,
+  config: Config,
+  logger: Logger,
+  options: CreateServicesOptions,
+): Promise<EmbeddingProvider> {
   const applied = await migrate(db);
   if (applied.length > 0) logger.info({ applied }, 'database migrations applied');
   const recorded = await readRecordedEmbedder(db);
@@ -112,7 +123,12 @@ interface ImportParts {
 }
 
 /** Import jobs and registered sources, started (their pollers only when `importQueue` is not false). */
-async function startImports({ db, documents, graph }: ImportParts, config: Config, logger: Logger, options: CreateServicesOptions) {
+async function startImports(
+  { db, documents, graph }: ImportParts,
+  config: Config,
+  logger: Logger,
+  options: CreateServicesOptions,
+) {
   const fetcher = options.fetcher ?? createSafeFetcher(config.import);
   const imports = new ImportService({
     db,
@@ -150,7 +166,11 @@ async function startImports({ db, documents, graph }: ImportParts, config: Confi
 }
 
 /** Composition root: opens the database, applies migrations, picks the embedder and wires the services. */
-export async function createServices(config: Config, logger: Logger, options: CreateServicesOptions = {}): Promise<Services> {
+export async function createServices(
+  config: Config,
+  logger: Logger,
+  options: CreateServicesOptions = {},
+): Promise<Services> {
   const db = await openDb(config);
   try {
     const embedder = await prepareDatabase(db, config, logger, options);
@@ -160,14 +180,23 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     const outbox = mirror ? new OutboxWorker(linker.mentions, store, logger) : undefined;
     const graph = new GraphService(store, linker, new KeyedLock(db, ENTITY_CREATE_LOCK_SPACE), outbox);
     const documents = new DocumentService(db, embedder, config.chunking, linker);
-    const search = new SearchService(db, embedder, config.rag, config.search, { memoryIndexMaxChunks: config.vectorMemoryIndexMaxChunks, efSearch: config.hnswEfSearch, logger });
+    const search = new SearchService(db, embedder, config.rag, config.search, {
+      memoryIndexMaxChunks: config.vectorMemoryIndexMaxChunks,
+      efSearch: config.hnswEfSearch,
+      logger,
+    });
     const gaps = new KnowledgeGapRepository(db);
     const enricher = new ContextEnricher(search, graph, gaps, config.enrich, logger);
     const sweeper = new ExpirySweeper(documents, config.expirySweepIntervalMs, logger);
     const leaderLock = db.sessionLock(LEADER_LOCK_KEY, () => leadership.lost());
-    const leadership: Leadership = new Leadership(leaderLock, outbox ? [sweeper, outbox] : [sweeper], { retryMs: config.leaderRetryMs, logger });
+    const leadership: Leadership = new Leadership(leaderLock, outbox ? [sweeper, outbox] : [sweeper], {
+      retryMs: config.leaderRetryMs,
+      logger,
+    });
     const { imports, sources } = await startImports({ db, documents, graph }, config, logger, options);
-    const apiKeys = new ApiKeyService(db, { onTouchError: (err) => logger.warn({ err }, 'could not record an API key use') });
+    const apiKeys = new ApiKeyService(db, {
+      onTouchError: (err) => logger.warn({ err }, 'could not record an API key use'),
+    });
     // Other processes on this database announce changes to what this one caches; `undefined`: some may be missed.
     const changes = await db.listen(CHANGES_CHANNEL, (topic) => {
       if (topic === undefined || topic === 'names') linker.forgetNames();

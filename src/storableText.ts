@@ -38,8 +38,16 @@ function unstorable(value: unknown, field: string, depth: number): { path: strin
  */
 export function assertStorableText(value: unknown, field: string): void {
   const found = unstorable(value, field, 0);
-  if (found?.tooDeep) throw badInput(found.path, `is nested more than ${MAX_JSON_DEPTH} levels deep; at most ${MAX_JSON_DEPTH} are accepted`);
-  if (found !== undefined) throw badInput(found.path, 'contains a NUL character (\\u0000) or an unpaired surrogate, which cannot be stored; remove it or send valid UTF-16');
+  if (found?.tooDeep)
+    throw badInput(
+      found.path,
+      `is nested more than ${MAX_JSON_DEPTH} levels deep; at most ${MAX_JSON_DEPTH} are accepted`,
+    );
+  if (found !== undefined)
+    throw badInput(
+      found.path,
+      'contains a NUL character (\\u0000) or an unpaired surrogate, which cannot be stored; remove it or send valid UTF-16',
+    );
 }
 
 /**
@@ -47,7 +55,8 @@ export function assertStorableText(value: unknown, field: string): void {
  * replaces unpaired surrogates with U+FFFD, in strings at any depth. Client input is rejected instead (above).
  */
 export function toStorableText<T>(value: T): T {
-  if (typeof value === 'string') return (UNSTORABLE.test(value) ? value.replaceAll('\u0000', '').replace(/\p{Cs}/gu, '\uFFFD') : value) as T;
+  if (typeof value === 'string')
+    return (UNSTORABLE.test(value) ? value.replaceAll('\u0000', '').replace(/\p{Cs}/gu, '\uFFFD') : value) as T;
   if (Array.isArray(value)) return value.map((item: unknown) => toStorableText(item)) as T;
   if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [toStorableText(k), toStorableText(v)])) as T;

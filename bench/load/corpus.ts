@@ -36,5 +36,12 @@ export function loadCorpus(seedCount: number, importCount: number, prefix: strin
 
 /** A document as `upsertDocuments` takes it, its id under `prefix`. */
 export function asInput(doc: BeirDoc, tag: string, prefix: string): Record<string, unknown> {
-  return { id: `${prefix}:${doc.id}`, title: doc.title || `SciFact ${doc.id}`, content: doc.text || doc.title, documentType: 'REFERENCE', source: 'scifact', tags: [tag] };
+  return {
+    id: `${prefix}:${doc.id}`,
+    title: doc.title || `SciFact ${doc.id}`,
+    content: doc.text || doc.title,
+    documentType: 'REFERENCE',
+    source: 'scifact',
+    tags: [tag],
+  };
 }

@@ -42,7 +42,11 @@ export interface CpuSnapshot {
 
 /** The machine's busy and total CPU time over all cores, from the first line of /proc/stat (in ms). */
 function machineCpu(): { busyMs: number; totalMs: number } {
-  const fields = (fs.readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1, 9).map(Number);
+  const fields = (fs.readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '')
+    .trim()
+    .split(/\s+/)
+    .slice(1, 9)
+    .map(Number);
   const total = fields.reduce((a, b) => a + b, 0);
   const idle = (fields[3] ?? 0) + (fields[4] ?? 0); // idle + iowait
   return { busyMs: ((total - idle) * 1000) / TICKS_PER_SECOND, totalMs: (total * 1000) / TICKS_PER_SECOND };
@@ -75,7 +79,8 @@ export interface CpuUse {
 
 /** CPU each group used between two snapshots, and how busy the machine was. */
 export function cpuBetween(before: CpuSnapshot, after: CpuSnapshot): CpuUse {
-  const delta = (a: Map<number, number>, b: Map<number, number>) => [...b].reduce((s, [pid, ms]) => s + ms - (a.get(pid) ?? 0), 0);
+  const delta = (a: Map<number, number>, b: Map<number, number>) =>
+    [...b].reduce((s, [pid, ms]) => s + ms - (a.get(pid) ?? 0), 0);
   const total = after.machine.totalMs - before.machine.totalMs;
   return {
     server: delta(before.server, after.server),

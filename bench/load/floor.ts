@@ -25,7 +25,12 @@ export interface FloorRequest {
 }
 
 /** Runs `work` from `clients` concurrent loops for `seconds`, measuring latency and CPU (this process as the server). */
-async function drive(clients: number, seconds: number, next: () => FloorRequest, work: (r: FloorRequest) => Promise<unknown>): Promise<FloorResult> {
+async function drive(
+  clients: number,
+  seconds: number,
+  next: () => FloorRequest,
+  work: (r: FloorRequest) => Promise<unknown>,
+): Promise<FloorResult> {
   const ms: number[] = [];
   const cpu0 = cpuSnapshot(process.pid);
   const start = performance.now();
@@ -40,19 +45,40 @@ async function drive(clients: number, seconds: number, next: () => FloorRequest,
     }),
   );
   const elapsed = (performance.now() - start) / 1000;
-  return { calls: ms.length, seconds: elapsed, p50: percentile(ms, 50), p95: percentile(ms, 95), cpu: cpuBetween(cpu0, cpuSnapshot(process.pid)) };
+  return {
+    calls: ms.length,
+    seconds: elapsed,
+    p50: percentile(ms, 50),
+    p95: percentile(ms, 95),
+    cpu: cpuBetween(cpu0, cpuSnapshot(process.pid)),
+  };
 }
 
 /**
  * Each search mode alone (BM25, HNSW, both fused) and the whole enricher (both lanes, mentions, Neo4j reads), each for `seconds` at `clients` concurrent calls, against the database and graph the server under test uses.
  */
-export async function measureFloor(env: Record<string, string>, clients: number, seconds: number, next: () => FloorRequest): Promise<FloorRows> {
+export async function measureFloor(
+  env: Record<string, string>,
+  clients: number,
+  seconds: number,
+  next: () => FloorRequest,
+): Promise<FloorRows> {
   const config = loadConfig({ ...process.env, ...env });
   const services = await createServices(config, silentLogger(), { importQueue: false });
   try {
     const { rag, enrich } = config;
-    const request = (r: FloorRequest) => ({ query: r.query, topK: r.topK, maxEntities: enrich.maxEntities, graphDepth: r.graphDepth, maxChars: enrich.maxChars, filter: {}, mode: undefined, graphShare: enrich.graphShare });
-    const search = (mode: string) => (r: FloorRequest) => services.search.search({ query: r.query, topK: Math.min(r.topK, rag.maxTopK), filter: {}, mode });
+    const request = (r: FloorRequest) => ({
+      query: r.query,
+      topK: r.topK,
+      maxEntities: enrich.maxEntities,
+      graphDepth: r.graphDepth,
+      maxChars: enrich.maxChars,
+      filter: {},
+      mode: undefined,
+      graphShare: enrich.graphShare,
+    });
+    const search = (mode: string) => (r: FloorRequest) =>
+      services.search.search({ query: r.query, topK: Math.min(r.topK, rag.maxTopK), filter: {}, mode });
     // Warm both paths (prepared statements, the name cache, the JIT) before measuring.
     await drive(clients, 2, next, (r) => services.enricher.enrich(request(r)));
     const gapsBefore = await gapCount(services.db);

@@ -40,12 +40,20 @@ export async function startRoundRobin(urls: readonly string[]): Promise<{ url: s
 const WARM_UP_S = 5;
 
 /** One load phase: requests/s, latency, errors and CPU per request of the given servers. */
-async function phase(url: string, servers: readonly ServerProcess[], clients: number, seconds: number, nextBody: () => string) {
+async function phase(
+  url: string,
+  servers: readonly ServerProcess[],
+  clients: number,
+  seconds: number,
+  nextBody: () => string,
+) {
   const pids = servers.map((s) => s.child.pid as number);
   const before = cpuSnapshot(pids);
   const result = await runLoad(url, clients, seconds, nextBody);
   const cpu = cpuBetween(before, cpuSnapshot(pids));
-  const perRequest = [cpu.server, cpu.postgres, cpu.neo4j, cpu.generator].map((v) => (v / Math.max(1, result.requests)).toFixed(1)).join(' / ');
+  const perRequest = [cpu.server, cpu.postgres, cpu.neo4j, cpu.generator]
+    .map((v) => (v / Math.max(1, result.requests)).toFixed(1))
+    .join(' / ');
   const latency = latencyOf(result.samples);
   return [
     Number((result.requests / result.seconds).toFixed(1)),
@@ -60,7 +68,12 @@ async function phase(url: string, servers: readonly ServerProcess[], clients: nu
  * The same enrichContext load against one server alone, then against all of them behind a round-robin balancer, in
  * one run on one machine. Both phases send the same kind of requests, without the import.
  */
-export async function instancesTable(servers: readonly ServerProcess[], clients: number, seconds: number, nextBody: () => string): Promise<Table> {
+export async function instancesTable(
+  servers: readonly ServerProcess[],
+  clients: number,
+  seconds: number,
+  nextBody: () => string,
+): Promise<Table> {
   const first = servers[0] as ServerProcess;
   const balancer = await startRoundRobin(servers.map((s) => s.url));
   let alone: (string | number)[];
@@ -75,7 +88,14 @@ export async function instancesTable(servers: readonly ServerProcess[], clients:
   }
   return {
     title: `Load: one instance, then ${servers.length} behind a round-robin balancer (${clients} clients, ${seconds} s each)`,
-    headers: ['setup', 'requests/s', 'latency p50 / p95 / p99 ms', 'errors: non-2xx / GraphQL / socket+timeout', 'CPU ms per request: servers / Postgres / Neo4j / bench', 'machine busy'],
+    headers: [
+      'setup',
+      'requests/s',
+      'latency p50 / p95 / p99 ms',
+      'errors: non-2xx / GraphQL / socket+timeout',
+      'CPU ms per request: servers / Postgres / Neo4j / bench',
+      'machine busy',
+    ],
     rows: [
       ['1 instance, direct', ...alone],
       [`${servers.length} instances, TCP round robin in the bench process`, ...together],

@@ -19,13 +19,22 @@ export interface LoadResult {
 }
 
 /** Latency percentiles (ms) of the samples completed within [from, to). */
-export function latencyOf(samples: readonly Sample[], from = 0, to = Infinity): { n: number; p50: number; p95: number; p99: number } {
+export function latencyOf(
+  samples: readonly Sample[],
+  from = 0,
+  to = Infinity,
+): { n: number; p50: number; p95: number; p99: number } {
   const ms = samples.filter(([at]) => at >= from && at < to).map(([, v]) => v);
   return { n: ms.length, p50: percentile(ms, 50), p95: percentile(ms, 95), p99: percentile(ms, 99) };
 }
 
 /** Runs `clients` concurrent connections for `seconds`, each request an `enrichContext` built by `nextBody`. */
-export async function runLoad(url: string, clients: number, seconds: number, nextBody: () => string): Promise<LoadResult> {
+export async function runLoad(
+  url: string,
+  clients: number,
+  seconds: number,
+  nextBody: () => string,
+): Promise<LoadResult> {
   let graphqlErrors = 0;
   const errorExamples: string[] = [];
   const samples: Sample[] = [];
@@ -50,7 +59,10 @@ export async function runLoad(url: string, clients: number, seconds: number, nex
     ],
   });
   // autocannon passes the client first; its type definitions leave it out.
-  (instance as unknown as NodeJS.EventEmitter).on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => samples.push([Date.now(), ms]));
+  (instance as unknown as NodeJS.EventEmitter).on(
+    'response',
+    (_client: unknown, _status: number, _bytes: number, ms: number) => samples.push([Date.now(), ms]),
+  );
   const result = await instance;
   return {
     requests: result.requests.total,

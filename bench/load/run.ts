@@ -47,10 +47,16 @@ const TARGET_RSS_GROWTH = 0.1;
 const databaseUrl = process.env.CAIRN_BENCH_DATABASE_URL ?? process.env.CAIRN_TEST_DATABASE_URL;
 const neo4jUri = process.env.CAIRN_BENCH_NEO4J_URI ?? process.env.CAIRN_TEST_NEO4J_URI;
 if (!databaseUrl || !neo4jUri) {
-  console.error('bench:load needs the real servers: set CAIRN_TEST_DATABASE_URL (`bash scripts/postgres-server.sh start`) and CAIRN_TEST_NEO4J_URI (`bash scripts/neo4j-server.sh start`).');
+  console.error(
+    'bench:load needs the real servers: set CAIRN_TEST_DATABASE_URL (`bash scripts/postgres-server.sh start`) and CAIRN_TEST_NEO4J_URI (`bash scripts/neo4j-server.sh start`).',
+  );
   process.exit(2);
 }
-const neo4j = { uri: neo4jUri, user: process.env.CAIRN_TEST_NEO4J_USER ?? 'neo4j', password: process.env.CAIRN_TEST_NEO4J_PASSWORD ?? 'cairn-test-password' };
+const neo4j = {
+  uri: neo4jUri,
+  user: process.env.CAIRN_TEST_NEO4J_USER ?? 'neo4j',
+  password: process.env.CAIRN_TEST_NEO4J_PASSWORD ?? 'cairn-test-password',
+};
 
 /** CPU ms per request of the server, Postgres and Neo4j, as "a / b / c". */
 function perRequest(cpu: { server: number; postgres: number; neo4j: number }, requests: number): string {
@@ -68,7 +74,13 @@ function floorTable(floor: FloorRows): Table {
   ];
   return {
     title: `Load floor: the server's services called in-process (${CLIENTS} concurrent calls, ${FLOOR_S} s each, no HTTP, GraphQL or import)`,
-    headers: ['work', 'calls/s', 'latency p50 / p95 ms', 'CPU ms per call: bench (as server) / Postgres / Neo4j', 'machine busy'],
+    headers: [
+      'work',
+      'calls/s',
+      'latency p50 / p95 ms',
+      'CPU ms per call: bench (as server) / Postgres / Neo4j',
+      'machine busy',
+    ],
     rows: [
       row('keyword lane alone (BM25)', floor.keyword),
       row('vector lane alone (HNSW)', floor.vector),
@@ -84,21 +96,31 @@ function floorTable(floor: FloorRows): Table {
 
 /** POSTs an operation and returns `data`, throwing on any GraphQL error. */
 async function gql<T>(url: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
-  const res = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+  const res = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
   const body = (await res.json()) as { data?: T; errors?: unknown[] };
   if (body.errors) throw new Error(`GraphQL error: ${JSON.stringify(body.errors).slice(0, 1000)}`);
   return body.data as T;
 }
 
 /** Imports `docs` in batches through upsertDocuments, as an importer would send them; returns seconds and failures. */
-async function importBatches(url: string, docs: CorpusDocs, prefix: string): Promise<{ seconds: number; failed: number }> {
+async function importBatches(
+  url: string,
+  docs: CorpusDocs,
+  prefix: string,
+): Promise<{ seconds: number; failed: number }> {
   const start = Date.now();
   let failed = 0;
   for (let i = 0; i < docs.length; i += IMPORT_BATCH) {
-    await gql(url, UPSERT, { input: docs.slice(i, i + IMPORT_BATCH).map((d) => asInput(d, 'import', prefix)) }).catch((err: unknown) => {
-      failed++;
-      console.error(String(err));
-    });
+    await gql(url, UPSERT, { input: docs.slice(i, i + IMPORT_BATCH).map((d) => asInput(d, 'import', prefix)) }).catch(
+      (err: unknown) => {
+        failed++;
+        console.error(String(err));
+      },
+    );
   }
   return { seconds: (Date.now() - start) / 1000, failed };
 }
@@ -107,7 +129,9 @@ const UPSERT = `mutation($input: [CreateDocumentInput!]!) { upsertDocuments(inpu
 const ENRICH = `query($q: String!, $k: Int, $d: Int) { enrichContext(input: { query: $q, topK: $k, graphDepth: $d }) {
   context citations { number documentId } entities { entity { id name } why } chunks { score } warnings } }`;
 
-console.log(`Cairn load bench on ${machineLine()}: ${CLIENTS} clients × ${DURATION} s of enrichContext while ${args.import} documents are imported`);
+console.log(
+  `Cairn load bench on ${machineLine()}: ${CLIENTS} clients × ${DURATION} s of enrichContext while ${args.import} documents are imported`,
+);
 // Neo4j Community has one database, shared with tests and other benches: this run's nodes carry a prefix, and only
 // they are deleted at the end (nothing is wiped).
 const prefix = `load${Date.now().toString(36)}`;
@@ -127,7 +151,10 @@ const serverEnv = {
   CAIRN_EMBEDDING_DIMENSIONS: '256',
   CAIRN_RATE_LIMIT_PER_SECOND: '0', // the bench is one client address: the per-address limit would measure itself
 };
-const server = await startServerProcess(serverEnv, process.env.CAIRN_BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.CAIRN_BENCH_CPU_PROF] : []);
+const server = await startServerProcess(
+  serverEnv,
+  process.env.CAIRN_BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.CAIRN_BENCH_CPU_PROF] : [],
+);
 // Started after the first, which has applied the migrations and recorded the embedder.
 const others: ServerProcess[] = [];
 const tables: Table[] = [];
@@ -137,21 +164,33 @@ try {
   await gql(server.url, `mutation($input: UpsertGraphInput!) { upsertGraph(input: $input) { entities { id } } }`, {
     input: { entities: corpus.entities, relationships: corpus.relationships },
   });
-  for (let i = 0; i < corpus.seed.length; i += 250) await gql(server.url, UPSERT, { input: corpus.seed.slice(i, i + 250).map((d) => asInput(d, 'seed', prefix)) });
-  for (let backlog = 1; backlog > 0; ) {
-    backlog = (await gql<{ graphStats: { outboxBacklog: number } }>(server.url, `{ graphStats { outboxBacklog } }`)).graphStats.outboxBacklog;
+  for (let i = 0; i < corpus.seed.length; i += 250)
+    await gql(server.url, UPSERT, { input: corpus.seed.slice(i, i + 250).map((d) => asInput(d, 'seed', prefix)) });
+  for (let backlog = 1; backlog > 0;) {
+    backlog = (await gql<{ graphStats: { outboxBacklog: number } }>(server.url, `{ graphStats { outboxBacklog } }`))
+      .graphStats.outboxBacklog;
     if (backlog > 0) await new Promise((r) => setTimeout(r, 500));
   }
   const seedSeconds = (performance.now() - t0) / 1000;
-  console.log(`seeded ${corpus.seed.length} documents, ${corpus.entities.length} entities, ${corpus.relationships.length} relationships in ${seedSeconds.toFixed(1)} s (mentions mirrored to Neo4j)`);
+  console.log(
+    `seeded ${corpus.seed.length} documents, ${corpus.entities.length} entities, ${corpus.relationships.length} relationships in ${seedSeconds.toFixed(1)} s (mentions mirrored to Neo4j)`,
+  );
 
   let n = 0;
   const nextBody = () => {
     n++;
-    return JSON.stringify({ query: ENRICH, variables: { q: corpus.queries[n % corpus.queries.length], k: [3, 5, 10][n % 3], d: 1 + (n % 2) } });
+    return JSON.stringify({
+      query: ENRICH,
+      variables: { q: corpus.queries[n % corpus.queries.length], k: [3, 5, 10][n % 3], d: 1 + (n % 2) },
+    });
   };
-  const probe = await gql<{ enrichContext: { chunks: unknown[]; entities: unknown[] } }>(server.url, ENRICH, JSON.parse(nextBody()).variables);
-  if (probe.enrichContext.chunks.length === 0) throw new Error('enrichContext returned no chunks: the seed did not work');
+  const probe = await gql<{ enrichContext: { chunks: unknown[]; entities: unknown[] } }>(
+    server.url,
+    ENRICH,
+    JSON.parse(nextBody()).variables,
+  );
+  if (probe.enrichContext.chunks.length === 0)
+    throw new Error('enrichContext returned no chunks: the seed did not work');
 
   if (INSTANCES > 1) {
     // The comparison replaces the single-server tables (load under import, floor) rather than adding to them.
@@ -164,10 +203,12 @@ try {
     const cpuAloneEnd = cpuBetween(cpuAlone, cpuSnapshot(server.child.pid as number));
     const baseline = latencyOf(alone.samples);
     // The floor: the server's own services in this process, no HTTP, GraphQL or import (see floor.ts).
-    const floor = args['no-floor'] ? undefined : await measureFloor(serverEnv, CLIENTS, FLOOR_S, () => {
-      const v = JSON.parse(nextBody()).variables as { q: string; k: number; d: number };
-      return { query: v.q, topK: v.k, graphDepth: v.d };
-    });
+    const floor = args['no-floor']
+      ? undefined
+      : await measureFloor(serverEnv, CLIENTS, FLOOR_S, () => {
+          const v = JSON.parse(nextBody()).variables as { q: string; k: number; d: number };
+          return { query: v.q, topK: v.k, graphDepth: v.d };
+        });
     const loadAvgStart = os.loadavg()[0] as number;
     const rssStart = server.rssMb();
     const rss = sampler(() => server.rssMb());
@@ -188,7 +229,13 @@ try {
     // A leak shows as growth under steady load: compare the second quarter of the run with the last (medians, since
     // single samples ride the garbage collector's sawtooth; the first quarter is the ramp from idle).
     const quarter = (DURATION * 1000) / 4;
-    const level = (q: number) => percentile(rss.samples.filter(([at]) => at >= q * quarter && at < (q + 1) * quarter + (q === 3 ? 5_000 : 0)).map(([, v]) => v), 50);
+    const level = (q: number) =>
+      percentile(
+        rss.samples
+          .filter(([at]) => at >= q * quarter && at < (q + 1) * quarter + (q === 3 ? 5_000 : 0))
+          .map(([, v]) => v),
+        50,
+      );
     const rssEarly = level(1);
     const rssLate = level(3);
     const rssPeak = Math.max(...rss.samples.map(([, v]) => v), rssEnd);
@@ -200,11 +247,14 @@ try {
     const rate = (docs: CorpusDocs, run: { seconds: number }) => docs.length / Math.max(run.seconds, 0.001);
     const importShare = rate(importDuringDocs, importDuring) / rate(importAloneDocs, importAlone);
     const overFloor = floor ? all.p95 / floor.enrich.p95 : undefined;
-    const importedCount = (await gql<{ knowledgeStats: { documentCount: number } }>(server.url, `{ knowledgeStats { documentCount } }`)).knowledgeStats.documentCount - corpus.seed.length;
+    const importedCount =
+      (await gql<{ knowledgeStats: { documentCount: number } }>(server.url, `{ knowledgeStats { documentCount } }`))
+        .knowledgeStats.documentCount - corpus.seed.length;
     if (result.errorExamples.length) console.log('error examples:', result.errorExamples);
     const ok = (pass: boolean) => (pass ? 'yes' : 'NO');
     const mb = (v: number) => Math.round(v);
-    const ms = (l: { p50: number; p95: number; p99: number }) => [l.p50, l.p95, l.p99].map((v) => v.toFixed(1)).join(' / ');
+    const ms = (l: { p50: number; p95: number; p99: number }) =>
+      [l.p50, l.p95, l.p99].map((v) => v.toFixed(1)).join(' / ');
     const outlasted = importEnd > loadStart + result.seconds * 1000;
     tables.push({
       title: `Load: enrichContext under import (${CLIENTS} clients, ${DURATION} s, Postgres 16 + Neo4j 5)`,
@@ -216,24 +266,61 @@ try {
         ['latency p50 / p95 / p99 ms (while importing)', ms(during), '–', '–'],
         [
           `HTTP p95 (whole run) ÷ the in-process floor's p95 (whole enricher, ${CLIENTS} concurrent calls)`,
-          overFloor === undefined ? 'no floor (--no-floor)' : `${overFloor.toFixed(2)} (${all.p95.toFixed(1)} ÷ ${floor?.enrich.p95.toFixed(1)} ms)`,
+          overFloor === undefined
+            ? 'no floor (--no-floor)'
+            : `${overFloor.toFixed(2)} (${all.p95.toFixed(1)} ÷ ${floor?.enrich.p95.toFixed(1)} ms)`,
           `≤ ${TARGET_P95_OVER_FLOOR}`,
           overFloor === undefined ? '–' : ok(overFloor <= TARGET_P95_OVER_FLOOR),
         ],
-        ['CPU ms per request: server / Postgres / Neo4j, 1 client alone', perRequest(cpuAloneEnd, alone.requests), '–', '–'],
+        [
+          'CPU ms per request: server / Postgres / Neo4j, 1 client alone',
+          perRequest(cpuAloneEnd, alone.requests),
+          '–',
+          '–',
+        ],
         ['CPU ms per request: server / Postgres / Neo4j (import included)', perRequest(cpu, result.requests), '–', '–'],
-        ['CPU ms per request of the bench itself (autocannon and the importer)', (cpu.generator / Math.max(1, result.requests)).toFixed(1), '–', '–'],
-        [`machine CPU busy during the load (all processes, ${os.cpus().length} cores)`, `${(cpu.machineBusy * 100).toFixed(0)}%`, '–', '–'],
-        ['errors: non-2xx / GraphQL / socket+timeout', `${result.non2xx} / ${result.graphqlErrors} / ${result.transportErrors}`, '0', ok(errors === 0)],
-        ['server RSS MB: start / 2nd-quarter level / last-quarter level / end / peak', `${mb(rssStart)} / ${mb(rssEarly)} / ${mb(rssLate)} / ${mb(rssEnd)} / ${mb(rssPeak)}`, `last quarter ≤ +${TARGET_RSS_GROWTH * 100}% of the 2nd`, ok(growth <= TARGET_RSS_GROWTH)],
-        [`import alone, before the load: ${importAloneDocs.length} documents (batches of ${IMPORT_BATCH})`, `${importAlone.seconds.toFixed(1)} s (${rate(importAloneDocs, importAlone).toFixed(1)} docs/s)`, '–', '–'],
+        [
+          'CPU ms per request of the bench itself (autocannon and the importer)',
+          (cpu.generator / Math.max(1, result.requests)).toFixed(1),
+          '–',
+          '–',
+        ],
+        [
+          `machine CPU busy during the load (all processes, ${os.cpus().length} cores)`,
+          `${(cpu.machineBusy * 100).toFixed(0)}%`,
+          '–',
+          '–',
+        ],
+        [
+          'errors: non-2xx / GraphQL / socket+timeout',
+          `${result.non2xx} / ${result.graphqlErrors} / ${result.transportErrors}`,
+          '0',
+          ok(errors === 0),
+        ],
+        [
+          'server RSS MB: start / 2nd-quarter level / last-quarter level / end / peak',
+          `${mb(rssStart)} / ${mb(rssEarly)} / ${mb(rssLate)} / ${mb(rssEnd)} / ${mb(rssPeak)}`,
+          `last quarter ≤ +${TARGET_RSS_GROWTH * 100}% of the 2nd`,
+          ok(growth <= TARGET_RSS_GROWTH),
+        ],
+        [
+          `import alone, before the load: ${importAloneDocs.length} documents (batches of ${IMPORT_BATCH})`,
+          `${importAlone.seconds.toFixed(1)} s (${rate(importAloneDocs, importAlone).toFixed(1)} docs/s)`,
+          '–',
+          '–',
+        ],
         [
           `import during the load: ${importDuringDocs.length} documents ÷ alone, in docs/s`,
           `${importShare.toFixed(2)} (${importDuring.seconds.toFixed(1)} s, ${rate(importDuringDocs, importDuring).toFixed(1)} docs/s${outlasted ? '; outlasted the load' : ''})`,
           `≥ ${TARGET_IMPORT_SHARE}`,
           ok(importShare >= TARGET_IMPORT_SHARE),
         ],
-        ['imported documents stored (both halves)', `${importedCount} of ${corpus.imported.length}, ${importErrors} failed batches`, `all ${corpus.imported.length}`, ok(importedCount === corpus.imported.length && importErrors === 0)],
+        [
+          'imported documents stored (both halves)',
+          `${importedCount} of ${corpus.imported.length}, ${importErrors} failed batches`,
+          `all ${corpus.imported.length}`,
+          ok(importedCount === corpus.imported.length && importErrors === 0),
+        ],
       ],
       notes: [
         `Machine: ${machineLine()}; the server, Postgres, Neo4j and the load generator (autocannon, same process as the bench) share it. Load average ${loadAvgStart.toFixed(1)} at the start, ${(os.loadavg()[0] as number).toFixed(1)} at the end.`,
@@ -251,8 +338,11 @@ try {
   for (const other of others) await other.stop();
   await server.stop();
   await scratch.drop();
-  for (let deleted = 1; deleted > 0; ) {
-    const res = await driver.executeQuery('MATCH (n) WHERE n.id STARTS WITH $prefix WITH n LIMIT 5000 DETACH DELETE n RETURN count(*) AS n', { prefix });
+  for (let deleted = 1; deleted > 0;) {
+    const res = await driver.executeQuery(
+      'MATCH (n) WHERE n.id STARTS WITH $prefix WITH n LIMIT 5000 DETACH DELETE n RETURN count(*) AS n',
+      { prefix },
+    );
     deleted = Number(res.records[0]?.get('n') ?? 0);
   }
   await driver.close();

@@ -36,7 +36,9 @@ export function rssMbOf(pid: number): number {
 /** CAIRN_* settings from the bench's own environment (not its CAIRN_TEST_/CAIRN_BENCH_ ones), to try configurations. */
 function cairnSettings(): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(process.env).filter((e): e is [string, string] => /^CAIRN_(?!TEST_|BENCH_)/.test(e[0]) && e[1] !== undefined),
+    Object.entries(process.env).filter(
+      (e): e is [string, string] => /^CAIRN_(?!TEST_|BENCH_)/.test(e[0]) && e[1] !== undefined,
+    ),
   );
 }
 
@@ -49,10 +51,20 @@ function cairnSettings(): Record<string, string> {
 export async function startServerProcess(env: Record<string, string>, nodeArgs: string[] = []): Promise<ServerProcess> {
   const port = await freePort();
   const entry = projectPath('dist/src/cli/main.js');
-  if (!fs.existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first (\`npm run bench:load\` does)`);
+  if (!fs.existsSync(entry))
+    throw new Error(`${entry} is missing: run \`npm run build\` first (\`npm run bench:load\` does)`);
   const child = spawn(process.execPath, [...nodeArgs, entry, 'serve'], {
     cwd: projectPath(),
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', CAIRN_HOST: '127.0.0.1', CAIRN_PORT: String(port), CAIRN_LOG_LEVEL: 'warn', ...cairnSettings(), ...env },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: 'production',
+      CAIRN_HOST: '127.0.0.1',
+      CAIRN_PORT: String(port),
+      CAIRN_LOG_LEVEL: 'warn',
+      ...cairnSettings(),
+      ...env,
+    },
   });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-20_000)));
@@ -61,7 +73,10 @@ export async function startServerProcess(env: Record<string, string>, nodeArgs: 
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`cairn serve exited with ${child.exitCode}:\n${out}`);
-    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');

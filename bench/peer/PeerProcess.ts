@@ -16,7 +16,9 @@ export function ensurePeerVenv(log: (m: string) => void): string {
   log(`creating ${path.relative(projectPath(), VENV)} with ${PEER_PACKAGE} from PyPI …`);
   fs.mkdirSync(path.dirname(VENV), { recursive: true });
   execFileSync('python3', ['-m', 'venv', VENV], { stdio: 'inherit' });
-  execFileSync(path.join(VENV, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', PEER_PACKAGE], { stdio: 'inherit' });
+  execFileSync(path.join(VENV, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', PEER_PACKAGE], {
+    stdio: 'inherit',
+  });
   fs.writeFileSync(marker, `${PEER_PACKAGE}\n`);
   return PYTHON;
 }
@@ -58,7 +60,17 @@ export class PeerProcess {
     return this.child.pid as number;
   }
 
-  static async start(python: string, init: { uri: string; user: string; password: string; queries: PeerQuery[]; vectorIndex: string; fulltextIndex: string }): Promise<PeerProcess> {
+  static async start(
+    python: string,
+    init: {
+      uri: string;
+      user: string;
+      password: string;
+      queries: PeerQuery[];
+      vectorIndex: string;
+      fulltextIndex: string;
+    },
+  ): Promise<PeerProcess> {
     const child = spawn(python, [projectPath('bench', 'peer', 'peer.py')], { stdio: ['pipe', 'pipe', 'pipe'] });
     const peer = new PeerProcess(child);
     await peer.call({ op: 'init', ...init });
@@ -67,7 +79,8 @@ export class PeerProcess {
 
   private call<T>(command: Record<string, unknown>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      if (this.child.exitCode !== null) return reject(new Error(`peer.py exited with ${this.child.exitCode}: ${this.stderr}`));
+      if (this.child.exitCode !== null)
+        return reject(new Error(`peer.py exited with ${this.child.exitCode}: ${this.stderr}`));
       this.answers.push((line) => {
         const answer = JSON.parse(line) as T & { error?: string };
         if (answer.error) reject(new Error(`peer.py: ${answer.error}\n${this.stderr}`));

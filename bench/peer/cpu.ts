@@ -22,7 +22,7 @@ function treeOf(root: number): number[] {
     if (s) children.set(s.ppid, [...(children.get(s.ppid) ?? []), Number(d)]);
   }
   const out: number[] = [];
-  for (const queue = [root]; queue.length > 0; ) {
+  for (const queue = [root]; queue.length > 0;) {
     const pid = queue.pop() as number;
     out.push(pid);
     queue.push(...(children.get(pid) ?? []));
@@ -40,10 +40,12 @@ export type CpuSnapshot = Record<string, Map<number, number>>;
 export function cpuSnapshot(groups: ProcessGroups): CpuSnapshot {
   const snapshot: CpuSnapshot = {};
   for (const [name, root] of Object.entries(groups)) {
-    snapshot[name] = new Map(treeOf(root).flatMap((pid) => {
-      const s = statOf(pid);
-      return s ? [[pid, s.cpuMs] as [number, number]] : [];
-    }));
+    snapshot[name] = new Map(
+      treeOf(root).flatMap((pid) => {
+        const s = statOf(pid);
+        return s ? [[pid, s.cpuMs] as [number, number]] : [];
+      }),
+    );
   }
   const own = process.cpuUsage();
   snapshot.bench = new Map([[process.pid, (own.user + own.system) / 1000]]);
@@ -53,7 +55,10 @@ export function cpuSnapshot(groups: ProcessGroups): CpuSnapshot {
 /** CPU ms each group used between two snapshots (processes that started in between count whole). */
 export function cpuBetween(before: CpuSnapshot, after: CpuSnapshot): Record<string, number> {
   return Object.fromEntries(
-    Object.entries(after).map(([name, pids]) => [name, [...pids].reduce((sum, [pid, ms]) => sum + ms - (before[name]?.get(pid) ?? 0), 0)]),
+    Object.entries(after).map(([name, pids]) => [
+      name,
+      [...pids].reduce((sum, [pid, ms]) => sum + ms - (before[name]?.get(pid) ?? 0), 0),
+    ]),
   );
 }
 

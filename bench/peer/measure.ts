@@ -42,8 +42,15 @@ export function httpSide(url: string, queries: readonly string[]): Side {
     name: 'Cairn enrichContext over HTTP (HYBRID)',
     async ask(i) {
       const start = performance.now();
-      const res = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: enrichBody(queries[i % queries.length] as string) });
-      const body = (await res.json()) as { data?: { enrichContext: { chunks: { document: { id: string } }[] } }; errors?: unknown };
+      const res = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: enrichBody(queries[i % queries.length] as string),
+      });
+      const body = (await res.json()) as {
+        data?: { enrichContext: { chunks: { document: { id: string } }[] } };
+        errors?: unknown;
+      };
       const ms = performance.now() - start;
       if (!body.data) throw new Error(`enrichContext failed: ${JSON.stringify(body.errors).slice(0, 500)}`);
       return { ms, documents: distinct(body.data.enrichContext.chunks.map((c) => sciFactId(c.document.id))) };
@@ -58,8 +65,20 @@ export function inProcessSide(services: Services, queries: readonly string[]): S
     name: 'Cairn ContextEnricher in process',
     async ask(i) {
       const start = performance.now();
-      const result = await services.enricher.enrich({ query: queries[i % queries.length] as string, topK: TOP_K, maxEntities: enrich.maxEntities, graphDepth: 1, maxChars: enrich.maxChars, filter: {}, mode: undefined, graphShare: enrich.graphShare });
-      return { ms: performance.now() - start, documents: distinct(result.chunks.map((c) => sciFactId(c.hit.document.id))) };
+      const result = await services.enricher.enrich({
+        query: queries[i % queries.length] as string,
+        topK: TOP_K,
+        maxEntities: enrich.maxEntities,
+        graphDepth: 1,
+        maxChars: enrich.maxChars,
+        filter: {},
+        mode: undefined,
+        graphShare: enrich.graphShare,
+      });
+      return {
+        ms: performance.now() - start,
+        documents: distinct(result.chunks.map((c) => sciFactId(c.hit.document.id))),
+      };
     },
   };
 }
@@ -79,7 +98,12 @@ export function peerSide(peer: PeerProcess, retriever: PeerRetriever, name: stri
  * Every side answers every query after `warmup` queries each; the sides take turns per query, the first one rotating,
  * so that drift in the machine's load falls on all alike.
  */
-export async function sequential(sides: readonly Side[], count: number, warmup: number, relevance: (i: number) => ReadonlyMap<string, number>): Promise<Sequential[]> {
+export async function sequential(
+  sides: readonly Side[],
+  count: number,
+  warmup: number,
+  relevance: (i: number) => ReadonlyMap<string, number>,
+): Promise<Sequential[]> {
   for (let i = 0; i < warmup; i++) for (const side of sides) await side.ask(i);
   const out = sides.map(() => ({ ms: [] as number[], ndcg: [] as number[] }));
   for (let i = 0; i < count; i++) {
@@ -104,23 +128,51 @@ export interface Window {
 }
 
 /** `clients` concurrent enrichContext calls over HTTP (autocannon in this process) for `seconds`. */
-export async function httpWindow(url: string, queries: readonly string[], clients: number, seconds: number, groups: ProcessGroups, offset: number): Promise<Window> {
+export async function httpWindow(
+  url: string,
+  queries: readonly string[],
+  clients: number,
+  seconds: number,
+  groups: ProcessGroups,
+  offset: number,
+): Promise<Window> {
   let n = offset;
   const before = cpuSnapshot(groups);
   const r = await runLoad(url, clients, seconds, () => enrichBody(queries[n++ % queries.length] as string));
   const cpu = cpuBetween(before, cpuSnapshot(groups));
   const latency = latencyOf(r.samples);
   if (r.errorExamples.length > 0) console.log('enrichContext errors under load:', r.errorExamples);
-  return { requests: r.requests, seconds: r.seconds, p50: latency.p50, p95: latency.p95, errors: r.non2xx + r.graphqlErrors + r.transportErrors, cpuPerRequest: perRequest(cpu, r.requests) };
+  return {
+    requests: r.requests,
+    seconds: r.seconds,
+    p50: latency.p50,
+    p95: latency.p95,
+    errors: r.non2xx + r.graphqlErrors + r.transportErrors,
+    cpuPerRequest: perRequest(cpu, r.requests),
+  };
 }
 
 /** `clients` Python threads calling a retriever for `seconds`. */
-export async function peerWindow(peer: PeerProcess, retriever: PeerRetriever, clients: number, seconds: number, groups: ProcessGroups, offset: number): Promise<Window> {
+export async function peerWindow(
+  peer: PeerProcess,
+  retriever: PeerRetriever,
+  clients: number,
+  seconds: number,
+  groups: ProcessGroups,
+  offset: number,
+): Promise<Window> {
   const before = cpuSnapshot(groups);
   const r = await peer.load(retriever, clients, seconds, offset);
   const cpu = cpuBetween(before, cpuSnapshot(groups));
   if (r.errorExamples.length > 0) console.log(`${retriever} errors under load:`, r.errorExamples);
-  return { requests: r.ms.length, seconds: r.seconds, p50: percentile(r.ms, 50), p95: percentile(r.ms, 95), errors: r.errors, cpuPerRequest: perRequest(cpu, r.ms.length) };
+  return {
+    requests: r.ms.length,
+    seconds: r.seconds,
+    p50: percentile(r.ms, 50),
+    p95: percentile(r.ms, 95),
+    errors: r.errors,
+    cpuPerRequest: perRequest(cpu, r.ms.length),
+  };
 }
 
 function perRequest(cpu: Record<string, number>, requests: number): Record<string, number> {
@@ -142,7 +194,13 @@ function recallAgainst(exact: Nearest, found: Nearest): number {
  * distance; both sides hold the same vectors): Cairn's VECTOR search (HNSW at its defaults) and the peer's vector index
  * (db.index.vector.queryNodes, what VectorCypherRetriever runs).
  */
-export async function vectorRecall(services: Services, client: pg.Client, driver: Driver, vectors: readonly number[][], texts: readonly string[]): Promise<{ cairn: number[]; peer: number[] }> {
+export async function vectorRecall(
+  services: Services,
+  client: pg.Client,
+  driver: Driver,
+  vectors: readonly number[][],
+  texts: readonly string[],
+): Promise<{ cairn: number[]; peer: number[] }> {
   const out = { cairn: [] as number[], peer: [] as number[] };
   for (const [i, vector] of vectors.entries()) {
     const literal = toVectorSql(Float32Array.from(vector));
@@ -152,10 +210,23 @@ export async function vectorRecall(services: Services, client: pg.Client, driver
     );
     const exact = rows.map((r) => ({ id: r.id, distance: Number(r.distance) }));
     const hits = await services.search.search({ query: texts[i] as string, topK: TOP_K, filter: {}, mode: 'VECTOR' });
-    out.cairn.push(recallAgainst(exact, hits.map((h) => ({ id: h.chunk.id, distance: 1 - (h.vectorScore ?? 0) }))));
-    const res = await driver.executeQuery(`CALL db.index.vector.queryNodes('${VECTOR_INDEX}', ${TOP_K}, $v) YIELD node, score RETURN node.id AS id, score`, { v: vector });
+    out.cairn.push(
+      recallAgainst(
+        exact,
+        hits.map((h) => ({ id: h.chunk.id, distance: 1 - (h.vectorScore ?? 0) })),
+      ),
+    );
+    const res = await driver.executeQuery(
+      `CALL db.index.vector.queryNodes('${VECTOR_INDEX}', ${TOP_K}, $v) YIELD node, score RETURN node.id AS id, score`,
+      { v: vector },
+    );
     // Neo4j's cosine score is (1 + cosine) / 2.
-    out.peer.push(recallAgainst(exact, res.records.map((r) => ({ id: String(r.get('id')), distance: 2 * (1 - Number(r.get('score'))) }))));
+    out.peer.push(
+      recallAgainst(
+        exact,
+        res.records.map((r) => ({ id: String(r.get('id')), distance: 2 * (1 - Number(r.get('score'))) })),
+      ),
+    );
   }
   return out;
 }

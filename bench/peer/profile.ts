@@ -19,14 +19,26 @@ import { startServerProcess } from '../load/server.js';
 import { cpuBetween, cpuSnapshot } from './cpu.js';
 import { enrichBody, TOP_K } from './measure.js';
 
-const { values: args } = parseArgs({ options: { 'database-url': { type: 'string' }, 'cpu-seconds': { type: 'string', default: '20' }, queries: { type: 'string', default: '50' } } });
+const { values: args } = parseArgs({
+  options: {
+    'database-url': { type: 'string' },
+    'cpu-seconds': { type: 'string', default: '20' },
+    queries: { type: 'string', default: '50' },
+  },
+});
 const databaseUrl = args['database-url'];
 const neo4jUri = process.env.CAIRN_BENCH_NEO4J_URI ?? process.env.CAIRN_TEST_NEO4J_URI;
 if (!databaseUrl || !neo4jUri) {
-  console.error('usage: CAIRN_TEST_NEO4J_URI=… tsx bench/peer/profile.ts --database-url=<the URL bench:peer --keep printed>');
+  console.error(
+    'usage: CAIRN_TEST_NEO4J_URI=… tsx bench/peer/profile.ts --database-url=<the URL bench:peer --keep printed>',
+  );
   process.exit(2);
 }
-const target = { uri: neo4jUri, user: process.env.CAIRN_TEST_NEO4J_USER ?? 'neo4j', password: process.env.CAIRN_TEST_NEO4J_PASSWORD ?? 'cairn-test-password' };
+const target = {
+  uri: neo4jUri,
+  user: process.env.CAIRN_TEST_NEO4J_USER ?? 'neo4j',
+  password: process.env.CAIRN_TEST_NEO4J_PASSWORD ?? 'cairn-test-password',
+};
 const env = {
   CAIRN_DATABASE_URL: databaseUrl,
   CAIRN_NEO4J_URI: target.uri,
@@ -36,7 +48,9 @@ const env = {
   CAIRN_EMBEDDING_DIMENSIONS: '1024',
   CAIRN_RATE_LIMIT_PER_SECOND: '0',
 };
-const texts = loadSciFact().queries.slice(0, Number(args.queries)).map((q) => q.text);
+const texts = loadSciFact()
+  .queries.slice(0, Number(args.queries))
+  .map((q) => q.text);
 const out: string[] = [];
 const say = (s = '') => {
   out.push(s);
@@ -58,7 +72,8 @@ async function recordStatements(work: () => Promise<unknown>): Promise<Recorded>
     const entry: Recorded['timeline'][number] = { store, text, sent: performance.now() - t0 };
     seen.timeline.push(entry);
     const done = () => (entry.done = performance.now() - t0);
-    if (result && typeof (result as { then?: unknown }).then === 'function') (result as unknown as Promise<unknown>).then(done, done);
+    if (result && typeof (result as { then?: unknown }).then === 'function')
+      (result as unknown as Promise<unknown>).then(done, done);
     return result;
   };
   const pgQuery = pg.Client.prototype.query;
@@ -67,9 +82,10 @@ async function recordStatements(work: () => Promise<unknown>): Promise<Recorded>
   const recordPg = function (this: pg.Client, ...a: unknown[]) {
     const [first, values] = a as [string | { text: string; values?: unknown[] }, unknown[] | undefined];
     const text = typeof first === 'string' ? first : first.text;
-    seen.pg.push({ text, values: typeof first === 'string' ? values ?? [] : first.values ?? values ?? [] });
+    seen.pg.push({ text, values: typeof first === 'string' ? (values ?? []) : (first.values ?? values ?? []) });
     const callback = a.at(-1);
-    if (typeof callback !== 'function') return track('Postgres', text, (pgQuery as (...x: unknown[]) => unknown).apply(this, a));
+    if (typeof callback !== 'function')
+      return track('Postgres', text, (pgQuery as (...x: unknown[]) => unknown).apply(this, a));
     // The pool passes a callback: the statement is done when it is called.
     let finish = (): void => undefined;
     track('Postgres', text, new Promise<void>((resolve) => (finish = resolve)));
@@ -82,11 +98,19 @@ async function recordStatements(work: () => Promise<unknown>): Promise<Recorded>
   pg.Client.prototype.query = recordPg as typeof pgQuery;
   Session.prototype.run = function (this: Session, text: unknown, params?: unknown, ...rest: unknown[]) {
     seen.neo4j.push({ text: String(text), params: (params ?? {}) as Record<string, unknown> });
-    return track('Neo4j', String(text), (sessionRun as (...x: unknown[]) => ReturnType<typeof sessionRun>).call(this, text, params, ...rest));
+    return track(
+      'Neo4j',
+      String(text),
+      (sessionRun as (...x: unknown[]) => ReturnType<typeof sessionRun>).call(this, text, params, ...rest),
+    );
   } as typeof sessionRun;
   Transaction.prototype.run = function (this: Transaction, text: unknown, params?: unknown) {
     seen.neo4j.push({ text: String(text), params: (params ?? {}) as Record<string, unknown> });
-    return track('Neo4j', String(text), (txRun as (...x: unknown[]) => ReturnType<typeof txRun>).call(this, text, params));
+    return track(
+      'Neo4j',
+      String(text),
+      (txRun as (...x: unknown[]) => ReturnType<typeof txRun>).call(this, text, params),
+    );
   } as typeof txRun;
   try {
     await work();
@@ -103,17 +127,32 @@ function hops(r: Recorded): number {
   const sorted = [...r.timeline].sort((a, b) => a.sent - b.sent);
   const chain: number[] = [];
   sorted.forEach((s, i) => {
-    chain[i] = 1 + Math.max(0, ...sorted.slice(0, i).map((p, j) => ((p.done ?? Infinity) <= s.sent ? (chain[j] as number) : 0)));
+    chain[i] =
+      1 + Math.max(0, ...sorted.slice(0, i).map((p, j) => ((p.done ?? Infinity) <= s.sent ? (chain[j] as number) : 0)));
   });
   return Math.max(0, ...chain);
 }
 
 const firstLine = (s: string) => s.replace(/\s+/g, ' ').trim().slice(0, 110);
 
-const services = await createServices(loadConfig({ CAIRN_DATA_DIR: 'memory://', ...env }), silentLogger(), { importQueue: false });
+const services = await createServices(loadConfig({ CAIRN_DATA_DIR: 'memory://', ...env }), silentLogger(), {
+  importQueue: false,
+});
 const { enrich } = services.config;
-const ask = (q: string) => services.enricher.enrich({ query: q, topK: TOP_K, maxEntities: enrich.maxEntities, graphDepth: 1, maxChars: enrich.maxChars, filter: {}, mode: undefined, graphShare: enrich.graphShare });
-const driver = neo4j.driver(target.uri, neo4j.auth.basic(target.user, target.password), { disableLosslessIntegers: true });
+const ask = (q: string) =>
+  services.enricher.enrich({
+    query: q,
+    topK: TOP_K,
+    maxEntities: enrich.maxEntities,
+    graphDepth: 1,
+    maxChars: enrich.maxChars,
+    filter: {},
+    mode: undefined,
+    graphShare: enrich.graphShare,
+  });
+const driver = neo4j.driver(target.uri, neo4j.auth.basic(target.user, target.password), {
+  disableLosslessIntegers: true,
+});
 const client = new pg.Client({ connectionString: databaseUrl });
 await client.connect();
 try {
@@ -133,15 +172,18 @@ try {
     example ??= seen;
     counts.hops.push(hops(seen));
   }
-  const summary = (xs: number[]) => `min ${Math.min(...xs)}, max ${Math.max(...xs)}, mean ${(xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(2)}`;
-  say(`Over ${texts.length} SciFact queries: Postgres ${summary(counts.pg)}; Neo4j ${summary(counts.neo4j)}; round trips one after another (the longest chain of statements each sent after the previous one answered) ${summary(counts.hops)}.`);
+  const summary = (xs: number[]) =>
+    `min ${Math.min(...xs)}, max ${Math.max(...xs)}, mean ${(xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(2)}`;
+  say(
+    `Over ${texts.length} SciFact queries: Postgres ${summary(counts.pg)}; Neo4j ${summary(counts.neo4j)}; round trips one after another (the longest chain of statements each sent after the previous one answered) ${summary(counts.hops)}.`,
+  );
   say('');
   say(`First query ("${texts[0]}"):`);
   say('');
   say('| sent at ms | result at ms | store | statement |');
   say('|---|---|---|---|');
-  for (const s of example?.timeline ?? []) say(`| ${s.sent.toFixed(1)} | ${s.done?.toFixed(1) ?? '?'} | ${s.store} | \`${firstLine(s.text).slice(0, 80)}\` |`);
-
+  for (const s of example?.timeline ?? [])
+    say(`| ${s.sent.toFixed(1)} | ${s.done?.toFixed(1) ?? '?'} | ${s.store} | \`${firstLine(s.text).slice(0, 80)}\` |`);
 
   say('');
   say('## EXPLAIN (ANALYZE, BUFFERS) of the retrieval statements (first query, warm cache)');
@@ -163,7 +205,9 @@ try {
   }
 
   say('');
-  say(`## Every statement of the ${texts.length} queries again, by kind: Postgres execution time (EXPLAIN ANALYZE) and Neo4j db hits (PROFILE)`);
+  say(
+    `## Every statement of the ${texts.length} queries again, by kind: Postgres execution time (EXPLAIN ANALYZE) and Neo4j db hits (PROFILE)`,
+  );
   say('');
   say('| store | statement | count | mean ms (server side) | mean db hits |');
   say('|---|---|---|---|---|');
@@ -173,7 +217,10 @@ try {
     await client.query('BEGIN READ ONLY');
     try {
       await client.query(`SET LOCAL hnsw.ef_search = ${services.config.hnswEfSearch}`);
-      const plan = await client.query<{ 'QUERY PLAN': { 'Execution Time': number; 'Planning Time': number }[] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${s.text}`, s.values);
+      const plan = await client.query<{ 'QUERY PLAN': { 'Execution Time': number; 'Planning Time': number }[] }>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${s.text}`,
+        s.values,
+      );
       const p = plan.rows[0]?.['QUERY PLAN'][0];
       const key = firstLine(s.text).slice(0, 60);
       pgKinds.set(key, [...(pgKinds.get(key) ?? []), (p?.['Execution Time'] ?? 0) + (p?.['Planning Time'] ?? 0)]);
@@ -181,7 +228,8 @@ try {
       await client.query('ROLLBACK');
     }
   }
-  for (const [k, ms] of pgKinds) say(`| Postgres | \`${k}\` | ${ms.length} | ${(ms.reduce((a, b) => a + b, 0) / ms.length).toFixed(2)} | |`);
+  for (const [k, ms] of pgKinds)
+    say(`| Postgres | \`${k}\` | ${ms.length} | ${(ms.reduce((a, b) => a + b, 0) / ms.length).toFixed(2)} | |`);
   const neoKinds = new Map<string, { ms: number[]; hits: number[] }>();
   for (const s of allNeo4j) {
     const t = performance.now();
@@ -193,7 +241,10 @@ try {
     k.hits.push(totalDbHits(res.summary.profile));
     neoKinds.set(key, k);
   }
-  for (const [k, v] of neoKinds) say(`| Neo4j | \`${k}\` | ${v.ms.length} | ${(v.ms.reduce((a, b) => a + b, 0) / v.ms.length).toFixed(2)} (round trip, PROFILE) | ${(v.hits.reduce((a, b) => a + b, 0) / v.hits.length).toFixed(0)} |`);
+  for (const [k, v] of neoKinds)
+    say(
+      `| Neo4j | \`${k}\` | ${v.ms.length} | ${(v.ms.reduce((a, b) => a + b, 0) / v.ms.length).toFixed(2)} (round trip, PROFILE) | ${(v.hits.reduce((a, b) => a + b, 0) / v.hits.length).toFixed(0)} |`,
+    );
 
   say('');
   say('## Neo4j PROFILE of expandQuery(BOTH, untyped) on hub entities');
@@ -202,9 +253,15 @@ try {
      WITH e, COUNT { (e)--(:Entity) } AS degree, COUNT { (e)-[:MENTIONED_IN]->() } AS mentions
      ORDER BY degree DESC LIMIT 5 RETURN e.id AS id, e.name AS name, degree, mentions`,
   );
-  for (const r of hubs.records) say(`- ${String(r.get('name'))} (${String(r.get('id'))}): ${String(r.get('degree'))} relationships, ${String(r.get('mentions'))} MENTIONED_IN`);
+  for (const r of hubs.records)
+    say(
+      `- ${String(r.get('name'))} (${String(r.get('id'))}): ${String(r.get('degree'))} relationships, ${String(r.get('mentions'))} MENTIONED_IN`,
+    );
   const ids = hubs.records.map((r) => String(r.get('id')));
-  for (const [label, list] of [['the top hub alone', ids.slice(0, 1)], ['the 5 top hubs', ids]] as const) {
+  for (const [label, list] of [
+    ['the top hub alone', ids.slice(0, 1)],
+    ['the 5 top hubs', ids],
+  ] as const) {
     const q = `PROFILE ${expandQuery('BOTH', '')}`;
     for (let i = 0; i < 3; i++) await driver.executeQuery(q, { ids: list, cap: neo4j.int(EXPANSION_CAP_PER_NODE) }); // warm the plan
     const t = performance.now();
@@ -227,9 +284,13 @@ try {
     await runLoad(server.url, 8, 5, () => enrichBody(texts[n++ % texts.length] as string)); // warm
     const groups = { server: server.child.pid as number };
     const before = cpuSnapshot(groups);
-    const r = await runLoad(server.url, 8, Number(args['cpu-seconds']), () => enrichBody(texts[n++ % texts.length] as string));
+    const r = await runLoad(server.url, 8, Number(args['cpu-seconds']), () =>
+      enrichBody(texts[n++ % texts.length] as string),
+    );
     const used = cpuBetween(before, cpuSnapshot(groups));
-    say(`${r.requests} requests in ${r.seconds} s after 5 s of warm-up (startup and warm-up are in the profile too). The kernel counted ${((used.server ?? 0) / 1000).toFixed(1)} s of server CPU (utime + stime) in the measured ${r.seconds} s: ${((used.server ?? 0) / r.requests).toFixed(1)} ms per request.`);
+    say(
+      `${r.requests} requests in ${r.seconds} s after 5 s of warm-up (startup and warm-up are in the profile too). The kernel counted ${((used.server ?? 0) / 1000).toFixed(1)} s of server CPU (utime + stime) in the measured ${r.seconds} s: ${((used.server ?? 0) / r.requests).toFixed(1)} ms per request.`,
+    );
   } finally {
     await server.stop();
   }
@@ -259,8 +320,12 @@ function totalDbHits(p: PlanNode | false): number {
 
 function printPlan(p: PlanNode | false, depth: number): void {
   if (!p) return;
-  const details = String(p.arguments.Details ?? '').replace(/\s+/g, ' ').slice(0, 90);
-  say(`${'  '.repeat(depth)}${p.operatorType.replace(/@.*$/, '')}  rows ${p.rows}, db hits ${p.dbHits}${details ? `  ${details}` : ''}`);
+  const details = String(p.arguments.Details ?? '')
+    .replace(/\s+/g, ' ')
+    .slice(0, 90);
+  say(
+    `${'  '.repeat(depth)}${p.operatorType.replace(/@.*$/, '')}  rows ${p.rows}, db hits ${p.dbHits}${details ? `  ${details}` : ''}`,
+  );
   for (const c of p.children) printPlan(c, depth + 1);
 }
 
@@ -293,17 +358,20 @@ function summariseCpuProfile(profile: CpuProfile): void {
   say('');
   say('| place | self ms | share of busy |');
   say('|---|---|---|');
-  for (const [place, ms] of top(byPlace, 20)) say(`| ${place} | ${ms.toFixed(0)} | ${place === '(idle)' ? '' : `${((ms / total) * 100).toFixed(1)}%`} |`);
+  for (const [place, ms] of top(byPlace, 20))
+    say(`| ${place} | ${ms.toFixed(0)} | ${place === '(idle)' ? '' : `${((ms / total) * 100).toFixed(1)}%`} |`);
   say('');
   say('Top functions by self time:');
   say('');
   say('| function | self ms | share of busy |');
   say('|---|---|---|');
-  for (const [fn, ms] of top(byFunction, 30)) if (!fn.startsWith('(idle)')) say(`| \`${fn}\` | ${ms.toFixed(0)} | ${((ms / total) * 100).toFixed(1)}% |`);
+  for (const [fn, ms] of top(byFunction, 30))
+    if (!fn.startsWith('(idle)')) say(`| \`${fn}\` | ${ms.toFixed(0)} | ${((ms / total) * 100).toFixed(1)}% |`);
 }
 
 function placeOf(functionName: string, url: string): string {
-  if (functionName === '(idle)' || functionName === '(program)' || functionName === '(garbage collector)') return functionName;
+  if (functionName === '(idle)' || functionName === '(program)' || functionName === '(garbage collector)')
+    return functionName;
   if (url === '') return '(native / V8 builtins)';
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (pkg) return pkg[1] as string;

@@ -15,7 +15,16 @@ import { publish, toMarkdown } from '../report.js';
 import { startServerProcess } from '../load/server.js';
 import { pidFromFile, type ProcessGroups } from './cpu.js';
 import { dropPeer, FULLTEXT_INDEX, loadCairn, loadPeer, VECTOR_INDEX } from './load.js';
-import { httpSide, httpWindow, inProcessSide, peerSide, peerWindow, sequential, vectorRecall, type Window } from './measure.js';
+import {
+  httpSide,
+  httpWindow,
+  inProcessSide,
+  peerSide,
+  peerWindow,
+  sequential,
+  vectorRecall,
+  type Window,
+} from './measure.js';
 import { ensurePeerVenv, PeerProcess, type PeerRetriever } from './PeerProcess.js';
 import { peerTables } from './tables.js';
 import { projectPath } from '../../src/paths.js';
@@ -39,12 +48,19 @@ const WARMUP = Number(args.warmup);
 const databaseUrl = process.env.CAIRN_BENCH_DATABASE_URL ?? process.env.CAIRN_TEST_DATABASE_URL;
 const neo4jUri = process.env.CAIRN_BENCH_NEO4J_URI ?? process.env.CAIRN_TEST_NEO4J_URI;
 if (!databaseUrl || !neo4jUri) {
-  console.error('bench:peer needs the real servers: set CAIRN_TEST_DATABASE_URL (`bash scripts/postgres-server.sh start`) and CAIRN_TEST_NEO4J_URI (`bash scripts/neo4j-server.sh start`).');
+  console.error(
+    'bench:peer needs the real servers: set CAIRN_TEST_DATABASE_URL (`bash scripts/postgres-server.sh start`) and CAIRN_TEST_NEO4J_URI (`bash scripts/neo4j-server.sh start`).',
+  );
   process.exit(2);
 }
-const target = { uri: neo4jUri, user: process.env.CAIRN_TEST_NEO4J_USER ?? 'neo4j', password: process.env.CAIRN_TEST_NEO4J_PASSWORD ?? 'cairn-test-password' };
+const target = {
+  uri: neo4jUri,
+  user: process.env.CAIRN_TEST_NEO4J_USER ?? 'neo4j',
+  password: process.env.CAIRN_TEST_NEO4J_PASSWORD ?? 'cairn-test-password',
+};
 const started = performance.now();
-const log = (m: string) => console.log(`[peer ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${m}`);
+const log = (m: string) =>
+  console.log(`[peer ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${m}`);
 
 /** The local Neo4j JVM's pid: scripts/neo4j-server.sh's pid file, when that server listens on our port. */
 function neo4jPid(): number {
@@ -52,7 +68,8 @@ function neo4jPid(): number {
   const file = projectPath('.cairn', 'neo4j', 'neo4j.pid');
   const running = projectPath('.cairn', 'neo4j', 'port');
   const pid = pidFromFile(file);
-  if (pidFromFile(running) !== Number(port)) throw new Error(`the Neo4j of ${file} does not listen on port ${port}: start it with scripts/neo4j-server.sh`);
+  if (pidFromFile(running) !== Number(port))
+    throw new Error(`the Neo4j of ${file} does not listen on port ${port}: start it with scripts/neo4j-server.sh`);
   return pid;
 }
 
@@ -60,7 +77,9 @@ function neo4jPid(): number {
 function neo4jMemory(pid: number): string {
   const heap = /-Xmx(\S+)/.exec(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '))?.[1] ?? '?';
   const conf = projectPath('.cairn', 'neo4j', 'home', 'conf', 'neo4j.conf');
-  const pageCache = fs.existsSync(conf) ? (/^server\.memory\.pagecache\.size=(\S+)/m.exec(fs.readFileSync(conf, 'utf8'))?.[1] ?? '?') : '?';
+  const pageCache = fs.existsSync(conf)
+    ? (/^server\.memory\.pagecache\.size=(\S+)/m.exec(fs.readFileSync(conf, 'utf8'))?.[1] ?? '?')
+    : '?';
   return `heap ${heap}, page cache ${pageCache}`;
 }
 
@@ -81,7 +100,9 @@ const serverEnv = {
   CAIRN_EMBEDDING_DIMENSIONS: '1024',
   CAIRN_RATE_LIMIT_PER_SECOND: '0', // the bench is one client address: the per-address limit would measure itself
 };
-const services = await createServices(loadConfig({ CAIRN_DATA_DIR: 'memory://', ...serverEnv }), silentLogger(), { importQueue: false });
+const services = await createServices(loadConfig({ CAIRN_DATA_DIR: 'memory://', ...serverEnv }), silentLogger(), {
+  importQueue: false,
+});
 const driver = neo4j.driver(target.uri, neo4j.auth.basic(target.user, target.password));
 const exactClient = new pg.Client({ connectionString: scratch.url });
 let server: Awaited<ReturnType<typeof startServerProcess>> | undefined;
@@ -95,16 +116,30 @@ try {
   const vectors = (await services.embedder.embed(texts)).map((v) => Array.from(v));
 
   server = await startServerProcess(serverEnv);
-  for (let backlog = 1; backlog > 0; ) {
-    const res = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ graphStats { outboxBacklog } }' }) });
+  for (let backlog = 1; backlog > 0;) {
+    const res = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ graphStats { outboxBacklog } }' }),
+    });
     backlog = ((await res.json()) as { data: { graphStats: { outboxBacklog: number } } }).data.graphStats.outboxBacklog;
     if (backlog > 0) await new Promise((r) => setTimeout(r, 500));
   }
-  peer = await PeerProcess.start(python, { ...target, queries: texts.map((text, i) => ({ text, vector: vectors[i] as number[] })), vectorIndex: VECTOR_INDEX, fulltextIndex: FULLTEXT_INDEX });
+  peer = await PeerProcess.start(python, {
+    ...target,
+    queries: texts.map((text, i) => ({ text, vector: vectors[i] as number[] })),
+    vectorIndex: VECTOR_INDEX,
+    fulltextIndex: FULLTEXT_INDEX,
+  });
   await exactClient.connect();
   const backend = (await exactClient.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid as number;
   const postmaster = Number(fs.readFileSync(`/proc/${backend}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]);
-  const groups: ProcessGroups = { server: server.child.pid as number, postgres: postmaster, neo4j: neo4jPid(), python: peer.pid };
+  const groups: ProcessGroups = {
+    server: server.child.pid as number,
+    postgres: postmaster,
+    neo4j: neo4jPid(),
+    python: peer.pid,
+  };
 
   const sides = [
     httpSide(server.url, texts),
@@ -112,7 +147,9 @@ try {
     peerSide(peer, 'vector', 'VectorCypherRetriever, top 10 + 1-hop mentions/neighbours in Cypher'),
     peerSide(peer, 'hybrid', 'HybridCypherRetriever, linear, α 0.2, same retrieval query'),
   ];
-  log(`${queries.length} queries on each of ${sides.length} sides, interleaved, after ${WARMUP} warm-up queries each …`);
+  log(
+    `${queries.length} queries on each of ${sides.length} sides, interleaved, after ${WARMUP} warm-up queries each …`,
+  );
   const seq = await sequential(sides, queries.length, WARMUP, (i) => data.qrels.get(queries[i]?.id ?? '') ?? new Map());
 
   log(`throughput: ${ROUNDS} rounds of adjacent ${WINDOW_S} s windows at ${CLIENTS} clients …`);
@@ -120,8 +157,14 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     const offset = round * 997;
     windows[0]?.push(await httpWindow(server.url, texts, CLIENTS, WINDOW_S, groups, offset));
-    for (const [k, retriever] of (['vector', 'hybrid'] as PeerRetriever[]).entries()) windows[k + 1]?.push(await peerWindow(peer, retriever, CLIENTS, WINDOW_S, groups, offset));
-    log(`  round ${round + 1}: ${windows.map((w) => (w.at(-1) as Window).requests / (w.at(-1) as Window).seconds).map((v) => v.toFixed(0)).join(' / ')} requests/s`);
+    for (const [k, retriever] of (['vector', 'hybrid'] as PeerRetriever[]).entries())
+      windows[k + 1]?.push(await peerWindow(peer, retriever, CLIENTS, WINDOW_S, groups, offset));
+    log(
+      `  round ${round + 1}: ${windows
+        .map((w) => (w.at(-1) as Window).requests / (w.at(-1) as Window).seconds)
+        .map((v) => v.toFixed(0))
+        .join(' / ')} requests/s`,
+    );
   }
 
   log('vector recall@10 against exact …');
@@ -135,7 +178,13 @@ try {
     windowSeconds: WINDOW_S,
     warmup: WARMUP,
     queries: queries.length,
-    loaded: { documents: data.corpus.length, chunks: cairn.chunks, entities: cairn.graph.entities.length, relationships: cairn.graph.relationships.length, mentions: peerLoad.mentions },
+    loaded: {
+      documents: data.corpus.length,
+      chunks: cairn.chunks,
+      entities: cairn.graph.entities.length,
+      relationships: cairn.graph.relationships.length,
+      mentions: peerLoad.mentions,
+    },
     efSearch: services.config.hnswEfSearch,
     neo4jMemory: neo4jMemory(groups.neo4j as number),
   });
@@ -143,7 +192,9 @@ try {
   if (args['no-publish']) console.log(`\n${tables.map(toMarkdown).join('\n\n')}\n`);
   else publish(tables);
 } catch (err) {
-  console.error(`bench:peer failed: ${(err as Error).stack ?? String(err)}${server ? `\nserver output:\n${server.logs()}` : ''}`);
+  console.error(
+    `bench:peer failed: ${(err as Error).stack ?? String(err)}${server ? `\nserver output:\n${server.logs()}` : ''}`,
+  );
   process.exitCode = 1;
 } finally {
   await peer?.close();

@@ -13,7 +13,8 @@ export function detectBom(bytes: Buffer): 'utf-8' | 'utf-16le' | 'utf-16be' | un
 export function assertNotBinary(fileName: string, bytes: Buffer): void {
   const bom = detectBom(bytes);
   if (bom === 'utf-16le' || bom === 'utf-16be') return;
-  if (bytes.includes(0)) throw unsupportedFile(fileName, 'contains NUL bytes, so it is binary, not text', { detected: 'binary' });
+  if (bytes.includes(0))
+    throw unsupportedFile(fileName, 'contains NUL bytes, so it is binary, not text', { detected: 'binary' });
 }
 
 /**

@@ -9,9 +9,34 @@ export interface FlattenedHtml {
 }
 
 // Elements whose content is not markup: removing only their tags would turn scripts and styles into text.
-const RAW_TEXT = new Set(['script', 'style', 'template', 'textarea', 'title', 'noscript', 'xmp', 'iframe', 'noembed', 'noframes']);
+const RAW_TEXT = new Set([
+  'script',
+  'style',
+  'template',
+  'textarea',
+  'title',
+  'noscript',
+  'xmp',
+  'iframe',
+  'noembed',
+  'noframes',
+]);
 // Void elements never hold others, so they do not count as a level.
-const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
+const VOID = new Set([
+  'area',
+  'base',
+  'br',
+  'col',
+  'embed',
+  'hr',
+  'img',
+  'input',
+  'link',
+  'meta',
+  'source',
+  'track',
+  'wbr',
+]);
 
 /**
  * `html` with the start and end tags of every element nested deeper than `max` removed, so that their text joins the

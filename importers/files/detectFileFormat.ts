@@ -6,19 +6,50 @@ import { isZip, zipEntryNames, zipHasEntry } from './zipNames.js';
 
 /** File extensions (lower case, with the dot) that `extractFile` accepts; the `import dir` walker picks files by these. */
 export const SUPPORTED_FILE_EXTENSIONS: readonly string[] = [
-  '.md', '.markdown', '.txt', '.text', '.rst', '.html', '.htm', '.pdf', '.docx', '.json', '.yaml', '.yml',
+  '.md',
+  '.markdown',
+  '.txt',
+  '.text',
+  '.rst',
+  '.html',
+  '.htm',
+  '.pdf',
+  '.docx',
+  '.json',
+  '.yaml',
+  '.yml',
 ];
 
 const BY_EXTENSION: Readonly<Record<string, DetectedFileFormat>> = {
-  '.md': 'markdown', '.markdown': 'markdown', '.txt': 'text', '.text': 'text', '.rst': 'rst',
-  '.html': 'html', '.htm': 'html', '.pdf': 'pdf', '.docx': 'docx', '.json': 'json', '.yaml': 'yaml', '.yml': 'yaml',
+  '.md': 'markdown',
+  '.markdown': 'markdown',
+  '.txt': 'text',
+  '.text': 'text',
+  '.rst': 'rst',
+  '.html': 'html',
+  '.htm': 'html',
+  '.pdf': 'pdf',
+  '.docx': 'docx',
+  '.json': 'json',
+  '.yaml': 'yaml',
+  '.yml': 'yaml',
 };
 
 const BY_MEDIA_TYPE: Readonly<Record<string, DetectedFileFormat>> = {
-  'text/markdown': 'markdown', 'text/x-markdown': 'markdown', 'text/plain': 'text', 'text/x-rst': 'rst',
-  'text/prs.fallenstein.rst': 'rst', 'text/html': 'html', 'application/xhtml+xml': 'html', 'application/pdf': 'pdf',
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx', 'application/json': 'json',
-  'application/yaml': 'yaml', 'application/x-yaml': 'yaml', 'text/yaml': 'yaml', 'text/x-yaml': 'yaml',
+  'text/markdown': 'markdown',
+  'text/x-markdown': 'markdown',
+  'text/plain': 'text',
+  'text/x-rst': 'rst',
+  'text/prs.fallenstein.rst': 'rst',
+  'text/html': 'html',
+  'application/xhtml+xml': 'html',
+  'application/pdf': 'pdf',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
+  'application/json': 'json',
+  'application/yaml': 'yaml',
+  'application/x-yaml': 'yaml',
+  'text/yaml': 'yaml',
+  'text/x-yaml': 'yaml',
 };
 
 /** Binary signatures worth naming in the error; anything else binary is caught by the NUL/UTF-8 checks. */
@@ -38,7 +69,10 @@ const BINARY_SIGNATURES: ReadonlyArray<{ what: string; magic: number[]; at?: num
   { what: 'an xz archive', magic: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00] },
   { what: 'a zstd archive', magic: [0x28, 0xb5, 0x2f, 0xfd] },
   { what: 'a SQLite database', magic: [...Buffer.from('SQLite format 3\0', 'latin1')] },
-  { what: 'a legacy Microsoft Office file (.doc/.xls; save it as .docx)', magic: [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1] },
+  {
+    what: 'a legacy Microsoft Office file (.doc/.xls; save it as .docx)',
+    magic: [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1],
+  },
   { what: 'an MP4/QuickTime video', magic: [0x66, 0x74, 0x79, 0x70], at: 4 },
 ];
 

@@ -32,11 +32,16 @@ function tooDeep(fileName: string, line: number | undefined): Error {
  * then HTML → markdown. Title from the core properties, else the first heading.
  */
 export async function extractDocx(fileName: string, bytes: Buffer, maxUnzippedBytes: number): Promise<ExtractedFile> {
-  const kept = await guardZip(fileName, bytes, { ...DEFAULT_ZIP_LIMITS, maxUnzippedBytes }, {
-    // mammoth reads only XML parts and relationships; media is never inflated because images are dropped.
-    inflate: (name) => /\.(xml|rels)$/i.test(name),
-    keep: (name) => name === CORE_PROPERTIES || name === MAIN_PART,
-  });
+  const kept = await guardZip(
+    fileName,
+    bytes,
+    { ...DEFAULT_ZIP_LIMITS, maxUnzippedBytes },
+    {
+      // mammoth reads only XML parts and relationships; media is never inflated because images are dropped.
+      inflate: (name) => /\.(xml|rels)$/i.test(name),
+      keep: (name) => name === CORE_PROPERTIES || name === MAIN_PART,
+    },
+  );
   const main = kept.get(MAIN_PART);
   const deepLine = main ? deepXmlLine(main.toString('utf8'), MAX_DOCX_XML_DEPTH) : undefined;
   if (deepLine !== undefined) throw tooDeep(fileName, deepLine);
@@ -61,7 +66,10 @@ export async function extractDocx(fileName: string, bytes: Buffer, maxUnzippedBy
     droppedImages += 1;
     return '';
   });
-  const page = flattenDeepHtml(`<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>${html}</body></html>`, MAX_NESTING);
+  const page = flattenDeepHtml(
+    `<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>${html}</body></html>`,
+    MAX_NESTING,
+  );
   const converted = htmlToMarkdown(page.html, { extractMain: false });
   const core = readCoreProperties(kept.get(CORE_PROPERTIES));
   const markdown = converted.markdown.trim();

@@ -17,10 +17,20 @@ export function extractHtml(fileName: string, bytes: Buffer, charset: string | u
   if (converted.description) metadata.description = converted.description;
   if (converted.siteName) metadata.siteName = converted.siteName;
   if (converted.byline) metadata.author = converted.byline;
-  return { format: 'html', title: converted.title?.trim() || undefined, content: converted.markdown, metadata, warnings: flattenWarning(flattenedAt) };
+  return {
+    format: 'html',
+    title: converted.title?.trim() || undefined,
+    content: converted.markdown,
+    metadata,
+    warnings: flattenWarning(flattenedAt),
+  };
 }
 
 /** The warning for HTML whose deepest elements were flattened, if any were. */
 export function flattenWarning(flattenedAt: string | undefined): string[] {
-  return flattenedAt === undefined ? [] : [`elements nested deeper than ${MAX_NESTING} levels were flattened into their ancestor (from ${flattenedAt}); their text was kept`];
+  return flattenedAt === undefined
+    ? []
+    : [
+        `elements nested deeper than ${MAX_NESTING} levels were flattened into their ancestor (from ${flattenedAt}); their text was kept`,
+      ];
 }

@@ -57,7 +57,10 @@ export function deepYamlPoint(text: string, max: number): DeepPoint | undefined 
       if (depth > max) return { path: path || '(top level)', line: lineAt(text, node.offset) };
       node.items.forEach((item, index) => {
         const key = 'key' in item ? item.key : undefined;
-        const at = node.type === 'block-seq' || (node.type === 'flow-collection' && node.start.source === '[' && !item.sep) ? `${path}[${index}]` : `${path}${path ? '.' : ''}${keyName(key)}`;
+        const at =
+          node.type === 'block-seq' || (node.type === 'flow-collection' && node.start.source === '[' && !item.sep)
+            ? `${path}[${index}]`
+            : `${path}${path ? '.' : ''}${keyName(key)}`;
         if (key && CST.isCollection(key)) pending.push({ token: key, depth: depth + 1, path: `${at}(key)` });
         if (item.value) pending.push({ token: item.value, depth: depth + 1, path: at });
       });
@@ -85,11 +88,15 @@ export function cutDeepValue<T>(root: T, max: number, rootPath = ''): CutValue<T
   const isContainer = (v: unknown): v is Record<string, unknown> | unknown[] =>
     Array.isArray(v) || (typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype);
   if (!isContainer(root)) return { value: root, cutAt };
-  const copyOf = (v: Record<string, unknown> | unknown[]): Record<string, unknown> | unknown[] => (Array.isArray(v) ? [] : {});
+  const copyOf = (v: Record<string, unknown> | unknown[]): Record<string, unknown> | unknown[] =>
+    Array.isArray(v) ? [] : {};
   const top = copyOf(root);
-  const pending: { from: Record<string, unknown> | unknown[]; to: Record<string, unknown> | unknown[]; depth: number; path: string }[] = [
-    { from: root, to: top, depth: 1, path: rootPath },
-  ];
+  const pending: {
+    from: Record<string, unknown> | unknown[];
+    to: Record<string, unknown> | unknown[];
+    depth: number;
+    path: string;
+  }[] = [{ from: root, to: top, depth: 1, path: rootPath }];
   while (pending.length > 0) {
     const { from, to, depth, path } = pending.pop()!;
     for (const [key, child] of Object.entries(from)) {
@@ -101,7 +108,12 @@ export function cutDeepValue<T>(root: T, max: number, rootPath = ''): CutValue<T
           copied = CUT_MARKER;
         } else {
           copied = copyOf(child);
-          pending.push({ from: child, to: copied as Record<string, unknown> | unknown[], depth: depth + 1, path: childPath });
+          pending.push({
+            from: child,
+            to: copied as Record<string, unknown> | unknown[],
+            depth: depth + 1,
+            path: childPath,
+          });
         }
       }
       (to as Record<string, unknown>)[key] = copied;
@@ -111,11 +123,17 @@ export function cutDeepValue<T>(root: T, max: number, rootPath = ''): CutValue<T
 }
 
 /** A top-level entry of a YAML document as `yamlTopLevel` reads it. */
-export type TopLevelEntry = { kind: 'map' } | { kind: 'seq'; scalars: string[] | undefined } | { kind: 'scalar'; value: string } | { kind: 'other' };
+export type TopLevelEntry =
+  | { kind: 'map' }
+  | { kind: 'seq'; scalars: string[] | undefined }
+  | { kind: 'scalar'; value: string }
+  | { kind: 'other' };
 
 /** The items of a sequence when every one is a plain value (`[a, b]`, `- a`), else undefined. */
 function seqScalars(items: CST.CollectionItem[]): string[] | undefined {
-  const values = items.map((i) => (!i.sep && i.value && CST.isScalar(i.value) ? CST.resolveAsScalar(i.value)?.value : undefined));
+  const values = items.map((i) =>
+    !i.sep && i.value && CST.isScalar(i.value) ? CST.resolveAsScalar(i.value)?.value : undefined,
+  );
   return values.every((v): v is string => v !== undefined) ? values : undefined;
 }
 
@@ -131,7 +149,8 @@ export function yamlTopLevel(text: string): Map<string, TopLevelEntry> {
     const isMap = root?.type === 'block-map' || (root?.type === 'flow-collection' && root.start.source === '{');
     if (!root || !isMap) return entries;
     for (const item of root.items) {
-      const key = 'key' in item && item.key && CST.isScalar(item.key) ? CST.resolveAsScalar(item.key)?.value : undefined;
+      const key =
+        'key' in item && item.key && CST.isScalar(item.key) ? CST.resolveAsScalar(item.key)?.value : undefined;
       if (key === undefined || entries.has(key)) continue;
       const value = item.value;
       const scalar = value && CST.isScalar(value) ? CST.resolveAsScalar(value) : null;

@@ -82,7 +82,12 @@ async function openDocument(promise: Promise<PdfDocument>, fileName: string): Pr
   } catch (error) {
     const name = error instanceof Error ? error.name : '';
     if (name === 'PasswordException') {
-      throw invalidFile(fileName, 'is encrypted (password-protected); remove the password and import it again', {}, error);
+      throw invalidFile(
+        fileName,
+        'is encrypted (password-protected); remove the password and import it again',
+        {},
+        error,
+      );
     }
     throw invalidFile(fileName, `is not a readable PDF: ${errorMessage(error)}`, {}, error);
   }

@@ -28,8 +28,15 @@ export function extractStructured(text: string, language: 'json' | 'yaml'): Extr
     const specVersion = typeof value.openapi === 'string' ? value.openapi : String(value.swagger);
     return { format: 'openapi', title, content: text, metadata: { specVersion, sourceFormat: language }, warnings: [] };
   }
-  const warnings = parseError === undefined ? [] : [`is not valid ${language.toUpperCase()} (${parseError}); stored as text`];
-  return { format: 'text', title: undefined, content: fenced(text, language), metadata: { sourceFormat: language }, warnings };
+  const warnings =
+    parseError === undefined ? [] : [`is not valid ${language.toUpperCase()} (${parseError}); stored as text`];
+  return {
+    format: 'text',
+    title: undefined,
+    content: fenced(text, language),
+    metadata: { sourceFormat: language },
+    warnings,
+  };
 }
 
 /**
@@ -42,18 +49,31 @@ function deepYaml(text: string, deep: DeepPoint): ExtractedFile {
   const version = top.get('openapi') ?? top.get('swagger');
   const hasPaths = top.get('paths')?.kind === 'map' || top.get('webhooks')?.kind === 'map';
   if (version?.kind === 'scalar' && hasPaths) {
-    return { format: 'openapi', title: undefined, content: text, metadata: { specVersion: version.value, sourceFormat: 'yaml' }, warnings: [] };
+    return {
+      format: 'openapi',
+      title: undefined,
+      content: text,
+      metadata: { specVersion: version.value, sourceFormat: 'yaml' },
+      warnings: [],
+    };
   }
   const warning =
     `nests deeper than ${MAX_NESTING} levels (at ${shortPath(deep.path)}, line ${deep.line}), deeper than Cairn reads YAML structure; ` +
     'its text was imported whole, as YAML that is not an OpenAPI spec always is';
-  return { format: 'text', title: undefined, content: fenced(text, 'yaml'), metadata: { sourceFormat: 'yaml' }, warnings: [warning] };
+  return {
+    format: 'text',
+    title: undefined,
+    content: fenced(text, 'yaml'),
+    metadata: { sourceFormat: 'yaml' },
+    warnings: [warning],
+  };
 }
 
 /** A light check, independent of the OpenAPI importer: an `openapi`/`swagger` version key plus `paths` or `webhooks`. */
 export function isOpenApiLike(value: unknown): value is Record<string, unknown> {
   if (!isRecord(value)) return false;
-  const versioned = typeof value.openapi === 'string' || typeof value.swagger === 'string' || typeof value.swagger === 'number';
+  const versioned =
+    typeof value.openapi === 'string' || typeof value.swagger === 'string' || typeof value.swagger === 'number';
   return versioned && (isRecord(value.paths) || isRecord(value.webhooks));
 }
 

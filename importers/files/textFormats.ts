@@ -32,21 +32,39 @@ export function extractMarkdown(text: string): ExtractedFile {
       body = text.slice(frontMatter[0].length);
       if (isRecord(data)) {
         if (typeof data.title === 'string' && data.title.trim()) title = data.title.trim();
-        if (typeof data.description === 'string' && data.description.trim()) metadata.description = data.description.trim();
+        if (typeof data.description === 'string' && data.description.trim())
+          metadata.description = data.description.trim();
         tags = frontMatterTags(data.tags ?? data.keywords);
         // Stored JSON nests at most MAX_JSON_DEPTH levels counted from the document (metadata is level 1, frontMatter 2).
         const { value, cutAt } = cutDeepValue(data, FRONT_MATTER_LEVELS);
         const rest = JSON.parse(JSON.stringify(value)) as JsonObject; // JSON-safe: dates as ISO strings
         if (Object.keys(rest).length > 0) metadata.frontMatter = rest;
-        if (deep) warnings.push(`front matter nests deeper than ${MAX_NESTING} levels (at ${shortPath(deep.path)}); only its top-level values (title, description, tags …) were read into the document and metadata.frontMatter`);
-        else if (cutAt) warnings.push(`front matter nesting deeper than ${FRONT_MATTER_LEVELS} levels was cut at ${shortPath(cutAt)} in metadata.frontMatter`);
+        if (deep)
+          warnings.push(
+            `front matter nests deeper than ${MAX_NESTING} levels (at ${shortPath(deep.path)}); only its top-level values (title, description, tags …) were read into the document and metadata.frontMatter`,
+          );
+        else if (cutAt)
+          warnings.push(
+            `front matter nesting deeper than ${FRONT_MATTER_LEVELS} levels was cut at ${shortPath(cutAt)} in metadata.frontMatter`,
+          );
       }
     } catch (error) {
-      const reason = isStackOverflow(error) ? 'it nests too deeply to read' : error instanceof Error ? error.message : String(error);
+      const reason = isStackOverflow(error)
+        ? 'it nests too deeply to read'
+        : error instanceof Error
+          ? error.message
+          : String(error);
       warnings.push(`front matter is not valid YAML and was kept as text: ${reason}`);
     }
   }
-  return { format: 'markdown', title: title ?? firstHeading(body, 1), content: body, metadata, ...(tags?.length ? { tags } : {}), warnings };
+  return {
+    format: 'markdown',
+    title: title ?? firstHeading(body, 1),
+    content: body,
+    metadata,
+    ...(tags?.length ? { tags } : {}),
+    warnings,
+  };
 }
 
 /** The top-level scalars (and lists of scalars) of front matter too deep to compose, as the parsed value would have them. */
@@ -62,7 +80,9 @@ function shallowFrontMatter(yaml: string): Record<string, unknown> {
 /** Front matter tags as valid tags (`Getting Started` → `getting-started`): a list or a comma-separated string. */
 function frontMatterTags(value: unknown): string[] | undefined {
   const raw = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [];
-  const tags = raw.flatMap((t) => (typeof t === 'string' || typeof t === 'number' ? [sanitizeTag(String(t))] : [])).filter((t): t is string => t !== undefined);
+  const tags = raw
+    .flatMap((t) => (typeof t === 'string' || typeof t === 'number' ? [sanitizeTag(String(t))] : []))
+    .filter((t): t is string => t !== undefined);
   return tags.length > 0 ? [...new Set(tags)].slice(0, 50) : undefined;
 }
 
@@ -73,7 +93,13 @@ export function extractPlainText(text: string): ExtractedFile {
 
 /** reStructuredText is stored as is; the title is the first underlined heading. */
 export function extractRst(text: string): ExtractedFile {
-  return { format: 'text', title: firstRstHeading(text), content: text, metadata: { sourceFormat: 'rst' }, warnings: [] };
+  return {
+    format: 'text',
+    title: firstRstHeading(text),
+    content: text,
+    metadata: { sourceFormat: 'rst' },
+    warnings: [],
+  };
 }
 
 /** The first ATX heading (`# …`) up to `maxLevel` outside fenced code blocks. */

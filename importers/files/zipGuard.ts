@@ -41,7 +41,11 @@ export async function guardZip(
   let zip: yauzl.ZipFile;
   try {
     // validateEntrySizes off: we count real bytes ourselves, so a lie is reported as a size problem.
-    zip = await yauzl.fromBufferPromise(bytes, { lazyEntries: true, validateEntrySizes: false, strictFileNames: false });
+    zip = await yauzl.fromBufferPromise(bytes, {
+      lazyEntries: true,
+      validateEntrySizes: false,
+      strictFileNames: false,
+    });
   } catch (error) {
     throw invalidFile(fileName, `is not a valid zip archive: ${errorMessage(error)}`, {}, error);
   }
@@ -97,7 +101,13 @@ export async function guardZip(
   return kept;
 }
 
-function checkRatio(fileName: string, entry: string, uncompressed: number, compressed: number, limits: ZipGuardLimits): void {
+function checkRatio(
+  fileName: string,
+  entry: string,
+  uncompressed: number,
+  compressed: number,
+  limits: ZipGuardLimits,
+): void {
   if (uncompressed <= limits.ratioFloorBytes) return;
   const ratio = uncompressed / Math.max(1, compressed);
   if (ratio > limits.maxRatio) {

@@ -5,7 +5,12 @@ const MAX_COMMENT = 0xffff;
 
 /** True when the bytes start like a zip archive (local header, or the end record of an empty archive). */
 export function isZip(bytes: Buffer): boolean {
-  return bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && [0x0304, 0x0506, 0x0708].includes(bytes.readUInt16BE(2));
+  return (
+    bytes.length >= 4 &&
+    bytes[0] === 0x50 &&
+    bytes[1] === 0x4b &&
+    [0x0304, 0x0506, 0x0708].includes(bytes.readUInt16BE(2))
+  );
 }
 
 /**

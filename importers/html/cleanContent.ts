@@ -10,9 +10,37 @@ export const LANGUAGE_ATTRIBUTE = 'data-cairn-lang';
 
 // Never content: scripts, styles, embeds, media (images are dropped), widgets and navigation.
 const DROPPED_TAGS = new Set([
-  'script', 'style', 'noscript', 'template', 'iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'button',
-  'select', 'textarea', 'datalist', 'nav', 'svg', 'canvas', 'img', 'picture', 'source', 'video', 'audio', 'track',
-  'map', 'area', 'dialog', 'link', 'meta', 'base', 'title', 'head',
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'iframe',
+  'frame',
+  'frameset',
+  'object',
+  'embed',
+  'applet',
+  'button',
+  'select',
+  'textarea',
+  'datalist',
+  'nav',
+  'svg',
+  'canvas',
+  'img',
+  'picture',
+  'source',
+  'video',
+  'audio',
+  'track',
+  'map',
+  'area',
+  'dialog',
+  'link',
+  'meta',
+  'base',
+  'title',
+  'head',
 ]);
 const DROPPED_ROLES = new Set(['navigation', 'search', 'menu', 'menubar', 'dialog', 'alertdialog']);
 const CONTENT_ROLES = new Set(['main', 'article']);
@@ -62,14 +90,20 @@ function isHidden(element: DomElement): boolean {
   const style = element.getAttribute('style');
   // `until-found` content is collapsed but searchable, so it is real content.
   const hiddenByAttribute = hidden !== null && hidden.toLowerCase() !== 'until-found';
-  if (!hiddenByAttribute && !(style !== null && /(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style))) return false;
+  if (!hiddenByAttribute && !(style !== null && /(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style)))
+    return false;
   // Wikipedia hides the MathML copy of a formula and shows an image, which is dropped: the MathML is the formula.
   return element.querySelector('math') === null;
 }
 
 /** Lower-case ASCII words of a name or heading, accents dropped: "Sharing with a dev¶" → sharing, with, a, dev. */
 function words(text: string): string[] {
-  return text.toLowerCase().normalize('NFKD').replace(/[\u0300-\u036f]/g, '').split(/[^a-z0-9]+/).filter((w) => w !== '');
+  return text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== '');
 }
 
 /** An id made of these words alone (`comments`, `related-posts`) names chrome even when a heading says the same. */
@@ -90,7 +124,11 @@ function idSlugsOwnHeading(element: DomElement, id: string): boolean {
     const headingWords = words(collapsedText(heading));
     // Generators number repeated slugs: `setup`, `setup-1`.
     const extra = idWords.slice(headingWords.length);
-    return headingWords.length > 0 && headingWords.every((w, i) => idWords[i] === w) && (extra.length === 0 || (extra.length === 1 && /^\d+$/.test(extra[0] ?? '')));
+    return (
+      headingWords.length > 0 &&
+      headingWords.every((w, i) => idWords[i] === w) &&
+      (extra.length === 0 || (extra.length === 1 && /^\d+$/.test(extra[0] ?? '')))
+    );
   });
 }
 

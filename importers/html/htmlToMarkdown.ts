@@ -56,7 +56,12 @@ interface Extracted {
 }
 
 /** Runs Readability over the cleaned page; undefined when it finds nothing worth keeping. */
-function readabilityContent(doc: DomDocument, body: DomElement, root: DomElement, rootText: number): Extracted | undefined {
+function readabilityContent(
+  doc: DomDocument,
+  body: DomElement,
+  root: DomElement,
+  rootText: number,
+): Extracted | undefined {
   if (root !== body) {
     // Keep Readability from picking leftovers outside <main>.
     for (const child of Array.from(body.childNodes)) child.remove();
@@ -98,7 +103,10 @@ export function htmlToMarkdown(html: string, options: HtmlToMarkdownOptions = {}
     // Serialised before Readability runs, because it rewrites the tree it reads.
     const cleaned = root.outerHTML;
     const rootText = collapsedText(root).length;
-    const extracted = options.extractMain !== false && rootText >= READABILITY_MIN_CHARS ? readabilityContent(doc, body, root, rootText) : undefined;
+    const extracted =
+      options.extractMain !== false && rootText >= READABILITY_MIN_CHARS
+        ? readabilityContent(doc, body, root, rootText)
+        : undefined;
     markdown = convertToMarkdown(extracted?.html ?? cleaned);
     byline = extracted?.byline;
   }

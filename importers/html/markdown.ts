@@ -86,7 +86,10 @@ function createService(): TurndownService {
     filter: ['th', 'td'],
     replacement: (content, raw) => {
       // A cell is one line in GFM, and a bare pipe would end it.
-      const text = content.replace(/\s*\n+\s*/g, ' ').replace(/\|/g, '\\|').trim();
+      const text = content
+        .replace(/\s*\n+\s*/g, ' ')
+        .replace(/\|/g, '\\|')
+        .trim();
       return `${asNode(raw).previousElementSibling ? ' ' : '| '}${text} |`;
     },
   });

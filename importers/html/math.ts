@@ -9,7 +9,10 @@ function texOf(math: DomElement): string {
   for (let i = 0; i < annotations.length; i++) {
     const annotation = annotations[i];
     const encoding = annotation?.getAttribute('encoding')?.trim().toLowerCase();
-    if (annotation && (encoding === 'application/x-tex' || encoding === 'application/x-latex' || encoding === 'text/x-tex')) {
+    if (
+      annotation &&
+      (encoding === 'application/x-tex' || encoding === 'application/x-latex' || encoding === 'text/x-tex')
+    ) {
       const tex = (annotation.textContent ?? '').trim();
       // Wikipedia wraps every formula in {\displaystyle …}, which says nothing once it stands alone.
       if (tex) return tex.replace(/^\{\\displaystyle\s*([\s\S]*)\}$/, '$1').trim();
@@ -29,7 +32,9 @@ export function replaceMath(math: DomElement): void {
     math.remove();
     return;
   }
-  const block = math.getAttribute('display')?.trim().toLowerCase() === 'block' || math.getAttribute('mode')?.trim().toLowerCase() === 'display';
+  const block =
+    math.getAttribute('display')?.trim().toLowerCase() === 'block' ||
+    math.getAttribute('mode')?.trim().toLowerCase() === 'display';
   const stand = math.ownerDocument.createElement(block ? 'div' : 'span');
   stand.setAttribute(MATH_ATTRIBUTE, block ? 'block' : 'inline');
   stand.textContent = tex;

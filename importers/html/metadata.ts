@@ -58,7 +58,10 @@ export function extractMetadata(doc: DomDocument): PageMetadata {
   const named = (key: string): string | undefined => meta.get(`name:${key}`) ?? meta.get(`property:${key}`);
   const titleElement = pageTitleElement(doc);
   const siteName = property('og:site_name');
-  const hints: TitleHints = { siteName: siteName ?? named('application-name'), headings: Array.from(doc.querySelectorAll('h1'), (h) => collapsedText(h)) };
+  const hints: TitleHints = {
+    siteName: siteName ?? named('application-name'),
+    headings: Array.from(doc.querySelectorAll('h1'), (h) => collapsedText(h)),
+  };
   const ogTitle = property('og:title');
   const pageTitle = clean(titleElement?.textContent);
   return {
@@ -67,7 +70,9 @@ export function extractMetadata(doc: DomDocument): PageMetadata {
       (pageTitle && pageTitleWithoutSite(pageTitle, hints)) ??
       clean(collapsedText(doc.querySelector('h1'))),
     language: normaliseLanguage(
-      clean(doc.documentElement?.getAttribute('lang')) ?? property('og:locale') ?? meta.get('http-equiv:content-language'),
+      clean(doc.documentElement?.getAttribute('lang')) ??
+        property('og:locale') ??
+        meta.get('http-equiv:content-language'),
     ),
     description: named('description') ?? property('og:description'),
     siteName,

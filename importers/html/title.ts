@@ -14,7 +14,11 @@ const SEPARATOR_CHARS = /[|\-–—\\/>»]+/g;
 
 const wordCount = (text: string): number => text.trim().split(/\s+/).length;
 /** Lower-case letters and digits only: "Factorio.com" and "factorio" compare by `sameName`. */
-const squash = (text: string): string => text.toLowerCase().normalize('NFKD').replace(/[^\p{L}\p{N}]+/gu, '');
+const squash = (text: string): string =>
+  text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^\p{L}\p{N}]+/gu, '');
 
 function sameName(part: string, name: string | undefined): boolean {
   if (name === undefined) return false;

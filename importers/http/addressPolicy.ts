@@ -108,7 +108,8 @@ function viaEmbedded(address: string, range: string, form: string, inner: IPv4[]
     }
   }
   const embedded = inner[0]?.toString();
-  if (blockAnyway) return { ...verdict(address, 'reserved', range, `${address} is ${form}, which is not globally routed`), embedded };
+  if (blockAnyway)
+    return { ...verdict(address, 'reserved', range, `${address} is ${form}, which is not globally routed`), embedded };
   return { ...verdict(address, 'global unicast', range), embedded };
 }
 
@@ -129,7 +130,10 @@ function classifyV6(ip: IPv6): AddressVerdict {
       return viaEmbedded(address, range, 'a 6to4 form', [v4FromParts(p[1], p[2])]);
     case 'teredo':
       // Teredo carries the server address in clear and the client address XOR-obfuscated.
-      return viaEmbedded(address, range, 'a Teredo form', [v4FromParts(p[2], p[3]), v4FromParts(p[6] ^ 0xffff, p[7] ^ 0xffff)]);
+      return viaEmbedded(address, range, 'a Teredo form', [
+        v4FromParts(p[2], p[3]),
+        v4FromParts(p[6] ^ 0xffff, p[7] ^ 0xffff),
+      ]);
     case 'unicast':
       break;
     default:
@@ -137,7 +141,13 @@ function classifyV6(ip: IPv6): AddressVerdict {
   }
   if (p.slice(0, 6).every((x) => x === 0)) {
     // IPv4-compatible (::a.b.c.d) is deprecated and never global, but name the inner class when it is worse.
-    return viaEmbedded(address, 'ipv4Compatible', 'the deprecated IPv4-compatible form', [v4FromParts(p[6], p[7])], true);
+    return viaEmbedded(
+      address,
+      'ipv4Compatible',
+      'the deprecated IPv4-compatible form',
+      [v4FromParts(p[6], p[7])],
+      true,
+    );
   }
   // ipaddr.js calls everything it has no name for "unicast"; only 2000::/3 is actually allocated as global.
   if (!ip.match(GLOBAL_UNICAST_V6, 3)) return verdict(address, 'reserved', 'outside 2000::/3');

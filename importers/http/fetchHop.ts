@@ -19,9 +19,13 @@ export interface HopOptions {
  * again between the check and the connect (no rebinding window).
  */
 export function pinnedLookup(target: VettedTarget): LookupFunction {
-  const pinned: LookupAddress[] = target.addresses.map((a) => ({ address: a.address, family: isIP(a.address) || a.family }));
+  const pinned: LookupAddress[] = target.addresses.map((a) => ({
+    address: a.address,
+    family: isIP(a.address) || a.family,
+  }));
   return (hostname, options, callback) => {
-    const wanted = options.family === 4 || options.family === 6 ? pinned.filter((a) => a.family === options.family) : pinned;
+    const wanted =
+      options.family === 4 || options.family === 6 ? pinned.filter((a) => a.family === options.family) : pinned;
     const first = wanted[0];
     if (hostname !== target.hostname || !first) {
       const err: NodeJS.ErrnoException = new Error(`no vetted address for ${hostname}`);
@@ -76,11 +80,15 @@ export function requestHop(url: URL, opts: HopOptions): Promise<http.IncomingMes
       const ready = secure ? 'secureConnect' : 'connect';
       connectTimer = setTimeout(() => {
         req.destroy(
-          new AppError(ErrorCode.IMPORT_FETCH_FAILED, `fetch of ${url.href} failed: connect timeout after ${opts.connectTimeoutMs} ms`, {
-            url: url.href,
-            reason: 'connect timeout',
-            timeoutMs: opts.connectTimeoutMs,
-          }),
+          new AppError(
+            ErrorCode.IMPORT_FETCH_FAILED,
+            `fetch of ${url.href} failed: connect timeout after ${opts.connectTimeoutMs} ms`,
+            {
+              url: url.href,
+              reason: 'connect timeout',
+              timeoutMs: opts.connectTimeoutMs,
+            },
+          ),
         );
       }, opts.connectTimeoutMs);
       socket.once(ready, clearConnectTimer);
@@ -111,5 +119,10 @@ export function networkError(url: URL, err: unknown): AppError {
   if (err instanceof AppError) return err;
   const e = err as NodeJS.ErrnoException;
   const reason = e.code ? `${e.code}${e.message && !e.message.startsWith(e.code) ? ` (${e.message})` : ''}` : e.message;
-  return new AppError(ErrorCode.IMPORT_FETCH_FAILED, `fetch of ${url.href} failed: ${reason}`, { url: url.href, reason: e.code ?? e.message }, { cause: err });
+  return new AppError(
+    ErrorCode.IMPORT_FETCH_FAILED,
+    `fetch of ${url.href} failed: ${reason}`,
+    { url: url.href, reason: e.code ?? e.message },
+    { cause: err },
+  );
 }

@@ -34,7 +34,8 @@ export function checkUrl(raw: string, base?: URL): URL {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw blocked(url, `the ${url.protocol.replace(/:$/, '')} scheme is not allowed; only http and https are`);
   }
-  if (url.username !== '' || url.password !== '') throw blocked(url, 'URLs with a user name or password are not allowed; remove them from the URL');
+  if (url.username !== '' || url.password !== '')
+    throw blocked(url, 'URLs with a user name or password are not allowed; remove them from the URL');
   return url;
 }
 
@@ -45,7 +46,8 @@ export type AllowList = Map<string, Set<number> | 'all'>;
 export function parseAllowEntry(entry: string): { host: string; port: number | undefined } {
   const text = entry.trim();
   const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
-  if (bracketed) return { host: bracketed[1] ?? '', port: bracketed[2] === undefined ? undefined : Number(bracketed[2]) };
+  if (bracketed)
+    return { host: bracketed[1] ?? '', port: bracketed[2] === undefined ? undefined : Number(bracketed[2]) };
   const hostPort = /^([^:]+):(\d+)$/.exec(text);
   if (hostPort) return { host: hostPort[1] ?? '', port: Number(hostPort[2]) };
   return { host: text, port: undefined };
@@ -103,10 +105,19 @@ async function resolveName(url: URL, hostname: string, resolve: Resolver): Promi
     found = await resolve(hostname);
   } catch (err) {
     const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-    throw new AppError(ErrorCode.IMPORT_FETCH_FAILED, `could not resolve ${hostname}: ${reason}`, { url: url.href, host: hostname, reason }, { cause: err });
+    throw new AppError(
+      ErrorCode.IMPORT_FETCH_FAILED,
+      `could not resolve ${hostname}: ${reason}`,
+      { url: url.href, host: hostname, reason },
+      { cause: err },
+    );
   }
   if (found.length === 0) {
-    throw new AppError(ErrorCode.IMPORT_FETCH_FAILED, `could not resolve ${hostname}: no addresses`, { url: url.href, host: hostname, reason: 'no addresses' });
+    throw new AppError(ErrorCode.IMPORT_FETCH_FAILED, `could not resolve ${hostname}: no addresses`, {
+      url: url.href,
+      host: hostname,
+      reason: 'no addresses',
+    });
   }
   return found;
 }
@@ -120,5 +131,10 @@ function blocked(url: URL, reason: string, extra: Record<string, unknown> = {}, 
   const host = url.hostname.replace(/^\[|\]$/g, '');
   // A redirect may point at a URL with credentials; they are not repeated.
   const shown = redactUrl(url);
-  return new AppError(ErrorCode.IMPORT_FETCH_BLOCKED, `fetch of ${shown} blocked: ${reason}${hint}`, { url: shown, host, ...extra, reason });
+  return new AppError(ErrorCode.IMPORT_FETCH_BLOCKED, `fetch of ${shown} blocked: ${reason}${hint}`, {
+    url: shown,
+    host,
+    ...extra,
+    reason,
+  });
 }

@@ -16,7 +16,12 @@ export function parseContentType(header: string | undefined): { contentType: str
   for (const param of params) {
     const eq = param.indexOf('=');
     if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
-    const value = param.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1').trim().toLowerCase();
+    const value = param
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .trim()
+      .toLowerCase();
     if (value !== '') charset = value;
   }
   return { contentType: type.trim().toLowerCase(), charset };
@@ -33,7 +38,11 @@ export function flattenHeaders(res: IncomingMessage): Record<string, string> {
 }
 
 function tooLarge(url: URL, maxBytes: number, what: string, extra: Record<string, unknown> = {}): AppError {
-  return new AppError(ErrorCode.IMPORT_TOO_LARGE, `${url.href} is larger than the ${maxBytes}-byte limit (${what})`, { url: url.href, maxBytes, ...extra });
+  return new AppError(ErrorCode.IMPORT_TOO_LARGE, `${url.href} is larger than the ${maxBytes}-byte limit (${what})`, {
+    url: url.href,
+    maxBytes,
+    ...extra,
+  });
 }
 
 /** Counts bytes flowing through and fails as soon as the cap is passed, so nothing beyond it is buffered. */
@@ -69,7 +78,10 @@ function decoders(url: URL, header: string | undefined): Transform[] {
 }
 
 function failed(url: URL, reason: string): AppError {
-  return new AppError(ErrorCode.IMPORT_FETCH_FAILED, `fetch of ${url.href} failed: ${reason}`, { url: url.href, reason });
+  return new AppError(ErrorCode.IMPORT_FETCH_FAILED, `fetch of ${url.href} failed: ${reason}`, {
+    url: url.href,
+    reason,
+  });
 }
 
 /**
@@ -112,7 +124,11 @@ export async function readBody(url: URL, res: IncomingMessage, maxBytes: number,
     res.destroy();
     if (signal.aborted) throw signal.reason;
     if (err instanceof AppError) throw err;
-    if (firstFailure?.decoding && firstFailure.err === err) throw failed(url, `could not decode the ${res.headers['content-encoding'] ?? ''} body: ${(err as Error).message}`);
+    if (firstFailure?.decoding && firstFailure.err === err)
+      throw failed(
+        url,
+        `could not decode the ${res.headers['content-encoding'] ?? ''} body: ${(err as Error).message}`,
+      );
     throw networkError(url, err);
   }
   return Buffer.concat(chunks);

@@ -39,12 +39,16 @@ export function createSafeFetcher(options: SafeFetcherOptions): SafeFetcher {
           // Every hop is re-checked from scratch; a 303 (or anything else) is followed with GET, the only method used.
           const next = checkUrl(location, url);
           if (redirects.length >= maxRedirects) {
-            throw new AppError(ErrorCode.IMPORT_FETCH_FAILED, `fetch of ${requestedUrl} failed: too many redirects (more than ${maxRedirects})`, {
-              url: requestedUrl,
-              reason: 'too many redirects',
-              maxRedirects,
-              redirects: [...redirects, url.href],
-            });
+            throw new AppError(
+              ErrorCode.IMPORT_FETCH_FAILED,
+              `fetch of ${requestedUrl} failed: too many redirects (more than ${maxRedirects})`,
+              {
+                url: requestedUrl,
+                reason: 'too many redirects',
+                maxRedirects,
+                redirects: [...redirects, url.href],
+              },
+            );
           }
           redirects.push(url.href);
           url = next;
@@ -52,7 +56,16 @@ export function createSafeFetcher(options: SafeFetcherOptions): SafeFetcher {
         }
         if (status === 304 && request.conditional) {
           res.destroy();
-          return { requestedUrl, finalUrl: url.href, status, contentType: '', charset: undefined, headers: flattenHeaders(res), body: Buffer.alloc(0), redirects };
+          return {
+            requestedUrl,
+            finalUrl: url.href,
+            status,
+            contentType: '',
+            charset: undefined,
+            headers: flattenHeaders(res),
+            body: Buffer.alloc(0),
+            redirects,
+          };
         }
         if (status < 200 || status > 299) throw statusError(url, res, status);
         const body = await readBody(url, res, maxBytes, signal);
@@ -68,7 +81,8 @@ export function createSafeFetcher(options: SafeFetcherOptions): SafeFetcher {
       }
     } catch (err) {
       // Whatever failed last, a timeout or the caller's abort is the real reason.
-      if (signal.aborted && !(err instanceof AppError && err.code !== ErrorCode.IMPORT_FETCH_FAILED)) throw signal.reason;
+      if (signal.aborted && !(err instanceof AppError && err.code !== ErrorCode.IMPORT_FETCH_FAILED))
+        throw signal.reason;
       throw err;
     } finally {
       dispose();
@@ -80,23 +94,42 @@ export function createSafeFetcher(options: SafeFetcherOptions): SafeFetcher {
 
 function statusError(url: URL, res: IncomingMessage, status: number): AppError {
   res.destroy();
-  return new AppError(ErrorCode.IMPORT_FETCH_FAILED, `fetch of ${url.href} failed: HTTP ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''}`, {
-    url: url.href,
-    status,
-    reason: `HTTP ${status}`,
-  });
+  return new AppError(
+    ErrorCode.IMPORT_FETCH_FAILED,
+    `fetch of ${url.href} failed: HTTP ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''}`,
+    {
+      url: url.href,
+      status,
+      reason: `HTTP ${status}`,
+    },
+  );
 }
 
 /** One signal for the whole fetch: fires on the total timeout or when the caller aborts, with an AppError as reason. */
-function fetchSignal(url: string, timeoutMs: number, outer: AbortSignal | undefined): { signal: AbortSignal; dispose: () => void } {
+function fetchSignal(
+  url: string,
+  timeoutMs: number,
+  outer: AbortSignal | undefined,
+): { signal: AbortSignal; dispose: () => void } {
   const controller = new AbortController();
   const timer = setTimeout(() => {
     controller.abort(
-      new AppError(ErrorCode.IMPORT_FETCH_FAILED, `fetch of ${url} failed: total timeout of ${timeoutMs} ms exceeded`, { url, reason: 'timeout', timeoutMs }),
+      new AppError(ErrorCode.IMPORT_FETCH_FAILED, `fetch of ${url} failed: total timeout of ${timeoutMs} ms exceeded`, {
+        url,
+        reason: 'timeout',
+        timeoutMs,
+      }),
     );
   }, timeoutMs);
   const onOuterAbort = (): void => {
-    controller.abort(new AppError(ErrorCode.IMPORT_FETCH_FAILED, `fetch of ${url} was aborted`, { url, reason: 'aborted' }, { cause: outer?.reason }));
+    controller.abort(
+      new AppError(
+        ErrorCode.IMPORT_FETCH_FAILED,
+        `fetch of ${url} was aborted`,
+        { url, reason: 'aborted' },
+        { cause: outer?.reason },
+      ),
+    );
   };
   if (outer?.aborted) onOuterAbort();
   else outer?.addEventListener('abort', onOuterAbort, { once: true });

@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../src/db/Db.js';
 import { toDate, toDateOrNull } from '../../src/db/rowValues.js';
 import { encodeCursor, type KeysetCursor } from '../../src/shared/cursor.js';
-import type { ImportJobItemRecord, ImportJobRecord, ImportJobStatus, ImportKind, ImportRequest, ItemOutcome } from './types.js';
+import type {
+  ImportJobItemRecord,
+  ImportJobRecord,
+  ImportJobStatus,
+  ImportKind,
+  ImportRequest,
+  ItemOutcome,
+} from './types.js';
 
 interface JobRow {
   id: string;
@@ -34,7 +41,8 @@ const JOB_COLUMNS =
   'id, kind, status, request, progress_done, progress_total, chunk_count, embedded_chunk_count, warnings, created_at, started_at, finished_at';
 const MAX_WARNINGS = 200;
 /** SQL: a RUNNING job's lease ran out before the time in parameter `now` (NULL only in rows of a release without leases). */
-const leaseExpired = (now: string) => `coalesce(locked_until, heartbeat_at + interval '60 seconds', '-infinity') < ${now}`;
+const leaseExpired = (now: string) =>
+  `coalesce(locked_until, heartbeat_at + interval '60 seconds', '-infinity') < ${now}`;
 
 /** A claim's times: now, and the end of the lease it takes. */
 export interface JobLease {
@@ -47,7 +55,6 @@ export interface ClaimedJob {
   id: string;
   takenOverFrom: string | null;
 }
-
 
 function toItem(row: ItemRow): ImportJobItemRecord {
   return {
@@ -93,12 +100,10 @@ export class ImportJobRepository {
   async create(request: ImportRequest, labels: readonly string[]): Promise<ImportJobRecord> {
     const id = randomUUID();
     await this.db.transaction(async (tx) => {
-      await tx.query(`INSERT INTO import_jobs (id, kind, status, request, progress_total) VALUES ($1, $2, 'QUEUED', $3, $4)`, [
-        id,
-        request.kind,
-        JSON.stringify(request),
-        labels.length,
-      ]);
+      await tx.query(
+        `INSERT INTO import_jobs (id, kind, status, request, progress_total) VALUES ($1, $2, 'QUEUED', $3, $4)`,
+        [id, request.kind, JSON.stringify(request), labels.length],
+      );
       if (labels.length > 0) {
         await tx.query(
           `INSERT INTO import_job_items (job_id, ordinal, label, status)
@@ -113,7 +118,9 @@ export class ImportJobRepository {
   /** Jobs by id with their items, in no particular order. */
   async getMany(ids: readonly string[]): Promise<ImportJobRecord[]> {
     if (ids.length === 0) return [];
-    const jobs = await this.db.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM import_jobs WHERE id = ANY($1::text[])`, [ids]);
+    const jobs = await this.db.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM import_jobs WHERE id = ANY($1::text[])`, [
+      ids,
+    ]);
     return this.withItems(jobs.rows);
   }
 
@@ -195,7 +202,10 @@ export class ImportJobRepository {
         [id],
       );
       if (result.rowCount !== 1) return false;
-      await tx.query(`UPDATE import_job_items SET status = 'PENDING', error_code = NULL, error = NULL, finished_at = NULL WHERE job_id = $1 AND status = 'FAILED'`, [id]);
+      await tx.query(
+        `UPDATE import_job_items SET status = 'PENDING', error_code = NULL, error = NULL, finished_at = NULL WHERE job_id = $1 AND status = 'FAILED'`,
+        [id],
+      );
       await tx.query(
         `UPDATE import_jobs SET progress_done = (SELECT count(*) FROM import_job_items WHERE job_id = $1 AND status = 'SUCCEEDED'),
                                 progress_total = (SELECT count(*) FROM import_job_items WHERE job_id = $1)
@@ -234,7 +244,10 @@ export class ImportJobRepository {
 
   /** Records the documents a running item has written so far (its own success or failure records them again). */
   async itemDocumentsWritten(jobId: string, ordinal: number, documentIds: readonly string[]): Promise<void> {
-    await this.db.query(`UPDATE import_job_items SET document_ids = $3 WHERE job_id = $1 AND ordinal = $2 AND status = 'PENDING'`, [jobId, ordinal, documentIds]);
+    await this.db.query(
+      `UPDATE import_job_items SET document_ids = $3 WHERE job_id = $1 AND ordinal = $2 AND status = 'PENDING'`,
+      [jobId, ordinal, documentIds],
+    );
   }
 
   /** Records a successful item and adds its counts to the job. */
@@ -264,7 +277,10 @@ export class ImportJobRepository {
 
   /** Sets the progress counters. */
   async setProgress(jobId: string, done: number, total: number): Promise<void> {
-    await this.db.query(`UPDATE import_jobs SET progress_done = $2, progress_total = $3, heartbeat_at = now() WHERE id = $1`, [jobId, done, total]);
+    await this.db.query(
+      `UPDATE import_jobs SET progress_done = $2, progress_total = $3, heartbeat_at = now() WHERE id = $1`,
+      [jobId, done, total],
+    );
   }
 
   /** Returns a job this runner stopped to the queue, its claim not counted, for any instance to continue. */

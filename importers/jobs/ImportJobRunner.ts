@@ -69,7 +69,11 @@ export class ImportJobRunner {
   async start(): Promise<void> {
     if (this.options.exclusive) {
       const abandoned = await this.jobs.expireAllLeases();
-      if (abandoned > 0) this.logger.warn({ jobs: abandoned }, 'import jobs left running by a stopped process; they resume from their committed items');
+      if (abandoned > 0)
+        this.logger.warn(
+          { jobs: abandoned },
+          'import jobs left running by a stopped process; they resume from their committed items',
+        );
     }
     this.leaseTimer = setInterval(() => void this.renewLeases(), Math.max(100, Math.floor(this.options.leaseMs / 3)));
     this.leaseTimer.unref();
@@ -135,11 +139,19 @@ export class ImportJobRunner {
     this.ticking = true;
     try {
       const exhausted = await this.jobs.interruptExhausted(this.now(), MAX_JOB_ATTEMPTS);
-      if (exhausted.length > 0) this.logger.error({ jobs: exhausted }, `import jobs lost their instance ${MAX_JOB_ATTEMPTS} times; marked INTERRUPTED (resume them with resumeImportJob)`);
+      if (exhausted.length > 0)
+        this.logger.error(
+          { jobs: exhausted },
+          `import jobs lost their instance ${MAX_JOB_ATTEMPTS} times; marked INTERRUPTED (resume them with resumeImportJob)`,
+        );
       while (this.running.size < this.options.concurrency && !this.stopping.signal.aborted) {
         const claimed = await this.jobs.claimNext(this.runnerId, this.lease(), MAX_JOB_ATTEMPTS);
         if (!claimed) break;
-        if (claimed.takenOverFrom !== null) this.logger.warn({ jobId: claimed.id, from: claimed.takenOverFrom }, 'took over an import job whose lease ran out');
+        if (claimed.takenOverFrom !== null)
+          this.logger.warn(
+            { jobId: claimed.id, from: claimed.takenOverFrom },
+            'took over an import job whose lease ran out',
+          );
         this.launch(claimed.id, claimed.takenOverFrom !== null);
       }
     } catch (err) {
@@ -162,7 +174,11 @@ export class ImportJobRunner {
       try {
         const job = await this.jobs.get(jobId);
         if (!job) return;
-        const context: JobContext = { signal, takenOver, progress: (done, total) => this.jobs.setProgress(jobId, done, total) };
+        const context: JobContext = {
+          signal,
+          takenOver,
+          progress: (done, total) => this.jobs.setProgress(jobId, done, total),
+        };
         status = await this.execute(job, context);
       } catch (err) {
         this.logger.error({ err, jobId }, 'import job crashed');

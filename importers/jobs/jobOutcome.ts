@@ -7,7 +7,10 @@ const KNOWN_CODES = new Set<string>(Object.values(ErrorCode));
 export function resultOrError(job: ImportJobRecord, async: boolean | null | undefined): ImportJobRecord {
   if (async || job.status !== 'FAILED') return job;
   const failed = job.items.find((i) => i.status === 'FAILED');
-  const code = failed?.errorCode && KNOWN_CODES.has(failed.errorCode) ? (failed.errorCode as ErrorCode) : ErrorCode.INTERNAL_SERVER_ERROR;
+  const code =
+    failed?.errorCode && KNOWN_CODES.has(failed.errorCode)
+      ? (failed.errorCode as ErrorCode)
+      : ErrorCode.INTERNAL_SERVER_ERROR;
   throw new AppError(code, failed?.error ?? 'the import failed', { jobId: job.id, item: failed?.label });
 }
 

@@ -5,7 +5,14 @@ import type { JsonObject } from '../../src/shared/json.js';
 import { AppError, ErrorCode } from '../../src/errors.js';
 import type { GraphService } from '../../src/graph/GraphService.js';
 import { specIds } from './ids.js';
-import { describeOrigin, originConflict, type SpecIdentity, type SpecImportPlan, type SpecOrigin, type StoredSpec } from './specOrigin.js';
+import {
+  describeOrigin,
+  originConflict,
+  type SpecIdentity,
+  type SpecImportPlan,
+  type SpecOrigin,
+  type StoredSpec,
+} from './specOrigin.js';
 
 /** Where the guard reads what is stored about a spec. */
 export interface SpecGuardDeps {
@@ -16,7 +23,8 @@ export interface SpecGuardDeps {
 /** Advisory-lock space of spec ids (see KeyedLock). */
 const SPEC_LOCK_SPACE = 0x5350;
 
-const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
+const strings = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 
 function storedOrigin(value: unknown): SpecOrigin | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
@@ -30,7 +38,10 @@ function storedOrigin(value: unknown): SpecOrigin | undefined {
 /** What is stored about the spec under `specId`, or undefined when no spec holds it. */
 export async function readStoredSpec(specId: string, deps: SpecGuardDeps): Promise<StoredSpec | undefined> {
   const ids = specIds(specId);
-  const [[overview], [api]] = await Promise.all([deps.documents.documents.findByIds([ids.overviewDocument]), deps.graph.store.getEntities([ids.api])]);
+  const [[overview], [api]] = await Promise.all([
+    deps.documents.documents.findByIds([ids.overviewDocument]),
+    deps.graph.store.getEntities([ids.api]),
+  ]);
   if (!overview && !api) return undefined;
   const metadata = overview?.metadata ?? {};
   const origin = storedOrigin(metadata.origin);

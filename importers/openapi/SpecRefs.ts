@@ -51,8 +51,12 @@ export class SpecRefs {
     const tokens = ref.slice(2).split('/').map(decodeToken);
     const name =
       this.specVersion === '2.0'
-        ? tokens.length === 2 && tokens[0] === 'definitions' ? tokens[1] : undefined
-        : tokens.length === 3 && tokens[0] === 'components' && tokens[1] === 'schemas' ? tokens[2] : undefined;
+        ? tokens.length === 2 && tokens[0] === 'definitions'
+          ? tokens[1]
+          : undefined
+        : tokens.length === 3 && tokens[0] === 'components' && tokens[1] === 'schemas'
+          ? tokens[2]
+          : undefined;
     return name !== undefined && Object.hasOwn(this.schemas, name) ? name : undefined;
   }
 
@@ -83,7 +87,8 @@ export function followSchema(schema: unknown, refs: SpecRefs): SchemaHop {
   let pointer: string | undefined;
   for (let hop = 0; hop < MAX_HOPS; hop++) {
     const obj = asJson(node);
-    if (!obj || typeof obj.$ref !== 'string') return { ...(name ? { name } : {}), ...(pointer ? { pointer } : {}), target: obj };
+    if (!obj || typeof obj.$ref !== 'string')
+      return { ...(name ? { name } : {}), ...(pointer ? { pointer } : {}), target: obj };
     pointer ??= obj.$ref;
     name ??= refs.schemaNameOf(obj.$ref);
     node = refs.resolve(obj.$ref);
@@ -117,7 +122,10 @@ export function directSchemaRefs(schema: unknown, refs: SpecRefs, out: Set<strin
     }
     // Values of `properties` etc. are schemas; `example(s)`, `enum`, `default` are data, not schemas.
     const values = Object.entries(obj)
-      .filter(([k]) => k !== 'example' && k !== 'examples' && k !== 'enum' && k !== 'default' && k !== 'const' && k !== 'x-examples')
+      .filter(
+        ([k]) =>
+          k !== 'example' && k !== 'examples' && k !== 'enum' && k !== 'default' && k !== 'const' && k !== 'x-examples',
+      )
       .map(([, v]) => v);
     for (let i = values.length - 1; i >= 0; i--) stack.push(values[i]);
   }

@@ -15,7 +15,10 @@ function name(text: string): string {
 }
 
 function description(...parts: (string | undefined)[]): string | null {
-  const text = parts.filter((p): p is string => !!p && p.trim() !== '').join('\n\n').trim();
+  const text = parts
+    .filter((p): p is string => !!p && p.trim() !== '')
+    .join('\n\n')
+    .trim();
   return text === '' ? null : text.slice(0, MAX_DESCRIPTION);
 }
 
@@ -66,7 +69,13 @@ export interface GraphPlan {
 /** The relationship types buildGraph writes (a re-import replaces these, and leaves relationships users added). */
 export const SPEC_RELATIONSHIP_TYPES = ['EXPOSES', 'ACCEPTS', 'RETURNS', 'REFERENCES', 'TAGGED'];
 
-function schemaEntity(schemaName: string, schema: unknown, refs: SpecRefs, ids: SpecIds, specId: string): RawEntityInput {
+function schemaEntity(
+  schemaName: string,
+  schema: unknown,
+  refs: SpecRefs,
+  ids: SpecIds,
+  specId: string,
+): RawEntityInput {
   const s = asJson(schema) ?? {};
   const fields = Object.keys(asJson(s.properties) ?? {});
   return {
@@ -75,7 +84,14 @@ function schemaEntity(schemaName: string, schema: unknown, refs: SpecRefs, ids: 
     name: name(schemaName),
     aliases: aliases(schemaName, [asString(s.title)]),
     description: description(asString(s.description)),
-    properties: { specId, kind: oneLine(schemaLabel({ ...s, description: undefined }, refs), 300), fields: fields.slice(0, MAX_LISTED_FIELDS), required: asArray(s.required).filter((r) => typeof r === 'string').slice(0, MAX_LISTED_FIELDS) },
+    properties: {
+      specId,
+      kind: oneLine(schemaLabel({ ...s, description: undefined }, refs), 300),
+      fields: fields.slice(0, MAX_LISTED_FIELDS),
+      required: asArray(s.required)
+        .filter((r) => typeof r === 'string')
+        .slice(0, MAX_LISTED_FIELDS),
+    },
     linkByName: false,
   };
 }
@@ -89,12 +105,29 @@ function operationEntity(op: OperationInfo, opId: string, specId: string, docume
     name: name(entityName),
     aliases: aliases(entityName, [head, op.operationId, op.summary]),
     description: description(op.summary, op.description),
-    properties: { specId, kind: op.kind, method: op.method, path: op.path, operationId: op.operationId ?? null, deprecated: op.deprecated, tags: op.tags, documentId },
+    properties: {
+      specId,
+      kind: op.kind,
+      method: op.method,
+      path: op.path,
+      operationId: op.operationId ?? null,
+      deprecated: op.deprecated,
+      tags: op.tags,
+      documentId,
+    },
   };
 }
 
 /** Builds entities Api, Operation, Schema, Tag and edges EXPOSES, ACCEPTS, RETURNS, REFERENCES, TAGGED. */
-export function buildGraph(spec: LoadedSpec, refs: SpecRefs, ids: SpecIds, ops: { op: OperationInfo; schemas: OperationSchemas; documentId: string }[], tags: { name: string; description?: string }[], specId: string, title: string): GraphPlan {
+export function buildGraph(
+  spec: LoadedSpec,
+  refs: SpecRefs,
+  ids: SpecIds,
+  ops: { op: OperationInfo; schemas: OperationSchemas; documentId: string }[],
+  tags: { name: string; description?: string }[],
+  specId: string,
+  title: string,
+): GraphPlan {
   const entities: RawEntityInput[] = [];
   const relationships: RawRelationshipInput[] = [];
   const seenEdges = new Set<string>();
@@ -111,12 +144,28 @@ export function buildGraph(spec: LoadedSpec, refs: SpecRefs, ids: SpecIds, ops: 
     name: name(title),
     aliases: aliases(title, [spec.title, specId]),
     description: description(asString(info.summary), asString(info.description)),
-    properties: { specId, specVersion: spec.specVersion, openapiVersion: spec.declaredVersion, apiVersion: spec.apiVersion, source: spec.sourceUrl, operationCount: ops.length, documentId: ids.overviewDocument },
+    properties: {
+      specId,
+      specVersion: spec.specVersion,
+      openapiVersion: spec.declaredVersion,
+      apiVersion: spec.apiVersion,
+      source: spec.sourceUrl,
+      operationCount: ops.length,
+      documentId: ids.overviewDocument,
+    },
   });
   for (const t of tags) {
     // Tags and schemas have generic names ("pets", "Error"): they link to their spec's documents explicitly, never by
     // name, or every note mentioning pets or an error (in any spec) would link to them.
-    entities.push({ id: ids.tag(t.name), type: 'Tag', name: name(t.name), aliases: [], description: description(t.description), properties: { specId }, linkByName: false });
+    entities.push({
+      id: ids.tag(t.name),
+      type: 'Tag',
+      name: name(t.name),
+      aliases: [],
+      description: description(t.description),
+      properties: { specId },
+      linkByName: false,
+    });
   }
   for (const [schemaName, schema] of refs.namedSchemas()) {
     entities.push(schemaEntity(schemaName, schema, refs, ids, specId));
@@ -126,8 +175,10 @@ export function buildGraph(spec: LoadedSpec, refs: SpecRefs, ids: SpecIds, ops: 
     const opId = ids.operation(op.key);
     entities.push(operationEntity(op, opId, specId, documentId));
     edge(ids.api, 'EXPOSES', opId);
-    for (const [schemaName, where] of schemas.accepts) edge(opId, 'ACCEPTS', ids.schema(schemaName), { in: [...where] });
-    for (const [schemaName, statuses] of schemas.returns) edge(opId, 'RETURNS', ids.schema(schemaName), { statuses: [...statuses] });
+    for (const [schemaName, where] of schemas.accepts)
+      edge(opId, 'ACCEPTS', ids.schema(schemaName), { in: [...where] });
+    for (const [schemaName, statuses] of schemas.returns)
+      edge(opId, 'RETURNS', ids.schema(schemaName), { statuses: [...statuses] });
     for (const t of op.tags) edge(opId, 'TAGGED', ids.tag(t));
   }
   return { entities, relationships };

@@ -92,7 +92,10 @@ export function specIdFor(input: { url?: string; title?: string; content?: strin
 export function validateSpecId(specId: string, field = 'specId'): string {
   if (!SPEC_ID_PATTERN.test(specId)) {
     const shown = specId.length > 80 ? `${specId.slice(0, 80)}…` : specId;
-    throw badInput(field, `"${shown}" is not a valid spec id: use 1-100 letters, digits, "_", "." or "-" (no spaces, colons or slashes), e.g. "billing-api"`);
+    throw badInput(
+      field,
+      `"${shown}" is not a valid spec id: use 1-100 letters, digits, "_", "." or "-" (no spaces, colons or slashes), e.g. "billing-api"`,
+    );
   }
   return specId;
 }

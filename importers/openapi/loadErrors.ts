@@ -17,7 +17,8 @@ function ajvProblems(details: unknown): SpecProblem[] {
     const e = d as { instancePath?: unknown; message?: unknown; params?: unknown };
     const location = `#${typeof e.instancePath === 'string' && e.instancePath !== '' ? e.instancePath : '/'}`;
     let message = typeof e.message === 'string' ? e.message : 'is invalid';
-    const params = e.params as { additionalProperty?: unknown; unevaluatedProperty?: unknown; allowedValues?: unknown } | undefined;
+    const params = e.params as
+      { additionalProperty?: unknown; unevaluatedProperty?: unknown; allowedValues?: unknown } | undefined;
     const extra = params?.additionalProperty ?? params?.unevaluatedProperty;
     if (typeof extra === 'string') message += ` ("${extra}")`;
     if (params && Array.isArray(params.allowedValues)) message += `: ${params.allowedValues.map(String).join(', ')}`;
@@ -80,5 +81,7 @@ export function toInvalidOpenApi(err: unknown): AppError {
   if (deep) return deep;
   const message = raw.replace(/\s+/g, ' ').trim().slice(0, 2000);
   const location = locationIn(raw);
-  return new AppError(ErrorCode.INVALID_OPENAPI, `The spec is invalid: ${message}`, location ? { location } : {}, { cause: err });
+  return new AppError(ErrorCode.INVALID_OPENAPI, `The spec is invalid: ${message}`, location ? { location } : {}, {
+    cause: err,
+  });
 }

@@ -42,11 +42,18 @@ const REF_READ_CONCURRENCY = 16;
 
 const ACCEPT = 'application/json, application/yaml, application/x-yaml, text/yaml, */*;q=0.5';
 
-async function readSource(source: SpecSource, deps: LoadSpecDeps): Promise<{ text: string; base: string; sourceUrl: string | null; bytes: number }> {
+async function readSource(
+  source: SpecSource,
+  deps: LoadSpecDeps,
+): Promise<{ text: string; base: string; sourceUrl: string | null; bytes: number }> {
   if (source.content !== undefined && source.content !== null) {
-    const bytes = typeof source.content === 'string' ? Buffer.byteLength(source.content, 'utf8') : source.content.length;
+    const bytes =
+      typeof source.content === 'string' ? Buffer.byteLength(source.content, 'utf8') : source.content.length;
     if (bytes > deps.maxBytes) {
-      throw new AppError(ErrorCode.IMPORT_TOO_LARGE, `The spec is ${bytes} bytes; the limit is ${deps.maxBytes}`, { bytes, maxBytes: deps.maxBytes });
+      throw new AppError(ErrorCode.IMPORT_TOO_LARGE, `The spec is ${bytes} bytes; the limit is ${deps.maxBytes}`, {
+        bytes,
+        maxBytes: deps.maxBytes,
+      });
     }
     const text = typeof source.content === 'string' ? source.content : source.content.toString('utf8');
     const url = source.url?.trim() || null;
@@ -57,7 +64,12 @@ async function readSource(source: SpecSource, deps: LoadSpecDeps): Promise<{ tex
   if (!url) throw badInput('source', 'give the spec content or a URL to fetch it from');
   const res = await deps.fetcher.fetch(url, { accept: ACCEPT, maxBytes: deps.maxBytes });
   const charset = res.charset?.toLowerCase();
-  const encoding: BufferEncoding = charset === 'utf-16le' || charset === 'utf-16' ? 'utf16le' : charset === 'iso-8859-1' || charset === 'latin1' ? 'latin1' : 'utf8';
+  const encoding: BufferEncoding =
+    charset === 'utf-16le' || charset === 'utf-16'
+      ? 'utf16le'
+      : charset === 'iso-8859-1' || charset === 'latin1'
+        ? 'latin1'
+        : 'utf8';
   return { text: res.body.toString(encoding), base: res.finalUrl, sourceUrl: res.finalUrl, bytes: res.body.length };
 }
 
@@ -65,7 +77,9 @@ async function readSource(source: SpecSource, deps: LoadSpecDeps): Promise<{ tex
 function coerceInfoVersion(doc: Json, warnings: string[]): void {
   const info = asJson(doc.info);
   if (info && typeof info.version === 'number') {
-    warnings.push(`info.version is the number ${info.version}; it was read as the string "${String(info.version)}" (quote it in YAML)`);
+    warnings.push(
+      `info.version is the number ${info.version}; it was read as the string "${String(info.version)}" (quote it in YAML)`,
+    );
     info.version = String(info.version);
   }
 }
@@ -78,7 +92,10 @@ function coerceInfoVersion(doc: Json, warnings: string[]): void {
 export async function loadOpenApiSpec(source: SpecSource, deps: LoadSpecDeps): Promise<LoadedSpec> {
   const { text, base, sourceUrl, bytes } = await readSource(source, deps);
   const maxAliases = deps.maxAliases ?? DEFAULT_MAX_ALIASES;
-  const raw = requireOpenApi(parseSpecText(text, { maxAliases, ...(sourceUrl ? { label: sourceUrl } : {}) }), sourceUrl ?? undefined);
+  const raw = requireOpenApi(
+    parseSpecText(text, { maxAliases, ...(sourceUrl ? { label: sourceUrl } : {}) }),
+    sourceUrl ?? undefined,
+  );
   const { specVersion, declaredVersion } = detectSpecVersion(raw);
   const warnings: string[] = [];
   coerceInfoVersion(raw, warnings);
@@ -117,7 +134,10 @@ export async function loadOpenApiSpec(source: SpecSource, deps: LoadSpecDeps): P
   if (state.fetched.length > 0) assertSpecShape(bundled);
   try {
     // Validation needs a dereferenced copy; `bundled` keeps its $refs. Cycles stay as $ref ("ignore").
-    const dereferenced = await new $RefParser().dereference(base, structuredClone(bundled), { ...refParserOptions(state), dereference: { circular: 'ignore' } });
+    const dereferenced = await new $RefParser().dereference(base, structuredClone(bundled), {
+      ...refParserOptions(state),
+      dereference: { circular: 'ignore' },
+    });
     validateOpenApiDocument(dereferenced as Json);
   } catch (err) {
     throw state.error ?? toInvalidOpenApi(err);

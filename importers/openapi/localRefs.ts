@@ -36,21 +36,40 @@ export function localName(root: LocalRefRoot, fileUrl: string): string {
  * Reads a `file:` `$ref` target under the spec's folder, at most `maxBytes`. Throws IMPORT_FETCH_BLOCKED for a path
  * outside the folder (by `../` or by a symlink), INVALID_OPENAPI for a missing file, IMPORT_TOO_LARGE past the cap.
  */
-export async function readLocalRef(root: LocalRefRoot, fileUrl: string, ref: string, maxBytes: number): Promise<Buffer> {
+export async function readLocalRef(
+  root: LocalRefRoot,
+  fileUrl: string,
+  ref: string,
+  maxBytes: number,
+): Promise<Buffer> {
   const file = fileURLToPath(fileUrl);
   const outside = () =>
-    new AppError(ErrorCode.IMPORT_FETCH_BLOCKED, `${ref} leads outside the spec's folder ${root.folder}; only files in that folder and under it are read`, { ref: file });
+    new AppError(
+      ErrorCode.IMPORT_FETCH_BLOCKED,
+      `${ref} leads outside the spec's folder ${root.folder}; only files in that folder and under it are read`,
+      { ref: file },
+    );
   if (!inside(root.folder, file)) throw outside();
   let real: string;
   try {
     real = await realpath(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new AppError(ErrorCode.INVALID_OPENAPI, `${ref} cannot be resolved: ${code === 'ENOENT' || code === 'ENOTDIR' ? `there is no file ${file}` : `${file} cannot be read (${code ?? 'error'})`}`, { ref: file });
+    throw new AppError(
+      ErrorCode.INVALID_OPENAPI,
+      `${ref} cannot be resolved: ${code === 'ENOENT' || code === 'ENOTDIR' ? `there is no file ${file}` : `${file} cannot be read (${code ?? 'error'})`}`,
+      { ref: file },
+    );
   }
   if (!inside(root.realFolder, real)) throw outside();
   const info = await stat(real);
-  if (!info.isFile()) throw new AppError(ErrorCode.INVALID_OPENAPI, `${ref} cannot be resolved: ${file} is not a file`, { ref: file });
-  if (info.size > maxBytes) throw new AppError(ErrorCode.IMPORT_TOO_LARGE, `${ref} is ${info.size} bytes; the limit is ${maxBytes}`, { ref: file, bytes: info.size, maxBytes });
+  if (!info.isFile())
+    throw new AppError(ErrorCode.INVALID_OPENAPI, `${ref} cannot be resolved: ${file} is not a file`, { ref: file });
+  if (info.size > maxBytes)
+    throw new AppError(ErrorCode.IMPORT_TOO_LARGE, `${ref} is ${info.size} bytes; the limit is ${maxBytes}`, {
+      ref: file,
+      bytes: info.size,
+      maxBytes,
+    });
   return readFile(real);
 }

@@ -88,7 +88,20 @@ function contentMedia(content: unknown): MediaInfo[] {
 /** Swagger 2.0 keeps a parameter's type inline; collect it into a schema so one renderer fits all. */
 function swagger2ParamSchema(p: Json): Json {
   const schema: Json = {};
-  for (const k of ['type', 'format', 'items', 'enum', 'default', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'minItems', 'maxItems']) {
+  for (const k of [
+    'type',
+    'format',
+    'items',
+    'enum',
+    'default',
+    'minimum',
+    'maximum',
+    'minLength',
+    'maxLength',
+    'pattern',
+    'minItems',
+    'maxItems',
+  ]) {
     if (p[k] !== undefined) schema[k] = p[k];
   }
   return schema;
@@ -104,13 +117,15 @@ function toParam(p: Json, v2: boolean): ParamInfo {
     required: p.required === true,
     deprecated: p.deprecated === true,
     ...(description ? { description } : {}),
-    schema: v2 ? swagger2ParamSchema(p) : p.schema ?? contentSchema,
+    schema: v2 ? swagger2ParamSchema(p) : (p.schema ?? contentSchema),
   };
 }
 
 /** Path-level parameters apply unless the operation redefines the same name and location. */
 function mergedParams(pathItem: Json, op: Json, refs: SpecRefs): Json[] {
-  const own = asArray(op.parameters).map((p) => refs.deref(p)).filter((p): p is Json => p !== undefined);
+  const own = asArray(op.parameters)
+    .map((p) => refs.deref(p))
+    .filter((p): p is Json => p !== undefined);
   const ownKeys = new Set(own.map((p) => `${String(p.in)}:${String(p.name)}`));
   const inherited = asArray(pathItem.parameters)
     .map((p) => refs.deref(p))
@@ -123,15 +138,31 @@ function swagger2Body(params: Json[], op: Json, doc: Json): BodyInfo | undefined
   const body = params.find((p) => p.in === 'body');
   if (body) {
     const description = asString(body.description);
-    return { required: body.required === true, ...(description ? { description } : {}), media: [{ mediaTypes: consumes.length > 0 ? consumes : ['application/json'], schema: body.schema }] };
+    return {
+      required: body.required === true,
+      ...(description ? { description } : {}),
+      media: [{ mediaTypes: consumes.length > 0 ? consumes : ['application/json'], schema: body.schema }],
+    };
   }
   const form = params.filter((p) => p.in === 'formData');
   if (form.length === 0) return undefined;
   const properties: Json = {};
-  for (const p of form) properties[asString(p.name) ?? '(unnamed)'] = { ...swagger2ParamSchema(p), ...(asString(p.description) ? { description: asString(p.description) } : {}) };
+  for (const p of form)
+    properties[asString(p.name) ?? '(unnamed)'] = {
+      ...swagger2ParamSchema(p),
+      ...(asString(p.description) ? { description: asString(p.description) } : {}),
+    };
   const required = form.filter((p) => p.required === true).map((p) => asString(p.name) ?? '(unnamed)');
   const fallback = form.some((p) => p.type === 'file') ? 'multipart/form-data' : 'application/x-www-form-urlencoded';
-  return { required: required.length > 0, media: [{ mediaTypes: consumes.length > 0 ? consumes : [fallback], schema: { type: 'object', properties, ...(required.length > 0 ? { required } : {}) } }] };
+  return {
+    required: required.length > 0,
+    media: [
+      {
+        mediaTypes: consumes.length > 0 ? consumes : [fallback],
+        schema: { type: 'object', properties, ...(required.length > 0 ? { required } : {}) },
+      },
+    ],
+  };
 }
 
 function responses(op: Json, doc: Json, refs: SpecRefs, v2: boolean): ResponseInfo[] {
@@ -141,7 +172,11 @@ function responses(op: Json, doc: Json, refs: SpecRefs, v2: boolean): ResponseIn
     .map(([status, value]) => {
       const r = refs.deref(value) ?? {};
       const description = asString(r.description);
-      const media = v2 ? (r.schema !== undefined ? [{ mediaTypes: produces.length > 0 ? produces : ['application/json'], schema: r.schema }] : []) : contentMedia(r.content);
+      const media = v2
+        ? r.schema !== undefined
+          ? [{ mediaTypes: produces.length > 0 ? produces : ['application/json'], schema: r.schema }]
+          : []
+        : contentMedia(r.content);
       const headers = Object.entries(asJson(r.headers) ?? {}).map(([name, h]) => {
         const header = refs.deref(h) ?? {};
         const hd = asString(header.description);
@@ -151,7 +186,10 @@ function responses(op: Json, doc: Json, refs: SpecRefs, v2: boolean): ResponseIn
         const link = refs.deref(l) ?? {};
         const target = asString(link.operationId) ?? asString(link.operationRef);
         const ld = asString(link.description);
-        const parameters = Object.entries(asJson(link.parameters) ?? {}).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]);
+        const parameters = Object.entries(asJson(link.parameters) ?? {}).map(([k, v]): [string, string] => [
+          k,
+          typeof v === 'string' ? v : JSON.stringify(v),
+        ]);
         return { name, ...(target ? { target } : {}), ...(ld ? { description: ld } : {}), parameters };
       });
       return { status, ...(description ? { description } : {}), media, headers, links };
@@ -165,7 +203,16 @@ function requestBody(op: Json, refs: SpecRefs): BodyInfo | undefined {
   return { required: rb.required === true, ...(description ? { description } : {}), media: contentMedia(rb.content) };
 }
 
-function buildOperation(kind: OperationInfo['kind'], key: string, method: string, path: string, pathItem: Json, op: Json, refs: SpecRefs, depth: number): OperationInfo {
+function buildOperation(
+  kind: OperationInfo['kind'],
+  key: string,
+  method: string,
+  path: string,
+  pathItem: Json,
+  op: Json,
+  refs: SpecRefs,
+  depth: number,
+): OperationInfo {
   const doc = refs.doc;
   const v2 = refs.specVersion === '2.0';
   const params = mergedParams(pathItem, op, refs);
@@ -178,7 +225,18 @@ function buildOperation(kind: OperationInfo['kind'], key: string, method: string
     depth > 0
       ? []
       : Object.entries(asJson(op.callbacks) ?? {}).flatMap(([name, cb]) =>
-          Object.entries(refs.deref(cb) ?? {}).map(([expression, item]) => ({ name, expression, operations: pathItemOperations('operation', expression, refs.deref(item) ?? {}, refs, depth + 1, (m) => `${m} ${expression}`) })),
+          Object.entries(refs.deref(cb) ?? {}).map(([expression, item]) => ({
+            name,
+            expression,
+            operations: pathItemOperations(
+              'operation',
+              expression,
+              refs.deref(item) ?? {},
+              refs,
+              depth + 1,
+              (m) => `${m} ${expression}`,
+            ),
+          })),
         );
   return {
     key,
@@ -189,7 +247,9 @@ function buildOperation(kind: OperationInfo['kind'], key: string, method: string
     ...(summary ? { summary } : {}),
     ...(description ? { description } : {}),
     deprecated: op.deprecated === true,
-    tags: asArray(op.tags).map((t) => asString(t)).filter((t): t is string => t !== undefined),
+    tags: asArray(op.tags)
+      .map((t) => asString(t))
+      .filter((t): t is string => t !== undefined),
     ...(security ? { security: security.filter((s): s is Json => asJson(s) !== undefined) } : {}),
     parameters: params.filter((p) => !v2 || (p.in !== 'body' && p.in !== 'formData')).map((p) => toParam(p, v2)),
     ...(body ? { body } : {}),
@@ -199,8 +259,17 @@ function buildOperation(kind: OperationInfo['kind'], key: string, method: string
   };
 }
 
-function pathItemOperations(kind: OperationInfo['kind'], path: string, pathItem: Json, refs: SpecRefs, depth: number, keyOf: (method: string) => string): OperationInfo[] {
-  return METHODS.filter((m) => asJson(pathItem[m]) !== undefined).map((m) => buildOperation(kind, keyOf(m.toUpperCase()), m, path, pathItem, asJson(pathItem[m])!, refs, depth));
+function pathItemOperations(
+  kind: OperationInfo['kind'],
+  path: string,
+  pathItem: Json,
+  refs: SpecRefs,
+  depth: number,
+  keyOf: (method: string) => string,
+): OperationInfo[] {
+  return METHODS.filter((m) => asJson(pathItem[m]) !== undefined).map((m) =>
+    buildOperation(kind, keyOf(m.toUpperCase()), m, path, pathItem, asJson(pathItem[m])!, refs, depth),
+  );
 }
 
 /** Every operation under `paths`, then every webhook (3.1), in document order. */

@@ -40,17 +40,33 @@ export function parseSpecText(text: string, options: ParseSpecOptions = {}): unk
   }
   let value: unknown;
   try {
-    value = parseYaml(body, { maxAliasCount: options.maxAliases ?? DEFAULT_MAX_ALIASES, uniqueKeys: false, prettyErrors: true });
+    value = parseYaml(body, {
+      maxAliasCount: options.maxAliases ?? DEFAULT_MAX_ALIASES,
+      uniqueKeys: false,
+      prettyErrors: true,
+    });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     if (/Maximum call stack size exceeded/.test(message)) {
       // The YAML parser recurses per level; its own message would be a stack overflow with a position.
-      throw new AppError(ErrorCode.INVALID_OPENAPI, `The document${label} nests too deeply to read (far more than ${MAX_SPEC_DEPTH} levels); no real API needs that: check the generator that wrote it`, { reason: 'too_deep' });
+      throw new AppError(
+        ErrorCode.INVALID_OPENAPI,
+        `The document${label} nests too deeply to read (far more than ${MAX_SPEC_DEPTH} levels); no real API needs that: check the generator that wrote it`,
+        { reason: 'too_deep' },
+      );
     }
     if (/alias/i.test(message) && /excessive|resource exhaustion/i.test(message)) {
-      throw new AppError(ErrorCode.INVALID_OPENAPI, `The document${label} expands YAML aliases too often (limit ${options.maxAliases ?? DEFAULT_MAX_ALIASES}); refusing it as a possible "billion laughs" attack`, { reason: 'yaml_aliases' });
+      throw new AppError(
+        ErrorCode.INVALID_OPENAPI,
+        `The document${label} expands YAML aliases too often (limit ${options.maxAliases ?? DEFAULT_MAX_ALIASES}); refusing it as a possible "billion laughs" attack`,
+        { reason: 'yaml_aliases' },
+      );
     }
-    throw new AppError(ErrorCode.INVALID_OPENAPI, `The document${label} is neither valid JSON nor valid YAML: ${message.split('\n')[0] ?? message}`, { reason: 'syntax', detail: message.slice(0, 2000) });
+    throw new AppError(
+      ErrorCode.INVALID_OPENAPI,
+      `The document${label} is neither valid JSON nor valid YAML: ${message.split('\n')[0] ?? message}`,
+      { reason: 'syntax', detail: message.slice(0, 2000) },
+    );
   }
   assertTree(value, label);
   return value;
@@ -66,7 +82,10 @@ function assertTree(root: unknown, label: string): void {
   const stack: { node: object; key: string; children: [string, unknown][]; next: number }[] = [];
   const enter = (node: unknown, key: string): void => {
     if (typeof node !== 'object' || node === null || done.has(node)) return;
-    if (onPath.has(node)) throw new AppError(ErrorCode.INVALID_OPENAPI, `The document${label} contains a recursive YAML alias`, { reason: 'yaml_recursive_alias' });
+    if (onPath.has(node))
+      throw new AppError(ErrorCode.INVALID_OPENAPI, `The document${label} contains a recursive YAML alias`, {
+        reason: 'yaml_recursive_alias',
+      });
     if (stack.length > MAX_SPEC_DEPTH) {
       const location = `#${[...stack.slice(1).map((f) => f.key), key].map((k) => `/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('')}`;
       throw new AppError(
@@ -96,7 +115,8 @@ function assertTree(root: unknown, label: string): void {
 /** True when the value looks like a Swagger 2.0 or OpenAPI 3.x document (a version key plus paths or webhooks). */
 export function looksLikeOpenApi(value: unknown): boolean {
   if (!isJson(value)) return false;
-  const hasVersion = typeof value.openapi === 'string' || typeof value.swagger === 'string' || typeof value.swagger === 'number';
+  const hasVersion =
+    typeof value.openapi === 'string' || typeof value.swagger === 'string' || typeof value.swagger === 'number';
   if (!hasVersion) return false;
   if (isJson(value.paths)) return true;
   return typeof value.openapi === 'string' && value.openapi.startsWith('3.1') && isJson(value.webhooks);
@@ -107,12 +127,20 @@ export function detectSpecVersion(doc: Json): { specVersion: SpecVersion; declar
   const swagger = doc.swagger;
   if (swagger !== undefined) {
     if (String(swagger) === '2.0' || swagger === 2) return { specVersion: '2.0', declaredVersion: '2.0' };
-    throw new AppError(ErrorCode.INVALID_OPENAPI, `Unsupported Swagger version "${String(swagger)}": only 2.0 is supported`, { location: '#/swagger' });
+    throw new AppError(
+      ErrorCode.INVALID_OPENAPI,
+      `Unsupported Swagger version "${String(swagger)}": only 2.0 is supported`,
+      { location: '#/swagger' },
+    );
   }
   const openapi = typeof doc.openapi === 'string' ? doc.openapi : String(doc.openapi);
   if (/^3\.0(\.\d+)?$/.test(openapi)) return { specVersion: '3.0', declaredVersion: openapi };
   if (/^3\.1(\.\d+)?$/.test(openapi)) return { specVersion: '3.1', declaredVersion: openapi };
-  throw new AppError(ErrorCode.INVALID_OPENAPI, `Unsupported OpenAPI version "${openapi}": supported are Swagger 2.0, OpenAPI 3.0 and 3.1`, { location: '#/openapi' });
+  throw new AppError(
+    ErrorCode.INVALID_OPENAPI,
+    `Unsupported OpenAPI version "${openapi}": supported are Swagger 2.0, OpenAPI 3.0 and 3.1`,
+    { location: '#/openapi' },
+  );
 }
 
 /** Throws INVALID_OPENAPI unless the value is an OpenAPI/Swagger document. */

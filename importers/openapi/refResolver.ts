@@ -67,19 +67,32 @@ function describeRef(state: RefReadState, file: FileInfo): string {
 }
 
 function tooLarge(state: RefReadState, target: string): AppError {
-  return new AppError(ErrorCode.IMPORT_TOO_LARGE, `The spec and its external $refs exceed ${state.maxTotalBytes} bytes in total (CAIRN_IMPORT_SPEC_MAX_BYTES)`, { ref: target, maxBytes: state.maxTotalBytes });
+  return new AppError(
+    ErrorCode.IMPORT_TOO_LARGE,
+    `The spec and its external $refs exceed ${state.maxTotalBytes} bytes in total (CAIRN_IMPORT_SPEC_MAX_BYTES)`,
+    { ref: target, maxBytes: state.maxTotalBytes },
+  );
 }
 
 function withHint(err: AppError): AppError {
   if (err.code === ErrorCode.IMPORT_TOO_LARGE) return err;
-  return new AppError(err.code, `${err.message} (import with skipUnresolvedRefs, or --skip-unresolved-refs, to import the rest without it)`, err.details, { cause: err });
+  return new AppError(
+    err.code,
+    `${err.message} (import with skipUnresolvedRefs, or --skip-unresolved-refs, to import the rest without it)`,
+    err.details,
+    { cause: err },
+  );
 }
 
 /** Reads one `$ref` target: http(s) through the safe fetcher, files under the spec's folder, everything else refused. */
 async function readTarget(state: RefReadState, file: FileInfo, target: string): Promise<Buffer> {
   const what = describeRef(state, file);
   if (target.startsWith(INLINE_SCHEME)) {
-    throw new AppError(ErrorCode.IMPORT_FETCH_BLOCKED, `${what} is relative, but the spec was given as content, with no URL or folder to resolve it against, and local files are never read for such a spec: import it by URL, or with \`cairn import openapi <file>\` beside its files`, { ref: file.reference ?? target });
+    throw new AppError(
+      ErrorCode.IMPORT_FETCH_BLOCKED,
+      `${what} is relative, but the spec was given as content, with no URL or folder to resolve it against, and local files are never read for such a spec: import it by URL, or with \`cairn import openapi <file>\` beside its files`,
+      { ref: file.reference ?? target },
+    );
   }
   let protocol: string;
   try {
@@ -88,18 +101,34 @@ async function readTarget(state: RefReadState, file: FileInfo, target: string): 
     throw new AppError(ErrorCode.IMPORT_FETCH_BLOCKED, `${what} is not a URL that can be read`, { ref: target });
   }
   if (protocol === 'file:' && state.local) {
-    const body = await readLocalRef(state.local, target, what, Math.min(state.maxBytes, Math.max(state.remainingBytes, 0)));
+    const body = await readLocalRef(
+      state.local,
+      target,
+      what,
+      Math.min(state.maxBytes, Math.max(state.remainingBytes, 0)),
+    );
     return body;
   }
   if (protocol !== 'http:' && protocol !== 'https:') {
-    throw new AppError(ErrorCode.IMPORT_FETCH_BLOCKED, `${what} uses ${protocol} — only http(s) references${state.local ? ' and files in the spec\'s folder are resolved' : ' are resolved; local files are never read'}`, { ref: target });
+    throw new AppError(
+      ErrorCode.IMPORT_FETCH_BLOCKED,
+      `${what} uses ${protocol} — only http(s) references${state.local ? " and files in the spec's folder are resolved" : ' are resolved; local files are never read'}`,
+      { ref: target },
+    );
   }
   try {
-    const res = await state.fetcher.fetch(target, { accept: 'application/json, application/yaml, text/yaml, */*;q=0.5', maxBytes: Math.min(state.maxBytes, state.remainingBytes) });
+    const res = await state.fetcher.fetch(target, {
+      accept: 'application/json, application/yaml, text/yaml, */*;q=0.5',
+      maxBytes: Math.min(state.maxBytes, state.remainingBytes),
+    });
     return res.body;
   } catch (err) {
     if (err instanceof AppError) throw new AppError(err.code, `${what}: ${err.message}`, err.details, { cause: err });
-    throw new AppError(ErrorCode.IMPORT_FETCH_FAILED, `Could not fetch ${what}: ${err instanceof Error ? err.message : String(err)}`, { ref: target });
+    throw new AppError(
+      ErrorCode.IMPORT_FETCH_FAILED,
+      `Could not fetch ${what}: ${err instanceof Error ? err.message : String(err)}`,
+      { ref: target },
+    );
   }
 }
 
@@ -120,9 +149,15 @@ async function readRef(state: RefReadState, file: FileInfo): Promise<Buffer> {
       state.cache.set(target, body);
       return body;
     } catch (err) {
-      let error = err instanceof AppError ? err : new AppError(ErrorCode.IMPORT_FETCH_FAILED, `Could not read ${describeRef(state, file)}: ${String(err)}`, { ref: target });
+      let error =
+        err instanceof AppError
+          ? err
+          : new AppError(ErrorCode.IMPORT_FETCH_FAILED, `Could not read ${describeRef(state, file)}: ${String(err)}`, {
+              ref: target,
+            });
       // Cut short by what is left of the total, not by the per-file cap: the total is the limit to raise.
-      if (error.code === ErrorCode.IMPORT_TOO_LARGE && state.remainingBytes < state.maxBytes) error = tooLarge(state, target);
+      if (error.code === ErrorCode.IMPORT_TOO_LARGE && state.remainingBytes < state.maxBytes)
+        error = tooLarge(state, target);
       if (state.skipUnresolved && error.code !== ErrorCode.IMPORT_TOO_LARGE) {
         state.unresolved.set(target, error.message);
         return PLACEHOLDER;
@@ -136,7 +171,9 @@ async function readRef(state: RefReadState, file: FileInfo): Promise<Buffer> {
 export function pruneSkippedRefs(state: RefReadState, doc: unknown, documentUrl: string): void {
   if (state.unresolved.size === 0) return;
   pruneUnresolvedRefs(doc, documentUrl, state.unresolved, (ref, pointer, reason) => {
-    state.skippedWarnings.add(`Skipped $ref "${ref}" at ${documentLabel(state, documentUrl)}${pointer}: ${reason.replace(/^\$ref "[^"]*"( at \S+)?:? ?/, '')}`);
+    state.skippedWarnings.add(
+      `Skipped $ref "${ref}" at ${documentLabel(state, documentUrl)}${pointer}: ${reason.replace(/^\$ref "[^"]*"( at \S+)?:? ?/, '')}`,
+    );
   });
 }
 

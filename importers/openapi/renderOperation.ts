@@ -78,24 +78,37 @@ function renderResponse(lines: string[], r: ResponseInfo, ctx: SchemaRenderConte
   if (r.description && oneLine(r.description, 10_000).length > 200) lines.push('', r.description.trim());
   if (r.headers.length > 0) {
     lines.push('', 'Headers:');
-    for (const h of r.headers) lines.push(`- ${h.name} (${schemaLabel(h.schema, ctx.refs)})${h.description ? `: ${oneLine(h.description)}` : ''}`);
+    for (const h of r.headers)
+      lines.push(
+        `- ${h.name} (${schemaLabel(h.schema, ctx.refs)})${h.description ? `: ${oneLine(h.description)}` : ''}`,
+      );
   }
   renderMedia(lines, r.media, ctx);
   if (r.links.length > 0) {
     lines.push('', 'Links:');
     for (const l of r.links) {
       const params = l.parameters.map(([k, v]) => `${k} = ${v}`).join(', ');
-      lines.push(`- ${l.name}${l.target ? ` → ${l.target}` : ''}${params ? ` (${params})` : ''}${l.description ? `: ${oneLine(l.description)}` : ''}`);
+      lines.push(
+        `- ${l.name}${l.target ? ` → ${l.target}` : ''}${params ? ` (${params})` : ''}${l.description ? `: ${oneLine(l.description)}` : ''}`,
+      );
     }
   }
 }
 
 function renderParameters(lines: string[], op: OperationInfo, ctx: SchemaRenderContext): void {
   if (op.parameters.length === 0) return;
-  lines.push('', '## Parameters', '', '| Name | In | Required | Type | Description |', '| --- | --- | --- | --- | --- |');
+  lines.push(
+    '',
+    '## Parameters',
+    '',
+    '| Name | In | Required | Type | Description |',
+    '| --- | --- | --- | --- | --- |',
+  );
   for (const p of op.parameters) {
     const description = schemaDetails(p.schema, ctx.refs, p.description) + (p.deprecated ? ' (deprecated)' : '');
-    lines.push(`| ${cell(p.name)} | ${cell(p.in)} | ${p.required ? 'yes' : 'no'} | ${cell(schemaLabel(p.schema, ctx.refs))} | ${cell(description)} |`);
+    lines.push(
+      `| ${cell(p.name)} | ${cell(p.in)} | ${p.required ? 'yes' : 'no'} | ${cell(schemaLabel(p.schema, ctx.refs))} | ${cell(description)} |`,
+    );
   }
 }
 
@@ -107,18 +120,28 @@ function renderCallbacks(lines: string[], op: OperationInfo, ctx: SchemaRenderCo
       const summary = oneLine(c.summary ?? c.description ?? '', 200);
       lines.push('', `### ${cb.name}: ${c.method} ${cb.expression}${summary ? ` — ${summary}` : ''}`);
       if (c.body) {
-        lines.push('', `Request body${c.body.required ? ' (required)' : ''}${c.body.description ? `: ${oneLine(c.body.description)}` : ''}`);
+        lines.push(
+          '',
+          `Request body${c.body.required ? ' (required)' : ''}${c.body.description ? `: ${oneLine(c.body.description)}` : ''}`,
+        );
         renderMedia(lines, c.body.media, ctx);
       }
       if (c.responses.length > 0) {
-        lines.push('', `Expected responses: ${c.responses.map((r) => `${r.status}${r.description ? ` (${oneLine(r.description, 120)})` : ''}`).join('; ')}`);
+        lines.push(
+          '',
+          `Expected responses: ${c.responses.map((r) => `${r.status}${r.description ? ` (${oneLine(r.description, 120)})` : ''}`).join('; ')}`,
+        );
       }
     }
   }
 }
 
 /** Markdown for one operation: header facts, description, parameters, body, responses, callbacks. */
-export function renderOperation(op: OperationInfo, api: { title: string; version: string }, ctx: SchemaRenderContext): string {
+export function renderOperation(
+  op: OperationInfo,
+  api: { title: string; version: string },
+  ctx: SchemaRenderContext,
+): string {
   const lines: string[] = [`# ${operationTitle(op)}`, ''];
   if (op.kind === 'webhook') lines.push(`- Webhook: ${op.path} (the API calls you with ${op.method})`);
   else lines.push(`- Method: ${op.method}`, `- Path: ${op.path}`);
@@ -140,6 +163,7 @@ export function renderOperation(op: OperationInfo, api: { title: string; version
     for (const r of op.responses) renderResponse(lines, r, ctx);
   }
   renderCallbacks(lines, op, ctx);
-  if (ctx.budget.truncated) lines.push('', '_Some schema fields were left out: this operation is too large to list completely._');
+  if (ctx.budget.truncated)
+    lines.push('', '_Some schema fields were left out: this operation is too large to list completely._');
   return `${lines.join('\n').trim()}\n`;
 }

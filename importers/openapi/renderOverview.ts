@@ -35,7 +35,9 @@ export function serverList(doc: Json, v2: boolean, sourceUrl: string | null = nu
       return `${k}: ${values.length > 0 ? values.join(' | ') : String(asJson(v)?.default ?? '')}`;
     });
     const description = asString(server.description);
-    return [`${url}${description ? ` — ${oneLine(description, 200)}` : ''}${vars.length > 0 ? ` (${vars.join('; ')})` : ''}`];
+    return [
+      `${url}${description ? ` — ${oneLine(description, 200)}` : ''}${vars.length > 0 ? ` (${vars.join('; ')})` : ''}`,
+    ];
   });
 }
 
@@ -43,7 +45,10 @@ function describeScheme(name: string, s: Json): string {
   const type = asString(s.type) ?? 'unknown';
   const parts: string[] = [];
   if (type === 'apiKey') parts.push(`API key in ${asString(s.in) ?? '?'} "${asString(s.name) ?? '?'}"`);
-  else if (type === 'http') parts.push(`HTTP ${asString(s.scheme) ?? ''}${asString(s.bearerFormat) ? ` (${asString(s.bearerFormat)})` : ''}`.trim());
+  else if (type === 'http')
+    parts.push(
+      `HTTP ${asString(s.scheme) ?? ''}${asString(s.bearerFormat) ? ` (${asString(s.bearerFormat)})` : ''}`.trim(),
+    );
   else if (type === 'basic') parts.push('HTTP basic');
   else if (type === 'openIdConnect') parts.push(`OpenID Connect (${asString(s.openIdConnectUrl) ?? '?'})`);
   else if (type === 'oauth2') {
@@ -52,8 +57,12 @@ function describeScheme(name: string, s: Json): string {
     for (const [flow, f] of Object.entries(flows)) {
       const fj = asJson(f) ?? {};
       const urls = [asString(fj.authorizationUrl), asString(fj.tokenUrl)].filter(Boolean).join(', ');
-      const scopes = Object.entries(asJson(fj.scopes) ?? {}).map(([k, v]) => (asString(v) ? `${k} (${oneLine(asString(v), 80)})` : k));
-      parts.push(`OAuth2 ${flow}${urls ? ` via ${urls}` : ''}${scopes.length > 0 ? `; scopes: ${scopes.join(', ')}` : ''}`);
+      const scopes = Object.entries(asJson(fj.scopes) ?? {}).map(([k, v]) =>
+        asString(v) ? `${k} (${oneLine(asString(v), 80)})` : k,
+      );
+      parts.push(
+        `OAuth2 ${flow}${urls ? ` via ${urls}` : ''}${scopes.length > 0 ? `; scopes: ${scopes.join(', ')}` : ''}`,
+      );
     }
   } else parts.push(type);
   const description = asString(s.description);
@@ -78,13 +87,19 @@ export function renderOverview(spec: LoadedSpec, refs: SpecRefs, ops: OperationI
   const v2 = spec.specVersion === '2.0';
   const info = asJson(doc.info) ?? {};
   const lines: string[] = [`# ${title}`, ''];
-  lines.push(`- API version: ${spec.apiVersion || 'unspecified'}`, `- Specification: ${v2 ? 'Swagger' : 'OpenAPI'} ${spec.declaredVersion}`);
+  lines.push(
+    `- API version: ${spec.apiVersion || 'unspecified'}`,
+    `- Specification: ${v2 ? 'Swagger' : 'OpenAPI'} ${spec.declaredVersion}`,
+  );
   if (spec.sourceUrl) lines.push(`- Source: ${spec.sourceUrl}`);
   const contact = asJson(info.contact);
-  const contactText = [asString(contact?.name), asString(contact?.email), asString(contact?.url)].filter(Boolean).join(', ');
+  const contactText = [asString(contact?.name), asString(contact?.email), asString(contact?.url)]
+    .filter(Boolean)
+    .join(', ');
   if (contactText) lines.push(`- Contact: ${contactText}`);
   const license = asJson(info.license);
-  if (asString(license?.name)) lines.push(`- License: ${asString(license?.name)}${asString(license?.url) ? ` (${asString(license?.url)})` : ''}`);
+  if (asString(license?.name))
+    lines.push(`- License: ${asString(license?.name)}${asString(license?.url) ? ` (${asString(license?.url)})` : ''}`);
   if (asString(info.termsOfService)) lines.push(`- Terms of service: ${asString(info.termsOfService)}`);
   const webhooks = ops.filter((o) => o.kind === 'webhook');
   const operations = ops.filter((o) => o.kind === 'operation');
@@ -108,7 +123,9 @@ export function renderOverview(spec: LoadedSpec, refs: SpecRefs, ops: OperationI
     lines.push('', '## Tags', '');
     for (const t of tags) {
       const count = ops.filter((o) => o.tags.includes(t.name)).length;
-      lines.push(`- ${t.name} (${count} operation${count === 1 ? '' : 's'})${t.description ? `: ${oneLine(t.description)}` : ''}`);
+      lines.push(
+        `- ${t.name} (${count} operation${count === 1 ? '' : 's'})${t.description ? `: ${oneLine(t.description)}` : ''}`,
+      );
     }
   }
   const list = (o: OperationInfo) => {
@@ -120,8 +137,19 @@ export function renderOverview(spec: LoadedSpec, refs: SpecRefs, ops: OperationI
   if (webhooks.length > 0) lines.push('', `## Webhooks (${webhooks.length})`, '', ...webhooks.map(list));
   const schemas = refs.namedSchemas().map(([name]) => name);
   // Every schema is also a graph entity; the overview names the first few hundred.
-  if (schemas.length > 0) lines.push('', `## Schemas (${schemas.length})`, '', schemas.slice(0, MAX_LISTED_SCHEMAS).join(', ') + (schemas.length > MAX_LISTED_SCHEMAS ? `, … and ${schemas.length - MAX_LISTED_SCHEMAS} more` : ''));
+  if (schemas.length > 0)
+    lines.push(
+      '',
+      `## Schemas (${schemas.length})`,
+      '',
+      schemas.slice(0, MAX_LISTED_SCHEMAS).join(', ') +
+        (schemas.length > MAX_LISTED_SCHEMAS ? `, … and ${schemas.length - MAX_LISTED_SCHEMAS} more` : ''),
+    );
   const docs = asJson(doc.externalDocs);
-  if (asString(docs?.url)) lines.push('', `More documentation: ${asString(docs?.url)}${asString(docs?.description) ? ` — ${oneLine(asString(docs?.description))}` : ''}`);
+  if (asString(docs?.url))
+    lines.push(
+      '',
+      `More documentation: ${asString(docs?.url)}${asString(docs?.description) ? ` — ${oneLine(asString(docs?.description))}` : ''}`,
+    );
   return `${lines.join('\n').trim()}\n`;
 }

@@ -30,7 +30,11 @@ function literal(value: unknown): string {
 
 function typesOf(s: Json): string[] {
   const t = s.type;
-  const types = Array.isArray(t) ? t.filter((x): x is string => typeof x === 'string') : typeof t === 'string' ? [t] : [];
+  const types = Array.isArray(t)
+    ? t.filter((x): x is string => typeof x === 'string')
+    : typeof t === 'string'
+      ? [t]
+      : [];
   if (types.length === 0) {
     if (asJson(s.properties) || asJson(s.additionalProperties)) types.push('object');
     else if (s.items !== undefined) types.push('array');
@@ -60,10 +64,17 @@ export function schemaLabel(schema: unknown, refs: SpecRefs, hops = 0): string {
   if (!s) return hop.pointer ? `unresolved ${hop.pointer}` : 'any';
   if (hop.name) {
     // A named object is known by its name; a named array or primitive also says what it is.
-    return isStructured(s, refs) && s.items === undefined ? hop.name : hops < 3 ? `${hop.name}: ${schemaLabel(s, refs, hops + 1)}` : hop.name;
+    return isStructured(s, refs) && s.items === undefined
+      ? hop.name
+      : hops < 3
+        ? `${hop.name}: ${schemaLabel(s, refs, hops + 1)}`
+        : hop.name;
   }
   if (hops > 6) return 'object';
-  const join = (key: string, sep: string) => asArray(s[key]).map((x) => schemaLabel(x, refs, hops + 1)).join(sep);
+  const join = (key: string, sep: string) =>
+    asArray(s[key])
+      .map((x) => schemaLabel(x, refs, hops + 1))
+      .join(sep);
   if (asArray(s.allOf).length > 0) return `all of: ${join('allOf', ' & ')}`;
   if (asArray(s.oneOf).length > 0) return `one of: ${join('oneOf', ' | ')}`;
   if (asArray(s.anyOf).length > 0) return `any of: ${join('anyOf', ' | ')}`;
@@ -72,7 +83,8 @@ export function schemaLabel(schema: unknown, refs: SpecRefs, hops = 0): string {
   const format = asString(s.format);
   const parts = types.map((t) => {
     if (t === 'array') return `array of ${schemaLabel(s.items, refs, hops + 1)}`;
-    if (t === 'object' && asJson(s.additionalProperties) && !asJson(s.properties)) return `map of ${schemaLabel(s.additionalProperties, refs, hops + 1)}`;
+    if (t === 'object' && asJson(s.additionalProperties) && !asJson(s.properties))
+      return `map of ${schemaLabel(s.additionalProperties, refs, hops + 1)}`;
     return t === 'null' || !format ? t : `${t}, ${format}`;
   });
   return parts.length > 0 ? parts.join(' | ') : 'any';
@@ -89,10 +101,20 @@ export function schemaDetails(schema: unknown, refs: SpecRefs, description?: str
   const text = oneLine(description ?? asString(own?.description) ?? inherited);
   if (text) out.push(text.replace(/[.]$/, '') + '.');
   const values = asArray(s.enum ?? asJson(s.items)?.enum);
-  if (values.length > 0) out.push(`Enum: ${values.slice(0, MAX_ENUM).map(literal).join(', ')}${values.length > MAX_ENUM ? `, … (${values.length} values)` : ''}.`);
+  if (values.length > 0)
+    out.push(
+      `Enum: ${values.slice(0, MAX_ENUM).map(literal).join(', ')}${values.length > MAX_ENUM ? `, … (${values.length} values)` : ''}.`,
+    );
   if (s.default !== undefined) out.push(`Default: ${literal(s.default)}.`);
   const limits: string[] = [];
-  for (const [key, word] of [['minimum', 'min'], ['maximum', 'max'], ['minLength', 'min length'], ['maxLength', 'max length'], ['minItems', 'min items'], ['maxItems', 'max items']] as const) {
+  for (const [key, word] of [
+    ['minimum', 'min'],
+    ['maximum', 'max'],
+    ['minLength', 'min length'],
+    ['maxLength', 'max length'],
+    ['minItems', 'min items'],
+    ['maxItems', 'max items'],
+  ] as const) {
     if (typeof s[key] === 'number') limits.push(`${word} ${String(s[key])}`);
   }
   if (typeof s.pattern === 'string') limits.push(`pattern ${literal(s.pattern)}`);
@@ -135,14 +157,28 @@ function plan(schema: unknown, ctx: SchemaRenderContext, depth: number, stack: s
   const nextStack = key === undefined ? stack : [...stack, key];
   const t = hop.target;
   // A plain array's members are its items': decide on those, so a cycle shows on the field's own line.
-  if (t.items !== undefined && !asJson(t.properties) && asArray(t.allOf).length + asArray(t.oneOf).length + asArray(t.anyOf).length === 0) {
+  if (
+    t.items !== undefined &&
+    !asJson(t.properties) &&
+    asArray(t.allOf).length + asArray(t.oneOf).length + asArray(t.anyOf).length === 0
+  ) {
     return plan(t.items, ctx, depth, nextStack);
   }
   return { target: t, stack: nextStack };
 }
 
 /** A field line plus its members, indented beneath it. */
-function field(out: string[], ctx: SchemaRenderContext, indent: number, depth: number, stack: string[], name: string, schema: unknown, required: boolean, description?: string): void {
+function field(
+  out: string[],
+  ctx: SchemaRenderContext,
+  indent: number,
+  depth: number,
+  stack: string[],
+  name: string,
+  schema: unknown,
+  required: boolean,
+  description?: string,
+): void {
   const inParens = [schemaLabel(schema, ctx.refs), ...flags(schema, ctx.refs, required)].join(', ');
   const details = schemaDetails(schema, ctx.refs, description);
   const next = plan(schema, ctx, depth + 1, stack);
@@ -152,7 +188,14 @@ function field(out: string[], ctx: SchemaRenderContext, indent: number, depth: n
 }
 
 /** Lists the members of a concrete (already dereferenced) schema. */
-function members(out: string[], ctx: SchemaRenderContext, s: Json, indent: number, depth: number, stack: string[]): void {
+function members(
+  out: string[],
+  ctx: SchemaRenderContext,
+  s: Json,
+  indent: number,
+  depth: number,
+  stack: string[],
+): void {
   const required = new Set(asArray(s.required).filter((r): r is string => typeof r === 'string'));
   for (const [name, prop] of Object.entries(asJson(s.properties) ?? {})) {
     if (ctx.budget.truncated) return;
@@ -168,20 +211,37 @@ function members(out: string[], ctx: SchemaRenderContext, s: Json, indent: numbe
       if (ctx.budget.truncated) return;
       const next = plan(alt, ctx, depth + 1, stack);
       const marker = next && 'marker' in next ? ` ${next.marker}` : '';
-      if (!emit(ctx, out, indent, `${key === 'oneOf' ? 'one of' : 'any of'} #${i + 1}: ${schemaLabel(alt, ctx.refs)}${marker}`)) return;
+      if (
+        !emit(
+          ctx,
+          out,
+          indent,
+          `${key === 'oneOf' ? 'one of' : 'any of'} #${i + 1}: ${schemaLabel(alt, ctx.refs)}${marker}`,
+        )
+      )
+        return;
       if (next && 'target' in next) members(out, ctx, next.target, indent + 1, depth + 1, next.stack);
     });
   }
   const disc = asJson(s.discriminator);
   const discName = asString(disc?.propertyName) ?? (typeof s.discriminator === 'string' ? s.discriminator : undefined);
   if (discName) {
-    const mapping = Object.entries(asJson(disc?.mapping) ?? {}).map(([k, v]) => `${k} → ${String(v).split('/').pop() ?? ''}`);
+    const mapping = Object.entries(asJson(disc?.mapping) ?? {}).map(
+      ([k, v]) => `${k} → ${String(v).split('/').pop() ?? ''}`,
+    );
     emit(ctx, out, indent, `discriminator: ${discName}${mapping.length > 0 ? ` (${mapping.join(', ')})` : ''}`);
   }
 }
 
 /** Members of a schema reached without a field line of its own (items, allOf parts, top level). */
-function nested(out: string[], ctx: SchemaRenderContext, schema: unknown, indent: number, depth: number, stack: string[]): void {
+function nested(
+  out: string[],
+  ctx: SchemaRenderContext,
+  schema: unknown,
+  indent: number,
+  depth: number,
+  stack: string[],
+): void {
   const next = plan(schema, ctx, depth, stack);
   if (!next) return;
   if ('marker' in next) emit(ctx, out, indent, next.marker);

@@ -16,7 +16,12 @@ const escapeToken = (token: string): string => token.replace(/~/g, '~0').replace
  * JSON pointer. A removed response stays as one with only a description (a response map may not be empty); anything
  * else goes, array entries included.
  */
-export function pruneUnresolvedRefs(doc: unknown, documentUrl: string, unresolved: ReadonlyMap<string, string>, skipped: (ref: string, pointer: string, reason: string) => void): void {
+export function pruneUnresolvedRefs(
+  doc: unknown,
+  documentUrl: string,
+  unresolved: ReadonlyMap<string, string>,
+  skipped: (ref: string, pointer: string, reason: string) => void,
+): void {
   const reasonFor = (value: unknown): { ref: string; reason: string } | undefined => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
     const ref = (value as Json).$ref;

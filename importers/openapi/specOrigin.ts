@@ -50,7 +50,10 @@ export interface StoredSpec {
 /** The hosts of a spec's absolute server URLs; relative and templated servers (`{region}.example.com`) say nothing. */
 export function serverHosts(spec: LoadedSpec): string[] {
   const doc = spec.document;
-  const urls = spec.specVersion === '2.0' ? [asString(doc.host) ? `https://${asString(doc.host)}` : undefined] : asArray(doc.servers).map((s) => asString(asJson(s)?.url));
+  const urls =
+    spec.specVersion === '2.0'
+      ? [asString(doc.host) ? `https://${asString(doc.host)}` : undefined]
+      : asArray(doc.servers).map((s) => asString(asJson(s)?.url));
   const hosts = new Set<string>();
   for (const url of urls) {
     if (!url || url.includes('{')) continue;
@@ -68,7 +71,10 @@ export function serverHosts(spec: LoadedSpec): string[] {
 export function describeOrigin(origin: SpecOrigin | undefined, source: string | null): string {
   const from = source ? `, source "${source}"` : '';
   if (!origin) return source ? `source "${source}"` : 'no recorded source';
-  if (origin.kind === 'url') return source && canonicalSpecUrl(source) === origin.url ? `fetched from ${source}` : `fetched from ${origin.url}${from}`;
+  if (origin.kind === 'url')
+    return source && canonicalSpecUrl(source) === origin.url
+      ? `fetched from ${source}`
+      : `fetched from ${origin.url}${from}`;
   if (origin.kind === 'file') {
     const name = origin.file.replace(/^file:/, '');
     return `from the file ${name}${source && source !== name && !name.endsWith(`/${source}`) ? from : ''}`;
@@ -87,22 +93,39 @@ const overlaps = (a: readonly string[], b: readonly string[]) => a.some((x) => b
 export function originConflict(stored: StoredSpec, incoming: SpecIdentity): string | undefined {
   const storedKind = stored.origin?.kind ?? (stored.sourceUrl ? 'url' : undefined);
   const mine = incoming.origin;
-  if (storedKind && storedKind !== mine.kind) return `it was ${describeOrigin(stored.origin, stored.source)}, this one is ${describeOrigin(mine, null)}`;
+  if (storedKind && storedKind !== mine.kind)
+    return `it was ${describeOrigin(stored.origin, stored.source)}, this one is ${describeOrigin(mine, null)}`;
   if (mine.kind === 'url') {
-    const known = stored.origin?.kind === 'url' ? [stored.origin.url] : [stored.sourceUrl, stored.source].flatMap((u) => (u ? (canonicalSpecUrl(u) ?? []) : []));
+    const known =
+      stored.origin?.kind === 'url'
+        ? [stored.origin.url]
+        : [stored.sourceUrl, stored.source].flatMap((u) => (u ? (canonicalSpecUrl(u) ?? []) : []));
     const fetched = incoming.sourceUrl ? canonicalSpecUrl(incoming.sourceUrl) : undefined;
     if (known.includes(mine.url) || (fetched !== undefined && known.includes(fetched))) return undefined;
-    return known.length > 0 ? `it was fetched from ${known[0]}, this one from ${mine.url}` : 'it was not fetched from a URL';
+    return known.length > 0
+      ? `it was fetched from ${known[0]}, this one from ${mine.url}`
+      : 'it was not fetched from a URL';
   }
-  if (mine.kind === 'file' && stored.origin?.kind === 'file' && stored.origin.file !== mine.file) return `it came from the file ${stored.origin.file.replace(/^file:/, '')}`;
+  if (mine.kind === 'file' && stored.origin?.kind === 'file' && stored.origin.file !== mine.file)
+    return `it came from the file ${stored.origin.file.replace(/^file:/, '')}`;
   const title = slugify(incoming.title);
   // A recorded title may have been cut to fit the metadata limits ("…"): its start must match.
-  const sameTitle = (t: string) => slugify(t) === title || (t.endsWith('…') && title.startsWith(slugify(t.slice(0, -1))));
-  if (!stored.titles.some(sameTitle)) return `its title is "${stored.titles[0] ?? stored.title}", this one's "${incoming.title}"`;
-  if (stored.serverHosts?.length && incoming.serverHosts.length && !overlaps(stored.serverHosts, incoming.serverHosts)) {
+  const sameTitle = (t: string) =>
+    slugify(t) === title || (t.endsWith('…') && title.startsWith(slugify(t.slice(0, -1))));
+  if (!stored.titles.some(sameTitle))
+    return `its title is "${stored.titles[0] ?? stored.title}", this one's "${incoming.title}"`;
+  if (
+    stored.serverHosts?.length &&
+    incoming.serverHosts.length &&
+    !overlaps(stored.serverHosts, incoming.serverHosts)
+  ) {
     return `its servers (${stored.serverHosts.join(', ')}) share no host with this one's (${incoming.serverHosts.join(', ')})`;
   }
-  if (stored.operationDocumentIds.length && incoming.operationDocumentIds.length && !overlaps(stored.operationDocumentIds, incoming.operationDocumentIds)) {
+  if (
+    stored.operationDocumentIds.length &&
+    incoming.operationDocumentIds.length &&
+    !overlaps(stored.operationDocumentIds, incoming.operationDocumentIds)
+  ) {
     return 'it has no operation (method and path) in common with this one';
   }
   return undefined;

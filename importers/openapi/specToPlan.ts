@@ -95,9 +95,15 @@ export function openApiToPlan(spec: LoadedSpec, options: OpenApiPlanOptions): Im
       if (other) warnings.push(`operationId "${op.operationId}" is used by both ${other} and ${op.key}`);
       else seenOperationIds.set(op.operationId, op.key);
     }
-    const ctx: SchemaRenderContext = { refs, maxDepth: options.maxSchemaDepth ?? DEFAULT_MAX_SCHEMA_DEPTH, expanded: new Set(), budget: { lines: options.maxSchemaLines ?? 2000, truncated: false } };
+    const ctx: SchemaRenderContext = {
+      refs,
+      maxDepth: options.maxSchemaDepth ?? DEFAULT_MAX_SCHEMA_DEPTH,
+      expanded: new Set(),
+      budget: { lines: options.maxSchemaLines ?? 2000, truncated: false },
+    };
     const content = renderOperation(op, api, ctx);
-    if (ctx.budget.truncated) warnings.push(`${op.key}: schemas too large to list completely; some fields were left out`);
+    if (ctx.budget.truncated)
+      warnings.push(`${op.key}: schemas too large to list completely; some fields were left out`);
     const schemas = operationSchemas(op, refs);
     const documentId = ids.operationDocument(op.key);
     planned.push({ op, schemas, documentId });

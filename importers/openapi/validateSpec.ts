@@ -21,7 +21,6 @@ export function validateOpenApiDocument(api: Json): void {
   validateSpec(api);
 }
 
-
 /** One object or array met by the walk; the parent links rebuild its JSON pointer only when it is reported. */
 interface Visit {
   node: object;
@@ -32,7 +31,8 @@ interface Visit {
 
 function pointerOf(visit: Visit): string {
   const keys: string[] = [];
-  for (let v: Visit | undefined = visit; v?.parent; v = v.parent) keys.push(v.key.replace(/~/g, '~0').replace(/\//g, '~1'));
+  for (let v: Visit | undefined = visit; v?.parent; v = v.parent)
+    keys.push(v.key.replace(/~/g, '~0').replace(/\//g, '~1'));
   return `#/${keys.reverse().join('/')}`;
 }
 
@@ -57,7 +57,8 @@ function walk(root: Json): { refs: Json[] } {
     seen.add(visit.node);
     if (!Array.isArray(visit.node) && typeof (visit.node as Json).$ref === 'string') refs.push(visit.node as Json);
     for (const [key, child] of Object.entries(visit.node)) {
-      if (typeof child === 'object' && child !== null) stack.push({ node: child, depth: visit.depth + 1, parent: visit, key });
+      if (typeof child === 'object' && child !== null)
+        stack.push({ node: child, depth: visit.depth + 1, parent: visit, key });
     }
   }
   return { refs };
@@ -81,7 +82,9 @@ function resolveLocal(root: Json, ref: string): unknown {
 }
 
 function isRef(value: unknown): value is Json & { $ref: string } {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as Json).$ref === 'string';
+  return (
+    typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as Json).$ref === 'string'
+  );
 }
 
 /** Follows every chain of `$ref`s that point at `$ref`s: a loop of them has no schema to resolve to. */

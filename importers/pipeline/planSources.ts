@@ -63,7 +63,11 @@ const ACCEPT =
  * Loads and validates a spec, then plans its documents and graph. The spec id is the caller's `specId`, else `derived`,
  * else taken from the URL or info.title; the plan's `spec` says which, for the guard that runs before writing.
  */
-export async function planOpenApi(source: OpenApiSource, deps: PlanDeps, derived?: DerivedSpecId): Promise<SpecImportPlan> {
+export async function planOpenApi(
+  source: OpenApiSource,
+  deps: PlanDeps,
+  derived?: DerivedSpecId,
+): Promise<SpecImportPlan> {
   const loadSource: SpecSource = {};
   if (source.url !== undefined) loadSource.url = source.url;
   if (source.content !== undefined) loadSource.content = source.content;
@@ -77,12 +81,18 @@ export async function planOpenApi(source: OpenApiSource, deps: PlanDeps, derived
   const derive = (): DerivedSpecId => {
     if (derived) return derived;
     const canonical = source.url !== undefined ? canonicalSpecUrl(source.url) : undefined;
-    if (source.url !== undefined && canonical) return { specId: specIdFor({ url: source.url }), origin: { kind: 'url', url: canonical } };
+    if (source.url !== undefined && canonical)
+      return { specId: specIdFor({ url: source.url }), origin: { kind: 'url', url: canonical } };
     return { specId: specIdFor({ title: spec.title, content: source.content ?? '' }), origin: { kind: 'content' } };
   };
   const { specId, origin } = derive();
   const id = source.specId ?? specId;
-  const options: Parameters<typeof openApiToPlan>[1] = { specId: id, tags: source.tags, source: source.source ?? source.url ?? null, origin };
+  const options: Parameters<typeof openApiToPlan>[1] = {
+    specId: id,
+    tags: source.tags,
+    source: source.source ?? source.url ?? null,
+    origin,
+  };
   if (source.title !== undefined) options.title = source.title;
   const plan: SpecImportPlan = openApiToPlan(spec, options);
   const overview = plan.documents[0]?.id;
@@ -110,8 +120,18 @@ export async function planUrl(url: string, defaults: DocumentDefaults, deps: Pla
 export const PAGE_ACCEPT = ACCEPT;
 
 /** Plans the document(s) of a page already fetched from `url` (see planUrl). */
-export async function planFetched(url: string, res: FetchedResource, defaults: DocumentDefaults, deps: PlanDeps): Promise<SpecImportPlan> {
-  const fetched = { url, finalUrl: res.finalUrl.replace(/#.*$/, ''), fetchedAt: new Date().toISOString(), contentType: res.contentType || null };
+export async function planFetched(
+  url: string,
+  res: FetchedResource,
+  defaults: DocumentDefaults,
+  deps: PlanDeps,
+): Promise<SpecImportPlan> {
+  const fetched = {
+    url,
+    finalUrl: res.finalUrl.replace(/#.*$/, ''),
+    fetchedAt: new Date().toISOString(),
+    contentType: res.contentType || null,
+  };
   const id = documentIdForUrl(url);
   const source = defaults.source ?? canonicalUrl(res.finalUrl);
   if (isHtml(res.contentType, res.body)) {
@@ -120,27 +140,51 @@ export async function planFetched(url: string, res: FetchedResource, defaults: D
     const page = htmlToMarkdown(html, { baseUrl: res.finalUrl });
     const doc: ImportedDocument = {
       id,
-      title: defaults.title ?? page.title ?? titleFromPath(new URL(res.finalUrl).pathname, new URL(res.finalUrl).hostname),
+      title:
+        defaults.title ?? page.title ?? titleFromPath(new URL(res.finalUrl).pathname, new URL(res.finalUrl).hostname),
       content: page.markdown,
       documentType: defaults.documentType ?? detectDocumentType(res.finalUrl),
       source,
       tags: defaults.tags,
-      metadata: { ...defaults.metadata, ...fetched, language: page.language ?? null, description: page.description ?? null },
+      metadata: {
+        ...defaults.metadata,
+        ...fetched,
+        language: page.language ?? null,
+        description: page.description ?? null,
+      },
     };
-    return { documents: [refreshable(doc, defaults, fetched.finalUrl)], entities: [], relationships: [], warnings: flattenWarning(flattenedAt) };
+    return {
+      documents: [refreshable(doc, defaults, fetched.finalUrl)],
+      entities: [],
+      relationships: [],
+      warnings: flattenWarning(flattenedAt),
+    };
   }
   const fileName = path.posix.basename(new URL(res.finalUrl).pathname) || new URL(res.finalUrl).hostname;
   const file = await extractFile({ fileName, contentType: res.contentType, bytes: res.body }, fileLimits(deps.config));
   if (file.format === 'openapi') {
     const spec: OpenApiSource = { url: res.finalUrl, content: file.content, tags: defaults.tags, source };
     if (defaults.title !== undefined) spec.title = defaults.title;
-    return planOpenApi(spec, deps, { specId: specIdFor({ url }), origin: { kind: 'url', url: canonicalSpecUrl(url) ?? url } });
+    return planOpenApi(spec, deps, {
+      specId: specIdFor({ url }),
+      origin: { kind: 'url', url: canonicalSpecUrl(url) ?? url },
+    });
   }
-  const doc = fileDocument(file, id, defaults, titleFromPath(new URL(res.finalUrl).pathname, new URL(res.finalUrl).hostname));
+  const doc = fileDocument(
+    file,
+    id,
+    defaults,
+    titleFromPath(new URL(res.finalUrl).pathname, new URL(res.finalUrl).hostname),
+  );
   doc.documentType = defaults.documentType ?? detectDocumentType(res.finalUrl);
   doc.source = source;
   doc.metadata = { ...file.metadata, ...defaults.metadata, ...fetched };
-  return { documents: [refreshable(doc, defaults, fetched.finalUrl)], entities: [], relationships: [], warnings: file.warnings };
+  return {
+    documents: [refreshable(doc, defaults, fetched.finalUrl)],
+    entities: [],
+    relationships: [],
+    warnings: file.warnings,
+  };
 }
 
 /** How a file import names a spec: the caller's specId, or an id taken from the document id (chosen or derived). */
@@ -154,10 +198,21 @@ export interface FileSpecId {
  * Plans an uploaded or local file; `relativePath` (folder imports) also hints the document type. A spec's id is
  * `naming.specId`, else taken from the document id.
  */
-export async function planFile(file: FileSource, id: string, defaults: DocumentDefaults, deps: PlanDeps, relativePath?: string, naming: FileSpecId = {}): Promise<SpecImportPlan> {
+export async function planFile(
+  file: FileSource,
+  id: string,
+  defaults: DocumentDefaults,
+  deps: PlanDeps,
+  relativePath?: string,
+  naming: FileSpecId = {},
+): Promise<SpecImportPlan> {
   const extracted = await extractFile(file, fileLimits(deps.config));
   if (extracted.format === 'openapi') {
-    const spec: OpenApiSource = { content: extracted.content, tags: defaults.tags, source: defaults.source ?? file.fileName };
+    const spec: OpenApiSource = {
+      content: extracted.content,
+      tags: defaults.tags,
+      source: defaults.source ?? file.fileName,
+    };
     if (file.localPath !== undefined) spec.file = file.localPath;
     if (defaults.title !== undefined) spec.title = defaults.title;
     const fromId = specIdFromDocumentId(id);
@@ -166,7 +221,10 @@ export async function planFile(file: FileSource, id: string, defaults: DocumentD
     return planOpenApi(spec, deps, { specId: fromId, origin: { kind: 'file', file: id } });
   }
   if (naming.specId !== undefined) {
-    throw badInput('specId', `"${file.fileName}" is not an OpenAPI spec (it reads as ${extracted.format}); specId names a spec's documents and graph, so leave it out for other files`);
+    throw badInput(
+      'specId',
+      `"${file.fileName}" is not an OpenAPI spec (it reads as ${extracted.format}); specId names a spec's documents and graph, so leave it out for other files`,
+    );
   }
   const doc = fileDocument(extracted, id, defaults, titleFromPath(file.fileName, file.fileName));
   doc.documentType = defaults.documentType ?? (relativePath ? detectDocumentType(`file:///${relativePath}`) : 'other');
@@ -182,16 +240,30 @@ export async function planFile(file: FileSource, id: string, defaults: DocumentD
  * `中国.md` one document, the second import silently overwriting the first. Too long a result becomes a hash.
  */
 export function documentIdForFile(name: string): string {
-  const encoded = Array.from(name.replaceAll('\\', '/').replace(/\p{Cs}/gu, '\uFFFD'), (ch) => (/^[A-Za-z0-9_\-:./@#?=&+~]$/.test(ch) ? ch : encodeURIComponent(ch).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))).join('');
+  const encoded = Array.from(name.replaceAll('\\', '/').replace(/\p{Cs}/gu, '\uFFFD'), (ch) =>
+    /^[A-Za-z0-9_\-:./@#?=&+~]$/.test(ch)
+      ? ch
+      : encodeURIComponent(ch).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`),
+  ).join('');
   const id = `file:${encoded}`;
   return DOCUMENT_ID_PATTERN.test(id) ? id : `file:${createHash('sha256').update(name).digest('hex').slice(0, 32)}`;
 }
 
 function specIdFromDocumentId(id: string): string {
-  return id.replace(/^file:/, '').replace(/[^A-Za-z0-9_\-.]/g, '-').slice(0, 100) || 'spec';
+  return (
+    id
+      .replace(/^file:/, '')
+      .replace(/[^A-Za-z0-9_\-.]/g, '-')
+      .slice(0, 100) || 'spec'
+  );
 }
 
-function fileDocument(file: ExtractedFile, id: string, defaults: DocumentDefaults, fallbackTitle: string): ImportedDocument {
+function fileDocument(
+  file: ExtractedFile,
+  id: string,
+  defaults: DocumentDefaults,
+  fallbackTitle: string,
+): ImportedDocument {
   return {
     id,
     title: defaults.title ?? file.title ?? fallbackTitle,

@@ -53,7 +53,8 @@ export type RefreshableDocument = ImportedDocument & { refresh?: ImportRefresh }
  * `finalUrl` is where a fetched page's redirects ended (undefined for a file).
  */
 export function refreshable(doc: ImportedDocument, defaults: DocumentDefaults, finalUrl?: string): RefreshableDocument {
-  const fromCaller = (key: string) => Object.hasOwn(defaults.metadata, key) && isDeepStrictEqual(defaults.metadata[key], doc.metadata[key]);
+  const fromCaller = (key: string) =>
+    Object.hasOwn(defaults.metadata, key) && isDeepStrictEqual(defaults.metadata[key], doc.metadata[key]);
   const sourceKeys = Object.keys(doc.metadata).filter((key) => !fromCaller(key) && key !== IMPORT_FIELDS);
   const given = {
     title: defaults.title !== undefined,
@@ -66,8 +67,20 @@ export function refreshable(doc: ImportedDocument, defaults: DocumentDefaults, f
   doc.metadata = { ...doc.metadata, [IMPORT_FIELDS]: { ...fields } };
   const refresh: ImportRefresh =
     finalUrl === undefined
-      ? { finalId: doc.id, finalUrls: [], given, sourceKeys, legacySourceKeys: [...new Set([...sourceKeys, 'fileName', 'format'])] }
-      : { finalId: documentIdForUrl(finalUrl), finalUrls: [...new Set([finalUrl, canonicalUrl(finalUrl)])], given, sourceKeys, legacySourceKeys: LEGACY_PAGE_KEYS };
+      ? {
+          finalId: doc.id,
+          finalUrls: [],
+          given,
+          sourceKeys,
+          legacySourceKeys: [...new Set([...sourceKeys, 'fileName', 'format'])],
+        }
+      : {
+          finalId: documentIdForUrl(finalUrl),
+          finalUrls: [...new Set([finalUrl, canonicalUrl(finalUrl)])],
+          given,
+          sourceKeys,
+          legacySourceKeys: LEGACY_PAGE_KEYS,
+        };
   return Object.assign(doc, { refresh });
 }
 
@@ -90,7 +103,8 @@ export function importRefresher(rules: ReadonlyMap<string, ImportRefresh>): Writ
     async refine(input, live, q) {
       const rule = rules.get(input.id ?? '');
       if (!rule) return input;
-      const target = live.get(input.id ?? '') ?? live.get(rule.finalId) ?? (await lockOldestByFinalUrl(q, rule.finalUrls));
+      const target =
+        live.get(input.id ?? '') ?? live.get(rule.finalId) ?? (await lockOldestByFinalUrl(q, rule.finalUrls));
       return target ? refreshed(input, target, rule) : input;
     },
   };
@@ -121,7 +135,10 @@ function refreshed(input: DocumentInput, target: DocumentRecord, rule: ImportRef
     source: pinned('source') ? target.source : input.source,
     // The page's own tags (markdown front matter) join the kept ones.
     tags: rule.given.tags ? input.tags : [...new Set([...target.tags, ...input.tags])].slice(0, MAX_TAGS),
-    metadata: fitted({ ...callers, ...fromPage, [IMPORT_FIELDS]: { caller, source: rule.sourceKeys } }, rule.sourceKeys),
+    metadata: fitted(
+      { ...callers, ...fromPage, [IMPORT_FIELDS]: { caller, source: rule.sourceKeys } },
+      rule.sourceKeys,
+    ),
     // An expiry someone set on the document is theirs, like its tags.
     expiresAt: target.expiresAt,
   };
@@ -130,7 +147,9 @@ function refreshed(input: DocumentInput, target: DocumentRecord, rule: ImportRef
 /** Kept metadata beside the page's may pass the cap: the page's values give way, largest first. */
 function fitted(metadata: JsonObject, sourceKeys: readonly string[]): JsonObject {
   const size = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
-  const droppable = sourceKeys.filter((k) => Object.hasOwn(metadata, k) && !ESSENTIAL_KEYS.has(k)).sort((a, b) => size(metadata[b]) - size(metadata[a]));
+  const droppable = sourceKeys
+    .filter((k) => Object.hasOwn(metadata, k) && !ESSENTIAL_KEYS.has(k))
+    .sort((a, b) => size(metadata[b]) - size(metadata[a]));
   for (const key of droppable) {
     if (size(metadata) <= MAX_METADATA_BYTES) break;
     delete metadata[key];

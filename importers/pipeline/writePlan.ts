@@ -52,7 +52,9 @@ export async function writePlan(
       { id: tooLong.id, size: tooLong.content.length, limit: writer.limits.maxDocumentChars },
     );
   }
-  const inputs = plan.documents.map((doc, i) => validateDocumentInput({ ...doc, expiresAt: null }, writer.limits, `documents[${i}]`));
+  const inputs = plan.documents.map((doc, i) =>
+    validateDocumentInput({ ...doc, expiresAt: null }, writer.limits, `documents[${i}]`),
+  );
   if (inputs.length === 0) throw new AppError(ErrorCode.INVALID_FILE, 'the source produced no documents');
   const checkAbort = () => {
     if (options.signal?.aborted) throw new ImportAborted();
@@ -75,7 +77,13 @@ export async function writePlan(
     }),
   );
   const refiner = rules.size > 0 ? importRefresher(rules) : undefined;
-  const outcome: ItemOutcome = { documentIds: [], chunkCount: 0, embeddedChunkCount: 0, changedDocuments: 0, warnings: [...plan.warnings] };
+  const outcome: ItemOutcome = {
+    documentIds: [],
+    chunkCount: 0,
+    embeddedChunkCount: 0,
+    changedDocuments: 0,
+    warnings: [...plan.warnings],
+  };
   for (let i = 0; i < inputs.length; i += DOCUMENT_BATCH) {
     checkAbort();
     const results = await writer.documents.upsertMany(inputs.slice(i, i + DOCUMENT_BATCH), refiner, options.owner);
@@ -94,9 +102,11 @@ export async function writePlan(
     const keep = new Set(outcome.documentIds);
     const vanished = (await writer.documents.documents.idsWithPrefix(plan.replacePrefix)).filter((id) => !keep.has(id));
     const owner = options.owner;
-    for (const id of vanished) await (owner === undefined ? writer.documents.delete(id) : writer.documents.deleteOwned(id, owner));
+    for (const id of vanished)
+      await (owner === undefined ? writer.documents.delete(id) : writer.documents.deleteOwned(id, owner));
     outcome.changedDocuments += vanished.length;
-    if (vanished.length > 0) outcome.warnings.push(`removed ${vanished.length} document(s) that the source no longer has`);
+    if (vanished.length > 0)
+      outcome.warnings.push(`removed ${vanished.length} document(s) that the source no longer has`);
   }
   if (plan.replaceEntityPrefixes?.length) await replaceGraph(plan, writer, outcome);
   return outcome;
@@ -105,13 +115,19 @@ export async function writePlan(
 /** Deletes the importer's entities and relationships that the plan no longer has (see ImportPlan.replaceEntityPrefixes). */
 async function replaceGraph(plan: ImportPlan, writer: PlanWriter, outcome: ItemOutcome): Promise<void> {
   const keep = new Set(plan.entities.flatMap((e) => (e.id ? [e.id] : [])));
-  const staleEntities = (await writer.graph.linker.mentions.entityIdsWithPrefix(plan.replaceEntityPrefixes ?? [])).filter((id) => !keep.has(id));
+  const staleEntities = (
+    await writer.graph.linker.mentions.entityIdsWithPrefix(plan.replaceEntityPrefixes ?? [])
+  ).filter((id) => !keep.has(id));
   for (const id of staleEntities) await writer.graph.deleteEntity(id);
   const types = new Set(plan.replaceRelationshipTypes ?? []);
   const wanted = new Set(plan.relationships.map((r) => relationshipId(r.fromId ?? '', r.type ?? '', r.toId ?? '')));
-  const staleRelationships = (await writer.graph.store.relationshipsAmong([...keep])).filter((r) => types.has(r.type) && !wanted.has(r.id));
+  const staleRelationships = (await writer.graph.store.relationshipsAmong([...keep])).filter(
+    (r) => types.has(r.type) && !wanted.has(r.id),
+  );
   for (const r of staleRelationships) await writer.graph.deleteRelationship(r.id);
   if (staleEntities.length + staleRelationships.length > 0) {
-    outcome.warnings.push(`removed ${staleEntities.length} entit${staleEntities.length === 1 ? 'y' : 'ies'} and ${staleRelationships.length} relationship(s) that the source no longer has`);
+    outcome.warnings.push(
+      `removed ${staleEntities.length} entit${staleEntities.length === 1 ? 'y' : 'ies'} and ${staleRelationships.length} relationship(s) that the source no longer has`,
+    );
   }
 }

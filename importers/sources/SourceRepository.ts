@@ -2,7 +2,15 @@ import type { Db } from '../../src/db/Db.js';
 import { toDate, toDateOrNull } from '../../src/db/rowValues.js';
 import type { DocumentTypeName } from '../../src/documents/types.js';
 import type { JsonObject } from '../../src/shared/json.js';
-import type { NewSource, SourceConfig, SourceItemRecord, SourceRecord, SourceStatus, StoredDeployKey, SyncCounts } from './types.js';
+import type {
+  NewSource,
+  SourceConfig,
+  SourceItemRecord,
+  SourceRecord,
+  SourceStatus,
+  StoredDeployKey,
+  SyncCounts,
+} from './types.js';
 
 interface SourceRow {
   id: string;
@@ -49,7 +57,13 @@ function toSource(row: SourceRow): SourceRecord {
     nextRunAt: toDateOrNull(row.next_run_at),
     lastError: row.last_error,
     lastErrorCode: row.last_error_code,
-    counts: { added: row.added_count, updated: row.updated_count, removed: row.removed_count, unchanged: row.unchanged_count, skipped: row.skipped_count },
+    counts: {
+      added: row.added_count,
+      updated: row.updated_count,
+      removed: row.removed_count,
+      unchanged: row.unchanged_count,
+      skipped: row.skipped_count,
+    },
     createdAt: toDate(row.created_at),
     updatedAt: toDate(row.updated_at),
     deployKey: row.deploy_key,
@@ -133,12 +147,19 @@ export class SourceRepository {
 
   /** Records the ssh host keys a source learned on first contact, unless some were recorded meanwhile. */
   async learnKnownHosts(id: string, knownHosts: string): Promise<void> {
-    await this.db.query('UPDATE sources SET ssh_known_hosts = $2 WHERE id = $1 AND ssh_known_hosts IS NULL', [id, knownHosts]);
+    await this.db.query('UPDATE sources SET ssh_known_hosts = $2 WHERE id = $1 AND ssh_known_hosts IS NULL', [
+      id,
+      knownHosts,
+    ]);
   }
 
   /** Replaces a deploy key sealed under a previous CAIRN_SECRET_KEY with the same key sealed under the current one. */
   async resealDeployKey(id: string, stale: StoredDeployKey, fresh: StoredDeployKey): Promise<void> {
-    await this.db.query(`UPDATE sources SET deploy_key = $3 WHERE id = $1 AND deploy_key->'sealed'->>'data' = $2`, [id, stale.sealed.data, JSON.stringify(fresh)]);
+    await this.db.query(`UPDATE sources SET deploy_key = $3 WHERE id = $1 AND deploy_key->'sealed'->>'data' = $2`, [
+      id,
+      stale.sealed.data,
+      JSON.stringify(fresh),
+    ]);
   }
 
   async delete(id: string): Promise<boolean> {
@@ -153,7 +174,11 @@ export class SourceRepository {
 
   /** Records that a sync started. */
   async markStarted(id: string, jobId: string, at: Date): Promise<void> {
-    await this.db.query(`UPDATE sources SET status = 'SYNCING', last_job_id = $2, last_run_at = $3 WHERE id = $1`, [id, jobId, at]);
+    await this.db.query(`UPDATE sources SET status = 'SYNCING', last_job_id = $2, last_run_at = $3 WHERE id = $1`, [
+      id,
+      jobId,
+      at,
+    ]);
   }
 
   /** Records how a sync ended. */
@@ -163,7 +188,19 @@ export class SourceRepository {
       `UPDATE sources SET status = $2, added_count = $3, updated_count = $4, removed_count = $5, unchanged_count = $6, skipped_count = $7,
                           last_error_code = $8, last_error = $9, last_finished_at = $10, state = coalesce($11::jsonb, state)
         WHERE id = $1`,
-      [id, result.status, c.added, c.updated, c.removed, c.unchanged, c.skipped, result.error?.code ?? null, result.error?.message ?? null, result.finishedAt, result.state ? JSON.stringify(result.state) : null],
+      [
+        id,
+        result.status,
+        c.added,
+        c.updated,
+        c.removed,
+        c.unchanged,
+        c.skipped,
+        result.error?.code ?? null,
+        result.error?.message ?? null,
+        result.finishedAt,
+        result.state ? JSON.stringify(result.state) : null,
+      ],
     );
   }
 
@@ -175,23 +212,34 @@ export class SourceRepository {
 
   /** Sources whose next run is due at `now`. */
   async due(now: Date): Promise<SourceRecord[]> {
-    const { rows } = await this.db.query<SourceRow>('SELECT * FROM sources WHERE next_run_at <= $1 ORDER BY next_run_at, id', [now]);
+    const { rows } = await this.db.query<SourceRow>(
+      'SELECT * FROM sources WHERE next_run_at <= $1 ORDER BY next_run_at, id',
+      [now],
+    );
     return rows.map(toSource);
   }
 
   /** Moves a due run to `next` if no other process did first; true when this caller won it. */
   async claimRun(id: string, expected: Date, next: Date | null): Promise<boolean> {
-    const { rowCount } = await this.db.query('UPDATE sources SET next_run_at = $3 WHERE id = $1 AND next_run_at = $2', [id, expected, next]);
+    const { rowCount } = await this.db.query('UPDATE sources SET next_run_at = $3 WHERE id = $1 AND next_run_at = $2', [
+      id,
+      expected,
+      next,
+    ]);
     return rowCount === 1;
   }
 
   /** What the last finished import of each item recorded, by key. */
   async items(sourceId: string): Promise<Map<string, SourceItemRecord>> {
-    const { rows } = await this.db.query<{ key: string; fingerprint: string; document_ids: string[]; state: JsonObject }>(
-      'SELECT key, fingerprint, document_ids, state FROM source_items WHERE source_id = $1',
-      [sourceId],
+    const { rows } = await this.db.query<{
+      key: string;
+      fingerprint: string;
+      document_ids: string[];
+      state: JsonObject;
+    }>('SELECT key, fingerprint, document_ids, state FROM source_items WHERE source_id = $1', [sourceId]);
+    return new Map(
+      rows.map((r) => [r.key, { key: r.key, fingerprint: r.fingerprint, documentIds: r.document_ids, state: r.state }]),
     );
-    return new Map(rows.map((r) => [r.key, { key: r.key, fingerprint: r.fingerprint, documentIds: r.document_ids, state: r.state }]));
   }
 
   async saveItem(sourceId: string, item: SourceItemRecord): Promise<void> {

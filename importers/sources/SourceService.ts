@@ -127,9 +127,16 @@ export class SourceService {
     const source = await this.find(id);
     const patch = validateSourcePatch(source, raw, { folderRoot: this.deps.runtime.folderRoot });
     if (patch.config?.kind === 'GIT') await this.refuseBlockedGitHost(patch.config.config.url);
-    if (patch.name !== undefined && patch.name !== source.name && (await this.repository.getByName(patch.name))) throw nameTaken(patch.name);
+    if (patch.name !== undefined && patch.name !== source.name && (await this.repository.getByName(patch.name)))
+      throw nameTaken(patch.name);
     const config = patch.config ?? { kind: source.kind, config: source.config };
-    const ssh = await resolveSshSettings(source.id, config as typeof source, raw, { config: source, ssh: source }, this.deps.runtime.secrets);
+    const ssh = await resolveSshSettings(
+      source.id,
+      config as typeof source,
+      raw,
+      { config: source, ssh: source },
+      this.deps.runtime.secrets,
+    );
     const next: SourceRecord = { ...source, ...(patch.config ?? {}), ...withoutConfig(patch), ...ssh } as SourceRecord;
     const nextRunAt = patch.schedule !== undefined ? nextRunAfter(next.schedule, this.now()) : source.nextRunAt;
     const updated = await this.repository.update(next, nextRunAt);
@@ -138,21 +145,33 @@ export class SourceService {
   }
 
   /** Removes a source and its documents, or leaves them as ordinary documents when `keepDocuments`. */
-  async delete(id: string, keepDocuments: boolean): Promise<{ source: SourceRecord; documentsRemoved: number; documentsKept: number }> {
+  async delete(
+    id: string,
+    keepDocuments: boolean,
+  ): Promise<{ source: SourceRecord; documentsRemoved: number; documentsKept: number }> {
     const source = await this.find(id);
     if (await this.openJob(source)) {
-      throw new AppError(ErrorCode.CONFLICT, `source "${source.name}" is syncing (job ${source.lastJobId}); remove it once the sync has finished`, { id: source.id, jobId: source.lastJobId });
+      throw new AppError(
+        ErrorCode.CONFLICT,
+        `source "${source.name}" is syncing (job ${source.lastJobId}); remove it once the sync has finished`,
+        { id: source.id, jobId: source.lastJobId },
+      );
     }
     let documentsRemoved = 0;
     let documentsKept = 0;
     if (keepDocuments) documentsKept = await this.deps.documents.documents.detachOwnedBy(source.id);
-    else for (const docId of await this.deps.documents.documents.idsOwnedBy(source.id)) if (await this.deps.documents.deleteOwned(docId, source.id)) documentsRemoved += 1;
+    else
+      for (const docId of await this.deps.documents.documents.idsOwnedBy(source.id))
+        if (await this.deps.documents.deleteOwned(docId, source.id)) documentsRemoved += 1;
     await this.repository.delete(source.id);
     return { source, documentsRemoved, documentsKept };
   }
 
   /** Starts a sync now ("Sync now"); a sync already queued or running is returned instead of a second one. */
-  async sync(id: string, options: { async?: boolean; onProgress?: (progress: { done: number; total: number }) => void } = {}): Promise<ImportJobRecord> {
+  async sync(
+    id: string,
+    options: { async?: boolean; onProgress?: (progress: { done: number; total: number }) => void } = {},
+  ): Promise<ImportJobRecord> {
     const { id: sourceId } = await this.find(id);
     // One check-and-record at a time per source across instances, so a double "Sync now" starts one sync.
     const { job, fresh } = await this.syncLock.run(sourceId, async () => {
@@ -168,7 +187,9 @@ export class SourceService {
       return job;
     }
     // Waiting, the job runs here at once (a CLI runs only its own job).
-    return fresh ? this.deps.imports.run(job.id, options.onProgress ? { onProgress: options.onProgress } : {}) : this.deps.imports.runner.waitFor(job.id);
+    return fresh
+      ? this.deps.imports.run(job.id, options.onProgress ? { onProgress: options.onProgress } : {})
+      : this.deps.imports.runner.waitFor(job.id);
   }
 
   /** The source's sync jobs, newest first. */
@@ -190,11 +211,18 @@ export class SourceService {
       await this.settleAbandoned();
       const now = this.now();
       for (const source of await this.repository.due(now)) {
-        if (!source.nextRunAt || !(await this.repository.claimRun(source.id, source.nextRunAt, nextRunAfter(source.schedule, now)))) continue;
+        if (
+          !source.nextRunAt ||
+          !(await this.repository.claimRun(source.id, source.nextRunAt, nextRunAfter(source.schedule, now)))
+        )
+          continue;
         try {
           started.push(await this.sync(source.id));
         } catch (err) {
-          this.deps.logger.warn({ err: (err as Error).message, sourceId: source.id }, 'scheduled source sync could not start');
+          this.deps.logger.warn(
+            { err: (err as Error).message, sourceId: source.id },
+            'scheduled source sync could not start',
+          );
         }
       }
     } finally {
@@ -207,8 +235,14 @@ export class SourceService {
   private async settleAbandoned(): Promise<void> {
     for (const source of await this.repository.withStatus('SYNCING')) {
       if (await this.openJob(source)) continue;
-      const message = 'the sync stopped with its process; the items it finished are kept and the next sync does the rest';
-      await this.repository.markFinished(source.id, { status: 'FAILED', counts: source.counts, error: { code: 'INTERRUPTED', message }, finishedAt: this.now() });
+      const message =
+        'the sync stopped with its process; the items it finished are kept and the next sync does the rest';
+      await this.repository.markFinished(source.id, {
+        status: 'FAILED',
+        counts: source.counts,
+        error: { code: 'INTERRUPTED', message },
+        finishedAt: this.now(),
+      });
     }
   }
 
@@ -228,36 +262,66 @@ export class SourceService {
   }
 
   /** The body of a source's sync job. */
-  private async runSync(job: ImportJobRecord, sourceId: string, context: Parameters<SourceSyncExecutor>[2]): Promise<ItemOutcome> {
+  private async runSync(
+    job: ImportJobRecord,
+    sourceId: string,
+    context: Parameters<SourceSyncExecutor>[2],
+  ): Promise<ItemOutcome> {
     const source = await this.repository.get(sourceId);
-    if (!source) throw new AppError(ErrorCode.NOT_FOUND, `source "${sourceId}" was removed before its sync ran`, { id: sourceId });
+    if (!source)
+      throw new AppError(ErrorCode.NOT_FOUND, `source "${sourceId}" was removed before its sync ran`, { id: sourceId });
     await this.repository.markStarted(source.id, job.id, this.now());
     const timeout = (this.deps.deadline ?? timerDeadline)(source.syncTimeoutMs);
     const report = emptyReport();
     try {
-      await this.syncer.sync(source, { signal: AbortSignal.any([context.signal, timeout.signal]), onBatchWritten: context.onBatchWritten, progress: context.progress }, report);
+      await this.syncer.sync(
+        source,
+        {
+          signal: AbortSignal.any([context.signal, timeout.signal]),
+          onBatchWritten: context.onBatchWritten,
+          progress: context.progress,
+        },
+        report,
+      );
     } catch (err) {
       const shutdown = context.signal.aborted;
       const error = timeout.signal.aborted && !shutdown ? syncTimedOut(source) : err;
       const recorded = shutdown
-        ? { code: 'INTERRUPTED', message: 'the sync was stopped by a shutdown; the items it finished are kept and the next sync does the rest' }
-        : { code: isAppError(error) ? error.code : ErrorCode.INTERNAL_SERVER_ERROR, message: isAppError(error) ? error.message : 'unexpected error; see the server log' };
-      if (!isAppError(error) && !(error instanceof ImportAborted)) this.deps.logger.error({ err: error, sourceId }, 'source sync failed');
-      await this.repository.markFinished(source.id, { status: 'FAILED', counts: report.counts, error: recorded, finishedAt: this.now() });
+        ? {
+            code: 'INTERRUPTED',
+            message:
+              'the sync was stopped by a shutdown; the items it finished are kept and the next sync does the rest',
+          }
+        : {
+            code: isAppError(error) ? error.code : ErrorCode.INTERNAL_SERVER_ERROR,
+            message: isAppError(error) ? error.message : 'unexpected error; see the server log',
+          };
+      if (!isAppError(error) && !(error instanceof ImportAborted))
+        this.deps.logger.error({ err: error, sourceId }, 'source sync failed');
+      await this.repository.markFinished(source.id, {
+        status: 'FAILED',
+        counts: report.counts,
+        error: recorded,
+        finishedAt: this.now(),
+      });
       throw shutdown ? new ImportAborted() : error;
     } finally {
       timeout.dispose();
     }
     const result = finishedResult(report, this.now());
     await this.repository.markFinished(source.id, result);
-    if (result.status === 'FAILED') throw new AppError(ErrorCode.INVALID_FILE, result.error?.message ?? 'every item failed', { sourceId });
+    if (result.status === 'FAILED')
+      throw new AppError(ErrorCode.INVALID_FILE, result.error?.message ?? 'every item failed', { sourceId });
     const c = report.counts;
     return {
       documentIds: report.writtenIds,
       chunkCount: 0,
       embeddedChunkCount: 0,
       changedDocuments: c.added + c.updated + c.removed,
-      warnings: [...report.failures.map((f) => `${f.label}: ${f.code}: ${f.message}`), ...report.warnings].slice(0, 200),
+      warnings: [...report.failures.map((f) => `${f.label}: ${f.code}: ${f.message}`), ...report.warnings].slice(
+        0,
+        200,
+      ),
     };
   }
 }
@@ -269,9 +333,18 @@ function finishedResult(report: SyncReport, finishedAt: Date): SyncResult {
   if (!first) return { status: 'SUCCEEDED', counts: report.counts, error: null, state: report.finalState, finishedAt };
   const c = report.counts;
   const nothingElse = c.added + c.updated + c.unchanged === 0;
-  const shown = failures.slice(0, 3).map((f) => `${f.label}: ${f.message}`).join('; ');
+  const shown = failures
+    .slice(0, 3)
+    .map((f) => `${f.label}: ${f.message}`)
+    .join('; ');
   const message = `${failures.length} item(s) failed and kept their previous documents: ${shown}${failures.length > 3 ? '; …' : ''}`;
-  return { status: nothingElse ? 'FAILED' : 'PARTIAL', counts: c, error: { code: first.code, message }, state: report.finalState, finishedAt };
+  return {
+    status: nothingElse ? 'FAILED' : 'PARTIAL',
+    counts: c,
+    error: { code: first.code, message },
+    state: report.finalState,
+    finishedAt,
+  };
 }
 
 function withoutConfig(patch: ReturnType<typeof validateSourcePatch>): Omit<typeof patch, 'config'> {
@@ -280,7 +353,11 @@ function withoutConfig(patch: ReturnType<typeof validateSourcePatch>): Omit<type
 }
 
 function nameTaken(name: string): AppError {
-  return new AppError(ErrorCode.CONFLICT, `a source named "${name}" exists already; choose another name or update that one`, { name });
+  return new AppError(
+    ErrorCode.CONFLICT,
+    `a source named "${name}" exists already; choose another name or update that one`,
+    { name },
+  );
 }
 
 /** The sync of each kind. */

@@ -39,7 +39,13 @@ export interface SyncHooks {
 }
 
 /** A report with nothing done yet. */
-export const emptyReport = (): SyncReport => ({ counts: { added: 0, updated: 0, removed: 0, unchanged: 0, skipped: 0 }, failures: [], warnings: [], writtenIds: [], finalState: {} });
+export const emptyReport = (): SyncReport => ({
+  counts: { added: 0, updated: 0, removed: 0, unchanged: 0, skipped: 0 },
+  failures: [],
+  warnings: [],
+  writtenIds: [],
+  finalState: {},
+});
 
 /**
  * Brings a source's documents in step with it: imports the items that changed (each as the source's own, so a
@@ -56,7 +62,10 @@ export class SourceSyncer {
     const ownedBefore = new Set(await documents.documents.idsOwnedBy(source.id));
     // An item whose documents someone deleted since is imported again: its record no longer vouches for it.
     const previous = new Map(
-      [...(await repository.items(source.id))].map(([key, item]) => [key, item.documentIds.every((id) => ownedBefore.has(id)) ? item : { ...item, fingerprint: '', state: {} }]),
+      [...(await repository.items(source.id))].map(([key, item]) => [
+        key,
+        item.documentIds.every((id) => ownedBefore.has(id)) ? item : { ...item, fingerprint: '', state: {} },
+      ]),
     );
     const driver = this.deps.drivers(source);
     let total = 0;
@@ -96,7 +105,14 @@ export class SourceSyncer {
     return report;
   }
 
-  private async syncItem(source: SourceRecord, item: SyncItem, previous: SourceItemRecord | undefined, ownedBefore: ReadonlySet<string>, report: SyncReport, hooks: SyncHooks): Promise<void> {
+  private async syncItem(
+    source: SourceRecord,
+    item: SyncItem,
+    previous: SourceItemRecord | undefined,
+    ownedBefore: ReadonlySet<string>,
+    report: SyncReport,
+    hooks: SyncHooks,
+  ): Promise<void> {
     const counts = report.counts;
     if (previous && item.fingerprint !== undefined && previous.fingerprint === item.fingerprint) {
       counts.unchanged += previous.documentIds.length;
@@ -118,19 +134,38 @@ export class SourceSyncer {
       report.warnings.push(...outcome.warnings.map((w) => `${item.label}: ${w}`).slice(0, 20));
       // Documents the item no longer produces (operations gone from a spec) go with the item's new record.
       const kept = new Set(outcome.documentIds);
-      counts.removed += await this.removeOwned(source.id, (previous?.documentIds ?? []).filter((id) => !kept.has(id)));
-      await this.deps.repository.saveItem(source.id, { key: item.key, fingerprint: loaded.fingerprint, documentIds: outcome.documentIds, state: loaded.state });
+      counts.removed += await this.removeOwned(
+        source.id,
+        (previous?.documentIds ?? []).filter((id) => !kept.has(id)),
+      );
+      await this.deps.repository.saveItem(source.id, {
+        key: item.key,
+        fingerprint: loaded.fingerprint,
+        documentIds: outcome.documentIds,
+        state: loaded.state,
+      });
     } catch (err) {
       // Stopped (shutdown or timeout): the item is not a failure of its own; the sync ends here.
       if (err instanceof ImportAborted || hooks.signal.aborted) throw new ImportAborted();
-      if (!isAppError(err)) this.deps.logger.error({ err, sourceId: source.id, item: item.label }, 'source item failed');
+      if (!isAppError(err))
+        this.deps.logger.error({ err, sourceId: source.id, item: item.label }, 'source item failed');
       const message = isAppError(err) ? err.message : 'unexpected error; see the server log';
-      report.failures.push({ label: item.label, code: isAppError(err) ? err.code : ErrorCode.INTERNAL_SERVER_ERROR, message });
+      report.failures.push({
+        label: item.label,
+        code: isAppError(err) ? err.code : ErrorCode.INTERNAL_SERVER_ERROR,
+        message,
+      });
       if (previous) counts.unchanged += previous.documentIds.length;
     }
   }
 
-  private async write(source: SourceRecord, loaded: LoadedItem, label: string, hooks: SyncHooks, writtenIds: string[]): Promise<ItemOutcome> {
+  private async write(
+    source: SourceRecord,
+    loaded: LoadedItem,
+    label: string,
+    hooks: SyncHooks,
+    writtenIds: string[],
+  ): Promise<ItemOutcome> {
     // Vanished documents are found by comparing with the item's last record, only among the source's own.
     const plan = fitPlanToDocumentLimits({ ...loaded.plan }, sourceDefaults(source), label, {});
     delete plan.replacePrefix;

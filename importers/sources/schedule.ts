@@ -7,12 +7,15 @@ const NICKNAMES = new Set(['@hourly', '@daily', '@weekly']);
 export function validateSchedule(value: string | null | undefined, field: string): string | null {
   if (value === undefined || value === null || value.trim() === '') return null;
   const schedule = value.trim().replace(/\s+/g, ' ');
-  const hint = 'use 5 cron fields "minute hour day-of-month month day-of-week" in UTC (e.g. "0 */6 * * *"), or @hourly, @daily, @weekly; leave it out to sync only on request';
+  const hint =
+    'use 5 cron fields "minute hour day-of-month month day-of-week" in UTC (e.g. "0 */6 * * *"), or @hourly, @daily, @weekly; leave it out to sync only on request';
   if (schedule.startsWith('@')) {
-    if (!NICKNAMES.has(schedule.toLowerCase())) throw badInput(field, `"${schedule.slice(0, 40)}" is not a known schedule: ${hint}`);
+    if (!NICKNAMES.has(schedule.toLowerCase()))
+      throw badInput(field, `"${schedule.slice(0, 40)}" is not a known schedule: ${hint}`);
     return schedule.toLowerCase();
   }
-  if (schedule.split(' ').length !== 5) throw badInput(field, `"${schedule.slice(0, 100)}" has ${schedule.split(' ').length} fields, not 5: ${hint}`);
+  if (schedule.split(' ').length !== 5)
+    throw badInput(field, `"${schedule.slice(0, 100)}" has ${schedule.split(' ').length} fields, not 5: ${hint}`);
   try {
     new Cron(schedule, { paused: true, timezone: 'UTC' });
   } catch (err) {

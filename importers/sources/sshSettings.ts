@@ -29,28 +29,47 @@ export async function resolveSshSettings(
   const keyGiven = raw.deployKey !== undefined && raw.deployKey !== null && raw.deployKey !== '';
   const hostsGiven = raw.sshKnownHosts !== undefined && raw.sshKnownHosts !== null && raw.sshKnownHosts !== '';
   if (config.kind !== 'GIT') {
-    if (keyGiven || hostsGiven) throw badInput(`${prefix}.${keyGiven ? 'deployKey' : 'sshKnownHosts'}`, `only GIT sources over ssh take one; this is a ${config.kind} source`);
+    if (keyGiven || hostsGiven)
+      throw badInput(
+        `${prefix}.${keyGiven ? 'deployKey' : 'sshKnownHosts'}`,
+        `only GIT sources over ssh take one; this is a ${config.kind} source`,
+      );
     return NONE;
   }
   const remote = parseGitRemote(config.config.url, `${prefix}.url`);
   if (remote.transport !== 'ssh') {
     if (keyGiven || hostsGiven) {
-      throw badInput(`${prefix}.${keyGiven ? 'deployKey' : 'sshKnownHosts'}`, 'is for ssh remotes (git@host:org/repo.git or ssh://…); this source\'s url is http(s)');
+      throw badInput(
+        `${prefix}.${keyGiven ? 'deployKey' : 'sshKnownHosts'}`,
+        "is for ssh remotes (git@host:org/repo.git or ssh://…); this source's url is http(s)",
+      );
     }
     return NONE;
   }
   const previous = before?.config.kind === 'GIT' && parseGitRemote(before.config.config.url, `${prefix}.url`);
   let { deployKey, sshKnownHosts } = before?.ssh ?? NONE;
   if (previous && (previous.transport !== 'ssh' || !sameHost(previous, remote))) sshKnownHosts = null;
-  if (raw.deployKey !== undefined) deployKey = keyGiven ? await sealDeployKey(raw.deployKey as string, sourceId, secrets, `${prefix}.deployKey`) : null;
-  if (raw.sshKnownHosts !== undefined) sshKnownHosts = hostsGiven ? checkKnownHosts(raw.sshKnownHosts as string, `${prefix}.sshKnownHosts`) : null;
+  if (raw.deployKey !== undefined)
+    deployKey = keyGiven
+      ? await sealDeployKey(raw.deployKey as string, sourceId, secrets, `${prefix}.deployKey`)
+      : null;
+  if (raw.sshKnownHosts !== undefined)
+    sshKnownHosts = hostsGiven ? checkKnownHosts(raw.sshKnownHosts as string, `${prefix}.sshKnownHosts`) : null;
   if (!deployKey) {
-    throw badInput(`${prefix}.deployKey`, 'an ssh repository needs a deploy key: give its private key here and add the public half to the repository\'s deploy keys');
+    throw badInput(
+      `${prefix}.deployKey`,
+      "an ssh repository needs a deploy key: give its private key here and add the public half to the repository's deploy keys",
+    );
   }
   return { deployKey, sshKnownHosts };
 }
 
-async function sealDeployKey(given: string, sourceId: string, secrets: SecretBox | undefined, field: string): Promise<StoredDeployKey> {
+async function sealDeployKey(
+  given: string,
+  sourceId: string,
+  secrets: SecretBox | undefined,
+  field: string,
+): Promise<StoredDeployKey> {
   if (!secrets?.enabled) {
     throw new AppError(
       ErrorCode.CONFIG_INVALID,
@@ -59,15 +78,36 @@ async function sealDeployKey(given: string, sourceId: string, secrets: SecretBox
     );
   }
   const key = await checkDeployKey(given, field);
-  return { sealed: secrets.seal(key.privateKey, sealContext(sourceId)), publicKey: key.publicKey, fingerprint: key.fingerprint };
+  return {
+    sealed: secrets.seal(key.privateKey, sealContext(sourceId)),
+    publicKey: key.publicKey,
+    fingerprint: key.fingerprint,
+  };
 }
 
 /** The private deploy key of a source, for one sync; one sealed under a previous CAIRN_SECRET_KEY is sealed again. */
-export async function openDeployKey(source: SourceRecord, secrets: SecretBox | undefined, repository: SourceRepository): Promise<string> {
+export async function openDeployKey(
+  source: SourceRecord,
+  secrets: SecretBox | undefined,
+  repository: SourceRepository,
+): Promise<string> {
   const stored = source.deployKey;
-  if (!stored) throw new AppError(ErrorCode.BAD_USER_INPUT, `source "${source.name}" has an ssh url but no deploy key: give one with updateSource`, { id: source.id });
-  if (!secrets) throw new AppError(ErrorCode.CONFIG_INVALID, 'CAIRN_SECRET_KEY is not set on this server, so the deploy key cannot be decrypted');
+  if (!stored)
+    throw new AppError(
+      ErrorCode.BAD_USER_INPUT,
+      `source "${source.name}" has an ssh url but no deploy key: give one with updateSource`,
+      { id: source.id },
+    );
+  if (!secrets)
+    throw new AppError(
+      ErrorCode.CONFIG_INVALID,
+      'CAIRN_SECRET_KEY is not set on this server, so the deploy key cannot be decrypted',
+    );
   const { plain, stale } = secrets.open(stored.sealed, sealContext(source.id));
-  if (stale) await repository.resealDeployKey(source.id, stored, { ...stored, sealed: secrets.seal(plain, sealContext(source.id)) });
+  if (stale)
+    await repository.resealDeployKey(source.id, stored, {
+      ...stored,
+      sealed: secrets.seal(plain, sealContext(source.id)),
+    });
   return plain;
 }

@@ -74,24 +74,24 @@ export interface SyncCounts {
 /** A registered source as stored. */
 export type SourceRecord = SourceConfig &
   SshSettings & {
-  id: string;
-  name: string;
-  tags: string[];
-  documentType: DocumentTypeName | null;
-  schedule: string | null;
-  syncTimeoutMs: number;
-  status: SourceStatus;
-  state: JsonObject;
-  lastJobId: string | null;
-  lastRunAt: Date | null;
-  lastFinishedAt: Date | null;
-  nextRunAt: Date | null;
-  lastError: string | null;
-  lastErrorCode: string | null;
-  counts: SyncCounts;
-  createdAt: Date;
-  updatedAt: Date;
-};
+    id: string;
+    name: string;
+    tags: string[];
+    documentType: DocumentTypeName | null;
+    schedule: string | null;
+    syncTimeoutMs: number;
+    status: SourceStatus;
+    state: JsonObject;
+    lastJobId: string | null;
+    lastRunAt: Date | null;
+    lastFinishedAt: Date | null;
+    nextRunAt: Date | null;
+    lastError: string | null;
+    lastErrorCode: string | null;
+    counts: SyncCounts;
+    createdAt: Date;
+    updatedAt: Date;
+  };
 
 /** What the last finished import of one item recorded. */
 export interface SourceItemRecord {
@@ -104,12 +104,12 @@ export interface SourceItemRecord {
 /** A validated new source. */
 export type NewSource = SourceConfig &
   SshSettings & {
-  name: string;
-  tags: string[];
-  documentType: DocumentTypeName | null;
-  schedule: string | null;
-  syncTimeoutMs: number;
-};
+    name: string;
+    tags: string[];
+    documentType: DocumentTypeName | null;
+    schedule: string | null;
+    syncTimeoutMs: number;
+  };
 
 /** A validated change to a source; undefined keeps a field. */
 export interface SourcePatch {

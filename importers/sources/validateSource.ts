@@ -45,7 +45,8 @@ const DEFAULT_TIMEOUT_S = 3600;
 
 function intIn(value: number | null | undefined, field: string, min: number, max: number, fallback: number): number {
   if (value === undefined || value === null) return fallback;
-  if (!Number.isInteger(value) || value < min || value > max) throw badInput(field, `must be a whole number from ${min} to ${max}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw badInput(field, `must be a whole number from ${min} to ${max}`);
   return value;
 }
 
@@ -54,7 +55,8 @@ function globs(value: readonly string[] | null | undefined, field: string, fallb
   if (value.length > MAX_GLOBS) throw badInput(field, `at most ${MAX_GLOBS} patterns`);
   return value.map((g, i) => {
     const glob = g.trim();
-    if (glob === '' || glob.length > 200 || glob.startsWith('/')) throw badInput(`${field}[${i}]`, 'must be a repository-relative glob such as "docs/**/*.md" (1-200 characters)');
+    if (glob === '' || glob.length > 200 || glob.startsWith('/'))
+      throw badInput(`${field}[${i}]`, 'must be a repository-relative glob such as "docs/**/*.md" (1-200 characters)');
     return glob;
   });
 }
@@ -68,13 +70,20 @@ function httpUrl(value: string | null | undefined, field: string): string {
 /** Resolves a FOLDER path and checks that it lies inside the configured root. */
 export function validateFolderPath(value: string | null | undefined, field: string, limits: SourceLimits): string {
   if (limits.folderRoot === undefined) {
-    throw badInput(field, 'folder sources are off on this server: set CAIRN_SOURCES_FOLDER_ROOT to the folder they may read under');
+    throw badInput(
+      field,
+      'folder sources are off on this server: set CAIRN_SOURCES_FOLDER_ROOT to the folder they may read under',
+    );
   }
   const given = (value ?? '').trim();
   if (given === '') throw badInput(field, `must name a folder under ${limits.folderRoot}`);
   const resolved = path.resolve(limits.folderRoot, given);
   const relative = path.relative(limits.folderRoot, resolved);
-  if (relative.startsWith('..') || path.isAbsolute(relative)) throw badInput(field, `"${given}" is outside ${limits.folderRoot} (CAIRN_SOURCES_FOLDER_ROOT); only folders under it may be sources`);
+  if (relative.startsWith('..') || path.isAbsolute(relative))
+    throw badInput(
+      field,
+      `"${given}" is outside ${limits.folderRoot} (CAIRN_SOURCES_FOLDER_ROOT); only folders under it may be sources`,
+    );
   return resolved;
 }
 
@@ -83,8 +92,20 @@ function kindConfig(kind: SourceKind, raw: RawSourceInput, prefix: string, limit
   switch (kind) {
     case 'GIT': {
       const branch = (raw.branch ?? 'main').trim();
-      if (!BRANCH.test(branch)) throw badInput(f('branch'), `"${branch.slice(0, 100)}" is not a branch name (letters, digits, ".", "_", "-", "/")`);
-      return { kind, config: { url: parseGitRemote(raw.url, f('url')).url, branch, include: globs(raw.include, f('include'), ['**']), exclude: globs(raw.exclude, f('exclude'), []) } };
+      if (!BRANCH.test(branch))
+        throw badInput(
+          f('branch'),
+          `"${branch.slice(0, 100)}" is not a branch name (letters, digits, ".", "_", "-", "/")`,
+        );
+      return {
+        kind,
+        config: {
+          url: parseGitRemote(raw.url, f('url')).url,
+          branch,
+          include: globs(raw.include, f('include'), ['**']),
+          exclude: globs(raw.exclude, f('exclude'), []),
+        },
+      };
     }
     case 'SITE': {
       const url = httpUrl(raw.url, f('url'));
@@ -113,20 +134,23 @@ function kindConfig(kind: SourceKind, raw: RawSourceInput, prefix: string, limit
 
 function validateName(value: string | null | undefined, field: string): string {
   const name = (value ?? '').trim();
-  if (!NAME.test(name)) throw badInput(field, 'must be 1-100 letters, digits, spaces, ".", "_" or "-", starting with a letter or digit');
+  if (!NAME.test(name))
+    throw badInput(field, 'must be 1-100 letters, digits, spaces, ".", "_" or "-", starting with a letter or digit');
   return name;
 }
 
 function validateType(value: string | null | undefined, field: string): DocumentTypeName | null {
   if (value === undefined || value === null) return null;
-  if (!(DOCUMENT_TYPES as readonly string[]).includes(value)) throw badInput(field, `must be one of ${DOCUMENT_TYPES.join(', ')}`);
+  if (!(DOCUMENT_TYPES as readonly string[]).includes(value))
+    throw badInput(field, `must be one of ${DOCUMENT_TYPES.join(', ')}`);
   return value as DocumentTypeName;
 }
 
 /** Validates a new source. */
 export function validateNewSource(raw: RawSourceInput, limits: SourceLimits, prefix = 'input'): NewSource {
   const kind = raw.kind;
-  if (!kind || !['GIT', 'SITE', 'OPENAPI', 'FOLDER'].includes(kind)) throw badInput(`${prefix}.kind`, 'must be GIT, SITE, OPENAPI or FOLDER');
+  if (!kind || !['GIT', 'SITE', 'OPENAPI', 'FOLDER'].includes(kind))
+    throw badInput(`${prefix}.kind`, 'must be GIT, SITE, OPENAPI or FOLDER');
   return {
     ...kindConfig(kind, raw, prefix, limits),
     name: validateName(raw.name, `${prefix}.name`),
@@ -141,16 +165,41 @@ export function validateNewSource(raw: RawSourceInput, limits: SourceLimits, pre
 }
 
 /** The kind settings a raw update touches, merged over the stored ones; undefined when it touches none. */
-function patchedConfig(source: SourceRecord, raw: RawSourceInput, prefix: string, limits: SourceLimits): SourceConfig | undefined {
-  const keys = ['url', 'branch', 'include', 'exclude', 'path', 'sitemapUrl', 'pathPrefix', 'maxPages', 'concurrency', 'delayMs'] as const;
+function patchedConfig(
+  source: SourceRecord,
+  raw: RawSourceInput,
+  prefix: string,
+  limits: SourceLimits,
+): SourceConfig | undefined {
+  const keys = [
+    'url',
+    'branch',
+    'include',
+    'exclude',
+    'path',
+    'sitemapUrl',
+    'pathPrefix',
+    'maxPages',
+    'concurrency',
+    'delayMs',
+  ] as const;
   if (!keys.some((k) => raw[k] !== undefined && raw[k] !== null)) return undefined;
-  const merged: RawSourceInput = { ...(source.config as RawSourceInput), ...Object.fromEntries(keys.filter((k) => raw[k] !== undefined && raw[k] !== null).map((k) => [k, raw[k]])) };
+  const merged: RawSourceInput = {
+    ...(source.config as RawSourceInput),
+    ...Object.fromEntries(keys.filter((k) => raw[k] !== undefined && raw[k] !== null).map((k) => [k, raw[k]])),
+  };
   return kindConfig(source.kind, merged, prefix, limits);
 }
 
 /** Validates an update; a schedule of "" (or null given on purpose) makes the source manual. */
-export function validateSourcePatch(source: SourceRecord, raw: RawSourceInput, limits: SourceLimits, prefix = 'input'): SourcePatch {
-  if (raw.kind !== undefined && raw.kind !== null && raw.kind !== source.kind) throw badInput(`${prefix}.kind`, `a source's kind cannot change (it is ${source.kind}); add a new source instead`);
+export function validateSourcePatch(
+  source: SourceRecord,
+  raw: RawSourceInput,
+  limits: SourceLimits,
+  prefix = 'input',
+): SourcePatch {
+  if (raw.kind !== undefined && raw.kind !== null && raw.kind !== source.kind)
+    throw badInput(`${prefix}.kind`, `a source's kind cannot change (it is ${source.kind}); add a new source instead`);
   const patch: SourcePatch = {};
   if (raw.name !== undefined && raw.name !== null) patch.name = validateName(raw.name, `${prefix}.name`);
   const config = patchedConfig(source, raw, prefix, limits);
@@ -158,6 +207,8 @@ export function validateSourcePatch(source: SourceRecord, raw: RawSourceInput, l
   if (raw.tags !== undefined && raw.tags !== null) patch.tags = validateTags(raw.tags, `${prefix}.tags`);
   if (raw.documentType !== undefined) patch.documentType = validateType(raw.documentType, `${prefix}.documentType`);
   if (raw.schedule !== undefined) patch.schedule = validateSchedule(raw.schedule, `${prefix}.schedule`);
-  if (raw.syncTimeoutSeconds !== undefined && raw.syncTimeoutSeconds !== null) patch.syncTimeoutMs = intIn(raw.syncTimeoutSeconds, `${prefix}.syncTimeoutSeconds`, 1, 86_400, DEFAULT_TIMEOUT_S) * 1000;
+  if (raw.syncTimeoutSeconds !== undefined && raw.syncTimeoutSeconds !== null)
+    patch.syncTimeoutMs =
+      intIn(raw.syncTimeoutSeconds, `${prefix}.syncTimeoutSeconds`, 1, 86_400, DEFAULT_TIMEOUT_S) * 1000;
   return patch;
 }

@@ -71,7 +71,11 @@ export class UploadRepository {
     );
     const row = rows[0];
     if (!row?.content) {
-      throw new AppError(ErrorCode.NOT_FOUND, `upload "${id}" does not exist or has expired; POST the file to /v1/uploads again`, { kind: 'Upload', id });
+      throw new AppError(
+        ErrorCode.NOT_FOUND,
+        `upload "${id}" does not exist or has expired; POST the file to /v1/uploads again`,
+        { kind: 'Upload', id },
+      );
     }
     return { ...toRecord(row), bytes: Buffer.from(row.content) };
   }

@@ -38,12 +38,10 @@ export class ApiKeyRepository {
 
   /** Stores a new key by its hash. */
   async insert(key: { id: string; name: string; role: Role; keyHash: string }): Promise<ApiKeyRecord> {
-    const { rows } = await this.db.query<Row>(`INSERT INTO api_keys (id, name, role, key_hash) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`, [
-      key.id,
-      key.name,
-      key.role,
-      key.keyHash,
-    ]);
+    const { rows } = await this.db.query<Row>(
+      `INSERT INTO api_keys (id, name, role, key_hash) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
+      [key.id, key.name, key.role, key.keyHash],
+    );
     return toRecord(rows[0] as Row);
   }
 
@@ -73,13 +71,17 @@ export class ApiKeyRepository {
    * Revokes a key unless it is the last unrevoked admin key ('last-admin'); 'missing' for an unknown id. The check
    * and the revocation are one statement.
    */
-  async revokeKeepingAnAdmin(id: string): Promise<{ outcome: 'revoked'; record: ApiKeyRecord } | { outcome: 'last-admin' | 'missing' }> {
+  async revokeKeepingAnAdmin(
+    id: string,
+  ): Promise<{ outcome: 'revoked'; record: ApiKeyRecord } | { outcome: 'last-admin' | 'missing' }> {
     const { rows } = await this.db.query<Row>(
       `UPDATE api_keys t SET revoked_at = coalesce(t.revoked_at, now())
         WHERE t.id = $1
           AND (t.role <> 'admin' OR t.revoked_at IS NOT NULL
                OR EXISTS (SELECT 1 FROM api_keys k WHERE k.role = 'admin' AND k.revoked_at IS NULL AND k.id <> t.id))
-        RETURNING ${COLUMNS.split(', ').map((c) => `t.${c}`).join(', ')}`,
+        RETURNING ${COLUMNS.split(', ')
+          .map((c) => `t.${c}`)
+          .join(', ')}`,
       [id],
     );
     if (rows[0]) return { outcome: 'revoked', record: toRecord(rows[0]) };
@@ -94,7 +96,9 @@ export class ApiKeyRepository {
 
   /** True when at least one key is not revoked. */
   async anyActive(): Promise<boolean> {
-    const { rows } = await this.db.query<{ found: boolean }>('SELECT EXISTS (SELECT 1 FROM api_keys WHERE revoked_at IS NULL) AS found');
+    const { rows } = await this.db.query<{ found: boolean }>(
+      'SELECT EXISTS (SELECT 1 FROM api_keys WHERE revoked_at IS NULL) AS found',
+    );
     return rows[0]?.found === true;
   }
 }

@@ -58,9 +58,13 @@ export class ApiKeyService {
     const clean = name.trim();
     if (clean === '' || clean.length > MAX_NAME) throw badInput('name', `must be 1 to ${MAX_NAME} characters`);
     // Control and format characters (bidirectional overrides, zero-width ones) make a name display as another.
-    if (/[\p{Cc}\p{Cf}]/u.test(clean)) throw badInput('name', 'must not contain control or invisible formatting characters');
+    if (/[\p{Cc}\p{Cf}]/u.test(clean))
+      throw badInput('name', 'must not contain control or invisible formatting characters');
     if (options.keepAnAdmin && role !== 'admin' && !(await this.repository.anyActive())) {
-      throw badInput('role', 'the first API key must be an ADMIN key: creating it turns authentication on, and only an admin can manage keys afterwards');
+      throw badInput(
+        'role',
+        'the first API key must be an ADMIN key: creating it turns authentication on, and only an admin can manage keys afterwards',
+      );
     }
     const generated = generateApiKey();
     const apiKey = await this.repository.insert({ id: generated.id, name: clean, role, keyHash: generated.keyHash });
@@ -80,7 +84,8 @@ export class ApiKeyService {
   async revoke(id: string, options: { keepAnAdmin?: boolean } = {}): Promise<ApiKeyRecord> {
     const clean = id.trim();
     // An admin pasting the whole key must not get its secret echoed back in the error.
-    if (apiKeyId(clean) !== null) throw badInput('id', "is a whole API key; give the key's id (as apiKeys lists it), never the key itself");
+    if (apiKeyId(clean) !== null)
+      throw badInput('id', "is a whole API key; give the key's id (as apiKeys lists it), never the key itself");
     if (!options.keepAnAdmin) {
       const record = await this.repository.revoke(clean);
       if (!record) throw notFound('API key', clean);
@@ -90,7 +95,11 @@ export class ApiKeyService {
     const result = await this.repository.revokeKeepingAnAdmin(clean);
     if (result.outcome === 'missing') throw notFound('API key', clean);
     if (result.outcome !== 'revoked') {
-      throw new AppError(ErrorCode.CONFLICT, `API key "${clean}" is the last active admin key; create another admin key before revoking it`, { id: clean });
+      throw new AppError(
+        ErrorCode.CONFLICT,
+        `API key "${clean}" is the last active admin key; create another admin key before revoking it`,
+        { id: clean },
+      );
     }
     await this.changed();
     return result.record;

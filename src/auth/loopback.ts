@@ -3,7 +3,10 @@ import ipaddr from 'ipaddr.js';
 /** True for `localhost` and loopback IP literals (127.0.0.0/8, ::1, IPv4-mapped loopback). */
 export function isLoopbackHost(host: string | undefined): boolean {
   if (!host) return false;
-  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
   if (h === 'localhost') return true;
   if (!ipaddr.isValid(h)) return false;
   return ipaddr.process(h).range() === 'loopback';

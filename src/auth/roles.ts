@@ -16,7 +16,12 @@ export function isRole(value: string): value is Role {
 /** Parses a role name case-insensitively (CLI `--role`, GraphQL enum), failing with BAD_USER_INPUT. */
 export function parseRole(value: string | undefined, field = 'role'): Role {
   const v = (value ?? '').trim().toLowerCase();
-  if (!isRole(v)) throw new AppError(ErrorCode.BAD_USER_INPUT, `${field}: expected one of ${ROLES.join(', ')} (got "${value ?? ''}")`, { field });
+  if (!isRole(v))
+    throw new AppError(
+      ErrorCode.BAD_USER_INPUT,
+      `${field}: expected one of ${ROLES.join(', ')} (got "${value ?? ''}")`,
+      { field },
+    );
   return v;
 }
 
@@ -35,13 +40,22 @@ export interface Principal {
 }
 
 /** The principal of every request while no key exists (loopback only): it may do everything. */
-export const LOCAL_PRINCIPAL: Principal = Object.freeze({ kind: 'local', keyId: null, name: 'local (authentication off)', role: 'admin' });
+export const LOCAL_PRINCIPAL: Principal = Object.freeze({
+  kind: 'local',
+  keyId: null,
+  name: 'local (authentication off)',
+  role: 'admin',
+});
 
 /** Throws FORBIDDEN unless the principal's role reaches `need`; `what` names the operation in the message. */
 export function requireRole(principal: Principal, need: Role, what: string): void {
   if (roleAtLeast(principal.role, need)) return;
-  throw new AppError(ErrorCode.FORBIDDEN, `${what} needs the ${need} role; this key (${principal.name}) is ${principal.role}`, {
-    requiredRole: need,
-    role: principal.role,
-  });
+  throw new AppError(
+    ErrorCode.FORBIDDEN,
+    `${what} needs the ${need} role; this key (${principal.name}) is ${principal.role}`,
+    {
+      requiredRole: need,
+      role: principal.role,
+    },
+  );
 }

@@ -25,11 +25,16 @@ export class ServerClient {
 
   /** Runs one GraphQL operation; throws the first error (its code kept), or a CliError saying what to do about a key. */
   async graphql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
-    const res = await this.send('/graphql', { 'content-type': 'application/json' }, JSON.stringify({ query, variables }));
+    const res = await this.send(
+      '/graphql',
+      { 'content-type': 'application/json' },
+      JSON.stringify({ query, variables }),
+    );
     const body = (await res.json().catch(() => undefined)) as { data?: T | null; errors?: WireError[] } | undefined;
     const first = body?.errors?.[0];
     if (first) throw this.errorOf(first);
-    if (!res.ok || !body?.data) throw new CliError(`the server at ${this.url} answered HTTP ${res.status} without data`);
+    if (!res.ok || !body?.data)
+      throw new CliError(`the server at ${this.url} answered HTTP ${res.status} without data`);
     return body.data;
   }
 
@@ -55,7 +60,13 @@ export class ServerClient {
             error: (err) => {
               const wire = Array.isArray(err) ? (err[0] as WireError | undefined) : undefined;
               const closed = err as { code?: number; reason?: string };
-              reject(wire ? this.errorOf(wire) : new CliError(`the subscription to ${this.url} was closed (${closed.code ?? '?'} ${closed.reason ?? ''}); is the API key right?`));
+              reject(
+                wire
+                  ? this.errorOf(wire)
+                  : new CliError(
+                      `the subscription to ${this.url} was closed (${closed.code ?? '?'} ${closed.reason ?? ''}); is the API key right?`,
+                    ),
+              );
             },
             complete: resolve,
           },
@@ -71,10 +82,13 @@ export class ServerClient {
     const form = new FormData();
     form.append('file', new Blob([bytes]), fileName);
     const res = await this.send('/v1/uploads', {}, form);
-    const body = (await res.json().catch(() => undefined)) as { id?: string; errors?: WireError[]; error?: WireError } | undefined;
+    const body = (await res.json().catch(() => undefined)) as
+      { id?: string; errors?: WireError[]; error?: WireError } | undefined;
     const wire = body?.errors?.[0] ?? body?.error;
     if (res.status !== 201 || typeof body?.id !== 'string') {
-      throw wire ? this.errorOf(wire) : new CliError(`the server at ${this.url} refused the upload of ${fileName} (HTTP ${res.status})`);
+      throw wire
+        ? this.errorOf(wire)
+        : new CliError(`the server at ${this.url} refused the upload of ${fileName} (HTTP ${res.status})`);
     }
     return body.id;
   }
@@ -82,9 +96,16 @@ export class ServerClient {
   private async send(path: string, headers: Record<string, string>, body: string | FormData): Promise<Response> {
     const auth: Record<string, string> = this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {};
     try {
-      return await fetch(`${this.url}${path}`, { method: 'POST', headers: { ...PREFLIGHT, ...auth, ...headers }, body });
+      return await fetch(`${this.url}${path}`, {
+        method: 'POST',
+        headers: { ...PREFLIGHT, ...auth, ...headers },
+        body,
+      });
     } catch (err) {
-      throw new CliError(`the server at ${this.url}, which holds the data folder, does not answer (${(err as Error).cause ?? (err as Error).message}); wait until it is ready, or stop it and run this again`, { cause: err });
+      throw new CliError(
+        `the server at ${this.url}, which holds the data folder, does not answer (${(err as Error).cause ?? (err as Error).message}); wait until it is ready, or stop it and run this again`,
+        { cause: err },
+      );
     }
   }
 

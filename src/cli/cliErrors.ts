@@ -47,6 +47,7 @@ export function describeCliError(err: unknown): { text: string; exitCode: number
   if (isAppError(err)) return { text: `cairn: [${err.code}] ${err.message}\n`, exitCode: 1 };
   if (err instanceof CliError) return { text: `cairn: ${err.message}\n`, exitCode: 1 };
   // A system error (EACCES, ENOSPC, EISDIR…) says what and where; its stack would only point into Node.
-  if (isError(err) && code && /^E[A-Z0-9]+$/.test(code) && 'syscall' in err) return { text: `cairn: ${err.message}\n`, exitCode: 1 };
+  if (isError(err) && code && /^E[A-Z0-9]+$/.test(code) && 'syscall' in err)
+    return { text: `cairn: ${err.message}\n`, exitCode: 1 };
   return { text: `cairn: ${isError(err) ? (err.stack ?? err.message) : String(err)}\n`, exitCode: 1 };
 }

@@ -16,7 +16,8 @@ export interface KeysCommandOptions {
   force: boolean;
 }
 
-const KEYS_USAGE = 'usage: cairn keys create --role admin|editor|agent|reader --name <name> [--force] | keys list [--json] | keys revoke <id>';
+const KEYS_USAGE =
+  'usage: cairn keys create --role admin|editor|agent|reader --name <name> [--force] | keys list [--json] | keys revoke <id>';
 
 /** Parses `keys create|list|revoke …` into what to do. */
 export function parseKeysAction(args: string[], opts: KeysCommandOptions): KeysAction {
@@ -53,7 +54,8 @@ export async function keysCommand(config: Config, action: KeysAction, json: bool
     await migrate(db);
     const keys = new ApiKeyService(db);
     if (action.kind === 'create') {
-      if (action.role !== 'admin' && !action.force && !(await keys.repository.anyActive())) throw firstKeyNotAdmin(action.role);
+      if (action.role !== 'admin' && !action.force && !(await keys.repository.anyActive()))
+        throw firstKeyNotAdmin(action.role);
       const created = await keys.create(action.name, action.role);
       printKeyCreated(keyJsonOf(created.apiKey), created.key, json);
     } else if (action.kind === 'list') {

@@ -118,7 +118,9 @@ type CliOptions = ReturnType<typeof parseCommandLine>['values'];
 /** `cairn mcp`'s stdout is the protocol: its logs go to stderr. Pretty lines only for a server at a terminal. */
 function loggerFor(command: string, config: Config): Logger {
   if (command === 'mcp') return createLogger(config.logLevel, { stderr: true });
-  return createLogger(command === 'serve' ? config.logLevel : 'warn', { pretty: command === 'serve' && wantsPrettyLogs(config.env, process.stdout.isTTY === true) });
+  return createLogger(command === 'serve' ? config.logLevel : 'warn', {
+    pretty: command === 'serve' && wantsPrettyLogs(config.env, process.stdout.isTTY === true),
+  });
 }
 
 /** The options of `cairn sources …`. */
@@ -170,7 +172,9 @@ async function main(argv: string[]): Promise<number> {
   let client: ServerClient | undefined;
   if (server) {
     client = new ServerClient(server.url, values['api-key'] ?? config.apiKey);
-    process.stderr.write(`(the server at ${server.url}, pid ${server.pid}, holds the data folder: working through its API)\n`);
+    process.stderr.write(
+      `(the server at ${server.url}, pid ${server.pid}, holds the data folder: working through its API)\n`,
+    );
   }
   switch (command) {
     case 'serve':
@@ -181,16 +185,31 @@ async function main(argv: string[]): Promise<number> {
     case 'reindex':
       return reindexCommand(config, logger, { force: values.force, batchSize, json: values.json });
     case 'import': {
-      const opts = { json: values.json, tags: values.tag, type: values.type, title: values.title, source: values.source, specId: values['spec-id'], skipUnresolvedRefs: values['skip-unresolved-refs'] };
+      const opts = {
+        json: values.json,
+        tags: values.tag,
+        type: values.type,
+        title: values.title,
+        source: values.source,
+        specId: values['spec-id'],
+        skipUnresolvedRefs: values['skip-unresolved-refs'],
+      };
       const request = await buildImportRequest(positionals.slice(1), config, opts);
       return client ? remoteImport(client, request, values.json) : importCommand(config, logger, request, opts);
     }
     case 'sources': {
       const sourceOptions = sourcesOptions(values);
-      return client ? remoteSources(client, positionals.slice(1), sourceOptions) : sourcesCommand(config, logger, positionals.slice(1), sourceOptions);
+      return client
+        ? remoteSources(client, positionals.slice(1), sourceOptions)
+        : sourcesCommand(config, logger, positionals.slice(1), sourceOptions);
     }
     case 'keys': {
-      const action = parseKeysAction(positionals.slice(1), { json: values.json, role: values.role, name: values.name, force: values.force });
+      const action = parseKeysAction(positionals.slice(1), {
+        json: values.json,
+        role: values.role,
+        name: values.name,
+        force: values.force,
+      });
       return client ? remoteKeys(client, action, values.json) : keysCommand(config, action, values.json);
     }
     case 'stats':
@@ -228,7 +247,11 @@ function needsTheFolder(command: string, server: FolderServer): CliError {
 async function stats(config: Config, logger: Logger, json: boolean): Promise<number> {
   const services = await createServices(config, logger);
   try {
-    const report = { ...(await services.documents.stats()), embedder: services.embedder.info, database: services.db.kind };
+    const report = {
+      ...(await services.documents.stats()),
+      embedder: services.embedder.info,
+      database: services.db.kind,
+    };
     process.stdout.write(json ? `${JSON.stringify(report)}\n` : formatStats(report));
     return 0;
   } finally {

@@ -10,9 +10,13 @@ import { CliError } from './cliErrors.js';
 
 /** The refusal of a PGlite folder that a running server holds, turned into where the MCP client should connect. */
 function folderHeldError(err: unknown, config: Config): unknown {
-  if (!isAppError(err) || err.code !== ErrorCode.DATABASE_UNAVAILABLE || typeof err.details.lockFile !== 'string') return err;
+  if (!isAppError(err) || err.code !== ErrorCode.DATABASE_UNAVAILABLE || typeof err.details.lockFile !== 'string')
+    return err;
   const { url, pid } = err.details;
-  const endpoint = typeof url === 'string' ? `${url}/mcp` : `http://127.0.0.1:${config.port}/mcp (if it listens on CAIRN_PORT ${config.port})`;
+  const endpoint =
+    typeof url === 'string'
+      ? `${url}/mcp`
+      : `http://127.0.0.1:${config.port}/mcp (if it listens on CAIRN_PORT ${config.port})`;
   return new CliError(
     `the data folder ${config.dataDir} is held by a running Cairn process${typeof pid === 'number' ? ` (pid ${pid})` : ''}, ` +
       `and the embedded database allows one process per folder. Point your MCP client at that server instead: ${endpoint} ` +

@@ -1,6 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { detectDocumentType, documentIdForFile, type DocumentDefaults, type ImportRequest } from '../../importers/index.js';
+import {
+  detectDocumentType,
+  documentIdForFile,
+  type DocumentDefaults,
+  type ImportRequest,
+} from '../../importers/index.js';
 import { ErrorCode, isAppError } from '../errors.js';
 import { CliError } from './cliErrors.js';
 import { formatStats, type StatsReport } from './formatStats.js';
@@ -32,12 +37,21 @@ function keyJson(k: KeyJson): KeyJson {
 export async function remoteKeys(client: ServerClient, action: KeysAction, json: boolean): Promise<number> {
   if (action.kind === 'create') {
     const { createApiKey } = await client
-      .graphql<{ createApiKey: { key: string; apiKey: KeyJson } }>(`mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { key apiKey { ${KEY_FIELDS} } } }`, {
-        input: { name: action.name, role: action.role.toUpperCase() },
-      })
+      .graphql<{ createApiKey: { key: string; apiKey: KeyJson } }>(
+        `mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { key apiKey { ${KEY_FIELDS} } } }`,
+        {
+          input: { name: action.name, role: action.role.toUpperCase() },
+        },
+      )
       .catch((err: unknown) => {
         // The API never creates a first key that is not an admin key; --force applies to the CLI on its own only.
-        if (action.force && isAppError(err) && err.code === ErrorCode.BAD_USER_INPUT && err.message.includes('first API key')) throw new CliError(`${err.message}. --force works only with the server stopped`);
+        if (
+          action.force &&
+          isAppError(err) &&
+          err.code === ErrorCode.BAD_USER_INPUT &&
+          err.message.includes('first API key')
+        )
+          throw new CliError(`${err.message}. --force works only with the server stopped`);
         throw err;
       });
     printKeyCreated(keyJson(createApiKey.apiKey), createApiKey.key, json);
@@ -45,7 +59,10 @@ export async function remoteKeys(client: ServerClient, action: KeysAction, json:
     const { apiKeys } = await client.graphql<{ apiKeys: KeyJson[] }>(`{ apiKeys { ${KEY_FIELDS} } }`);
     printKeyList(apiKeys.map(keyJson), json);
   } else {
-    const { revokeApiKey } = await client.graphql<{ revokeApiKey: KeyJson }>(`mutation($id: ID!) { revokeApiKey(id: $id) { ${KEY_FIELDS} } }`, { id: action.id });
+    const { revokeApiKey } = await client.graphql<{ revokeApiKey: KeyJson }>(
+      `mutation($id: ID!) { revokeApiKey(id: $id) { ${KEY_FIELDS} } }`,
+      { id: action.id },
+    );
     printKeyRevoked(keyJson(revokeApiKey), json);
   }
   return 0;
@@ -78,12 +95,18 @@ function defaultsInput(d: DocumentDefaults): Record<string, unknown> {
 /** The mutations that carry out a validated import request, one per item. */
 function itemsOf(client: ServerClient, request: ImportRequest): RemoteItem[] {
   const mutate = async (mutation: string, input: Record<string, unknown>): Promise<RemoteResult> => {
-    const data = await client.graphql<Record<string, RemoteResult>>(`mutation($input: ${mutation[0]!.toUpperCase()}${mutation.slice(1)}Input!) { ${mutation}(input: $input) { ${RESULT_FIELDS} } }`, { input });
+    const data = await client.graphql<Record<string, RemoteResult>>(
+      `mutation($input: ${mutation[0]!.toUpperCase()}${mutation.slice(1)}Input!) { ${mutation}(input: $input) { ${RESULT_FIELDS} } }`,
+      { input },
+    );
     return data[mutation] as RemoteResult;
   };
   switch (request.kind) {
     case 'url':
-      return request.urls.map((url) => ({ label: url, run: () => mutate('importUrl', { ...defaultsInput(request.defaults), url }) }));
+      return request.urls.map((url) => ({
+        label: url,
+        run: () => mutate('importUrl', { ...defaultsInput(request.defaults), url }),
+      }));
     case 'openapi': {
       const { url, content, title, tags, source, specId, skipUnresolvedRefs } = request;
       const input: Record<string, unknown> = { url, content, title, tags, source, specId, skipUnresolvedRefs };
@@ -94,10 +117,17 @@ function itemsOf(client: ServerClient, request: ImportRequest): RemoteItem[] {
       return request.files.map((relative) => ({
         label: relative,
         run: async () => {
-          const uploadId = await client.upload(path.posix.basename(relative), await readFile(path.join(request.root, relative)));
+          const uploadId = await client.upload(
+            path.posix.basename(relative),
+            await readFile(path.join(request.root, relative)),
+          );
           const d = request.defaults;
           const type = d.documentType ?? detectDocumentType(`file:///${relative}`);
-          return mutate('importUpload', { ...defaultsInput({ ...d, documentType: type, source: d.source ?? relative }), uploadId, id: documentIdForFile(`${path.basename(request.root)}/${relative}`) });
+          return mutate('importUpload', {
+            ...defaultsInput({ ...d, documentType: type, source: d.source ?? relative }),
+            uploadId,
+            id: documentIdForFile(`${path.basename(request.root)}/${relative}`),
+          });
         },
       }));
     case 'upload':
@@ -122,20 +152,30 @@ export async function remoteImport(client: ServerClient, request: ImportRequest,
       embedded += result.job.embeddedChunkCount;
       for (const d of result.documents) documents.add(d.id);
       warnings.push(...result.job.warnings);
-      if (json) process.stdout.write(`${JSON.stringify({ event: 'item', jobId: result.job.id, ordinal, label: item.label, status: 'SUCCEEDED', documentIds: result.documents.map((d) => d.id), chunkCount: result.job.chunkCount, embeddedChunkCount: result.job.embeddedChunkCount })}\n`);
+      if (json)
+        process.stdout.write(
+          `${JSON.stringify({ event: 'item', jobId: result.job.id, ordinal, label: item.label, status: 'SUCCEEDED', documentIds: result.documents.map((d) => d.id), chunkCount: result.job.chunkCount, embeddedChunkCount: result.job.embeddedChunkCount })}\n`,
+        );
     } catch (err) {
       if (!isAppError(err)) throw err; // no answer, or a key problem: every further item would fail the same way
       failed += 1;
-      if (json) process.stdout.write(`${JSON.stringify({ event: 'item', ordinal, label: item.label, status: 'FAILED', documentIds: [], errorCode: err.code, error: err.message })}\n`);
+      if (json)
+        process.stdout.write(
+          `${JSON.stringify({ event: 'item', ordinal, label: item.label, status: 'FAILED', documentIds: [], errorCode: err.code, error: err.message })}\n`,
+        );
       else process.stderr.write(`\n✗ ${item.label}: [${err.code}] ${err.message}\n`);
     }
     if (!json) bar({ done: ordinal + 1, total: items.length });
   }
   const status = failed === 0 ? 'SUCCEEDED' : failed === items.length ? 'FAILED' : 'PARTIAL';
   if (json) {
-    process.stdout.write(`${JSON.stringify({ event: 'summary', status, items: items.length, failed, chunkCount: chunks, embeddedChunkCount: embedded })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ event: 'summary', status, items: items.length, failed, chunkCount: chunks, embeddedChunkCount: embedded })}\n`,
+    );
   } else {
-    const lines = [`${status}: ${items.length - failed}/${items.length} items imported, ${documents.size} documents, ${chunks} chunks, ${embedded} embedded (through the server).`];
+    const lines = [
+      `${status}: ${items.length - failed}/${items.length} items imported, ${documents.size} documents, ${chunks} chunks, ${embedded} embedded (through the server).`,
+    ];
     if (failed === 0 && embedded === 0) lines.push('Nothing changed since the last import: no chunk was re-embedded.');
     for (const w of warnings.slice(0, 20)) lines.push(`warning: ${w}`);
     process.stderr.write(`\n${lines.join('\n')}\n`);

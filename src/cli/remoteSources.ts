@@ -4,7 +4,8 @@ import { progressReporter } from './progress.js';
 import type { ServerClient } from './ServerClient.js';
 import { rawInput, USAGE, type SourcesCommandOptions } from './sourcesCommand.js';
 
-const FIELDS = 'id name kind config tags schedule status lastRunAt nextRunAt lastError lastErrorCode documentCount counts { added updated removed unchanged skipped }';
+const FIELDS =
+  'id name kind config tags schedule status lastRunAt nextRunAt lastError lastErrorCode documentCount counts { added updated removed unchanged skipped }';
 
 interface RemoteSource {
   id: string;
@@ -22,34 +23,66 @@ interface RemoteSource {
 
 /** A source input as GraphQL takes it: absent fields left out, the document type in enum case. */
 function graphqlInput(raw: RawSourceInput): Record<string, unknown> {
-  const input: Record<string, unknown> = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== null && v !== undefined));
+  const input: Record<string, unknown> = Object.fromEntries(
+    Object.entries(raw).filter(([, v]) => v !== null && v !== undefined),
+  );
   if (typeof raw.documentType === 'string') input.documentType = raw.documentType.toUpperCase();
   return input;
 }
 
 function table(sources: RemoteSource[]): string {
-  const rows = [['NAME', 'KIND', 'STATUS', 'DOCS', 'SCHEDULE', 'LAST RUN', 'NEXT RUN'], ...sources.map((s) => [s.name, s.kind, s.status, String(s.documentCount), s.schedule ?? 'manual', s.lastRunAt ?? '-', s.nextRunAt ?? '-'])];
+  const rows = [
+    ['NAME', 'KIND', 'STATUS', 'DOCS', 'SCHEDULE', 'LAST RUN', 'NEXT RUN'],
+    ...sources.map((s) => [
+      s.name,
+      s.kind,
+      s.status,
+      String(s.documentCount),
+      s.schedule ?? 'manual',
+      s.lastRunAt ?? '-',
+      s.nextRunAt ?? '-',
+    ]),
+  ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
-const summary = (s: RemoteSource) => `added ${s.counts.added}, updated ${s.counts.updated}, removed ${s.counts.removed}, unchanged ${s.counts.unchanged}, skipped ${s.counts.skipped}`;
+const summary = (s: RemoteSource) =>
+  `added ${s.counts.added}, updated ${s.counts.updated}, removed ${s.counts.removed}, unchanged ${s.counts.unchanged}, skipped ${s.counts.skipped}`;
 
 /**
  * `cairn sources add|list|sync|remove` through the server that holds the embedded data folder. A sync is started
  * there ("Sync now") and followed over the `importJobUpdated` subscription, drawing progress as it streams.
  */
-export async function remoteSources(client: ServerClient, args: string[], opts: SourcesCommandOptions): Promise<number> {
+export async function remoteSources(
+  client: ServerClient,
+  args: string[],
+  opts: SourcesCommandOptions,
+): Promise<number> {
   const [action, target, ...extra] = args;
-  if (!action || !['add', 'list', 'sync', 'remove'].includes(action)) throw new UsageError(action ? `unknown sources action "${action}"; ${USAGE}` : USAGE);
-  if (action !== 'list' && (!target || extra.length > 0)) throw new UsageError(`sources ${action} takes exactly one source name; ${USAGE}`);
+  if (!action || !['add', 'list', 'sync', 'remove'].includes(action))
+    throw new UsageError(action ? `unknown sources action "${action}"; ${USAGE}` : USAGE);
+  if (action !== 'list' && (!target || extra.length > 0))
+    throw new UsageError(`sources ${action} takes exactly one source name; ${USAGE}`);
   const out = (text: string) => process.stdout.write(`${text}\n`);
   switch (action) {
     case 'add': {
       const query = `mutation($input: CreateSourceInput!) { createSource(input: $input) { ${FIELDS} deployKeyPublicKey deployKeyFingerprint } }`;
-      const { createSource: s } = await client.graphql<{ createSource: RemoteSource & { deployKeyPublicKey: string | null } }>(query, { input: graphqlInput(rawInput(target as string, opts)) });
+      const { createSource: s } = await client.graphql<{
+        createSource: RemoteSource & { deployKeyPublicKey: string | null };
+      }>(query, { input: graphqlInput(rawInput(target as string, opts)) });
       if (opts.json) out(JSON.stringify(s));
-      else out(`Added ${s.kind} source "${s.name}" (${s.id}); ${s.schedule ? `next sync ${s.nextRunAt ?? '-'}` : 'it syncs on request: cairn sources sync'}.${s.deployKeyPublicKey ? `\nIts deploy key (add it to the repository's deploy keys, read-only): ${s.deployKeyPublicKey}` : ''}`);
+      else
+        out(
+          `Added ${s.kind} source "${s.name}" (${s.id}); ${s.schedule ? `next sync ${s.nextRunAt ?? '-'}` : 'it syncs on request: cairn sources sync'}.${s.deployKeyPublicKey ? `\nIts deploy key (add it to the repository's deploy keys, read-only): ${s.deployKeyPublicKey}` : ''}`,
+        );
       return 0;
     }
     case 'list': {
@@ -58,7 +91,10 @@ export async function remoteSources(client: ServerClient, args: string[], opts: 
       return 0;
     }
     case 'sync': {
-      const { syncSource: job } = await client.graphql<{ syncSource: { id: string } }>('mutation($id: ID!) { syncSource(id: $id, async: true) { id } }', { id: target });
+      const { syncSource: job } = await client.graphql<{ syncSource: { id: string } }>(
+        'mutation($id: ID!) { syncSource(id: $id, async: true) { id } }',
+        { id: target },
+      );
       const report = progressReporter('items', opts.json);
       let status = '';
       await client.subscribe<{ importJobUpdated: { status: string; progress: { done: number; total: number } } }>(
@@ -69,15 +105,28 @@ export async function remoteSources(client: ServerClient, args: string[], opts: 
           if (j.progress.total > 0) report(j.progress);
         },
       );
-      const { source: after } = await client.graphql<{ source: RemoteSource }>(`query($id: ID!) { source(id: $id) { ${FIELDS} } }`, { id: target });
+      const { source: after } = await client.graphql<{ source: RemoteSource }>(
+        `query($id: ID!) { source(id: $id) { ${FIELDS} } }`,
+        { id: target },
+      );
       if (opts.json) out(JSON.stringify({ event: 'summary', jobId: job.id, jobStatus: status, ...after }));
-      else process.stderr.write(`\nSync of "${after.name}" ${after.status}: ${summary(after)}.${after.lastError ? `\n${after.lastErrorCode}: ${after.lastError}` : ''}\n`);
+      else
+        process.stderr.write(
+          `\nSync of "${after.name}" ${after.status}: ${summary(after)}.${after.lastError ? `\n${after.lastErrorCode}: ${after.lastError}` : ''}\n`,
+        );
       return after.status === 'SUCCEEDED' ? 0 : 1;
     }
     default: {
-      const query = 'mutation($id: ID!, $keep: Boolean) { deleteSource(id: $id, keepDocuments: $keep) { id documentsRemoved documentsKept } }';
-      const { deleteSource: r } = await client.graphql<{ deleteSource: { id: string; documentsRemoved: number; documentsKept: number } }>(query, { id: target, keep: opts.keepDocuments });
-      out(opts.json ? JSON.stringify(r) : `Removed source "${target}": ${r.documentsRemoved} document(s) removed, ${r.documentsKept} kept.`);
+      const query =
+        'mutation($id: ID!, $keep: Boolean) { deleteSource(id: $id, keepDocuments: $keep) { id documentsRemoved documentsKept } }';
+      const { deleteSource: r } = await client.graphql<{
+        deleteSource: { id: string; documentsRemoved: number; documentsKept: number };
+      }>(query, { id: target, keep: opts.keepDocuments });
+      out(
+        opts.json
+          ? JSON.stringify(r)
+          : `Removed source "${target}": ${r.documentsRemoved} document(s) removed, ${r.documentsKept} kept.`,
+      );
       return 0;
     }
   }

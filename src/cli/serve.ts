@@ -10,10 +10,17 @@ import { CliError } from './cliErrors.js';
 function listenError(err: unknown, host: string, port: number): unknown {
   const code = (err as NodeJS.ErrnoException | null)?.code;
   if (code === 'EADDRINUSE') {
-    return new CliError(`port ${port} on ${host} is already in use (CAIRN_PORT): stop the process that uses it, or set CAIRN_PORT to a free port`, { cause: err });
+    return new CliError(
+      `port ${port} on ${host} is already in use (CAIRN_PORT): stop the process that uses it, or set CAIRN_PORT to a free port`,
+      { cause: err },
+    );
   }
-  if (code === 'EACCES') return new CliError(`not allowed to listen on port ${port} on ${host} (CAIRN_PORT): pick a port above 1023`, { cause: err });
-  if (code === 'EADDRNOTAVAIL') return new CliError(`${host} is not an address of this machine (CAIRN_HOST)`, { cause: err });
+  if (code === 'EACCES')
+    return new CliError(`not allowed to listen on port ${port} on ${host} (CAIRN_PORT): pick a port above 1023`, {
+      cause: err,
+    });
+  if (code === 'EADDRNOTAVAIL')
+    return new CliError(`${host} is not an address of this machine (CAIRN_HOST)`, { cause: err });
   return err;
 }
 
@@ -41,12 +48,18 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   // The CLI run beside this server (which holds the embedded data folder) finds it through the folder's lock.
   const folder = embeddedFolder(config);
   if (folder) recordServerUrl(folder, reachableUrl(server.url));
-  logger.info({ url: `${server.url}/graphql`, database: services.db.kind, embedder: services.embedder.info }, `Cairn is ready at ${server.url}/graphql`);
+  logger.info(
+    { url: `${server.url}/graphql`, database: services.db.kind, embedder: services.embedder.info },
+    `Cairn is ready at ${server.url}/graphql`,
+  );
   // Load PGlite's in-memory vector copy in the background, so the first search does not pay for it.
   const warming = performance.now();
   services.search
     .warm()
-    .then((chunks) => chunks > 0 && logger.info({ chunks, ms: Math.round(performance.now() - warming) }, 'vector search warmed up'))
+    .then(
+      (chunks) =>
+        chunks > 0 && logger.info({ chunks, ms: Math.round(performance.now() - warming) }, 'vector search warmed up'),
+    )
     .catch((err: unknown) => logger.warn({ err }, 'could not warm up vector search; the first search will load it'));
   let stopping = false;
   const shutdown = async (signal: string) => {

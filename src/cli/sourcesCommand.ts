@@ -85,7 +85,9 @@ function toJson(s: SourceRecord, documentCount?: number) {
     name: s.name,
     kind: s.kind,
     config: s.config,
-    ...(s.deployKey ? { deployKeyPublicKey: s.deployKey.publicKey, deployKeyFingerprint: s.deployKey.fingerprint } : {}),
+    ...(s.deployKey
+      ? { deployKeyPublicKey: s.deployKey.publicKey, deployKeyFingerprint: s.deployKey.fingerprint }
+      : {}),
     tags: s.tags,
     schedule: s.schedule,
     status: s.status,
@@ -98,31 +100,65 @@ function toJson(s: SourceRecord, documentCount?: number) {
 }
 
 function table(sources: SourceRecord[], counts: Map<string, number>): string {
-  const rows = [['NAME', 'KIND', 'STATUS', 'DOCS', 'SCHEDULE', 'LAST RUN', 'NEXT RUN'], ...sources.map((s) => [s.name, s.kind, s.status, String(counts.get(s.id) ?? 0), s.schedule ?? 'manual', iso(s.lastRunAt), iso(s.nextRunAt)])];
+  const rows = [
+    ['NAME', 'KIND', 'STATUS', 'DOCS', 'SCHEDULE', 'LAST RUN', 'NEXT RUN'],
+    ...sources.map((s) => [
+      s.name,
+      s.kind,
+      s.status,
+      String(counts.get(s.id) ?? 0),
+      s.schedule ?? 'manual',
+      iso(s.lastRunAt),
+      iso(s.nextRunAt),
+    ]),
+  ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
-const summary = (s: SourceRecord) => `added ${s.counts.added}, updated ${s.counts.updated}, removed ${s.counts.removed}, unchanged ${s.counts.unchanged}, skipped ${s.counts.skipped}`;
+const summary = (s: SourceRecord) =>
+  `added ${s.counts.added}, updated ${s.counts.updated}, removed ${s.counts.removed}, unchanged ${s.counts.unchanged}, skipped ${s.counts.skipped}`;
 
 /** `cairn sources add|list|sync|remove`: registers, lists, syncs (here, with progress) and removes sources. */
-export async function sourcesCommand(config: Config, logger: Logger, args: string[], opts: SourcesCommandOptions): Promise<number> {
+export async function sourcesCommand(
+  config: Config,
+  logger: Logger,
+  args: string[],
+  opts: SourcesCommandOptions,
+): Promise<number> {
   const [action, target, ...extra] = args;
-  if (!action || !['add', 'list', 'sync', 'remove'].includes(action)) throw new UsageError(action ? `unknown sources action "${action}"; ${USAGE}` : USAGE);
-  if (action !== 'list' && (!target || extra.length > 0)) throw new UsageError(`sources ${action} takes exactly one source name; ${USAGE}`);
+  if (!action || !['add', 'list', 'sync', 'remove'].includes(action))
+    throw new UsageError(action ? `unknown sources action "${action}"; ${USAGE}` : USAGE);
+  if (action !== 'list' && (!target || extra.length > 0))
+    throw new UsageError(`sources ${action} takes exactly one source name; ${USAGE}`);
   const services = await createServices(config, logger, { importQueue: false });
   try {
     const sources = services.sources;
     switch (action) {
       case 'add': {
         const source = await sources.create(rawInput(target as string, opts));
-        process.stdout.write(opts.json ? `${JSON.stringify(toJson(source))}\n` : `Added ${source.kind} source "${source.name}" (${source.id}); ${source.schedule ? `next sync ${iso(source.nextRunAt)}` : 'it syncs on request: cairn sources sync'}.\n${source.deployKey ? `Its deploy key (add it to the repository's deploy keys, read-only): ${source.deployKey.publicKey}\n` : ''}`);
+        process.stdout.write(
+          opts.json
+            ? `${JSON.stringify(toJson(source))}\n`
+            : `Added ${source.kind} source "${source.name}" (${source.id}); ${source.schedule ? `next sync ${iso(source.nextRunAt)}` : 'it syncs on request: cairn sources sync'}.\n${source.deployKey ? `Its deploy key (add it to the repository's deploy keys, read-only): ${source.deployKey.publicKey}\n` : ''}`,
+        );
         return 0;
       }
       case 'list': {
         const all = await sources.list();
         const counts = await sources.documentCounts(all.map((s) => s.id));
-        process.stdout.write(opts.json ? `${JSON.stringify(all.map((s) => toJson(s, counts.get(s.id) ?? 0)))}\n` : `${all.length === 0 ? 'No sources.' : table(all, counts)}\n`);
+        process.stdout.write(
+          opts.json
+            ? `${JSON.stringify(all.map((s) => toJson(s, counts.get(s.id) ?? 0)))}\n`
+            : `${all.length === 0 ? 'No sources.' : table(all, counts)}\n`,
+        );
         return 0;
       }
       case 'sync': {
@@ -130,14 +166,22 @@ export async function sourcesCommand(config: Config, logger: Logger, args: strin
         // The sync runs in this process, which reports each item as it finishes.
         const job = await sources.sync(source.id, { async: false, onProgress: progressReporter('items', opts.json) });
         const after = await sources.find(source.id);
-        if (opts.json) process.stdout.write(`${JSON.stringify({ event: 'summary', jobId: job.id, jobStatus: job.status, ...toJson(after) })}\n`);
-        else process.stderr.write(`\nSync of "${after.name}" ${after.status}: ${summary(after)}.${after.lastError ? `\n${after.lastErrorCode}: ${after.lastError}` : ''}\n`);
+        if (opts.json)
+          process.stdout.write(
+            `${JSON.stringify({ event: 'summary', jobId: job.id, jobStatus: job.status, ...toJson(after) })}\n`,
+          );
+        else
+          process.stderr.write(
+            `\nSync of "${after.name}" ${after.status}: ${summary(after)}.${after.lastError ? `\n${after.lastErrorCode}: ${after.lastError}` : ''}\n`,
+          );
         return after.status === 'SUCCEEDED' ? 0 : 1;
       }
       default: {
         const result = await sources.delete(target as string, opts.keepDocuments);
         process.stdout.write(
-          opts.json ? `${JSON.stringify({ id: result.source.id, documentsRemoved: result.documentsRemoved, documentsKept: result.documentsKept })}\n` : `Removed source "${result.source.name}": ${result.documentsRemoved} document(s) removed, ${result.documentsKept} kept.\n`,
+          opts.json
+            ? `${JSON.stringify({ id: result.source.id, documentsRemoved: result.documentsRemoved, documentsKept: result.documentsKept })}\n`
+            : `Removed source "${result.source.name}": ${result.documentsRemoved} document(s) removed, ${result.documentsKept} kept.\n`,
         );
         return 0;
       }

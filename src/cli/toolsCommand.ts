@@ -5,7 +5,9 @@ import { UsageError } from './cliErrors.js';
 export function toolsCommand(format: string | undefined): number {
   const chosen = (format ?? '').trim().toLowerCase();
   if (!(FUNCTION_FORMATS as readonly string[]).includes(chosen)) {
-    throw new UsageError(`tools needs --format ${FUNCTION_FORMATS.join('|')} (got ${format === undefined ? 'none' : `"${format}"`})`);
+    throw new UsageError(
+      `tools needs --format ${FUNCTION_FORMATS.join('|')} (got ${format === undefined ? 'none' : `"${format}"`})`,
+    );
   }
   process.stdout.write(`${JSON.stringify(functionDefinitions(chosen as FunctionFormat), null, 2)}\n`);
   return 0;

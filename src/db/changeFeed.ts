@@ -19,7 +19,12 @@ export async function announceChange(q: Queryable, topic: ChangeTopic): Promise<
  * Listens on `channel` on a connection of its own. `onChange(undefined)` means notifications may have been missed
  * (the connection dropped and was made again): forget everything. Reconnects every `retryMs` while the server is away.
  */
-export async function postgresChangeListener(connectionString: string, channel: string, onChange: (payload: string | undefined) => void, retryMs = 1000): Promise<ChangeListener> {
+export async function postgresChangeListener(
+  connectionString: string,
+  channel: string,
+  onChange: (payload: string | undefined) => void,
+  retryMs = 1000,
+): Promise<ChangeListener> {
   let client: pg.Client | undefined;
   let timer: NodeJS.Timeout | undefined;
   let closed = false;

@@ -56,8 +56,20 @@ function currentBootId(): string | undefined {
 function parseOwner(raw: string): LockOwner | undefined {
   try {
     const o = JSON.parse(raw) as Partial<LockOwner>;
-    if (!Number.isInteger(o.pid) || (o.pid as number) <= 0 || typeof o.hostname !== 'string' || typeof o.token !== 'string') return undefined;
-    const owner: LockOwner = { pid: o.pid as number, hostname: o.hostname, bootId: typeof o.bootId === 'string' ? o.bootId : undefined, startedAt: String(o.startedAt ?? '?'), token: o.token };
+    if (
+      !Number.isInteger(o.pid) ||
+      (o.pid as number) <= 0 ||
+      typeof o.hostname !== 'string' ||
+      typeof o.token !== 'string'
+    )
+      return undefined;
+    const owner: LockOwner = {
+      pid: o.pid as number,
+      hostname: o.hostname,
+      bootId: typeof o.bootId === 'string' ? o.bootId : undefined,
+      startedAt: String(o.startedAt ?? '?'),
+      token: o.token,
+    };
     if (typeof o.url === 'string' && /^https?:\/\//.test(o.url)) owner.url = o.url;
     return owner;
   } catch {
@@ -163,7 +175,10 @@ function lockedError(dataDir: string, file: string, seen: SeenLock | undefined):
     ? `pid ${owner.pid} on host ${owner.hostname}, since ${owner.startedAt}${owner.url ? `, serving ${owner.url}` : ''}`
     : 'an unknown process (its lock file is unreadable)';
   const foreign = owner !== undefined && owner.hostname !== os.hostname();
-  const heartbeat = foreign && seen ? ` (it refreshed the lock ${Math.round((Date.now() - seen.mtimeMs) / 1000)} s ago; a lock from another host is taken over after ${LOCK_FOREIGN_STALE_MS / 1000} s without that)` : '';
+  const heartbeat =
+    foreign && seen
+      ? ` (it refreshed the lock ${Math.round((Date.now() - seen.mtimeMs) / 1000)} s ago; a lock from another host is taken over after ${LOCK_FOREIGN_STALE_MS / 1000} s without that)`
+      : '';
   return new AppError(
     ErrorCode.DATABASE_UNAVAILABLE,
     `The data folder ${dataDir} is in use by another Cairn process: ${where}${heartbeat}, which holds the lock ${file}. ` +
@@ -231,7 +246,13 @@ function openHereError(dataDir: string, file: string): AppError {
 export function lockDataDir(dataDir: string): DataDirLock {
   const file = lockFileFor(dataDir);
   if (heldHere.has(file)) throw openHereError(dataDir, file);
-  const me: LockOwner = { pid: process.pid, hostname: os.hostname(), bootId: currentBootId(), startedAt: new Date().toISOString(), token: randomBytes(12).toString('hex') };
+  const me: LockOwner = {
+    pid: process.pid,
+    hostname: os.hostname(),
+    bootId: currentBootId(),
+    startedAt: new Date().toISOString(),
+    token: randomBytes(12).toString('hex'),
+  };
   const body = `${JSON.stringify(me)}\n`;
   for (let attempt = 0; attempt < 5; attempt++) {
     if (createExclusive(file, body)) return hold(file, me);
@@ -240,7 +261,11 @@ export function lockDataDir(dataDir: string): DataDirLock {
     if (!isStale(seen, Date.now())) throw lockedError(dataDir, file, seen);
     removeStale(file, seen.raw);
   }
-  throw new AppError(ErrorCode.DATABASE_UNAVAILABLE, `Could not lock the data folder ${dataDir}: other processes keep taking ${file}. Try again.`, { dataDir, lockFile: file });
+  throw new AppError(
+    ErrorCode.DATABASE_UNAVAILABLE,
+    `Could not lock the data folder ${dataDir}: other processes keep taking ${file}. Try again.`,
+    { dataDir, lockFile: file },
+  );
 }
 
 function hold(file: string, me: LockOwner): DataDirLock {

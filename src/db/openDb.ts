@@ -11,7 +11,8 @@ export function embeddedFolder(config: Pick<Config, 'databaseUrl' | 'dataDir'>):
 
 /** Opens the configured database: a Postgres server when `CAIRN_DATABASE_URL` is set, else PGlite under the data folder. */
 export function openDb(
-  config: Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'databasePreparedStatements' | 'dataDir' | 'hnswEfSearch'> & Partial<Pick<Config, 'databaseSessionUrl'>>,
+  config: Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'databasePreparedStatements' | 'dataDir' | 'hnswEfSearch'> &
+    Partial<Pick<Config, 'databaseSessionUrl'>>,
 ): Promise<Db> {
   if (config.databaseUrl) {
     return openPgPoolDb(config.databaseUrl, {

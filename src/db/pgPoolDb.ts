@@ -16,7 +16,11 @@ export interface PgPoolOptions {
 }
 
 /** Runs `fn` on a client checked out of `pool`; a client whose statement failed is discarded, not reused. */
-async function withPoolClient<T>(pool: pg.Pool, inTransaction: boolean, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+async function withPoolClient<T>(
+  pool: pg.Pool,
+  inTransaction: boolean,
+  fn: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect().catch((err: unknown) => Promise.reject(translateDbError(err, false)));
   // The pool stops listening for errors on a checked-out client: a connection lost between two statements would
   // otherwise be an unhandled 'error' event and crash the process. The next statement fails instead.
@@ -40,7 +44,10 @@ async function withPoolClient<T>(pool: pg.Pool, inTransaction: boolean, fn: (cli
 export async function openPgPoolDb(connectionString: string, options: PgPoolOptions): Promise<Db> {
   const { poolSize, hnswEfSearch } = options;
   // Set at connection start-up, so a search needs no transaction to widen HNSW (pgvector's default is 40).
-  const url = hnswEfSearch === undefined ? connectionString : withStartupOption(connectionString, `-c hnsw.ef_search=${Math.trunc(hnswEfSearch)}`);
+  const url =
+    hnswEfSearch === undefined
+      ? connectionString
+      : withStartupOption(connectionString, `-c hnsw.ef_search=${Math.trunc(hnswEfSearch)}`);
   const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 10_000 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
@@ -50,7 +57,10 @@ export async function openPgPoolDb(connectionString: string, options: PgPoolOpti
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
       statements++;
       const name = prepared.nameFor(sql);
-      const config = name === undefined ? { text: sql, values: params as unknown[] } : { name, text: sql, values: params as unknown[] };
+      const config =
+        name === undefined
+          ? { text: sql, values: params as unknown[] }
+          : { name, text: sql, values: params as unknown[] };
       const res = await q.query(config).catch((err: unknown) => Promise.reject(translateDbError(err, inTransaction)));
       return { rows: res.rows as R[], rowCount: res.rowCount ?? res.rows.length };
     },
@@ -60,7 +70,8 @@ export async function openPgPoolDb(connectionString: string, options: PgPoolOpti
       await q.query(sql).catch((err: unknown) => Promise.reject(translateDbError(err, inTransaction)));
     },
   });
-  const withClient = <T>(inTransaction: boolean, fn: (client: pg.PoolClient) => Promise<T>) => withPoolClient(pool, inTransaction, fn);
+  const withClient = <T>(inTransaction: boolean, fn: (client: pg.PoolClient) => Promise<T>) =>
+    withPoolClient(pool, inTransaction, fn);
   const root = wrap(pool);
   // A lock holder keeps its connection while the work it guards takes others: at most half the pool holds locks, so
   // many waiting imports cannot take every connection and leave none for the writes of the one that holds the lock.
@@ -87,19 +98,21 @@ export async function openPgPoolDb(connectionString: string, options: PgPoolOpti
         }
       }),
     withLock: (key, fn, options) =>
-      lockSlots.run(() => withClient(false, async (client) => {
-        if (options?.pollMs === undefined) await client.query('SELECT pg_advisory_lock($1)', [key]);
-        else {
-          while (!(await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [key])).rows[0]?.ok) {
-            await new Promise((resolve) => setTimeout(resolve, options.pollMs));
+      lockSlots.run(() =>
+        withClient(false, async (client) => {
+          if (options?.pollMs === undefined) await client.query('SELECT pg_advisory_lock($1)', [key]);
+          else {
+            while (!(await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [key])).rows[0]?.ok) {
+              await new Promise((resolve) => setTimeout(resolve, options.pollMs));
+            }
           }
-        }
-        try {
-          return await fn(wrap(client));
-        } finally {
-          await client.query('SELECT pg_advisory_unlock($1)', [key]).catch(() => undefined);
-        }
-      })),
+          try {
+            return await fn(wrap(client));
+          } finally {
+            await client.query('SELECT pg_advisory_unlock($1)', [key]).catch(() => undefined);
+          }
+        }),
+      ),
     sessionLock: (key, onLost) => postgresSessionLock(options.sessionUrl ?? connectionString, key, onLost),
     listen: (channel, onChange) => postgresChangeListener(options.sessionUrl ?? connectionString, channel, onChange),
     close: () => pool.end(),

@@ -21,7 +21,9 @@ function wrap(q: PGlite | Transaction, onStatement: () => void): Queryable {
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
       onStatement();
       await turn();
-      const res = await q.query<R>(sql, params as unknown[]).catch((err: unknown) => Promise.reject(translateDbError(err, false)));
+      const res = await q
+        .query<R>(sql, params as unknown[])
+        .catch((err: unknown) => Promise.reject(translateDbError(err, false)));
       return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };
     },
     async exec(sql: string): Promise<void> {
@@ -62,7 +64,8 @@ export async function openPgliteDb(dataDir: string | undefined): Promise<Db> {
     },
     transaction: (fn) => pg.transaction((tx) => fn(wrap(tx, count))),
     // One chain per key: a long spec import holds its spec id only, not every other key (an entity create's).
-    withLock: <T>(key: number, fn: (conn: Queryable) => Promise<T>): Promise<T> => locks.run(String(key), () => fn(root)),
+    withLock: <T>(key: number, fn: (conn: Queryable) => Promise<T>): Promise<T> =>
+      locks.run(String(key), () => fn(root)),
     sessionLock: () => embeddedSessionLock(),
     listen: async () => ({ close: async () => undefined }),
     async close() {

@@ -31,7 +31,11 @@ export function postgresSessionLock(connectionString: string, key: number, onLos
     async tryAcquire() {
       try {
         if (!client) {
-          const c = new pg.Client({ connectionString, connectionTimeoutMillis: 10_000, application_name: 'cairn-leader' });
+          const c = new pg.Client({
+            connectionString,
+            connectionTimeoutMillis: 10_000,
+            application_name: 'cairn-leader',
+          });
           c.on('error', () => drop(c));
           c.on('end', () => drop(c));
           client = c;

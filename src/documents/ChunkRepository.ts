@@ -14,7 +14,8 @@ export interface ChunkRow {
 }
 
 /** Columns selected for a chunk (alias `c`). */
-export const CHUNK_COLUMNS = 'c.id::text AS id, c.document_id, c.ordinal, c.content, c.char_start, c.char_end, c.content_hash';
+export const CHUNK_COLUMNS =
+  'c.id::text AS id, c.document_id, c.ordinal, c.content, c.char_start, c.char_end, c.content_hash';
 
 /** Maps a database row to a `ChunkRecord`. */
 export function toChunkRecord(row: ChunkRow): ChunkRecord {
@@ -91,7 +92,10 @@ export class ChunkRepository {
   /** The documents among `documentIds` that have chunks. */
   async documentIdsWithChunks(documentIds: readonly string[]): Promise<string[]> {
     if (documentIds.length === 0) return [];
-    const { rows } = await this.db.query<{ document_id: string }>('SELECT DISTINCT document_id FROM chunks WHERE document_id = ANY($1::text[])', [documentIds]);
+    const { rows } = await this.db.query<{ document_id: string }>(
+      'SELECT DISTINCT document_id FROM chunks WHERE document_id = ANY($1::text[])',
+      [documentIds],
+    );
     return rows.map((r) => r.document_id);
   }
 

@@ -27,7 +27,8 @@ export interface DocumentSummaryRow {
 }
 
 /** Columns selected for a document without its content, in a stable order. */
-export const DOCUMENT_SUMMARY_COLUMNS = 'id, title, document_type, source, tags, metadata, content_hash, created_at, updated_at, expires_at';
+export const DOCUMENT_SUMMARY_COLUMNS =
+  'id, title, document_type, source, tags, metadata, content_hash, created_at, updated_at, expires_at';
 
 /** Columns selected for a document, in a stable order. */
 export const DOCUMENT_COLUMNS = `${DOCUMENT_SUMMARY_COLUMNS}, content`;
@@ -114,7 +115,10 @@ export class DocumentRepository {
    */
   async lockByIds(q: Queryable, ids: readonly string[]): Promise<Map<string, DocumentRecord>> {
     if (ids.length === 0) return new Map();
-    await q.query('SELECT count(pg_advisory_xact_lock($1::int, k)) FROM unnest($2::int[]) AS k', [DOCUMENT_LOCK_CLASS, documentLockKeys(ids)]);
+    await q.query('SELECT count(pg_advisory_xact_lock($1::int, k)) FROM unnest($2::int[]) AS k', [
+      DOCUMENT_LOCK_CLASS,
+      documentLockKeys(ids),
+    ]);
     const { rows } = await q.query<DocumentRow>(
       `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`,
       [ids],
@@ -167,7 +171,10 @@ export class DocumentRepository {
   /** The owning source id (null: none) of each stored document among `ids`. */
   async ownersOf(q: Queryable, ids: readonly string[]): Promise<Map<string, string | null>> {
     if (ids.length === 0) return new Map();
-    const { rows } = await q.query<{ id: string; source_id: string | null }>('SELECT id, source_id FROM documents WHERE id = ANY($1::text[])', [ids]);
+    const { rows } = await q.query<{ id: string; source_id: string | null }>(
+      'SELECT id, source_id FROM documents WHERE id = ANY($1::text[])',
+      [ids],
+    );
     return new Map(rows.map((r) => [r.id, r.source_id]));
   }
 
@@ -179,7 +186,9 @@ export class DocumentRepository {
 
   /** Ids of the documents (expired or not) a source owns. */
   async idsOwnedBy(owner: string): Promise<string[]> {
-    const { rows } = await this.db.query<{ id: string }>('SELECT id FROM documents WHERE source_id = $1 ORDER BY id', [owner]);
+    const { rows } = await this.db.query<{ id: string }>('SELECT id FROM documents WHERE source_id = $1 ORDER BY id', [
+      owner,
+    ]);
     return rows.map((r) => r.id);
   }
 
@@ -232,7 +241,9 @@ export class DocumentRepository {
     const limit = params.add(first + 1);
     const [page, count] = await Promise.all([
       this.db.query<DocumentSummaryRow>(
-        `SELECT ${DOCUMENT_SUMMARY_COLUMNS.split(', ').map((c) => `d.${c}`).join(', ')}
+        `SELECT ${DOCUMENT_SUMMARY_COLUMNS.split(', ')
+          .map((c) => `d.${c}`)
+          .join(', ')}
            FROM documents d WHERE ${where}${keyset}
           ORDER BY d.created_at DESC, d.id DESC LIMIT ${limit}`,
         params.values,
@@ -260,7 +271,11 @@ export function documentLockKeys(ids: readonly string[]): number[] {
  * The oldest live document whose `metadata[key]` (a string) is one of `values`, locked FOR UPDATE. `key` is spliced
  * into the SQL so that an expression index on `(metadata->>'key')` serves it (migration 012 has one for finalUrl).
  */
-export async function lockOldestByMetadataValue(q: Queryable, key: string, values: readonly string[]): Promise<DocumentRecord | undefined> {
+export async function lockOldestByMetadataValue(
+  q: Queryable,
+  key: string,
+  values: readonly string[],
+): Promise<DocumentRecord | undefined> {
   if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(key)) throw new Error(`metadata key "${key}" is not a plain identifier`);
   if (values.length === 0) return undefined;
   const { rows } = await q.query<DocumentRow>(

@@ -109,19 +109,37 @@ export class DocumentService extends DocumentReader {
    * A refiner guesses first without locks (so that embedding covers what is likely new), then decides in the
    * transaction with the stored documents locked; chunks a changed decision needs are embedded there.
    */
-  private async write(inputs: readonly DocumentInput[], mode: WriteMode, expectedUpdatedAt?: Date, refiner?: WriteRefiner, owner?: string): Promise<IndexResultRecord[]> {
-    const guessed = refiner ? await refineAll(inputs, refiner, byId(await this.documents.findByIds(relatedIdsOf(inputs, refiner))), this.db) : inputs;
+  private async write(
+    inputs: readonly DocumentInput[],
+    mode: WriteMode,
+    expectedUpdatedAt?: Date,
+    refiner?: WriteRefiner,
+    owner?: string,
+  ): Promise<IndexResultRecord[]> {
+    const guessed = refiner
+      ? await refineAll(inputs, refiner, byId(await this.documents.findByIds(relatedIdsOf(inputs, refiner))), this.db)
+      : inputs;
     let prepared = distinctIds(guessed.map((input) => this.prepare(input)));
-    const known = await this.chunks.summariesByDocumentIds(this.db, prepared.map((p) => p.write.id));
-    const vectors = await this.embedMissing(prepared, new Set(known.map((k) => `${k.documentId}\u0000${k.contentHash}`)));
+    const known = await this.chunks.summariesByDocumentIds(
+      this.db,
+      prepared.map((p) => p.write.id),
+    );
+    const vectors = await this.embedMissing(
+      prepared,
+      new Set(known.map((k) => `${k.documentId}\u0000${k.contentHash}`)),
+    );
 
     return this.db.transaction(async (tx) => {
       // The hook's checks and locks come first, before any document lock (its name lock is ordered before them).
-      await this.hook?.beforeWrite(tx, prepared.map((p) => ({ documentId: p.write.id, explicitEntityIds: p.entityIds })));
+      await this.hook?.beforeWrite(
+        tx,
+        prepared.map((p) => ({ documentId: p.write.id, explicitEntityIds: p.entityIds })),
+      );
       // An expired document the sweep has not deleted yet is gone for every reader, so writers treat it as absent too:
       // create replaces it instead of answering CONFLICT (update already answers NOT_FOUND).
       const now = Date.now();
-      const live = (docs: Map<string, DocumentRecord>) => new Map([...docs].filter(([, d]) => isLiveAt(d.expiresAt, now)));
+      const live = (docs: Map<string, DocumentRecord>) =>
+        new Map([...docs].filter(([, d]) => isLiveAt(d.expiresAt, now)));
       let current: Map<string, DocumentRecord>;
       if (refiner) {
         current = live(await this.documents.lockByIds(tx, relatedIdsOf(inputs, refiner)));
@@ -130,13 +148,27 @@ export class DocumentService extends DocumentReader {
         const others = prepared.map((p) => p.write.id).filter((id) => !current.has(id));
         for (const doc of await this.documents.findByIds(others, tx)) current.set(doc.id, doc);
       } else {
-        current = live(await this.documents.lockByIds(tx, prepared.map((p) => p.write.id)));
+        current = live(
+          await this.documents.lockByIds(
+            tx,
+            prepared.map((p) => p.write.id),
+          ),
+        );
       }
       const ids = prepared.map((p) => p.write.id);
       assertWritable(mode, ids, current, expectedUpdatedAt);
-      if (owner !== undefined) await this.checkOwner(tx, ids.filter((id) => current.has(id)), owner);
+      if (owner !== undefined)
+        await this.checkOwner(
+          tx,
+          ids.filter((id) => current.has(id)),
+          owner,
+        );
       const changed = prepared.filter((p) => !isUnchanged(p.write, current.get(p.write.id)));
-      const written = await this.documents.upsertMany(tx, changed.map((p) => p.write), owner);
+      const written = await this.documents.upsertMany(
+        tx,
+        changed.map((p) => p.write),
+        owner,
+      );
       const { embeddedPerDoc: embedded, chunkIds } = await this.replaceChunks(tx, changed, vectors);
       await this.hook?.afterWrite(
         tx,
@@ -144,7 +176,9 @@ export class DocumentService extends DocumentReader {
           documentId: p.write.id,
           title: p.write.title,
           changed: written.has(p.write.id),
-          chunks: written.has(p.write.id) ? p.chunks.map((c, i) => ({ id: chunkIds.get(p.write.id)?.[i] as string, content: c.content })) : [],
+          chunks: written.has(p.write.id)
+            ? p.chunks.map((c, i) => ({ id: chunkIds.get(p.write.id)?.[i] as string, content: c.content }))
+            : [],
           explicitEntityIds: p.entityIds,
         })),
       );
@@ -182,7 +216,10 @@ export class DocumentService extends DocumentReader {
     const foreign = ids.find((id) => owners.get(id) !== owner);
     if (foreign === undefined) return;
     const holder = owners.get(foreign);
-    const who = holder === null || holder === undefined ? 'was made by hand or by a one-off import' : `belongs to another source ("${holder}")`;
+    const who =
+      holder === null || holder === undefined
+        ? 'was made by hand or by a one-off import'
+        : `belongs to another source ("${holder}")`;
     throw new AppError(
       ErrorCode.CONFLICT,
       `document "${foreign}" already exists and ${who}; a source never overwrites it. Nothing of this item was written: delete or rename that document, or leave this path out of the source`,
@@ -192,7 +229,10 @@ export class DocumentService extends DocumentReader {
 
   private prepare(input: DocumentInput): PreparedDocument {
     const id = input.id ?? generateDocumentId();
-    const chunks = chunkText(input.content, this.chunking).map((c) => ({ ...c, hash: chunkHash(input.title, c.content) }));
+    const chunks = chunkText(input.content, this.chunking).map((c) => ({
+      ...c,
+      hash: chunkHash(input.title, c.content),
+    }));
     return {
       write: {
         id,
@@ -211,11 +251,15 @@ export class DocumentService extends DocumentReader {
   }
 
   /** Embeds every chunk text whose hash the document does not have yet, each distinct text once. */
-  private async embedMissing(prepared: readonly PreparedDocument[], known: ReadonlySet<string>): Promise<Map<string, Float32Array>> {
+  private async embedMissing(
+    prepared: readonly PreparedDocument[],
+    known: ReadonlySet<string>,
+  ): Promise<Map<string, Float32Array>> {
     const texts = new Map<string, string>();
     for (const p of prepared) {
       for (const c of p.chunks) {
-        if (!known.has(`${p.write.id}\u0000${c.hash}`) && !texts.has(c.hash)) texts.set(c.hash, embeddingText(p.write.title, c.content));
+        if (!known.has(`${p.write.id}\u0000${c.hash}`) && !texts.has(c.hash))
+          texts.set(c.hash, embeddingText(p.write.title, c.content));
       }
     }
     if (texts.size === 0) return new Map();
@@ -230,7 +274,10 @@ export class DocumentService extends DocumentReader {
     docs: readonly PreparedDocument[],
     vectors: Map<string, Float32Array>,
   ): Promise<{ embeddedPerDoc: Map<string, number>; chunkIds: Map<string, string[]> }> {
-    const stored = await this.chunks.summariesByDocumentIds(tx, docs.map((d) => d.write.id));
+    const stored = await this.chunks.summariesByDocumentIds(
+      tx,
+      docs.map((d) => d.write.id),
+    );
     const pool = new Map<string, string[]>(); // documentId + hash → stored chunk ids
     for (const s of stored) {
       const key = `${s.documentId}\u0000${s.contentHash}`;
@@ -254,7 +301,15 @@ export class DocumentService extends DocumentReader {
           ids[c.ordinal] = keep;
         } else {
           insertedAt.push({ documentId: doc.write.id, ordinal: c.ordinal });
-          inserts.push({ documentId: doc.write.id, ordinal: c.ordinal, content: c.content, charStart: c.charStart, charEnd: c.charEnd, contentHash: c.hash, embedding: vectors.get(c.hash) as Float32Array });
+          inserts.push({
+            documentId: doc.write.id,
+            ordinal: c.ordinal,
+            content: c.content,
+            charStart: c.charStart,
+            charEnd: c.charEnd,
+            contentHash: c.hash,
+            embedding: vectors.get(c.hash) as Float32Array,
+          });
           embedded++;
         }
       }
@@ -264,7 +319,9 @@ export class DocumentService extends DocumentReader {
     const late = inserts.filter((i) => !i.embedding);
     if (late.length > 0) {
       const titles = new Map(docs.map((d) => [d.write.id, d.write.title]));
-      const fresh = await this.embedder.embed(late.map((i) => embeddingText(titles.get(i.documentId) ?? '', i.content)));
+      const fresh = await this.embedder.embed(
+        late.map((i) => embeddingText(titles.get(i.documentId) ?? '', i.content)),
+      );
       late.forEach((i, n) => (i.embedding = fresh[n] as Float32Array));
     }
     await this.chunks.deleteByIds(tx, [...pool.values()].flat());
@@ -305,18 +362,29 @@ function isUnchanged(next: DocumentWrite, current: DocumentRecord | undefined): 
 }
 
 /** CONFLICT when `create` finds a live document, or when the one document changed since `expectedUpdatedAt`. */
-function assertWritable(mode: WriteMode, ids: readonly string[], current: ReadonlyMap<string, DocumentRecord>, expectedUpdatedAt: Date | undefined): void {
+function assertWritable(
+  mode: WriteMode,
+  ids: readonly string[],
+  current: ReadonlyMap<string, DocumentRecord>,
+  expectedUpdatedAt: Date | undefined,
+): void {
   if (mode === 'create') {
     const taken = ids.find((id) => current.has(id));
     if (taken !== undefined) {
-      throw new AppError(ErrorCode.CONFLICT, `document "${taken}" already exists; use updateDocument or upsertDocuments`, { id: taken });
+      throw new AppError(
+        ErrorCode.CONFLICT,
+        `document "${taken}" already exists; use updateDocument or upsertDocuments`,
+        { id: taken },
+      );
     }
   }
   if (expectedUpdatedAt) {
     const doc = current.get(ids[0] as string);
     if (!doc) throw notFound('Document', ids[0] as string);
     if (doc.updatedAt.getTime() !== expectedUpdatedAt.getTime()) {
-      throw new AppError(ErrorCode.CONFLICT, `document "${doc.id}" changed while it was being updated; retry`, { id: doc.id });
+      throw new AppError(ErrorCode.CONFLICT, `document "${doc.id}" changed while it was being updated; retry`, {
+        id: doc.id,
+      });
     }
   }
 }

@@ -24,7 +24,9 @@ export async function clearChunkEmbeddings(q: Queryable): Promise<void> {
 
 /** How many chunks have an embedding (`embedded`) or lack one. */
 export async function countChunksByEmbedding(q: Queryable, embedded: boolean): Promise<number> {
-  const { rows } = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM chunks WHERE embedding IS ${embedded ? 'NOT ' : ''}NULL`);
+  const { rows } = await q.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM chunks WHERE embedding IS ${embedded ? 'NOT ' : ''}NULL`,
+  );
   return rows[0]?.n ?? 0;
 }
 
@@ -39,11 +41,15 @@ export async function chunksWithoutEmbedding(q: Queryable, afterId: string, limi
 }
 
 /** Stores `vectors[i]` as the embedding of chunk `ids[i]`, in one statement. */
-export async function writeChunkEmbeddings(q: Queryable, ids: readonly string[], vectors: readonly Float32Array[]): Promise<void> {
-  await q.query(`UPDATE chunks SET embedding = x.v::vector FROM unnest($1::bigint[], $2::text[]) AS x(id, v) WHERE chunks.id = x.id`, [
-    ids,
-    vectors.map((v) => toVectorSql(v)),
-  ]);
+export async function writeChunkEmbeddings(
+  q: Queryable,
+  ids: readonly string[],
+  vectors: readonly Float32Array[],
+): Promise<void> {
+  await q.query(
+    `UPDATE chunks SET embedding = x.v::vector FROM unnest($1::bigint[], $2::text[]) AS x(id, v) WHERE chunks.id = x.id`,
+    [ids, vectors.map((v) => toVectorSql(v))],
+  );
 }
 
 /** The embeddings of those of `ids` that exist and have one, in no particular order. */

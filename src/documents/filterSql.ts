@@ -3,7 +3,13 @@ import type { DocumentFilterSpec } from './types.js';
 
 /** True when a filter sets nothing, so that it only hides expired documents. */
 export function isEmptyFilter(filter: DocumentFilterSpec): boolean {
-  return !filter.types?.length && !filter.sources?.length && !filter.tagGroups?.length && !filter.text && filter.ownerSourceId === undefined;
+  return (
+    !filter.types?.length &&
+    !filter.sources?.length &&
+    !filter.tagGroups?.length &&
+    !filter.text &&
+    filter.ownerSourceId === undefined
+  );
 }
 
 // The one definition of a live (unexpired) document: no expiry, or an expiry still in the future. Expired documents
@@ -55,10 +61,17 @@ export type DocumentJoin = 'join' | 'lateral';
  * `c.keyword_length`. `lateral` keeps the documents lookup apart (OFFSET 0), so that the planner cannot hash the
  * whole documents table instead.
  */
-export function searchableChunksSql(filter: DocumentFilterSpec | undefined, params: SqlParams, join: DocumentJoin = 'join'): { from: string; where: string } {
+export function searchableChunksSql(
+  filter: DocumentFilterSpec | undefined,
+  params: SqlParams,
+  join: DocumentJoin = 'join',
+): { from: string; where: string } {
   if (filter === undefined) return { from: 'chunks c', where: 'TRUE' };
   if (isEmptyFilter(filter)) return { from: 'chunks c', where: liveChunkSql('c') };
   const passes = documentFilterSql(filter, params);
   if (join === 'join') return { from: 'chunks c JOIN documents d ON d.id = c.document_id', where: passes };
-  return { from: `chunks c CROSS JOIN LATERAL (SELECT 1 FROM documents d WHERE d.id = c.document_id AND ${passes} OFFSET 0) passes`, where: 'TRUE' };
+  return {
+    from: `chunks c CROSS JOIN LATERAL (SELECT 1 FROM documents d WHERE d.id = c.document_id AND ${passes} OFFSET 0) passes`,
+    where: 'TRUE',
+  };
 }

@@ -17,18 +17,26 @@ export interface LoadedChunk {
  */
 export async function loadChunks(q: Queryable, chunkIds: readonly string[]): Promise<Map<string, LoadedChunk>> {
   if (chunkIds.length === 0) return new Map();
-  const docColumns = DOCUMENT_SUMMARY_COLUMNS.split(', ').map((c) => `d.${c} AS ${DOC_PREFIX}${c}`).join(', ');
+  const docColumns = DOCUMENT_SUMMARY_COLUMNS.split(', ')
+    .map((c) => `d.${c} AS ${DOC_PREFIX}${c}`)
+    .join(', ');
   const { rows } = await q.query<ChunkRow & Record<string, unknown>>(
     `SELECT ${CHUNK_COLUMNS}, ${docColumns}
        FROM chunks c JOIN documents d ON d.id = c.document_id
       WHERE c.id = ANY($1::bigint[])`,
     [chunkIds],
   );
-  return new Map(rows.map((r) => [String(r.id), { chunk: toChunkRecord(r), document: toDocumentSummary(unprefix(r)) }]));
+  return new Map(
+    rows.map((r) => [String(r.id), { chunk: toChunkRecord(r), document: toDocumentSummary(unprefix(r)) }]),
+  );
 }
 
 /** Up to `n` chunks before and after each given chunk in its document, in order, keyed by the given chunk's id. */
-export async function loadNeighbors(q: Queryable, chunks: readonly ChunkRecord[], n: number): Promise<Map<string, ChunkRecord[]>> {
+export async function loadNeighbors(
+  q: Queryable,
+  chunks: readonly ChunkRecord[],
+  n: number,
+): Promise<Map<string, ChunkRecord[]>> {
   const out = new Map<string, ChunkRecord[]>(chunks.map((c) => [c.id, []]));
   if (chunks.length === 0 || n <= 0) return out;
   const { rows } = await q.query<ChunkRow & { hit_id: string }>(

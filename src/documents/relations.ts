@@ -17,7 +17,9 @@ export function chunksRelation(alias = 'c'): string {
 
 /** The title of a document (expired or not), locked FOR UPDATE for the enclosing transaction; undefined when absent. */
 export async function lockDocumentTitle(q: Queryable, documentId: string): Promise<string | undefined> {
-  const { rows } = await q.query<{ title: string }>('SELECT title FROM documents WHERE id = $1 FOR UPDATE', [documentId]);
+  const { rows } = await q.query<{ title: string }>('SELECT title FROM documents WHERE id = $1 FOR UPDATE', [
+    documentId,
+  ]);
   return rows[0]?.title;
 }
 

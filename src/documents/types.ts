@@ -6,7 +6,6 @@ export const DOCUMENT_TYPES = ['manual', 'tutorial', 'api_spec', 'faq', 'policy'
 /** One of the document types. */
 export type DocumentTypeName = (typeof DOCUMENT_TYPES)[number];
 
-
 /** A document row. */
 export interface DocumentRecord {
   id: string;

@@ -37,7 +37,10 @@ export interface InputLimits {
 /** Validates a document id. */
 export function validateDocumentId(id: string, field = 'id'): string {
   if (!DOCUMENT_ID_PATTERN.test(id)) {
-    throw badInput(field, `"${id.slice(0, 80)}" is not a valid id: use 1-512 letters, digits and _ - : . / @ # ? = & % + ~, starting with a letter or digit`);
+    throw badInput(
+      field,
+      `"${id.slice(0, 80)}" is not a valid id: use 1-512 letters, digits and _ - : . / @ # ? = & % + ~, starting with a letter or digit`,
+    );
   }
   return id;
 }
@@ -53,7 +56,10 @@ function validateContent(content: string | null | undefined, field: string, limi
   const c = content ?? '';
   if (c.trim() === '') throw badInput(field, 'must contain some text');
   if (c.length > limits.maxDocumentChars) {
-    throw badInput(field, `is ${c.length} characters; the limit is ${limits.maxDocumentChars} (CAIRN_MAX_DOCUMENT_CHARS)`);
+    throw badInput(
+      field,
+      `is ${c.length} characters; the limit is ${limits.maxDocumentChars} (CAIRN_MAX_DOCUMENT_CHARS)`,
+    );
   }
   return c;
 }
@@ -95,7 +101,12 @@ function validateExpiry(expiresAt: Date | null | undefined, field: string, now: 
 }
 
 /** Validates a full document write; `prefix` names its position in a batch (e.g. `input[3]`). */
-export function validateDocumentInput(raw: RawDocumentInput, limits: InputLimits, prefix = 'input', now = new Date()): DocumentInput {
+export function validateDocumentInput(
+  raw: RawDocumentInput,
+  limits: InputLimits,
+  prefix = 'input',
+  now = new Date(),
+): DocumentInput {
   assertStorableText(raw, prefix);
   const f = (name: string) => `${prefix}.${name}`;
   return {
@@ -112,7 +123,12 @@ export function validateDocumentInput(raw: RawDocumentInput, limits: InputLimits
 }
 
 /** Validates a partial update: absent keys stay unchanged, `null` clears optional fields. */
-export function validateDocumentPatch(raw: RawDocumentInput, limits: InputLimits, prefix = 'input', now = new Date()): DocumentPatch {
+export function validateDocumentPatch(
+  raw: RawDocumentInput,
+  limits: InputLimits,
+  prefix = 'input',
+  now = new Date(),
+): DocumentPatch {
   assertStorableText(raw, prefix);
   const f = (name: string) => `${prefix}.${name}`;
   const patch: DocumentPatch = {};
@@ -148,12 +164,19 @@ export interface DocumentDefaultsInput {
 }
 
 /** Validates an import's document defaults (title, type, source, tags, metadata); `null` means absent. */
-export function validateDocumentDefaults(raw: Omit<RawDocumentInput, 'id' | 'content' | 'expiresAt' | 'entityIds'>, prefix = 'input'): DocumentDefaultsInput {
+export function validateDocumentDefaults(
+  raw: Omit<RawDocumentInput, 'id' | 'content' | 'expiresAt' | 'entityIds'>,
+  prefix = 'input',
+): DocumentDefaultsInput {
   assertStorableText(raw, prefix);
   const f = (name: string) => `${prefix}.${name}`;
-  const defaults: DocumentDefaultsInput = { tags: validateTagList(raw.tags, f('tags')), metadata: validateMetadata(raw.metadata, f('metadata')) };
+  const defaults: DocumentDefaultsInput = {
+    tags: validateTagList(raw.tags, f('tags')),
+    metadata: validateMetadata(raw.metadata, f('metadata')),
+  };
   if (raw.title !== undefined && raw.title !== null) defaults.title = validateTitle(raw.title, f('title'));
-  if (raw.documentType !== undefined && raw.documentType !== null) defaults.documentType = validateType(raw.documentType, f('documentType'));
+  if (raw.documentType !== undefined && raw.documentType !== null)
+    defaults.documentType = validateType(raw.documentType, f('documentType'));
   const source = validateSource(raw.source, f('source'));
   if (source !== null) defaults.source = source;
   // Recorded only when true, so the stored request of an import that gave them is as before.

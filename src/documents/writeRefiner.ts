@@ -18,7 +18,11 @@ export interface WriteRefiner {
 
 /** The ids a refiner wants locked for these inputs, their own included, once each. */
 export function relatedIdsOf(inputs: readonly DocumentInput[], refiner: WriteRefiner): string[] {
-  return [...new Set(inputs.flatMap((input) => [...(input.id === undefined ? [] : [input.id]), ...refiner.relatedIds(input)]))];
+  return [
+    ...new Set(
+      inputs.flatMap((input) => [...(input.id === undefined ? [] : [input.id]), ...refiner.relatedIds(input)]),
+    ),
+  ];
 }
 
 /** Refines each input in order against `live`, through `q`. */

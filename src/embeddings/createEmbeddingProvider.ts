@@ -1,7 +1,12 @@
 import type { EmbeddingConfig } from '../config.js';
 import { AppError, ErrorCode, isAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { describeEmbedder, type EmbedderInfo, type EmbeddingProvider, type EmbeddingProviderName } from './EmbeddingProvider.js';
+import {
+  describeEmbedder,
+  type EmbedderInfo,
+  type EmbeddingProvider,
+  type EmbeddingProviderName,
+} from './EmbeddingProvider.js';
 import { HashingEmbeddingProvider } from './hashing/HashingEmbeddingProvider.js';
 import { DEFAULT_LOCAL_MODEL, LocalEmbeddingProvider } from './local/LocalEmbeddingProvider.js';
 import { DEFAULT_OPENAI_MODEL, OpenAIEmbeddingProvider } from './openai/OpenAIEmbeddingProvider.js';
@@ -30,7 +35,10 @@ export async function createEmbeddingProvider(
 
   if (recorded) {
     const provider = await build(recorded.provider, config, logger, recorded).catch((error: unknown) => {
-      throw withContext(error, `The existing store was built with ${describeEmbedder(recorded)}, which CAIRN_EMBEDDING_PROVIDER=auto keeps using`);
+      throw withContext(
+        error,
+        `The existing store was built with ${describeEmbedder(recorded)}, which CAIRN_EMBEDDING_PROVIDER=auto keeps using`,
+      );
     });
     announce(
       logger,
@@ -72,7 +80,9 @@ async function build(
 ): Promise<EmbeddingProvider> {
   switch (name) {
     case 'hashing':
-      return new HashingEmbeddingProvider({ dimensions: recorded?.dimensions ?? config.dimensions ?? DEFAULT_HASHING_DIMENSIONS });
+      return new HashingEmbeddingProvider({
+        dimensions: recorded?.dimensions ?? config.dimensions ?? DEFAULT_HASHING_DIMENSIONS,
+      });
     case 'openai':
       return new OpenAIEmbeddingProvider({
         model: recorded?.model ?? config.model ?? DEFAULT_OPENAI_MODEL,
@@ -99,13 +109,21 @@ async function build(
     }
     default: {
       const unknown: never = name;
-      throw new AppError(ErrorCode.CONFIG_INVALID, `Unknown embedding provider "${String(unknown)}"`, { provider: unknown });
+      throw new AppError(ErrorCode.CONFIG_INVALID, `Unknown embedding provider "${String(unknown)}"`, {
+        provider: unknown,
+      });
     }
   }
 }
 
 function localProvider(config: EmbeddingConfig, logger: Logger, model: string): LocalEmbeddingProvider {
-  return new LocalEmbeddingProvider({ model, cacheDir: config.cacheDir, offline: config.offline, batchSize: config.batchSize, logger });
+  return new LocalEmbeddingProvider({
+    model,
+    cacheDir: config.cacheDir,
+    offline: config.offline,
+    batchSize: config.batchSize,
+    logger,
+  });
 }
 
 /** The single info line that says which embedder was chosen, why, and how to pick another. */

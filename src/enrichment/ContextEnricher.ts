@@ -9,7 +9,13 @@ import type { SearchHitRecord } from '../retrieval/types.js';
 import { describeEntities, whyEvidence } from './explain.js';
 import { formatContext } from './formatContext.js';
 import { GraphLane, type GraphStepResult } from './GraphLane.js';
-import { decodeGapCursor, encodeGapCursor, type GapPosition, type KnowledgeGapRecord, type KnowledgeGapRepository } from './KnowledgeGapRepository.js';
+import {
+  decodeGapCursor,
+  encodeGapCursor,
+  type GapPosition,
+  type KnowledgeGapRecord,
+  type KnowledgeGapRepository,
+} from './KnowledgeGapRepository.js';
 import type { SeedEntity } from './graphRanking.js';
 import type { EnrichRequest, EnrichedChunkRecord, EnrichedContextRecord, EnrichedEntityRecord } from './types.js';
 
@@ -47,8 +53,19 @@ async function lane<T>(name: string, timeoutMs: number, work: () => Promise<T>):
     return { ok: true, value, ms: performance.now() - start };
   } catch (err) {
     const ms = performance.now() - start;
-    if (err === TIMED_OUT) return { ok: false, error: `${name} lane passed ${timeoutMs} ms (CAIRN_ENRICH_LANE_TIMEOUT_MS)`, code: ErrorCode.TIMEOUT, ms };
-    return { ok: false, error: `${name} lane failed: ${(err as Error).message}`, code: isAppError(err) ? err.code : ErrorCode.INTERNAL_SERVER_ERROR, ms };
+    if (err === TIMED_OUT)
+      return {
+        ok: false,
+        error: `${name} lane passed ${timeoutMs} ms (CAIRN_ENRICH_LANE_TIMEOUT_MS)`,
+        code: ErrorCode.TIMEOUT,
+        ms,
+      };
+    return {
+      ok: false,
+      error: `${name} lane failed: ${(err as Error).message}`,
+      code: isAppError(err) ? err.code : ErrorCode.INTERNAL_SERVER_ERROR,
+      ms,
+    };
   } finally {
     clearTimeout(timer);
   }
@@ -76,7 +93,14 @@ export class ContextEnricher {
    * One page of knowledge gaps, most frequent first. `after` is a cursor of an earlier page: every page of one listing
    * reads the gaps as they stood when its first page was read.
    */
-  async knowledgeGaps(first: number, after: string | undefined): Promise<{ edges: { cursor: string; node: KnowledgeGapRecord & { position: GapPosition } }[]; hasNextPage: boolean; totalCount: number }> {
+  async knowledgeGaps(
+    first: number,
+    after: string | undefined,
+  ): Promise<{
+    edges: { cursor: string; node: KnowledgeGapRecord & { position: GapPosition } }[];
+    hasNextPage: boolean;
+    totalCount: number;
+  }> {
     const from = after ? decodeGapCursor(after) : { asOf: new Date(), position: undefined };
     const { gaps: rows, totalCount } = await this.gaps.list(first + 1, from.asOf, from.position);
     const edges = rows.slice(0, first).map((node) => ({ cursor: encodeGapCursor(from.asOf, node.position), node }));
@@ -91,7 +115,13 @@ export class ContextEnricher {
   async enrich(request: EnrichRequest): Promise<EnrichedContextRecord> {
     const started = performance.now();
     const timeoutMs = this.options.laneTimeoutMs;
-    const searchArgs = { query: request.query, topK: request.topK, filter: request.filter, minScore: request.minScore ?? null, ...(request.mode ? { mode: request.mode } : {}) };
+    const searchArgs = {
+      query: request.query,
+      topK: request.topK,
+      filter: request.filter,
+      minScore: request.minScore ?? null,
+      ...(request.mode ? { mode: request.mode } : {}),
+    };
     const [ranked, graph] = await Promise.all([
       lane('documents', timeoutMs, () => this.search.rankWithPool(searchArgs)),
       lane('graph', timeoutMs, () => this.graphLane.seeds(request)),
@@ -99,16 +129,27 @@ export class ContextEnricher {
     if (!ranked.ok && !graph.ok) throw bothFailed(ranked, graph);
     const secondStep = performance.now();
     const [docs, step] = await Promise.all([
-      ranked.ok ? lane('documents', Math.max(1, timeoutMs - ranked.ms), () => this.search.loadRanked(ranked.value)) : ranked,
+      ranked.ok
+        ? lane('documents', Math.max(1, timeoutMs - ranked.ms), () => this.search.loadRanked(ranked.value))
+        : ranked,
       this.graphStep(request, ranked.ok ? ranked.value : undefined, graph.ok ? graph.value : []),
-      ranked.ok ? this.recordGap(request, ranked.value.chosen).catch((err: unknown) => this.logger.warn({ err }, 'could not record a knowledge gap')) : undefined,
+      ranked.ok
+        ? this.recordGap(request, ranked.value.chosen).catch((err: unknown) =>
+            this.logger.warn({ err }, 'could not record a knowledge gap'),
+          )
+        : undefined,
     ]);
     if (!docs.ok && !graph.ok) throw bothFailed(docs, graph);
     const warnings: string[] = [];
     if (!docs.ok) warnings.push(docs.error);
     if (!graph.ok) warnings.push(graph.error);
     const hits = docs.ok ? docs.value : [];
-    const chunks: EnrichedChunkRecord[] = hits.map((hit, i) => ({ hit, lane: 'DOCUMENTS', why: whyChunk(hit, i), citation: null }));
+    const chunks: EnrichedChunkRecord[] = hits.map((hit, i) => ({
+      hit,
+      lane: 'DOCUMENTS',
+      why: whyChunk(hit, i),
+      citation: null,
+    }));
     // The graph step counts the ranking's chunks by position; a chunk deleted before its row was read leaves a hole.
     const byChunkId = new Map(chunks.map((c, i) => [c.hit.chunk.id, { chunk: c, rank: i + 1 }]));
     const ranks = ranked.ok ? ranked.value.chosen.map((h) => byChunkId.get(h.chunkId)) : [];
@@ -117,13 +158,19 @@ export class ContextEnricher {
     let relationships: RelationshipRecord[] = [];
     if (step.ok && step.value) {
       const { result, rows } = step.value;
-      entities = describeEntities(result, ranks.map((r) => r?.chunk.hit));
+      entities = describeEntities(
+        result,
+        ranks.map((r) => r?.chunk.hit),
+      );
       chunks.push(...graphChunks(result, rows, ranks, request.topK));
       promoteNamedHomes(chunks, result.namedHomes);
       // The traversal's relationships first (each explains a neighbour), then the others among everyone.
       const kept = new Set(entities.slice(0, request.maxEntities).map((e) => e.entity.id));
       const seeds = graph.ok ? graph.value : [];
-      relationships = distinctById([...seeds.flatMap((f) => (f.via && kept.has(f.id) ? [f.via] : [])), ...result.relationships]);
+      relationships = distinctById([
+        ...seeds.flatMap((f) => (f.via && kept.has(f.id) ? [f.via] : [])),
+        ...result.relationships,
+      ]);
     } else if (!step.ok) {
       if (!docs.ok) throw bothFailed(docs, { ok: false, error: step.error, code: step.code, ms: 0 });
       warnings.push(graph.ok ? step.error : `entities mentioned by the chunks are missing: ${step.cause}`);
@@ -137,11 +184,20 @@ export class ContextEnricher {
    * The graph step over the documents lane's ranking (see GraphLane.rank), with the rows of the evidence chunks it may
    * add (at most topK; none when graphShare is 0). Undefined when the graph is off; a failure is reported, not thrown.
    */
-  private async graphStep(request: EnrichRequest, ranked: RankedSearch | undefined, seeds: readonly SeedEntity[]): Promise<GraphStep> {
+  private async graphStep(
+    request: EnrichRequest,
+    ranked: RankedSearch | undefined,
+    seeds: readonly SeedEntity[],
+  ): Promise<GraphStep> {
     if (request.maxEntities <= 0) return { ok: true, value: undefined };
     try {
       const view = {
-        hits: (ranked?.chosen ?? []).map((h) => ({ chunkId: h.chunkId, documentId: h.documentId, score: h.score, similarity: h.vectorScore ?? null })),
+        hits: (ranked?.chosen ?? []).map((h) => ({
+          chunkId: h.chunkId,
+          documentId: h.documentId,
+          score: h.score,
+          similarity: h.vectorScore ?? null,
+        })),
         pool: ranked?.pool ?? [],
         queryVector: ranked?.queryVector,
       };
@@ -150,7 +206,12 @@ export class ContextEnricher {
       return { ok: true, value: { result, rows: await this.search.loadChunks(wanted) } };
     } catch (err) {
       const cause = (err as Error).message;
-      return { ok: false, error: `graph lane failed: ${cause}`, cause, code: isAppError(err) ? err.code : ErrorCode.INTERNAL_SERVER_ERROR };
+      return {
+        ok: false,
+        error: `graph lane failed: ${cause}`,
+        cause,
+        code: isAppError(err) ? err.code : ErrorCode.INTERNAL_SERVER_ERROR,
+      };
     }
   }
 
@@ -161,16 +222,27 @@ export class ContextEnricher {
    */
   private async recordGap(request: EnrichRequest, hits: readonly FusedHit[]): Promise<void> {
     // Fused HYBRID scores are relative to the query's own hits; the lanes' own scores say how well anything matched.
-    const best = Math.max(0, ...hits.map((h) => Math.max(h.vectorScore ?? 0, h.keywordScore ?? 0, h.vectorScore == null && h.keywordScore == null ? h.score : 0)));
+    const best = Math.max(
+      0,
+      ...hits.map((h) =>
+        Math.max(
+          h.vectorScore ?? 0,
+          h.keywordScore ?? 0,
+          h.vectorScore == null && h.keywordScore == null ? h.score : 0,
+        ),
+      ),
+    );
     let gap = hits.length === 0 || best < this.options.gapScoreThreshold;
     if (!gap && this.options.gapMinCoverage > 0) {
-      const coverage = await this.search.queryCoverage(request.query, hits.slice(0, GAP_COVERAGE_HITS).map((h) => h.chunkId));
+      const coverage = await this.search.queryCoverage(
+        request.query,
+        hits.slice(0, GAP_COVERAGE_HITS).map((h) => h.chunkId),
+      );
       gap = Math.max(0, ...coverage.values()) < this.options.gapMinCoverage;
     }
     if (gap) await this.gaps.record(request.query, best, request.filter);
   }
 }
-
 
 /** Formats the context within the budget (at most maxEntities entities) and reports what it had to leave out. */
 function assembleContext(
@@ -195,7 +267,11 @@ function assembleContext(
     truncated: formatted.omittedChunks + formatted.omittedEntities + formatted.omittedRelationships + cut > 0,
     omittedChunks: formatted.omittedChunks,
     omittedEntities: formatted.omittedEntities + cut,
-    timings: { retrievalMs: timings.retrievalMs, graphMs: timings.graphMs, totalMs: performance.now() - timings.started },
+    timings: {
+      retrievalMs: timings.retrievalMs,
+      graphMs: timings.graphMs,
+      totalMs: performance.now() - timings.started,
+    },
     warnings,
   };
 }
@@ -204,7 +280,9 @@ function assembleContext(
 function bothFailed(docs: Lane<unknown> & { ok: false }, graph: Lane<unknown> & { ok: false }): AppError {
   // e.g. EMBEDDING_UNAVAILABLE, DATABASE_UNAVAILABLE, TIMEOUT
   const code = docs.code !== ErrorCode.INTERNAL_SERVER_ERROR ? docs.code : graph.code;
-  return new AppError(code, `enrichContext failed: ${docs.error}; ${graph.error}`, { lanes: { documents: docs.code, graph: graph.code } });
+  return new AppError(code, `enrichContext failed: ${docs.error}; ${graph.error}`, {
+    lanes: { documents: docs.code, graph: graph.code },
+  });
 }
 
 /**
@@ -214,7 +292,9 @@ function bothFailed(docs: Lane<unknown> & { ok: false }, graph: Lane<unknown> & 
 function promoteNamedHomes(chunks: EnrichedChunkRecord[], namedHomes: readonly string[]): void {
   if (namedHomes.length === 0) return;
   const order = new Map(namedHomes.map((d, i) => [d, i]));
-  const front = chunks.filter((c) => order.has(c.hit.document.id)).sort((a, b) => (order.get(a.hit.document.id) ?? 0) - (order.get(b.hit.document.id) ?? 0));
+  const front = chunks
+    .filter((c) => order.has(c.hit.document.id))
+    .sort((a, b) => (order.get(a.hit.document.id) ?? 0) - (order.get(b.hit.document.id) ?? 0));
   const rest = chunks.filter((c) => !order.has(c.hit.document.id));
   chunks.splice(0, chunks.length, ...front, ...rest);
 }
@@ -226,13 +306,26 @@ function distinctById<T extends { id: string }>(items: T[]): T[] {
 }
 
 /** The graph step's evidence as context chunks, at most topK of them, each with why it is there. */
-function graphChunks(step: GraphStepResult, rows: ReadonlyMap<string, LoadedChunk>, ranks: readonly (LaneRank | undefined)[], topK: number): EnrichedChunkRecord[] {
+function graphChunks(
+  step: GraphStepResult,
+  rows: ReadonlyMap<string, LoadedChunk>,
+  ranks: readonly (LaneRank | undefined)[],
+  topK: number,
+): EnrichedChunkRecord[] {
   return step.chunks.slice(0, topK).flatMap((c) => {
     const row = rows.get(c.chunkId);
     if (!row) return [];
     const { why, viaIndex } = whyEvidence(c, step.records);
     const via = viaIndex === undefined ? undefined : ranks[viaIndex];
-    const hit = { ...row, score: c.score, vectorScore: c.similarity, keywordScore: null, vectorRank: null, keywordRank: null, neighbors: [] };
+    const hit = {
+      ...row,
+      score: c.score,
+      vectorScore: c.similarity,
+      keywordScore: null,
+      vectorRank: null,
+      keywordRank: null,
+      neighbors: [],
+    };
     return [{ hit, lane: 'GRAPH' as const, why, citation: null, ...(via ? { via } : {}) }];
   });
 }

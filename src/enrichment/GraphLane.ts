@@ -45,7 +45,10 @@ export class GraphLane {
     const scoped = !isEmptyFilter(request.filter);
     let named = await this.graph.linker.entitiesInQuery(request.query);
     if (scoped) {
-      const within = await this.inScope(named.map((n) => n.entityId), request);
+      const within = await this.inScope(
+        named.map((n) => n.entityId),
+        request,
+      );
       named = named.filter((n) => within.has(n.entityId));
     }
     named = named.slice(0, request.maxEntities);
@@ -53,16 +56,31 @@ export class GraphLane {
     const seedIds = named.map((n) => n.entityId);
     // Scoping drops neighbours after the traversal, so it reads more of them per seed.
     const limit = request.maxEntities * (scoped ? 8 : 2);
-    const around = await nearestNeighbors(this.graph.store, seedIds, { depth: request.graphDepth, direction: 'BOTH', limit });
+    const around = await nearestNeighbors(this.graph.store, seedIds, {
+      depth: request.graphDepth,
+      direction: 'BOTH',
+      limit,
+    });
     const found: SeedEntity[] = named.map((n) => ({ id: n.entityId, score: n.score, depth: 0, exact: n.exact }));
-    const all = [...around.entries()].flatMap(([seed, list]) => list.map((n) => ({ seed, n }))).sort((a, b) => a.n.depth - b.n.depth);
+    const all = [...around.entries()]
+      .flatMap(([seed, list]) => list.map((n) => ({ seed, n })))
+      .sort((a, b) => a.n.depth - b.n.depth);
     // A neighbour stays only when it and both ends of the relationship that reached it are in scope, so that no
     // entity outside the filter shows, not even as a name in a relationship.
-    const allowed = scoped ? new Set([...seedIds, ...(await this.inScope(all.flatMap(({ n }) => [n.id, n.relationship.fromId, n.relationship.toId]), request))]) : undefined;
+    const allowed = scoped
+      ? new Set([
+          ...seedIds,
+          ...(await this.inScope(
+            all.flatMap(({ n }) => [n.id, n.relationship.fromId, n.relationship.toId]),
+            request,
+          )),
+        ])
+      : undefined;
     const seen = new Set(seedIds);
     for (const { seed, n } of all) {
       if (seen.has(n.id)) continue;
-      if (allowed && !(allowed.has(n.id) && allowed.has(n.relationship.fromId) && allowed.has(n.relationship.toId))) continue;
+      if (allowed && !(allowed.has(n.id) && allowed.has(n.relationship.fromId) && allowed.has(n.relationship.toId)))
+        continue;
       seen.add(n.id);
       found.push({ id: n.id, score: 0, depth: n.depth, exact: false, seedId: seed, via: n.relationship });
     }
@@ -71,7 +89,10 @@ export class GraphLane {
 
   /** Bridges, evidence, relationships and the ranking (see the class comment). */
   async rank(request: EnrichRequest, seeds: readonly SeedEntity[], docs: DocumentsLaneView): Promise<GraphStepResult> {
-    const byChunk = docs.hits.length > 0 ? await this.graph.linker.mentions.entityIdsByChunk(docs.hits.map((h) => h.chunkId)) : new Map<string, string[]>();
+    const byChunk =
+      docs.hits.length > 0
+        ? await this.graph.linker.mentions.entityIdsByChunk(docs.hits.map((h) => h.chunkId))
+        : new Map<string, string[]>();
     const hits = docs.hits.map((h) => ({ ...h, entityIds: byChunk.get(h.chunkId) ?? [] }));
     const ids = evidenceEntities(seeds, hits);
     if (ids.length === 0) return { chunks: [], entities: [], namedHomes: [], records: new Map(), relationships: [] };
@@ -85,11 +106,21 @@ export class GraphLane {
             scanPerEntity: MENTION_SCAN,
             countCap: MENTION_COUNT_CAP,
           })
-        : this.graph.linker.mentions.mentionCounts(ids, MENTION_COUNT_CAP).then((mentionCounts) => ({ rows: [], mentionCounts })),
+        : this.graph.linker.mentions
+            .mentionCounts(ids, MENTION_COUNT_CAP)
+            .then((mentionCounts) => ({ rows: [], mentionCounts })),
       this.graph.store.entitiesAndRelationshipsAmong(ids),
     ]);
     const records = new Map(read.entities.map((e) => [e.id, e]));
-    const ranked = rankGraph({ seeds, hits, pool: docs.pool, relationships: read.relationships, evidence: evidence.rows, mentionCounts: evidence.mentionCounts, known: new Set(records.keys()) });
+    const ranked = rankGraph({
+      seeds,
+      hits,
+      pool: docs.pool,
+      relationships: read.relationships,
+      evidence: evidence.rows,
+      mentionCounts: evidence.mentionCounts,
+      known: new Set(records.keys()),
+    });
     return { ...ranked, records, relationships: read.relationships };
   }
 
@@ -101,6 +132,10 @@ export class GraphLane {
 
 /** The entities whose evidence is read: query entities, then those the top chunks name (by rank), then neighbours. */
 function evidenceEntities(seeds: readonly SeedEntity[], hits: readonly { entityIds: readonly string[] }[]): string[] {
-  const ordered = [...seeds.filter((s) => s.depth === 0).map((s) => s.id), ...hits.flatMap((h) => h.entityIds), ...seeds.filter((s) => s.depth > 0).map((s) => s.id)];
+  const ordered = [
+    ...seeds.filter((s) => s.depth === 0).map((s) => s.id),
+    ...hits.flatMap((h) => h.entityIds),
+    ...seeds.filter((s) => s.depth > 0).map((s) => s.id),
+  ];
   return [...new Set(ordered)].slice(0, MAX_EVIDENCE_ENTITIES);
 }

@@ -13,7 +13,11 @@ export interface KnowledgeGapRecord {
 
 /** Lower-case, punctuation-free, single-spaced: "Why does ACH fail?" and "why does ach fail" group together. */
 export function normalizeQuery(query: string): string {
-  return query.toLowerCase().normalize('NFKC').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  return query
+    .toLowerCase()
+    .normalize('NFKC')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 }
 
 /** Stores and lists knowledge gaps. */
@@ -22,12 +26,10 @@ export class KnowledgeGapRepository {
 
   /** Records one poorly answered query. */
   async record(query: string, bestScore: number, filter: DocumentFilterSpec): Promise<void> {
-    await this.db.query('INSERT INTO knowledge_gaps (query, normalized, best_score, filters) VALUES ($1, $2, $3, $4::jsonb)', [
-      query.slice(0, 2000),
-      normalizeQuery(query).slice(0, 2000),
-      bestScore,
-      JSON.stringify(filter),
-    ]);
+    await this.db.query(
+      'INSERT INTO knowledge_gaps (query, normalized, best_score, filters) VALUES ($1, $2, $3, $4::jsonb)',
+      [query.slice(0, 2000), normalizeQuery(query).slice(0, 2000), bestScore, JSON.stringify(filter)],
+    );
   }
 
   /**
@@ -35,9 +37,20 @@ export class KnowledgeGapRepository {
    * recording gaps, which changes counts and order, so every page of one listing reads the same snapshot and the
    * listing neither repeats nor skips a group. Pages continue after `after`, the previous page's last position.
    */
-  async list(first: number, asOf: Date, after?: GapPosition): Promise<{ gaps: (KnowledgeGapRecord & { position: GapPosition })[]; totalCount: number }> {
+  async list(
+    first: number,
+    asOf: Date,
+    after?: GapPosition,
+  ): Promise<{ gaps: (KnowledgeGapRecord & { position: GapPosition })[]; totalCount: number }> {
     const [page, total] = await Promise.all([
-      this.db.query<{ query: string; count: number; best_score: number; last_seen_at: Date | string; last_seen_key: string; normalized: string }>(
+      this.db.query<{
+        query: string;
+        count: number;
+        best_score: number;
+        last_seen_at: Date | string;
+        last_seen_key: string;
+        normalized: string;
+      }>(
         `SELECT (array_agg(query ORDER BY created_at DESC))[1] AS query, count(*)::int AS count,
                 max(best_score)::float8 AS best_score, max(created_at) AS last_seen_at,
                 max(created_at)::text AS last_seen_key, normalized
@@ -48,7 +61,10 @@ export class KnowledgeGapRepository {
           ORDER BY count(*) DESC, max(created_at) DESC, normalized LIMIT $5`,
         [asOf.toISOString(), after?.count ?? null, after?.lastSeen ?? null, after?.normalized ?? null, first],
       ),
-      this.db.query<{ n: number }>('SELECT count(DISTINCT normalized)::int AS n FROM knowledge_gaps WHERE created_at <= $1::timestamptz', [asOf.toISOString()]),
+      this.db.query<{ n: number }>(
+        'SELECT count(DISTINCT normalized)::int AS n FROM knowledge_gaps WHERE created_at <= $1::timestamptz',
+        [asOf.toISOString()],
+      ),
     ]);
     return {
       gaps: page.rows.map((r) => ({
@@ -88,9 +104,15 @@ export function decodeGapCursor(value: string, field = 'after'): { asOf: Date; p
   } catch {
     position = undefined;
   }
-  if (Number.isNaN(asOf.getTime()) || !Array.isArray(position) || position.length !== 3) throw badInput(field, 'not a cursor returned by this API');
+  if (Number.isNaN(asOf.getTime()) || !Array.isArray(position) || position.length !== 3)
+    throw badInput(field, 'not a cursor returned by this API');
   const [count, lastSeen, normalized] = position as unknown[];
-  if (!Number.isInteger(count) || typeof lastSeen !== 'string' || !POSTGRES_TIMESTAMP.test(lastSeen) || typeof normalized !== 'string') {
+  if (
+    !Number.isInteger(count) ||
+    typeof lastSeen !== 'string' ||
+    !POSTGRES_TIMESTAMP.test(lastSeen) ||
+    typeof normalized !== 'string'
+  ) {
     throw badInput(field, 'not a cursor returned by this API');
   }
   return { asOf, position: { count: count as number, lastSeen, normalized } };

@@ -47,7 +47,10 @@ export class RankGraph {
    * with probability 1 − `damping` at each step (and from nodes without edges), jumps back to a node drawn from
    * `personalization`. Power iteration until the L1 change falls under `tolerance`. Returns the score per node id.
    */
-  personalizedPageRank(personalization: ReadonlyMap<string, number>, options: { damping: number; iterations: number; tolerance: number }): Map<string, number> {
+  personalizedPageRank(
+    personalization: ReadonlyMap<string, number>,
+    options: { damping: number; iterations: number; tolerance: number },
+  ): Map<string, number> {
     const n = this.ids.length;
     const reset = new Float64Array(n);
     let total = 0;

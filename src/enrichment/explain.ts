@@ -5,15 +5,24 @@ import type { GraphStepResult } from './GraphLane.js';
 import type { EnrichedEntityRecord } from './types.js';
 
 /** The ranked entities that have a record, best first, each with why it is there and its depth. */
-export function describeEntities(step: GraphStepResult, hits: readonly (SearchHitRecord | undefined)[]): EnrichedEntityRecord[] {
+export function describeEntities(
+  step: GraphStepResult,
+  hits: readonly (SearchHitRecord | undefined)[],
+): EnrichedEntityRecord[] {
   return step.entities.flatMap(({ id, reason }) => {
     const entity = step.records.get(id);
     if (!entity) return [];
-    return [{ entity, why: whyEntity(reason, step.records, hits), depth: reason.kind === 'neighbour' ? reason.depth : 0 }];
+    return [
+      { entity, why: whyEntity(reason, step.records, hits), depth: reason.kind === 'neighbour' ? reason.depth : 0 },
+    ];
   });
 }
 
-function whyEntity(reason: GraphReason, records: ReadonlyMap<string, EntityRecord>, hits: readonly (SearchHitRecord | undefined)[]): string {
+function whyEntity(
+  reason: GraphReason,
+  records: ReadonlyMap<string, EntityRecord>,
+  hits: readonly (SearchHitRecord | undefined)[],
+): string {
   switch (reason.kind) {
     case 'query':
       return reason.exact ? 'matched in the query' : 'name similar to the query';
@@ -29,7 +38,10 @@ function whyEntity(reason: GraphReason, records: ReadonlyMap<string, EntityRecor
  * "via entity X, mentioned in {cite}" (the documents-lane chunk that names X; `formatContext` fills in its citation), or
  * "via entity X, neighbour of Y through T". A home document ("the X page") says so.
  */
-export function whyEvidence(chunk: GraphChunk, records: ReadonlyMap<string, EntityRecord>): { why: string; viaIndex?: number } {
+export function whyEvidence(
+  chunk: GraphChunk,
+  records: ReadonlyMap<string, EntityRecord>,
+): { why: string; viaIndex?: number } {
   const reason = chunk.reason;
   const name = records.get(reason.entityId)?.name ?? reason.entityId;
   const what = chunk.home ? `the document of entity ${name}` : `via entity ${name}`;
@@ -39,6 +51,8 @@ export function whyEvidence(chunk: GraphChunk, records: ReadonlyMap<string, Enti
     case 'chunk':
       return { why: `${what}, mentioned in {cite}`, viaIndex: reason.chunkIndex };
     case 'neighbour':
-      return { why: `${what}, neighbour of ${records.get(reason.seedId)?.name ?? reason.seedId} via ${reason.relationship.type}` };
+      return {
+        why: `${what}, neighbour of ${records.get(reason.seedId)?.name ?? reason.seedId} via ${reason.relationship.type}`,
+      };
   }
 }

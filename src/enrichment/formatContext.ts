@@ -114,7 +114,10 @@ export function formatContext(
 /** The documents lane's share: what graph evidence is held (graphShare of the budget, or what it needs if less) is not its. */
 function documentsLaneLimit(chunks: readonly EnrichedChunkRecord[], maxChars: number, graphShare: number): number {
   const graphChunks = chunks.filter((c) => c.lane === 'GRAPH');
-  const graphNeed = graphChunks.reduce((sum, c) => sum + c.hit.document.title.length + c.why.length + c.hit.chunk.content.length + 16, 0);
+  const graphNeed = graphChunks.reduce(
+    (sum, c) => sum + c.hit.document.title.length + c.why.length + c.hit.chunk.content.length + 16,
+    0,
+  );
   return maxChars - Math.min(Math.floor(Math.max(0, Math.min(1, graphShare)) * maxChars), graphNeed);
 }
 
@@ -132,7 +135,13 @@ function listRelated(
 }
 
 function citationOf(n: number, doc: EnrichedChunkRecord['hit']['document']): CitationRecord {
-  return { number: n, documentId: doc.id, title: doc.title, source: doc.source, url: documentUrl(doc.metadata, doc.source) };
+  return {
+    number: n,
+    documentId: doc.id,
+    title: doc.title,
+    source: doc.source,
+    url: documentUrl(doc.metadata, doc.source),
+  };
 }
 
 function entityLine(entity: EntityRecord): string {

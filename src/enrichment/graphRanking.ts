@@ -37,7 +37,13 @@ export interface GraphChunk {
 export interface RankingInput {
   seeds: readonly SeedEntity[];
   /** The documents lane's chunks, in rank order, with the entities each mentions. */
-  hits: readonly { chunkId: string; documentId: string; score: number; similarity: number | null; entityIds: readonly string[] }[];
+  hits: readonly {
+    chunkId: string;
+    documentId: string;
+    score: number;
+    similarity: number | null;
+    entityIds: readonly string[];
+  }[];
   /** The fused search ranking beyond the hits (relevance prior for evidence chunks). */
   pool: readonly FusedHit[];
   relationships: readonly RelationshipRecord[];
@@ -107,7 +113,10 @@ export function rankGraph(input: RankingInput): RankingResult {
   const personalization = new Map<string, number>();
   const seeds = input.seeds.filter((s) => s.depth === 0 && known(s.id));
   const seedTotal = seeds.reduce((sum, s) => sum + s.score, 0);
-  const chunkPrior = [...input.hits.map((h) => ({ chunkId: h.chunkId, score: h.score })), ...input.pool.slice(0, GRAPH_RANKING.poolPrior)];
+  const chunkPrior = [
+    ...input.hits.map((h) => ({ chunkId: h.chunkId, score: h.score })),
+    ...input.pool.slice(0, GRAPH_RANKING.poolPrior),
+  ];
   const chunkTotal = chunkPrior.reduce((sum, h) => sum + h.score, 0);
   const seedShare = seedTotal > 0 ? (chunkTotal > 0 ? GRAPH_RANKING.seedShare : 1) : 0;
   for (const s of seeds) add(personalization, E(s.id), (seedShare * s.score) / seedTotal);
@@ -138,10 +147,21 @@ export function rankGraph(input: RankingInput): RankingResult {
     const reason = via ? reasons.get(via) : undefined;
     if (!via || !reason) continue;
     const sim = similarity.get(chunkId) ?? 0;
-    const isHome = home.has(`${via}\u0000${chunkId}`) || [...graph.neighbors(C(chunkId))].some(([node]) => home.has(`${node.slice(2)}\u0000${chunkId}`));
+    const isHome =
+      home.has(`${via}\u0000${chunkId}`) ||
+      [...graph.neighbors(C(chunkId))].some(([node]) => home.has(`${node.slice(2)}\u0000${chunkId}`));
     if (!isHome && sim < mentionFloor) continue;
-    const score = (ranks.get(C(chunkId)) ?? 0) * (1 - GRAPH_RANKING.similarityWeight + GRAPH_RANKING.similarityWeight * Math.max(0, sim));
-    candidates.push({ chunkId, documentId, score, similarity: sim, home: home.has(`${via}\u0000${chunkId}`), reason: { ...reason, entityId: via } as GraphReason });
+    const score =
+      (ranks.get(C(chunkId)) ?? 0) *
+      (1 - GRAPH_RANKING.similarityWeight + GRAPH_RANKING.similarityWeight * Math.max(0, sim));
+    candidates.push({
+      chunkId,
+      documentId,
+      score,
+      similarity: sim,
+      home: home.has(`${via}\u0000${chunkId}`),
+      reason: { ...reason, entityId: via } as GraphReason,
+    });
   }
   candidates.sort((a, b) => b.score - a.score || b.similarity - a.similarity || (a.chunkId < b.chunkId ? -1 : 1));
   const top = candidates[0]?.score ?? 0;
@@ -150,7 +170,9 @@ export function rankGraph(input: RankingInput): RankingResult {
   // Home chunks of named entities go first, so that the topK cut keeps them.
   candidates.sort((a, b) => (named.get(a.documentId) ?? Infinity) - (named.get(b.documentId) ?? Infinity));
   const byDocument = new Set<string>();
-  const chunks = candidates.filter((c) => (byDocument.has(c.documentId) ? false : (byDocument.add(c.documentId), true)));
+  const chunks = candidates.filter((c) =>
+    byDocument.has(c.documentId) ? false : (byDocument.add(c.documentId), true),
+  );
   for (const c of chunks) c.score = top > 0 ? Math.min(1, c.score / top) : 0;
   return { chunks, entities, namedHomes };
 }
@@ -159,7 +181,9 @@ export function rankGraph(input: RankingInput): RankingResult {
 function homesOfNamed(input: RankingInput): string[] {
   const seeds = input.seeds.filter((s) => s.depth === 0 && s.exact && input.known.has(s.id)).slice(0, NAMED_HOME_SEEDS);
   const out: string[] = [];
-  for (const s of seeds) for (const row of input.evidence) if (row.entityId === s.id && row.home && !out.includes(row.documentId)) out.push(row.documentId);
+  for (const s of seeds)
+    for (const row of input.evidence)
+      if (row.entityId === s.id && row.home && !out.includes(row.documentId)) out.push(row.documentId);
   return out;
 }
 
@@ -186,7 +210,8 @@ function entityReasons(input: RankingInput): Map<string, GraphReason> {
     for (const id of h.entityIds) if (!reasons.has(id)) reasons.set(id, { kind: 'chunk', entityId: id, chunkIndex: i });
   });
   for (const s of input.seeds) {
-    if (s.depth > 0 && s.seedId !== undefined && s.via && !reasons.has(s.id)) reasons.set(s.id, { kind: 'neighbour', entityId: s.id, seedId: s.seedId, relationship: s.via, depth: s.depth });
+    if (s.depth > 0 && s.seedId !== undefined && s.via && !reasons.has(s.id))
+      reasons.set(s.id, { kind: 'neighbour', entityId: s.id, seedId: s.seedId, relationship: s.via, depth: s.depth });
   }
   return reasons;
 }

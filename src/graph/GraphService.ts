@@ -53,7 +53,9 @@ export class GraphService {
     const write = validateEntityInput(raw);
     return this.createLock.run(write.id, async () => {
       if ((await this.store.getEntities([write.id])).length > 0) {
-        throw new AppError(ErrorCode.CONFLICT, `entity "${write.id}" already exists; use updateEntity or upsertGraph`, { id: write.id });
+        throw new AppError(ErrorCode.CONFLICT, `entity "${write.id}" already exists; use updateEntity or upsertGraph`, {
+          id: write.id,
+        });
       }
       const [entity] = await this.writeEntities([write]);
       return entity as EntityRecord;
@@ -68,10 +70,14 @@ export class GraphService {
     const write: EntityWrite = {
       id,
       type: patch.type !== undefined ? validateEntityType(patch.type, 'input.type') : current.type,
-      name: patch.name !== undefined ? validateEntityInput({ type: current.type, name: patch.name }).name : current.name,
+      name:
+        patch.name !== undefined ? validateEntityInput({ type: current.type, name: patch.name }).name : current.name,
       aliases: patch.aliases !== undefined ? validateAliases(patch.aliases, 'input.aliases') : current.aliases,
-      description: patch.description !== undefined ? (patch.description?.trim() || null) : current.description,
-      properties: patch.properties !== undefined ? validateEntityInput({ type: current.type, name: current.name, properties: patch.properties }).properties : current.properties,
+      description: patch.description !== undefined ? patch.description?.trim() || null : current.description,
+      properties:
+        patch.properties !== undefined
+          ? validateEntityInput({ type: current.type, name: current.name, properties: patch.properties }).properties
+          : current.properties,
     };
     const [entity] = await this.writeEntities([write]);
     return entity as EntityRecord;
@@ -85,8 +91,12 @@ export class GraphService {
   }
 
   /** Bulk upsert keyed by id; repeatable with the same result. Endpoints are checked before anything is written. */
-  async upsertGraph(rawEntities: readonly RawEntityInput[], rawRelationships: readonly RawRelationshipInput[]): Promise<{ entities: EntityRecord[]; relationships: RelationshipRecord[] }> {
-    if (rawEntities.length + rawRelationships.length > MAX_GRAPH_BATCH) throw badInput('input', `at most ${MAX_GRAPH_BATCH} entities and relationships per call`);
+  async upsertGraph(
+    rawEntities: readonly RawEntityInput[],
+    rawRelationships: readonly RawRelationshipInput[],
+  ): Promise<{ entities: EntityRecord[]; relationships: RelationshipRecord[] }> {
+    if (rawEntities.length + rawRelationships.length > MAX_GRAPH_BATCH)
+      throw badInput('input', `at most ${MAX_GRAPH_BATCH} entities and relationships per call`);
     const entities = rawEntities.map((e, i) => validateEntityInput(e, `input.entities[${i}]`));
     const relationships = rawRelationships.map((r, i) => validateRelationshipInput(r, `input.relationships[${i}]`));
     assertDistinctIds(entities, 'input.entities', (e) => `entity "${e.id}"`);
@@ -136,30 +146,54 @@ export class GraphService {
 
   /** Relationships touching an entity; `types` are checked as relationship types (field `types[i]`). */
   relationshipsOf(entityId: string, direction: Direction, types?: readonly string[]): Promise<RelationshipRecord[]> {
-    return this.store.relationshipsOf([entityId], direction, types?.map((t, i) => validateRelationshipType(t, `types[${i}]`)));
+    return this.store.relationshipsOf(
+      [entityId],
+      direction,
+      types?.map((t, i) => validateRelationshipType(t, `types[${i}]`)),
+    );
   }
 
   /**
    * Entities around one entity (depth 1–3, limit 1–500; see readLimits.ts), nearest first. With `mustExist`, an unknown
    * entity is NOT_FOUND (checked after the arguments) rather than an empty list.
    */
-  async neighbors(entityId: string, args: NeighborArgs, options: { mustExist?: boolean } = {}): Promise<NeighborRecord[]> {
+  async neighbors(
+    entityId: string,
+    args: NeighborArgs,
+    options: { mustExist?: boolean } = {},
+  ): Promise<NeighborRecord[]> {
     const validated = toNeighborOptions(args);
     if (options.mustExist) await this.requireEntities([{ id: entityId, field: 'id' }]);
     return (await neighbors(this.store, [entityId], validated)).get(entityId) ?? [];
   }
 
   /** The subgraph around 1 to 100 seed entities: depth 1–3 (default 1), at most 1–2000 entities (default 200). */
-  async subgraph(entityIds: readonly string[], depth: number | null | undefined, limit: number | null | undefined, field = 'input'): Promise<SubgraphRecord> {
-    if (entityIds.length === 0 || entityIds.length > MAX_SUBGRAPH_SEEDS) throw badInput(`${field}.entityIds`, `give 1 to ${MAX_SUBGRAPH_SEEDS} ids`);
-    return subgraph(this.store, entityIds, intIn(depth, 1, 1, 3, `${field}.depth`), intIn(limit, 200, 1, 2000, `${field}.limit`));
+  async subgraph(
+    entityIds: readonly string[],
+    depth: number | null | undefined,
+    limit: number | null | undefined,
+    field = 'input',
+  ): Promise<SubgraphRecord> {
+    if (entityIds.length === 0 || entityIds.length > MAX_SUBGRAPH_SEEDS)
+      throw badInput(`${field}.entityIds`, `give 1 to ${MAX_SUBGRAPH_SEEDS} ids`);
+    return subgraph(
+      this.store,
+      entityIds,
+      intIn(depth, 1, 1, 3, `${field}.depth`),
+      intIn(limit, 200, 1, 2000, `${field}.limit`),
+    );
   }
 
   /**
    * A shortest path of at most `maxDepth` hops (1–6, default 4), or null. With `mustExist`, both ends are validated and
    * an unknown one is NOT_FOUND.
    */
-  async shortestPath(fromId: string, toId: string, maxDepth: number | null | undefined, options: { mustExist?: boolean } = {}): Promise<PathRecord | null> {
+  async shortestPath(
+    fromId: string,
+    toId: string,
+    maxDepth: number | null | undefined,
+    options: { mustExist?: boolean } = {},
+  ): Promise<PathRecord | null> {
     const depth = toPathDepth(maxDepth);
     if (options.mustExist) {
       await this.requireEntities([
@@ -189,19 +223,26 @@ export class GraphService {
     if (writes.length === 0) return [];
     const entities = await this.store.upsertEntities(writes);
     const choice = new Map(writes.map((w) => [w.id, w.linkByName]));
-    await this.linker.entitiesChanged(entities.map((e) => ({ entityId: e.id, name: e.name, aliases: e.aliases, linkByName: choice.get(e.id) })));
+    await this.linker.entitiesChanged(
+      entities.map((e) => ({ entityId: e.id, name: e.name, aliases: e.aliases, linkByName: choice.get(e.id) })),
+    );
     this.outbox?.nudge();
     return entities;
   }
 
   /** NOT_FOUND naming the first of `ids` that does not exist (each id validated under its field first). */
   private async requireEntities(ids: readonly { id: string; field: string }[]): Promise<void> {
-    const found = new Set((await this.store.getEntities(ids.map((x) => validateEntityId(x.id, x.field)))).map((e) => e.id));
+    const found = new Set(
+      (await this.store.getEntities(ids.map((x) => validateEntityId(x.id, x.field)))).map((e) => e.id),
+    );
     const missing = ids.find((x) => !found.has(x.id));
     if (missing) throw notFound('Entity', missing.id);
   }
 
-  private async requireEndpoints(relationships: readonly RelationshipWrite[], inBatch: ReadonlySet<string>): Promise<void> {
+  private async requireEndpoints(
+    relationships: readonly RelationshipWrite[],
+    inBatch: ReadonlySet<string>,
+  ): Promise<void> {
     const needed = [...new Set(relationships.flatMap((r) => [r.fromId, r.toId]))].filter((id) => !inBatch.has(id));
     const found = new Set((await this.store.getEntities(needed)).map((e) => e.id));
     const missing = needed.find((id) => !found.has(id));

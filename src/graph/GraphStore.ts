@@ -42,12 +42,21 @@ export interface GraphStore {
   /** Deletes a relationship; true when it existed. */
   deleteRelationship(id: string): Promise<boolean>;
   /** Relationships touching each entity in the given direction (OUT: entity is `from`), optionally of given types. */
-  relationshipsOf(ids: readonly string[], direction: Direction, types?: readonly string[]): Promise<RelationshipRecord[]>;
+  relationshipsOf(
+    ids: readonly string[],
+    direction: Direction,
+    types?: readonly string[],
+  ): Promise<RelationshipRecord[]>;
   /**
    * One traversal step: for each node, up to `capPerNode` edges in `direction`, ordered by (relationship type,
    * neighbour id, relationship id). `neighborId` is the node at the other end.
    */
-  expand(ids: readonly string[], direction: Direction, types: readonly string[] | undefined, capPerNode: number): Promise<Edge[]>;
+  expand(
+    ids: readonly string[],
+    direction: Direction,
+    types: readonly string[] | undefined,
+    capPerNode: number,
+  ): Promise<Edge[]>;
   /** Relationships whose both ends are in `ids`. */
   relationshipsAmong(ids: readonly string[]): Promise<RelationshipRecord[]>;
   /** `getEntities(ids)` and `relationshipsAmong(ids)` in one read: one round trip on Neo4j. */

@@ -30,4 +30,5 @@ export function toNeighborOptions(args: NeighborArgs): NeighborOptions {
 export const DEFAULT_PATH_DEPTH = 4;
 
 /** A shortest path's `maxDepth`, validated (default 4, at most 6). */
-export const toPathDepth = (maxDepth: number | null | undefined): number => intIn(maxDepth, DEFAULT_PATH_DEPTH, 1, 6, 'maxDepth');
+export const toPathDepth = (maxDepth: number | null | undefined): number =>
+  intIn(maxDepth, DEFAULT_PATH_DEPTH, 1, 6, 'maxDepth');

@@ -27,12 +27,23 @@ function byRelationshipOrder(a: Edge, b: Edge): number {
  * Neighbours of each seed up to `depth`, each at its smallest depth with the relationship that first reached it
  * (smallest relationship id among those at that depth). Results are ordered by (depth, name, id) and cut to `limit`.
  */
-export async function neighbors(store: GraphStore, seedIds: readonly string[], options: NeighborOptions): Promise<Map<string, NeighborRecord[]>> {
+export async function neighbors(
+  store: GraphStore,
+  seedIds: readonly string[],
+  options: NeighborOptions,
+): Promise<Map<string, NeighborRecord[]>> {
   const { seeds, found } = await explore(store, seedIds, options);
-  const entities = new Map((await store.getEntities([...new Set([...found.values()].flatMap((m) => [...m.keys()]))])).map((e) => [e.id, e]));
+  const entities = new Map(
+    (await store.getEntities([...new Set([...found.values()].flatMap((m) => [...m.keys()]))])).map((e) => [e.id, e]),
+  );
   // Entities deleted since the traversal are dropped before the cut, so they take no place.
   const refs = nearest(seeds, found, options.limit, (id) => entities.has(id));
-  return new Map([...refs].map(([seed, list]) => [seed, list.map((n) => ({ entity: entities.get(n.id) as EntityRecord, depth: n.depth, relationship: n.relationship }))]));
+  return new Map(
+    [...refs].map(([seed, list]) => [
+      seed,
+      list.map((n) => ({ entity: entities.get(n.id) as EntityRecord, depth: n.depth, relationship: n.relationship })),
+    ]),
+  );
 }
 
 /** A neighbour as `nearestNeighbors` finds it: its id and name, not its record. */
@@ -47,16 +58,27 @@ export interface NeighborRef {
  * `neighbors` without reading the neighbours' records (one store read fewer): ordered by the names the edges carry.
  * An entity deleted meanwhile may still be listed; callers that read the records afterwards drop it then.
  */
-export async function nearestNeighbors(store: GraphStore, seedIds: readonly string[], options: NeighborOptions): Promise<Map<string, NeighborRef[]>> {
+export async function nearestNeighbors(
+  store: GraphStore,
+  seedIds: readonly string[],
+  options: NeighborOptions,
+): Promise<Map<string, NeighborRef[]>> {
   const { seeds, found } = await explore(store, seedIds, options);
   return nearest(seeds, found, options.limit, () => true);
 }
 
 /** Per seed, the reached entities that `keep` accepts, ordered by (depth, name, id) and cut to `limit`. */
-function nearest(seeds: readonly string[], found: Map<string, Map<string, Reach>>, limit: number, keep: (id: string) => boolean): Map<string, NeighborRef[]> {
+function nearest(
+  seeds: readonly string[],
+  found: Map<string, Map<string, Reach>>,
+  limit: number,
+  keep: (id: string) => boolean,
+): Map<string, NeighborRef[]> {
   const result = new Map<string, NeighborRef[]>();
   for (const seed of seeds) {
-    const list = [...(found.get(seed) ?? [])].filter(([id]) => keep(id)).map(([id, v]) => ({ id, name: v.name, depth: v.depth, relationship: v.relationship }));
+    const list = [...(found.get(seed) ?? [])]
+      .filter(([id]) => keep(id))
+      .map(([id, v]) => ({ id, name: v.name, depth: v.depth, relationship: v.relationship }));
     list.sort((a, b) => a.depth - b.depth || compareText(a.name, b.name) || compareText(a.id, b.id));
     result.set(seed, list.slice(0, limit));
   }
@@ -71,7 +93,11 @@ interface Reach {
 }
 
 /** The breadth-first search itself: per seed, every entity reached (at most `depth` levels), with its first reach. */
-async function explore(store: GraphStore, seedIds: readonly string[], options: NeighborOptions): Promise<{ seeds: string[]; found: Map<string, Map<string, Reach>> }> {
+async function explore(
+  store: GraphStore,
+  seedIds: readonly string[],
+  options: NeighborOptions,
+): Promise<{ seeds: string[]; found: Map<string, Map<string, Reach>> }> {
   const seeds = [...new Set(seedIds)];
   const found = new Map<string, Map<string, Reach>>(seeds.map((s) => [s, new Map()]));
   let frontiers = new Map<string, string[]>(seeds.map((s) => [s, [s]]));
@@ -111,11 +137,24 @@ export interface SubgraphRecord {
 }
 
 /** The seeds plus their neighbours up to `depth` (both directions), at most `limit` entities, with the relationships among them. */
-export async function subgraph(store: GraphStore, seedIds: readonly string[], depth: number, limit: number): Promise<SubgraphRecord> {
+export async function subgraph(
+  store: GraphStore,
+  seedIds: readonly string[],
+  depth: number,
+  limit: number,
+): Promise<SubgraphRecord> {
   const seeds = (await store.getEntities(seedIds)).sort((a, b) => compareText(a.id, b.id));
-  const around = await neighbors(store, seeds.map((s) => s.id), { depth, direction: 'BOTH', limit: Number.MAX_SAFE_INTEGER });
+  const around = await neighbors(
+    store,
+    seeds.map((s) => s.id),
+    { depth, direction: 'BOTH', limit: Number.MAX_SAFE_INTEGER },
+  );
   const ordered = new Map<string, EntityRecord>(seeds.map((s) => [s.id, s]));
-  const rest = [...around.values()].flat().sort((a, b) => a.depth - b.depth || compareText(a.entity.name, b.entity.name) || compareText(a.entity.id, b.entity.id));
+  const rest = [...around.values()]
+    .flat()
+    .sort(
+      (a, b) => a.depth - b.depth || compareText(a.entity.name, b.entity.name) || compareText(a.entity.id, b.entity.id),
+    );
   for (const n of rest) if (!ordered.has(n.entity.id)) ordered.set(n.entity.id, n.entity);
   const all = [...ordered.values()];
   const entities = all.slice(0, limit);
@@ -131,7 +170,12 @@ export interface PathRecord {
 }
 
 /** A shortest path ignoring direction, or null when none exists within `maxDepth` hops; ties go to smaller relationship ids. */
-export async function shortestPath(store: GraphStore, fromId: string, toId: string, maxDepth: number): Promise<PathRecord | null> {
+export async function shortestPath(
+  store: GraphStore,
+  fromId: string,
+  toId: string,
+  maxDepth: number,
+): Promise<PathRecord | null> {
   const ends = await store.getEntities([fromId, toId]);
   const byId = new Map(ends.map((e) => [e.id, e]));
   if (!byId.has(fromId) || !byId.has(toId)) return null;
@@ -154,7 +198,7 @@ export async function shortestPath(store: GraphStore, fromId: string, toId: stri
   if (!parent.has(toId)) return null;
   const ids = [toId];
   const relationships: RelationshipRecord[] = [];
-  for (let cur = toId; cur !== fromId; ) {
+  for (let cur = toId; cur !== fromId;) {
     const step = parent.get(cur) as { prev: string; relationship: RelationshipRecord };
     relationships.unshift(step.relationship);
     ids.unshift(step.prev);

@@ -2,7 +2,13 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { JsonObject } from '../shared/json.js';
 import { badInput } from '../errors.js';
 import { assertStorableText } from '../storableText.js';
-import { ENTITY_ID_PATTERN, ENTITY_TYPE_PATTERN, RELATIONSHIP_TYPE_PATTERN, type EntityWrite, type RelationshipWrite } from './types.js';
+import {
+  ENTITY_ID_PATTERN,
+  ENTITY_TYPE_PATTERN,
+  RELATIONSHIP_TYPE_PATTERN,
+  type EntityWrite,
+  type RelationshipWrite,
+} from './types.js';
 
 /** An entity as clients send it. */
 export interface RawEntityInput {
@@ -31,14 +37,21 @@ const MAX_PROPERTIES_BYTES = 64 * 1024;
 
 /** Validates an entity id. */
 export function validateEntityId(id: string, field = 'id'): string {
-  if (!ENTITY_ID_PATTERN.test(id)) throw badInput(field, `"${id.slice(0, 80)}" is not a valid id: 1-512 letters, digits and _ - : . / @ # ? = & % + ~`);
+  if (!ENTITY_ID_PATTERN.test(id))
+    throw badInput(
+      field,
+      `"${id.slice(0, 80)}" is not a valid id: 1-512 letters, digits and _ - : . / @ # ? = & % + ~`,
+    );
   return id;
 }
 
 /** Validates an entity type (`^[A-Z][A-Za-z0-9_]{0,63}$`). */
 export function validateEntityType(type: string | null | undefined, field = 'type'): string {
   if (!type || !ENTITY_TYPE_PATTERN.test(type)) {
-    throw badInput(field, `"${type ?? ''}" is not a valid entity type: start with an upper-case letter, then letters, digits or _ (e.g. Service)`);
+    throw badInput(
+      field,
+      `"${type ?? ''}" is not a valid entity type: start with an upper-case letter, then letters, digits or _ (e.g. Service)`,
+    );
   }
   return type;
 }
@@ -54,7 +67,8 @@ export function validateRelationshipType(type: string | null | undefined, field 
 function validateProperties(value: unknown, field: string): JsonObject {
   if (value === undefined || value === null) return {};
   if (typeof value !== 'object' || Array.isArray(value)) throw badInput(field, 'must be a JSON object');
-  if (Buffer.byteLength(JSON.stringify(value)) > MAX_PROPERTIES_BYTES) throw badInput(field, `must be at most ${MAX_PROPERTIES_BYTES} bytes as JSON`);
+  if (Buffer.byteLength(JSON.stringify(value)) > MAX_PROPERTIES_BYTES)
+    throw badInput(field, `must be at most ${MAX_PROPERTIES_BYTES} bytes as JSON`);
   return value as JsonObject;
 }
 
@@ -84,7 +98,8 @@ export function validateAliases(aliases: readonly string[] | null | undefined, f
 export function validateEntityInput(raw: RawEntityInput, prefix = 'input'): EntityWrite {
   assertStorableText(raw, prefix);
   const description = raw.description?.trim() || null;
-  if (description && description.length > MAX_DESCRIPTION) throw badInput(`${prefix}.description`, `must be at most ${MAX_DESCRIPTION} characters`);
+  if (description && description.length > MAX_DESCRIPTION)
+    throw badInput(`${prefix}.description`, `must be at most ${MAX_DESCRIPTION} characters`);
   return {
     id: raw.id ? validateEntityId(raw.id, `${prefix}.id`) : `ent_${randomUUID()}`,
     type: validateEntityType(raw.type, `${prefix}.type`),
@@ -107,15 +122,29 @@ export function validateRelationshipInput(raw: RawRelationshipInput, prefix = 'i
   const fromId = validateEntityId(raw.fromId ?? '', `${prefix}.fromId`);
   const toId = validateEntityId(raw.toId ?? '', `${prefix}.toId`);
   const type = validateRelationshipType(raw.type, `${prefix}.type`);
-  return { id: relationshipId(fromId, type, toId), fromId, toId, type, properties: validateProperties(raw.properties, `${prefix}.properties`) };
+  return {
+    id: relationshipId(fromId, type, toId),
+    fromId,
+    toId,
+    type,
+    properties: validateProperties(raw.properties, `${prefix}.properties`),
+  };
 }
 
 /** Rejects a batch that gives the same id twice: one upsert cannot write a row twice, and which copy wins would be unclear. */
-export function assertDistinctIds<T extends { id: string }>(items: readonly T[], field: string, describe: (item: T) => string): void {
+export function assertDistinctIds<T extends { id: string }>(
+  items: readonly T[],
+  field: string,
+  describe: (item: T) => string,
+): void {
   const first = new Map<string, number>();
   items.forEach((item, i) => {
     const earlier = first.get(item.id);
-    if (earlier !== undefined) throw badInput(`${field}[${i}]`, `${describe(item)} is also given at ${field}[${earlier}]; give each once per call`);
+    if (earlier !== undefined)
+      throw badInput(
+        `${field}[${i}]`,
+        `${describe(item)} is also given at ${field}[${earlier}]; give each once per call`,
+      );
     first.set(item.id, i);
   });
 }

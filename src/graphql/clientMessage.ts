@@ -65,7 +65,12 @@ function mapValues(text: string, openers: RegExp, cap: (value: string, opener: s
 export function capEchoedValues(message: string): string {
   // A bracketed value's own strings are cut first, so that a short object with one huge string stays readable.
   return mapValues(message, /["{[]/g, (value, opener) =>
-    opener === '"' ? capValue(value, true) : capValue(mapValues(value, /"/g, (s) => capValue(s, true)), false),
+    opener === '"'
+      ? capValue(value, true)
+      : capValue(
+          mapValues(value, /"/g, (s) => capValue(s, true)),
+          false,
+        ),
   );
 }
 

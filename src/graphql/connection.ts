@@ -7,7 +7,10 @@ export interface Connection<T> {
 }
 
 /** Builds a connection from one page of (cursor, node) pairs. */
-export function toConnection<T>(edges: { cursor: string; node: T }[], page: { hasNextPage: boolean; hasPreviousPage: boolean; totalCount: number }): Connection<T> {
+export function toConnection<T>(
+  edges: { cursor: string; node: T }[],
+  page: { hasNextPage: boolean; hasPreviousPage: boolean; totalCount: number },
+): Connection<T> {
   return {
     edges,
     nodes: edges.map((e) => e.node),

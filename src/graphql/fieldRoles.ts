@@ -8,7 +8,10 @@ import type { MutationResolvers, QueryResolvers, Resolvers } from './generated/t
  * type check until it is listed here), and `secureResolvers` refuses to start on a field without a role.
  * Fields below the root are reads of what the root returned, open to every role (READER is the lowest).
  */
-export const ROOT_FIELD_ROLES: { Query: Record<keyof QueryResolvers, Role>; Mutation: Record<keyof MutationResolvers, Role> } = {
+export const ROOT_FIELD_ROLES: {
+  Query: Record<keyof QueryResolvers, Role>;
+  Mutation: Record<keyof MutationResolvers, Role>;
+} = {
   Query: {
     document: 'reader',
     documents: 'reader',
@@ -72,7 +75,9 @@ export function secureResolvers(resolvers: Resolvers, typeDefs: string): Resolve
   for (const type of ['Query', 'Mutation'] as const) {
     const given = (resolvers[type] ?? {}) as Record<string, AnyResolver | undefined>;
     const wrapped: Record<string, AnyResolver> = {};
-    for (const field of Object.keys(schema.getType(type) ? (schema.getType(type) as { getFields(): object }).getFields() : {})) {
+    for (const field of Object.keys(
+      schema.getType(type) ? (schema.getType(type) as { getFields(): object }).getFields() : {},
+    )) {
       const role = roleOf(type, field);
       const resolve = given[field];
       if (!role) problems.push(`${type}.${field} has no role in ROOT_FIELD_ROLES (src/graphql/fieldRoles.ts)`);

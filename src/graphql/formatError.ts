@@ -29,7 +29,9 @@ function appErrorOf(error: unknown, formatted: GraphQLFormattedError): AppError 
 
 /** An AppError's details with URL credentials hidden in its text values (they may repeat client input). */
 function safeDetails(details: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(details).map(([k, v]) => [k, typeof v === 'string' ? redactCredentials(v) : v]));
+  return Object.fromEntries(
+    Object.entries(details).map(([k, v]) => [k, typeof v === 'string' ? redactCredentials(v) : v]),
+  );
 }
 
 /**
@@ -40,13 +42,25 @@ export function createFormatError(logger: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const base = { message: formatted.message, locations: formatted.locations, path: formatted.path };
     const app = appErrorOf(error, formatted);
-    if (app) return { ...base, message: redactCredentials(app.message), extensions: { ...safeDetails(app.details), code: app.code } };
+    if (app)
+      return {
+        ...base,
+        message: redactCredentials(app.message),
+        extensions: { ...safeDetails(app.details), code: app.code },
+      };
     const code = formatted.extensions?.code;
     if (typeof code === 'string' && CLIENT_CODES.has(code)) {
       // Suggestions stay hidden unless suggestionsPlugin finds the caller may read the schema.
-      return withHiddenSuggestions({ ...base, extensions: { code } }, base.message, clientSafeMessage(hideSuggestions(base.message)));
+      return withHiddenSuggestions(
+        { ...base, extensions: { code } },
+        base.message,
+        clientSafeMessage(hideSuggestions(base.message)),
+      );
     }
-    logger.error({ err: loggableError(unwrapResolverError(error)), path: formatted.path }, 'unexpected error in GraphQL request');
+    logger.error(
+      { err: loggableError(unwrapResolverError(error)), path: formatted.path },
+      'unexpected error in GraphQL request',
+    );
     return {
       message: 'Internal server error',
       locations: formatted.locations,

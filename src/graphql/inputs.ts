@@ -25,12 +25,15 @@ export const MAX_FILTER_VALUES = 100;
 /** Converts a GraphQL `DocumentFilter` into a validated filter spec. */
 export function toFilterSpec(filter: DocumentFilter | null | undefined, field = 'filter'): DocumentFilterSpec {
   if (!filter) return {};
-  if ((filter.types?.length ?? 0) > MAX_FILTER_VALUES) throw badInput(`${field}.types`, `give at most ${MAX_FILTER_VALUES} types`);
-  if ((filter.sources?.length ?? 0) > MAX_FILTER_VALUES) throw badInput(`${field}.sources`, `give at most ${MAX_FILTER_VALUES} sources`);
+  if ((filter.types?.length ?? 0) > MAX_FILTER_VALUES)
+    throw badInput(`${field}.types`, `give at most ${MAX_FILTER_VALUES} types`);
+  if ((filter.sources?.length ?? 0) > MAX_FILTER_VALUES)
+    throw badInput(`${field}.sources`, `give at most ${MAX_FILTER_VALUES} sources`);
   const spec: DocumentFilterSpec = {};
   if (filter.types?.length) spec.types = filter.types.map((t) => t.toLowerCase() as DocumentTypeName);
   if (filter.sources?.length) spec.sources = filter.sources;
-  if (filter.tags !== undefined && filter.tags !== null) spec.tagGroups = parseTagExpression(filter.tags, `${field}.tags`);
+  if (filter.tags !== undefined && filter.tags !== null)
+    spec.tagGroups = parseTagExpression(filter.tags, `${field}.tags`);
   if (filter.text !== undefined && filter.text !== null) {
     const text = filter.text.trim();
     if (text.length > 1000) throw badInput(`${field}.text`, 'must be at most 1000 characters');
@@ -40,7 +43,10 @@ export function toFilterSpec(filter: DocumentFilter | null | undefined, field = 
 }
 
 /** Validates `first` (capped at MAX_PAGE_SIZE) and decodes `after`. */
-export function toPage(first: number | null | undefined, after: string | null | undefined): { first: number; after: KeysetCursor | undefined } {
+export function toPage(
+  first: number | null | undefined,
+  after: string | null | undefined,
+): { first: number; after: KeysetCursor | undefined } {
   const n = first ?? DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(n) || n < 0) throw badInput('first', 'must be a non-negative integer');
   return { first: Math.min(n, MAX_PAGE_SIZE), after: after ? decodeCursor(after) : undefined };
@@ -81,17 +87,27 @@ export async function findEntityPage(
 ) {
   const page = toPage(first, null);
   const position = after ? decodePair(after) : undefined;
-  if ((filter?.types?.length ?? 0) > MAX_FILTER_VALUES) throw badInput(`${filterField}types`, `give at most ${MAX_FILTER_VALUES} types`);
+  if ((filter?.types?.length ?? 0) > MAX_FILTER_VALUES)
+    throw badInput(`${filterField}types`, `give at most ${MAX_FILTER_VALUES} types`);
   const types = filter?.types?.map((t, i) => validateEntityType(t, `${filterField}types[${i}]`));
   const nameContains = filter?.nameContains?.trim() || undefined;
-  const spec = { types, nameContains, hasRelationships: filter?.hasRelationships ?? undefined, hasDocuments: filter?.hasDocuments ?? undefined };
+  const spec = {
+    types,
+    nameContains,
+    hasRelationships: filter?.hasRelationships ?? undefined,
+    hasDocuments: filter?.hasDocuments ?? undefined,
+  };
   const result = await graph.findEntities(spec, page.first, position && { name: position[0], id: position[1] });
   const edges = result.entities.map((node: EntityRecord) => ({ cursor: encodePair(node.name, node.id), node }));
   return { edges, hasNextPage: result.hasNextPage, hasPreviousPage: Boolean(after), totalCount: result.totalCount };
 }
 
 /** One page of the `knowledgeGaps` query, most frequent first; a cursor keeps the listing's moment. */
-export async function knowledgeGapPage(enricher: ContextEnricher, first: number | null | undefined, after: string | null | undefined) {
+export async function knowledgeGapPage(
+  enricher: ContextEnricher,
+  first: number | null | undefined,
+  after: string | null | undefined,
+) {
   const page = toPage(first, null);
   const { edges, hasNextPage, totalCount } = await enricher.knowledgeGaps(page.first, after ?? undefined);
   return { edges, hasNextPage, hasPreviousPage: after != null, totalCount };

@@ -81,6 +81,9 @@ function splitKey(key: string): [number, string] {
 }
 
 /** Loads many keys and keeps the ones that exist, in key order. */
-export async function loadAll<T>(loader: { loadMany(keys: readonly string[]): Promise<(T | Error | null)[]> }, ids: readonly string[]): Promise<T[]> {
+export async function loadAll<T>(
+  loader: { loadMany(keys: readonly string[]): Promise<(T | Error | null)[]> },
+  ids: readonly string[],
+): Promise<T[]> {
   return (await loader.loadMany(ids)).filter((x): x is Awaited<T> => x !== null && !(x instanceof Error));
 }

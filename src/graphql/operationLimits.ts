@@ -21,9 +21,17 @@ export function subscriptionProblem(
   limits: GraphqlLimits,
 ): AppError | undefined {
   const operation = getOperationAST(document, operationName);
-  if (!operation) return new AppError(ErrorCode.BAD_REQUEST, 'Name the operation to run (operationName): the document has none of that name, or several.');
+  if (!operation)
+    return new AppError(
+      ErrorCode.BAD_REQUEST,
+      'Name the operation to run (operationName): the document has none of that name, or several.',
+    );
   if (operation.operation !== 'subscription') {
-    return new AppError(ErrorCode.BAD_REQUEST, `Only subscriptions are served over WebSocket; send ${operation.operation} operations to POST /graphql.`, { operation: operation.operation });
+    return new AppError(
+      ErrorCode.BAD_REQUEST,
+      `Only subscriptions are served over WebSocket; send ${operation.operation} operations to POST /graphql.`,
+      { operation: operation.operation },
+    );
   }
   const over = variablesOverLimit(variables);
   if (over) return badInput(over.path, over.reason);

@@ -22,11 +22,20 @@ function onReject(limit: LimitName, max: number) {
 /** graphql-armor's Apollo protections for the configured limits, plus the parser's token cap. */
 export function armorProtection(limits: GraphqlLimits) {
   const armor = new ApolloArmor({
-    maxDepth: { n: limits.maxDepth, ignoreIntrospection: true, propagateOnRejection: false, onReject: onReject('depth', limits.maxDepth) },
+    maxDepth: {
+      n: limits.maxDepth,
+      ignoreIntrospection: true,
+      propagateOnRejection: false,
+      onReject: onReject('depth', limits.maxDepth),
+    },
     // Costed by costLimitPlugin instead, once variables are known: armor's rule sees `first: $n` as one item.
     costLimit: { enabled: false },
     maxAliases: { n: limits.maxAliases, propagateOnRejection: false, onReject: onReject('aliases', limits.maxAliases) },
-    maxDirectives: { n: limits.maxDirectives, propagateOnRejection: false, onReject: onReject('directives', limits.maxDirectives) },
+    maxDirectives: {
+      n: limits.maxDirectives,
+      propagateOnRejection: false,
+      onReject: onReject('directives', limits.maxDirectives),
+    },
     // Armor's token plugin throws from a parsing hook, which Apollo answers with HTTP 500; graphql-js's own
     // `maxTokens` parse option stops the lexer just the same and answers 400 (mapped by `tokenLimitError`).
     maxTokens: { enabled: false },
@@ -35,7 +44,11 @@ export function armorProtection(limits: GraphqlLimits) {
     blockFieldSuggestion: { enabled: false },
   }).protect();
   // Armor's declarations resolve Apollo's CommonJS types; the plugins are the same objects under ESM.
-  const plugins = [...(armor.plugins as unknown as ApolloServerPlugin<GraphQLContext>[]), costLimitPlugin({ maxCost: limits.maxCost }), variableLimitsPlugin()];
+  const plugins = [
+    ...(armor.plugins as unknown as ApolloServerPlugin<GraphQLContext>[]),
+    costLimitPlugin({ maxCost: limits.maxCost }),
+    variableLimitsPlugin(),
+  ];
   return { plugins, validationRules: armor.validationRules, parseOptions: { maxTokens: limits.maxTokens } };
 }
 
@@ -66,7 +79,9 @@ export function usesIntrospection(document: DocumentNode): boolean {
 /** FORBIDDEN when a principal below admin introspects the schema, else undefined. */
 export function introspectionRefusal(document: DocumentNode, role: string): AppError | undefined {
   if (role === 'admin' || !usesIntrospection(document)) return undefined;
-  return new AppError(ErrorCode.FORBIDDEN, 'Schema introspection (__schema, __type) needs the admin role.', { requiredRole: 'admin' });
+  return new AppError(ErrorCode.FORBIDDEN, 'Schema introspection (__schema, __type) needs the admin role.', {
+    requiredRole: 'admin',
+  });
 }
 
 /** Refuses schema introspection to every role but admin (the local principal is admin while auth is off). */

@@ -18,7 +18,11 @@ export function hideSuggestions(message: string): string {
 }
 
 /** `formatted` with its suggestions hidden, keeping `full` (graphql-js's raw message) for suggestionsPlugin. */
-export function withHiddenSuggestions(formatted: GraphQLFormattedError, full: string, hidden: string): GraphQLFormattedError {
+export function withHiddenSuggestions(
+  formatted: GraphQLFormattedError,
+  full: string,
+  hidden: string,
+): GraphQLFormattedError {
   const error: SuggestingError = { ...formatted, message: hidden, [WITH_SUGGESTIONS]: full };
   return error;
 }
@@ -31,7 +35,10 @@ export function listEnumValues(message: string, schema: GraphQLSchema): string {
   const match = ENUM_NAME.exec(message);
   const type = schema.getType(match?.[1] ?? match?.[2] ?? '');
   if (!isEnumType(type)) return message;
-  return `${message} Valid values: ${type.getValues().map((v) => v.name).join(', ')}.`;
+  return `${message} Valid values: ${type
+    .getValues()
+    .map((v) => v.name)
+    .join(', ')}.`;
 }
 
 /** Restores suggestions, with an enum's valid values, for a principal allowed to introspect. */

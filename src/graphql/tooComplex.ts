@@ -16,5 +16,10 @@ export function tooComplex(limit: LimitName, max: number, found: number | undefi
   const { env, describe } = LIMITS[limit];
   const shown = found === undefined ? `more than ${max}` : String(found);
   const what = limit === 'tokens' ? describe(String(max)) : describe(shown);
-  return new AppError(ErrorCode.QUERY_TOO_COMPLEX, `The operation ${what}; the ${limit} limit is ${max} (${env}).`, { limit, max, ...(found !== undefined ? { found } : {}), env });
+  return new AppError(ErrorCode.QUERY_TOO_COMPLEX, `The operation ${what}; the ${limit} limit is ${max} (${env}).`, {
+    limit,
+    max,
+    ...(found !== undefined ? { found } : {}),
+    env,
+  });
 }

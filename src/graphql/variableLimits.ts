@@ -11,14 +11,28 @@ export const MAX_VARIABLE_LIST_ITEMS = 5000;
  * The first place in `variables` holding a list longer than MAX_VARIABLE_LIST_ITEMS or nesting deeper than
  * MAX_JSON_DEPTH, with the reason; undefined when there is none. Iterative, so no input can exhaust the stack.
  */
-export function variablesOverLimit(variables: Readonly<Record<string, unknown>>): { path: string; reason: string } | undefined {
-  const stack: { value: unknown; path: string; depth: number }[] = Object.entries(variables).map(([k, v]) => ({ value: v, path: `variables.${k}`, depth: 0 }));
+export function variablesOverLimit(
+  variables: Readonly<Record<string, unknown>>,
+): { path: string; reason: string } | undefined {
+  const stack: { value: unknown; path: string; depth: number }[] = Object.entries(variables).map(([k, v]) => ({
+    value: v,
+    path: `variables.${k}`,
+    depth: 0,
+  }));
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     const { value, path, depth } = item;
     if (value === null || typeof value !== 'object') continue;
-    if (depth >= MAX_JSON_DEPTH) return { path, reason: `is nested more than ${MAX_JSON_DEPTH} levels deep; at most ${MAX_JSON_DEPTH} are accepted` };
+    if (depth >= MAX_JSON_DEPTH)
+      return {
+        path,
+        reason: `is nested more than ${MAX_JSON_DEPTH} levels deep; at most ${MAX_JSON_DEPTH} are accepted`,
+      };
     if (Array.isArray(value)) {
-      if (value.length > MAX_VARIABLE_LIST_ITEMS) return { path, reason: `is a list of ${value.length} items; at most ${MAX_VARIABLE_LIST_ITEMS} are accepted in one request` };
+      if (value.length > MAX_VARIABLE_LIST_ITEMS)
+        return {
+          path,
+          reason: `is a list of ${value.length} items; at most ${MAX_VARIABLE_LIST_ITEMS} are accepted in one request`,
+        };
       value.forEach((v, i) => stack.push({ value: v, path: `${path}[${i}]`, depth: depth + 1 }));
     } else {
       for (const [k, v] of Object.entries(value)) stack.push({ value: v, path: `${path}.${k}`, depth: depth + 1 });

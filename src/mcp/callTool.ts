@@ -16,14 +16,29 @@ export function toolsFor(principal: Principal): ToolDefinition[] {
  * Runs one tool call: checks the role, parses the arguments, runs the tool with a fresh text budget. Every failure,
  * bad input included, comes back as a tool error (isError) with Cairn's code, never as a protocol error.
  */
-export async function callTool(services: Services, principal: Principal, name: string, args: unknown): Promise<CallToolResult> {
+export async function callTool(
+  services: Services,
+  principal: Principal,
+  name: string,
+  args: unknown,
+): Promise<CallToolResult> {
   const tool = findTool(name);
-  if (!tool) return toolError(badInput('name', `there is no tool "${name.slice(0, 100)}"; the tools are ${CAIRN_TOOLS.map((t) => t.name).join(', ')}`));
+  if (!tool)
+    return toolError(
+      badInput(
+        'name',
+        `there is no tool "${name.slice(0, 100)}"; the tools are ${CAIRN_TOOLS.map((t) => t.name).join(', ')}`,
+      ),
+    );
   try {
     requireRole(principal, tool.role, `The ${tool.name} tool`);
     const parsed = tool.input.safeParse(args ?? {});
     if (!parsed.success) return toolError(argumentsError(parsed.error));
-    const output = await tool.run(parsed.data, { services, principal, budget: new TextBudget(services.config.maxResponseTextChars) });
+    const output = await tool.run(parsed.data, {
+      services,
+      principal,
+      budget: new TextBudget(services.config.maxResponseTextChars),
+    });
     return { content: [{ type: 'text', text: output.text }], structuredContent: output.structured };
   } catch (err) {
     return failureResult(err, services.logger, tool.name);

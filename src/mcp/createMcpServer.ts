@@ -27,7 +27,8 @@ const INSTRUCTIONS =
   'find_entities, entity_neighbors and shortest_path to explore the graph.';
 
 let version: string | undefined;
-const cairnVersion = (): string => (version ??= (JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { version: string }).version);
+const cairnVersion = (): string =>
+  (version ??= (JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { version: string }).version);
 
 const listed = new Map<string, Tool>();
 
@@ -66,18 +67,29 @@ async function orProtocolError<T>(services: Services, what: string, fn: () => Pr
  * resources, and the "answer with Cairn context" prompt. Over HTTP one is built per request, for the request's key.
  */
 export function createMcpServer(services: Services, principal: Principal): Server {
-  const server = new Server({ name: 'cairn', title: 'Cairn', version: cairnVersion() }, { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: INSTRUCTIONS });
+  const server = new Server(
+    { name: 'cairn', title: 'Cairn', version: cairnVersion() },
+    { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: INSTRUCTIONS },
+  );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolsFor(principal).map(listedTool) }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => callTool(services, principal, request.params.name, request.params.arguments));
+  server.setRequestHandler(CallToolRequestSchema, (request) =>
+    callTool(services, principal, request.params.name, request.params.arguments),
+  );
   server.setRequestHandler(ListResourcesRequestSchema, (request) =>
     orProtocolError(services, 'resources/list', () => listResources(services, principal, request.params?.cursor)),
   );
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
-  server.setRequestHandler(ReadResourceRequestSchema, (request) => orProtocolError(services, 'resources/read', () => readResource(services, principal, request.params.uri)));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) =>
+    orProtocolError(services, 'resources/read', () => readResource(services, principal, request.params.uri)),
+  );
   server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [ANSWER_PROMPT] }));
   server.setRequestHandler(GetPromptRequestSchema, (request) =>
     orProtocolError(services, 'prompts/get', async () => {
-      if (request.params.name !== ANSWER_PROMPT.name) throw badInput('name', `there is no prompt "${request.params.name.slice(0, 100)}"; the prompt is ${ANSWER_PROMPT.name}`);
+      if (request.params.name !== ANSWER_PROMPT.name)
+        throw badInput(
+          'name',
+          `there is no prompt "${request.params.name.slice(0, 100)}"; the prompt is ${ANSWER_PROMPT.name}`,
+        );
       return getAnswerPrompt(services, principal, request.params.arguments);
     }),
   );

@@ -8,8 +8,21 @@ import { integer, pageArgs } from './schemas.js';
 
 const { Query } = ROOT_FIELD_ROLES;
 
-const entityJson = (e: EntityRecord) => ({ id: e.id, type: e.type, name: e.name, aliases: e.aliases, description: e.description, properties: e.properties });
-const relationshipJson = (r: RelationshipRecord) => ({ id: r.id, fromId: r.fromId, type: r.type, toId: r.toId, properties: r.properties });
+const entityJson = (e: EntityRecord) => ({
+  id: e.id,
+  type: e.type,
+  name: e.name,
+  aliases: e.aliases,
+  description: e.description,
+  properties: e.properties,
+});
+const relationshipJson = (r: RelationshipRecord) => ({
+  id: r.id,
+  fromId: r.fromId,
+  type: r.type,
+  toId: r.toId,
+  properties: r.properties,
+});
 
 export const findEntitiesTool = defineTool({
   name: 'find_entities',
@@ -22,9 +35,18 @@ export const findEntitiesTool = defineTool({
   readOnly: true,
   input: z.strictObject({
     nameContains: z.string().optional().describe('Case-insensitive text contained in the name or an alias.'),
-    types: z.array(z.string()).optional().describe('Only entities of any of these types (e.g. "Service", "Team"; at most 100).'),
-    hasRelationships: z.boolean().optional().describe('true: only entities with a relationship; false: only entities without.'),
-    hasDocuments: z.boolean().optional().describe('true: only entities some document mentions; false: only entities none mentions.'),
+    types: z
+      .array(z.string())
+      .optional()
+      .describe('Only entities of any of these types (e.g. "Service", "Team"; at most 100).'),
+    hasRelationships: z
+      .boolean()
+      .optional()
+      .describe('true: only entities with a relationship; false: only entities without.'),
+    hasDocuments: z
+      .boolean()
+      .optional()
+      .describe('true: only entities some document mentions; false: only entities none mentions.'),
     ...pageArgs,
   }),
   async run({ first, after, ...filter }, { services }) {
@@ -50,13 +72,21 @@ export const entityNeighborsTool = defineTool({
   input: z.strictObject({
     id: z.string().describe('The entity id (from find_entities or enrich_context).'),
     depth: integer().optional().describe('Hops to follow, 1-3 (default 1).'),
-    direction: z.enum(['OUT', 'IN', 'BOTH']).optional().describe('OUT: relationships from the entity; IN: to it; BOTH (default).'),
-    relationshipTypes: z.array(z.string()).optional().describe('Only follow these relationship types (UPPER_SNAKE, e.g. DEPENDS_ON).'),
+    direction: z
+      .enum(['OUT', 'IN', 'BOTH'])
+      .optional()
+      .describe('OUT: relationships from the entity; IN: to it; BOTH (default).'),
+    relationshipTypes: z
+      .array(z.string())
+      .optional()
+      .describe('Only follow these relationship types (UPPER_SNAKE, e.g. DEPENDS_ON).'),
     limit: integer().optional().describe('Most neighbours to return, 1-500 (default 50).'),
   }),
   async run({ id, ...args }, { services }) {
     const found = await services.graph.neighbors(id, args, { mustExist: true });
-    return jsonOutput({ neighbors: found.map((n) => ({ ...entityJson(n.entity), depth: n.depth, via: relationshipJson(n.relationship) })) });
+    return jsonOutput({
+      neighbors: found.map((n) => ({ ...entityJson(n.entity), depth: n.depth, via: relationshipJson(n.relationship) })),
+    });
   },
 });
 
@@ -76,7 +106,13 @@ export const shortestPathTool = defineTool({
   }),
   async run({ fromId, toId, maxDepth }, { services }) {
     const path = await services.graph.shortestPath(fromId, toId, maxDepth, { mustExist: true });
-    if (!path) return jsonOutput({ found: false, maxDepth: maxDepth ?? DEFAULT_PATH_DEPTH, entities: [], relationships: [] });
-    return jsonOutput({ found: true, hops: path.relationships.length, entities: path.entities.map(entityJson), relationships: path.relationships.map(relationshipJson) });
+    if (!path)
+      return jsonOutput({ found: false, maxDepth: maxDepth ?? DEFAULT_PATH_DEPTH, entities: [], relationships: [] });
+    return jsonOutput({
+      found: true,
+      hops: path.relationships.length,
+      entities: path.entities.map(entityJson),
+      relationships: path.relationships.map(relationshipJson),
+    });
   },
 });

@@ -9,12 +9,17 @@ import type { Services } from '../services.js';
 export const ANSWER_PROMPT: Prompt = {
   name: 'answer_with_cairn_context',
   title: 'Answer with Cairn context',
-  description: "Answers a question from the knowledge base: fetches Cairn's context for it and asks for an answer that cites its sources.",
+  description:
+    "Answers a question from the knowledge base: fetches Cairn's context for it and asks for an answer that cites its sources.",
   arguments: [{ name: 'question', description: 'The question to answer.', required: true }],
 };
 
 /** The prompt with Cairn's context for the question filled in (runs enrich_context, so it needs that tool's role). */
-export async function getAnswerPrompt(services: Services, principal: Principal, args: Record<string, string> | undefined): Promise<GetPromptResult> {
+export async function getAnswerPrompt(
+  services: Services,
+  principal: Principal,
+  args: Record<string, string> | undefined,
+): Promise<GetPromptResult> {
   requireRole(principal, ROOT_FIELD_ROLES.Query.enrichContext, `The ${ANSWER_PROMPT.name} prompt`);
   if (args?.question === undefined) throw badInput('question', 'is required');
   const question = validateQueryText(args.question, 'question');

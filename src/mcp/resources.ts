@@ -17,8 +17,20 @@ export const RESOURCE_PAGE_SIZE = 50;
 const ENTITY_RELATIONSHIPS = 100;
 
 export const RESOURCE_TEMPLATES: ResourceTemplate[] = [
-  { uriTemplate: `${DOCUMENTS}{id}`, name: 'document', title: 'Cairn document', description: 'A document of the knowledge base: its text (markdown).', mimeType: 'text/markdown' },
-  { uriTemplate: `${ENTITIES}{id}`, name: 'entity', title: 'Cairn entity', description: 'A knowledge-graph entity with its relationships (JSON).', mimeType: 'application/json' },
+  {
+    uriTemplate: `${DOCUMENTS}{id}`,
+    name: 'document',
+    title: 'Cairn document',
+    description: 'A document of the knowledge base: its text (markdown).',
+    mimeType: 'text/markdown',
+  },
+  {
+    uriTemplate: `${ENTITIES}{id}`,
+    name: 'entity',
+    title: 'Cairn entity',
+    description: 'A knowledge-graph entity with its relationships (JSON).',
+    mimeType: 'application/json',
+  },
 ];
 
 /** Where a listing continues: documents (newest first), then entities (by name). */
@@ -33,7 +45,8 @@ function decodePosition(cursor: string | undefined): ListPosition {
   if (cursor === undefined) return { kind: 'documents', after: null };
   try {
     const p = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<ListPosition>;
-    if ((p.kind === 'documents' || p.kind === 'entities') && (p.after === null || typeof p.after === 'string')) return { kind: p.kind, after: p.after };
+    if ((p.kind === 'documents' || p.kind === 'entities') && (p.after === null || typeof p.after === 'string'))
+      return { kind: p.kind, after: p.after };
   } catch {
     // falls through to the error
   }
@@ -41,11 +54,19 @@ function decodePosition(cursor: string | undefined): ListPosition {
 }
 
 /** One page of resources: every document, then every entity, RESOURCE_PAGE_SIZE at a time. */
-export async function listResources(services: Services, principal: Principal, cursor: string | undefined): Promise<ListResourcesResult> {
+export async function listResources(
+  services: Services,
+  principal: Principal,
+  cursor: string | undefined,
+): Promise<ListResourcesResult> {
   requireRole(principal, ROOT_FIELD_ROLES.Query.documents, 'Listing resources');
   const position = decodePosition(cursor);
   if (position.kind === 'documents') {
-    const page = await services.documents.list({}, RESOURCE_PAGE_SIZE, position.after ? decodeCursor(position.after, 'cursor') : undefined);
+    const page = await services.documents.list(
+      {},
+      RESOURCE_PAGE_SIZE,
+      position.after ? decodeCursor(position.after, 'cursor') : undefined,
+    );
     const resources = page.rows.map(({ document: d }) => ({
       uri: `${DOCUMENTS}${encodeURIComponent(d.id)}`,
       name: d.title,
@@ -53,7 +74,8 @@ export async function listResources(services: Services, principal: Principal, cu
       description: `${d.documentType.toUpperCase()} document${d.source ? ` from ${d.source}` : ''}`,
     }));
     const last = page.rows.at(-1)?.cursor;
-    const next: ListPosition = page.hasNextPage && last ? { kind: 'documents', after: last } : { kind: 'entities', after: null };
+    const next: ListPosition =
+      page.hasNextPage && last ? { kind: 'documents', after: last } : { kind: 'entities', after: null };
     return { resources, nextCursor: encodePosition(next) };
   }
   const page = await findEntityPage(services.graph, {}, RESOURCE_PAGE_SIZE, position.after, '');
@@ -64,7 +86,10 @@ export async function listResources(services: Services, principal: Principal, cu
     description: `${e.type}${e.description ? `: ${e.description.slice(0, 200)}` : ''}`,
   }));
   const last = page.edges.at(-1)?.cursor;
-  return { resources, ...(page.hasNextPage && last ? { nextCursor: encodePosition({ kind: 'entities', after: last }) } : {}) };
+  return {
+    resources,
+    ...(page.hasNextPage && last ? { nextCursor: encodePosition({ kind: 'entities', after: last }) } : {}),
+  };
 }
 
 /** The id after `prefix` in a resource URI (percent-decoded), or BAD_USER_INPUT. */
@@ -92,7 +117,16 @@ export async function readResource(services: Services, principal: Principal, uri
     const [entity] = await services.graph.getEntities([id]);
     if (!entity) throw notFound('Entity', id);
     const relationships = (await services.graph.relationshipsOf(id, 'BOTH')).slice(0, ENTITY_RELATIONSHIPS);
-    const body = { ...entity, relationships: relationships.map((r) => ({ id: r.id, fromId: r.fromId, type: r.type, toId: r.toId, properties: r.properties })) };
+    const body = {
+      ...entity,
+      relationships: relationships.map((r) => ({
+        id: r.id,
+        fromId: r.fromId,
+        type: r.type,
+        toId: r.toId,
+        properties: r.properties,
+      })),
+    };
     return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(body, null, 2) }] };
   }
   throw badInput('uri', `Cairn's resources are ${DOCUMENTS}{id} and ${ENTITIES}{id}`);

@@ -25,8 +25,12 @@ export const enrichContextTool = defineTool({
   input: z.strictObject({
     query: z.string().describe("The user's question or task in natural language (at most 8000 characters)."),
     topK: integer().optional().describe('Passages to retrieve, 1 up to the server maximum (default 3).'),
-    maxEntities: integer().optional().describe('Knowledge-graph entities to include, 0-100 (default 5; 0 leaves the graph out).'),
-    graphDepth: integer().optional().describe('Relationship hops to follow around the entities the query names, 1-3 (default 1).'),
+    maxEntities: integer()
+      .optional()
+      .describe('Knowledge-graph entities to include, 0-100 (default 5; 0 leaves the graph out).'),
+    graphDepth: integer()
+      .optional()
+      .describe('Relationship hops to follow around the entities the query names, 1-3 (default 1).'),
     maxChars: integer().optional().describe('Character budget of the context, 200-1000000 (default 6000).'),
     filter: documentFilterSchema.optional(),
     mode: searchModeSchema.optional(),
@@ -49,7 +53,10 @@ export const enrichContextTool = defineTool({
   },
 });
 
-const chunkText = (chunk: ChunkRecord, budget: TextBudget) => ({ position: chunk.ordinal, content: budget.take(chunk.content) });
+const chunkText = (chunk: ChunkRecord, budget: TextBudget) => ({
+  position: chunk.ordinal,
+  content: budget.take(chunk.content),
+});
 
 export const searchTool = defineTool({
   name: 'search',
@@ -67,9 +74,14 @@ export const searchTool = defineTool({
     filter: documentFilterSchema.optional(),
     mode: searchModeSchema.optional(),
     fusion: z.enum(['RRF', 'LINEAR']).optional().describe('HYBRID only: how the two rankings merge (default LINEAR).'),
-    vectorWeight: z.number().optional().describe('HYBRID only: weight of the meaning ranking, 0-1; keywords get the rest.'),
+    vectorWeight: z
+      .number()
+      .optional()
+      .describe('HYBRID only: weight of the meaning ranking, 0-1; keywords get the rest.'),
     groupByDocument: z.boolean().optional().describe('At most one hit (its best passage) per document.'),
-    expandNeighbors: integer().optional().describe('Also return up to this many neighbouring passages on each side of every hit, 0-10.'),
+    expandNeighbors: integer()
+      .optional()
+      .describe('Also return up to this many neighbouring passages on each side of every hit, 0-10.'),
   }),
   async run(args, { services, budget }) {
     const hits = await services.search.search({ ...args, filter: toFilterSpec(args.filter, 'input.filter') });
@@ -100,7 +112,9 @@ export const getDocumentTool = defineTool({
   readOnly: true,
   input: z.strictObject({
     id: z.string().describe('The document id, e.g. "runbook:ach-failures" or a URL.'),
-    maxChars: integer().optional().describe(`Most characters of text to return, from 1 (default ${DEFAULT_DOCUMENT_CHARS}).`),
+    maxChars: integer()
+      .optional()
+      .describe(`Most characters of text to return, from 1 (default ${DEFAULT_DOCUMENT_CHARS}).`),
     offset: integer().optional().describe('Character position to start reading from (default 0).'),
   }),
   async run(args, { services, budget }) {
@@ -123,8 +137,13 @@ export const getDocumentTool = defineTool({
       truncated,
       nextOffset: truncated ? next : null,
     });
-    const more = truncated ? `\n\n[… ${content.length - next} more characters: call get_document with offset ${next}]` : '';
-    return { text: `# ${summary.title}\n\nid: ${summary.id}${summary.source ? `\nsource: ${summary.source}` : ''}\n\n${piece}${more}`, structured };
+    const more = truncated
+      ? `\n\n[… ${content.length - next} more characters: call get_document with offset ${next}]`
+      : '';
+    return {
+      text: `# ${summary.title}\n\nid: ${summary.id}${summary.source ? `\nsource: ${summary.source}` : ''}\n\n${piece}${more}`,
+      structured,
+    };
   },
 });
 
@@ -140,7 +159,12 @@ export const knowledgeGapsTool = defineTool({
   async run(args, { services }) {
     const { edges, hasNextPage, totalCount } = await knowledgeGapPage(services.enricher, args.first, args.after);
     return jsonOutput({
-      gaps: edges.map(({ node }) => ({ query: node.query, count: node.count, bestScore: node.bestScore, lastSeenAt: node.lastSeenAt })),
+      gaps: edges.map(({ node }) => ({
+        query: node.query,
+        count: node.count,
+        bestScore: node.bestScore,
+        lastSeenAt: node.lastSeenAt,
+      })),
       totalCount,
       hasNextPage,
       endCursor: edges.at(-1)?.cursor ?? null,

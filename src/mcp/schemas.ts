@@ -10,7 +10,9 @@ export const documentTypeSchema = z.enum(['MANUAL', 'TUTORIAL', 'API_SPEC', 'FAQ
 
 export const searchModeSchema = z
   .enum(['VECTOR', 'KEYWORD', 'HYBRID'])
-  .describe('Ranking: HYBRID (default) fuses meaning and keywords; KEYWORD for exact terms, codes and names; VECTOR for paraphrases.');
+  .describe(
+    'Ranking: HYBRID (default) fuses meaning and keywords; KEYWORD for exact terms, codes and names; VECTOR for paraphrases.',
+  );
 
 export const jsonObjectSchema = z.record(z.string(), z.unknown());
 
@@ -20,8 +22,18 @@ export const documentFilterSchema = z
   .strictObject({
     types: z.array(documentTypeSchema).optional().describe('Only documents of any of these types.'),
     sources: z.array(z.string()).optional().describe('Only documents from any of these sources (exact match).'),
-    tags: z.string().optional().describe('Tag expression: "a+b" needs both tags, "a|b" either; "+" binds tighter than "|" (e.g. "billing+ach|payments").'),
-    text: z.string().optional().describe('Only documents whose title or content contains this text (case-insensitive, at most 1000 characters).'),
+    tags: z
+      .string()
+      .optional()
+      .describe(
+        'Tag expression: "a+b" needs both tags, "a|b" either; "+" binds tighter than "|" (e.g. "billing+ach|payments").',
+      ),
+    text: z
+      .string()
+      .optional()
+      .describe(
+        'Only documents whose title or content contains this text (case-insensitive, at most 1000 characters).',
+      ),
   })
   .describe('Restricts which documents count; leave it out to search everything.');
 

@@ -11,7 +11,9 @@ function asArgumentError(error: AppError): AppError {
   const field = error.details.field;
   if (typeof field !== 'string' || !INPUT_PREFIX.test(field)) return error;
   const argument = field.replace(INPUT_PREFIX, '');
-  const message = error.message.startsWith(`${field}:`) ? `${argument}${error.message.slice(field.length)}` : error.message;
+  const message = error.message.startsWith(`${field}:`)
+    ? `${argument}${error.message.slice(field.length)}`
+    : error.message;
   return new AppError(error.code, message, { ...error.details, field: argument });
 }
 
@@ -21,9 +23,14 @@ export function argumentsError(error: z.ZodError): AppError {
   if (!issue) return badInput('arguments', 'are not valid');
   if (issue.code === 'unrecognized_keys') {
     const where = issue.path.length > 0 ? ` in ${issue.path.join('.')}` : '';
-    return badInput(issue.path.join('.') || 'arguments', `unknown argument${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}${where}; see the tool's input schema`);
+    return badInput(
+      issue.path.join('.') || 'arguments',
+      `unknown argument${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}${where}; see the tool's input schema`,
+    );
   }
-  const field = issue.path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('') || 'arguments';
+  const field =
+    issue.path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('') ||
+    'arguments';
   const reason = issue.message.replace(/^Invalid input: /, '');
   const message = issue.code === 'invalid_type' && /received undefined$/.test(reason) ? 'is required' : reason;
   return badInput(field, message);

@@ -29,19 +29,36 @@ export const createDocumentTool = defineTool({
   input: z.strictObject({
     title: z.string().describe('The title (at most 1000 characters).'),
     content: z.string().describe('The text, markdown or plain.'),
-    id: z.string().optional().describe('Stable id such as "runbook:ach-failures": 1-512 letters, digits and _ - : . / @ # ? = & % + ~. Generated when omitted.'),
+    id: z
+      .string()
+      .optional()
+      .describe(
+        'Stable id such as "runbook:ach-failures": 1-512 letters, digits and _ - : . / @ # ? = & % + ~. Generated when omitted.',
+      ),
     documentType: documentTypeSchema.optional().describe('What kind of document it is (default OTHER).'),
     source: z.string().optional().describe('Where it came from: a URL, a system name or a file path.'),
     tags: tagsSchema.optional(),
-    metadata: jsonObjectSchema.optional().describe('A JSON object kept with the document (e.g. {"url": "https://…"}; at most 64 KB).'),
+    metadata: jsonObjectSchema
+      .optional()
+      .describe('A JSON object kept with the document (e.g. {"url": "https://…"}; at most 64 KB).'),
     expiresAt: z.string().optional().describe('ISO 8601 date-time after which the document is hidden and deleted.'),
     entityIds: z.array(z.string()).optional().describe('Ids of existing entities to link the document to.'),
   }),
   async run(args, { services }) {
-    const input = validateDocumentInput({ ...args, expiresAt: dateTime(args.expiresAt, 'input.expiresAt') }, services.config);
+    const input = validateDocumentInput(
+      { ...args, expiresAt: dateTime(args.expiresAt, 'input.expiresAt') },
+      services.config,
+    );
     const result = await services.documents.create(input);
     const d = result.document;
-    return jsonOutput({ id: d.id, title: d.title, documentType: d.documentType.toUpperCase(), source: d.source, tags: d.tags, chunkCount: result.chunkCount });
+    return jsonOutput({
+      id: d.id,
+      title: d.title,
+      documentType: d.documentType.toUpperCase(),
+      source: d.source,
+      tags: d.tags,
+      chunkCount: result.chunkCount,
+    });
   },
 });
 
@@ -58,7 +75,9 @@ export const importUrlTool = defineTool({
   input: z.strictObject({
     url: z.string().describe('Absolute http(s) URL of the page or file.'),
     title: z.string().optional().describe("Default: the page's own title."),
-    documentType: documentTypeSchema.optional().describe('Default: guessed from the URL (/faq → FAQ, /api/ → API_SPEC, …).'),
+    documentType: documentTypeSchema
+      .optional()
+      .describe('Default: guessed from the URL (/faq → FAQ, /api/ → API_SPEC, …).'),
     tags: tagsSchema.optional(),
     source: z.string().optional().describe('Default: the canonical URL.'),
     metadata: jsonObjectSchema.optional().describe('A JSON object kept with the document.'),
@@ -86,7 +105,9 @@ export const createEntityTool = defineTool({
   readOnly: false,
   writes: { overwrites: false, idempotent: false },
   input: z.strictObject({
-    type: z.string().describe('Type in PascalCase, e.g. "Service", "Team", "Concept" (pattern ^[A-Z][A-Za-z0-9_]{0,63}$).'),
+    type: z
+      .string()
+      .describe('Type in PascalCase, e.g. "Service", "Team", "Concept" (pattern ^[A-Z][A-Za-z0-9_]{0,63}$).'),
     name: z.string().describe('The name documents use for it (at most 500 characters).'),
     id: z.string().optional().describe('Stable id such as "svc:payments"; generated when omitted.'),
     aliases: z.array(z.string()).optional().describe('Other names for it (at most 50).'),
@@ -95,7 +116,14 @@ export const createEntityTool = defineTool({
   }),
   async run(args, { services }) {
     const e = await services.graph.createEntity(args);
-    return jsonOutput({ id: e.id, type: e.type, name: e.name, aliases: e.aliases, description: e.description, properties: e.properties });
+    return jsonOutput({
+      id: e.id,
+      type: e.type,
+      name: e.name,
+      aliases: e.aliases,
+      description: e.description,
+      properties: e.properties,
+    });
   },
 });
 

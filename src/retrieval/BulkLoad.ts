@@ -46,7 +46,8 @@ export class BulkLoad {
    * when the projected remainder is large next to the store.
    */
   async progress(chunksWritten: number, fractionDone: number): Promise<void> {
-    if (this.dropped || !this.options.deferIndex || !usesHnsw(this.db) || fractionDone <= 0 || fractionDone >= 1) return;
+    if (this.dropped || !this.options.deferIndex || !usesHnsw(this.db) || fractionDone <= 0 || fractionDone >= 1)
+      return;
     const remaining = (chunksWritten * (1 - fractionDone)) / fractionDone;
     if (remaining < MIN_REMAINING_CHUNKS) return;
     this.existingChunks ??= await this.countChunks();

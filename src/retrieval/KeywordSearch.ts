@@ -68,10 +68,20 @@ export class KeywordSearch {
    * One statement: the query's lexemes with their statistics and candidates (see `querySql`), then the best `limit`
    * chunks. It always returns a row (chunk columns null when nothing matched) that says whether a lexeme was pruned.
    */
-  private async rank(query: string, filter: DocumentFilterSpec, limit: number, everyLexeme: boolean): Promise<{ hits: LaneHit[]; pruned: boolean }> {
+  private async rank(
+    query: string,
+    filter: DocumentFilterSpec,
+    limit: number,
+    everyLexeme: boolean,
+  ): Promise<{ hits: LaneHit[]; pruned: boolean }> {
     const { k1, b, maxCandidateDf } = this.options;
     const params = new SqlParams();
-    const terms = querySql({ query: params.add(query), k1: params.add(k1), maxCandidateDf: params.add(maxCandidateDf), want: params.add(limit) });
+    const terms = querySql({
+      query: params.add(query),
+      k1: params.add(k1),
+      maxCandidateDf: params.add(maxCandidateDf),
+      want: params.add(limit),
+    });
     const pb = params.add(b);
     // Unfiltered, a candidate's own copy of its document's expiry decides; otherwise its document is checked by
     // primary key in a LATERAL subquery: as a plain join the planner hashes the whole documents table instead, which
@@ -94,7 +104,13 @@ export class KeywordSearch {
                       ORDER BY bm25 DESC, c.id
                       LIMIT ${lim}) hit ON true
                   ORDER BY hit.bm25 DESC NULLS LAST, hit.key`;
-    type Row = { id: string | null; document_id: string | null; bm25: number | null; best: number | null; pruned: boolean | null };
+    type Row = {
+      id: string | null;
+      document_id: string | null;
+      bm25: number | null;
+      best: number | null;
+      pruned: boolean | null;
+    };
     const rows =
       this.db.kind === 'postgres'
         ? (await this.db.query<Row>(sql, params.values)).rows
@@ -106,7 +122,9 @@ export class KeywordSearch {
           });
     const best = Number(rows[0]?.best ?? 0);
     const hits = rows.flatMap((r) =>
-      r.id === null || r.document_id === null || !(best > 0) ? [] : [{ chunkId: r.id, documentId: r.document_id, score: Math.min(1, Number(r.bm25) / best) }],
+      r.id === null || r.document_id === null || !(best > 0)
+        ? []
+        : [{ chunkId: r.id, documentId: r.document_id, score: Math.min(1, Number(r.bm25) / best) }],
     );
     return { hits, pruned: rows[0]?.pruned === true };
   }

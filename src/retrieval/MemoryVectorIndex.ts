@@ -99,7 +99,8 @@ export class MemoryVectorIndex {
       const id = Number(r.id);
       const vector = this.parse(r.vector);
       // A store whose last vector went away may come back with another embedder's dimension.
-      if (!this.matrix || (this.matrix.size === 0 && this.matrix.dim !== vector.length)) this.matrix = new VectorMatrix(vector.length);
+      if (!this.matrix || (this.matrix.size === 0 && this.matrix.dim !== vector.length))
+        this.matrix = new VectorMatrix(vector.length);
       if (vector.length !== this.matrix.dim) return this.reload();
       this.matrix.put(id, vector);
       present.add(id);
@@ -119,7 +120,7 @@ export class MemoryVectorIndex {
     if ((await countChunksByEmbedding(this.db, true)) > this.options.maxChunks) return this.turnOff();
     let matrix: VectorMatrix | undefined;
     let mixed = false;
-    for (let last = '0'; ; ) {
+    for (let last = '0'; ;) {
       const rows = await chunkEmbeddingPage(this.db, last, LOAD_PAGE);
       if (rows.length === 0) break;
       for (const r of rows) {

@@ -6,7 +6,15 @@ import { assertStorableText } from '../storableText.js';
 import { fuse, type FusedHit } from './fusion.js';
 import { loadChunks, loadNeighbors, type LoadedChunk } from '../documents/hitLoader.js';
 import { DEFAULT_BM25, KeywordSearch, type Bm25Options } from './KeywordSearch.js';
-import { FUSION_METHODS, SEARCH_MODES, type FusionMethod, type LaneHit, type SearchHitRecord, type SearchMode, type SearchRequest } from './types.js';
+import {
+  FUSION_METHODS,
+  SEARCH_MODES,
+  type FusionMethod,
+  type LaneHit,
+  type SearchHitRecord,
+  type SearchMode,
+  type SearchRequest,
+} from './types.js';
 import { VectorSearch, type VectorSearchOptions } from './VectorSearch.js';
 
 /** Retrieval limits from configuration; callers can only tighten them. */
@@ -109,13 +117,18 @@ export function validateMinScore(value: number, field = 'input.minScore'): numbe
 }
 
 /** Applies defaults and caps: `topK` at most the configured maximum, `minScore` at least the configured floor. */
-export function resolveSearchRequest(args: SearchArgs, limits: SearchLimits, tuning: SearchTuning = DEFAULT_SEARCH_TUNING): SearchRequest {
+export function resolveSearchRequest(
+  args: SearchArgs,
+  limits: SearchLimits,
+  tuning: SearchTuning = DEFAULT_SEARCH_TUNING,
+): SearchRequest {
   const query = validateQueryText(args.query);
   const topK = args.topK ?? limits.topK;
   if (!Number.isInteger(topK) || topK < 1) throw badInput('input.topK', 'must be a positive integer');
   const minScore = validateMinScore(args.minScore ?? 0);
   const vectorWeight = args.vectorWeight ?? tuning.vectorWeight;
-  if (!Number.isFinite(vectorWeight) || vectorWeight < 0 || vectorWeight > 1) throw badInput('input.vectorWeight', 'must be between 0 and 1');
+  if (!Number.isFinite(vectorWeight) || vectorWeight < 0 || vectorWeight > 1)
+    throw badInput('input.vectorWeight', 'must be between 0 and 1');
   const expandNeighbors = args.expandNeighbors ?? 0;
   if (!Number.isInteger(expandNeighbors) || expandNeighbors < 0 || expandNeighbors > MAX_NEIGHBORS) {
     throw badInput('input.expandNeighbors', `must be an integer from 0 to ${MAX_NEIGHBORS}`);
@@ -133,7 +146,12 @@ export function resolveSearchRequest(args: SearchArgs, limits: SearchLimits, tun
   };
 }
 
-function oneOf<T extends string>(value: string | null | undefined, allowed: readonly T[], fallback: T, field: string): T {
+function oneOf<T extends string>(
+  value: string | null | undefined,
+  allowed: readonly T[],
+  fallback: T,
+  field: string,
+): T {
   if (value === undefined || value === null) return fallback;
   const upper = value.toUpperCase() as T;
   if (!allowed.includes(upper)) throw badInput(field, `must be one of ${allowed.join(', ')}`);
@@ -156,9 +174,17 @@ export class SearchService {
     tuning: Partial<SearchTuning> = {},
     vectorOptions: VectorSearchOptions = {},
   ) {
-    this.tuning = { ...DEFAULT_SEARCH_TUNING, vectorWeight: defaultVectorWeight(embedder.info.provider), ...definedOnly(tuning) };
+    this.tuning = {
+      ...DEFAULT_SEARCH_TUNING,
+      vectorWeight: defaultVectorWeight(embedder.info.provider),
+      ...definedOnly(tuning),
+    };
     this.vectors = new VectorSearch(db, vectorOptions);
-    const bm25: Bm25Options = { k1: this.tuning.bm25K1, b: this.tuning.bm25B, maxCandidateDf: this.tuning.keywordCandidateDf };
+    const bm25: Bm25Options = {
+      k1: this.tuning.bm25K1,
+      b: this.tuning.bm25B,
+      maxCandidateDf: this.tuning.keywordCandidateDf,
+    };
     this.keywords = new KeywordSearch(db, bm25);
   }
 
@@ -194,7 +220,9 @@ export class SearchService {
     return this.load(ranked.chosen, ranked.request);
   }
 
-  private async rankAll(request: SearchRequest): Promise<{ ranked: FusedHit[]; vector: Promise<Float32Array> | undefined }> {
+  private async rankAll(
+    request: SearchRequest,
+  ): Promise<{ ranked: FusedHit[]; vector: Promise<Float32Array> | undefined }> {
     const vector = request.mode !== 'KEYWORD' ? this.embedQuery(request.query) : undefined;
     for (let depth = this.laneDepth(request); ; depth *= GROUP_OVERFETCH) {
       // The keyword lane needs no embedding: it runs while the query is embedded (on PGlite the queries take turns).
@@ -240,7 +268,11 @@ export class SearchService {
   /** One ordered list from the lanes: single-lane modes keep their lane's order and score. */
   private rank(request: SearchRequest, vector: LaneHit[], keyword: LaneHit[]): FusedHit[] {
     if (request.mode === 'HYBRID') {
-      return fuse(vector, keyword, { method: request.fusion, vectorWeight: request.vectorWeight, rrfK: this.tuning.rrfK });
+      return fuse(vector, keyword, {
+        method: request.fusion,
+        vectorWeight: request.vectorWeight,
+        rrfK: this.tuning.rrfK,
+      });
     }
     const lane = request.mode === 'VECTOR' ? vector : keyword;
     return lane.map((h, i) => ({
@@ -256,7 +288,10 @@ export class SearchService {
 
   /** Loads the chosen hits' rows and neighbours, in order; a chunk deleted since ranking is left out. */
   private async load(chosen: readonly FusedHit[], request: SearchRequest): Promise<SearchHitRecord[]> {
-    const loaded = await loadChunks(this.db, chosen.map((h) => h.chunkId));
+    const loaded = await loadChunks(
+      this.db,
+      chosen.map((h) => h.chunkId),
+    );
     const hits: SearchHitRecord[] = [];
     for (const h of chosen) {
       const row = loaded.get(h.chunkId);
@@ -272,7 +307,11 @@ export class SearchService {
       });
     }
     if (request.expandNeighbors > 0) {
-      const neighbors = await loadNeighbors(this.db, hits.map((h) => h.chunk), request.expandNeighbors);
+      const neighbors = await loadNeighbors(
+        this.db,
+        hits.map((h) => h.chunk),
+        request.expandNeighbors,
+      );
       for (const h of hits) h.neighbors = neighbors.get(h.chunk.id) ?? [];
     }
     return hits;

@@ -34,7 +34,10 @@ export class VectorMatrix {
   /** Slots in use or freed: everything below is scanned. */
   private used = 0;
 
-  constructor(readonly dim: number, capacity = INITIAL_ROWS) {
+  constructor(
+    readonly dim: number,
+    capacity = INITIAL_ROWS,
+  ) {
     this.data = new Float32Array(Math.max(1, capacity) * dim);
     this.ids = new Float64Array(Math.max(1, capacity)).fill(FREE);
     this.zero = new Uint8Array(Math.max(1, capacity));
@@ -52,7 +55,8 @@ export class VectorMatrix {
 
   /** Stores (or replaces) the vector of `id`, normalised; its length must be `dim`. */
   put(id: number, vector: ArrayLike<number>): void {
-    if (vector.length !== this.dim) throw new Error(`vector of ${vector.length} dimensions in a ${this.dim}-dimension matrix`);
+    if (vector.length !== this.dim)
+      throw new Error(`vector of ${vector.length} dimensions in a ${this.dim}-dimension matrix`);
     let slot = this.slotOf.get(id);
     if (slot === undefined) {
       slot = this.free.pop() ?? this.used++;
@@ -76,7 +80,8 @@ export class VectorMatrix {
 
   /** The `k` rows most similar to `query` (cosine), best first; ties go to the smaller chunk id. */
   topK(query: ArrayLike<number>, k: number): ScanResult {
-    if (query.length !== this.dim) throw new Error(`query of ${query.length} dimensions for a ${this.dim}-dimension matrix`);
+    if (query.length !== this.dim)
+      throw new Error(`query of ${query.length} dimensions for a ${this.dim}-dimension matrix`);
     const q = new Float32Array(this.dim);
     normaliseInto(query, q);
     const heap = new TopK(Math.min(Math.max(0, Math.trunc(k)), this.size));
@@ -159,7 +164,8 @@ class TopK {
   /** The kept rows, best first. */
   sorted(): ScanResult {
     const order = Array.from({ length: this.n }, (_, i) => i).sort(
-      (a, b) => (this.scores[b] as number) - (this.scores[a] as number) || (this.ids[a] as number) - (this.ids[b] as number),
+      (a, b) =>
+        (this.scores[b] as number) - (this.scores[a] as number) || (this.ids[a] as number) - (this.ids[b] as number),
     );
     const score = (i: number) => (Number.isFinite(this.scores[i]) ? (this.scores[i] as number) : 0); // an all-zero row ranked as -Infinity
     return { ids: Float64Array.from(order, (i) => this.ids[i] as number), scores: Float64Array.from(order, score) };
@@ -187,7 +193,15 @@ class TopK {
       let child = 2 * pos + 1;
       if (child >= this.n) break;
       const right = child + 1;
-      if (right < this.n && TopK.worse(this.scores[right] as number, this.ids[right] as number, this.scores[child] as number, this.ids[child] as number)) {
+      if (
+        right < this.n &&
+        TopK.worse(
+          this.scores[right] as number,
+          this.ids[right] as number,
+          this.scores[child] as number,
+          this.ids[child] as number,
+        )
+      ) {
         child = right;
       }
       if (!TopK.worse(this.scores[child] as number, this.ids[child] as number, score, id)) break;

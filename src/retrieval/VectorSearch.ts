@@ -35,7 +35,10 @@ export class VectorSearch {
   ) {
     const maxChunks = options.memoryIndexMaxChunks ?? 0;
     this.efSearch = options.efSearch ?? PGVECTOR_EF_SEARCH;
-    this.memory = db.kind === 'pglite' && maxChunks > 0 ? memoryVectorIndexFor(db, { maxChunks, logger: options.logger }) : undefined;
+    this.memory =
+      db.kind === 'pglite' && maxChunks > 0
+        ? memoryVectorIndexFor(db, { maxChunks, logger: options.logger })
+        : undefined;
   }
 
   /** Loads PGlite's in-memory copy of the embeddings now (else the first search does); resolves to the chunks held. */
@@ -58,7 +61,12 @@ export class VectorSearch {
    * Ranks in memory, then keeps the best candidates that exist and pass the filter (and expiry) in SQL; undefined
    * when the index cannot answer or too few candidates pass, so that the exact SQL scan returns every match.
    */
-  private async searchMemory(index: MemoryVectorIndex, vector: Float32Array, filter: DocumentFilterSpec, limit: number): Promise<LaneHit[] | undefined> {
+  private async searchMemory(
+    index: MemoryVectorIndex,
+    vector: Float32Array,
+    filter: DocumentFilterSpec,
+    limit: number,
+  ): Promise<LaneHit[] | undefined> {
     // Rounded as toVectorSql rounds it, so that both paths compare the same query.
     const query = Float32Array.from(vector, (v) => Math.round(v * 1e7) / 1e7);
     const nearest = await index.nearest(query, limit * 4 + 50);
@@ -78,7 +86,8 @@ export class VectorSearch {
       const id = String(ids[i]);
       const documentId = passed.get(id);
       // pgvector clamps the similarity to -1..1 and reports 1 − similarity.
-      if (documentId !== undefined) kept.push({ id, document_id: documentId, distance: 1 - Math.max(-1, Math.min(1, scores[i] as number)) });
+      if (documentId !== undefined)
+        kept.push({ id, document_id: documentId, distance: 1 - Math.max(-1, Math.min(1, scores[i] as number)) });
     }
     if (kept.length < limit && ids.length < nearest.total) return undefined;
     return toLaneHits(kept);
@@ -98,7 +107,12 @@ export class VectorSearch {
                   WHERE c.embedding IS NOT NULL AND ${where}
                   ORDER BY ${order}
                   LIMIT ${lim}`;
-    let rows = await this.run(sql(on ? `${on.of('c.embedding')} <=> ${q}::${on.cast}` : distance), params.values, false, limit);
+    let rows = await this.run(
+      sql(on ? `${on.of('c.embedding')} <=> ${q}::${on.cast}` : distance),
+      params.values,
+      false,
+      limit,
+    );
     // An approximate index scan stops after ef_search candidates and filters afterwards, so a selective filter (or
     // many expired documents) can starve it: when it comes back short, an exact scan returns every match that exists.
     if (rows.length < limit && on) rows = await this.run(sql(distance), params.values, true, limit);
@@ -121,9 +135,20 @@ type VectorRow = { id: string; document_id: string; distance: number | string };
 
 /** Best first by distance, ties by chunk id (numerically); scores are 1 − distance clamped to 0..1. */
 function toLaneHits(rows: VectorRow[]): LaneHit[] {
-  return rows
-    // pgvector's cosine distance to an all-zero vector (a query without word tokens) is NaN: that is similarity 0.
-    .map((r) => ({ chunkId: r.id, documentId: r.document_id, distance: Number.isNaN(Number(r.distance)) ? 1 : Number(r.distance) }))
-    .sort((a, b) => a.distance - b.distance || a.chunkId.length - b.chunkId.length || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0))
-    .map((r) => ({ chunkId: r.chunkId, documentId: r.documentId, score: Math.max(0, Math.min(1, 1 - r.distance)) }));
+  return (
+    rows
+      // pgvector's cosine distance to an all-zero vector (a query without word tokens) is NaN: that is similarity 0.
+      .map((r) => ({
+        chunkId: r.id,
+        documentId: r.document_id,
+        distance: Number.isNaN(Number(r.distance)) ? 1 : Number(r.distance),
+      }))
+      .sort(
+        (a, b) =>
+          a.distance - b.distance ||
+          a.chunkId.length - b.chunkId.length ||
+          (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0),
+      )
+      .map((r) => ({ chunkId: r.chunkId, documentId: r.documentId, score: Math.max(0, Math.min(1, 1 - r.distance)) }))
+  );
 }

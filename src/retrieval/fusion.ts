@@ -37,7 +37,15 @@ export function fuse(vector: readonly LaneHit[], keyword: readonly LaneHit[], op
   const entry = (h: LaneHit): FusedHit => {
     let e = byId.get(h.chunkId);
     if (!e) {
-      e = { chunkId: h.chunkId, documentId: h.documentId, score: 0, vectorScore: null, keywordScore: null, vectorRank: null, keywordRank: null };
+      e = {
+        chunkId: h.chunkId,
+        documentId: h.documentId,
+        score: 0,
+        vectorScore: null,
+        keywordScore: null,
+        vectorRank: null,
+        keywordRank: null,
+      };
       byId.set(h.chunkId, e);
     }
     return e;

@@ -1,8 +1,19 @@
 import type { Db } from '../db/Db.js';
-import { chunksWithoutEmbedding, clearChunkEmbeddings, countChunksByEmbedding, writeChunkEmbeddings } from '../documents/chunkEmbeddings.js';
+import {
+  chunksWithoutEmbedding,
+  clearChunkEmbeddings,
+  countChunksByEmbedding,
+  writeChunkEmbeddings,
+} from '../documents/chunkEmbeddings.js';
 import { embeddingText } from '../documents/embeddingText.js';
 import type { EmbeddingProvider } from '../embeddings/EmbeddingProvider.js';
-import { dropHnswIndex, ensureHnswIndex, readRecordedEmbedder, sameEmbedder, setEmbeddingColumn } from './vectorIndex.js';
+import {
+  dropHnswIndex,
+  ensureHnswIndex,
+  readRecordedEmbedder,
+  sameEmbedder,
+  setEmbeddingColumn,
+} from './vectorIndex.js';
 
 /** Progress of a re-embed. */
 export interface ReindexProgress {
@@ -22,7 +33,11 @@ export interface ReindexOptions {
  * Re-embeds chunks with `embedder` in batches. Switching embedders clears every vector first; an interrupted run
  * resumes where it stopped (chunks without a vector), so it is safe to run again.
  */
-export async function reindex(db: Db, embedder: EmbeddingProvider, options: ReindexOptions = {}): Promise<ReindexProgress> {
+export async function reindex(
+  db: Db,
+  embedder: EmbeddingProvider,
+  options: ReindexOptions = {},
+): Promise<ReindexProgress> {
   const batchSize = options.batchSize ?? 256;
   const recorded = await readRecordedEmbedder(db);
   if (!recorded || !sameEmbedder(recorded, embedder.info)) {
@@ -40,7 +55,11 @@ export async function reindex(db: Db, embedder: EmbeddingProvider, options: Rein
     const rows = await chunksWithoutEmbedding(db, lastId, batchSize);
     if (rows.length === 0) break;
     const vectors = await embedder.embed(rows.map((r) => embeddingText(r.title, r.content)));
-    await writeChunkEmbeddings(db, rows.map((r) => r.id), vectors);
+    await writeChunkEmbeddings(
+      db,
+      rows.map((r) => r.id),
+      vectors,
+    );
     done += rows.length;
     lastId = rows.at(-1)?.id ?? lastId;
     options.onProgress?.({ done, total });

@@ -55,7 +55,10 @@ export interface VectorChanges {
 }
 
 /** Reads up to `max` pending entries (oldest first); undefined when none are pending, `more` when some were left. */
-export async function readVectorChanges(q: Queryable, max: number): Promise<(VectorChanges & { more: boolean }) | undefined> {
+export async function readVectorChanges(
+  q: Queryable,
+  max: number,
+): Promise<(VectorChanges & { more: boolean }) | undefined> {
   const { rows } = await q.query<{ seq: string; chunk_id: string }>(
     'SELECT seq::text AS seq, chunk_id::text AS chunk_id FROM chunk_vector_log ORDER BY seq LIMIT $1',
     [max + 1],

@@ -8,7 +8,9 @@ const EMBEDDER_KEY = 'embedder';
 
 /** The embedder recorded in the store, or undefined for a store that has never embedded. */
 export async function readRecordedEmbedder(db: Db): Promise<EmbedderInfo | undefined> {
-  const { rows } = await db.query<{ value: EmbedderInfo }>('SELECT value FROM cairn_meta WHERE key = $1', [EMBEDDER_KEY]);
+  const { rows } = await db.query<{ value: EmbedderInfo }>('SELECT value FROM cairn_meta WHERE key = $1', [
+    EMBEDDER_KEY,
+  ]);
   return rows[0]?.value;
 }
 
@@ -94,25 +96,33 @@ export async function setEmbeddingColumn(db: Db, info: EmbedderInfo): Promise<vo
 export async function ensureHnswIndex(db: Db, logger?: Logger): Promise<void> {
   if (!usesHnsw(db)) return;
   // Processes starting or finishing loads at once take turns; the later ones find the index built.
-  await db.withLock(HNSW_BUILD_LOCK_KEY, async (conn) => {
-    const { rows } = await conn.query<{ valid: boolean; def: string }>(
-      "SELECT i.indisvalid AS valid, pg_get_indexdef(i.indexrelid) AS def FROM pg_index i WHERE i.indexrelid = to_regclass('chunks_embedding_hnsw')",
-    );
-    const current = rows[0]?.def.includes(HNSW_OPCLASS) === true;
-    if (rows[0]?.valid === true && current) return;
-    if (rows[0] && !current) {
-      logger?.warn('rebuilding the HNSW index on the half-precision embeddings (once, after an upgrade); vector searches scan exactly until it is built');
-    }
-    if (rows[0]) await conn.exec('DROP INDEX CONCURRENTLY IF EXISTS chunks_embedding_hnsw');
-    // The column's declared dimension (vector's type modifier) decides how it can be indexed.
-    const typmod = await conn.query<{ dims: number }>(
-      "SELECT atttypmod AS dims FROM pg_attribute WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'",
-    );
-    const dims = Number(typmod.rows[0]?.dims ?? -1);
-    const index = hnswExpression(dims > 0 ? dims : 0);
-    if (!index) return; // over 4,000 dimensions: searches scan exactly
-    await conn.exec(`CREATE INDEX CONCURRENTLY IF NOT EXISTS chunks_embedding_hnsw ON chunks USING hnsw (${index.of('embedding')} ${index.opclass})`);
-  }, { pollMs: 250 });
+  await db.withLock(
+    HNSW_BUILD_LOCK_KEY,
+    async (conn) => {
+      const { rows } = await conn.query<{ valid: boolean; def: string }>(
+        "SELECT i.indisvalid AS valid, pg_get_indexdef(i.indexrelid) AS def FROM pg_index i WHERE i.indexrelid = to_regclass('chunks_embedding_hnsw')",
+      );
+      const current = rows[0]?.def.includes(HNSW_OPCLASS) === true;
+      if (rows[0]?.valid === true && current) return;
+      if (rows[0] && !current) {
+        logger?.warn(
+          'rebuilding the HNSW index on the half-precision embeddings (once, after an upgrade); vector searches scan exactly until it is built',
+        );
+      }
+      if (rows[0]) await conn.exec('DROP INDEX CONCURRENTLY IF EXISTS chunks_embedding_hnsw');
+      // The column's declared dimension (vector's type modifier) decides how it can be indexed.
+      const typmod = await conn.query<{ dims: number }>(
+        "SELECT atttypmod AS dims FROM pg_attribute WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'",
+      );
+      const dims = Number(typmod.rows[0]?.dims ?? -1);
+      const index = hnswExpression(dims > 0 ? dims : 0);
+      if (!index) return; // over 4,000 dimensions: searches scan exactly
+      await conn.exec(
+        `CREATE INDEX CONCURRENTLY IF NOT EXISTS chunks_embedding_hnsw ON chunks USING hnsw (${index.of('embedding')} ${index.opclass})`,
+      );
+    },
+    { pollMs: 250 },
+  );
 }
 
 /** Advisory lock serialising HNSW builds across processes ("cairnh"). */

@@ -26,7 +26,8 @@ export function parseVectorText(text: string, out: Float64Array): number {
     let digits = 0;
     for (; isDigit(c); c = text.charCodeAt(++i), digits++) mantissa = mantissa * 10 + (c - 48);
     if (c === DOT) {
-      for (c = text.charCodeAt(++i); isDigit(c); c = text.charCodeAt(++i), digits++, scale--) mantissa = mantissa * 10 + (c - 48);
+      for (c = text.charCodeAt(++i); isDigit(c); c = text.charCodeAt(++i), digits++, scale--)
+        mantissa = mantissa * 10 + (c - 48);
     }
     if (digits === 0 || digits > 15) return parseSlow(text, out);
     if (c === 101 || c === 69) {

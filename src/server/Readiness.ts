@@ -62,7 +62,10 @@ export class Readiness {
       return {
         ok: false,
         detail: `${this.db.kind} unreachable: ${(err as Error).message}`,
-        fix: this.db.kind === 'postgres' ? 'check CAIRN_DATABASE_URL and that the server is running' : 'check CAIRN_DATA_DIR is writable',
+        fix:
+          this.db.kind === 'postgres'
+            ? 'check CAIRN_DATABASE_URL and that the server is running'
+            : 'check CAIRN_DATA_DIR is writable',
       };
     }
   }
@@ -81,7 +84,11 @@ export class Readiness {
       await this.embedder.ready();
       status = { ok: true, detail: describeEmbedder(this.embedder.info) };
     } catch (err) {
-      status = { ok: false, detail: (err as Error).message, fix: 'see the detail; or set CAIRN_EMBEDDING_PROVIDER=hashing to run offline' };
+      status = {
+        ok: false,
+        detail: (err as Error).message,
+        fix: 'see the detail; or set CAIRN_EMBEDDING_PROVIDER=hashing to run offline',
+      };
     }
     this.embedderCheck = { at: now, status };
     return status;

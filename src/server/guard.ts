@@ -16,9 +16,13 @@ export function principalOf(res: Response): Principal | undefined {
 /** Answers 429 with Retry-After for a refused decision; `limit` says which settings to raise and what ran out. */
 function refuse(res: Response, decision: { retryAfterSeconds: number }, what: string, settings: string): void {
   res.setHeader('retry-after', String(decision.retryAfterSeconds));
-  const error = new AppError(ErrorCode.RATE_LIMITED, `${what}; retry in ${decision.retryAfterSeconds} s (${settings}).`, {
-    retryAfterSeconds: decision.retryAfterSeconds,
-  });
+  const error = new AppError(
+    ErrorCode.RATE_LIMITED,
+    `${what}; retry in ${decision.retryAfterSeconds} s (${settings}).`,
+    {
+      retryAfterSeconds: decision.retryAfterSeconds,
+    },
+  );
   sendError(res, 429, error);
 }
 
@@ -37,11 +41,21 @@ const clientAddress = (req: Request): string => req.socket.remoteAddress ?? 'unk
  * and the request's key is not one this process accepted recently. Checked before the key is looked up, so that a
  * flood of made-up keys from one address costs no database query once the budget is gone.
  */
-function failedKeysExhausted(authenticator: Authenticator, failedKeys: RateLimiter, req: Request, res: Response): boolean {
+function failedKeysExhausted(
+  authenticator: Authenticator,
+  failedKeys: RateLimiter,
+  req: Request,
+  res: Response,
+): boolean {
   if (req.headers.authorization === undefined) return false;
   const decision = failedKeys.peek(`ip:${clientAddress(req)}`);
   if (decision.ok || authenticator.presentsAcceptedKey(req.headers.authorization)) return false;
-  refuse(res, decision, 'Too many unknown, malformed or revoked API keys from this address', 'CAIRN_RATE_LIMIT_FAILED_KEYS_PER_MINUTE');
+  refuse(
+    res,
+    decision,
+    'Too many unknown, malformed or revoked API keys from this address',
+    'CAIRN_RATE_LIMIT_FAILED_KEYS_PER_MINUTE',
+  );
   return true;
 }
 

@@ -12,7 +12,14 @@ export function sendError(res: Response, status: number, error: AppError): void 
 function sendUnexpected(logger: Logger, res: Response, err: unknown): void {
   const e = err as { status?: number; expose?: boolean; message?: string };
   if (e.expose && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
-    sendError(res, e.status, new AppError(e.status === 404 ? ErrorCode.NOT_FOUND : ErrorCode.BAD_REQUEST, clientSafeMessage(e.message ?? 'Bad request')));
+    sendError(
+      res,
+      e.status,
+      new AppError(
+        e.status === 404 ? ErrorCode.NOT_FOUND : ErrorCode.BAD_REQUEST,
+        clientSafeMessage(e.message ?? 'Bad request'),
+      ),
+    );
   } else {
     logger.error({ err: loggableError(err) }, 'unexpected error in an HTTP request');
     sendError(res, 500, new AppError(ErrorCode.INTERNAL_SERVER_ERROR, 'Internal server error'));
@@ -28,7 +35,15 @@ export function bodyErrorHandler(logger: Logger, maxBodyBytes: number): ErrorReq
     }
     const e = err as { type?: string };
     if (e.type === 'entity.too.large') {
-      sendError(res, 413, new AppError(ErrorCode.PAYLOAD_TOO_LARGE, `The request body is larger than ${maxBodyBytes} bytes (CAIRN_MAX_BODY_BYTES).`, { limit: maxBodyBytes }));
+      sendError(
+        res,
+        413,
+        new AppError(
+          ErrorCode.PAYLOAD_TOO_LARGE,
+          `The request body is larger than ${maxBodyBytes} bytes (CAIRN_MAX_BODY_BYTES).`,
+          { limit: maxBodyBytes },
+        ),
+      );
     } else if (e.type === 'entity.parse.failed') {
       sendError(res, 400, new AppError(ErrorCode.BAD_REQUEST, 'The request body is not valid JSON.'));
     } else {
@@ -37,7 +52,8 @@ export function bodyErrorHandler(logger: Logger, maxBodyBytes: number): ErrorReq
   };
 }
 
-const MALFORMED_PATH = 'The request path is not valid percent-encoding (a "%" must start an escape such as %20 of UTF-8 bytes).';
+const MALFORMED_PATH =
+  'The request path is not valid percent-encoding (a "%" must start an escape such as %20 of UTF-8 bytes).';
 
 /**
  * Refuses a path that does not percent-decode with 400 BAD_REQUEST before any route sees it: the router would

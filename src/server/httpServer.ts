@@ -41,7 +41,8 @@ export interface RunningServer {
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** Apollo's landing page (a browser's GET /graphql without a query) carries no data, so it needs no key. */
-const isLandingPage = (req: Request): boolean => req.method === 'GET' && req.query.query === undefined && (req.headers.accept ?? '').includes('text/html');
+const isLandingPage = (req: Request): boolean =>
+  req.method === 'GET' && req.query.query === undefined && (req.headers.accept ?? '').includes('text/html');
 
 /** Without keys, only loopback: refuses to listen elsewhere unless authentication is required or a key exists. */
 async function checkExposure(services: Services, host: string): Promise<boolean> {
@@ -64,8 +65,11 @@ async function createAccessControl(services: Services, exposed: boolean, clock: 
   const authenticator = new Authenticator(services.apiKeys, config.auth.mode === 'required' || exposed);
   if (!(await authenticator.enabled())) {
     // On PGlite the CLI works through this server (it finds it through the data folder's lock), so one advice fits both.
-    const howToCreate = 'Create an admin key with `npm run cairn -- keys create --role admin --name <name>` or the createApiKey mutation (e.g. from /graphiql on this machine).';
-    logger.warn(`authentication is off: no API key exists, so every local request may do everything; listening on loopback only. ${howToCreate}`);
+    const howToCreate =
+      'Create an admin key with `npm run cairn -- keys create --role admin --name <name>` or the createApiKey mutation (e.g. from /graphiql on this machine).';
+    logger.warn(
+      `authentication is off: no API key exists, so every local request may do everything; listening on loopback only. ${howToCreate}`,
+    );
   }
   const { perSecond, burst, failedKeysPerMinute } = config.rateLimit;
   // Turning the rate limit off (either setting 0) turns the failed-key budget off too.
@@ -84,7 +88,13 @@ interface ApolloParts {
   logger: Services['logger'];
 }
 
-function createApollo({ httpServer, typeDefs, resolvers: secured, armor, logger }: ApolloParts): ApolloServer<GraphQLContext> {
+function createApollo({
+  httpServer,
+  typeDefs,
+  resolvers: secured,
+  armor,
+  logger,
+}: ApolloParts): ApolloServer<GraphQLContext> {
   return new ApolloServer<GraphQLContext>({
     typeDefs,
     resolvers: secured,
@@ -130,7 +140,12 @@ function requestLogger(logger: Services['logger']): RequestHandler {
 }
 
 /** Mounts Apollo at /graphql behind the guard (except the landing page), with the body limit. */
-function mountGraphql(app: express.Express, apollo: ApolloServer<GraphQLContext>, services: Services, apiGuard: RequestHandler): void {
+function mountGraphql(
+  app: express.Express,
+  apollo: ApolloServer<GraphQLContext>,
+  services: Services,
+  apiGuard: RequestHandler,
+): void {
   const { config, logger } = services;
   const graphqlGuard: RequestHandler = (req, res, next) => (isLandingPage(req) ? next() : apiGuard(req, res, next));
   app.use(

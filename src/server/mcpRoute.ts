@@ -20,7 +20,11 @@ function mcpHandler(services: Services): RequestHandler {
     }
     if (Array.isArray(req.body)) {
       // As GraphQL refuses batches: one message per request keeps the rate limit counting calls.
-      sendError(res, 400, new AppError(ErrorCode.BAD_REQUEST, 'Send one JSON-RPC message per request; batches are not accepted.'));
+      sendError(
+        res,
+        400,
+        new AppError(ErrorCode.BAD_REQUEST, 'Send one JSON-RPC message per request; batches are not accepted.'),
+      );
       return;
     }
     try {
@@ -41,12 +45,25 @@ function mcpHandler(services: Services): RequestHandler {
 /** Stateless: no session to resume (GET) or end (DELETE). */
 const onlyPost: RequestHandler = (_req, res) => {
   res.setHeader('allow', 'POST');
-  sendError(res, 405, new AppError(ErrorCode.BAD_REQUEST, 'The MCP endpoint takes POST requests only (Streamable HTTP without sessions).'));
+  sendError(
+    res,
+    405,
+    new AppError(
+      ErrorCode.BAD_REQUEST,
+      'The MCP endpoint takes POST requests only (Streamable HTTP without sessions).',
+    ),
+  );
 };
 
 /** Mounts the MCP endpoint at /mcp behind `guard` (the API's keys, roles and rate limit). */
 export function mountMcp(app: Express, services: Services, guard: RequestHandler): void {
   const { config, logger } = services;
-  app.post('/mcp', guard, express.json({ limit: config.maxBodyBytes }), mcpHandler(services), bodyErrorHandler(logger, config.maxBodyBytes));
+  app.post(
+    '/mcp',
+    guard,
+    express.json({ limit: config.maxBodyBytes }),
+    mcpHandler(services),
+    bodyErrorHandler(logger, config.maxBodyBytes),
+  );
   app.all('/mcp', onlyPost);
 }

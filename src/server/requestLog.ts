@@ -15,7 +15,17 @@ const SECRET_HEADERS: readonly string[] = [
 ];
 
 // Query parameters clients put keys in; Cairn never reads them, but a key there must still stay out of the log.
-const SECRET_PARAMS: readonly string[] = ['api_key', 'apikey', 'api-key', 'access_token', 'token', 'key', 'auth_token', 'password', 'secret'];
+const SECRET_PARAMS: readonly string[] = [
+  'api_key',
+  'apikey',
+  'api-key',
+  'access_token',
+  'token',
+  'key',
+  'auth_token',
+  'password',
+  'secret',
+];
 
 /** True when a (raw, possibly percent-encoded) query parameter name is one that carries secrets, in any case. */
 function isSecretParam(rawName: string): boolean {
@@ -26,7 +36,12 @@ function isSecretParam(rawName: string): boolean {
     // A malformed escape stays as sent; the plain comparison below still applies.
   }
   // `api_key[]=…` reaches a handler as api_key[] with some parsers; it is still the same secret.
-  return SECRET_PARAMS.includes(name.trim().toLowerCase().replace(/\[[^\]]*\]$/, ''));
+  return SECRET_PARAMS.includes(
+    name
+      .trim()
+      .toLowerCase()
+      .replace(/\[[^\]]*\]$/, ''),
+  );
 }
 
 /**
@@ -50,7 +65,10 @@ function redactValue(raw: string): string {
  */
 function redactPairs(text: string): string {
   // `;` separates too: some servers split on it, so `?a=1;api_key=…` may have been meant as two parameters.
-  return text.replace(/([^&;=]*)=([^&;]*)/g, (_pair, name: string, value: string) => `${name}=${isSecretParam(name) ? REDACTED : redactValue(value)}`);
+  return text.replace(
+    /([^&;=]*)=([^&;]*)/g,
+    (_pair, name: string, value: string) => `${name}=${isSecretParam(name) ? REDACTED : redactValue(value)}`,
+  );
 }
 
 /** `url` with the value of every query parameter that carries a secret replaced by [redacted], and URL credentials hidden. */
@@ -61,8 +79,11 @@ export function redactUrl(url: string): string {
 
 /** Express's parsed query, redacted alike (its parser leaves `1;token=…` inside the previous value). */
 function redactQuery(query: Record<string, unknown>): Record<string, unknown> {
-  const value = (v: unknown): unknown => (typeof v === 'string' ? redactCredentials(redactPairs(v)) : Array.isArray(v) ? v.map(value) : v);
-  return Object.fromEntries(Object.entries(query).map(([name, v]) => [name, isSecretParam(name) ? REDACTED : value(v)]));
+  const value = (v: unknown): unknown =>
+    typeof v === 'string' ? redactCredentials(redactPairs(v)) : Array.isArray(v) ? v.map(value) : v;
+  return Object.fromEntries(
+    Object.entries(query).map(([name, v]) => [name, isSecretParam(name) ? REDACTED : value(v)]),
+  );
 }
 
 /** The request as pino-http logs it, without credentials in headers, the URL or the parsed query. */
@@ -72,7 +93,9 @@ export function redactedRequest(req: { url?: unknown; query?: unknown; headers?:
   if (req.query && typeof req.query === 'object') out.query = redactQuery(req.query as Record<string, unknown>);
   if (req.headers && typeof req.headers === 'object') {
     const headers = Object.entries(req.headers as Record<string, unknown>);
-    out.headers = Object.fromEntries(headers.map(([name, v]) => [name, SECRET_HEADERS.includes(name.toLowerCase()) ? REDACTED : v]));
+    out.headers = Object.fromEntries(
+      headers.map(([name, v]) => [name, SECRET_HEADERS.includes(name.toLowerCase()) ? REDACTED : v]),
+    );
   }
   return out;
 }

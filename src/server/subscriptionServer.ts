@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import { makeExecutableSchema } from '@graphql-tools/schema';
-import { GraphQLError, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
+import {
+  GraphQLError,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type GraphQLSchema,
+  type ValidationRule,
+} from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { Authenticator } from '../auth/Authenticator.js';
@@ -54,11 +62,19 @@ const asGraphQLError = (error: AppError) => new GraphQLError(error.message, { or
 
 /** graphql-js's own request errors with the codes Apollo gives them over HTTP, so formatError passes them through. */
 function requestErrors(errors: readonly GraphQLError[], code: string): GraphQLError[] {
-  return errors.map((e) => (e.originalError || e.extensions.code ? e : new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, extensions: { code } })));
+  return errors.map((e) =>
+    e.originalError || e.extensions.code
+      ? e
+      : new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, extensions: { code } }),
+  );
 }
 
 /** Hands WebSocket upgrades of /graphql to `wss`; other paths are refused. */
-function acceptUpgrades(httpServer: http.Server, wss: WebSocketServer, logger: SubscriptionServerOptions['logger']): void {
+function acceptUpgrades(
+  httpServer: http.Server,
+  wss: WebSocketServer,
+  logger: SubscriptionServerOptions['logger'],
+): void {
   // Upgrades are handed over by hand (noServer): attached to the HTTP server, ws re-emits its errors (a port in use),
   // which graphql-ws then prints with a stack although the HTTP server's own listener reports them to the user.
   httpServer.on('upgrade', (request, socket, head) => {
@@ -72,7 +88,8 @@ function acceptUpgrades(httpServer: http.Server, wss: WebSocketServer, logger: S
       // would also print each one to the console as an internal error, so its listener gives way to the log.
       ws.removeAllListeners('error');
       ws.on('error', (err: Error & { code?: string }) => {
-        if (err.code?.startsWith('WS_ERR_')) logger.debug({ code: err.code, message: err.message }, 'WebSocket client broke the protocol; closed');
+        if (err.code?.startsWith('WS_ERR_'))
+          logger.debug({ code: err.code, message: err.message }, 'WebSocket client broke the protocol; closed');
         else logger.warn({ err }, 'WebSocket error');
       });
     });
@@ -90,12 +107,81 @@ function checkOperation(
   try {
     document = parse(request.query, { maxTokens: options.graphqlLimits.maxTokens });
   } catch (err) {
-    return requestErrors([err instanceof GraphQLError ? err : new GraphQLError((err as Error).message)], 'GRAPHQL_PARSE_FAILED');
+    return requestErrors(
+      [err instanceof GraphQLError ? err : new GraphQLError((err as Error).message)],
+      'GRAPHQL_PARSE_FAILED',
+    );
   }
   const errors = validate(schema, document, [...specifiedRules, ...options.validationRules]);
   if (errors.length > 0) return requestErrors(errors, 'GRAPHQL_VALIDATION_FAILED');
-  const problem = subscriptionProblem(schema, document, request.operationName, request.variables, principal, options.graphqlLimits);
+  const problem = subscriptionProblem(
+    schema,
+    document,
+    request.operationName,
+    request.variables,
+    principal,
+    options.graphqlLimits,
+  );
   return problem ? [asGraphQLError(problem)] : document;
+}
+
+/** What `connect` needs from the server. */
+interface ConnectParts {
+  options: SubscriptionServerOptions;
+  authenticate: (session: Pick<Session, 'authorization' | 'request'>) => Promise<Principal>;
+  sessions: WeakMap<object, Session>;
+}
+
+/** Authenticates a connection once, as HTTP authenticates a request; false closes it (4403, or 4429 when rate limited). */
+async function connect(
+  extra: { request: http.IncomingMessage; socket: { close(code: number, reason: string): void } },
+  connectionParams: Readonly<Record<string, unknown>> | undefined,
+  { options, authenticate, sessions }: ConnectParts,
+): Promise<boolean> {
+  const request = extra.request;
+  const given = connectionParams?.authorization;
+  const authorization = typeof given === 'string' ? given : request.headers.authorization;
+  const ip = `ip:${request.socket.remoteAddress ?? 'unknown'}`;
+  // As on HTTP: an address out of bad-key budget is refused before any key lookup.
+  if (
+    authorization !== undefined &&
+    !options.failedKeys.peek(ip).ok &&
+    !options.authenticator.presentsAcceptedKey(authorization)
+  ) {
+    extra.socket.close(CLOSE_RATE_LIMITED, 'Too many unknown, malformed or revoked API keys from this address');
+    return false;
+  }
+  try {
+    const principal = await authenticate({ authorization, request });
+    sessions.set(extra, { authorization, request, bucket: principal.keyId ? `key:${principal.keyId}` : ip });
+    return true;
+  } catch (err) {
+    if (isAppError(err) && err.details.reason === 'invalid') options.failedKeys.take(ip);
+    if (!isAppError(err)) options.logger.warn({ err }, 'subscription authentication failed');
+    return false; // closes with 4403 Forbidden
+  }
+}
+
+/** The session's principal once its key is still accepted and its rate-limit bucket has a token, or the errors. */
+async function admit(
+  session: Session,
+  authenticate: (session: Session) => Promise<Principal>,
+  limiter: SubscriptionServerOptions['limiter'],
+): Promise<Principal | GraphQLError[]> {
+  let principal: Principal;
+  try {
+    principal = await authenticate(session);
+  } catch (err) {
+    const refusal = isAppError(err)
+      ? err
+      : new AppError(ErrorCode.UNAUTHENTICATED, "the connection's key is no longer accepted");
+    return [asGraphQLError(refusal)];
+  }
+  const decision = limiter.take(session.bucket);
+  if (decision.ok) return principal;
+  const { retryAfterSeconds } = decision;
+  const message = `Too many requests; retry in ${retryAfterSeconds} s (CAIRN_RATE_LIMIT_PER_SECOND, CAIRN_RATE_LIMIT_BURST).`;
+  return [asGraphQLError(new AppError(ErrorCode.RATE_LIMITED, message, { retryAfterSeconds }))];
 }
 
 /**
@@ -113,7 +199,6 @@ export function startSubscriptionServer(options: SubscriptionServerOptions): () 
   acceptUpgrades(options.httpServer, wss, options.logger);
   const sessions = new WeakMap<object, Session>();
   const slots = new SubscriptionSlots(options.subscriptionLimits);
-  const address = (req: http.IncomingMessage) => req.socket.remoteAddress ?? 'unknown';
   const authenticate = (session: Pick<Session, 'authorization' | 'request'>): Promise<Principal> =>
     options.authenticator.authenticate({
       authorization: session.authorization,
@@ -129,54 +214,37 @@ export function startSubscriptionServer(options: SubscriptionServerOptions): () 
     {
       schema,
       connectionInitWaitTimeout: options.subscriptionLimits.initTimeoutMs,
-      onConnect: async (ctx) => {
-        const request = ctx.extra.request;
-        const given = ctx.connectionParams?.authorization;
-        const authorization = typeof given === 'string' ? given : request.headers.authorization;
-        const ip = `ip:${address(request)}`;
-        // As on HTTP: an address out of bad-key budget is refused before any key lookup.
-        if (authorization !== undefined && !options.failedKeys.peek(ip).ok && !options.authenticator.presentsAcceptedKey(authorization)) {
-          ctx.extra.socket.close(CLOSE_RATE_LIMITED, 'Too many unknown, malformed or revoked API keys from this address');
-          return false;
-        }
-        try {
-          const principal = await authenticate({ authorization, request });
-          sessions.set(ctx.extra, { authorization, request, bucket: principal.keyId ? `key:${principal.keyId}` : ip });
-          return true;
-        } catch (err) {
-          if (isAppError(err) && err.details.reason === 'invalid') options.failedKeys.take(ip);
-          if (!isAppError(err)) options.logger.warn({ err }, 'subscription authentication failed');
-          return false; // closes with 4403 Forbidden
-        }
-      },
+      onConnect: (ctx) => connect(ctx.extra, ctx.connectionParams, { options, authenticate, sessions }),
       onSubscribe: async (ctx, id, payload) => {
         const session = sessions.get(ctx.extra);
         if (!session) return [new GraphQLError('not authenticated', { extensions: { code: 'UNAUTHENTICATED' } })];
-        let principal: Principal;
-        try {
-          principal = await authenticate(session);
-        } catch (err) {
-          return [asGraphQLError(isAppError(err) ? err : new AppError(ErrorCode.UNAUTHENTICATED, 'the connection\'s key is no longer accepted'))];
-        }
-        const decision = options.limiter.take(session.bucket);
-        if (!decision.ok) {
-          const { retryAfterSeconds } = decision;
-          return [asGraphQLError(new AppError(ErrorCode.RATE_LIMITED, `Too many requests; retry in ${retryAfterSeconds} s (CAIRN_RATE_LIMIT_PER_SECOND, CAIRN_RATE_LIMIT_BURST).`, { retryAfterSeconds }))];
-        }
+        const principal = await admit(session, authenticate, options.limiter);
+        if (Array.isArray(principal)) return principal;
         const variables = payload.variables ?? {};
         const operationName = payload.operationName ?? undefined;
         const document = checkOperation(schema, options, { query: payload.query, operationName, variables }, principal);
         if (Array.isArray(document)) return document;
         const full = slots.take(ctx.extra, session.bucket, id);
         if (full) return [asGraphQLError(full)];
-        return { schema, document, variableValues: variables, operationName, contextValue: createContext(options.services, `ws-${randomUUID()}`, principal) };
+        return {
+          schema,
+          document,
+          variableValues: variables,
+          operationName,
+          contextValue: createContext(options.services, `ws-${randomUUID()}`, principal),
+        };
       },
       onComplete: (ctx, id) => slots.release(ctx.extra, id),
       onClose: (ctx) => slots.releaseAll(ctx.extra),
       onNext: async (ctx, _id, _payload, _args, result) => {
         // A key revoked while its subscriptions run gets no further event: the connection closes instead.
         const session = sessions.get(ctx.extra);
-        const accepted = session ? await authenticate(session).then(() => true, () => false) : false;
+        const accepted = session
+          ? await authenticate(session).then(
+              () => true,
+              () => false,
+            )
+          : false;
         if (!accepted) ctx.extra.socket.close(CLOSE_FORBIDDEN, 'Forbidden: the API key is no longer accepted');
         return result.errors ? { ...result, errors: format(result.errors) } : result;
       },

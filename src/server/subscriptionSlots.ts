@@ -20,11 +20,19 @@ export class SubscriptionSlots {
   take(connection: object, key: string, id: string): AppError | undefined {
     const held = this.byConnection.get(connection) ?? { key, ids: new Set<string>() };
     if (held.ids.size >= this.limits.perConnection) {
-      return tooMany(`This connection has ${held.ids.size} subscriptions open`, this.limits.perConnection, 'CAIRN_SUBSCRIPTIONS_PER_CONNECTION');
+      return tooMany(
+        `This connection has ${held.ids.size} subscriptions open`,
+        this.limits.perConnection,
+        'CAIRN_SUBSCRIPTIONS_PER_CONNECTION',
+      );
     }
     const forKey = this.byKey.get(key) ?? 0;
     if (forKey >= this.limits.perKey) {
-      return tooMany(`This ${key.startsWith('key:') ? 'API key' : 'client address'} has ${forKey} subscriptions open`, this.limits.perKey, 'CAIRN_SUBSCRIPTIONS_PER_KEY');
+      return tooMany(
+        `This ${key.startsWith('key:') ? 'API key' : 'client address'} has ${forKey} subscriptions open`,
+        this.limits.perKey,
+        'CAIRN_SUBSCRIPTIONS_PER_KEY',
+      );
     }
     held.ids.add(id);
     this.byConnection.set(connection, held);
@@ -54,5 +62,8 @@ export class SubscriptionSlots {
 }
 
 function tooMany(what: string, max: number, setting: string): AppError {
-  return new AppError(ErrorCode.RATE_LIMITED, `${what}; at most ${max} may be (${setting}). Complete one first.`, { max, setting });
+  return new AppError(ErrorCode.RATE_LIMITED, `${what}; at most ${max} may be (${setting}). Complete one first.`, {
+    max,
+    setting,
+  });
 }

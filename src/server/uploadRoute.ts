@@ -31,9 +31,17 @@ function isPreflighted(req: Request): boolean {
 function unexpectedPart(name: string | undefined, isFile: boolean): AppError {
   const shown = JSON.stringify((name ?? '').slice(0, MAX_SHOWN_NAME));
   if (!isFile && name === FILE_FIELD) {
-    return new AppError(ErrorCode.BAD_USER_INPUT, `the part "${FILE_FIELD}" is a text field, not a file: send the file's content (curl -F ${FILE_FIELD}=@path)`, { field: name });
+    return new AppError(
+      ErrorCode.BAD_USER_INPUT,
+      `the part "${FILE_FIELD}" is a text field, not a file: send the file's content (curl -F ${FILE_FIELD}=@path)`,
+      { field: name },
+    );
   }
-  return new AppError(ErrorCode.BAD_USER_INPUT, `unexpected part ${shown}: send the file in one part named "${FILE_FIELD}"`, { field: name ?? '' });
+  return new AppError(
+    ErrorCode.BAD_USER_INPUT,
+    `unexpected part ${shown}: send the file in one part named "${FILE_FIELD}"`,
+    { field: name ?? '' },
+  );
 }
 
 /** Reads the single file of a multipart request into memory, enforcing the size cap while streaming. */
@@ -42,9 +50,18 @@ function readMultipartFile(req: Request, maxBytes: number): Promise<ReceivedFile
     let parser: busboy.Busboy;
     try {
       // File names arrive as UTF-8 from browsers and curl; busboy's default (latin1) garbled every non-ASCII name.
-      parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { files: 1, fileSize: maxBytes, fields: 20, parts: 25 } });
+      parser = busboy({
+        headers: req.headers,
+        defParamCharset: 'utf8',
+        limits: { files: 1, fileSize: maxBytes, fields: 20, parts: 25 },
+      });
     } catch {
-      reject(new AppError(ErrorCode.BAD_USER_INPUT, `send the file as multipart/form-data with one part named "${FILE_FIELD}"`));
+      reject(
+        new AppError(
+          ErrorCode.BAD_USER_INPUT,
+          `send the file as multipart/form-data with one part named "${FILE_FIELD}"`,
+        ),
+      );
       return;
     }
     let file: Promise<ReceivedFile> | undefined;
@@ -60,12 +77,19 @@ function readMultipartFile(req: Request, maxBytes: number): Promise<ReceivedFile
         const parts: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => parts.push(chunk));
         stream.on('limit', () =>
-          rejectFile(new AppError(ErrorCode.IMPORT_TOO_LARGE, `the file is larger than ${maxBytes} bytes (CAIRN_UPLOAD_MAX_BYTES)`, { limit: maxBytes })),
+          rejectFile(
+            new AppError(
+              ErrorCode.IMPORT_TOO_LARGE,
+              `the file is larger than ${maxBytes} bytes (CAIRN_UPLOAD_MAX_BYTES)`,
+              { limit: maxBytes },
+            ),
+          ),
         );
         stream.on('error', rejectFile);
         stream.on('close', () => {
           const fileName = (info.filename ?? '').split(/[\\/]/).pop()?.trim().slice(0, MAX_FILE_NAME) ?? '';
-          const type = info.mimeType && info.mimeType !== 'application/octet-stream' ? info.mimeType.toLowerCase() : null;
+          const type =
+            info.mimeType && info.mimeType !== 'application/octet-stream' ? info.mimeType.toLowerCase() : null;
           resolveFile({ fileName: fileName || 'upload', contentType: type, bytes: Buffer.concat(parts) });
         });
       });
@@ -76,12 +100,21 @@ function readMultipartFile(req: Request, maxBytes: number): Promise<ReceivedFile
     });
     // busboy skips files beyond `limits.files` and only signals it here.
     parser.on('filesLimit', () => {
-      problem ??= new AppError(ErrorCode.BAD_USER_INPUT, 'one file per request: send each file in its own POST /v1/uploads');
+      problem ??= new AppError(
+        ErrorCode.BAD_USER_INPUT,
+        'one file per request: send each file in its own POST /v1/uploads',
+      );
     });
     parser.on('error', () => reject(new AppError(ErrorCode.BAD_USER_INPUT, 'the multipart body is malformed')));
     parser.on('close', () => {
       if (problem) reject(problem);
-      else if (!file) reject(new AppError(ErrorCode.BAD_USER_INPUT, `no file in the request: send multipart/form-data with one part named "${FILE_FIELD}"`));
+      else if (!file)
+        reject(
+          new AppError(
+            ErrorCode.BAD_USER_INPUT,
+            `no file in the request: send multipart/form-data with one part named "${FILE_FIELD}"`,
+          ),
+        );
       else file.then(resolve, reject);
     });
     req.pipe(parser);
@@ -107,7 +140,15 @@ export function uploadHandler(services: Services) {
     const cap = services.config.import.uploadMaxBytes;
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > cap + 64 * 1024) {
-      sendError(res, 413, new AppError(ErrorCode.IMPORT_TOO_LARGE, `the request is ${declared} bytes; files may be at most ${cap} bytes (CAIRN_UPLOAD_MAX_BYTES)`, { limit: cap }));
+      sendError(
+        res,
+        413,
+        new AppError(
+          ErrorCode.IMPORT_TOO_LARGE,
+          `the request is ${declared} bytes; files may be at most ${cap} bytes (CAIRN_UPLOAD_MAX_BYTES)`,
+          { limit: cap },
+        ),
+      );
       req.resume();
       return;
     }
@@ -115,7 +156,9 @@ export function uploadHandler(services: Services) {
       const file = await readMultipartFile(req, cap);
       if (file.bytes.length === 0) throw new AppError(ErrorCode.BAD_USER_INPUT, 'the file is empty');
       const upload = await services.imports.uploads.save(file.fileName, file.contentType, file.bytes);
-      res.status(201).json({ ...upload, createdAt: upload.createdAt.toISOString(), expiresAt: upload.expiresAt.toISOString() });
+      res
+        .status(201)
+        .json({ ...upload, createdAt: upload.createdAt.toISOString(), expiresAt: upload.expiresAt.toISOString() });
     } catch (err) {
       if (isAppError(err)) {
         sendError(res, err.code === ErrorCode.IMPORT_TOO_LARGE ? 413 : 400, err);

@@ -32,7 +32,10 @@ function sendPage(app: string) {
   return (_req: Request, res: Response): void => {
     const file = path.join(WEB_DIST, app, 'index.html');
     if (!fs.existsSync(file)) {
-      res.status(503).type('text/plain').send(`The admin pages are not built: run \`npm run build:web\` (npm start does it).`);
+      res
+        .status(503)
+        .type('text/plain')
+        .send(`The admin pages are not built: run \`npm run build:web\` (npm start does it).`);
       return;
     }
     res.setHeader('content-security-policy', CSP);
@@ -62,7 +65,11 @@ export function landingPagePlugin(): ApolloServerPlugin {
 <li><a href="/knowledge">Knowledge pages</a></li></ul></body></html>`;
   return {
     async serverWillStart() {
-      return { async renderLandingPage() { return { html }; } };
+      return {
+        async renderLandingPage() {
+          return { html };
+        },
+      };
     },
   };
 }

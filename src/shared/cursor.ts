@@ -33,6 +33,7 @@ export function encodeCursor(cursor: KeysetCursor): string {
 /** Decodes a document cursor; anything else is `BAD_USER_INPUT`. */
 export function decodeCursor(value: string, field = 'after'): KeysetCursor {
   const [createdAt, id] = decodePair(value, field);
-  if (Number.isNaN(Date.parse(createdAt))) throw badInput(field, 'not a cursor returned by this API; pass pageInfo.endCursor from the previous page');
+  if (Number.isNaN(Date.parse(createdAt)))
+    throw badInput(field, 'not a cursor returned by this API; pass pageInfo.endCursor from the previous page');
   return { createdAt, id };
 }

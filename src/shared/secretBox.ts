@@ -25,7 +25,12 @@ function derive(secret: string): DerivedKey {
 /** True when a stored value has the shape of a sealed secret. */
 export function isSealedSecret(value: unknown): value is SealedSecret {
   const v = value as Partial<SealedSecret> | null;
-  return typeof v === 'object' && v !== null && v.v === 1 && [v.keyId, v.iv, v.tag, v.data].every((f) => typeof f === 'string');
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    v.v === 1 &&
+    [v.keyId, v.iv, v.tag, v.data].every((f) => typeof f === 'string')
+  );
 }
 
 /**
@@ -54,7 +59,13 @@ export class SecretBox {
     const cipher = createCipheriv('aes-256-gcm', this.current.key, iv);
     cipher.setAAD(Buffer.from(context, 'utf8'));
     const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-    return { v: 1, keyId: this.current.id, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64') };
+    return {
+      v: 1,
+      keyId: this.current.id,
+      iv: iv.toString('base64'),
+      tag: cipher.getAuthTag().toString('base64'),
+      data: data.toString('base64'),
+    };
   }
 
   /** The plain secret, and whether it was sealed under a previous key (seal it again with `seal`). */
@@ -72,10 +83,16 @@ export class SecretBox {
       const decipher = createDecipheriv('aes-256-gcm', key.key, Buffer.from(sealed.iv, 'base64'));
       decipher.setAAD(Buffer.from(context, 'utf8'));
       decipher.setAuthTag(Buffer.from(sealed.tag, 'base64'));
-      const plain = Buffer.concat([decipher.update(Buffer.from(sealed.data, 'base64')), decipher.final()]).toString('utf8');
+      const plain = Buffer.concat([decipher.update(Buffer.from(sealed.data, 'base64')), decipher.final()]).toString(
+        'utf8',
+      );
       return { plain, stale: key !== this.current };
     } catch {
-      throw new AppError(ErrorCode.CONFIG_INVALID, 'a stored secret does not decrypt (it was changed, or belongs to another record): give the secret again', { keyId: sealed.keyId });
+      throw new AppError(
+        ErrorCode.CONFIG_INVALID,
+        'a stored secret does not decrypt (it was changed, or belongs to another record): give the secret again',
+        { keyId: sealed.keyId },
+      );
     }
   }
 }

@@ -7,7 +7,15 @@ import { artifactPath, chromiumPath, launchBrowser } from '../helpers/browser.js
 import { dbTargets } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 import { FIXTURE, seedFixture } from './explorerFixture.js';
-import { ensureExplorerBuilt, gqlOk, openPage, position, snapshot, untilSnapshot, waitIdle } from './explorerSupport.js';
+import {
+  ensureExplorerBuilt,
+  gqlOk,
+  openPage,
+  position,
+  snapshot,
+  untilSnapshot,
+  waitIdle,
+} from './explorerSupport.js';
 
 const chromium = chromiumPath();
 const suite = chromium ? describe : describe.skip;
@@ -32,7 +40,8 @@ suite('graph explorer (/explorer)', () => {
     pages.push(opened.page);
     return opened;
   }
-  const text = async (page: Page, selector: string): Promise<string> => ((await page.locator(selector).first().textContent()) ?? '').trim();
+  const text = async (page: Page, selector: string): Promise<string> =>
+    ((await page.locator(selector).first().textContent()) ?? '').trim();
   async function choose(page: Page, typed: string, name: string): Promise<void> {
     await page.fill('#search-input', typed);
     await page.locator('#search-results [role=option]', { hasText: name }).click();
@@ -46,13 +55,24 @@ suite('graph explorer (/explorer)', () => {
     expect(new URL(page.url()).searchParams.get('entity')).toBe(FIXTURE.payments);
     expect(await text(page, '#panel [data-field=type]')).toBe('Service');
     expect(await text(page, '#panel [data-field=aliases]')).toBe('pay-api, payments');
-    expect(JSON.parse(await text(page, '#panel [data-field=properties]'))).toEqual({ tier: 1, language: 'TypeScript', oncall: { rotation: 'payments-primary', pager: true } });
+    expect(JSON.parse(await text(page, '#panel [data-field=properties]'))).toEqual({
+      tier: 1,
+      language: 'TypeScript',
+      oncall: { rotation: 'payments-primary', pager: true },
+    });
     const rels = await page.locator('#panel [data-field=relationships] li').allTextContents();
     expect(rels).toHaveLength(9);
-    expect(rels).toEqual(expect.arrayContaining([expect.stringMatching(/→\s*DEPENDS_ON\s*Ledger\s*Service/), expect.stringMatching(/←\s*DEPENDS_ON\s*Checkout/)]));
+    expect(rels).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/→\s*DEPENDS_ON\s*Ledger\s*Service/),
+        expect.stringMatching(/←\s*DEPENDS_ON\s*Checkout/),
+      ]),
+    );
     const docs = page.locator('#panel [data-field=documents] a');
     expect((await docs.allTextContents()).sort()).toEqual(['KYC questions', 'Payments failures runbook']);
-    expect(await page.locator('#panel [data-field=documents] li', { hasText: 'Payments failures runbook' }).textContent()).toContain('MANUAL · wiki/payments/runbook');
+    expect(
+      await page.locator('#panel [data-field=documents] li', { hasText: 'Payments failures runbook' }).textContent(),
+    ).toContain('MANUAL · wiki/payments/runbook');
 
     const s = await waitIdle(page);
     expect(s.selectedId).toBe(FIXTURE.payments);
@@ -79,7 +99,9 @@ suite('graph explorer (/explorer)', () => {
   it('double-click expands a node with its neighbours and "Collapse" removes them again', async () => {
     const { page, errors } = await open(`?entity=${FIXTURE.fraud}`);
     const before = await waitIdle(page);
-    expect([...before.nodeIds].sort()).toEqual(['concept:kyc', 'db:events', FIXTURE.payments, FIXTURE.fraud, FIXTURE.riskTeam].sort());
+    expect([...before.nodeIds].sort()).toEqual(
+      ['concept:kyc', 'db:events', FIXTURE.payments, FIXTURE.fraud, FIXTURE.riskTeam].sort(),
+    );
     const events = (await position(page, 'db:events'))!;
     await page.mouse.dblclick(events.x, events.y);
     const expanded = await untilSnapshot(page, (s) => s.totalNodes === before.totalNodes + 3 && s.busy === 0);
@@ -110,7 +132,10 @@ suite('graph explorer (/explorer)', () => {
     await toggle.click();
     expect((await snapshot(page)).nodes).toBe(before.nodes);
 
-    const { graphStats } = await gqlOk<{ graphStats: { relationshipsByType: { key: string; count: number }[] } }>(t, `{ graphStats { relationshipsByType { key count } } }`);
+    const { graphStats } = await gqlOk<{ graphStats: { relationshipsByType: { key: string; count: number }[] } }>(
+      t,
+      `{ graphStats { relationshipsByType { key count } } }`,
+    );
     const dependsOn = graphStats.relationshipsByType.find((r) => r.key === 'DEPENDS_ON')!.count;
     expect(await text(page, '#legend [data-key="rel:DEPENDS_ON"] .count')).toBe(`4/${dependsOn}`);
     await page.locator('#legend [data-key="rel:DEPENDS_ON"]').click();
@@ -121,7 +146,9 @@ suite('graph explorer (/explorer)', () => {
   });
 
   it('highlights the shortest path between two entities (panel buttons and shift-click)', async () => {
-    const ref = await gqlOk<{ shortestPath: { entities: { id: string; name: string }[]; relationships: { id: string }[] } }>(
+    const ref = await gqlOk<{
+      shortestPath: { entities: { id: string; name: string }[]; relationships: { id: string }[] };
+    }>(
       t,
       `query($a: ID!, $b: ID!) { shortestPath(fromId: $a, toId: $b, maxDepth: 6) { entities { id name } relationships { id } } }`,
       { a: FIXTURE.shipping, b: FIXTURE.kyc },
@@ -176,9 +203,14 @@ suite('graph explorer (/explorer)', () => {
     const orphanIds = await orphans.evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
     const unmentionedIds = await unmentioned.evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
     expect(orphanIds).toEqual([FIXTURE.orphan]);
-    const { graphStats } = await gqlOk<{ graphStats: { unmentionedCount: number } }>(t, `{ graphStats { unmentionedCount } }`);
+    const { graphStats } = await gqlOk<{ graphStats: { unmentionedCount: number } }>(
+      t,
+      `{ graphStats { unmentionedCount } }`,
+    );
     expect(unmentionedIds).toHaveLength(graphStats.unmentionedCount);
-    expect(await text(page, '#gaps [data-field=gaps-status]')).toBe(`1 without relationships, ${graphStats.unmentionedCount} not mentioned by any document.`);
+    expect(await text(page, '#gaps [data-field=gaps-status]')).toBe(
+      `1 without relationships, ${graphStats.unmentionedCount} not mentioned by any document.`,
+    );
     expect(unmentionedIds).toContain(FIXTURE.unmentioned);
     expect(unmentionedIds).not.toContain(FIXTURE.orphan);
     expect(unmentionedIds).not.toContain(FIXTURE.payments);
@@ -195,13 +227,27 @@ suite('graph explorer (/explorer)', () => {
   it('works from the keyboard: labelled controls, search with arrows and Enter, canvas keys', async () => {
     const { page, errors } = await open();
     await waitIdle(page, false);
-    const unlabelled = await page.locator('button, input, select, canvas').evaluateAll((els) =>
-      els.filter((e) => !(e.textContent?.trim() || e.getAttribute('aria-label') || (e.id && e.ownerDocument.querySelector(`label[for="${e.id}"]`)))).length,
-    );
+    const unlabelled = await page
+      .locator('button, input, select, canvas')
+      .evaluateAll(
+        (els) =>
+          els.filter(
+            (e) =>
+              !(
+                e.textContent?.trim() ||
+                e.getAttribute('aria-label') ||
+                (e.id && e.ownerDocument.querySelector(`label[for="${e.id}"]`))
+              ),
+          ).length,
+      );
     expect(unlabelled).toBe(0);
     await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { id: string } } }).document.activeElement.id)).toBe('search-input');
+    expect(
+      await page.evaluate(
+        () => (globalThis as unknown as { document: { activeElement: { id: string } } }).document.activeElement.id,
+      ),
+    ).toBe('search-input');
     await page.keyboard.type('Ledger D');
     await page.locator('#search-results [role=option][aria-selected=true]', { hasText: 'Ledger DB' }).waitFor();
     await page.keyboard.press('Enter');
@@ -221,7 +267,13 @@ suite('graph explorer (/explorer)', () => {
   it('renders API text as text, never as markup', async () => {
     const name = '<img src=x onerror="window.__xss=1">Evil';
     await gqlOk(t, `mutation($e: CreateEntityInput!) { createEntity(input: $e) { id } }`, {
-      e: { id: 'concept:evil', type: 'Concept', name, description: '<script>window.__xss=2</script>', properties: { html: '<b>x</b>' } },
+      e: {
+        id: 'concept:evil',
+        type: 'Concept',
+        name,
+        description: '<script>window.__xss=2</script>',
+        properties: { html: '<b>x</b>' },
+      },
     });
     const { page, errors } = await open('?entity=concept:evil');
     await page.locator('#panel [data-field=name]').waitFor();

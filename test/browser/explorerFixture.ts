@@ -16,7 +16,12 @@ export const FIXTURE = {
   runbook: 'runbook:payments/failures',
 } as const;
 
-const E = (id: string, type: string, name: string, extra: Record<string, unknown> = {}) => ({ id, type, name, ...extra });
+const E = (id: string, type: string, name: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  type,
+  name,
+  ...extra,
+});
 
 const ENTITIES = [
   E('svc:payments', 'Service', 'Payments API', {
@@ -124,6 +129,8 @@ const DOCUMENTS = [
 /** Writes the fixture through GraphQL. */
 export async function seedFixture(t: TestServer): Promise<void> {
   await upsertGraphInBatches(t, ENTITIES, RELATIONSHIPS);
-  await gqlOk(t, `mutation($docs: [CreateDocumentInput!]!) { upsertDocuments(input: $docs) { document { id } } }`, { docs: DOCUMENTS });
+  await gqlOk(t, `mutation($docs: [CreateDocumentInput!]!) { upsertDocuments(input: $docs) { document { id } } }`, {
+    docs: DOCUMENTS,
+  });
   await t.services.outbox?.drain();
 }

@@ -5,7 +5,15 @@ import type { Browser } from 'playwright-core';
 import { artifactPath, chromiumPath, launchBrowser } from '../helpers/browser.js';
 import { dbTargets } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
-import { ensureExplorerBuilt, measureFps, openPage, reheat, snapshot, untilSnapshot, upsertGraphInBatches } from './explorerSupport.js';
+import {
+  ensureExplorerBuilt,
+  measureFps,
+  openPage,
+  reheat,
+  snapshot,
+  untilSnapshot,
+  upsertGraphInBatches,
+} from './explorerSupport.js';
 
 const chromium = chromiumPath();
 const suite = chromium ? describe : describe.skip;
@@ -18,9 +26,16 @@ const SUBHUBS = 120;
 const TYPES = ['Service', 'Team', 'Database', 'Concept'];
 const REL_TYPES = ['DEPENDS_ON', 'OWNED_BY', 'MENTIONS'];
 
-function perfGraph(): { entities: Record<string, unknown>[]; relationships: { fromId: string; toId: string; type: string }[] } {
+function perfGraph(): {
+  entities: Record<string, unknown>[];
+  relationships: { fromId: string; toId: string; type: string }[];
+} {
   const id = (i: number): string => (i === 0 ? 'perf:hub' : `perf:${i}`);
-  const entities = Array.from({ length: ENTITIES }, (_, i) => ({ id: id(i), type: TYPES[i % TYPES.length]!, name: i === 0 ? 'Hub' : `Entity ${i}` }));
+  const entities = Array.from({ length: ENTITIES }, (_, i) => ({
+    id: id(i),
+    type: TYPES[i % TYPES.length]!,
+    name: i === 0 ? 'Hub' : `Entity ${i}`,
+  }));
   const relationships: { fromId: string; toId: string; type: string }[] = [];
   const seen = new Set<string>();
   const add = (a: number, b: number, type: string): void => {
@@ -34,7 +49,8 @@ function perfGraph(): { entities: Record<string, unknown>[]; relationships: { fr
   // Deterministic extra links among sub-hubs and leaves (a linear congruential generator).
   let x = 12345;
   const next = (n: number): number => (x = (x * 1103515245 + 12345) % 2147483648) % n;
-  while (relationships.length < RELATIONSHIPS) add(1 + next(ENTITIES - 1), 1 + next(ENTITIES - 1), REL_TYPES[next(REL_TYPES.length)]!);
+  while (relationships.length < RELATIONSHIPS)
+    add(1 + next(ENTITIES - 1), 1 + next(ENTITIES - 1), REL_TYPES[next(REL_TYPES.length)]!);
   return { entities, relationships };
 }
 

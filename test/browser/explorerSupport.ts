@@ -10,15 +10,26 @@ import type { ExplorerSnapshot, ExplorerStatsHook } from '../../web/explorer/sta
 /** Builds the explorer when its bundle is missing or older than its sources (web/explorer, web/shared). */
 export function ensureExplorerBuilt(): void {
   const bundle = projectPath('web', 'dist', 'explorer', 'main.js');
-  const built = fs.existsSync(projectPath('web', 'dist', 'explorer', 'index.html')) && fs.existsSync(bundle) ? fs.statSync(bundle).mtimeMs : 0;
-  const newest = Math.max(...['explorer', 'shared'].flatMap((dir) => filesUnder(projectPath('web', dir))).map((f) => fs.statSync(f).mtimeMs));
+  const built =
+    fs.existsSync(projectPath('web', 'dist', 'explorer', 'index.html')) && fs.existsSync(bundle)
+      ? fs.statSync(bundle).mtimeMs
+      : 0;
+  const newest = Math.max(
+    ...['explorer', 'shared'].flatMap((dir) => filesUnder(projectPath('web', dir))).map((f) => fs.statSync(f).mtimeMs),
+  );
   if (built >= newest) return;
-  execFileSync(process.execPath, [projectPath('node_modules', 'tsx', 'dist', 'cli.mjs'), projectPath('scripts', 'buildWeb.ts'), 'explorer'], { cwd: projectPath(), stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [projectPath('node_modules', 'tsx', 'dist', 'cli.mjs'), projectPath('scripts', 'buildWeb.ts'), 'explorer'],
+    { cwd: projectPath(), stdio: 'inherit' },
+  );
 }
 
 function filesUnder(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }
 
 /** Runs an operation and fails with the server's errors when it returned any. */
@@ -35,28 +46,40 @@ export async function upsertGraphInBatches(
   relationships: { fromId: string; toId: string; type: string }[],
 ): Promise<void> {
   const q = `mutation($input: UpsertGraphInput!) { upsertGraph(input: $input) { entities { id } } }`;
-  for (let i = 0; i < entities.length; i += 5000) await gqlOk(t, q, { input: { entities: entities.slice(i, i + 5000) } });
-  for (let i = 0; i < relationships.length; i += 2500) await gqlOk(t, q, { input: { relationships: relationships.slice(i, i + 2500) } });
+  for (let i = 0; i < entities.length; i += 5000)
+    await gqlOk(t, q, { input: { entities: entities.slice(i, i + 5000) } });
+  for (let i = 0; i < relationships.length; i += 2500)
+    await gqlOk(t, q, { input: { relationships: relationships.slice(i, i + 2500) } });
 }
 
 /** The explorer's current state. */
 export function snapshot(page: Page): Promise<ExplorerSnapshot> {
-  return page.evaluate(() => (globalThis as unknown as { __explorerStats: ExplorerStatsHook }).__explorerStats.snapshot());
+  return page.evaluate(() =>
+    (globalThis as unknown as { __explorerStats: ExplorerStatsHook }).__explorerStats.snapshot(),
+  );
 }
 
 /** Where a node is drawn, in page pixels (null when not loaded). */
 export function position(page: Page, id: string): Promise<{ x: number; y: number } | null> {
-  return page.evaluate((nodeId) => (globalThis as unknown as { __explorerStats: ExplorerStatsHook }).__explorerStats.position(nodeId), id);
+  return page.evaluate(
+    (nodeId) => (globalThis as unknown as { __explorerStats: ExplorerStatsHook }).__explorerStats.position(nodeId),
+    id,
+  );
 }
 
 /** Frames drawn per second over `ms`, counted in the page by the render loop. */
 export function measureFps(page: Page, ms: number): Promise<{ frames: number; ms: number; fps: number }> {
-  return page.evaluate((d) => (globalThis as unknown as { __explorerStats: ExplorerStatsHook }).__explorerStats.measureFps(d), ms);
+  return page.evaluate(
+    (d) => (globalThis as unknown as { __explorerStats: ExplorerStatsHook }).__explorerStats.measureFps(d),
+    ms,
+  );
 }
 
 /** Restarts the layout at full heat. */
 export function reheat(page: Page): Promise<void> {
-  return page.evaluate(() => (globalThis as unknown as { __explorerStats: ExplorerStatsHook }).__explorerStats.reheat());
+  return page.evaluate(() =>
+    (globalThis as unknown as { __explorerStats: ExplorerStatsHook }).__explorerStats.reheat(),
+  );
 }
 
 /** Waits until no request is in flight and, with `settled`, the layout has stopped moving. */
@@ -88,11 +111,18 @@ export async function openPage(browser: Browser, url: string): Promise<{ page: P
 }
 
 /** Polls the snapshot until `ok` holds (or fails after `timeout` with the last snapshot). */
-export async function untilSnapshot(page: Page, ok: (s: ExplorerSnapshot) => boolean, timeout = 20_000): Promise<ExplorerSnapshot> {
+export async function untilSnapshot(
+  page: Page,
+  ok: (s: ExplorerSnapshot) => boolean,
+  timeout = 20_000,
+): Promise<ExplorerSnapshot> {
   const end = Date.now() + timeout;
   let last = await snapshot(page);
   while (!ok(last)) {
-    if (Date.now() > end) throw new Error(`the explorer never reached the expected state; last snapshot: ${JSON.stringify({ ...last, nodeIds: last.nodeIds.slice(0, 50) })}`);
+    if (Date.now() > end)
+      throw new Error(
+        `the explorer never reached the expected state; last snapshot: ${JSON.stringify({ ...last, nodeIds: last.nodeIds.slice(0, 50) })}`,
+      );
     await new Promise((r) => setTimeout(r, 100));
     last = await snapshot(page);
   }

@@ -16,7 +16,10 @@ async function responseContaining(page: Page, text: string): Promise<string> {
   try {
     await pane.filter({ hasText: text }).waitFor({ timeout: 15_000 });
   } catch (err) {
-    throw new Error(`the response never contained ${text}; it shows:\n${await pane.innerText().catch(() => '(nothing)')}`, { cause: err });
+    throw new Error(
+      `the response never contained ${text}; it shows:\n${await pane.innerText().catch(() => '(nothing)')}`,
+      { cause: err },
+    );
   }
   return pane.innerText();
 }
@@ -63,7 +66,10 @@ describeBrowser('GraphiQL (chromium, offline)', () => {
       const created = await responseContaining(page, '"embeddedChunkCount"');
       expect(created).toContain('"id": "runbook:ach-failures"');
       // It really ran on the server.
-      expect((await gqlOk<{ document: { title: string } | null }>(t, '{ document(id: "runbook:ach-failures") { title } }')).document).toEqual({ title: 'ACH failures' });
+      expect(
+        (await gqlOk<{ document: { title: string } | null }>(t, '{ document(id: "runbook:ach-failures") { title } }'))
+          .document,
+      ).toEqual({ title: 'ACH failures' });
 
       // The second tab holds the search example with its variables. Tabs are clicked before any edit renames one:
       // a renamed tab resizes, and the others slide (animated) under the pointer.
@@ -98,7 +104,10 @@ describeBrowser('GraphiQL (chromium, offline)', () => {
 
   // Last: creating the first key turns authentication on for this server.
   test('asks for the API key once and sends it with every operation', async () => {
-    const { createApiKey } = await gqlOk<{ createApiKey: { key: string } }>(t, 'mutation { createApiKey(input: { name: "graphiql-test", role: ADMIN }) { key } }');
+    const { createApiKey } = await gqlOk<{ createApiKey: { key: string } }>(
+      t,
+      'mutation { createApiKey(input: { name: "graphiql-test", role: ADMIN }) { key } }',
+    );
     const { page, errors, close } = await openPage(browser);
     const prompts: string[] = [];
     page.on('dialog', (d) => {

@@ -112,7 +112,10 @@ describeBrowser('knowledge pages (chromium)', () => {
       await expect(page.getByTestId('page-status').textContent()).resolves.toBe(`1–20 of ${seeded.documents}`);
       expect(await rows(page).count()).toBe(20);
       await page.getByRole('button', { name: 'Next' }).first().click();
-      await page.getByTestId('page-status').filter({ hasText: `21–${seeded.documents} of` }).waitFor();
+      await page
+        .getByTestId('page-status')
+        .filter({ hasText: `21–${seeded.documents} of` })
+        .waitFor();
       expect(await rows(page).count()).toBe(seeded.documents - 20);
       await page.getByRole('button', { name: 'Previous' }).first().click();
       await page.getByTestId('page-status').filter({ hasText: '1–20 of' }).waitFor();
@@ -125,16 +128,27 @@ describeBrowser('knowledge pages (chromium)', () => {
       expect(await rows(page).getAttribute('data-id')).toBe('faq:refunds');
 
       await page.getByRole('link', { name: 'Clear' }).click();
-      await page.getByTestId('page-status').filter({ hasText: `of ${seeded.documents}` }).waitFor();
+      await page
+        .getByTestId('page-status')
+        .filter({ hasText: `of ${seeded.documents}` })
+        .waitFor();
       await page.locator('[data-id="runbook:ach-returns"] a.tag', { hasText: 'payments' }).click();
       await page.waitForURL('**/knowledge?tags=payments');
       await page.getByTestId('page-status').filter({ hasText: '1–2 of 2' }).waitFor();
-      expect((await rows(page).evaluateAll((els) => els.map((e) => e.getAttribute('data-id')))).sort()).toEqual([HOSTILE_ID, 'runbook:ach-returns']);
-      expect(await page.getByRole('form', { name: 'Filter documents' }).getByLabel('Tags').inputValue()).toBe('payments');
+      expect((await rows(page).evaluateAll((els) => els.map((e) => e.getAttribute('data-id')))).sort()).toEqual([
+        HOSTILE_ID,
+        'runbook:ach-returns',
+      ]);
+      expect(await page.getByRole('form', { name: 'Filter documents' }).getByLabel('Tags').inputValue()).toBe(
+        'payments',
+      );
 
       // Back restores the unfiltered table (the filters live in the URL).
       await page.goBack();
-      await page.getByTestId('page-status').filter({ hasText: `of ${seeded.documents}` }).waitFor();
+      await page
+        .getByTestId('page-status')
+        .filter({ hasText: `of ${seeded.documents}` })
+        .waitFor();
     });
   }, 60_000);
 
@@ -147,10 +161,22 @@ describeBrowser('knowledge pages (chromium)', () => {
       expect(await content.locator('h2').textContent()).toBe('Safe rendering');
       expect(await content.locator('strong').textContent()).toBe('markdown');
       expect(await content.locator('script, [onerror]').count()).toBe(0);
-      const hrefs = await content.locator('a').evaluateAll((as) => as.map((a) => ({ text: a.textContent, href: a.getAttribute('href'), target: a.getAttribute('target'), rel: a.getAttribute('rel') })));
+      const hrefs = await content.locator('a').evaluateAll((as) =>
+        as.map((a) => ({
+          text: a.textContent,
+          href: a.getAttribute('href'),
+          target: a.getAttribute('target'),
+          rel: a.getAttribute('rel'),
+        })),
+      );
       expect(hrefs.filter((a) => a.href?.trim().toLowerCase().startsWith('javascript:'))).toEqual([]);
       expect(hrefs.find((a) => a.text === 'click')?.href ?? null).toBeNull();
-      expect(hrefs.find((a) => a.text === 'docs')).toEqual({ text: 'docs', href: 'https://docs.example.com/security', target: '_blank', rel: 'noopener noreferrer' });
+      expect(hrefs.find((a) => a.text === 'docs')).toEqual({
+        text: 'docs',
+        href: 'https://docs.example.com/security',
+        target: '_blank',
+        rel: 'noopener noreferrer',
+      });
       await content.getByText('click').click(); // a neutralised link does nothing
       expect(await page.evaluate(() => (globalThis as { __xss?: string }).__xss)).toBeUndefined();
 
@@ -158,8 +184,15 @@ describeBrowser('knowledge pages (chromium)', () => {
       expect(meta).toContain(HOSTILE_ID);
       expect(meta).toContain('REFERENCE');
       expect(meta).toContain('https://docs.example.com/security');
-      expect(JSON.parse(await page.getByTestId('document-json').innerText())).toEqual({ owner: 'security-team', reviewed: true });
-      const doc = await gqlOk<{ document: { chunkCount: number } }>(t, 'query($id: ID!) { document(id: $id) { chunkCount } }', { id: HOSTILE_ID });
+      expect(JSON.parse(await page.getByTestId('document-json').innerText())).toEqual({
+        owner: 'security-team',
+        reviewed: true,
+      });
+      const doc = await gqlOk<{ document: { chunkCount: number } }>(
+        t,
+        'query($id: ID!) { document(id: $id) { chunkCount } }',
+        { id: HOSTILE_ID },
+      );
       expect(await page.getByTestId('chunk').count()).toBe(doc.document.chunkCount);
       expect(await page.getByTestId('chunk').first().innerText()).toMatch(/#0 · chars 0–\d+/);
       const entity = page.getByTestId('entity').getByRole('link', { name: 'Payment Service' });
@@ -188,13 +221,19 @@ describeBrowser('knowledge pages (chromium)', () => {
       });
       await page.getByRole('button', { name: 'Delete Data retention' }).click();
       expect(messages).toEqual([expect.stringContaining('Delete “Data retention” (policy:retention)')]);
-      expect((await gqlOk<{ document: unknown }>(t, '{ document(id: "policy:retention") { id } }')).document).not.toBeNull();
+      expect(
+        (await gqlOk<{ document: unknown }>(t, '{ document(id: "policy:retention") { id } }')).document,
+      ).not.toBeNull();
 
       page.once('dialog', (d) => void d.accept());
       await page.getByRole('button', { name: 'Delete Data retention' }).click();
       await page.getByText('No document matches these filters.').waitFor();
-      await cardValue(page, 'count-documents').filter({ hasText: String(seeded.documents - 1) }).waitFor();
-      expect((await gqlOk<{ document: unknown }>(t, '{ document(id: "policy:retention") { id } }')).document).toBeNull();
+      await cardValue(page, 'count-documents')
+        .filter({ hasText: String(seeded.documents - 1) })
+        .waitFor();
+      expect(
+        (await gqlOk<{ document: unknown }>(t, '{ document(id: "policy:retention") { id } }')).document,
+      ).toBeNull();
     });
   }, 60_000);
 
@@ -213,7 +252,9 @@ describeBrowser('knowledge pages (chromium)', () => {
       await job.and(page.locator('[data-status="SUCCEEDED"]')).waitFor({ timeout: 30_000 });
       expect(await page.getByTestId('import-progress').textContent()).toBe('1/1 done');
       const link = job.getByRole('link', { name: 'Fixture onboarding guide' });
-      await cardValue(page, 'count-documents').filter({ hasText: String(before + 1) }).waitFor();
+      await cardValue(page, 'count-documents')
+        .filter({ hasText: String(before + 1) })
+        .waitFor();
       expect(site.hits.get('/guide')).toBe(1);
       await link.click();
       await expect(page.getByTestId('document-content').innerText()).resolves.toContain('request access to the ledger');
@@ -228,13 +269,18 @@ describeBrowser('knowledge pages (chromium)', () => {
       await form.getByRole('button', { name: 'Import' }).click();
       const job = page.getByTestId('import-job').and(page.locator('[data-status="SUCCEEDED"]'));
       await job.waitFor({ timeout: 30_000 });
-      expect(await job.getByRole('link').allTextContents()).toEqual(expect.arrayContaining(['Pet Store API', expect.stringContaining('List all pets')]));
+      expect(await job.getByRole('link').allTextContents()).toEqual(
+        expect.arrayContaining(['Pet Store API', expect.stringContaining('List all pets')]),
+      );
     });
   }, 90_000);
 
   // Last: creating the first key turns authentication on for this server.
   test('asks for an API key when the server needs one and keeps it for the tab', async () => {
-    const { createApiKey } = await gqlOk<{ createApiKey: { key: string } }>(t, 'mutation { createApiKey(input: { name: "browser-test", role: ADMIN }) { key } }');
+    const { createApiKey } = await gqlOk<{ createApiKey: { key: string } }>(
+      t,
+      'mutation { createApiKey(input: { name: "browser-test", role: ADMIN }) { key } }',
+    );
     expect((await t.gql('{ knowledgeStats { documentCount } }')).errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     const { page, errors, close } = await openPage(browser);
     const prompts: string[] = [];
@@ -251,7 +297,12 @@ describeBrowser('knowledge pages (chromium)', () => {
       await page.getByRole('button', { name: 'Enter an API key' }).click();
       await cardValue(page, 'count-documents').waitFor();
       expect(prompts).toEqual(['prompt', 'prompt']);
-      const stored = () => page.evaluate(() => (globalThis as unknown as { sessionStorage: { getItem(k: string): string | null } }).sessionStorage.getItem('cairn.apiKey'));
+      const stored = () =>
+        page.evaluate(() =>
+          (globalThis as unknown as { sessionStorage: { getItem(k: string): string | null } }).sessionStorage.getItem(
+            'cairn.apiKey',
+          ),
+        );
       expect(await stored()).toBe(createApiKey.key);
 
       await page.reload();

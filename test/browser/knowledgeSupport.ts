@@ -9,10 +9,14 @@ import type { TestServer } from '../helpers/testServer.js';
 export function ensureBuilt(apps: string[]): void {
   const missing = apps.filter((a) => !fs.existsSync(projectPath('web', 'dist', a, 'index.html')));
   if (missing.length === 0) return;
-  execFileSync(process.execPath, [projectPath('node_modules', 'tsx', 'dist', 'cli.mjs'), projectPath('scripts', 'buildWeb.ts'), ...missing], {
-    cwd: projectPath(),
-    stdio: 'inherit',
-  });
+  execFileSync(
+    process.execPath,
+    [projectPath('node_modules', 'tsx', 'dist', 'cli.mjs'), projectPath('scripts', 'buildWeb.ts'), ...missing],
+    {
+      cwd: projectPath(),
+      stdio: 'inherit',
+    },
+  );
 }
 
 /** Fails the calling test with the server's errors when an operation returned any. */
@@ -26,9 +30,31 @@ export async function gqlOk<T>(t: TestServer, query: string, variables?: Record<
 export const HOSTILE_ID = 'guide:security/markdown';
 /** Ids, types and tags of the named seed documents. */
 export const SEED_DOCS = [
-  { id: 'runbook:ach-returns', title: 'ACH returns', documentType: 'MANUAL', tags: ['payments', 'ach'], source: 'wiki/payments', content: 'ACH payments fail when the receiving bank rejects the transfer. Verify the routing number, then retry the ACH payment.' },
-  { id: 'faq:refunds', title: 'Refunds', documentType: 'FAQ', tags: ['billing'], source: 'wiki/billing', content: 'Refunds take 5 business days to reach the customer.' },
-  { id: 'policy:retention', title: 'Data retention', documentType: 'POLICY', tags: ['compliance'], source: 'wiki/legal', content: 'We keep request logs for 30 days and invoices for 10 years.' },
+  {
+    id: 'runbook:ach-returns',
+    title: 'ACH returns',
+    documentType: 'MANUAL',
+    tags: ['payments', 'ach'],
+    source: 'wiki/payments',
+    content:
+      'ACH payments fail when the receiving bank rejects the transfer. Verify the routing number, then retry the ACH payment.',
+  },
+  {
+    id: 'faq:refunds',
+    title: 'Refunds',
+    documentType: 'FAQ',
+    tags: ['billing'],
+    source: 'wiki/billing',
+    content: 'Refunds take 5 business days to reach the customer.',
+  },
+  {
+    id: 'policy:retention',
+    title: 'Data retention',
+    documentType: 'POLICY',
+    tags: ['compliance'],
+    source: 'wiki/legal',
+    content: 'We keep request logs for 30 days and invoices for 10 years.',
+  },
   {
     id: HOSTILE_ID,
     title: 'Markdown safety',
@@ -56,9 +82,12 @@ export const FILLER_COUNT = 17;
 
 /** Seeds two entities with a relationship, the documents, and a knowledge gap; returns the chunk total. */
 export async function seed(t: TestServer): Promise<{ documents: number; chunks: number; gapQuery: string }> {
-  await gqlOk(t, `mutation { upsertGraph(input: {
+  await gqlOk(
+    t,
+    `mutation { upsertGraph(input: {
     entities: [{ id: "svc:payments", type: "Service", name: "Payment Service" }, { id: "sys:ledger", type: "System", name: "Ledger" }]
-    relationships: [{ fromId: "svc:payments", toId: "sys:ledger", type: "DEPENDS_ON" }] }) { entities { id } } }`);
+    relationships: [{ fromId: "svc:payments", toId: "sys:ledger", type: "DEPENDS_ON" }] }) { entities { id } } }`,
+  );
   const fillers = Array.from({ length: FILLER_COUNT }, (_, i) => ({
     id: `note:${String(i).padStart(2, '0')}`,
     title: `Note ${i}`,
@@ -74,12 +103,20 @@ export async function seed(t: TestServer): Promise<{ documents: number; chunks: 
   );
   let chunks = written.upsertDocuments.reduce((n, r) => n + r.chunkCount, 0);
   for (const doc of SEED_DOCS) {
-    const r = await gqlOk<{ createDocument: { chunkCount: number } }>(t, 'mutation($input: CreateDocumentInput!) { createDocument(input: $input) { chunkCount } }', { input: doc });
+    const r = await gqlOk<{ createDocument: { chunkCount: number } }>(
+      t,
+      'mutation($input: CreateDocumentInput!) { createDocument(input: $input) { chunkCount } }',
+      { input: doc },
+    );
     chunks += r.createDocument.chunkCount;
   }
   // enrichContext records a gap when retrieval finds nothing good; a filter matching no document guarantees it.
   const gapQuery = 'How do I recalibrate the flux capacitor?';
-  await gqlOk(t, 'query($q: String!) { enrichContext(input: { query: $q, filter: { tags: "no-such-tag" } }) { truncated } }', { q: gapQuery });
+  await gqlOk(
+    t,
+    'query($q: String!) { enrichContext(input: { query: $q, filter: { tags: "no-such-tag" } }) { truncated } }',
+    { q: gapQuery },
+  );
   return { documents: FILLER_COUNT + SEED_DOCS.length, chunks, gapQuery };
 }
 

@@ -25,7 +25,16 @@ describeBrowser('sources panel (chromium)', () => {
     fs.writeFileSync(path.join(root, 'wiki', 'one.md'), '# One\n\nFirst page.');
     fs.writeFileSync(path.join(root, 'wiki', 'two.md'), '# Two\n\nSecond page.');
     t = await startTestServer(dbTargets()[0]!, { CAIRN_SOURCES_FOLDER_ROOT: root, CAIRN_SOURCES_TICK_MS: '0' });
-    await t.services.documents.create({ id: 'doc:by-hand', title: 'By hand', content: 'typed', documentType: 'other', source: null, tags: [], metadata: {}, expiresAt: null });
+    await t.services.documents.create({
+      id: 'doc:by-hand',
+      title: 'By hand',
+      content: 'typed',
+      documentType: 'other',
+      source: null,
+      tags: [],
+      metadata: {},
+      expiresAt: null,
+    });
     browser = await launchBrowser(chromium!);
   }, 120_000);
 
@@ -55,7 +64,9 @@ describeBrowser('sources panel (chromium)', () => {
       await row.locator('[data-testid="source-documents"]').click();
       await page.locator('[data-testid="source-filter"]').waitFor();
       await page.locator('[data-testid="document-row"]').first().waitFor();
-      const ids = await page.locator('[data-testid="document-row"]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')));
+      const ids = await page
+        .locator('[data-testid="document-row"]')
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')));
       expect(ids.sort()).toEqual(['file:wiki/one.md', 'file:wiki/two.md']);
       expect(errors).toEqual([]);
     } finally {

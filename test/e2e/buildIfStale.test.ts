@@ -10,7 +10,9 @@ import { projectPath } from '../../src/paths.js';
 // Here it checks a scratch tree: a build it starts fails there (no compiler), which shows that it tried.
 
 const run = (root: string, ...steps: string[]) =>
-  spawnSync(process.execPath, [projectPath('scripts/buildIfStale.mjs'), '--root', root, ...steps], { encoding: 'utf8' });
+  spawnSync(process.execPath, [projectPath('scripts/buildIfStale.mjs'), '--root', root, ...steps], {
+    encoding: 'utf8',
+  });
 
 function write(root: string, file: string, mtimeSeconds: number): void {
   const p = path.join(root, file);
@@ -32,7 +34,14 @@ describe('buildIfStale (npm start, npm run cairn)', () => {
     write(root, 'src/cli/main.ts', 1_000);
     write(root, 'web/graphiql/main.tsx', 1_000);
     write(root, 'web/dist/old-output.js', 5_000); // build output inside an input folder is not an input
-    for (const out of ['dist/.tsbuildinfo', 'dist/src/cli/main.js', 'web/dist/explorer/main.js', 'web/dist/knowledge/main.js', 'web/dist/graphiql/main.js']) write(root, out, 2_000);
+    for (const out of [
+      'dist/.tsbuildinfo',
+      'dist/src/cli/main.js',
+      'web/dist/explorer/main.js',
+      'web/dist/knowledge/main.js',
+      'web/dist/graphiql/main.js',
+    ])
+      write(root, out, 2_000);
     const res = run(root, 'server', 'web');
     expect({ status: res.status, stderr: res.stderr }).toEqual({ status: 0, stderr: '' });
   });
@@ -51,7 +60,9 @@ describe('buildIfStale (npm start, npm run cairn)', () => {
   });
 
   it('is what npm start and npm run cairn run before the server or the command', () => {
-    const { scripts } = JSON.parse(fs.readFileSync(projectPath('package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const { scripts } = JSON.parse(fs.readFileSync(projectPath('package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
     expect(scripts.prestart).toBeUndefined();
     expect(scripts.start).toBe('node scripts/buildIfStale.mjs server web && node dist/src/cli/main.js serve');
     expect(scripts.cairn).toBe('node scripts/buildIfStale.mjs server && node dist/src/cli/main.js');

@@ -8,7 +8,12 @@ import { runCli, runCliInProcess, startCliServer } from '../helpers/cli.js';
 // working folder of their own run in this process, with runCliInProcess).
 describe('cairn command (embedded default)', () => {
   let dataDir: string;
-  const env = () => ({ CAIRN_DATA_DIR: dataDir, CAIRN_EMBEDDING_PROVIDER: 'auto', CAIRN_OFFLINE: '1', CAIRN_LOG_LEVEL: 'info' });
+  const env = () => ({
+    CAIRN_DATA_DIR: dataDir,
+    CAIRN_EMBEDDING_PROVIDER: 'auto',
+    CAIRN_OFFLINE: '1',
+    CAIRN_LOG_LEVEL: 'info',
+  });
   beforeAll(() => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-e2e-'));
   });
@@ -19,12 +24,22 @@ describe('cairn command (embedded default)', () => {
   it('serves the README examples, then drains and exits on SIGTERM', async () => {
     const { child, url, logs } = await startCliServer(env());
     const post = async (query: string) => {
-      const res = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+      const res = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      });
       return (await res.json()) as { data?: Record<string, unknown>; errors?: unknown[] };
     };
-    const created = await post(`mutation { createDocument(input: {id: "runbook:ach-failures", title: "ACH failures", content: "ACH payments fail when the receiving bank rejects the transfer. Verify the routing number, then retry.", documentType: MANUAL, tags: ["payments", "ach"]}) { chunkCount embeddedChunkCount document { id } } }`);
-    expect(created).toEqual({ data: { createDocument: { chunkCount: 1, embeddedChunkCount: 1, document: { id: 'runbook:ach-failures' } } } });
-    const found = await post(`{ search(input: {query: "why did the ACH payment fail?"}) { score document { id title } chunk { content } } }`);
+    const created = await post(
+      `mutation { createDocument(input: {id: "runbook:ach-failures", title: "ACH failures", content: "ACH payments fail when the receiving bank rejects the transfer. Verify the routing number, then retry.", documentType: MANUAL, tags: ["payments", "ach"]}) { chunkCount embeddedChunkCount document { id } } }`,
+    );
+    expect(created).toEqual({
+      data: { createDocument: { chunkCount: 1, embeddedChunkCount: 1, document: { id: 'runbook:ach-failures' } } },
+    });
+    const found = await post(
+      `{ search(input: {query: "why did the ACH payment fail?"}) { score document { id title } chunk { content } } }`,
+    );
     expect((found.data?.search as { document: { id: string } }[])[0]?.document.id).toBe('runbook:ach-failures');
     // auto without a local model, offline: hashing, announced in one log line.
     expect(logs()).toMatch(/hashing/);
@@ -38,7 +53,11 @@ describe('cairn command (embedded default)', () => {
 
   it('in production mode, as the Docker image runs it: introspection answers and SIGTERM still closes the database', async () => {
     const { child, url, logs } = await startCliServer({ ...env(), NODE_ENV: 'production' });
-    const res = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __schema { queryType { name } } }' }) });
+    const res = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __schema { queryType { name } } }' }),
+    });
     expect(await res.json()).toEqual({ data: { __schema: { queryType: { name: 'Query' } } } });
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     child.kill('SIGTERM');
@@ -55,15 +74,26 @@ describe('cairn command (embedded default)', () => {
     expect(parsed.documentCount).toBe(1);
     expect(parsed.embedder.provider).toBe('hashing');
 
-    const reindex = await runCliInProcess(['reindex', '--json', '--batch-size', '1'], { ...env(), CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_EMBEDDING_DIMENSIONS: '512' });
+    const reindex = await runCliInProcess(['reindex', '--json', '--batch-size', '1'], {
+      ...env(),
+      CAIRN_EMBEDDING_PROVIDER: 'hashing',
+      CAIRN_EMBEDDING_DIMENSIONS: '512',
+    });
     expect(reindex.code).toBe(0);
-    const events = reindex.stdout.trim().split('\n').map((l) => JSON.parse(l) as { done: number; total: number });
+    const events = reindex.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { done: number; total: number });
     expect(events.at(-1)).toEqual(expect.objectContaining({ done: 1, total: 1 }));
 
     const after = await runCliInProcess(['stats', '--json'], env());
     expect((JSON.parse(after.stdout) as { embedder: { dimensions: number } }).embedder.dimensions).toBe(512);
 
-    const mismatch = await runCliInProcess(['stats'], { ...env(), CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_EMBEDDING_DIMENSIONS: '256' });
+    const mismatch = await runCliInProcess(['stats'], {
+      ...env(),
+      CAIRN_EMBEDDING_PROVIDER: 'hashing',
+      CAIRN_EMBEDDING_DIMENSIONS: '256',
+    });
     expect(mismatch.code).toBe(1);
     expect(mismatch.stderr).toContain('EMBEDDER_MISMATCH');
     expect(mismatch.stderr).toContain('npm run cairn -- reindex');
@@ -72,13 +102,23 @@ describe('cairn command (embedded default)', () => {
   it('reads .env in the working folder beneath the environment, and prints stats for people unless --json', async () => {
     const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-dotenv-cwd-'));
     try {
-      fs.writeFileSync(path.join(cwd, '.env'), 'CAIRN_DATA_DIR=./store\nCAIRN_EMBEDDING_PROVIDER=hashing\nCAIRN_EMBEDDING_DIMENSIONS=64\n');
+      fs.writeFileSync(
+        path.join(cwd, '.env'),
+        'CAIRN_DATA_DIR=./store\nCAIRN_EMBEDDING_PROVIDER=hashing\nCAIRN_EMBEDDING_DIMENSIONS=64\n',
+      );
       const res = await runCli(['stats', '--json'], { CAIRN_EMBEDDING_DIMENSIONS: '32' }, cwd);
       expect(res.stderr).toBe('');
-      expect(JSON.parse(res.stdout)).toEqual(expect.objectContaining({ documentCount: 0, embedder: { provider: 'hashing', model: 'hashing-v1', dimensions: 32 } }));
+      expect(JSON.parse(res.stdout)).toEqual(
+        expect.objectContaining({
+          documentCount: 0,
+          embedder: { provider: 'hashing', model: 'hashing-v1', dimensions: 32 },
+        }),
+      );
       expect(fs.existsSync(path.join(cwd, 'store', 'pglite'))).toBe(true);
       const human = await runCli(['stats'], { CAIRN_EMBEDDING_DIMENSIONS: '32' }, cwd);
-      expect(human.stdout).toBe('Documents: 0\nChunks:    0\nEmbedder:  hashing/hashing-v1 (32 dimensions)\nDatabase:  pglite\n');
+      expect(human.stdout).toBe(
+        'Documents: 0\nChunks:    0\nEmbedder:  hashing/hashing-v1 (32 dimensions)\nDatabase:  pglite\n',
+      );
     } finally {
       fs.rmSync(cwd, { recursive: true, force: true });
     }

@@ -26,7 +26,11 @@ describe('cairn command errors', () => {
 
   it('a usage error from the program itself: one line plus --help on stderr, exit 2', async () => {
     const res = await runCli(['--bogus'], env);
-    expect(res).toEqual({ code: 2, stdout: '', stderr: "cairn: Unknown option '--bogus'\nRun `cairn --help` for usage.\n" });
+    expect(res).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "cairn: Unknown option '--bogus'\nRun `cairn --help` for usage.\n",
+    });
   });
 
   it.each([
@@ -45,9 +49,15 @@ describe('cairn command errors', () => {
     [['import', 'dir', HANDBOOK, '--tag', 'Not Valid'], /^cairn: --tag: invalid tag "Not Valid": tags are lower-case/],
     [['import', 'url', 'https://example.com/a', '--title', ' '], /^cairn: --title: must not be empty$/],
     [['import', 'url', 'https://example.com/a', 'not a url'], /^cairn: import url: "not a url" is not an absolute URL/],
-    [['import', 'openapi', 'https://example.com/spec.yaml', '--spec-id', 'bad id'], /^cairn: --spec-id: "bad id" is not a valid spec id: use 1-100 letters, digits/],
+    [
+      ['import', 'openapi', 'https://example.com/spec.yaml', '--spec-id', 'bad id'],
+      /^cairn: --spec-id: "bad id" is not a valid spec id: use 1-100 letters, digits/,
+    ],
     [['import', 'openapi', 'https://example.com/spec.yaml', '--spec-id', ''], /^cairn: --spec-id: must not be empty/],
-    [['import', 'dir', HANDBOOK, '--spec-id', 'handbook'], /^cairn: --spec-id applies to import openapi only: import dir may bring in many specs/],
+    [
+      ['import', 'dir', HANDBOOK, '--spec-id', 'handbook'],
+      /^cairn: --spec-id applies to import openapi only: import dir may bring in many specs/,
+    ],
   ])('usage error %j: one line plus --help, exit 2', async (args, message) => {
     const res = await runCliInProcess(args, env);
     expect(res.code).toBe(2);
@@ -64,8 +74,14 @@ describe('cairn command errors', () => {
     afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
     it.each([
-      [['import', 'dir', '/nonexistent-cairn-folder'], 'cairn: [BAD_USER_INPUT] import dir: /nonexistent-cairn-folder does not exist; check the path'],
-      [['import', 'openapi', '/nonexistent-cairn.yaml'], 'cairn: [BAD_USER_INPUT] import openapi: /nonexistent-cairn.yaml does not exist; check the path'],
+      [
+        ['import', 'dir', '/nonexistent-cairn-folder'],
+        'cairn: [BAD_USER_INPUT] import dir: /nonexistent-cairn-folder does not exist; check the path',
+      ],
+      [
+        ['import', 'openapi', '/nonexistent-cairn.yaml'],
+        'cairn: [BAD_USER_INPUT] import openapi: /nonexistent-cairn.yaml does not exist; check the path',
+      ],
     ])('%j', async (args, line) => {
       const res = await runCliInProcess(args, env);
       expect(res.code).toBe(1);
@@ -89,10 +105,17 @@ describe('cairn command errors', () => {
       await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
       const port = (blocker.address() as net.AddressInfo).port;
       try {
-        const res = await runCli(['serve'], { ...env, CAIRN_HOST: '127.0.0.1', CAIRN_PORT: String(port), CAIRN_LOG_LEVEL: 'error' });
+        const res = await runCli(['serve'], {
+          ...env,
+          CAIRN_HOST: '127.0.0.1',
+          CAIRN_PORT: String(port),
+          CAIRN_LOG_LEVEL: 'error',
+        });
         expect(res.code).toBe(1);
         expect(res.stderr).not.toMatch(STACK_LINE);
-        expect(linesOf(res.stderr)).toEqual([`cairn: port ${port} on 127.0.0.1 is already in use (CAIRN_PORT): stop the process that uses it, or set CAIRN_PORT to a free port`]);
+        expect(linesOf(res.stderr)).toEqual([
+          `cairn: port ${port} on 127.0.0.1 is already in use (CAIRN_PORT): stop the process that uses it, or set CAIRN_PORT to a free port`,
+        ]);
       } finally {
         await new Promise((r) => blocker.close(r));
       }
@@ -103,11 +126,23 @@ describe('cairn command errors', () => {
       const pglite = path.join(dataDir, 'pglite');
       fs.mkdirSync(dataDir);
       // A lock as a live process (this test runner) would hold it, from another module instance's point of view.
-      fs.writeFileSync(`${pglite}.lock`, JSON.stringify({ pid: process.pid, hostname: os.hostname(), startedAt: new Date().toISOString(), token: 't' }));
-      const res = await runCli(['serve'], { ...env, CAIRN_DATA_DIR: dataDir, CAIRN_PORT: '0', CAIRN_LOG_LEVEL: 'error' });
+      fs.writeFileSync(
+        `${pglite}.lock`,
+        JSON.stringify({ pid: process.pid, hostname: os.hostname(), startedAt: new Date().toISOString(), token: 't' }),
+      );
+      const res = await runCli(['serve'], {
+        ...env,
+        CAIRN_DATA_DIR: dataDir,
+        CAIRN_PORT: '0',
+        CAIRN_LOG_LEVEL: 'error',
+      });
       expect(res.code).toBe(1);
       expect(res.stderr).not.toMatch(STACK_LINE);
-      expect(linesOf(res.stderr)).toEqual([expect.stringContaining(`cairn: [DATABASE_UNAVAILABLE] The data folder ${pglite} is in use by another Cairn process: pid ${process.pid}`)]);
+      expect(linesOf(res.stderr)).toEqual([
+        expect.stringContaining(
+          `cairn: [DATABASE_UNAVAILABLE] The data folder ${pglite} is in use by another Cairn process: pid ${process.pid}`,
+        ),
+      ]);
     });
   });
 });

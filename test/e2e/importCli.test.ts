@@ -16,7 +16,11 @@ interface ItemLine {
   errorCode?: string;
 }
 
-const lines = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+const lines = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 // The `cairn import` commands on a data folder of their own: the first as the program itself, the others run in this
 // process (runCliInProcess) to spare a process start each.
@@ -24,7 +28,11 @@ describe('cairn import (embedded default)', () => {
   let dataDir: string;
   let folder: string;
   let site: FixtureSite;
-  const env = () => ({ CAIRN_DATA_DIR: dataDir, CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: '127.0.0.1' });
+  const env = () => ({
+    CAIRN_DATA_DIR: dataDir,
+    CAIRN_EMBEDDING_PROVIDER: 'hashing',
+    CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+  });
 
   /** A document's tags, read from the data folder while no CLI process holds it. */
   const tagsOf = async (id: string): Promise<string[]> => {
@@ -46,7 +54,10 @@ describe('cairn import (embedded default)', () => {
     fs.mkdirSync(path.join(folder, 'node_modules', 'pkg'), { recursive: true });
     fs.writeFileSync(path.join(folder, 'node_modules', 'pkg', 'readme.md'), '# vendored\n\nnever imported');
     site = await startFixtureSite({
-      '/faq': { body: '<html><head><title>FAQ</title></head><body><main><h1>FAQ</h1><p>Refunds take five business days to reach the card.</p></main></body></html>', type: 'text/html' },
+      '/faq': {
+        body: '<html><head><title>FAQ</title></head><body><main><h1>FAQ</h1><p>Refunds take five business days to reach the card.</p></main></body></html>',
+        type: 'text/html',
+      },
       '/spec.yaml': {
         body: 'openapi: 3.0.0\ninfo: { title: Tiny, version: "1" }\npaths:\n  /ping:\n    get:\n      operationId: ping\n      responses: { "200": { description: pong } }\n',
         type: 'application/yaml',
@@ -66,9 +77,16 @@ describe('cairn import (embedded default)', () => {
     expect(first.code).toBe(0);
     const events = lines(first.stdout);
     const items = events.filter((e) => e.event === 'item') as unknown as ItemLine[];
-    expect(items.map((i) => i.label).sort()).toEqual(['README.md', 'policies/leave.txt', 'runbooks/cache.html', 'runbooks/database-failover.md']);
+    expect(items.map((i) => i.label).sort()).toEqual([
+      'README.md',
+      'policies/leave.txt',
+      'runbooks/cache.html',
+      'runbooks/database-failover.md',
+    ]);
     expect(items.every((i) => i.status === 'SUCCEEDED' && i.embeddedChunkCount > 0)).toBe(true);
-    expect(items.find((i) => i.label === 'runbooks/database-failover.md')!.documentIds).toEqual(['file:handbook/runbooks/database-failover.md']);
+    expect(items.find((i) => i.label === 'runbooks/database-failover.md')!.documentIds).toEqual([
+      'file:handbook/runbooks/database-failover.md',
+    ]);
     expect(events.at(-1)).toMatchObject({ event: 'summary', status: 'SUCCEEDED', items: 4 });
 
     const again = await runCliInProcess(['import', 'dir', folder, '--tag', 'handbook'], env());
@@ -91,7 +109,10 @@ describe('cairn import (embedded default)', () => {
     expect(spec.code).toBe(0);
     expect((lines(spec.stdout)[0] as unknown as ItemLine).documentIds.length).toBe(2);
 
-    const mixed = await runCliInProcess(['import', 'url', `${site.url}/faq`, 'http://169.254.169.254/latest/meta-data/', '--json'], env());
+    const mixed = await runCliInProcess(
+      ['import', 'url', `${site.url}/faq`, 'http://169.254.169.254/latest/meta-data/', '--json'],
+      env(),
+    );
     expect(mixed.code).toBe(1);
     const [good, blocked, summary] = lines(mixed.stdout);
     expect(good).toMatchObject({ status: 'SUCCEEDED' });
@@ -101,30 +122,52 @@ describe('cairn import (embedded default)', () => {
 
   it('labels a spec file that fails with its path, not "inline spec"', async () => {
     const file = path.join(path.dirname(folder), 'broken.yaml');
-    fs.writeFileSync(file, 'openapi: 3.0.0\ninfo: { title: Broken, version: "1" }\npaths:\n  /x:\n    get:\n      summary: no responses\n');
+    fs.writeFileSync(
+      file,
+      'openapi: 3.0.0\ninfo: { title: Broken, version: "1" }\npaths:\n  /x:\n    get:\n      summary: no responses\n',
+    );
     const res = await runCliInProcess(['import', 'openapi', file], env());
     expect(res.code).toBe(1);
     expect(res.stderr).toContain(`✗ ${file}: [INVALID_OPENAPI] The spec does not validate`);
     expect(res.stderr).not.toContain('inline spec');
   });
 
-  it('resolves a spec file\'s $refs to files beside it; --skip-unresolved-refs imports the rest with a warning', async () => {
+  it("resolves a spec file's $refs to files beside it; --skip-unresolved-refs imports the rest with a warning", async () => {
     const dir = path.join(path.dirname(folder), 'backend');
     fs.mkdirSync(path.join(dir, 'openapi', 'consumed'), { recursive: true });
-    fs.writeFileSync(path.join(dir, 'openapi', 'consumed', 'user.yaml'), 'type: object\nproperties:\n  id: { type: string }\n');
+    fs.writeFileSync(
+      path.join(dir, 'openapi', 'consumed', 'user.yaml'),
+      'type: object\nproperties:\n  id: { type: string }\n',
+    );
     const file = path.join(dir, 'api_backend.yaml');
-    const schema = (ref: string) => `      responses:\n        "200":\n          description: ok\n          content:\n            application/json:\n              schema: { $ref: "${ref}" }\n`;
-    fs.writeFileSync(file, `openapi: 3.0.0\ninfo: { title: Backend, version: "1" }\npaths:\n  /users:\n    get:\n${schema('openapi/consumed/user.yaml')}  /orders:\n    get:\n${schema('openapi/consumed/order.yaml')}`);
+    const schema = (ref: string) =>
+      `      responses:\n        "200":\n          description: ok\n          content:\n            application/json:\n              schema: { $ref: "${ref}" }\n`;
+    fs.writeFileSync(
+      file,
+      `openapi: 3.0.0\ninfo: { title: Backend, version: "1" }\npaths:\n  /users:\n    get:\n${schema('openapi/consumed/user.yaml')}  /orders:\n    get:\n${schema('openapi/consumed/order.yaml')}`,
+    );
     const refused = await runCliInProcess(['import', 'openapi', file], env());
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('$ref "openapi/consumed/order.yaml" at api_backend.yaml#/paths/~1orders/get/responses/200/content/application~1json/schema cannot be resolved');
+    expect(refused.stderr).toContain(
+      '$ref "openapi/consumed/order.yaml" at api_backend.yaml#/paths/~1orders/get/responses/200/content/application~1json/schema cannot be resolved',
+    );
     expect(refused.stderr).not.toContain('uploaded');
-    const partial = await runCliInProcess(['import', 'openapi', file, '--skip-unresolved-refs', '--spec-id', 'backend'], env());
+    const partial = await runCliInProcess(
+      ['import', 'openapi', file, '--skip-unresolved-refs', '--spec-id', 'backend'],
+      env(),
+    );
     expect(partial.code).toBe(0);
-    expect(partial.stderr).toContain('warning: Skipped $ref "openapi/consumed/order.yaml" at api_backend.yaml#/paths/~1orders/get/responses/200/content/application~1json/schema');
-    expect((await runCliInProcess(['import', 'dir', dir, '--skip-unresolved-refs'], env())).stderr).toContain('--skip-unresolved-refs applies to import openapi only');
+    expect(partial.stderr).toContain(
+      'warning: Skipped $ref "openapi/consumed/order.yaml" at api_backend.yaml#/paths/~1orders/get/responses/200/content/application~1json/schema',
+    );
+    expect((await runCliInProcess(['import', 'dir', dir, '--skip-unresolved-refs'], env())).stderr).toContain(
+      '--skip-unresolved-refs applies to import openapi only',
+    );
     // A spec found by import dir resolves its $refs the same way.
-    fs.writeFileSync(path.join(dir, 'openapi', 'consumed', 'order.yaml'), 'type: object\nproperties:\n  total: { type: number }\n');
+    fs.writeFileSync(
+      path.join(dir, 'openapi', 'consumed', 'order.yaml'),
+      'type: object\nproperties:\n  total: { type: number }\n',
+    );
     const folderImport = await runCliInProcess(['import', 'dir', dir, '--json'], env());
     const spec = lines(folderImport.stdout).find((e) => e.label === 'api_backend.yaml') as unknown as ItemLine;
     expect(spec).toMatchObject({ status: 'SUCCEEDED' });
@@ -137,7 +180,10 @@ describe('cairn import (embedded default)', () => {
       fs.mkdirSync(dir, { recursive: true });
       const file = path.join(dir, 'openapi.yaml');
       const ops = paths.map((p) => `  ${p}:\n    get:\n      responses: { "200": { description: ok } }\n`).join('');
-      fs.writeFileSync(file, `openapi: 3.0.0\ninfo: { title: Team API, version: "${version}" }\nservers: [{ url: "https://${host}" }]\npaths:\n${ops}`);
+      fs.writeFileSync(
+        file,
+        `openapi: 3.0.0\ninfo: { title: Team API, version: "${version}" }\nservers: [{ url: "https://${host}" }]\npaths:\n${ops}`,
+      );
       return file;
     };
     const teamA = specFile('team-a', 'a.example.com', ['/accounts']);
@@ -146,12 +192,17 @@ describe('cairn import (embedded default)', () => {
     const teamB = specFile('team-b', 'b.example.com', ['/orders']);
     const refused = await runCliInProcess(['import', 'openapi', teamB], env());
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(`✗ ${teamB}: [CONFLICT] spec id "team-api" already belongs to the spec "Team API" (given inline, source "${teamA}")`);
+    expect(refused.stderr).toContain(
+      `✗ ${teamB}: [CONFLICT] spec id "team-api" already belongs to the spec "Team API" (given inline, source "${teamA}")`,
+    );
     expect(refused.stderr).toContain('--spec-id');
 
     const separate = await runCliInProcess(['import', 'openapi', teamB, '--spec-id', 'team-b-api', '--json'], env());
     expect(separate.code).toBe(0);
-    expect((lines(separate.stdout)[0] as unknown as ItemLine).documentIds).toEqual(['openapi:team-b-api', 'openapi:team-b-api:GET%20/orders']);
+    expect((lines(separate.stdout)[0] as unknown as ItemLine).documentIds).toEqual([
+      'openapi:team-b-api',
+      'openapi:team-b-api:GET%20/orders',
+    ]);
 
     // The same spec, updated, from the same file: replaced as before.
     specFile('team-a', 'a.example.com', ['/accounts', '/accounts/{id}'], '2');
@@ -163,13 +214,19 @@ describe('cairn import (embedded default)', () => {
   it('resumes a job on restart when the server died mid-import', async () => {
     const { child, url } = await startCliServer(env());
     const gql = async <T>(query: string, variables: Record<string, unknown> = {}, base = url): Promise<T> => {
-      const res = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+      const res = await fetch(`${base}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query, variables }),
+      });
       const body = (await res.json()) as { data: T; errors?: unknown[] };
       expect(body.errors).toBeUndefined();
       return body.data;
     };
     // One URL per job item; the job waits on the slow pages, so the kill lands mid-job.
-    const started = await gql<{ importUrl: { job: { id: string } } }>(`mutation { importUrl(input: {url: "${site.url}/slow-a", async: true}) { job { id } } }`);
+    const started = await gql<{ importUrl: { job: { id: string } } }>(
+      `mutation { importUrl(input: {url: "${site.url}/slow-a", async: true}) { job { id } } }`,
+    );
     const jobId = started.importUrl.job.id;
     for (let i = 0; i < 50 && !site.hits.get('/slow-a'); i++) await new Promise((r) => setTimeout(r, 100));
     expect(site.hits.get('/slow-a')).toBe(1);
@@ -181,10 +238,18 @@ describe('cairn import (embedded default)', () => {
     const again = await startCliServer(env());
     try {
       type Job = { importJob: { status: string; documents: { id: string }[] } };
-      let job = await gql<Job>(`query($id: ID!) { importJob(id: $id) { status documents { id } } }`, { id: jobId }, again.url);
+      let job = await gql<Job>(
+        `query($id: ID!) { importJob(id: $id) { status documents { id } } }`,
+        { id: jobId },
+        again.url,
+      );
       for (let i = 0; i < 100 && job.importJob.status === 'RUNNING'; i++) {
         await new Promise((r) => setTimeout(r, 100));
-        job = await gql<Job>(`query($id: ID!) { importJob(id: $id) { status documents { id } } }`, { id: jobId }, again.url);
+        job = await gql<Job>(
+          `query($id: ID!) { importJob(id: $id) { status documents { id } } }`,
+          { id: jobId },
+          again.url,
+        );
       }
       expect(job.importJob).toEqual({ status: 'SUCCEEDED', documents: [{ id: `${site.url}/slow-a` }] });
       expect(site.hits.get('/slow-a')).toBe(2);

@@ -26,16 +26,32 @@ describe('cairn sources', () => {
   });
 
   it('adds, lists, syncs and removes a folder source', async () => {
-    const added = await runCli(['sources', 'add', 'handbook', '--kind', 'folder', '--path', 'handbook', '--tag', 'hr', '--schedule', '@daily'], env());
+    const added = await runCli(
+      ['sources', 'add', 'handbook', '--kind', 'folder', '--path', 'handbook', '--tag', 'hr', '--schedule', '@daily'],
+      env(),
+    );
     expect(added.stderr).toBe('');
     expect(added.code).toBe(0);
     expect(added.stdout).toMatch(/Added FOLDER source "handbook".*next sync/);
 
     const synced = await runCliInProcess(['sources', 'sync', 'handbook', '--json'], env());
     expect(synced.code).toBe(0);
-    const events = synced.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(events.filter((e) => e.event === 'progress').at(-1)).toEqual({ event: 'progress', unit: 'items', done: 2, total: 2 });
-    expect(lastJson(synced.stdout)).toMatchObject({ event: 'summary', jobStatus: 'SUCCEEDED', status: 'SUCCEEDED', counts: { added: 2, updated: 0, removed: 0, unchanged: 0, skipped: 0 } });
+    const events = synced.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(events.filter((e) => e.event === 'progress').at(-1)).toEqual({
+      event: 'progress',
+      unit: 'items',
+      done: 2,
+      total: 2,
+    });
+    expect(lastJson(synced.stdout)).toMatchObject({
+      event: 'summary',
+      jobStatus: 'SUCCEEDED',
+      status: 'SUCCEEDED',
+      counts: { added: 2, updated: 0, removed: 0, unchanged: 0, skipped: 0 },
+    });
 
     fs.rmSync(path.join(root, 'handbook', 'leave.md'));
     const again = await runCliInProcess(['sources', 'sync', 'handbook'], env());
@@ -43,7 +59,16 @@ describe('cairn sources', () => {
     expect(again.stderr).toMatch(/SUCCEEDED: added 0, updated 0, removed 1, unchanged 1, skipped 0/);
 
     const listed = await runCliInProcess(['sources', 'list', '--json'], env());
-    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ name: 'handbook', kind: 'FOLDER', status: 'SUCCEEDED', schedule: '@daily', documentCount: 1, tags: ['hr'] })]);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      expect.objectContaining({
+        name: 'handbook',
+        kind: 'FOLDER',
+        status: 'SUCCEEDED',
+        schedule: '@daily',
+        documentCount: 1,
+        tags: ['hr'],
+      }),
+    ]);
 
     const removed = await runCliInProcess(['sources', 'remove', 'handbook', '--keep-documents'], env());
     expect(removed.code).toBe(0);
@@ -55,14 +80,25 @@ describe('cairn sources', () => {
     const heldEnv = { ...env(), CAIRN_DATA_DIR: held, CAIRN_SOURCES_TICK_MS: '0' };
     const server = await startCliServer(heldEnv);
     try {
-      const added = await runCli(['sources', 'add', 'handbook', '--kind', 'folder', '--path', 'handbook', '--json'], heldEnv);
+      const added = await runCli(
+        ['sources', 'add', 'handbook', '--kind', 'folder', '--path', 'handbook', '--json'],
+        heldEnv,
+      );
       expect(added.stderr).toContain(`the server at ${server.url}`);
       expect(lastJson(added.stdout)).toMatchObject({ name: 'handbook', kind: 'FOLDER', status: 'NEVER_SYNCED' });
       const synced = await runCli(['sources', 'sync', 'handbook', '--json'], heldEnv);
       expect(synced.code).toBe(0);
-      const events = synced.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      const events = synced.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(events.filter((e) => e.event === 'progress').at(-1)).toMatchObject({ unit: 'items', done: 1, total: 1 });
-      expect(lastJson(synced.stdout)).toMatchObject({ event: 'summary', jobStatus: 'SUCCEEDED', status: 'SUCCEEDED', counts: { added: 1 } });
+      expect(lastJson(synced.stdout)).toMatchObject({
+        event: 'summary',
+        jobStatus: 'SUCCEEDED',
+        status: 'SUCCEEDED',
+        counts: { added: 1 },
+      });
       const listed = await runCli(['sources', 'list', '--json'], heldEnv);
       expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ name: 'handbook', documentCount: 1 })]);
       const removed = await runCli(['sources', 'remove', 'handbook'], heldEnv);
@@ -75,23 +111,38 @@ describe('cairn sources', () => {
   }, 400_000);
 
   const sshd = sshdUnderTest();
-  (sshd ? it : it.skip)('adds a git source over ssh with its deploy key read from a file, and syncs it', async () => {
-    const repo = createSshGitRepo(sshd!);
-    const key = newKeyPair();
-    repo.authorize(key.publicKey);
-    repo.commit({ 'docs/run.md': '# Runbook\n\nRestart the service.' });
-    const keyFile = path.join(root, 'deploy_key');
-    fs.writeFileSync(keyFile, key.privateKey, { mode: 0o600 });
-    const sshEnv = { ...env(), CAIRN_SECRET_KEY: 'a-cli-test-secret-key-of-32-characters-or-more', CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: `127.0.0.1:${sshd!.port}` };
-    try {
-      const added = await runCli(['sources', 'add', 'private', '--kind', 'git', '--url', repo.url, '--deploy-key', keyFile, '--json'], sshEnv);
-      expect(added.code).toBe(0);
-      expect(added.stdout).not.toContain('PRIVATE KEY');
-      expect(lastJson(added.stdout)).toMatchObject({ name: 'private', deployKeyPublicKey: key.publicKey.trim(), deployKeyFingerprint: expect.stringMatching(/^SHA256:/) });
-      const synced = await runCli(['sources', 'sync', 'private', '--json'], sshEnv);
-      expect(lastJson(synced.stdout)).toMatchObject({ event: 'summary', status: 'SUCCEEDED', counts: { added: 1 } });
-    } finally {
-      repo.close();
-    }
-  }, 400_000);
+  (sshd ? it : it.skip)(
+    'adds a git source over ssh with its deploy key read from a file, and syncs it',
+    async () => {
+      const repo = createSshGitRepo(sshd!);
+      const key = newKeyPair();
+      repo.authorize(key.publicKey);
+      repo.commit({ 'docs/run.md': '# Runbook\n\nRestart the service.' });
+      const keyFile = path.join(root, 'deploy_key');
+      fs.writeFileSync(keyFile, key.privateKey, { mode: 0o600 });
+      const sshEnv = {
+        ...env(),
+        CAIRN_SECRET_KEY: 'a-cli-test-secret-key-of-32-characters-or-more',
+        CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: `127.0.0.1:${sshd!.port}`,
+      };
+      try {
+        const added = await runCli(
+          ['sources', 'add', 'private', '--kind', 'git', '--url', repo.url, '--deploy-key', keyFile, '--json'],
+          sshEnv,
+        );
+        expect(added.code).toBe(0);
+        expect(added.stdout).not.toContain('PRIVATE KEY');
+        expect(lastJson(added.stdout)).toMatchObject({
+          name: 'private',
+          deployKeyPublicKey: key.publicKey.trim(),
+          deployKeyFingerprint: expect.stringMatching(/^SHA256:/),
+        });
+        const synced = await runCli(['sources', 'sync', 'private', '--json'], sshEnv);
+        expect(lastJson(synced.stdout)).toMatchObject({ event: 'summary', status: 'SUCCEEDED', counts: { added: 1 } });
+      } finally {
+        repo.close();
+      }
+    },
+    400_000,
+  );
 });

@@ -29,7 +29,8 @@ export async function gqlAs<T = Record<string, unknown>>(
 }
 
 /** The first error's code, or undefined. */
-export const codeOf = (r: GqlHttpResponse | GqlResponse): string | undefined => ('body' in r ? r.body : r).errors?.[0]?.extensions?.code;
+export const codeOf = (r: GqlHttpResponse | GqlResponse): string | undefined =>
+  ('body' in r ? r.body : r).errors?.[0]?.extensions?.code;
 
 /** A server over an existing database (for CLI tests that share its data folder or URL). */
 export interface ServerOn {
@@ -41,8 +42,15 @@ export interface ServerOn {
 
 /** Starts services and HTTP on 127.0.0.1 over the database that `env` names (CAIRN_DATA_DIR or CAIRN_DATABASE_URL). */
 export async function startServerOn(env: Record<string, string>): Promise<ServerOn> {
-  const config = loadConfig({ NODE_ENV: 'test', CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0', ...env });
-  const services = await createServices(config, silentLogger(), { embedder: new HashingEmbeddingProvider({ dimensions: 256 }) });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    CAIRN_EMBEDDING_PROVIDER: 'hashing',
+    CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0',
+    ...env,
+  });
+  const services = await createServices(config, silentLogger(), {
+    embedder: new HashingEmbeddingProvider({ dimensions: 256 }),
+  });
   const server = await startHttpServer(services, 0, '127.0.0.1');
   return {
     services,

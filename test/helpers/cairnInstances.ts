@@ -71,9 +71,19 @@ export async function startInstances(options: StartInstancesOptions): Promise<Ca
         const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-instance-'));
         dataDirs.push(dataDir);
         const neo4j: Record<string, string> = options.neo4j
-          ? { CAIRN_NEO4J_URI: options.neo4j.uri, CAIRN_NEO4J_USER: options.neo4j.user, CAIRN_NEO4J_PASSWORD: options.neo4j.password }
+          ? {
+              CAIRN_NEO4J_URI: options.neo4j.uri,
+              CAIRN_NEO4J_USER: options.neo4j.user,
+              CAIRN_NEO4J_PASSWORD: options.neo4j.password,
+            }
           : {};
-        const env = { ...DEFAULTS, CAIRN_DATA_DIR: dataDir, CAIRN_DATABASE_URL: options.databaseUrl, ...neo4j, ...options.env };
+        const env = {
+          ...DEFAULTS,
+          CAIRN_DATA_DIR: dataDir,
+          CAIRN_DATABASE_URL: options.databaseUrl,
+          ...neo4j,
+          ...options.env,
+        };
         return startOne(env, children);
       }),
     );
@@ -102,7 +112,12 @@ function startOne(env: Record<string, string>, children: ChildProcess[]): Promis
       if (!ready?.[1] || child.pid === undefined) return;
       clearTimeout(timer);
       child.off('exit', onExit);
-      resolve({ url: ready[1], pid: child.pid, kill: (signal = 'SIGKILL') => stopProcess(child, signal), logs: () => out });
+      resolve({
+        url: ready[1],
+        pid: child.pid,
+        kill: (signal = 'SIGKILL') => stopProcess(child, signal),
+        logs: () => out,
+      });
     });
   });
 }

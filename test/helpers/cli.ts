@@ -10,7 +10,11 @@ export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 export const CLI_MAIN = projectPath('.cairn/test-cli/src/cli/main.js');
 
 /** Runs `cairn <args>` from the compiled sources and collects its output; `cwd` defaults to the project. */
-export function runCli(args: string[], env: Record<string, string>, cwd = projectPath()): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  cwd = projectPath(),
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI_MAIN, ...args], { env: childEnv(env), cwd });
     let stdout = '';
@@ -28,7 +32,10 @@ export function runCli(args: string[], env: Record<string, string>, cwd = projec
  * suite instead of once per command (about a second of CPU each), so suites use it for commands that need no process
  * of their own: usage and user errors, and commands sent to a running server. Commands run one at a time.
  */
-export async function runCliInProcess(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runCliInProcess(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { runCommand } = await import('../../src/cli/main.js');
   const savedEnv = { ...process.env };
   const writes = { stdout: process.stdout.write, stderr: process.stderr.write };
@@ -56,7 +63,9 @@ export async function runCliInProcess(args: string[], env: Record<string, string
 }
 
 /** Starts `cairn serve` and resolves with its URL once it logs that it is ready. */
-export function startCliServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; logs: () => string }> {
+export function startCliServer(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; url: string; logs: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI_MAIN, 'serve'], {
       env: childEnv({ CAIRN_HOST: '127.0.0.1', CAIRN_PORT: '0', ...env }),

@@ -29,8 +29,13 @@ export interface DbTarget {
 async function pgliteDatabase(empty: boolean): Promise<ScratchDatabase> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-test-'));
   // Copying a migrated folder costs a tenth of PGlite's initdb.
-  if (!empty) fs.cpSync(path.join(await ensurePgliteTemplate(), 'pglite'), path.join(dir, 'pglite'), { recursive: true });
-  return { env: { CAIRN_DATA_DIR: dir }, url: undefined, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+  if (!empty)
+    fs.cpSync(path.join(await ensurePgliteTemplate(), 'pglite'), path.join(dir, 'pglite'), { recursive: true });
+  return {
+    env: { CAIRN_DATA_DIR: dir },
+    url: undefined,
+    drop: async () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 const serverUrl = process.env.CAIRN_TEST_DATABASE_URL;
@@ -42,13 +47,18 @@ export function dbTargets(): DbTarget[] {
   if (serverUrl) {
     targets.push({
       name: 'postgres',
-      createDatabase: async (o) => createScratchDatabase(serverUrl, o?.empty ? undefined : await ensurePostgresTemplate(serverUrl)),
+      createDatabase: async (o) =>
+        createScratchDatabase(serverUrl, o?.empty ? undefined : await ensurePostgresTemplate(serverUrl)),
     });
   } else if (process.env.CI) {
-    throw new Error('CI is set but CAIRN_TEST_DATABASE_URL is not: the real Postgres server must run in CI (see .ci/run).');
+    throw new Error(
+      'CI is set but CAIRN_TEST_DATABASE_URL is not: the real Postgres server must run in CI (see .ci/run).',
+    );
   } else if (!warned) {
     warned = true;
-    console.warn('Skipping the real-Postgres half of this suite: CAIRN_TEST_DATABASE_URL is not set (`bash scripts/postgres-server.sh start` prints one).');
+    console.warn(
+      'Skipping the real-Postgres half of this suite: CAIRN_TEST_DATABASE_URL is not set (`bash scripts/postgres-server.sh start` prints one).',
+    );
   }
   return targets;
 }
@@ -59,7 +69,10 @@ export function scratchPglite(): Promise<ScratchDatabase> {
 }
 
 /** Creates a database on the server, empty or as a copy of `template`, and returns its URL and a dropper. */
-export async function createScratchDatabase(url: string, template?: string): Promise<ScratchDatabase & { url: string }> {
+export async function createScratchDatabase(
+  url: string,
+  template?: string,
+): Promise<ScratchDatabase & { url: string }> {
   const name = `cairn_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();

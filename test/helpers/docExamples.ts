@@ -8,7 +8,14 @@ import { parse as parseShell } from 'shell-quote';
 export type DocExample =
   /** `placeholder`: the operation names ids to replace (a job's, an upload's), so NOT_FOUND is its expected answer. */
   | { kind: 'graphql'; where: string; query: string; placeholder?: boolean }
-  | { kind: 'curl'; where: string; url: string; headers: Record<string, string>; data?: string; files: Record<string, string> };
+  | {
+      kind: 'curl';
+      where: string;
+      url: string;
+      headers: Record<string, string>;
+      data?: string;
+      files: Record<string, string>;
+    };
 
 /** The examples of one fenced block, run in order (a block may set up what its later operations read). */
 export interface DocBlock {
@@ -18,7 +25,9 @@ export interface DocBlock {
 
 /** Each operation of a GraphQL document, as the exact text it was written in. */
 function operationsOf(source: string): string[] {
-  return parse(source).definitions.flatMap((d) => (d.kind === Kind.OPERATION_DEFINITION && d.loc ? [source.slice(d.loc.start, d.loc.end)] : []));
+  return parse(source).definitions.flatMap((d) =>
+    d.kind === Kind.OPERATION_DEFINITION && d.loc ? [source.slice(d.loc.start, d.loc.end)] : [],
+  );
 }
 
 /** The curl commands of a shell block: continuation lines joined, comments dropped. */
@@ -27,7 +36,14 @@ function curlsOf(source: string, where: string): DocExample[] {
   return commands.flatMap((line): DocExample[] => {
     const argv = parseShell(line).filter((a): a is string => typeof a === 'string');
     if (argv[0] !== 'curl') return [];
-    const example = { kind: 'curl' as const, where, url: '', headers: {} as Record<string, string>, files: {} as Record<string, string>, data: undefined as string | undefined };
+    const example = {
+      kind: 'curl' as const,
+      where,
+      url: '',
+      headers: {} as Record<string, string>,
+      files: {} as Record<string, string>,
+      data: undefined as string | undefined,
+    };
     for (let i = 1; i < argv.length; i += 1) {
       const arg = argv[i] ?? '';
       if (arg === '-s') continue;
@@ -71,7 +87,10 @@ export function docBlocks(root: string, files: string[]): DocBlock[] {
       const [lang = '', ...flags] = (code.lang ?? '').split(/\s+/);
       if (lang === 'graphql') {
         const placeholder = flags.includes('placeholder');
-        blocks.push({ where, examples: operationsOf(code.text).map((query) => ({ kind: 'graphql', where, query, placeholder })) });
+        blocks.push({
+          where,
+          examples: operationsOf(code.text).map((query) => ({ kind: 'graphql', where, query, placeholder })),
+        });
       } else if (lang === 'sh' || lang === 'bash') {
         const curls = curlsOf(code.text, where);
         if (curls.length > 0) blocks.push({ where, examples: curls });
@@ -128,7 +147,11 @@ export class DocExampleRunner {
       }
       body = form;
     }
-    const res = await fetch(url, { method: body === undefined ? 'GET' : 'POST', headers: { ...example.headers, ...auth }, body });
+    const res = await fetch(url, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { ...example.headers, ...auth },
+      body,
+    });
     return this.check(example, res);
   }
 
@@ -142,7 +165,8 @@ export class DocExampleRunner {
       data?: { createApiKey?: { key?: string; apiKey?: { role?: string } } };
     };
     const placeholder = example.kind === 'graphql' && example.placeholder === true;
-    if (answer.errors && !(placeholder && answer.errors.every((e) => e.extensions?.code === 'NOT_FOUND'))) return `${example.where} ${label}: ${JSON.stringify(answer.errors).slice(0, 400)}`;
+    if (answer.errors && !(placeholder && answer.errors.every((e) => e.extensions?.code === 'NOT_FOUND')))
+      return `${example.where} ${label}: ${JSON.stringify(answer.errors).slice(0, 400)}`;
     const created = answer.data?.createApiKey;
     if (!this.key && created?.key && created.apiKey?.role === 'ADMIN') this.key = created.key;
     return undefined;

@@ -25,16 +25,23 @@ export async function startFaultyEmbeddingServer(dimensions: number): Promise<Fa
       state.requests++;
       if (state.mode === 'hang') return; // the client's timeout must fire; close() drops the socket
       if (state.mode === 'error500') {
-        return void res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'model crashed' } }));
+        return void res
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: 'model crashed' } }));
       }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model: string; input: string | string[] };
       const input = Array.isArray(body.input) ? body.input : [body.input];
       const data = input.map((text, index) => ({
         object: 'embedding',
         index,
-        embedding: Array.from({ length: dimensions }, (_, i) => ((text.charCodeAt(i % Math.max(1, text.length)) || 1) % 17) + i / dimensions),
+        embedding: Array.from(
+          { length: dimensions },
+          (_, i) => ((text.charCodeAt(i % Math.max(1, text.length)) || 1) % 17) + i / dimensions,
+        ),
       }));
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data, model: body.model, usage: { prompt_tokens: 0, total_tokens: 0 } }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ object: 'list', data, model: body.model, usage: { prompt_tokens: 0, total_tokens: 0 } }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

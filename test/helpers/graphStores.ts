@@ -24,7 +24,11 @@ export interface CreatedGraphStore {
 export function neo4jTestSettings(): { uri: string; user: string; password: string } | undefined {
   const uri = process.env.CAIRN_TEST_NEO4J_URI;
   if (!uri) return undefined;
-  return { uri, user: process.env.CAIRN_TEST_NEO4J_USER ?? 'neo4j', password: process.env.CAIRN_TEST_NEO4J_PASSWORD ?? 'cairn-test-password' };
+  return {
+    uri,
+    user: process.env.CAIRN_TEST_NEO4J_USER ?? 'neo4j',
+    password: process.env.CAIRN_TEST_NEO4J_PASSWORD ?? 'cairn-test-password',
+  };
 }
 
 let warned = false;
@@ -79,7 +83,9 @@ export function graphStoreTargets(): GraphStoreTarget[] {
     throw new Error('CI is set but CAIRN_TEST_NEO4J_URI is not: the real Neo4j server must run in CI (see .ci/run).');
   } else if (!warned) {
     warned = true;
-    console.warn('Skipping the Neo4j half of this suite: CAIRN_TEST_NEO4J_URI is not set (`bash scripts/neo4j-server.sh start` prints one).');
+    console.warn(
+      'Skipping the Neo4j half of this suite: CAIRN_TEST_NEO4J_URI is not set (`bash scripts/neo4j-server.sh start` prints one).',
+    );
   }
   return targets;
 }

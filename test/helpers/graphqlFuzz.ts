@@ -51,15 +51,75 @@ export interface FuzzPools {
 const INT32 = 2 ** 31 - 1;
 /** Strings that broke (or could break) validation, SQL, JSON, tokenizers or the tag-expression parser. */
 const EDGE_STRINGS = [
-  '', ' ', '\t\n', 'a', 'x'.repeat(5_000), 'ünïcödé ✓ 漢字 🚀 עברית', '\u0000', 'a\u0000b', '\u200b\u200f\ufeff', '\ud800', 'e\u0301',
-  "'; DROP TABLE documents; --", '%', '_', '\\', '"', '{"a":1}', '<script>alert(1)</script>', '../../etc/passwd',
-  'null', 'undefined', '-1', '9'.repeat(40), 'NaN', 'a+b|c', '+|', '|', '+', '((', 'a++b', 'billing', 'Ledger service', 'DEPENDS_ON', 'Service',
+  '',
+  ' ',
+  '\t\n',
+  'a',
+  'x'.repeat(5_000),
+  'ünïcödé ✓ 漢字 🚀 עברית',
+  '\u0000',
+  'a\u0000b',
+  '\u200b\u200f\ufeff',
+  '\ud800',
+  'e\u0301',
+  "'; DROP TABLE documents; --",
+  '%',
+  '_',
+  '\\',
+  '"',
+  '{"a":1}',
+  '<script>alert(1)</script>',
+  '../../etc/passwd',
+  'null',
+  'undefined',
+  '-1',
+  '9'.repeat(40),
+  'NaN',
+  'a+b|c',
+  '+|',
+  '|',
+  '+',
+  '((',
+  'a++b',
+  'billing',
+  'Ledger service',
+  'DEPENDS_ON',
+  'Service',
 ];
-const WEIRD_IDS = ['', ' ', 'x'.repeat(300), 'doc:../../x', 'a/b@c#d', '0', '-1', '999999999999999999999', '\u0000', 'ünï', 'svc:LEDGER'];
-const BAD_CURSORS = ['', 'abc', '!!!', 'A'.repeat(2_000), Buffer.from('{"x":1}').toString('base64'), Buffer.from('garbage').toString('base64url'), 'eyJ9', '\u0000'];
+const WEIRD_IDS = [
+  '',
+  ' ',
+  'x'.repeat(300),
+  'doc:../../x',
+  'a/b@c#d',
+  '0',
+  '-1',
+  '999999999999999999999',
+  '\u0000',
+  'ünï',
+  'svc:LEDGER',
+];
+const BAD_CURSORS = [
+  '',
+  'abc',
+  '!!!',
+  'A'.repeat(2_000),
+  Buffer.from('{"x":1}').toString('base64'),
+  Buffer.from('garbage').toString('base64url'),
+  'eyJ9',
+  '\u0000',
+];
 const DATES = [
-  '2030-01-01T00:00:00.000Z', '1970-01-01T00:00:00Z', '2000-02-30T00:00:00Z', 'not a date', '', '9999-12-31T23:59:59.999Z',
-  '0000-01-01T00:00:00Z', '2026-13-45T00:00:00Z', '2099-06-01T12:00:00+02:00', '2001-01-01',
+  '2030-01-01T00:00:00.000Z',
+  '1970-01-01T00:00:00Z',
+  '2000-02-30T00:00:00Z',
+  'not a date',
+  '',
+  '9999-12-31T23:59:59.999Z',
+  '0000-01-01T00:00:00Z',
+  '2026-13-45T00:00:00Z',
+  '2099-06-01T12:00:00+02:00',
+  '2001-01-01',
 ];
 
 // Mostly small values, so range checks pass and the operation gets past validation into the real work.
@@ -75,21 +135,34 @@ const THEMED: Record<string, string[]> = {
   types: ['Service', 'Team', 'Api', 'nope'],
   relationshipTypes: ['DEPENDS_ON', 'OWNS', 'depends_on'],
 };
-const edgeFloat = fc.oneof(fc.constantFrom(0, 0.5, 1, -1, 1.5, 1e308, -1e308, 1e-300), fc.double({ noNaN: true, noDefaultInfinity: true }));
+const edgeFloat = fc.oneof(
+  fc.constantFrom(0, 0.5, 1, -1, 1.5, 1e308, -1e308, 1e-300),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+);
 const anyString = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...EDGE_STRINGS) },
   { weight: 2, arbitrary: fc.string({ maxLength: 30 }) },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 20 }) },
 );
-const jsonValue = fc.oneof(fc.constantFrom({}, [], 'x', 0, { nested: { deep: [1, 'two', null] } }), fc.jsonValue({ maxDepth: 3 }));
+const jsonValue = fc.oneof(
+  fc.constantFrom({}, [], 'x', 0, { nested: { deep: [1, 'two', null] } }),
+  fc.jsonValue({ maxDepth: 3 }),
+);
 
 /** A random value of `type`: null only where the type allows it; `name` picks themed pools (ids, cursors, URLs). */
 function valueArb(type: GraphQLInputType, name: string, pools: FuzzPools, depth: number): fc.Arbitrary<unknown> {
-  if (!isNonNullType(type)) return fc.oneof({ weight: 1, arbitrary: fc.constant(null) }, { weight: 4, arbitrary: valueArb(new GraphQLNonNull(type), name, pools, depth) });
+  if (!isNonNullType(type))
+    return fc.oneof(
+      { weight: 1, arbitrary: fc.constant(null) },
+      { weight: 4, arbitrary: valueArb(new GraphQLNonNull(type), name, pools, depth) },
+    );
   const inner = type.ofType;
   if (isListType(inner)) {
     const item = valueArb(inner.ofType as GraphQLInputType, name, pools, depth + 1);
-    return fc.oneof({ weight: 9, arbitrary: fc.array(item, { maxLength: 4 }) }, { weight: 1, arbitrary: fc.array(item, { minLength: 30, maxLength: 60 }) });
+    return fc.oneof(
+      { weight: 9, arbitrary: fc.array(item, { maxLength: 4 }) },
+      { weight: 1, arbitrary: fc.array(item, { minLength: 30, maxLength: 60 }) },
+    );
   }
   if (isEnumType(inner)) return fc.constantFrom(...inner.getValues().map((v) => v.name));
   if (isInputObjectType(inner)) {
@@ -106,7 +179,11 @@ function valueArb(type: GraphQLInputType, name: string, pools: FuzzPools, depth:
     case 'Boolean':
       return fc.boolean();
     case 'ID':
-      return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...pools.ids) }, { weight: 2, arbitrary: fc.constantFrom(...WEIRD_IDS) }, { weight: 1, arbitrary: anyString });
+      return fc.oneof(
+        { weight: 4, arbitrary: fc.constantFrom(...pools.ids) },
+        { weight: 2, arbitrary: fc.constantFrom(...WEIRD_IDS) },
+        { weight: 1, arbitrary: anyString },
+      );
     case 'DateTime':
       return fc.oneof(fc.constant(new Date(Date.now() + 86_400_000).toISOString()), fc.constantFrom(...DATES));
     case 'JSON':
@@ -114,7 +191,8 @@ function valueArb(type: GraphQLInputType, name: string, pools: FuzzPools, depth:
     case 'String': {
       const themed = THEMED[name];
       if (name === 'url') return fc.constantFrom(...pools.urls);
-      if (themed) return fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...themed) }, { weight: 1, arbitrary: anyString });
+      if (themed)
+        return fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...themed) }, { weight: 1, arbitrary: anyString });
       if (name === 'after') return fc.constantFrom(...pools.cursors, ...BAD_CURSORS);
       return anyString;
     }
@@ -125,7 +203,9 @@ function valueArb(type: GraphQLInputType, name: string, pools: FuzzPools, depth:
 
 function argsArb(args: readonly GraphQLArgument[], pools: FuzzPools): fc.Arbitrary<FuzzArg[]> {
   const each = args.map((a) => {
-    const present = fc.record({ value: valueArb(a.type, a.name, pools, 0), asVariable: fc.boolean() }).map((v) => [{ name: a.name, type: a.type, ...v }]);
+    const present = fc
+      .record({ value: valueArb(a.type, a.name, pools, 0), asVariable: fc.boolean() })
+      .map((v) => [{ name: a.name, type: a.type, ...v }]);
     // Optional arguments are sometimes left out (their defaults apply).
     return isNonNullType(a.type) ? present : fc.oneof(fc.constant([] as FuzzArg[]), present);
   });
@@ -133,7 +213,9 @@ function argsArb(args: readonly GraphQLArgument[], pools: FuzzPools): fc.Arbitra
 }
 
 function selectionArb(type: GraphQLObjectType, pools: FuzzPools, depth: number): fc.Arbitrary<FuzzSelection[]> {
-  const fields = Object.values(type.getFields()).filter((f) => depth < pools.maxDepth || isLeafType(getNamedType(f.type)));
+  const fields = Object.values(type.getFields()).filter(
+    (f) => depth < pools.maxDepth || isLeafType(getNamedType(f.type)),
+  );
   if (fields.length === 0) return fc.constant([{ field: '__typename', args: [], sub: null }]);
   return fc
     .uniqueArray(fc.constantFrom(...fields), { minLength: 1, maxLength: 4, selector: (f) => f.name })
@@ -162,11 +244,14 @@ export function operationArb(schema: GraphQLSchema, pools: FuzzPools): fc.Arbitr
 function literal(value: unknown, type: GraphQLInputType): string {
   if (value === null) return 'null';
   const inner = isNonNullType(type) ? type.ofType : type;
-  if (isListType(inner)) return `[${(value as unknown[]).map((v) => literal(v, inner.ofType as GraphQLInputType)).join(', ')}]`;
+  if (isListType(inner))
+    return `[${(value as unknown[]).map((v) => literal(v, inner.ofType as GraphQLInputType)).join(', ')}]`;
   if (isEnumType(inner)) return String(value);
   if (isInputObjectType(inner)) {
     const fields = inner.getFields();
-    return `{${Object.entries(value as object).map(([k, v]) => `${k}: ${literal(v, fields[k]!.type)}`).join(', ')}}`;
+    return `{${Object.entries(value as object)
+      .map(([k, v]) => `${k}: ${literal(v, fields[k]!.type)}`)
+      .join(', ')}}`;
   }
   return JSON.stringify(value);
 }

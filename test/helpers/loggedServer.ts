@@ -18,9 +18,17 @@ export interface LoggedServer {
 /** Starts a LoggedServer on 127.0.0.1. */
 export async function startLoggedServer(): Promise<LoggedServer> {
   let logged = '';
-  const logger = pino({ level: 'info' }, new Writable({ write: (chunk: Buffer, _enc, done) => ((logged += chunk.toString()), done()) }));
+  const logger = pino(
+    { level: 'info' },
+    new Writable({ write: (chunk: Buffer, _enc, done) => ((logged += chunk.toString()), done()) }),
+  );
   const database = await scratchPglite();
-  const config = loadConfig({ NODE_ENV: 'test', ...database.env, CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    ...database.env,
+    CAIRN_EMBEDDING_PROVIDER: 'hashing',
+    CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0',
+  });
   const services = await createServices(config, logger, { embedder: new HashingEmbeddingProvider({ dimensions: 64 }) });
   const server = await startHttpServer(services, 0, '127.0.0.1');
   return {

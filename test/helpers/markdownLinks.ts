@@ -13,7 +13,9 @@ export interface BrokenLink {
 /** The plain text of inline tokens, as GitHub renders a heading before slugging it. */
 function plainText(tokens: Token[] | undefined, fallback: string): string {
   if (!tokens) return fallback;
-  return tokens.map((t) => ('tokens' in t && t.tokens ? plainText(t.tokens, '') : 'text' in t ? String(t.text) : '')).join('');
+  return tokens
+    .map((t) => ('tokens' in t && t.tokens ? plainText(t.tokens, '') : 'text' in t ? String(t.text) : ''))
+    .join('');
 }
 
 /** GitHub's anchors of a markdown file: heading slugs, with -1, -2 … for repeated headings. */
@@ -21,7 +23,8 @@ export function anchorsOf(markdown: string): Set<string> {
   const slugger = new GithubSlugger();
   const anchors = new Set<string>();
   marked.walkTokens(marked.lexer(markdown), (token) => {
-    if (token.type === 'heading') anchors.add(slugger.slug(plainText((token as Tokens.Heading).tokens, (token as Tokens.Heading).text)));
+    if (token.type === 'heading')
+      anchors.add(slugger.slug(plainText((token as Tokens.Heading).tokens, (token as Tokens.Heading).text)));
   });
   return anchors;
 }
@@ -53,7 +56,8 @@ export function brokenLinks(root: string, files: string[], pending: readonly str
     for (const href of linksOf(fs.readFileSync(path.join(root, file), 'utf8'))) {
       if (isExternal(href)) continue;
       const [target = '', anchor] = href.split('#', 2);
-      const targetFile = target === '' ? file : path.posix.normalize(path.posix.join(path.posix.dirname(file), decodeURI(target)));
+      const targetFile =
+        target === '' ? file : path.posix.normalize(path.posix.join(path.posix.dirname(file), decodeURI(target)));
       if (!fs.existsSync(path.join(root, targetFile))) {
         if (!pending.includes(targetFile)) broken.push({ file, href, reason: `${targetFile} does not exist` });
         continue;

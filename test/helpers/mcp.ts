@@ -42,7 +42,11 @@ export const call = async (client: Client, name: string, args: Record<string, un
 
 /** Calls a tool that must succeed and returns its structured content. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read nested fields of each tool's own shape
-export async function ok<T = Record<string, any>>(client: Client, name: string, args: Record<string, unknown>): Promise<T> {
+export async function ok<T = Record<string, any>>(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<T> {
   const result = await call(client, name, args);
   if (result.isError) throw new Error(`${name} failed: ${result.content[0]?.text}`);
   return result.structuredContent as T;
@@ -70,20 +74,43 @@ const RUNBOOK =
  * over either transport. `pageUrl` is a page import_url may fetch.
  */
 export async function callEveryTool(client: Client, pageUrl: string): Promise<void> {
-  await ok(client, 'create_entity', { id: 'svc:payments', type: 'Service', name: 'Payment Service', aliases: ['payments'] });
-  await ok(client, 'create_entity', { id: 'svc:ledger', type: 'Service', name: 'Ledger', description: 'Books every transfer.' });
+  await ok(client, 'create_entity', {
+    id: 'svc:payments',
+    type: 'Service',
+    name: 'Payment Service',
+    aliases: ['payments'],
+  });
+  await ok(client, 'create_entity', {
+    id: 'svc:ledger',
+    type: 'Service',
+    name: 'Ledger',
+    description: 'Books every transfer.',
+  });
   const team = await ok(client, 'create_entity', { id: 'team:core', type: 'Team', name: 'Core Team' });
   expect(team).toMatchObject({ id: 'team:core', type: 'Team', name: 'Core Team' });
-  const rel = await ok(client, 'create_relationship', { fromId: 'svc:payments', type: 'DEPENDS_ON', toId: 'svc:ledger' });
+  const rel = await ok(client, 'create_relationship', {
+    fromId: 'svc:payments',
+    type: 'DEPENDS_ON',
+    toId: 'svc:ledger',
+  });
   expect(rel).toMatchObject({ fromId: 'svc:payments', type: 'DEPENDS_ON', toId: 'svc:ledger' });
   await ok(client, 'create_relationship', { fromId: 'team:core', type: 'OWNS', toId: 'svc:ledger' });
-  const doc = await ok(client, 'create_document', { id: 'rb:ach', title: 'ACH returns runbook', content: RUNBOOK, tags: ['payments'], metadata: { url: 'https://wiki.example.com/ach' } });
+  const doc = await ok(client, 'create_document', {
+    id: 'rb:ach',
+    title: 'ACH returns runbook',
+    content: RUNBOOK,
+    tags: ['payments'],
+    metadata: { url: 'https://wiki.example.com/ach' },
+  });
   expect(doc).toMatchObject({ id: 'rb:ach', chunkCount: 1, documentType: 'OTHER', tags: ['payments'] });
   const imported = await ok(client, 'import_url', { url: pageUrl, tags: ['imported'] });
   expect(imported.status).toBe('SUCCEEDED');
   expect(imported.documents).toHaveLength(1);
 
-  const enriched = await ok(client, 'enrich_context', { query: 'What does ACH return code R01 mean for the Payment Service?', maxEntities: 5 });
+  const enriched = await ok(client, 'enrich_context', {
+    query: 'What does ACH return code R01 mean for the Payment Service?',
+    maxEntities: 5,
+  });
   expect(enriched.context).toContain('[1] ACH returns runbook');
   expect(enriched.citations[0]).toMatchObject({ number: 1, documentId: 'rb:ach', url: 'https://wiki.example.com/ach' });
   expect(enriched.entities.map((e: { id: string }) => e.id)).toContain('svc:payments');
@@ -97,7 +124,14 @@ export async function callEveryTool(client: Client, pageUrl: string): Promise<vo
   expect(found.hits[0].content).toContain('R02');
 
   const head = await ok(client, 'get_document', { id: 'rb:ach', maxChars: 40 });
-  expect(head).toMatchObject({ id: 'rb:ach', totalChars: RUNBOOK.length, offset: 0, truncated: true, nextOffset: 40, content: RUNBOOK.slice(0, 40) });
+  expect(head).toMatchObject({
+    id: 'rb:ach',
+    totalChars: RUNBOOK.length,
+    offset: 0,
+    truncated: true,
+    nextOffset: 40,
+    content: RUNBOOK.slice(0, 40),
+  });
   const rest = await ok(client, 'get_document', { id: 'rb:ach', offset: 40 });
   expect(rest).toMatchObject({ content: RUNBOOK.slice(40), truncated: false, nextOffset: null });
 
@@ -116,7 +150,9 @@ export async function callEveryTool(client: Client, pageUrl: string): Promise<vo
   const path = await ok(client, 'shortest_path', { fromId: 'svc:payments', toId: 'team:core' });
   expect(path).toMatchObject({ found: true, hops: 2 });
   expect(path.entities.map((e: { id: string }) => e.id)).toEqual(['svc:payments', 'svc:ledger', 'team:core']);
-  expect(await ok(client, 'shortest_path', { fromId: 'svc:payments', toId: 'team:core', maxDepth: 1 })).toMatchObject({ found: false });
+  expect(await ok(client, 'shortest_path', { fromId: 'svc:payments', toId: 'team:core', maxDepth: 1 })).toMatchObject({
+    found: false,
+  });
 
   await ok(client, 'enrich_context', { query: 'quarterly zymurgy offsite schedule' });
   const gaps = await ok(client, 'knowledge_gaps', {});

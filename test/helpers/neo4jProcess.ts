@@ -24,7 +24,10 @@ export async function neo4jPid(): Promise<number | undefined> {
   const fromFile = fs.existsSync(file) ? Number(fs.readFileSync(file, 'utf8').trim()) : NaN;
   if (Number.isInteger(fromFile) && isNeo4j(fromFile)) return fromFile;
   const found = await run('pgrep', ['-f', 'org.neo4j.server.CommunityEntryPoint']).catch(() => ({ stdout: '' }));
-  const pids = found.stdout.split('\n').map(Number).filter((p) => Number.isInteger(p) && p > 0 && isNeo4j(p));
+  const pids = found.stdout
+    .split('\n')
+    .map(Number)
+    .filter((p) => Number.isInteger(p) && p > 0 && isNeo4j(p));
   return pids[0];
 }
 

@@ -9,8 +9,18 @@ export interface RootOperation {
   query: (n: number) => string;
 }
 
-const q = (field: string, need: Role, query: (n: number) => string): RootOperation => ({ field, type: 'Query', need, query });
-const m = (field: string, need: Role, query: (n: number) => string): RootOperation => ({ field, type: 'Mutation', need, query });
+const q = (field: string, need: Role, query: (n: number) => string): RootOperation => ({
+  field,
+  type: 'Query',
+  need,
+  query,
+});
+const m = (field: string, need: Role, query: (n: number) => string): RootOperation => ({
+  field,
+  type: 'Mutation',
+  need,
+  query,
+});
 
 /** Every Query and Mutation field (a test checks the list against schema.graphql). */
 export const ROOT_OPERATIONS: RootOperation[] = [
@@ -30,25 +40,56 @@ export const ROOT_OPERATIONS: RootOperation[] = [
   q('apiKeys', 'admin', () => '{ apiKeys { id } }'),
   q('sources', 'reader', () => '{ sources { id } }'),
   q('source', 'reader', () => '{ source(id: "missing") { id } }'),
-  m('createDocument', 'editor', (n) => `mutation { createDocument(input: { id: "doc:role-${n}", title: "T", content: "payments text" }) { chunkCount } }`),
+  m(
+    'createDocument',
+    'editor',
+    (n) =>
+      `mutation { createDocument(input: { id: "doc:role-${n}", title: "T", content: "payments text" }) { chunkCount } }`,
+  ),
   m('upsertDocuments', 'editor', () => 'mutation { upsertDocuments(input: []) { chunkCount } }'),
-  m('updateDocument', 'editor', () => 'mutation { updateDocument(id: "doc:missing", input: { title: "x" }) { chunkCount } }'),
+  m(
+    'updateDocument',
+    'editor',
+    () => 'mutation { updateDocument(id: "doc:missing", input: { title: "x" }) { chunkCount } }',
+  ),
   m('deleteDocument', 'admin', () => 'mutation { deleteDocument(id: "doc:missing") { deleted } }'),
-  m('createEntity', 'editor', (n) => `mutation { createEntity(input: { id: "svc:role-${n}", type: "Service", name: "Role service ${n}" }) { id } }`),
+  m(
+    'createEntity',
+    'editor',
+    (n) =>
+      `mutation { createEntity(input: { id: "svc:role-${n}", type: "Service", name: "Role service ${n}" }) { id } }`,
+  ),
   m('updateEntity', 'editor', () => 'mutation { updateEntity(id: "svc:missing", input: { name: "x" }) { id } }'),
   m('deleteEntity', 'admin', () => 'mutation { deleteEntity(id: "svc:missing") { deleted } }'),
   m('upsertGraph', 'editor', () => 'mutation { upsertGraph(input: { entities: [] }) { entities { id } } }'),
-  m('createRelationship', 'editor', () => 'mutation { createRelationship(input: { fromId: "svc:a", toId: "svc:b", type: "USES" }) { id } }'),
+  m(
+    'createRelationship',
+    'editor',
+    () => 'mutation { createRelationship(input: { fromId: "svc:a", toId: "svc:b", type: "USES" }) { id } }',
+  ),
   m('deleteRelationship', 'admin', () => 'mutation { deleteRelationship(id: "rel:missing") { deleted } }'),
-  m('linkDocumentEntities', 'editor', () => 'mutation { linkDocumentEntities(input: { documentId: "doc:missing", entityIds: [] }) { id } }'),
+  m(
+    'linkDocumentEntities',
+    'editor',
+    () => 'mutation { linkDocumentEntities(input: { documentId: "doc:missing", entityIds: [] }) { id } }',
+  ),
   m('importUrl', 'editor', () => 'mutation { importUrl(input: { url: "http://127.0.0.1:9/page" }) { chunkCount } }'),
   m('importOpenApi', 'editor', () => 'mutation { importOpenApi(input: { content: "not: [a spec" }) { chunkCount } }'),
   m('importUpload', 'editor', () => 'mutation { importUpload(input: { uploadId: "upl_missing" }) { chunkCount } }'),
   m('resumeImportJob', 'editor', () => 'mutation { resumeImportJob(id: "job_missing") { chunkCount } }'),
-  m('createSource', 'editor', (n) => `mutation { createSource(input: { name: "role-${n}", kind: OPENAPI, url: "http://127.0.0.1:9/spec.json" }) { id } }`),
+  m(
+    'createSource',
+    'editor',
+    (n) =>
+      `mutation { createSource(input: { name: "role-${n}", kind: OPENAPI, url: "http://127.0.0.1:9/spec.json" }) { id } }`,
+  ),
   m('updateSource', 'editor', () => 'mutation { updateSource(id: "missing", input: { schedule: "@daily" }) { id } }'),
   m('syncSource', 'editor', () => 'mutation { syncSource(id: "missing") { id } }'),
   m('deleteSource', 'admin', () => 'mutation { deleteSource(id: "missing") { deleted } }'),
-  m('createApiKey', 'admin', (n) => `mutation { createApiKey(input: { name: "made-${n}", role: READER }) { apiKey { id } } }`),
+  m(
+    'createApiKey',
+    'admin',
+    (n) => `mutation { createApiKey(input: { name: "made-${n}", role: READER }) { apiKey { id } } }`,
+  ),
   m('revokeApiKey', 'admin', () => 'mutation { revokeApiKey(id: "0000000000000000") { id } }'),
 ];

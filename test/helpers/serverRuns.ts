@@ -15,7 +15,9 @@ export function serverRuns(): ServerRun[] {
   const dbs = dbTargets();
   return [
     ...dbs.map((db) => ({ name: `postgres graph on ${db.name}`, db })),
-    ...graphStoreTargets().filter((g) => g.name.startsWith('neo4j')).map((graph) => ({ name: 'neo4j graph on pglite', db: dbs[0] as DbTarget, graph })),
+    ...graphStoreTargets()
+      .filter((g) => g.name.startsWith('neo4j'))
+      .map((graph) => ({ name: 'neo4j graph on pglite', db: dbs[0] as DbTarget, graph })),
   ];
 }
 

@@ -11,8 +11,13 @@ import path from 'node:path';
 export function sshdUnderTest(): { user: string; port: number; root: string } | undefined {
   const given = process.env.CAIRN_TEST_SSHD;
   if (!given) {
-    if (process.env.CI) throw new Error('CI is set but CAIRN_TEST_SSHD is not: .ci/run must start the ssh server with `bash scripts/sshd-server.sh start`.');
-    console.warn('Skipping the ssh half of the GIT source tests: CAIRN_TEST_SSHD is not set (`bash scripts/sshd-server.sh start` prints one).');
+    if (process.env.CI)
+      throw new Error(
+        'CI is set but CAIRN_TEST_SSHD is not: .ci/run must start the ssh server with `bash scripts/sshd-server.sh start`.',
+      );
+    console.warn(
+      'Skipping the ssh half of the GIT source tests: CAIRN_TEST_SSHD is not set (`bash scripts/sshd-server.sh start` prints one).',
+    );
     return undefined;
   }
   const url = new URL(given);
@@ -31,7 +36,14 @@ export interface SshGitRepo {
   close(): void;
 }
 
-const GIT_ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' };
+const GIT_ENV = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@example.com',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@example.com',
+};
 const git = (cwd: string, args: string[]) => execFileSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8' }).trim();
 
 export function createSshGitRepo(server: { user: string; port: number; root: string }, name = 'docs'): SshGitRepo {
@@ -41,7 +53,12 @@ export function createSshGitRepo(server: { user: string; port: number; root: str
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-ssh-work-'));
   git(home, ['init', '-q', '--bare', '-b', 'main', bare]);
   git(work, ['init', '-q', '-b', 'main']);
-  const hostKey = fs.readFileSync(path.join(server.root, 'host_ed25519.pub'), 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
+  const hostKey = fs
+    .readFileSync(path.join(server.root, 'host_ed25519.pub'), 'utf8')
+    .trim()
+    .split(/\s+/)
+    .slice(0, 2)
+    .join(' ');
   const keysFile = path.join(server.root, 'authorized_keys');
   return {
     url: `ssh://${server.user}@127.0.0.1:${server.port}${bare}`,
@@ -81,7 +98,10 @@ export function newKeyPair(): { privateKey: string; publicKey: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-key-'));
   try {
     execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'cairn-test', '-f', path.join(dir, 'key')]);
-    return { privateKey: fs.readFileSync(path.join(dir, 'key'), 'utf8'), publicKey: fs.readFileSync(path.join(dir, 'key.pub'), 'utf8') };
+    return {
+      privateKey: fs.readFileSync(path.join(dir, 'key'), 'utf8'),
+      publicKey: fs.readFileSync(path.join(dir, 'key.pub'), 'utf8'),
+    };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -14,7 +14,9 @@ import { projectPath } from '../../src/paths.js';
 function schemaKey(): string {
   const hash = createHash('sha256');
   for (const m of loadMigrations()) hash.update(`${m.name}\n${m.sql}\n`);
-  const pglite = JSON.parse(fs.readFileSync(projectPath('node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string };
+  const pglite = JSON.parse(fs.readFileSync(projectPath('node_modules/@electric-sql/pglite/package.json'), 'utf8')) as {
+    version: string;
+  };
   hash.update(pglite.version);
   return hash.digest('hex').slice(0, 12);
 }

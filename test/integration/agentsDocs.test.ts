@@ -38,7 +38,8 @@ describe('docs/agents.md examples (pglite)', () => {
     await t.services.documents.create({
       id: 'rb:ach',
       title: 'ACH failures runbook',
-      content: 'ACH transfers fail when the receiving bank returns them: return code R01 means insufficient funds, R02 a closed account.',
+      content:
+        'ACH transfers fail when the receiving bank returns them: return code R01 means insufficient funds, R02 a closed account.',
       documentType: 'manual',
       source: 'wiki',
       tags: [],
@@ -55,8 +56,12 @@ describe('docs/agents.md examples (pglite)', () => {
   });
 
   it('curl', async () => {
-    const { stdout } = await run('bash', ['-c', local(example('curl'))], { env: { PATH: process.env.PATH, CAIRN_API_KEY: key } });
-    const { result } = JSON.parse(stdout) as { result: { content: { text: string }[]; structuredContent: { citations: { documentId: string }[] } } };
+    const { stdout } = await run('bash', ['-c', local(example('curl'))], {
+      env: { PATH: process.env.PATH, CAIRN_API_KEY: key },
+    });
+    const { result } = JSON.parse(stdout) as {
+      result: { content: { text: string }[]; structuredContent: { citations: { documentId: string }[] } };
+    };
     expect(result.content[0]?.text).toContain('[1] ACH failures runbook');
     expect(result.structuredContent.citations[0]?.documentId).toBe('rb:ach');
   });
@@ -64,7 +69,10 @@ describe('docs/agents.md examples (pglite)', () => {
   it('TypeScript with fetch', async () => {
     const file = path.join(scratch, 'fetch.mts');
     fs.writeFileSync(file, local(example('typescript')));
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', file], { cwd: projectPath(), env: childEnv({ CAIRN_API_KEY: key }) });
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', file], {
+      cwd: projectPath(),
+      env: childEnv({ CAIRN_API_KEY: key }),
+    });
     expect(stdout).toContain('[1] ACH failures runbook');
     expect(stdout).toContain("documentId: 'rb:ach'");
   });
@@ -83,23 +91,41 @@ describe('docs/agents.md examples (pglite)', () => {
     expect(code).toContain('"Accept": "application/json, text/event-stream"');
     const res = await fetch(url!, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${key}`,
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+      },
       body: JSON.stringify(payload),
     });
-    const { result } = (await res.json()) as { result: { isError?: boolean; structuredContent: { hits: Record<string, unknown>[] } } };
+    const { result } = (await res.json()) as {
+      result: { isError?: boolean; structuredContent: { hits: Record<string, unknown>[] } };
+    };
     expect(result.isError).toBeUndefined();
     // The fields the example prints.
-    expect(result.structuredContent.hits[0]).toMatchObject({ score: expect.any(Number), title: 'ACH failures runbook', documentId: 'rb:ach', content: expect.any(String) });
+    expect(result.structuredContent.hits[0]).toMatchObject({
+      score: expect.any(Number),
+      title: 'ACH failures runbook',
+      documentId: 'rb:ach',
+      content: expect.any(String),
+    });
   });
 
   it('Cursor, Claude Code and the OpenAI Agents SDK: their URL and header reach the tools', async () => {
-    const cursor = JSON.parse(local(example('cursor'))) as { mcpServers: { cairn: { url: string; headers: { Authorization: string } } } };
-    const claudeCode = /--transport http cairn (\S+) --header "Authorization: (Bearer \$CAIRN_API_KEY)"/.exec(local(example('claude-code')));
+    const cursor = JSON.parse(local(example('cursor'))) as {
+      mcpServers: { cairn: { url: string; headers: { Authorization: string } } };
+    };
+    const claudeCode = /--transport http cairn (\S+) --header "Authorization: (Bearer \$CAIRN_API_KEY)"/.exec(
+      local(example('claude-code')),
+    );
     const agents = local(example('openai-agents'));
     const agentsUrl = /"url": "([^"]+)"/.exec(agents)?.[1];
     expect(agents).toContain(`"headers": {"Authorization": f"Bearer {os.environ['CAIRN_API_KEY']}"}`);
     const endpoints = [
-      { url: cursor.mcpServers.cairn.url, auth: cursor.mcpServers.cairn.headers.Authorization.replace('${env:CAIRN_API_KEY}', key) },
+      {
+        url: cursor.mcpServers.cairn.url,
+        auth: cursor.mcpServers.cairn.headers.Authorization.replace('${env:CAIRN_API_KEY}', key),
+      },
       { url: claudeCode?.[1], auth: claudeCode?.[2]?.replace('$CAIRN_API_KEY', key) },
       { url: agentsUrl, auth: `Bearer ${key}` },
     ];
@@ -113,7 +139,9 @@ describe('docs/agents.md examples (pglite)', () => {
   });
 
   it('Claude Desktop: the configured command serves MCP over stdio on the configured data folder', async () => {
-    const config = JSON.parse(example('claude-desktop')) as { mcpServers: { cairn: { command: string; args: string[]; env: Record<string, string> } } };
+    const config = JSON.parse(example('claude-desktop')) as {
+      mcpServers: { cairn: { command: string; args: string[]; env: Record<string, string> } };
+    };
     const { command, args, env } = config.mcpServers.cairn;
     expect([command, path.basename(args[0]!), args[1]]).toEqual(['node', 'cairn.js', 'mcp']);
     // bin/cairn.js runs the build of src/cli/main.ts (`npm run build`); the test runs the same sources compiled for tests.
@@ -133,14 +161,22 @@ describe('docs/agents.md examples (pglite)', () => {
   it('cairn tools prints the function definitions for both formats', async () => {
     const commands = example('tools').split('\n');
     for (const format of ['openai', 'anthropic'] as const) {
-      expect(commands.some((c) => c.startsWith(`npm run --silent cairn -- tools --format ${format} > cairn-tools.json`))).toBe(true);
+      expect(
+        commands.some((c) => c.startsWith(`npm run --silent cairn -- tools --format ${format} > cairn-tools.json`)),
+      ).toBe(true);
     }
     // `npm run cairn` compiles first; the same command from source (the anthropic format is what MCP lists, see mcp.test.ts):
     const { code, stdout } = await runCli(['tools', '--format', 'openai'], {});
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toEqual(functionDefinitions('openai'));
-    const openai = functionDefinitions('openai') as { type: string; function: { name: string; parameters: { type: string } } }[];
-    expect(openai[0]).toMatchObject({ type: 'function', function: { name: 'enrich_context', parameters: { type: 'object' } } });
+    const openai = functionDefinitions('openai') as {
+      type: string;
+      function: { name: string; parameters: { type: string } };
+    }[];
+    expect(openai[0]).toMatchObject({
+      type: 'function',
+      function: { name: 'enrich_context', parameters: { type: 'object' } },
+    });
     expect((await runCli(['tools', '--format', 'yaml'], {})).code).toBe(2);
   });
 });

@@ -20,7 +20,8 @@ describe.each(dbTargets())('access control through the cairn command ($name)', (
 
   it('creates (printing the key once), lists and revokes keys that a server honours', async () => {
     let server: ServerOn | undefined = concurrent ? await startServerOn(env) : undefined;
-    if (server) expect(codeOf(await gqlAs(server.server.url, undefined, '{ documents { totalCount } }'))).toBeUndefined();
+    if (server)
+      expect(codeOf(await gqlAs(server.server.url, undefined, '{ documents { totalCount } }'))).toBeUndefined();
 
     // A first key that is not an admin key would turn authentication on with nobody able to manage keys: refused.
     const refused = await runCliInProcess(['keys', 'create', '--role', 'agent', '--name', 'ci-bot'], env);
@@ -33,23 +34,42 @@ describe.each(dbTargets())('access control through the cairn command ($name)', (
     const agentKey = created.stdout.trim();
     expect(agentKey).toMatch(/^cairn_[0-9a-f]{16}_[\w-]{43}$/);
     expect(created.stderr).toContain('shown only now');
-    const admin = JSON.parse((await runCliInProcess(['keys', 'create', '--role', 'ADMIN', '--name', 'ops', '--json'], env)).stdout) as { id: string; role: string; key: string };
+    const admin = JSON.parse(
+      (await runCliInProcess(['keys', 'create', '--role', 'ADMIN', '--name', 'ops', '--json'], env)).stdout,
+    ) as { id: string; role: string; key: string };
     expect(admin).toEqual(expect.objectContaining({ role: 'admin', key: expect.stringMatching(/^cairn_/) }));
 
     server ??= await startServerOn(env);
     const url = server.server.url;
     // On Postgres the running server notices the CLI's first key within its cache interval.
-    expect(await eventually(async () => codeOf(await gqlAs(url, undefined, '{ documents { totalCount } }')) === 'UNAUTHENTICATED')).toBe(true);
+    expect(
+      await eventually(
+        async () => codeOf(await gqlAs(url, undefined, '{ documents { totalCount } }')) === 'UNAUTHENTICATED',
+      ),
+    ).toBe(true);
     // The 401 points at an admin key, never at the agent key that locks its creator out.
     const keyless = (await gqlAs(url, undefined, '{ documents { totalCount } }')).body.errors?.[0]?.message ?? '';
     expect(keyless).toContain('keys create --role admin');
     expect(keyless).not.toContain('--role agent');
     expect(codeOf(await gqlAs(url, agentKey, '{ search(input: { query: "x" }) { score } }'))).toBeUndefined();
-    expect(codeOf(await gqlAs(url, agentKey, 'mutation { createDocument(input: { title: "T", content: "c" }) { chunkCount } }'))).toBe('FORBIDDEN');
+    expect(
+      codeOf(
+        await gqlAs(url, agentKey, 'mutation { createDocument(input: { title: "T", content: "c" }) { chunkCount } }'),
+      ),
+    ).toBe('FORBIDDEN');
     if (!concurrent) await server.close();
 
-    const listed = JSON.parse((await runCliInProcess(['keys', 'list', '--json'], env)).stdout) as { id: string; name: string; role: string; lastUsedAt: string | null; revokedAt: string | null }[];
-    expect(listed.map((k) => [k.name, k.role, k.revokedAt])).toEqual([['ci-bot', 'agent', null], ['ops', 'admin', null]]);
+    const listed = JSON.parse((await runCliInProcess(['keys', 'list', '--json'], env)).stdout) as {
+      id: string;
+      name: string;
+      role: string;
+      lastUsedAt: string | null;
+      revokedAt: string | null;
+    }[];
+    expect(listed.map((k) => [k.name, k.role, k.revokedAt])).toEqual([
+      ['ci-bot', 'agent', null],
+      ['ops', 'admin', null],
+    ]);
     expect(listed[0]?.lastUsedAt).toEqual(expect.any(String));
     expect(JSON.stringify(listed)).not.toContain(agentKey.slice(23));
     const table = (await runCliInProcess(['keys', 'list'], env)).stdout;
@@ -80,7 +100,12 @@ describe.each(dbTargets())('access control through the cairn command ($name)', (
 
 describe('cairn serve beyond loopback', () => {
   it('refuses to start without a key, saying how to create one', async () => {
-    const res = await runCli(['serve'], { CAIRN_HOST: '0.0.0.0', CAIRN_PORT: '0', CAIRN_DATA_DIR: 'memory://', CAIRN_EMBEDDING_PROVIDER: 'hashing' });
+    const res = await runCli(['serve'], {
+      CAIRN_HOST: '0.0.0.0',
+      CAIRN_PORT: '0',
+      CAIRN_DATA_DIR: 'memory://',
+      CAIRN_EMBEDDING_PROVIDER: 'hashing',
+    });
     expect(res.code).toBe(1);
     expect(res.stderr).toContain('Refusing to listen on 0.0.0.0 (CAIRN_HOST): no API key exists');
     expect(res.stderr).toContain('npm run cairn -- keys create --role admin --name');

@@ -21,7 +21,10 @@ async function hnswOid(db: Db): Promise<string | undefined> {
 
 /** A distinctive paragraph per document so searches can tell documents apart. */
 function text(i: number, paragraphs: number): string {
-  return Array.from({ length: paragraphs }, (_, p) => `Document ${i} paragraph ${p} mentions topic${i} and keyword${i}x${p % 7}.`).join('\n\n');
+  return Array.from(
+    { length: paragraphs },
+    (_, p) => `Document ${i} paragraph ${p} mentions topic${i} and keyword${i}x${p % 7}.`,
+  ).join('\n\n');
 }
 
 describe.each(dbTargets())('bulk loads ($name)', (target) => {
@@ -29,8 +32,15 @@ describe.each(dbTargets())('bulk loads ($name)', (target) => {
   let services: Services;
   beforeAll(async () => {
     scratch = await target.createDatabase();
-    const config = loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0', CAIRN_CHUNK_SIZE: '100', CAIRN_CHUNK_OVERLAP: '10' });
-    services = await createServices(config, silentLogger(), { embedder: new HashingEmbeddingProvider({ dimensions: 64 }) });
+    const config = loadConfig({
+      ...scratch.env,
+      CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0',
+      CAIRN_CHUNK_SIZE: '100',
+      CAIRN_CHUNK_OVERLAP: '10',
+    });
+    services = await createServices(config, silentLogger(), {
+      embedder: new HashingEmbeddingProvider({ dimensions: 64 }),
+    });
   });
   afterAll(async () => {
     await services?.close();
@@ -61,7 +71,16 @@ describe.each(dbTargets())('bulk loads ($name)', (target) => {
 
     // Searches stay correct while the index is away.
     await services.documents.upsertMany(
-      Array.from({ length: 3 }, (_, i) => ({ id: `bulk-${i}`, title: `Bulk ${i}`, content: text(i, 4), documentType: 'other' as const, source: null, tags: [], metadata: {}, expiresAt: null })),
+      Array.from({ length: 3 }, (_, i) => ({
+        id: `bulk-${i}`,
+        title: `Bulk ${i}`,
+        content: text(i, 4),
+        documentType: 'other' as const,
+        source: null,
+        tags: [],
+        metadata: {},
+        expiresAt: null,
+      })),
     );
     const hits = await services.search.search({ query: 'topic2 keyword2x1', topK: 1, filter: {}, mode: 'VECTOR' });
     expect(hits[0]?.document.id).toBe('bulk-2');
@@ -69,7 +88,11 @@ describe.each(dbTargets())('bulk loads ($name)', (target) => {
     await inner.finish(); // another session still loads: no rebuild yet
     if (target.name === 'postgres') expect(await hnswOid(services.db)).toBeUndefined();
     const analysed = async () =>
-      (await services.db.query<{ at: Date | null }>("SELECT last_analyze AS at FROM pg_stat_user_tables WHERE relname = 'chunks'")).rows[0]?.at ?? null;
+      (
+        await services.db.query<{ at: Date | null }>(
+          "SELECT last_analyze AS at FROM pg_stat_user_tables WHERE relname = 'chunks'",
+        )
+      ).rows[0]?.at ?? null;
     const analysedBefore = await analysed();
     await outer.finish();
     const after = await hnswOid(services.db);
@@ -88,7 +111,12 @@ describe.each(dbTargets())('bulk loads ($name)', (target) => {
       const files = Array.from({ length: 4 }, (_, i) => `part-${i}.md`);
       files.forEach((f, i) => fs.writeFileSync(path.join(root, f), `# Part ${i}\n\n${text(100 + i, 1100)}`));
       const before = await hnswOid(services.db);
-      const job = await services.imports.submit({ kind: 'directory', root, files, defaults: { documentType: 'other', tags: [], metadata: {} } });
+      const job = await services.imports.submit({
+        kind: 'directory',
+        root,
+        files,
+        defaults: { documentType: 'other', tags: [], metadata: {} },
+      });
       expect(job.status).toBe('SUCCEEDED');
       const after = await hnswOid(services.db);
       if (target.name === 'postgres') {
@@ -98,7 +126,12 @@ describe.each(dbTargets())('bulk loads ($name)', (target) => {
         expect(after).toBeUndefined();
       }
       for (let i = 0; i < 4; i++) {
-        const hits = await services.search.search({ query: `topic${100 + i} keyword${100 + i}x3`, topK: 1, filter: {}, mode: 'VECTOR' });
+        const hits = await services.search.search({
+          query: `topic${100 + i} keyword${100 + i}x3`,
+          topK: 1,
+          filter: {},
+          mode: 'VECTOR',
+        });
         expect(hits[0]?.document.title).toBe(`Part ${i}`);
       }
     } finally {
@@ -109,10 +142,14 @@ describe.each(dbTargets())('bulk loads ($name)', (target) => {
   it('rebuilds an index left invalid by a dead build, and concurrent rebuilds take turns', async () => {
     if (target.name !== 'postgres') return; // PGlite has no HNSW index
     // What a CREATE INDEX CONCURRENTLY killed half-way leaves behind.
-    await services.db.exec("UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'chunks_embedding_hnsw'::regclass");
+    await services.db.exec(
+      "UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'chunks_embedding_hnsw'::regclass",
+    );
     const invalid = await hnswOid(services.db);
     await ensureHnswIndex(services.db);
-    const valid = await services.db.query<{ v: boolean }>("SELECT indisvalid AS v FROM pg_index WHERE indexrelid = 'chunks_embedding_hnsw'::regclass");
+    const valid = await services.db.query<{ v: boolean }>(
+      "SELECT indisvalid AS v FROM pg_index WHERE indexrelid = 'chunks_embedding_hnsw'::regclass",
+    );
     expect(valid.rows[0]?.v).toBe(true);
     expect(await hnswOid(services.db)).not.toBe(invalid);
 
@@ -124,7 +161,9 @@ describe.each(dbTargets())('bulk loads ($name)', (target) => {
     } finally {
       await other.close();
     }
-    const { rows } = await services.db.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_indexes WHERE tablename = 'chunks' AND indexname LIKE 'chunks_embedding_hnsw%'");
+    const { rows } = await services.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_indexes WHERE tablename = 'chunks' AND indexname LIKE 'chunks_embedding_hnsw%'",
+    );
     expect(rows[0]?.n).toBe(1);
     expect(await hnswOid(services.db)).toBeDefined();
   });
@@ -167,10 +206,14 @@ describe.each(dbTargets())('bulk loads ($name)', (target) => {
     const dying = new BulkLoad(services.db);
     await dying.progress(1000, 0.1); // ... and the process dies here: finish never runs
     expect(await hnswOid(services.db)).toBeUndefined();
-    const restarted = await createServices(loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }), silentLogger(), {
-      embedder: new HashingEmbeddingProvider({ dimensions: 64 }),
-      importQueue: false,
-    });
+    const restarted = await createServices(
+      loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }),
+      silentLogger(),
+      {
+        embedder: new HashingEmbeddingProvider({ dimensions: 64 }),
+        importQueue: false,
+      },
+    );
     try {
       expect(await hnswOid(restarted.db)).toBeDefined();
     } finally {

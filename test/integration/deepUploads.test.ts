@@ -13,7 +13,10 @@ interface Imported {
 describe('uploads nested 100,000 levels deep are imported through the server (pglite)', () => {
   let t: TestServer;
   beforeAll(async () => {
-    t = await startTestServer(dbTargets().find((d) => d.name === 'pglite')!, { CAIRN_RATE_LIMIT_PER_SECOND: '0' });
+    t = await startTestServer(
+      dbTargets().find((d) => d.name === 'pglite')!,
+      { CAIRN_RATE_LIMIT_PER_SECOND: '0' },
+    );
   });
   afterAll(async () => {
     await t?.close();
@@ -33,7 +36,11 @@ describe('uploads nested 100,000 levels deep are imported through the server (pg
   }
 
   it('stores deep YAML and JSON as text, with a warning saying where instead of a stack overflow', async () => {
-    const yaml = await upload('deep.yaml', `tree: ${'['.repeat(LEVELS)}leaf${']'.repeat(LEVELS)}\n`, 'application/yaml');
+    const yaml = await upload(
+      'deep.yaml',
+      `tree: ${'['.repeat(LEVELS)}leaf${']'.repeat(LEVELS)}\n`,
+      'application/yaml',
+    );
     expect(yaml.errors).toBeUndefined();
     const warnings = yaml.data!.importUpload.warnings.join('\n');
     expect(warnings).not.toMatch(/call stack/i);
@@ -52,7 +59,9 @@ describe('uploads nested 100,000 levels deep are imported through the server (pg
     expect(res.errors).toBeUndefined();
     const doc = res.data!.importUpload.documents[0]!;
     expect(doc).toMatchObject({ title: 'Deep notes', tags: ['ops'], content: '# Deep notes\n\nBody text.\n' });
-    expect(res.data!.importUpload.warnings.join('\n')).toMatch(/front matter nesting deeper than 62 levels was cut at levels\[0\]/);
+    expect(res.data!.importUpload.warnings.join('\n')).toMatch(
+      /front matter nesting deeper than 62 levels was cut at levels\[0\]/,
+    );
     expect(JSON.stringify(doc.metadata)).toContain('[nested too deeply: cut]');
   });
 });

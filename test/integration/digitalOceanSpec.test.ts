@@ -16,7 +16,13 @@ const OPERATIONS = 659;
 const IMPORT_OPENAPI = `mutation($input: ImportOpenApiInput!) {
   importOpenApi(input: $input) { warnings documents { id } job { status errors { item code message } } }
 }`;
-type ImportResult = { importOpenApi: { warnings: string[]; documents: { id: string }[]; job: { status: string; errors: { item: string; code: string; message: string }[] } } };
+type ImportResult = {
+  importOpenApi: {
+    warnings: string[];
+    documents: { id: string }[];
+    job: { status: string; errors: { item: string; code: string; message: string }[] };
+  };
+};
 
 const store: DbTarget = dbTargets().find((d) => d.name === 'postgres') ?? dbTargets()[0]!;
 
@@ -35,7 +41,10 @@ describe('a spec of thousands of files (DigitalOcean)', () => {
       },
     });
     // Each allow-list entry names its port: the servers' other ports stay blocked.
-    t = await startTestServer(store, { CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: `${new URL(specs.url).host},${new URL(small.url).host}`, CAIRN_RATE_LIMIT_PER_SECOND: '0' });
+    t = await startTestServer(store, {
+      CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: `${new URL(specs.url).host},${new URL(small.url).host}`,
+      CAIRN_RATE_LIMIT_PER_SECOND: '0',
+    });
   });
   afterAll(async () => {
     await t?.close();
@@ -45,10 +54,17 @@ describe('a spec of thousands of files (DigitalOcean)', () => {
 
   it('imports by URL within the default limits: every operation, every file fetched once', async () => {
     const started = Date.now();
-    const res = await t.gql<ImportResult>(IMPORT_OPENAPI, { input: { url: `${specs.url}/${SPEC_FILE}`, specId: 'do' } });
+    const res = await t.gql<ImportResult>(IMPORT_OPENAPI, {
+      input: { url: `${specs.url}/${SPEC_FILE}`, specId: 'do' },
+    });
     expect(res.errors).toBeUndefined();
     expect(res.data!.importOpenApi.job.status).toBe('SUCCEEDED');
-    expect(operationIds(res.data!.importOpenApi.documents.map((d) => d.id), 'do')).toHaveLength(OPERATIONS);
+    expect(
+      operationIds(
+        res.data!.importOpenApi.documents.map((d) => d.id),
+        'do',
+      ),
+    ).toHaveLength(OPERATIONS);
     const fetched = [...specs.hits.keys()].filter((p) => p !== `/${SPEC_FILE}`);
     expect(fetched.length).toBeGreaterThan(2000);
     expect([...specs.hits.values()].every((n) => n === 1)).toBe(true);
@@ -60,9 +76,16 @@ describe('a spec of thousands of files (DigitalOcean)', () => {
     try {
       const started = Date.now();
       const env = { ...database.env, CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_EMBEDDING_DIMENSIONS: '256' };
-      const { code, stdout, stderr } = await runCli(['import', 'openapi', path.join(SPEC_FOLDER, SPEC_FILE), '--spec-id', 'do', '--json'], env);
+      const { code, stdout, stderr } = await runCli(
+        ['import', 'openapi', path.join(SPEC_FOLDER, SPEC_FILE), '--spec-id', 'do', '--json'],
+        env,
+      );
       expect({ code, stderr: stderr.includes('"ERROR"') ? stderr : '' }).toEqual({ code: 0, stderr: '' });
-      const item = stdout.trim().split('\n').map((l) => JSON.parse(l) as { event: string; status?: string; documentIds?: string[] }).find((l) => l.event === 'item');
+      const item = stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { event: string; status?: string; documentIds?: string[] })
+        .find((l) => l.event === 'item');
       expect(item?.status).toBe('SUCCEEDED');
       expect(operationIds(item?.documentIds ?? [], 'do')).toHaveLength(OPERATIONS);
       console.log(`DigitalOcean from disk (CLI): ${Date.now() - started} ms`);
@@ -72,14 +95,27 @@ describe('a spec of thousands of files (DigitalOcean)', () => {
   }, 300_000);
 
   it('names an unresolvable $ref with its JSON pointer; skipUnresolvedRefs imports the rest with a warning', async () => {
-    const refused = await t.gql<ImportResult>(IMPORT_OPENAPI, { input: { url: `${small.url}/api.yaml`, specId: 'partial' } });
+    const refused = await t.gql<ImportResult>(IMPORT_OPENAPI, {
+      input: { url: `${small.url}/api.yaml`, specId: 'partial' },
+    });
     const message = refused.errors?.[0]?.message ?? refused.data?.importOpenApi.job.errors[0]?.message ?? '';
     expect(message).toContain('$ref "responses/gone.yaml" at');
     expect(message).toContain('#/paths/~1gone/get/responses/200');
     expect(message).toContain('HTTP 404');
-    const res = await t.gql<ImportResult>(IMPORT_OPENAPI, { input: { url: `${small.url}/api.yaml`, specId: 'partial', skipUnresolvedRefs: true } });
+    const res = await t.gql<ImportResult>(IMPORT_OPENAPI, {
+      input: { url: `${small.url}/api.yaml`, specId: 'partial', skipUnresolvedRefs: true },
+    });
     expect(res.errors).toBeUndefined();
-    expect(operationIds(res.data!.importOpenApi.documents.map((d) => d.id), 'partial').sort()).toEqual(['openapi:partial:GET%20/gone', 'openapi:partial:GET%20/ok']);
-    expect(res.data!.importOpenApi.warnings).toEqual([expect.stringMatching(/^Skipped \$ref "responses\/gone.yaml" at http:\/\/127\.0\.0\.1:\d+\/api\.yaml#\/paths\/~1gone\/get\/responses\/200: fetch of .* failed: HTTP 404/)]);
+    expect(
+      operationIds(
+        res.data!.importOpenApi.documents.map((d) => d.id),
+        'partial',
+      ).sort(),
+    ).toEqual(['openapi:partial:GET%20/gone', 'openapi:partial:GET%20/ok']);
+    expect(res.data!.importOpenApi.warnings).toEqual([
+      expect.stringMatching(
+        /^Skipped \$ref "responses\/gone.yaml" at http:\/\/127\.0\.0\.1:\d+\/api\.yaml#\/paths\/~1gone\/get\/responses\/200: fetch of .* failed: HTTP 404/,
+      ),
+    ]);
   });
 });

@@ -58,11 +58,29 @@ describe.each(dbTargets())('documentation examples on $name', (target) => {
 
   it('reports an example the server refuses (before any example turns authentication on)', async () => {
     const runner = new DocExampleRunner(server.server.url, root);
-    const failure = await runner.run({ kind: 'graphql', where: 'docs/x.md:1', query: '{ document(id: "x") { nope } }' });
+    const failure = await runner.run({
+      kind: 'graphql',
+      where: 'docs/x.md:1',
+      query: '{ document(id: "x") { nope } }',
+    });
     expect(failure).toMatch(/^docs\/x\.md:1 .*GRAPHQL_VALIDATION_FAILED/);
     // A placeholder id may be unknown (NOT_FOUND), but the operation must still be valid.
-    expect(await runner.run({ kind: 'graphql', where: 'docs/x.md:2', query: 'mutation { resumeImportJob(id: "<job id>") { job { status } } }', placeholder: true })).toBeUndefined();
-    expect(await runner.run({ kind: 'graphql', where: 'docs/x.md:3', query: '{ importJob(id: "<job id>") { nope } }', placeholder: true })).toMatch(/GRAPHQL_VALIDATION_FAILED/);
+    expect(
+      await runner.run({
+        kind: 'graphql',
+        where: 'docs/x.md:2',
+        query: 'mutation { resumeImportJob(id: "<job id>") { job { status } } }',
+        placeholder: true,
+      }),
+    ).toBeUndefined();
+    expect(
+      await runner.run({
+        kind: 'graphql',
+        where: 'docs/x.md:3',
+        query: '{ importJob(id: "<job id>") { nope } }',
+        placeholder: true,
+      }),
+    ).toMatch(/GRAPHQL_VALIDATION_FAILED/);
   });
 
   it('runs every example without errors in any order, on a fresh and on a used store', async () => {

@@ -84,7 +84,9 @@ function longestChain(timeline: readonly { sent: number; done: number }[]): numb
   const sorted = [...timeline].sort((a, b) => a.sent - b.sent);
   const chain = sorted.map(() => 1);
   sorted.forEach((s, i) => {
-    for (let j = 0; j < i; j++) if ((sorted[j] as { done: number }).done <= s.sent) chain[i] = Math.max(chain[i] as number, (chain[j] as number) + 1);
+    for (let j = 0; j < i; j++)
+      if ((sorted[j] as { done: number }).done <= s.sent)
+        chain[i] = Math.max(chain[i] as number, (chain[j] as number) + 1);
   });
   return Math.max(0, ...chain);
 }
@@ -108,8 +110,16 @@ describe.each(laneShare(serverRuns()))('enrichContext round trips ($name)', (run
     });
     await t.gql(`mutation($input: [CreateDocumentInput!]!) { upsertDocuments(input: $input) { changed } }`, {
       input: [
-        { id: 'rb:payments', title: 'Payment Service runbook', content: 'When the Payment Service is slow, check Ledger latency first. The Core Banking Team owns it.' },
-        { id: 'rb:ledger', title: 'Ledger notes', content: 'The Ledger keeps balances; payment retries are idempotent.' },
+        {
+          id: 'rb:payments',
+          title: 'Payment Service runbook',
+          content: 'When the Payment Service is slow, check Ledger latency first. The Core Banking Team owns it.',
+        },
+        {
+          id: 'rb:ledger',
+          title: 'Ledger notes',
+          content: 'The Ledger keeps balances; payment retries are idempotent.',
+        },
       ],
     });
     await t.services.outbox?.drain();
@@ -119,7 +129,10 @@ describe.each(laneShare(serverRuns()))('enrichContext round trips ($name)', (run
   });
 
   it('sends a bounded number of statements to each store', async () => {
-    const ask = () => t.gql<{ enrichContext: { chunks: unknown[]; entities: unknown[]; warnings: string[] } }>(ENRICH, { input: { query: 'payment service ledger latency', topK: 5 } });
+    const ask = () =>
+      t.gql<{ enrichContext: { chunks: unknown[]; entities: unknown[]; warnings: string[] } }>(ENRICH, {
+        input: { query: 'payment service ledger latency', topK: 5 },
+      });
     await ask(); // the name cache loads on the first call
     // Background work (the expiry sweeper, the outbox, the name cache's periodic freshness check) shares the
     // counters now and then: the fewest statements over a few calls are the call's own.
@@ -143,7 +156,9 @@ describe.each(laneShare(serverRuns()))('enrichContext round trips ($name)', (run
     it('waits for a bounded chain of statements one after another', async () => {
       let chain = Infinity;
       for (let i = 0; i < 3; i++) {
-        const timeline = await postgresTimeline(() => t.gql(ENRICH, { input: { query: 'payment service ledger latency', topK: 5 } }));
+        const timeline = await postgresTimeline(() =>
+          t.gql(ENRICH, { input: { query: 'payment service ledger latency', topK: 5 } }),
+        );
         chain = Math.min(chain, longestChain(timeline));
       }
       expect(chain).toBeLessThanOrEqual(CHAIN_ON_SERVER);

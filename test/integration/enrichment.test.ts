@@ -14,7 +14,11 @@ const ENRICH = `query($input: EnrichContextInput!) { enrichContext(input: $input
 } }`;
 
 type Enriched = {
-  context: string; truncated: boolean; omittedChunks: number; omittedEntities: number; warnings: string[];
+  context: string;
+  truncated: boolean;
+  omittedChunks: number;
+  omittedEntities: number;
+  warnings: string[];
   chunks: { score: number; citation: number | null; why: string; document: { id: string } }[];
   entities: { why: string; depth: number; entity: { id: string } }[];
   relationships: { type: string; from: { id: string }; to: { id: string } }[];
@@ -22,7 +26,6 @@ type Enriched = {
   citations: { number: number; documentId: string; url: string | null }[];
   timings: { retrievalMs: number; graphMs: number; totalMs: number };
 };
-
 
 async function seed(t: TestServer): Promise<void> {
   await t.gql(`mutation($input: UpsertGraphInput!) { upsertGraph(input: $input) { entities { id } } }`, {
@@ -41,8 +44,19 @@ async function seed(t: TestServer): Promise<void> {
   });
   await t.gql(`mutation($input: [CreateDocumentInput!]!) { upsertDocuments(input: $input) { changed } }`, {
     input: [
-      { id: 'rb:ach', title: 'ACH failures runbook', content: 'ACH returns happen when the receiving bank rejects a transfer. Check the return code, then retry.', source: 'wiki', metadata: { url: 'https://wiki.example.com/ach' } },
-      { id: 'rb:payments', title: 'Payment Service runbook', content: 'When the payment service is slow, check ledger latency first. Payment service retries are idempotent.' },
+      {
+        id: 'rb:ach',
+        title: 'ACH failures runbook',
+        content: 'ACH returns happen when the receiving bank rejects a transfer. Check the return code, then retry.',
+        source: 'wiki',
+        metadata: { url: 'https://wiki.example.com/ach' },
+      },
+      {
+        id: 'rb:payments',
+        title: 'Payment Service runbook',
+        content:
+          'When the payment service is slow, check ledger latency first. Payment service retries are idempotent.',
+      },
       { id: 'misc:lunch', title: 'Lunch menu', content: 'Tacos on Tuesday, pizza on Friday.' },
     ],
   });
@@ -59,7 +73,9 @@ describe.each(laneShare(serverRuns()))('enrichContext ($name)', (run) => {
   });
 
   it('merges cited chunks and explained entities into a prompt-ready context', async () => {
-    const res = await t.gql<{ enrichContext: Enriched }>(ENRICH, { input: { query: 'Why is the payment service slow?', topK: 3, maxEntities: 5 } });
+    const res = await t.gql<{ enrichContext: Enriched }>(ENRICH, {
+      input: { query: 'Why is the payment service slow?', topK: 3, maxEntities: 5 },
+    });
     expect(res.errors).toBeUndefined();
     const e = res.data!.enrichContext;
     expect(e.chunks[0]!.document.id).toBe('rb:payments');
@@ -71,7 +87,9 @@ describe.each(laneShare(serverRuns()))('enrichContext ($name)', (run) => {
     expect({ why: why['svc:payments'], warnings: e.warnings }).toEqual({ why: 'matched in the query', warnings: [] });
     expect(why['sys:ledger']).toMatch(/neighbour of Payment Service through DEPENDS_ON at depth 1|mentioned by chunk/);
     expect(why['team:core']).toMatch(/neighbour of Payment Service through OWNS at depth 1/);
-    expect(e.relationships.map((r) => `${r.from.id} ${r.type} ${r.to.id}`)).toEqual(expect.arrayContaining(['svc:payments DEPENDS_ON sys:ledger', 'team:core OWNS svc:payments']));
+    expect(e.relationships.map((r) => `${r.from.id} ${r.type} ${r.to.id}`)).toEqual(
+      expect.arrayContaining(['svc:payments DEPENDS_ON sys:ledger', 'team:core OWNS svc:payments']),
+    );
     expect(e.citations[0]).toEqual(expect.objectContaining({ number: 1, documentId: 'rb:payments' }));
     expect(e.documents.map((d) => d.id)).toContain('rb:payments');
     expect(e.timings.totalMs).toBeGreaterThanOrEqual(0);
@@ -79,7 +97,9 @@ describe.each(laneShare(serverRuns()))('enrichContext ($name)', (run) => {
   });
 
   it('adds entities the top chunks mention, and cites urls from metadata', async () => {
-    const res = await t.gql<{ enrichContext: Enriched }>(ENRICH, { input: { query: 'receiving bank rejects a transfer return code', topK: 1, maxEntities: 5 } });
+    const res = await t.gql<{ enrichContext: Enriched }>(ENRICH, {
+      input: { query: 'receiving bank rejects a transfer return code', topK: 1, maxEntities: 5 },
+    });
     const e = res.data!.enrichContext;
     expect(e.chunks[0]!.document.id).toBe('rb:ach');
     expect(e.entities.find((x) => x.entity.id === 'proc:ach')?.why).toMatch(/mentioned by chunk 1/);
@@ -97,9 +117,17 @@ describe.each(laneShare(serverRuns()))('enrichContext ($name)', (run) => {
       },
     });
     await t.gql(`mutation($input: [CreateDocumentInput!]!) { upsertDocuments(input: $input) { changed } }`, {
-      input: [{ id: 'rb:secrets', title: 'Secret rotation', content: 'Every night the Key Broker rotates secrets and writes them to the Vault Store.' }],
+      input: [
+        {
+          id: 'rb:secrets',
+          title: 'Secret rotation',
+          content: 'Every night the Key Broker rotates secrets and writes them to the Vault Store.',
+        },
+      ],
     });
-    const res = await t.gql<{ enrichContext: Enriched }>(ENRICH, { input: { query: 'where do rotated secrets go every night', topK: 1, maxEntities: 5 } });
+    const res = await t.gql<{ enrichContext: Enriched }>(ENRICH, {
+      input: { query: 'where do rotated secrets go every night', topK: 1, maxEntities: 5 },
+    });
     const e = res.data!.enrichContext;
     expect(e.chunks[0]!.document.id).toBe('rb:secrets');
     expect(e.entities.map((x) => x.entity.id).sort()).toEqual(['db:vault', 'svc:broker']);
@@ -108,7 +136,9 @@ describe.each(laneShare(serverRuns()))('enrichContext ($name)', (run) => {
   });
 
   it('keeps within the character and entity budgets and says what it cut', async () => {
-    const res = await t.gql<{ enrichContext: Enriched }>(ENRICH, { input: { query: 'payment service ledger ACH', topK: 3, maxEntities: 1, maxChars: 200 } });
+    const res = await t.gql<{ enrichContext: Enriched }>(ENRICH, {
+      input: { query: 'payment service ledger ACH', topK: 3, maxEntities: 1, maxChars: 200 },
+    });
     const e = res.data!.enrichContext;
     expect(e.context.length).toBeLessThanOrEqual(200);
     expect(e.truncated).toBe(true);
@@ -128,7 +158,9 @@ describe.each(laneShare(serverRuns()))('enrichContext ($name)', (run) => {
     const scores = all.data!.enrichContext.chunks.map((c) => c.score);
     expect(scores.length).toBeGreaterThan(1);
     const cut = (Math.max(...scores) + Math.min(...scores)) / 2;
-    const strict = await t.gql<{ enrichContext: Enriched }>(ENRICH, { input: { query: 'tacos pizza ledger', topK: 5, minScore: cut } });
+    const strict = await t.gql<{ enrichContext: Enriched }>(ENRICH, {
+      input: { query: 'tacos pizza ledger', topK: 5, minScore: cut },
+    });
     expect(strict.data!.enrichContext.chunks.length).toBeGreaterThan(0);
     expect(strict.data!.enrichContext.chunks.length).toBeLessThan(scores.length);
     for (const c of strict.data!.enrichContext.chunks) expect(c.score).toBeGreaterThanOrEqual(cut);
@@ -136,13 +168,25 @@ describe.each(laneShare(serverRuns()))('enrichContext ($name)', (run) => {
 
   it('records queries it could not answer as knowledge gaps, grouped', async () => {
     await t.gql(`mutation($input: [CreateDocumentInput!]!) { upsertDocuments(input: $input) { changed } }`, {
-      input: [{ id: 'hr:policy', title: 'Expense policy', content: 'The policy: submit receipts within 30 days; the policy applies to every team.' }],
+      input: [
+        {
+          id: 'hr:policy',
+          title: 'Expense policy',
+          content: 'The policy: submit receipts within 30 days; the policy applies to every team.',
+        },
+      ],
     });
-    for (const q of ['How do I file expenses?', 'how do I file EXPENSES', 'quantum chromodynamics lattice', 'what is the vacation policy', 'what is the expense policy'])
+    for (const q of [
+      'How do I file expenses?',
+      'how do I file EXPENSES',
+      'quantum chromodynamics lattice',
+      'what is the vacation policy',
+      'what is the expense policy',
+    ])
       await t.gql(ENRICH, { input: { query: q } });
-    const res = await t.gql<{ knowledgeGaps: { totalCount: number; nodes: { query: string; count: number; bestScore: number }[] } }>(
-      `{ knowledgeGaps(first: 10) { totalCount nodes { query count bestScore lastSeenAt } } }`,
-    );
+    const res = await t.gql<{
+      knowledgeGaps: { totalCount: number; nodes: { query: string; count: number; bestScore: number }[] };
+    }>(`{ knowledgeGaps(first: 10) { totalCount nodes { query count bestScore lastSeenAt } } }`);
     const gaps = res.data!.knowledgeGaps;
     expect(gaps.nodes[0]).toEqual(expect.objectContaining({ query: 'how do I file EXPENSES', count: 2 }));
     expect(gaps.nodes.map((g) => g.query)).toContain('quantum chromodynamics lattice');
@@ -153,9 +197,16 @@ describe.each(laneShare(serverRuns()))('enrichContext ($name)', (run) => {
   });
 
   it('pages knowledge gaps from one snapshot: gaps recorded meanwhile neither repeat nor skip a group', async () => {
-    for (let i = 0; i < 9; i++) for (let k = 0; k <= i % 3; k++) await t.services.gaps.record(`paging gap ${i}`, 0.01, {});
+    for (let i = 0; i < 9; i++)
+      for (let k = 0; k <= i % 3; k++) await t.services.gaps.record(`paging gap ${i}`, 0.01, {});
     const q = `query($after: String) { knowledgeGaps(first: 4, after: $after) { totalCount pageInfo { hasNextPage endCursor } nodes { query count } } }`;
-    type Page = { knowledgeGaps: { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: { query: string; count: number }[] } };
+    type Page = {
+      knowledgeGaps: {
+        totalCount: number;
+        pageInfo: { hasNextPage: boolean; endCursor: string | null };
+        nodes: { query: string; count: number }[];
+      };
+    };
     const seen: string[] = [];
     const totals: number[] = [];
     let after: string | null = null;
@@ -172,7 +223,9 @@ describe.each(laneShare(serverRuns()))('enrichContext ($name)', (run) => {
       after = page.knowledgeGaps.pageInfo.endCursor;
     }
     expect(new Set(seen).size).toBe(seen.length);
-    expect(seen.filter((s) => s.startsWith('paging gap')).sort()).toEqual(Array.from({ length: 9 }, (_, i) => `paging gap ${i}`));
+    expect(seen.filter((s) => s.startsWith('paging gap')).sort()).toEqual(
+      Array.from({ length: 9 }, (_, i) => `paging gap ${i}`),
+    );
     expect(seen.some((s) => s.startsWith('brand new gap'))).toBe(false);
     expect(new Set(totals).size).toBe(1);
     expect(seen.length).toBe(totals[0]);
@@ -188,21 +241,40 @@ describe.each(laneShare(serverRuns()))('enrichContext ($name)', (run) => {
 
   it('scopes the graph to the filter: only entities that a passing document mentions take part', async () => {
     await t.gql(`mutation($input: [CreateDocumentInput!]!) { upsertDocuments(input: $input) { changed } }`, {
-      input: [{ id: 'ops:owners', title: 'Service owners', source: 'ops', content: 'The Core Banking Team is on call for the Payment Service.' }],
+      input: [
+        {
+          id: 'ops:owners',
+          title: 'Service owners',
+          source: 'ops',
+          content: 'The Core Banking Team is on call for the Payment Service.',
+        },
+      ],
     });
     const ids = (e: Enriched) => e.entities.map((x) => x.entity.id).sort();
     const rels = (e: Enriched) => e.relationships.map((r) => `${r.from.id} ${r.type} ${r.to.id}`);
     // Unfiltered, the query's Payment Service brings both its neighbours.
-    const open = (await t.gql<{ enrichContext: Enriched }>(ENRICH, { input: { query: 'payment service', topK: 1, maxEntities: 10 } })).data!.enrichContext;
+    const open = (
+      await t.gql<{ enrichContext: Enriched }>(ENRICH, {
+        input: { query: 'payment service', topK: 1, maxEntities: 10 },
+      })
+    ).data!.enrichContext;
     expect(ids(open)).toEqual(expect.arrayContaining(['svc:payments', 'sys:ledger', 'team:core']));
     // Only the ops document passes: it names the service and the team, never the Ledger (only rb:payments does).
-    const ops = (await t.gql<{ enrichContext: Enriched }>(ENRICH, { input: { query: 'payment service', topK: 1, maxEntities: 10, filter: { sources: ['ops'] } } })).data!.enrichContext;
+    const ops = (
+      await t.gql<{ enrichContext: Enriched }>(ENRICH, {
+        input: { query: 'payment service', topK: 1, maxEntities: 10, filter: { sources: ['ops'] } },
+      })
+    ).data!.enrichContext;
     expect(ops.chunks.map((c) => c.document.id)).toEqual(['ops:owners']);
     expect(ids(ops)).toEqual(['svc:payments', 'team:core']);
     expect(rels(ops)).toEqual(['team:core OWNS svc:payments']);
     expect(ops.context).not.toContain('Ledger');
     // The wiki runbook names ACH only: the query's Payment Service is out of scope, and so are its neighbours.
-    const wiki = (await t.gql<{ enrichContext: Enriched }>(ENRICH, { input: { query: 'payment service ACH', topK: 3, maxEntities: 10, filter: { sources: ['wiki'] } } })).data!.enrichContext;
+    const wiki = (
+      await t.gql<{ enrichContext: Enriched }>(ENRICH, {
+        input: { query: 'payment service ACH', topK: 3, maxEntities: 10, filter: { sources: ['wiki'] } },
+      })
+    ).data!.enrichContext;
     expect(wiki.chunks.map((c) => c.document.id)).toEqual(['rb:ach']);
     expect(ids(wiki)).toEqual(['proc:ach']);
     expect(wiki.relationships).toEqual([]);

@@ -13,7 +13,13 @@ describe.each(dbTargets())('enrichContext degrades when a lane fails ($name)', (
   let t: TestServer;
   beforeAll(async () => {
     // An embedding backend that does not exist: the documents lane fails, the graph lane still answers.
-    const embedder = new OpenAIEmbeddingProvider({ baseUrl: 'http://127.0.0.1:9/v1', model: 'm', dimensions: 8, maxRetries: 0, timeoutMs: 500 });
+    const embedder = new OpenAIEmbeddingProvider({
+      baseUrl: 'http://127.0.0.1:9/v1',
+      model: 'm',
+      dimensions: 8,
+      maxRetries: 0,
+      timeoutMs: 500,
+    });
     t = await startTestServer(db, {}, embedder);
     await t.gql(`mutation { createEntity(input: { id: "svc:x", type: "Service", name: "Payment Service" }) { id } }`);
   });
@@ -35,7 +41,13 @@ describe.each(dbTargets())('enrichContext when both lanes fail ($name)', (db) =>
   let t: TestServer;
   beforeAll(async () => {
     // No embedding backend and no Neo4j on these ports: both lanes fail, and the error keeps the documents lane's cause.
-    const embedder = new OpenAIEmbeddingProvider({ baseUrl: 'http://127.0.0.1:9/v1', model: 'm', dimensions: 8, maxRetries: 0, timeoutMs: 500 });
+    const embedder = new OpenAIEmbeddingProvider({
+      baseUrl: 'http://127.0.0.1:9/v1',
+      model: 'm',
+      dimensions: 8,
+      maxRetries: 0,
+      timeoutMs: 500,
+    });
     t = await startTestServer(db, { CAIRN_NEO4J_URI: 'bolt://127.0.0.1:9', CAIRN_NEO4J_PASSWORD: 'x' }, embedder);
     // The name index lives in Postgres, so the query finds a seed, whose neighbours must then come from the absent Neo4j.
     await t.services.db.query(`INSERT INTO entity_names (entity_id, name) VALUES ('svc:x', 'Payment Service')`);

@@ -19,8 +19,15 @@ describe("Apollo's and graphql-js's request errors repeat no credentials and no 
     await t?.close();
   });
 
-  const post = async (query: string, variables: Record<string, unknown>): Promise<{ status: number; text: string; body: ErrorBody }> => {
-    const res = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+  const post = async (
+    query: string,
+    variables: Record<string, unknown>,
+  ): Promise<{ status: number; text: string; body: ErrorBody }> => {
+    const res = await fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables }),
+    });
     const text = await res.text();
     return { status: res.status, text, body: JSON.parse(text) as ErrorBody };
   };
@@ -37,7 +44,9 @@ describe("Apollo's and graphql-js's request errors repeat no credentials and no 
 
     const wrongType = await post(IMPORT, { input: { url: [`http://bob:${SECRET}@10.0.0.1:8080/x`] } });
     expect(wrongType.text).not.toContain(SECRET);
-    expect(wrongType.body.errors?.[0]?.message).toMatch(/^Variable "\$input" got invalid value \["http:\/\/\*\*\*@10\.0\.0\.1:8080\/x"\] at "input\.url"; String cannot represent a non string value/);
+    expect(wrongType.body.errors?.[0]?.message).toMatch(
+      /^Variable "\$input" got invalid value \["http:\/\/\*\*\*@10\.0\.0\.1:8080\/x"\] at "input\.url"; String cannot represent a non string value/,
+    );
   });
 
   it('cuts a 200,000-character value to a short message that still names the variable and what was wrong', async () => {
@@ -46,14 +55,20 @@ describe("Apollo's and graphql-js's request errors repeat no credentials and no 
     const message = res.body.errors?.[0]?.message ?? '';
     expect(res.text).not.toContain(SECRET);
     expect(message.length).toBeLessThanOrEqual(MAX_CLIENT_MESSAGE);
-    expect(message).toMatch(new RegExp(`^Variable "\\$n" got invalid value "http://\\*\\*\\*@example\\.com/z{${MAX_ECHOED_VALUE - 24}}…" \\(\\d+ characters\\); Int cannot represent non-integer value: "http`));
+    expect(message).toMatch(
+      new RegExp(
+        `^Variable "\\$n" got invalid value "http://\\*\\*\\*@example\\.com/z{${MAX_ECHOED_VALUE - 24}}…" \\(\\d+ characters\\); Int cannot represent non-integer value: "http`,
+      ),
+    );
 
     // The same value written into the query itself (a validation error, not a variable).
     const literal = await post(`query { documents(first: ${JSON.stringify(huge)}) { totalCount } }`, {});
     expect(literal.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
     expect(literal.text).not.toContain(SECRET);
     expect(literal.body.errors?.[0]?.message.length).toBeLessThanOrEqual(MAX_CLIENT_MESSAGE);
-    expect(literal.body.errors?.[0]?.message).toMatch(/^Int cannot represent non-integer value: "http:\/\/\*\*\*@example\.com\/z+…" \(\d+ characters\)$/);
+    expect(literal.body.errors?.[0]?.message).toMatch(
+      /^Int cannot represent non-integer value: "http:\/\/\*\*\*@example\.com\/z+…" \(\d+ characters\)$/,
+    );
   });
 
   it('caps a message listing a huge object and keeps its reason, which comes last', async () => {
@@ -63,13 +78,17 @@ describe("Apollo's and graphql-js's request errors repeat no credentials and no 
     const message = res.body.errors?.[0]?.message ?? '';
     expect(message.length).toBeLessThanOrEqual(MAX_CLIENT_MESSAGE);
     expect(message).toMatch(/^Variable "\$input" got invalid value \{ url: "https:\/\/example\.com\/", k0: 0, k1: 1/);
-    expect(message).toMatch(/; Field "k0" is not defined by type "ImportUrlInput"\.( \(suggestions hidden; see schema\.graphql\))?$/);
+    expect(message).toMatch(
+      /; Field "k0" is not defined by type "ImportUrlInput"\.( \(suggestions hidden; see schema\.graphql\))?$/,
+    );
   });
 
   it('logs no password: neither a POST body error nor the variables of a GET request (its query string)', async () => {
     const variables = encodeURIComponent(JSON.stringify({ n: `https://dave:${SECRET}@example.com/x` }));
     const query = encodeURIComponent('query($n: Int) { documents(first: $n) { totalCount } }');
-    const res = await fetch(`${t.url}/graphql?query=${query}&variables=${variables}`, { headers: { 'apollo-require-preflight': 'true' } });
+    const res = await fetch(`${t.url}/graphql?query=${query}&variables=${variables}`, {
+      headers: { 'apollo-require-preflight': 'true' },
+    });
     expect(res.status).toBe(400);
     expect(await res.text()).not.toContain(SECRET);
     await new Promise((resolve) => setTimeout(resolve, 50)); // pino-http logs once the response has finished
@@ -83,7 +102,9 @@ describe("Apollo's and graphql-js's request errors repeat no credentials and no 
 
 describe('redactCredentials', () => {
   it('hides userinfo up to the last @ before the path, and nothing else', () => {
-    expect(redactCredentials('see https://u:p@ss@host:8443/a?b=c@d and ftp://host/x and mailto:a@b')).toBe('see https://***@host:8443/a?b=c@d and ftp://host/x and mailto:a@b');
+    expect(redactCredentials('see https://u:p@ss@host:8443/a?b=c@d and ftp://host/x and mailto:a@b')).toBe(
+      'see https://***@host:8443/a?b=c@d and ftp://host/x and mailto:a@b',
+    );
     expect(redactCredentials('no urls here')).toBe('no urls here');
   });
 
@@ -98,15 +119,23 @@ describe('redactCredentials', () => {
 describe('clientSafeMessage', () => {
   it('cuts quoted strings (escaped quotes included) and bracketed values, keeping the words between them', () => {
     const tricky = JSON.stringify(`a\\"b${'x'.repeat(500)}`);
-    const message = clientSafeMessage(`Variable "$v" got invalid value ${tricky} at "input.tags[0]"; Expected type "[String!]".`);
-    expect(message).toMatch(/^Variable "\$v" got invalid value "a\\\\\\"bx+…" \(\d+ characters\) at "input\.tags\[0\]"; Expected type "\[String!\]"\.$/);
-    const list = clientSafeMessage(`got invalid value [${Array.from({ length: 300 }, (_, i) => i).join(', ')}]; Expected type "Int".`);
+    const message = clientSafeMessage(
+      `Variable "$v" got invalid value ${tricky} at "input.tags[0]"; Expected type "[String!]".`,
+    );
+    expect(message).toMatch(
+      /^Variable "\$v" got invalid value "a\\\\\\"bx+…" \(\d+ characters\) at "input\.tags\[0\]"; Expected type "\[String!\]"\.$/,
+    );
+    const list = clientSafeMessage(
+      `got invalid value [${Array.from({ length: 300 }, (_, i) => i).join(', ')}]; Expected type "Int".`,
+    );
     expect(list).toMatch(/^got invalid value \[0, 1, 2, .*… \(\d+ characters\); Expected type "Int"\.$/);
   });
 
   it('handles a 40 MB message in well under a second', () => {
     const started = performance.now();
-    const message = clientSafeMessage(`Variable "$n" got invalid value ${JSON.stringify('z'.repeat(20_000_000))}; Cannot query field ${'q'.repeat(20_000_000)}`);
+    const message = clientSafeMessage(
+      `Variable "$n" got invalid value ${JSON.stringify('z'.repeat(20_000_000))}; Cannot query field ${'q'.repeat(20_000_000)}`,
+    );
     expect(performance.now() - started).toBeLessThan(1000);
     expect(message.length).toBeLessThanOrEqual(MAX_CLIENT_MESSAGE);
   });

@@ -96,9 +96,15 @@ describe('the failed-key budget follows the rate limit switch', () => {
   });
 
   it('is off when the rate limit is off', async () => {
-    t = await startTestServer(pglite, { CAIRN_AUTH: 'required', CAIRN_RATE_LIMIT_PER_SECOND: '0', CAIRN_RATE_LIMIT_FAILED_KEYS_PER_MINUTE: '2' });
+    t = await startTestServer(pglite, {
+      CAIRN_AUTH: 'required',
+      CAIRN_RATE_LIMIT_PER_SECOND: '0',
+      CAIRN_RATE_LIMIT_FAILED_KEYS_PER_MINUTE: '2',
+    });
     const url = t.server.url;
-    const statuses = await Promise.all(Array.from({ length: 10 }, () => gqlAs(url, unknownKey(), '{ __typename }').then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 10 }, () => gqlAs(url, unknownKey(), '{ __typename }').then((r) => r.status)),
+    );
     expect(new Set(statuses)).toEqual(new Set([401]));
   });
 

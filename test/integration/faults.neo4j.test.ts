@@ -26,7 +26,11 @@ function doc(n: number, round = 0): { id: string; title: string; content: string
   const a = SERVICES[(n + round) % SERVICES.length] as string;
   const b = SERVICES[(n * 3 + round + 1) % SERVICES.length] as string;
   const filler = `Incident review ${n} (round ${round}). `.repeat(8);
-  return { id: `doc:${n}`, title: `Review ${n}`, content: `${filler}The ${a} service called the ${b} service, which timed out. ${filler}` };
+  return {
+    id: `doc:${n}`,
+    title: `Review ${n}`,
+    content: `${filler}The ${a} service called the ${b} service, which timed out. ${filler}`,
+  };
 }
 
 (hasNeo4j && settings ? describe : describe.skip)('fault: Neo4j killed with SIGKILL during an ingest', () => {
@@ -35,11 +39,15 @@ function doc(n: number, round = 0): { id: string; title: string; content: string
   let driver: Driver;
 
   const neo4jPairs = async (): Promise<string[]> => {
-    const res = await driver.executeQuery('MATCH (e:Entity)-[:MENTIONED_IN]->(d:Document) RETURN e.id + " " + d.id AS pair');
+    const res = await driver.executeQuery(
+      'MATCH (e:Entity)-[:MENTIONED_IN]->(d:Document) RETURN e.id + " " + d.id AS pair',
+    );
     return res.records.map((r) => r.get('pair') as string).sort();
   };
   const postgresPairs = async (): Promise<string[]> => {
-    const { rows } = await t.services.db.query<{ pair: string }>(`SELECT DISTINCT entity_id || ' ' || document_id AS pair FROM mentions`);
+    const { rows } = await t.services.db.query<{ pair: string }>(
+      `SELECT DISTINCT entity_id || ' ' || document_id AS pair FROM mentions`,
+    );
     return rows.map((r) => r.pair).sort();
   };
   const backlog = () => t.services.graph.linker.mentions.backlog();
@@ -62,14 +70,23 @@ function doc(n: number, round = 0): { id: string; title: string; content: string
   }, 240_000);
 
   it('writes every document, keeps the mention backlog in the outbox, and delivers all of it after the restart', async () => {
-    const entities = SERVICES.map((name) => ({ id: `svc:${name.toLowerCase()}`, type: 'Service', name: `${name} service` }));
-    const seeded = await t.gql(`mutation($input: UpsertGraphInput!) { upsertGraph(input: $input) { entities { id } } }`, { input: { entities } });
+    const entities = SERVICES.map((name) => ({
+      id: `svc:${name.toLowerCase()}`,
+      type: 'Service',
+      name: `${name} service`,
+    }));
+    const seeded = await t.gql(
+      `mutation($input: UpsertGraphInput!) { upsertGraph(input: $input) { entities { id } } }`,
+      { input: { entities } },
+    );
     expect(seeded.errors).toBeUndefined();
 
     // First pass writes documents 0..N-1; the last batches rewrite earlier documents so they name other services.
     const batches = Array.from({ length: BATCHES }, (_, b) => {
       const rewrite = b >= BATCHES - 5;
-      return Array.from({ length: PER_BATCH }, (_, i) => (rewrite ? doc((b - (BATCHES - 5)) * PER_BATCH + i, 1) : doc(b * PER_BATCH + i)));
+      return Array.from({ length: PER_BATCH }, (_, i) =>
+        rewrite ? doc((b - (BATCHES - 5)) * PER_BATCH + i, 1) : doc(b * PER_BATCH + i),
+      );
     });
     const results: { errors?: unknown[] }[] = [];
     let killed: Promise<number> | undefined;
@@ -81,7 +98,11 @@ function doc(n: number, round = 0): { id: string; title: string; content: string
         expect((await neo4jPairs()).length).toBeGreaterThan(0);
         killed = killNeo4j();
       }
-      results.push(await t.gql(`mutation($input: [CreateDocumentInput!]!) { upsertDocuments(input: $input) { changed } }`, { input }));
+      results.push(
+        await t.gql(`mutation($input: [CreateDocumentInput!]!) { upsertDocuments(input: $input) { changed } }`, {
+          input,
+        }),
+      );
     }
     await killed;
 

@@ -15,7 +15,10 @@ const docs = (prefix: string, n: number) =>
   Array.from({ length: n }, (_, i) => ({
     id: `${prefix}:${i}`,
     title: `${prefix} ${i}`,
-    content: Array.from({ length: 40 }, (_, s) => `Sentence ${s} of ${prefix} document ${i} about ledgers and settlement runs.`).join(' '),
+    content: Array.from(
+      { length: 40 },
+      (_, s) => `Sentence ${s} of ${prefix} document ${i} about ledgers and settlement runs.`,
+    ).join(' '),
   }));
 
 (target ? describe : describe.skip)('fault: Postgres connection terminated mid-transaction', () => {
@@ -62,7 +65,11 @@ const docs = (prefix: string, n: number) =>
         [dbName],
       );
       const pid = rows[0]?.pid;
-      if (pid !== undefined && (await admin.query<{ ok: boolean }>('SELECT pg_terminate_backend($1) AS ok', [pid])).rows[0]?.ok) victim = pid;
+      if (
+        pid !== undefined &&
+        (await admin.query<{ ok: boolean }>('SELECT pg_terminate_backend($1) AS ok', [pid])).rows[0]?.ok
+      )
+        victim = pid;
       else await new Promise((r) => setTimeout(r, 5));
     }
     expect(victim).toBeDefined();

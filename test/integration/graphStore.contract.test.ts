@@ -10,18 +10,34 @@ import { graphStoreTargets } from '../helpers/graphStores.js';
 import { laneShare } from '../helpers/lanes.js';
 
 const entity = (id: string, name: string, type = 'Service', aliases: string[] = []): EntityWrite => ({
-  id, type, name, aliases, description: `${name} description`, properties: { tier: 1, tags: ['a'] },
+  id,
+  type,
+  name,
+  aliases,
+  description: `${name} description`,
+  properties: { tier: 1, tags: ['a'] },
 });
-const rel = (fromId: string, type: string, toId: string, properties = {}) => validateRelationshipInput({ fromId, toId, type, properties });
+const rel = (fromId: string, type: string, toId: string, properties = {}) =>
+  validateRelationshipInput({ fromId, toId, type, properties });
 
 /** Writes documents (expiring `expiresInMs` from now, when given) and their explicit mentions into the mentions database. */
 async function mention(db: Db, documents: { id: string; entityIds: string[]; expiresInMs?: number }[]): Promise<void> {
   const repo = new MentionRepository(db);
   for (const d of documents) {
     const expiresAt = d.expiresInMs === undefined ? null : new Date(Date.now() + d.expiresInMs);
-    await db.query(`INSERT INTO documents (id, title, content, content_hash, expires_at) VALUES ($1, $1, 'text', 'hash', $2)`, [d.id, expiresAt]);
-    await repo.upsertNames(db, d.entityIds.map((entityId) => ({ entityId, name: entityId, aliases: [] })));
-    await repo.insert(db, d.entityIds.map((entityId) => ({ entityId, documentId: d.id, chunkId: null })), 'explicit');
+    await db.query(
+      `INSERT INTO documents (id, title, content, content_hash, expires_at) VALUES ($1, $1, 'text', 'hash', $2)`,
+      [d.id, expiresAt],
+    );
+    await repo.upsertNames(
+      db,
+      d.entityIds.map((entityId) => ({ entityId, name: entityId, aliases: [] })),
+    );
+    await repo.insert(
+      db,
+      d.entityIds.map((entityId) => ({ entityId, documentId: d.id, chunkId: null })),
+      'explicit',
+    );
   }
 }
 
@@ -37,13 +53,25 @@ describe.each(laneShare(graphStoreTargets()))('GraphStore contract ($name)', (ta
     await store.init(); // idempotent
     // a → b → c → d, a → e (RUNS_ON), f ← a (IN for f), plus unicode names and a supernode.
     await store.upsertEntities([
-      entity('a', 'Alpha'), entity('b', 'Bravo'), entity('c', 'Charlie'), entity('d', 'Delta'),
-      entity('e', 'Echo', 'Host'), entity('f', 'Foxtrot'), entity('u', 'Zürich Straße 東京 🚀', 'Place', ['ZRH']),
-      entity('hub', 'Hub'), ...Array.from({ length: 30 }, (_, i) => entity(`leaf${String(i).padStart(2, '0')}`, `Leaf ${String(i).padStart(2, '0')}`)),
+      entity('a', 'Alpha'),
+      entity('b', 'Bravo'),
+      entity('c', 'Charlie'),
+      entity('d', 'Delta'),
+      entity('e', 'Echo', 'Host'),
+      entity('f', 'Foxtrot'),
+      entity('u', 'Zürich Straße 東京 🚀', 'Place', ['ZRH']),
+      entity('hub', 'Hub'),
+      ...Array.from({ length: 30 }, (_, i) =>
+        entity(`leaf${String(i).padStart(2, '0')}`, `Leaf ${String(i).padStart(2, '0')}`),
+      ),
     ]);
     await store.upsertRelationships([
-      rel('a', 'DEPENDS_ON', 'b'), rel('b', 'DEPENDS_ON', 'c'), rel('c', 'DEPENDS_ON', 'd'),
-      rel('a', 'RUNS_ON', 'e'), rel('a', 'DEPENDS_ON', 'f'), rel('u', 'LOCATED_NEAR', 'a'),
+      rel('a', 'DEPENDS_ON', 'b'),
+      rel('b', 'DEPENDS_ON', 'c'),
+      rel('c', 'DEPENDS_ON', 'd'),
+      rel('a', 'RUNS_ON', 'e'),
+      rel('a', 'DEPENDS_ON', 'f'),
+      rel('u', 'LOCATED_NEAR', 'a'),
       ...Array.from({ length: 30 }, (_, i) => rel('hub', 'FEEDS', `leaf${String(i).padStart(2, '0')}`)),
     ]);
   });
@@ -53,7 +81,16 @@ describe.each(laneShare(graphStoreTargets()))('GraphStore contract ($name)', (ta
 
   it('stores and reads entities, keeping unicode intact', async () => {
     const [u] = await store.getEntities(['u']);
-    expect(u).toEqual(expect.objectContaining({ id: 'u', type: 'Place', name: 'Zürich Straße 東京 🚀', aliases: ['ZRH'], description: 'Zürich Straße 東京 🚀 description', properties: { tier: 1, tags: ['a'] } }));
+    expect(u).toEqual(
+      expect.objectContaining({
+        id: 'u',
+        type: 'Place',
+        name: 'Zürich Straße 東京 🚀',
+        aliases: ['ZRH'],
+        description: 'Zürich Straße 東京 🚀 description',
+        properties: { tier: 1, tags: ['a'] },
+      }),
+    );
     expect(u!.createdAt).toBeInstanceOf(Date);
     expect(await store.getEntities(['nope'])).toEqual([]);
   });
@@ -61,7 +98,9 @@ describe.each(laneShare(graphStoreTargets()))('GraphStore contract ($name)', (ta
   it('upserting an entity again replaces fields but keeps createdAt', async () => {
     const [before] = await store.getEntities(['f']);
     await new Promise((r) => setTimeout(r, 5));
-    const [after] = await store.upsertEntities([{ ...entity('f', 'Foxtrot'), description: 'changed', aliases: ['fox'] }]);
+    const [after] = await store.upsertEntities([
+      { ...entity('f', 'Foxtrot'), description: 'changed', aliases: ['fox'] },
+    ]);
     expect(after!.description).toBe('changed');
     expect(after!.aliases).toEqual(['fox']);
     expect(after!.createdAt.getTime()).toBe(before!.createdAt.getTime());
@@ -79,7 +118,9 @@ describe.each(laneShare(graphStoreTargets()))('GraphStore contract ($name)', (ta
     const last = p1.entities.at(-1)!;
     const p2 = await store.findEntities({ nameContains: 'leaf' }, 20, { name: last.name, id: last.id });
     expect(p2.hasNextPage).toBe(false);
-    expect([...p1.entities, ...p2.entities].map((e) => e.id)).toEqual(Array.from({ length: 30 }, (_, i) => `leaf${String(i).padStart(2, '0')}`));
+    expect([...p1.entities, ...p2.entities].map((e) => e.id)).toEqual(
+      Array.from({ length: 30 }, (_, i) => `leaf${String(i).padStart(2, '0')}`),
+    );
   });
 
   it('keeps (from, type, to) unique and updates properties on repeat', async () => {
@@ -102,10 +143,20 @@ describe.each(laneShare(graphStoreTargets()))('GraphStore contract ($name)', (ta
 
   it('lists relationships by direction and type', async () => {
     const ids = (rs: { id: string }[]) => rs.map((r) => r.id).sort();
-    expect(ids(await store.relationshipsOf(['a'], 'OUT'))).toEqual([relationshipId('a', 'DEPENDS_ON', 'b'), relationshipId('a', 'DEPENDS_ON', 'f'), relationshipId('a', 'RUNS_ON', 'e')].sort());
+    expect(ids(await store.relationshipsOf(['a'], 'OUT'))).toEqual(
+      [
+        relationshipId('a', 'DEPENDS_ON', 'b'),
+        relationshipId('a', 'DEPENDS_ON', 'f'),
+        relationshipId('a', 'RUNS_ON', 'e'),
+      ].sort(),
+    );
     expect(ids(await store.relationshipsOf(['a'], 'IN'))).toEqual([relationshipId('u', 'LOCATED_NEAR', 'a')]);
-    expect(await store.relationshipsOf(['a'], 'BOTH', ['RUNS_ON'])).toEqual([expect.objectContaining({ fromId: 'a', toId: 'e', type: 'RUNS_ON' })]);
-    expect(await store.getRelationships([relationshipId('a', 'RUNS_ON', 'e')])).toEqual([expect.objectContaining({ type: 'RUNS_ON' })]);
+    expect(await store.relationshipsOf(['a'], 'BOTH', ['RUNS_ON'])).toEqual([
+      expect.objectContaining({ fromId: 'a', toId: 'e', type: 'RUNS_ON' }),
+    ]);
+    expect(await store.getRelationships([relationshipId('a', 'RUNS_ON', 'e')])).toEqual([
+      expect.objectContaining({ type: 'RUNS_ON' }),
+    ]);
   });
 
   it('expands with a cap per node, ordered by (type, neighbour, relationship id)', async () => {
@@ -120,9 +171,16 @@ describe.each(laneShare(graphStoreTargets()))('GraphStore contract ($name)', (ta
 
   it('finds neighbours by depth, direction and type, each at its smallest depth', async () => {
     const out2 = (await neighbors(store, ['a'], { depth: 2, direction: 'OUT', limit: 50 })).get('a')!;
-    expect(out2.map((n) => [n.entity.id, n.depth])).toEqual([['b', 1], ['e', 1], ['f', 1], ['c', 2]]);
+    expect(out2.map((n) => [n.entity.id, n.depth])).toEqual([
+      ['b', 1],
+      ['e', 1],
+      ['f', 1],
+      ['c', 2],
+    ]);
     expect(out2.find((n) => n.entity.id === 'c')!.relationship.id).toBe(relationshipId('b', 'DEPENDS_ON', 'c'));
-    const out3 = (await neighbors(store, ['a'], { depth: 3, direction: 'OUT', limit: 50, types: ['DEPENDS_ON'] })).get('a')!;
+    const out3 = (await neighbors(store, ['a'], { depth: 3, direction: 'OUT', limit: 50, types: ['DEPENDS_ON'] })).get(
+      'a',
+    )!;
     expect(out3.map((n) => n.entity.id)).toEqual(['b', 'f', 'c', 'd']);
     const inbound = (await neighbors(store, ['a'], { depth: 1, direction: 'IN', limit: 50 })).get('a')!;
     expect(inbound.map((n) => n.entity.id)).toEqual(['u']);
@@ -141,7 +199,9 @@ describe.each(laneShare(graphStoreTargets()))('GraphStore contract ($name)', (ta
       const full = await neighbors(store, seeds, options);
       expect([...refs.keys()]).toEqual([...full.keys()]);
       for (const [seed, list] of full) {
-        expect(refs.get(seed)).toEqual(list.map((n) => ({ id: n.entity.id, name: n.entity.name, depth: n.depth, relationship: n.relationship })));
+        expect(refs.get(seed)).toEqual(
+          list.map((n) => ({ id: n.entity.id, name: n.entity.name, depth: n.depth, relationship: n.relationship })),
+        );
       }
     }
   });
@@ -149,7 +209,10 @@ describe.each(laneShare(graphStoreTargets()))('GraphStore contract ($name)', (ta
   it('returns a bounded subgraph and shortest paths', async () => {
     const sg = await subgraph(store, ['b'], 1, 10);
     expect(sg.entities.map((e) => e.id)).toEqual(['b', 'a', 'c']);
-    expect(sg.relationships.map((r) => `${r.fromId}-${r.type}-${r.toId}`).sort()).toEqual(['a-DEPENDS_ON-b', 'b-DEPENDS_ON-c']);
+    expect(sg.relationships.map((r) => `${r.fromId}-${r.type}-${r.toId}`).sort()).toEqual([
+      'a-DEPENDS_ON-b',
+      'b-DEPENDS_ON-c',
+    ]);
     expect(sg.truncated).toBe(false);
     const cut = await subgraph(store, ['hub'], 1, 5);
     expect(cut.entities).toHaveLength(5);
@@ -168,16 +231,29 @@ describe.each(laneShare(graphStoreTargets()))('GraphStore contract ($name)', (ta
     expect(both.entities.map((e) => e.id).sort()).toEqual(['a', 'b', 'c', 'u']);
     expect(both.entities.find((e) => e.id === 'u')).toEqual((await store.getEntities(['u']))[0]);
     expect(both.relationships).toEqual(await store.relationshipsAmong(ids));
-    expect(both.relationships.map((r) => `${r.fromId}-${r.type}-${r.toId}`).sort()).toEqual(['a-DEPENDS_ON-b', 'b-DEPENDS_ON-c', 'u-LOCATED_NEAR-a']);
+    expect(both.relationships.map((r) => `${r.fromId}-${r.type}-${r.toId}`).sort()).toEqual([
+      'a-DEPENDS_ON-b',
+      'b-DEPENDS_ON-c',
+      'u-LOCATED_NEAR-a',
+    ]);
     expect(await store.entitiesAndRelationshipsAmong([])).toEqual({ entities: [], relationships: [] });
-    expect(await store.entitiesAndRelationshipsAmong(['e'])).toEqual({ entities: await store.getEntities(['e']), relationships: [] });
+    expect(await store.entitiesAndRelationshipsAmong(['e'])).toEqual({
+      entities: await store.getEntities(['e']),
+      relationships: [],
+    });
   });
 
   it('counts entities, relationships, types, orphans and degree', async () => {
     const c = await store.counts(3);
     expect(c.entityCount).toBe(38);
     expect(c.relationshipCount).toBe(36);
-    expect(c.byType).toEqual(expect.arrayContaining([{ key: 'Service', count: 36 }, { key: 'Host', count: 1 }, { key: 'Place', count: 1 }]));
+    expect(c.byType).toEqual(
+      expect.arrayContaining([
+        { key: 'Service', count: 36 },
+        { key: 'Host', count: 1 },
+        { key: 'Place', count: 1 },
+      ]),
+    );
     expect(c.orphanCount).toBe(0);
     expect(c.topDegree[0]).toEqual({ entity: expect.objectContaining({ id: 'hub' }), degree: 30 });
   });
@@ -188,7 +264,9 @@ describe.each(laneShare(graphStoreTargets()))('GraphStore contract ($name)', (ta
     expect(await store.deleteEntity('b')).toBe(true);
     expect(await store.deleteEntity('b')).toBe(false);
     expect(await store.getEntities(['b'])).toEqual([]);
-    const left = (await store.relationshipsOf(['a', 'c'], 'BOTH', ['DEPENDS_ON'])).map((r) => `${r.fromId}-${r.toId}`).sort();
+    const left = (await store.relationshipsOf(['a', 'c'], 'BOTH', ['DEPENDS_ON']))
+      .map((r) => `${r.fromId}-${r.toId}`)
+      .sort();
     expect(left).toEqual(['a-f', 'c-d']);
     const c = await store.counts(1);
     expect(c.entityCount).toBe(37);
@@ -198,7 +276,12 @@ describe.each(laneShare(graphStoreTargets()))('GraphStore contract ($name)', (ta
   // From here on: e, o1, o2 and o3 have no relationship; loop only a self-loop. Live documents mention a, leaf05 and
   // o1 (and the unknown entity ghost); d is mentioned by an expired document only.
   it('filters entities by relationships and by mentioning documents, with totals and keyset pages', async () => {
-    await store.upsertEntities([entity('o1', 'Orphan 1'), entity('o2', 'Orphan 2'), entity('o3', 'Orphan 3'), entity('loop', 'Loop')]);
+    await store.upsertEntities([
+      entity('o1', 'Orphan 1'),
+      entity('o2', 'Orphan 2'),
+      entity('o3', 'Orphan 3'),
+      entity('loop', 'Loop'),
+    ]);
     await store.upsertRelationships([rel('loop', 'LOOPS', 'loop')]);
     await mention(await mentionsDb(), [
       { id: 'doc:live', entityIds: ['a', 'o1', 'ghost'] },
@@ -226,7 +309,11 @@ describe.each(laneShare(graphStoreTargets()))('GraphStore contract ($name)', (ta
     expect(unsaid.totalCount).toBe(38);
     expect(ids(unsaid)).toEqual(expect.arrayContaining(['d', 'o2']));
     expect(ids(unsaid)).not.toContain('a');
-    expect(ids(await store.findEntities({ hasDocuments: false, hasRelationships: false }, 10))).toEqual(['e', 'o2', 'o3']);
+    expect(ids(await store.findEntities({ hasDocuments: false, hasRelationships: false }, 10))).toEqual([
+      'e',
+      'o2',
+      'o3',
+    ]);
     expect(ids(await store.findEntities({ hasDocuments: true, hasRelationships: false }, 10))).toEqual(['o1']);
     expect(ids(await store.findEntities({ hasDocuments: true, nameContains: 'leaf' }, 10))).toEqual(['leaf05']);
   });
@@ -238,7 +325,10 @@ describe.each(laneShare(graphStoreTargets()))('GraphStore contract ($name)', (ta
     expect(c.orphanCount).toBe(4);
     expect(c.unmentionedCount).toBe(38);
     expect(c.relationshipsByType).toEqual([
-      { key: 'FEEDS', count: 30 }, { key: 'DEPENDS_ON', count: 2 }, { key: 'LOCATED_NEAR', count: 1 }, { key: 'LOOPS', count: 1 },
+      { key: 'FEEDS', count: 30 },
+      { key: 'DEPENDS_ON', count: 2 },
+      { key: 'LOCATED_NEAR', count: 1 },
+      { key: 'LOOPS', count: 1 },
     ]);
   });
 });

@@ -22,7 +22,10 @@ describe('GraphiQL example tabs', () => {
 
   const runTabs = async (server: TestServer) => {
     for (const [i, tab] of EXAMPLE_TABS.entries()) {
-      const res = await server.gql(tab.query, tab.variables ? (JSON.parse(tab.variables) as Record<string, unknown>) : undefined);
+      const res = await server.gql(
+        tab.query,
+        tab.variables ? (JSON.parse(tab.variables) as Record<string, unknown>) : undefined,
+      );
       expect({ tab: i, errors: res.errors }).toEqual({ tab: i, errors: undefined });
     }
   };
@@ -32,7 +35,9 @@ describe('GraphiQL example tabs', () => {
     expect((await t.gql(QUICK_START_CREATE)).errors).toBeUndefined();
     await runTabs(t);
     await runTabs(t);
-    const doc = await t.gql<{ document: { title: string; tags: string[] } }>('{ document(id: "runbook:ach-failures") { title tags } }');
+    const doc = await t.gql<{ document: { title: string; tags: string[] } }>(
+      '{ document(id: "runbook:ach-failures") { title tags } }',
+    );
     expect(doc.data?.document).toEqual({ title: 'ACH failures', tags: ['payments', 'ach'] });
   }, 120_000);
 

@@ -58,7 +58,13 @@ describe.each(dbTargets())('health and failure paths ($name)', (target) => {
     let url: string;
     beforeAll(async () => {
       url = `http://127.0.0.1:${await closedPort()}/v1`;
-      const embedder = new OpenAIEmbeddingProvider({ baseUrl: url, model: 'nomic-embed-text', dimensions: 32, maxRetries: 1, timeoutMs: 2000 });
+      const embedder = new OpenAIEmbeddingProvider({
+        baseUrl: url,
+        model: 'nomic-embed-text',
+        dimensions: 32,
+        maxRetries: 1,
+        timeoutMs: 2000,
+      });
       t = await startTestServer(target, {}, embedder);
     });
     afterAll(async () => {
@@ -66,12 +72,16 @@ describe.each(dbTargets())('health and failure paths ($name)', (target) => {
     });
 
     it('fails writes with EMBEDDING_UNAVAILABLE naming URL and model, and writes nothing', async () => {
-      const res = await t.gql(`mutation { createDocument(input: { id: "x:1", title: "T", content: "some text" }) { chunkCount } }`);
+      const res = await t.gql(
+        `mutation { createDocument(input: { id: "x:1", title: "T", content: "some text" }) { chunkCount } }`,
+      );
       const err = res.errors?.[0];
       expect(err?.extensions?.code).toBe('EMBEDDING_UNAVAILABLE');
       expect(err?.message).toContain(url);
       expect(err?.message).toContain('nomic-embed-text');
-      const { rows } = await t.services.db.query<{ n: number }>('SELECT (SELECT count(*) FROM documents)::int + (SELECT count(*) FROM chunks)::int AS n');
+      const { rows } = await t.services.db.query<{ n: number }>(
+        'SELECT (SELECT count(*) FROM documents)::int + (SELECT count(*) FROM chunks)::int AS n',
+      );
       expect(rows[0]!.n).toBe(0);
       const search = await t.gql(`{ search(input: { query: "text" }) { score } }`);
       expect(search.errors?.[0]?.extensions?.code).toBe('EMBEDDING_UNAVAILABLE');
@@ -80,7 +90,10 @@ describe.each(dbTargets())('health and failure paths ($name)', (target) => {
     it('reports 503 on /readyz naming the embedder and a fix', async () => {
       const res = await fetch(`${t.server.url}/readyz`);
       expect(res.status).toBe(503);
-      const body = (await res.json()) as { ready: boolean; components: Record<string, { ok: boolean; detail?: string; fix?: string }> };
+      const body = (await res.json()) as {
+        ready: boolean;
+        components: Record<string, { ok: boolean; detail?: string; fix?: string }>;
+      };
       expect(body.ready).toBe(false);
       expect(body.components.database?.ok).toBe(true);
       expect(body.components.embedder?.ok).toBe(false);

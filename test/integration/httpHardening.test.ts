@@ -13,13 +13,21 @@ interface RawResponse {
 }
 
 /** Sends `method path` exactly as given, with extra headers (e.g. a chosen Host). */
-function raw(url: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawResponse> {
+function raw(
+  url: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<RawResponse> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const req = http.request({ hostname, port, method, path, headers, agent: false }, (res) => {
       let text = '';
       res.on('data', (d: Buffer) => (text += d.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), body: text }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), body: text }),
+      );
     });
     req.on('error', reject);
     req.end(body);
@@ -27,7 +35,8 @@ function raw(url: string, method: string, path: string, headers: Record<string, 
 }
 
 /** The first error's code of a JSON error answer. */
-const codeIn = (r: RawResponse): unknown => (JSON.parse(r.body) as { errors?: { extensions?: { code?: string } }[] }).errors?.[0]?.extensions?.code;
+const codeIn = (r: RawResponse): unknown =>
+  (JSON.parse(r.body) as { errors?: { extensions?: { code?: string } }[] }).errors?.[0]?.extensions?.code;
 
 describe('HTTP errors outside GraphQL', () => {
   let t: TestServer;
@@ -48,11 +57,25 @@ describe('HTTP errors outside GraphQL', () => {
   const leaks = /URIError|node_modules|decodeParam|\.js:\d+|\n\s*at |<html|<pre/i;
 
   it('answers a malformed path with 400 BAD_REQUEST as JSON, never a stack trace', async () => {
-    const paths = ['/knowledge/%', '/%', '/knowledge/%E0%A4%A', '/graphql/%zz', '/assets/%', '/explorer%', '/healthz%C0', '/nowhere/%'];
+    const paths = [
+      '/knowledge/%',
+      '/%',
+      '/knowledge/%E0%A4%A',
+      '/graphql/%zz',
+      '/assets/%',
+      '/explorer%',
+      '/healthz%C0',
+      '/nowhere/%',
+    ];
     for (const method of ['GET', 'POST', 'PUT', 'DELETE', 'HEAD']) {
       for (const path of paths) {
         const res = await raw(t.server.url, method, path);
-        expect({ method, path, status: res.status, type: res.type }).toEqual({ method, path, status: 400, type: expect.stringContaining('application/json') });
+        expect({ method, path, status: res.status, type: res.type }).toEqual({
+          method,
+          path,
+          status: 400,
+          type: expect.stringContaining('application/json'),
+        });
         if (method === 'HEAD') continue;
         expect(res.body).not.toMatch(leaks);
         expect(codeIn(res)).toBe('BAD_REQUEST');
@@ -62,9 +85,20 @@ describe('HTTP errors outside GraphQL', () => {
   });
 
   it('answers an unknown route with 404 NOT_FOUND as JSON', async () => {
-    for (const [method, path] of [['GET', '/nope'], ['POST', '/v2/uploads'], ['DELETE', '/healthz'], ['GET', '/v1/uploads'], ['PATCH', '/knowledge']]) {
+    for (const [method, path] of [
+      ['GET', '/nope'],
+      ['POST', '/v2/uploads'],
+      ['DELETE', '/healthz'],
+      ['GET', '/v1/uploads'],
+      ['PATCH', '/knowledge'],
+    ]) {
       const res = await raw(t.server.url, method!, path!);
-      expect({ method, path, status: res.status, type: res.type }).toEqual({ method, path, status: 404, type: expect.stringContaining('application/json') });
+      expect({ method, path, status: res.status, type: res.type }).toEqual({
+        method,
+        path,
+        status: 404,
+        type: expect.stringContaining('application/json'),
+      });
       expect(res.body).not.toMatch(leaks);
       expect(res.body).not.toContain('Cannot');
       expect(codeIn(res)).toBe('NOT_FOUND');
@@ -76,16 +110,34 @@ describe('HTTP errors outside GraphQL', () => {
     expect(await raw(t.server.url, 'GET', '/healthz')).toMatchObject({ status: 200, body: '{"status":"ok"}' });
     expect((await raw(t.server.url, 'GET', '/readyz')).status).toBe(200);
     for (const page of ['/explorer', '/graphiql', '/knowledge', '/knowledge/doc%3Aone', '/knowledge/caf%C3%A9']) {
-      expect(await raw(t.server.url, 'GET', page)).toMatchObject({ status: 200, type: expect.stringContaining('text/html') });
+      expect(await raw(t.server.url, 'GET', page)).toMatchObject({
+        status: 200,
+        type: expect.stringContaining('text/html'),
+      });
     }
     expect((await raw(t.server.url, 'GET', '/')).status).toBe(302);
     expect(await raw(t.server.url, 'GET', '/assets/nope.js')).toMatchObject({ status: 404, body: 'not found' });
-    expect(await raw(t.server.url, 'GET', '/graphql', { accept: 'text/html' })).toMatchObject({ status: 200, type: expect.stringContaining('text/html') });
-    const gql = await raw(t.server.url, 'POST', '/graphql', { 'content-type': 'application/json' }, '{"query":"{ __typename }"}');
+    expect(await raw(t.server.url, 'GET', '/graphql', { accept: 'text/html' })).toMatchObject({
+      status: 200,
+      type: expect.stringContaining('text/html'),
+    });
+    const gql = await raw(
+      t.server.url,
+      'POST',
+      '/graphql',
+      { 'content-type': 'application/json' },
+      '{"query":"{ __typename }"}',
+    );
     expect(gql).toMatchObject({ status: 200, body: expect.stringContaining('"__typename":"Query"') });
     const badJson = await raw(t.server.url, 'POST', '/graphql', { 'content-type': 'application/json' }, '{');
     expect({ status: badJson.status, code: codeIn(badJson) }).toEqual({ status: 400, code: 'BAD_REQUEST' });
-    const upload = await raw(t.server.url, 'POST', '/v1/uploads', { 'content-type': 'multipart/form-data; boundary=x' }, '--x--');
+    const upload = await raw(
+      t.server.url,
+      'POST',
+      '/v1/uploads',
+      { 'content-type': 'multipart/form-data; boundary=x' },
+      '--x--',
+    );
     expect({ status: upload.status, code: codeIn(upload) }).toEqual({ status: 400, code: 'BAD_REQUEST' });
   });
 });
@@ -100,11 +152,13 @@ describe('authentication off (no key, loopback)', () => {
   });
 
   const query = JSON.stringify({ query: '{ knowledgeStats { documentCount } }' });
-  const ask = (headers: Record<string, string>): Promise<RawResponse> => raw(t.server.url, 'POST', '/graphql', { 'content-type': 'application/json', ...headers }, query);
+  const ask = (headers: Record<string, string>): Promise<RawResponse> =>
+    raw(t.server.url, 'POST', '/graphql', { 'content-type': 'application/json', ...headers }, query);
   /** Status and, when refused, the reason the server gave. */
   const outcome = async (headers: Record<string, string>): Promise<{ status: number; reason?: unknown }> => {
     const res = await ask(headers);
-    const reason = (JSON.parse(res.body) as { errors?: { extensions?: { reason?: unknown } }[] }).errors?.[0]?.extensions?.reason;
+    const reason = (JSON.parse(res.body) as { errors?: { extensions?: { reason?: unknown } }[] }).errors?.[0]
+      ?.extensions?.reason;
     return res.status === 200 ? { status: 200 } : { status: res.status, reason };
   };
 
@@ -130,10 +184,20 @@ describe('authentication off (no key, loopback)', () => {
     for (const [name, value] of Object.entries(proxyHeaders)) {
       expect({ name, ...(await outcome({ [name]: value })) }).toEqual({ name, status: 401, reason: 'proxied' });
       // Presence is what counts: an empty value or a loopback address is still a relay.
-      expect({ name, ...(await outcome({ [name.toLowerCase()]: '' })) }).toEqual({ name, status: 401, reason: 'proxied' });
+      expect({ name, ...(await outcome({ [name.toLowerCase()]: '' })) }).toEqual({
+        name,
+        status: 401,
+        reason: 'proxied',
+      });
       expect({ name, ...(await outcome({ [name]: '127.0.0.1' })) }).toEqual({ name, status: 401, reason: 'proxied' });
     }
-    const upload = await raw(t.server.url, 'POST', '/v1/uploads', { 'apollo-require-preflight': 'true', via: '1.1 cdn', 'content-type': 'multipart/form-data; boundary=x' }, '--x--');
+    const upload = await raw(
+      t.server.url,
+      'POST',
+      '/v1/uploads',
+      { 'apollo-require-preflight': 'true', via: '1.1 cdn', 'content-type': 'multipart/form-data; boundary=x' },
+      '--x--',
+    );
     expect({ status: upload.status, code: codeIn(upload) }).toEqual({ status: 401, code: 'UNAUTHENTICATED' });
   });
 
@@ -141,11 +205,29 @@ describe('authentication off (no key, loopback)', () => {
     const good = ['localhost', 'LocalHost:4000', '127.0.0.1', '127.0.0.1:1', '[::1]', '[::1]:65535', 'localhost:12345'];
     for (const host of good) expect({ host, ...(await outcome({ host })) }).toEqual({ host, status: 200 });
     const bad = [
-      ...['127.0.0.2', '2130706433', '0x7f.1', '0177.0.0.1', '127.1', '[::ffff:127.0.0.1]', '[0:0:0:0:0:0:0:1]', 'localhost.'],
-      ...['localhost:80@evil', 'localhost@evil.example', '[::1]x', '[::1]:80x', 'localhost:', 'localhost:123456', 'localhost:80:80'],
+      ...[
+        '127.0.0.2',
+        '2130706433',
+        '0x7f.1',
+        '0177.0.0.1',
+        '127.1',
+        '[::ffff:127.0.0.1]',
+        '[0:0:0:0:0:0:0:1]',
+        'localhost.',
+      ],
+      ...[
+        'localhost:80@evil',
+        'localhost@evil.example',
+        '[::1]x',
+        '[::1]:80x',
+        'localhost:',
+        'localhost:123456',
+        'localhost:80:80',
+      ],
       ...['127.0.0.1:4000/evil', 'evil.example', 'localhost.evil.example', ':4000', 'localhost :4000'],
     ];
-    for (const host of bad) expect({ host, ...(await outcome({ host })) }).toEqual({ host, status: 401, reason: 'host' });
+    for (const host of bad)
+      expect({ host, ...(await outcome({ host })) }).toEqual({ host, status: 401, reason: 'host' });
   });
 });
 
@@ -155,19 +237,37 @@ describe('request logs', () => {
     const logged = () => server.logged();
     try {
       const secret = (n: number): string => `cairn_0123456789abcdef_s3cr3t${n}x`;
-      const query = ['api_key', 'access_token', 'token', 'key', 'API_KEY', 'api%5Fkey', 'apikey', 'key[]'].map((name, i) => `${name}=${secret(i)}`);
+      const query = ['api_key', 'access_token', 'token', 'key', 'API_KEY', 'api%5Fkey', 'apikey', 'key[]'].map(
+        (name, i) => `${name}=${secret(i)}`,
+      );
       const requests: [string, string, Record<string, string>][] = [
         ['GET', `/knowledge/page?q=visible&${query.join('&')}`, {}],
         ['POST', `/graphql?x=1;token=${secret(20)}`, { 'content-type': 'application/json' }],
-        ['GET', '/explorer', { 'x-api-key': secret(30), cookie: `session=${secret(31)}`, 'proxy-authorization': `Basic ${secret(32)}` }],
-        ['GET', '/nowhere', { authorization: `Bearer ${secret(33)}`, 'X-Auth-Token': secret(34), 'api-key': secret(35) }],
+        [
+          'GET',
+          '/explorer',
+          { 'x-api-key': secret(30), cookie: `session=${secret(31)}`, 'proxy-authorization': `Basic ${secret(32)}` },
+        ],
+        [
+          'GET',
+          '/nowhere',
+          { authorization: `Bearer ${secret(33)}`, 'X-Auth-Token': secret(34), 'api-key': secret(35) },
+        ],
       ];
-      for (const [method, path, headers] of requests) await raw(server.url, method, path, headers, method === 'POST' ? '{"query":"{ __typename }"}' : undefined);
-      expect(await eventually(async () => (logged().match(/request completed|request errored/g) ?? []).length >= requests.length)).toBe(true);
+      for (const [method, path, headers] of requests)
+        await raw(server.url, method, path, headers, method === 'POST' ? '{"query":"{ __typename }"}' : undefined);
+      expect(
+        await eventually(
+          async () => (logged().match(/request completed|request errored/g) ?? []).length >= requests.length,
+        ),
+      ).toBe(true);
       expect(logged()).not.toMatch(/s3cr3t/);
-      expect(logged()).toContain('"url":"/knowledge/page?q=visible&api_key=[redacted]&access_token=[redacted]&token=[redacted]&key=[redacted]');
+      expect(logged()).toContain(
+        '"url":"/knowledge/page?q=visible&api_key=[redacted]&access_token=[redacted]&token=[redacted]&key=[redacted]',
+      );
       expect(logged()).toContain('"query":{"q":"visible","api_key":"[redacted]"');
-      for (const header of ['x-api-key', 'cookie', 'proxy-authorization', 'authorization', 'x-auth-token', 'api-key']) expect(logged()).toContain(`"${header}":"[redacted]"`);
+      for (const header of ['x-api-key', 'cookie', 'proxy-authorization', 'authorization', 'x-auth-token', 'api-key'])
+        expect(logged()).toContain(`"${header}":"[redacted]"`);
       expect(logged()).toContain('"url":"/explorer"');
     } finally {
       await server.close();

@@ -43,7 +43,9 @@ paths:
         - { name: invoiceId, in: path, required: true, schema: { type: string }, description: The invoice id }
       responses:
         '200': { description: The invoice, content: { application/json: { schema: { $ref: '#/components/schemas/Invoice' } } } }
-${extraOperation ? `  /invoices:
+${
+  extraOperation
+    ? `  /invoices:
     post:
       operationId: createInvoice
       summary: Create an invoice
@@ -51,7 +53,9 @@ ${extraOperation ? `  /invoices:
       requestBody: { content: { application/json: { schema: { $ref: '#/components/schemas/Invoice' } } } }
       responses:
         '201': { description: Created, content: { application/json: { schema: { $ref: '#/components/schemas/Invoice' } } } }
-` : ''}components:
+`
+    : ''
+}components:
   schemas:
     Customer: { type: object, properties: { id: { type: string }, email: { type: string, format: email } } }
     Invoice:
@@ -71,14 +75,23 @@ describe.each(dbTargets())('imports over GraphQL ($name)', (target) => {
       '/blog/release-notes': { body: page('article.html'), type: 'text/html; charset=utf-8' },
       '/docs/guide/install': { body: page('docs.html'), type: 'text/html; charset=utf-8' },
       '/help/faq': { body: page('noisy.html'), type: 'text/html' },
-      '/notes.md': { body: '# Deploy notes\n\nRoll out canary first, then the rest of the fleet.', type: 'text/markdown' },
+      '/notes.md': {
+        body: '# Deploy notes\n\nRoll out canary first, then the rest of the fleet.',
+        type: 'text/markdown',
+      },
       '/old': { redirect: '/help/faq' },
       '/to-metadata': { redirect: 'http://169.254.169.254/latest/meta-data/' },
-      '/manuals/report.pdf': { body: fs.readFileSync(projectPath('test', 'fixtures', 'files', 'report.pdf')), type: 'application/pdf' },
+      '/manuals/report.pdf': {
+        body: fs.readFileSync(projectPath('test', 'fixtures', 'files', 'report.pdf')),
+        type: 'application/pdf',
+      },
       '/api/openapi.yaml': { body: SPEC(false), type: 'application/yaml' },
       '/image.png': { body: Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'), type: 'image/png' },
     });
-    t = await startTestServer(target, { CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', CAIRN_UPLOAD_MAX_BYTES: '200000' });
+    t = await startTestServer(target, {
+      CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+      CAIRN_UPLOAD_MAX_BYTES: '200000',
+    });
   });
   afterAll(async () => {
     await t?.close();
@@ -86,10 +99,21 @@ describe.each(dbTargets())('imports over GraphQL ($name)', (target) => {
   });
 
   it('imports an HTML page as clean markdown, searchable at once, with detected type and fetch metadata', async () => {
-    const res = await t.gql<{ importUrl: { chunkCount: number; documents: { id: string; title: string; documentType: string; source: string; metadata: Record<string, unknown>; content: string; tags: string[] }[]; job: { status: string; kind: string; progress: { done: number; total: number } } } }>(
-      IMPORT_URL,
-      { input: { url: `${site.url}/docs/guide/install?utm_source=x#top`, tags: ['docs'] } },
-    );
+    const res = await t.gql<{
+      importUrl: {
+        chunkCount: number;
+        documents: {
+          id: string;
+          title: string;
+          documentType: string;
+          source: string;
+          metadata: Record<string, unknown>;
+          content: string;
+          tags: string[];
+        }[];
+        job: { status: string; kind: string; progress: { done: number; total: number } };
+      };
+    }>(IMPORT_URL, { input: { url: `${site.url}/docs/guide/install?utm_source=x#top`, tags: ['docs'] } });
     expect(res.errors).toBeUndefined();
     const result = res.data!.importUrl;
     expect(result.job).toMatchObject({ status: 'SUCCEEDED', kind: 'URL', progress: { done: 1, total: 1 } });
@@ -100,34 +124,55 @@ describe.each(dbTargets())('imports over GraphQL ($name)', (target) => {
     expect(doc.content).toMatch(/^#{1,3} /m);
     expect(doc.content).toContain('```');
     expect(doc.content).not.toMatch(/<script|!\[/);
-    expect(doc.metadata).toMatchObject({ finalUrl: `${site.url}/docs/guide/install?utm_source=x`, contentType: 'text/html' });
+    expect(doc.metadata).toMatchObject({
+      finalUrl: `${site.url}/docs/guide/install?utm_source=x`,
+      contentType: 'text/html',
+    });
     expect(typeof doc.metadata.fetchedAt).toBe('string');
     expect(result.chunkCount).toBeGreaterThan(0);
 
-    const hits = await t.gql<{ search: { document: { id: string } }[] }>(`query($q: String!) { search(input: {query: $q, topK: 3}) { document { id } } }`, {
-      q: doc.title,
-    });
+    const hits = await t.gql<{ search: { document: { id: string } }[] }>(
+      `query($q: String!) { search(input: {query: $q, topK: 3}) { document { id } } }`,
+      {
+        q: doc.title,
+      },
+    );
     expect(hits.data!.search.map((h) => h.document.id)).toContain(doc.id);
   });
 
   it('re-importing the same URL updates the same document and re-embeds only what changed', async () => {
     const url = `${site.url}/notes.md`;
-    const first = await t.gql<{ importUrl: { documents: { id: string; documentType: string; title: string }[]; job: { embeddedChunkCount: number } } }>(IMPORT_URL, { input: { url } });
+    const first = await t.gql<{
+      importUrl: {
+        documents: { id: string; documentType: string; title: string }[];
+        job: { embeddedChunkCount: number };
+      };
+    }>(IMPORT_URL, { input: { url } });
     expect(first.errors).toBeUndefined();
     expect(first.data!.importUrl.documents[0]).toMatchObject({ id: url, title: 'Deploy notes', documentType: 'OTHER' });
     expect(first.data!.importUrl.job.embeddedChunkCount).toBe(1);
     const again = await t.gql<{ importUrl: { job: { embeddedChunkCount: number } } }>(IMPORT_URL, { input: { url } });
     expect(again.data!.importUrl.job.embeddedChunkCount).toBe(0);
-    site.routes.set('/notes.md', { body: '# Deploy notes\n\nRoll out canary first. Watch the error budget for an hour.', type: 'text/markdown' });
-    const changed = await t.gql<{ importUrl: { documents: { id: string }[]; job: { embeddedChunkCount: number } } }>(IMPORT_URL, { input: { url } });
+    site.routes.set('/notes.md', {
+      body: '# Deploy notes\n\nRoll out canary first. Watch the error budget for an hour.',
+      type: 'text/markdown',
+    });
+    const changed = await t.gql<{ importUrl: { documents: { id: string }[]; job: { embeddedChunkCount: number } } }>(
+      IMPORT_URL,
+      { input: { url } },
+    );
     expect(changed.data!.importUrl.documents.map((d) => d.id)).toEqual([url]);
     expect(changed.data!.importUrl.job.embeddedChunkCount).toBe(1);
-    const count = await t.gql<{ documents: { totalCount: number } }>(`{ documents(filter: {text: "Deploy notes"}) { totalCount } }`);
+    const count = await t.gql<{ documents: { totalCount: number } }>(
+      `{ documents(filter: {text: "Deploy notes"}) { totalCount } }`,
+    );
     expect(count.data!.documents.totalCount).toBe(1);
   });
 
   it('routes PDFs to the file extractor and OpenAPI bodies to the OpenAPI importer', async () => {
-    const pdf = await t.gql<{ importUrl: { documents: { documentType: string; content: string; metadata: Record<string, unknown> }[] } }>(IMPORT_URL, {
+    const pdf = await t.gql<{
+      importUrl: { documents: { documentType: string; content: string; metadata: Record<string, unknown> }[] };
+    }>(IMPORT_URL, {
       input: { url: `${site.url}/manuals/report.pdf` },
     });
     expect(pdf.errors).toBeUndefined();
@@ -136,24 +181,36 @@ describe.each(dbTargets())('imports over GraphQL ($name)', (target) => {
     expect(doc.metadata).toMatchObject({ pageCount: 3, contentType: 'application/pdf' });
     expect(doc.content.length).toBeGreaterThan(50);
 
-    const spec = await t.gql<{ importUrl: { documents: { id: string; documentType: string }[] } }>(IMPORT_URL, { input: { url: `${site.url}/api/openapi.yaml` } });
+    const spec = await t.gql<{ importUrl: { documents: { id: string; documentType: string }[] } }>(IMPORT_URL, {
+      input: { url: `${site.url}/api/openapi.yaml` },
+    });
     expect(spec.errors).toBeUndefined();
     expect(spec.data!.importUrl.documents).toHaveLength(2);
     expect(new Set(spec.data!.importUrl.documents.map((d) => d.documentType))).toEqual(new Set(['API_SPEC']));
   });
 
   it('follows redirects, records the final URL and detects the type from it', async () => {
-    const res = await t.gql<{ importUrl: { documents: { documentType: string; metadata: { finalUrl: string; url: string } }[] } }>(IMPORT_URL, {
+    const res = await t.gql<{
+      importUrl: { documents: { documentType: string; metadata: { finalUrl: string; url: string } }[] };
+    }>(IMPORT_URL, {
       input: { url: `${site.url}/old`, title: 'Help centre' },
     });
     expect(res.errors).toBeUndefined();
-    expect(res.data!.importUrl.documents[0]).toMatchObject({ documentType: 'FAQ', metadata: { url: `${site.url}/old`, finalUrl: `${site.url}/help/faq` } });
+    expect(res.data!.importUrl.documents[0]).toMatchObject({
+      documentType: 'FAQ',
+      metadata: { url: `${site.url}/old`, finalUrl: `${site.url}/help/faq` },
+    });
   });
 
   it('refuses private targets and redirects to metadata addresses with IMPORT_FETCH_BLOCKED, writing nothing', async () => {
     const before = await t.gql<{ knowledgeStats: { documentCount: number } }>(`{ knowledgeStats { documentCount } }`);
     const hitsBefore = site.hits.get('/notes.md') ?? 0;
-    for (const url of [`${site.localhostUrl}/notes.md`, `${site.url}/to-metadata`, 'file:///etc/passwd', 'http://[::ffff:127.0.0.1]/']) {
+    for (const url of [
+      `${site.localhostUrl}/notes.md`,
+      `${site.url}/to-metadata`,
+      'file:///etc/passwd',
+      'http://[::ffff:127.0.0.1]/',
+    ]) {
       const res = await t.gql(IMPORT_URL, { input: { url } });
       expect(res.errors?.[0]?.extensions?.code).toBe('IMPORT_FETCH_BLOCKED');
       expect(res.errors?.[0]?.extensions?.jobId).toEqual(expect.any(String));
@@ -174,8 +231,14 @@ describe.each(dbTargets())('imports over GraphQL ($name)', (target) => {
   });
 
   it('runs an async import as a job that can be polled and listed', async () => {
-    site.routes.set('/slow', { body: '<html><head><title>Slow page</title></head><body><main><h1>Slow page</h1><p>Patience is a virtue in page loading.</p></main></body></html>', type: 'text/html', delayMs: 300 });
-    const res = await t.gql<{ importUrl: { job: { id: string; status: string }; documents: unknown[] } }>(IMPORT_URL, { input: { url: `${site.url}/slow`, async: true } });
+    site.routes.set('/slow', {
+      body: '<html><head><title>Slow page</title></head><body><main><h1>Slow page</h1><p>Patience is a virtue in page loading.</p></main></body></html>',
+      type: 'text/html',
+      delayMs: 300,
+    });
+    const res = await t.gql<{ importUrl: { job: { id: string; status: string }; documents: unknown[] } }>(IMPORT_URL, {
+      input: { url: `${site.url}/slow`, async: true },
+    });
     expect(res.errors).toBeUndefined();
     expect(['QUEUED', 'RUNNING']).toContain(res.data!.importUrl.job.status);
     expect(res.data!.importUrl.documents).toEqual([]);
@@ -186,25 +249,40 @@ describe.each(dbTargets())('imports over GraphQL ($name)', (target) => {
       if (job.status === 'SUCCEEDED') break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    expect(job).toMatchObject({ status: 'SUCCEEDED', progress: { done: 1, total: 1 }, documents: [{ id: `${site.url}/slow` }] });
+    expect(job).toMatchObject({
+      status: 'SUCCEEDED',
+      progress: { done: 1, total: 1 },
+      documents: [{ id: `${site.url}/slow` }],
+    });
 
-    const list = await t.gql<{ importJobs: { totalCount: number; nodes: { id: string }[]; pageInfo: { endCursor: string; hasNextPage: boolean } } }>(
-      `{ importJobs(first: 2) { totalCount nodes { id } pageInfo { endCursor hasNextPage } } }`,
-    );
+    const list = await t.gql<{
+      importJobs: {
+        totalCount: number;
+        nodes: { id: string }[];
+        pageInfo: { endCursor: string; hasNextPage: boolean };
+      };
+    }>(`{ importJobs(first: 2) { totalCount nodes { id } pageInfo { endCursor hasNextPage } } }`);
     expect(list.data!.importJobs.nodes[0]!.id).toBe(id);
     expect(list.data!.importJobs.pageInfo.hasNextPage).toBe(true);
-    const next = await t.gql<{ importJobs: { nodes: { id: string }[] } }>(`query($a: String) { importJobs(first: 100, after: $a) { nodes { id } } }`, {
-      a: list.data!.importJobs.pageInfo.endCursor,
-    });
+    const next = await t.gql<{ importJobs: { nodes: { id: string }[] } }>(
+      `query($a: String) { importJobs(first: 100, after: $a) { nodes { id } } }`,
+      {
+        a: list.data!.importJobs.pageInfo.endCursor,
+      },
+    );
     expect(next.data!.importJobs.nodes.map((n) => n.id)).not.toContain(id);
     expect(next.data!.importJobs.nodes.length).toBe(list.data!.importJobs.totalCount - 2);
-    const failed = await t.gql<{ importJobs: { nodes: { status: string }[] } }>(`{ importJobs(status: FAILED, first: 100) { nodes { status } } }`);
+    const failed = await t.gql<{ importJobs: { nodes: { status: string }[] } }>(
+      `{ importJobs(status: FAILED, first: 100) { nodes { status } } }`,
+    );
     expect(failed.data!.importJobs.nodes.length).toBeGreaterThan(0);
     expect(new Set(failed.data!.importJobs.nodes.map((n) => n.status))).toEqual(new Set(['FAILED']));
   });
 
   it('imports an OpenAPI spec into documents and graph nodes, and a re-import drops vanished operations', async () => {
-    const res = await t.gql<{ importOpenApi: { documents: { id: string; documentType: string }[]; job: { status: string } } }>(IMPORT_OPENAPI, {
+    const res = await t.gql<{
+      importOpenApi: { documents: { id: string; documentType: string }[]; job: { status: string } };
+    }>(IMPORT_OPENAPI, {
       input: { content: SPEC(true), tags: ['billing'] },
     });
     expect(res.errors).toBeUndefined();
@@ -212,8 +290,13 @@ describe.each(dbTargets())('imports over GraphQL ($name)', (target) => {
     expect(docs).toHaveLength(3); // overview + 2 operations
     expect(new Set(docs.map((d) => d.documentType))).toEqual(new Set(['API_SPEC']));
 
-    const graph = await t.gql<{ entities: { nodes: { id: string; type: string; name: string }[] } }>(`{ entities(first: 100) { nodes { id type name } } }`);
-    const specId = docs.map((d) => d.id).find((id) => id.split(':').length === 2)!.split(':')[1];
+    const graph = await t.gql<{ entities: { nodes: { id: string; type: string; name: string }[] } }>(
+      `{ entities(first: 100) { nodes { id type name } } }`,
+    );
+    const specId = docs
+      .map((d) => d.id)
+      .find((id) => id.split(':').length === 2)!
+      .split(':')[1];
     const ofSpec = graph.data!.entities.nodes.filter((e) => e.id.split(':')[1] === specId);
     const types = ofSpec.map((e) => e.type).sort();
     expect(types.filter((x) => x === 'Operation')).toHaveLength(2);
@@ -221,16 +304,24 @@ describe.each(dbTargets())('imports over GraphQL ($name)', (target) => {
     expect(types).toContain('Api');
     expect(types).toContain('Tag');
     const invoice = ofSpec.find((e) => e.type === 'Schema' && e.name === 'Invoice')!;
-    const around = await t.gql<{ entity: { relationships: { type: string; from: { type: string }; to: { name: string } }[] } }>(
-      `query($id: ID!) { entity(id: $id) { relationships { type from { type } to { name } } } }`,
-      { id: invoice.id },
-    );
+    const around = await t.gql<{
+      entity: { relationships: { type: string; from: { type: string }; to: { name: string } }[] };
+    }>(`query($id: ID!) { entity(id: $id) { relationships { type from { type } to { name } } } }`, { id: invoice.id });
     const rels = around.data!.entity.relationships.map((r) => `${r.from.type}-${r.type}->${r.to.name}`).sort();
-    expect(rels).toEqual(expect.arrayContaining(['Operation-ACCEPTS->Invoice', 'Operation-RETURNS->Invoice', 'Schema-REFERENCES->Customer']));
+    expect(rels).toEqual(
+      expect.arrayContaining([
+        'Operation-ACCEPTS->Invoice',
+        'Operation-RETURNS->Invoice',
+        'Schema-REFERENCES->Customer',
+      ]),
+    );
 
-    const again = await t.gql<{ importOpenApi: { documents: { id: string }[]; job: { embeddedChunkCount: number } } }>(IMPORT_OPENAPI, {
-      input: { content: SPEC(false), tags: ['billing'] },
-    });
+    const again = await t.gql<{ importOpenApi: { documents: { id: string }[]; job: { embeddedChunkCount: number } } }>(
+      IMPORT_OPENAPI,
+      {
+        input: { content: SPEC(false), tags: ['billing'] },
+      },
+    );
     expect(again.errors).toBeUndefined();
     expect(again.data!.importOpenApi.documents).toHaveLength(2);
     const gone = docs.map((d) => d.id).filter((id) => !again.data!.importOpenApi.documents.some((d) => d.id === id));
@@ -241,7 +332,11 @@ describe.each(dbTargets())('imports over GraphQL ($name)', (target) => {
 
   it('rejects an invalid spec with INVALID_OPENAPI and writes nothing', async () => {
     const before = await t.gql<{ knowledgeStats: { documentCount: number } }>(`{ knowledgeStats { documentCount } }`);
-    const res = await t.gql(IMPORT_OPENAPI, { input: { content: 'openapi: 3.0.0\ninfo: { title: Broken }\npaths:\n  /x:\n    get:\n      responses: { 200: 7 }\n' } });
+    const res = await t.gql(IMPORT_OPENAPI, {
+      input: {
+        content: 'openapi: 3.0.0\ninfo: { title: Broken }\npaths:\n  /x:\n    get:\n      responses: { 200: 7 }\n',
+      },
+    });
     expect(res.errors?.[0]?.extensions?.code).toBe('INVALID_OPENAPI');
     const both = await t.gql(IMPORT_OPENAPI, { input: { content: 'x', url: 'https://example.com/spec.yaml' } });
     expect(both.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
@@ -251,32 +346,54 @@ describe.each(dbTargets())('imports over GraphQL ($name)', (target) => {
 
   it('uploads a file with POST /v1/uploads and imports it with importUpload', async () => {
     const form = new FormData();
-    form.append('file', new Blob(['# Escalation policy\n\nPage the on-call engineer after 15 minutes without an answer.'], { type: 'text/markdown' }), 'escalation.md');
+    form.append(
+      'file',
+      new Blob(['# Escalation policy\n\nPage the on-call engineer after 15 minutes without an answer.'], {
+        type: 'text/markdown',
+      }),
+      'escalation.md',
+    );
     const up = await fetch(`${t.server.url}/v1/uploads`, { method: 'POST', body: form, headers: PREFLIGHT });
     expect(up.status).toBe(201);
     const upload = (await up.json()) as { id: string; fileName: string; byteSize: number; sha256: string };
-    expect(upload).toMatchObject({ fileName: 'escalation.md', byteSize: expect.any(Number), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(upload).toMatchObject({
+      fileName: 'escalation.md',
+      byteSize: expect.any(Number),
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     const res = await t.gql<{ importUpload: { documents: { id: string; title: string; documentType: string }[] } }>(
       `mutation($input: ImportUploadInput!) { importUpload(input: $input) { documents { id title documentType } } }`,
       { input: { uploadId: upload.id, documentType: 'POLICY' } },
     );
     expect(res.errors).toBeUndefined();
-    expect(res.data!.importUpload.documents).toEqual([{ id: 'file:escalation.md', title: 'Escalation policy', documentType: 'POLICY' }]);
+    expect(res.data!.importUpload.documents).toEqual([
+      { id: 'file:escalation.md', title: 'Escalation policy', documentType: 'POLICY' },
+    ]);
 
     const missing = await t.gql(`mutation { importUpload(input: {uploadId: "upl_nope"}) { job { id } } }`);
     expect(missing.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
 
     const png = new FormData();
     png.append('file', new Blob([Buffer.from('89504e470d0a1a0a0000000d4948445200000001', 'hex')]), 'picture.md');
-    const pngUpload = (await (await fetch(`${t.server.url}/v1/uploads`, { method: 'POST', body: png, headers: PREFLIGHT })).json()) as { id: string };
-    const bad = await t.gql(`mutation($id: ID!) { importUpload(input: {uploadId: $id}) { job { id } } }`, { id: pngUpload.id });
+    const pngUpload = (await (
+      await fetch(`${t.server.url}/v1/uploads`, { method: 'POST', body: png, headers: PREFLIGHT })
+    ).json()) as { id: string };
+    const bad = await t.gql(`mutation($id: ID!) { importUpload(input: {uploadId: $id}) { job { id } } }`, {
+      id: pngUpload.id,
+    });
     expect(bad.errors?.[0]?.extensions?.code).toBe('UNSUPPORTED_CONTENT_TYPE');
     const doc = await t.gql<{ document: unknown }>(`{ document(id: "file:picture.md") { id } }`);
     expect(doc.data!.document).toBeNull();
 
-    const none = await fetch(`${t.server.url}/v1/uploads`, { method: 'POST', body: new FormData(), headers: PREFLIGHT });
+    const none = await fetch(`${t.server.url}/v1/uploads`, {
+      method: 'POST',
+      body: new FormData(),
+      headers: PREFLIGHT,
+    });
     expect(none.status).toBe(400);
-    expect(((await none.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('BAD_USER_INPUT');
+    expect(((await none.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe(
+      'BAD_USER_INPUT',
+    );
   });
 
   it('caps upload size while streaming', async () => {
@@ -284,11 +401,14 @@ describe.each(dbTargets())('imports over GraphQL ($name)', (target) => {
     form.append('file', new Blob([Buffer.alloc(t.config.import.uploadMaxBytes + 10, 97)]), 'big.txt');
     const res = await fetch(`${t.server.url}/v1/uploads`, { method: 'POST', body: form, headers: PREFLIGHT });
     expect(res.status).toBe(413);
-    expect(((await res.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('IMPORT_TOO_LARGE');
+    expect(((await res.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe(
+      'IMPORT_TOO_LARGE',
+    );
   });
 
   it('refuses uploads without a preflight header, with a part not named "file" or with two files, storing nothing', async () => {
-    const count = async () => (await t.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM uploads')).rows[0]!.n;
+    const count = async () =>
+      (await t.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM uploads')).rows[0]!.n;
     const note = () => new Blob(['# Note\n\nPayments retry after a failure.'], { type: 'text/markdown' });
     const formOf = (...parts: [field: string, value: Blob | string][]) => {
       const form = new FormData();
@@ -298,7 +418,8 @@ describe.each(dbTargets())('imports over GraphQL ($name)', (target) => {
       }
       return form;
     };
-    const post = (form: FormData, headers: Record<string, string> = PREFLIGHT) => fetch(`${t.server.url}/v1/uploads`, { method: 'POST', body: form, headers });
+    const post = (form: FormData, headers: Record<string, string> = PREFLIGHT) =>
+      fetch(`${t.server.url}/v1/uploads`, { method: 'POST', body: form, headers });
     const before = await count();
 
     // What a page on another origin can send: a form post, with no way to add a custom header.
@@ -321,7 +442,10 @@ describe.each(dbTargets())('imports over GraphQL ($name)', (target) => {
 
     const two = await post(formOf(['file', note()], ['file', note()]));
     expect(two.status).toBe(400);
-    expect(await firstError(two)).toEqual({ code: 'BAD_USER_INPUT', message: expect.stringContaining('one file per request') });
+    expect(await firstError(two)).toEqual({
+      code: 'BAD_USER_INPUT',
+      message: expect.stringContaining('one file per request'),
+    });
 
     const extraField = await post(formOf(['file', note()], ['tags', 'hr']));
     expect(extraField.status).toBe(400);
@@ -332,7 +456,9 @@ describe.each(dbTargets())('imports over GraphQL ($name)', (target) => {
     expect(await count()).toBe(before);
 
     // Either of Apollo's preflight headers is accepted.
-    expect((await post(formOf(['file', note()]), { 'apollo-require-preflight': 'true', origin: 'http://localhost' })).status).toBe(201);
+    expect(
+      (await post(formOf(['file', note()]), { 'apollo-require-preflight': 'true', origin: 'http://localhost' })).status,
+    ).toBe(201);
     expect((await post(formOf(['file', note()]), { 'x-apollo-operation-name': 'upload' })).status).toBe(201);
     expect(await count()).toBe(before + 2);
   });
@@ -349,10 +475,17 @@ describe('imports of sources longer than CAIRN_MAX_DOCUMENT_CHARS', () => {
 
   it('fail with IMPORT_TOO_LARGE naming the document and the setting, and write nothing', async () => {
     const form = new FormData();
-    form.append('file', new Blob([`# Long\n\n${'Payments retry after a failure. '.repeat(20)}`], { type: 'text/markdown' }), 'long.md');
+    form.append(
+      'file',
+      new Blob([`# Long\n\n${'Payments retry after a failure. '.repeat(20)}`], { type: 'text/markdown' }),
+      'long.md',
+    );
     const up = await fetch(`${t.server.url}/v1/uploads`, { method: 'POST', body: form, headers: PREFLIGHT });
     const { id } = (await up.json()) as { id: string };
-    const res = await t.gql(`mutation($input: ImportUploadInput!) { importUpload(input: $input) { documents { id } } }`, { input: { uploadId: id } });
+    const res = await t.gql(
+      `mutation($input: ImportUploadInput!) { importUpload(input: $input) { documents { id } } }`,
+      { input: { uploadId: id } },
+    );
     expect(res.errors?.[0]?.extensions?.code).toBe('IMPORT_TOO_LARGE');
     expect(res.errors?.[0]?.message).toContain('"file:long.md"');
     expect(res.errors?.[0]?.message).toContain('CAIRN_MAX_DOCUMENT_CHARS');

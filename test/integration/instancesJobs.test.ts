@@ -21,10 +21,22 @@ function spec(title: string, ops: number, opts: { host?: string; prefix?: string
   const paths = Object.fromEntries(
     Array.from({ length: ops }, (_, i) => [
       `/${opts.prefix ?? 'things'}/${i}`,
-      { get: { operationId: `get${opts.prefix ?? 'Thing'}${i}`, summary: `Reads ${opts.prefix ?? 'thing'} number ${i}`, description: `Returns item ${i} with its fields and links.`, responses: { 200: { description: 'ok' } } } },
+      {
+        get: {
+          operationId: `get${opts.prefix ?? 'Thing'}${i}`,
+          summary: `Reads ${opts.prefix ?? 'thing'} number ${i}`,
+          description: `Returns item ${i} with its fields and links.`,
+          responses: { 200: { description: 'ok' } },
+        },
+      },
     ]),
   );
-  return JSON.stringify({ openapi: '3.0.3', info: { title, version: '1' }, servers: [{ url: `https://${opts.host ?? 'api.example.com'}` }], paths });
+  return JSON.stringify({
+    openapi: '3.0.3',
+    info: { title, version: '1' },
+    servers: [{ url: `https://${opts.host ?? 'api.example.com'}` }],
+    paths,
+  });
 }
 
 /** What an import wrote, comparable across databases: documents with their chunks. */
@@ -63,7 +75,11 @@ describeServer('two Cairn instances on one database', () => {
       count: 2,
       databaseUrl: database.url,
       ...(neo4j ? { neo4j } : {}),
-      env: { CAIRN_IMPORT_JOB_LEASE_MS: String(LEASE_MS), CAIRN_IMPORT_JOB_POLL_MS: '200', CAIRN_IMPORT_JOB_CONCURRENCY: '4' },
+      env: {
+        CAIRN_IMPORT_JOB_LEASE_MS: String(LEASE_MS),
+        CAIRN_IMPORT_JOB_POLL_MS: '200',
+        CAIRN_IMPORT_JOB_CONCURRENCY: '4',
+      },
     });
     sql = new pg.Client({ connectionString: database.url });
     await sql.connect();
@@ -76,7 +92,8 @@ describeServer('two Cairn instances on one database', () => {
   }, 60_000);
 
   const urls = () => cluster.instances.map((i) => i.url);
-  const openJobs = async () => Number((await sql.query(`SELECT count(*) AS n FROM import_jobs WHERE status IN ('QUEUED', 'RUNNING')`)).rows[0].n);
+  const openJobs = async () =>
+    Number((await sql.query(`SELECT count(*) AS n FROM import_jobs WHERE status IN ('QUEUED', 'RUNNING')`)).rows[0].n);
   const untilNoOpenJobs = async (ms: number) => {
     const deadline = Date.now() + ms;
     while ((await openJobs()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
@@ -88,7 +105,11 @@ describeServer('two Cairn instances on one database', () => {
     const ids: string[] = [];
     for (let i = 0; i < 200; i += 20) {
       const batch = await Promise.all(
-        Array.from({ length: 20 }, (_, k) => gqlAt<{ importOpenApi: { job: { id: string } } }>((i + k) % 2 === 0 ? a : b, IMPORT, { input: { content: spec(`Bulk ${i + k}`, 1), specId: `bulk-${i + k}`, async: true } })),
+        Array.from({ length: 20 }, (_, k) =>
+          gqlAt<{ importOpenApi: { job: { id: string } } }>((i + k) % 2 === 0 ? a : b, IMPORT, {
+            input: { content: spec(`Bulk ${i + k}`, 1), specId: `bulk-${i + k}`, async: true },
+          }),
+        ),
       );
       for (const res of batch) {
         expect(res.errors).toBeUndefined();
@@ -96,21 +117,30 @@ describeServer('two Cairn instances on one database', () => {
       }
     }
     await untilNoOpenJobs(180_000);
-    const jobs = await sql.query<{ status: string; attempts: number; runner_id: string }>('SELECT status, attempts, runner_id FROM import_jobs WHERE id = ANY($1)', [ids]);
+    const jobs = await sql.query<{ status: string; attempts: number; runner_id: string }>(
+      'SELECT status, attempts, runner_id FROM import_jobs WHERE id = ANY($1)',
+      [ids],
+    );
     expect(jobs.rows).toHaveLength(200);
     expect(jobs.rows.filter((j) => j.status !== 'SUCCEEDED' || j.attempts !== 1)).toEqual([]);
     // Both instances ran some of them.
     expect(new Set(jobs.rows.map((j) => j.runner_id)).size).toBe(2);
     const docs = await sql.query<{ id: string }>(`SELECT id FROM documents WHERE id LIKE 'openapi:bulk-%' ORDER BY id`);
-    const expected = Array.from({ length: 200 }, (_, i) => [`openapi:bulk-${i}`, `openapi:bulk-${i}:GET%20/things/0`]).flat().sort();
+    const expected = Array.from({ length: 200 }, (_, i) => [`openapi:bulk-${i}`, `openapi:bulk-${i}:GET%20/things/0`])
+      .flat()
+      .sort();
     expect(docs.rows.map((r) => r.id)).toEqual(expected);
   }, 240_000);
 
   it('lets one of two imports of specs with the same derived id win; the other gets CONFLICT and writes nothing', async () => {
     const [a, b] = urls() as [string, string];
     const [first, second] = await Promise.all([
-      gqlAt<{ importOpenApi: { documents: { id: string }[] } }>(a, IMPORT, { input: { content: spec('Shared Name', 120, { host: 'one.example.com', prefix: 'orders' }) } }),
-      gqlAt<{ importOpenApi: { documents: { id: string }[] } }>(b, IMPORT, { input: { content: spec('Shared Name', 120, { host: 'two.example.com', prefix: 'users' }) } }),
+      gqlAt<{ importOpenApi: { documents: { id: string }[] } }>(a, IMPORT, {
+        input: { content: spec('Shared Name', 120, { host: 'one.example.com', prefix: 'orders' }) },
+      }),
+      gqlAt<{ importOpenApi: { documents: { id: string }[] } }>(b, IMPORT, {
+        input: { content: spec('Shared Name', 120, { host: 'two.example.com', prefix: 'users' }) },
+      }),
     ]);
     const results = [first, second];
     const winners = results.filter((r) => r.errors === undefined);
@@ -120,7 +150,9 @@ describeServer('two Cairn instances on one database', () => {
     expect(losers[0]!.errors![0]!.extensions?.code).toBe('CONFLICT');
     const written = winners[0]!.data!.importOpenApi.documents.map((d) => d.id).sort();
     expect(written).toHaveLength(121);
-    const stored = await sql.query<{ id: string; source: string }>(`SELECT id FROM documents WHERE id LIKE 'openapi:shared-name%' ORDER BY id`);
+    const stored = await sql.query<{ id: string; source: string }>(
+      `SELECT id FROM documents WHERE id LIKE 'openapi:shared-name%' ORDER BY id`,
+    );
     expect(stored.rows.map((r) => r.id)).toEqual(written);
   }, 120_000);
 
@@ -131,9 +163,14 @@ describeServer('two Cairn instances on one database', () => {
     const request = gqlAt(a.url, IMPORT, { input: { content, specId: 'large' } }, 120_000).catch(() => undefined);
     // Killed once most batches are committed: A dropped the vector index for the load at its first batch, and the
     // rest is too small for B's own load to drop (and so rebuild) it.
-    const written = async () => Number((await sql.query(`SELECT count(*) AS n FROM documents WHERE id LIKE 'openapi:large%'`)).rows[0].n);
+    const written = async () =>
+      Number((await sql.query(`SELECT count(*) AS n FROM documents WHERE id LIKE 'openapi:large%'`)).rows[0].n);
     for (let i = 0; i < 3000 && (await written()) < 900; i++) await new Promise((r) => setTimeout(r, 20));
-    const job = (await sql.query<{ id: string; runner_id: string }>(`SELECT id, runner_id FROM import_jobs WHERE request->>'specId' = 'large'`)).rows[0];
+    const job = (
+      await sql.query<{ id: string; runner_id: string }>(
+        `SELECT id, runner_id FROM import_jobs WHERE request->>'specId' = 'large'`,
+      )
+    ).rows[0];
     expect(await written()).toBeGreaterThanOrEqual(900);
     await a.kill('SIGKILL');
     await request;
@@ -147,7 +184,9 @@ describeServer('two Cairn instances on one database', () => {
     expect(row).toMatchObject({ status: 'SUCCEEDED', attempts: 2 });
     expect(row?.runner_id).not.toBe(job!.runner_id);
     // The vector index the killed instance dropped for the load is back.
-    expect((await sql.query(`SELECT to_regclass('chunks_embedding_hnsw') IS NOT NULL AS present`)).rows[0].present).toBe(true);
+    expect(
+      (await sql.query(`SELECT to_regclass('chunks_embedding_hnsw') IS NOT NULL AS present`)).rows[0].present,
+    ).toBe(true);
 
     // The same spec imported once by a single instance on a fresh database.
     const clean = await createScratchDatabase(serverUrl as string, await ensurePostgresTemplate(serverUrl as string));

@@ -37,7 +37,12 @@ const serverUrl = process.env.CAIRN_TEST_DATABASE_URL;
 const describeServer = serverUrl ? describe : describe.skip;
 
 /** An inline spec with one operation. */
-const spec = (title: string) => JSON.stringify({ openapi: '3.0.3', info: { title, version: '1' }, paths: { '/a': { get: { responses: { 200: { description: 'ok' } } } } } });
+const spec = (title: string) =>
+  JSON.stringify({
+    openapi: '3.0.3',
+    info: { title, version: '1' },
+    paths: { '/a': { get: { responses: { 200: { description: 'ok' } } } } },
+  });
 
 // Two Services over one Postgres database behave as two instances: what must be exclusive is exclusive across them.
 describeServer('locks shared by instances on one database', () => {
@@ -56,7 +61,11 @@ describeServer('locks shared by instances on one database', () => {
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  const open = async (embedder: HashingEmbeddingProvider, env: Record<string, string> = {}, queue = false): Promise<Services> => {
+  const open = async (
+    embedder: HashingEmbeddingProvider,
+    env: Record<string, string> = {},
+    queue = false,
+  ): Promise<Services> => {
     const config = loadConfig({
       NODE_ENV: 'test',
       ...database.env,
@@ -78,7 +87,9 @@ describeServer('locks shared by instances on one database', () => {
     const source = await a.sources.create({ name: 'book', kind: 'FOLDER', path: 'book' });
     const jobs = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).sources.sync(source.id)));
     expect(new Set(jobs.map((j) => j.id)).size).toBe(1);
-    const recorded = await a.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM import_jobs WHERE kind = 'source'`);
+    const recorded = await a.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM import_jobs WHERE kind = 'source'`,
+    );
     expect(recorded.rows[0]?.n).toBe(1);
     embedder.open();
     expect((await a.imports.runner.waitFor(jobs[0]!.id)).status).toBe('SUCCEEDED');
@@ -87,7 +98,9 @@ describeServer('locks shared by instances on one database', () => {
   it('keeps connections for the writes of a spec-lock holder while many imports wait (pool of 2)', async () => {
     const services = await open(new HashingEmbeddingProvider({ dimensions: 64 }), { CAIRN_DATABASE_POOL_SIZE: '2' });
     const jobs = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => services.imports.submit({ kind: 'openapi', content: spec(`Pooled ${i}`), tags: [], specId: `pooled-${i}` })),
+      Array.from({ length: 6 }, (_, i) =>
+        services.imports.submit({ kind: 'openapi', content: spec(`Pooled ${i}`), tags: [], specId: `pooled-${i}` }),
+      ),
     );
     // Without the bound, two holders took both connections and their writes failed after the 10 s connect timeout.
     expect(jobs.map((j) => j.status)).toEqual(Array(6).fill('SUCCEEDED'));
@@ -106,7 +119,13 @@ describe('locks on the embedded database', () => {
   it('creates an entity while a spec import holds its spec id', async () => {
     database = await scratchPglite();
     const embedder = new HeldEmbedder();
-    const config = loadConfig({ NODE_ENV: 'test', ...database.env, CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_EMBEDDING_DIMENSIONS: '64', CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' });
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      ...database.env,
+      CAIRN_EMBEDDING_PROVIDER: 'hashing',
+      CAIRN_EMBEDDING_DIMENSIONS: '64',
+      CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0',
+    });
     services = await createServices(config, silentLogger(), { embedder, importQueue: false });
     const s = services;
     // The import waits in its embedding, inside the spec lock.

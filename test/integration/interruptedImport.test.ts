@@ -34,7 +34,10 @@ class SecondCallGate extends HashingEmbeddingProvider {
 /** An inline spec with `n` operations: the overview and n documents, written in batches of 25. */
 function specWith(n: number): string {
   const paths = Object.fromEntries(
-    Array.from({ length: n }, (_, i) => [`/things/${i}`, { get: { operationId: `getThing${i}`, summary: `Thing number ${i}`, responses: { 200: { description: 'ok' } } } }]),
+    Array.from({ length: n }, (_, i) => [
+      `/things/${i}`,
+      { get: { operationId: `getThing${i}`, summary: `Thing number ${i}`, responses: { 200: { description: 'ok' } } } },
+    ]),
   );
   return JSON.stringify({ openapi: '3.0.3', info: { title: 'Many things', version: '1' }, paths });
 }
@@ -45,7 +48,11 @@ describe('an import interrupted mid-item (pglite)', () => {
   let t: TestServer;
   const gate = new SecondCallGate();
   beforeAll(async () => {
-    t = await startTestServer(dbTargets().find((d) => d.name === 'pglite')!, {}, gate);
+    t = await startTestServer(
+      dbTargets().find((d) => d.name === 'pglite')!,
+      {},
+      gate,
+    );
   });
   afterAll(async () => {
     await t?.close();
@@ -70,7 +77,9 @@ describe('an import interrupted mid-item (pglite)', () => {
     const listed = interrupted.data!.importJob.documents.map((d) => d.id);
     expect(listed.length).toBeGreaterThanOrEqual(25);
     expect(listed.length).toBeLessThan(61);
-    const stored = await t.services.db.query<{ id: string }>("SELECT id FROM documents WHERE id LIKE 'openapi:many-things%' ORDER BY id");
+    const stored = await t.services.db.query<{ id: string }>(
+      "SELECT id FROM documents WHERE id LIKE 'openapi:many-things%' ORDER BY id",
+    );
     expect([...listed].sort()).toEqual(stored.rows.map((r) => r.id));
   });
 });

@@ -57,7 +57,12 @@ describe.each(dbTargets())('import job leases ($name)', (target) => {
 
   // pollMs only tells whether the runner polls: these tests never `start` it, so no timer fires; they call `tick`.
   const runner = (held: HeldJobs, name: string, clock: Clock, concurrency = 2, exclusive = false, pollMs = 0) => {
-    const r = new ImportJobRunner(jobs, held.executor(name), { concurrency, leaseMs: LEASE_MS, pollMs, exclusive, now: clock.now }, silentLogger());
+    const r = new ImportJobRunner(
+      jobs,
+      held.executor(name),
+      { concurrency, leaseMs: LEASE_MS, pollMs, exclusive, now: clock.now },
+      silentLogger(),
+    );
     runners.push(r);
     return r;
   };
@@ -66,7 +71,8 @@ describe.each(dbTargets())('import job leases ($name)', (target) => {
     for (let i = 0; i < 500 && !(await check()); i++) await new Promise((r) => setTimeout(r, 10));
     expect(await check()).toBe(true);
   };
-  const clearQueue = () => db.query(`UPDATE import_jobs SET status = 'SUCCEEDED' WHERE status IN ('QUEUED', 'RUNNING')`);
+  const clearQueue = () =>
+    db.query(`UPDATE import_jobs SET status = 'SUCCEEDED' WHERE status IN ('QUEUED', 'RUNNING')`);
 
   it('runs at most `concurrency` background jobs per instance', async () => {
     await clearQueue();
@@ -79,7 +85,10 @@ describe.each(dbTargets())('import job leases ($name)', (target) => {
     await until(() => held.started.length === 2);
     await a.tick();
     expect(held.started).toHaveLength(2);
-    const running = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM import_jobs WHERE status = 'RUNNING' AND runner_id = $1`, [a.runnerId]);
+    const running = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM import_jobs WHERE status = 'RUNNING' AND runner_id = $1`,
+      [a.runnerId],
+    );
     expect(running.rows[0]?.n).toBe(2);
     // The oldest first; when one ends the next is claimed.
     expect(held.started.map((s) => s.jobId)).toEqual([created[0]!.id, created[1]!.id]);
@@ -114,14 +123,19 @@ describe.each(dbTargets())('import job leases ($name)', (target) => {
     await b.tick();
     await until(() => held.started.length === 2);
     expect(held.started[1]).toMatchObject({ jobId: job.id, runner: 'b' });
-    const row = await db.query<{ runner_id: string; attempts: number }>('SELECT runner_id, attempts FROM import_jobs WHERE id = $1', [job.id]);
+    const row = await db.query<{ runner_id: string; attempts: number }>(
+      'SELECT runner_id, attempts FROM import_jobs WHERE id = $1',
+      [job.id],
+    );
     expect(row.rows[0]).toEqual({ runner_id: b.runnerId, attempts: 2 });
 
     // A learns at its next renewal that it lost the job and stops it; its end does not overwrite B's run.
     await a.renewLeases();
     await until(() => held.started[0]!.signal.aborted);
     await a.stop(); // waits for A's job body, which has recorded its end by now
-    expect(await db.query('SELECT status, runner_id FROM import_jobs WHERE id = $1', [job.id]).then((r) => r.rows[0])).toEqual({ status: 'RUNNING', runner_id: b.runnerId });
+    expect(
+      await db.query('SELECT status, runner_id FROM import_jobs WHERE id = $1', [job.id]).then((r) => r.rows[0]),
+    ).toEqual({ status: 'RUNNING', runner_id: b.runnerId });
     held.finish('b', job.id);
     await until(async () => (await jobs.get(job.id))?.status === 'SUCCEEDED');
     await b.stop();
@@ -153,13 +167,22 @@ describe.each(dbTargets())('import job leases ($name)', (target) => {
     await clearQueue();
     const clock = new Clock();
     const held = new HeldJobs();
-    const leaving = new ImportJobRunner(jobs, held.executor('leaving'), { concurrency: 2, leaseMs: LEASE_MS, pollMs: 0, exclusive: false, handBackOnStop: true, now: clock.now }, silentLogger());
+    const leaving = new ImportJobRunner(
+      jobs,
+      held.executor('leaving'),
+      { concurrency: 2, leaseMs: LEASE_MS, pollMs: 0, exclusive: false, handBackOnStop: true, now: clock.now },
+      silentLogger(),
+    );
     runners.push(leaving);
     const job = await jobs.create(request, ['x']);
     await leaving.tick();
     await until(() => held.started.length === 1);
     await leaving.stop();
-    expect(await db.query('SELECT status, runner_id, attempts FROM import_jobs WHERE id = $1', [job.id]).then((r) => r.rows[0])).toEqual({ status: 'QUEUED', runner_id: null, attempts: 0 });
+    expect(
+      await db
+        .query('SELECT status, runner_id, attempts FROM import_jobs WHERE id = $1', [job.id])
+        .then((r) => r.rows[0]),
+    ).toEqual({ status: 'QUEUED', runner_id: null, attempts: 0 });
     const staying = runner(held, 'staying', clock);
     await staying.tick();
     await until(() => held.started.length === 2);

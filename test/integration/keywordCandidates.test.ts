@@ -7,7 +7,14 @@ import { dbTargets } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
 const doc = (id: string, content: string, tags: string[] = []): DocumentInput => ({
-  id, title: id, content, documentType: 'other', source: null, tags, metadata: {}, expiresAt: null,
+  id,
+  title: id,
+  content,
+  documentType: 'other',
+  source: null,
+  tags,
+  metadata: {},
+  expiresAt: null,
 });
 
 describe.each(dbTargets())('keyword candidates ($name)', (target) => {
@@ -15,13 +22,16 @@ describe.each(dbTargets())('keyword candidates ($name)', (target) => {
   // 40 chunks: "harbour" in 30 of them (common), "lighthouse" in 3 (rare), "keeper" in 1.
   const docs: DocumentInput[] = [
     ...Array.from({ length: 27 }, (_, i) => doc(`common:${i}`, `The harbour was busy on day ${i}.`)),
-    ...Array.from({ length: 3 }, (_, i) => doc(`both:${i}`, `The harbour lighthouse shone on night ${i}.`, i === 0 ? ['tagged'] : [])),
+    ...Array.from({ length: 3 }, (_, i) =>
+      doc(`both:${i}`, `The harbour lighthouse shone on night ${i}.`, i === 0 ? ['tagged'] : []),
+    ),
     doc('keeper', 'The lighthouse keeper wrote a log.'),
     doc('quoted', "O'Neil's notes mention back\\slash paths."),
     ...Array.from({ length: 8 }, (_, i) => doc(`other:${i}`, `Unrelated filler text number ${i}.`)),
   ];
   docs.push(doc('only-common-tagged', 'A quiet harbour at dusk.', ['tagged']));
-  const keywordSearch = (maxCandidateDf: number) => new KeywordSearch(t.services.db, { k1: 1.2, b: 0.75, maxCandidateDf });
+  const keywordSearch = (maxCandidateDf: number) =>
+    new KeywordSearch(t.services.db, { k1: 1.2, b: 0.75, maxCandidateDf });
   const ids = (hits: { chunkId: string; documentId: string }[]) => hits.map((h) => h.documentId);
 
   beforeAll(async () => {

@@ -91,7 +91,9 @@ const server = dbTargets().find((t) => t.name === 'postgres');
     // The leader's lock connection is killed (as a kill -9 of its process would end it): Postgres frees the lock.
     const admin = new pg.Client({ connectionString: scratch.url });
     await admin.connect();
-    const { rowCount } = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'cairn-leader' AND datname = current_database() AND pid IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted)");
+    const { rowCount } = await admin.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'cairn-leader' AND datname = current_database() AND pid IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted)",
+    );
     await admin.end();
     expect(rowCount).toBe(1);
     await until(() => !a.task.running);
@@ -122,7 +124,9 @@ const server = dbTargets().find((t) => t.name === 'postgres');
   it('takes the leader lock there while the pool goes through CAIRN_DATABASE_URL (a transaction pooler)', async () => {
     const scratch = (await server!.createDatabase()) as ScratchDatabase & { url: string };
     // A pool URL nothing answers: only the session connection can reach Postgres.
-    const db = await openDb(loadConfig({ CAIRN_DATABASE_URL: 'postgres://nobody@127.0.0.1:9/none', CAIRN_DATABASE_SESSION_URL: scratch.url }));
+    const db = await openDb(
+      loadConfig({ CAIRN_DATABASE_URL: 'postgres://nobody@127.0.0.1:9/none', CAIRN_DATABASE_SESSION_URL: scratch.url }),
+    );
     const lock = db.sessionLock(KEY, () => undefined);
     try {
       expect(await lock.tryAcquire()).toBe(true);

@@ -11,19 +11,24 @@ function deepQuery(depth: number): string {
   return `{ entity(id: "svc:a") { ${inner} } }`;
 }
 
-const aliases = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: documents { totalCount }`).join(' ')} }`;
-const directives = (n: number) => `{ documents { ${Array.from({ length: n }, (_, i) => `f${i}: totalCount @include(if: true)`).join(' ')} } }`;
+const aliases = (n: number) =>
+  `{ ${Array.from({ length: n }, (_, i) => `a${i}: documents { totalCount }`).join(' ')} }`;
+const directives = (n: number) =>
+  `{ documents { ${Array.from({ length: n }, (_, i) => `f${i}: totalCount @include(if: true)`).join(' ')} } }`;
 /** `{ knowledgeStats { documentCount … } }` with exactly `n` tokens (one object, so its cost stays small). */
 const tokens = (n: number) => `{ knowledgeStats { ${'documentCount '.repeat(n - 5)}} }`;
 
 /** Sends a raw POST to /graphql. */
-const post = (t: TestServer, body: string, headers: Record<string, string>) => fetch(`${t.server.url}/graphql`, { method: 'POST', headers, body });
+const post = (t: TestServer, body: string, headers: Record<string, string>) =>
+  fetch(`${t.server.url}/graphql`, { method: 'POST', headers, body });
 
 /** Expects one QUERY_TOO_COMPLEX error naming the limit, its value and variable. */
 function expectTooComplex(res: Awaited<ReturnType<typeof gqlAs>>, limit: string, max: number, env: string): void {
   expect(res.status).toBe(400);
   expect(res.body.data).toBeUndefined();
-  expect(res.body.errors?.[0]?.extensions).toEqual(expect.objectContaining({ code: 'QUERY_TOO_COMPLEX', limit, max, env }));
+  expect(res.body.errors?.[0]?.extensions).toEqual(
+    expect.objectContaining({ code: 'QUERY_TOO_COMPLEX', limit, max, env }),
+  );
   expect(res.body.errors?.[0]?.message).toContain(`the ${limit} limit is ${max} (${env})`);
 }
 
@@ -53,10 +58,31 @@ describe.each(dbTargets())('request limits ($name)', (target) => {
       const cases = [
         { limit: 'depth', env: 'CAIRN_GRAPHQL_MAX_DEPTH', max: 5, at: deepQuery(5), over: deepQuery(6), found: 6 },
         { limit: 'aliases', env: 'CAIRN_GRAPHQL_MAX_ALIASES', max: 3, at: aliases(3), over: aliases(4), found: 4 },
-        { limit: 'directives', env: 'CAIRN_GRAPHQL_MAX_DIRECTIVES', max: 2, at: directives(2), over: directives(3), found: 3 },
+        {
+          limit: 'directives',
+          env: 'CAIRN_GRAPHQL_MAX_DIRECTIVES',
+          max: 2,
+          at: directives(2),
+          over: directives(3),
+          found: 3,
+        },
         // documents(first: N) { nodes { id } } costs 7.25 × N with armor's default weights.
-        { limit: 'cost', env: 'CAIRN_GRAPHQL_MAX_COST', max: 300, at: '{ documents(first: 40) { nodes { id } } }', over: '{ documents(first: 42) { nodes { id } } }', found: 305 },
-        { limit: 'tokens', env: 'CAIRN_GRAPHQL_MAX_TOKENS', max: 120, at: tokens(120), over: tokens(121), found: undefined },
+        {
+          limit: 'cost',
+          env: 'CAIRN_GRAPHQL_MAX_COST',
+          max: 300,
+          at: '{ documents(first: 40) { nodes { id } } }',
+          over: '{ documents(first: 42) { nodes { id } } }',
+          found: 305,
+        },
+        {
+          limit: 'tokens',
+          env: 'CAIRN_GRAPHQL_MAX_TOKENS',
+          max: 120,
+          at: tokens(120),
+          over: tokens(121),
+          found: undefined,
+        },
       ];
       for (const c of cases) {
         const ok = await ask(c.at);
@@ -74,12 +100,22 @@ describe.each(dbTargets())('request limits ($name)', (target) => {
       expectTooComplex(over, 'cost', 300, 'CAIRN_GRAPHQL_MAX_COST');
       expect(over.body.errors?.[0]?.extensions?.found).toBe(305);
       // A variable's default counts as well, and so does the 20-item page of an omitted `first`.
-      expectTooComplex(await gqlAs(t.server.url, undefined, 'query($n: Int = 42) { documents(first: $n) { nodes { id } } }'), 'cost', 300, 'CAIRN_GRAPHQL_MAX_COST');
+      expectTooComplex(
+        await gqlAs(t.server.url, undefined, 'query($n: Int = 42) { documents(first: $n) { nodes { id } } }'),
+        'cost',
+        300,
+        'CAIRN_GRAPHQL_MAX_COST',
+      );
       expect((await ask('{ documents { nodes { id } } }')).body.errors).toBeUndefined();
       // Entity.documents defaults to 20 per entity, within a 20-entity page: 20 × 20 documents.
       expectTooComplex(await ask('{ entities { nodes { documents { id } } } }'), 'cost', 300, 'CAIRN_GRAPHQL_MAX_COST');
       // So does a size variable the request leaves out: the field then uses its default page.
-      expectTooComplex(await gqlAs(t.server.url, undefined, 'query($n: Int) { entities(first: $n) { nodes { documents { id } } } }'), 'cost', 300, 'CAIRN_GRAPHQL_MAX_COST');
+      expectTooComplex(
+        await gqlAs(t.server.url, undefined, 'query($n: Int) { entities(first: $n) { nodes { documents { id } } } }'),
+        'cost',
+        300,
+        'CAIRN_GRAPHQL_MAX_COST',
+      );
     });
 
     it('answers 413 naming CAIRN_MAX_BODY_BYTES, and JSON errors for bad JSON', async () => {
@@ -89,12 +125,16 @@ describe.each(dbTargets())('request limits ($name)', (target) => {
       const body = (await res.json()) as { errors: { message: string; extensions: { code: string; limit: number } }[] };
       expect(body.errors[0]?.extensions).toEqual({ code: 'PAYLOAD_TOO_LARGE', limit: 4096 });
       expect(body.errors[0]?.message).toContain('4096 bytes (CAIRN_MAX_BODY_BYTES)');
-      const small = await post(t, JSON.stringify({ query: '{ __typename }', variables: { pad: 'x'.repeat(3000) } }), { 'content-type': 'application/json' });
+      const small = await post(t, JSON.stringify({ query: '{ __typename }', variables: { pad: 'x'.repeat(3000) } }), {
+        'content-type': 'application/json',
+      });
       expect(small.status).toBe(200);
       const bad = await post(t, '{"query": ', { 'content-type': 'application/json' });
       expect(bad.status).toBe(400);
       expect(bad.headers.get('content-type')).toContain('application/json');
-      expect(((await bad.json()) as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code).toBe('BAD_REQUEST');
+      expect(((await bad.json()) as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code).toBe(
+        'BAD_REQUEST',
+      );
     });
   });
 
@@ -106,7 +146,8 @@ describe.each(dbTargets())('request limits ($name)', (target) => {
     afterAll(async () => {
       await t?.close();
     });
-    const exists = async (id: string) => (await t.services.db.query('SELECT 1 FROM documents WHERE id = $1', [id])).rowCount > 0;
+    const exists = async (id: string) =>
+      (await t.services.db.query('SELECT 1 FROM documents WHERE id = $1', [id])).rowCount > 0;
 
     it('defaults: depth 12 passes, 13 does not; GraphiQL introspection fits', async () => {
       expect((await t.gql(deepQuery(12))).errors).toBeUndefined();
@@ -116,23 +157,38 @@ describe.each(dbTargets())('request limits ($name)', (target) => {
 
     it('default cost: nested pages sized by variables are refused as their literal forms are', async () => {
       const nested = 'query($n: Int) { entities(first: $n) { nodes { documents(first: $n) { content } } } }';
-      expectTooComplex(await gqlAs(t.server.url, undefined, nested, { n: 100 }), 'cost', 20000, 'CAIRN_GRAPHQL_MAX_COST');
+      expectTooComplex(
+        await gqlAs(t.server.url, undefined, nested, { n: 100 }),
+        'cost',
+        20000,
+        'CAIRN_GRAPHQL_MAX_COST',
+      );
       expect((await gqlAs(t.server.url, undefined, nested, { n: 10 })).body.errors).toBeUndefined();
     });
 
     it('refuses oversized lists and deep JSON with BAD_USER_INPUT, naming where, and writes nothing', async () => {
       const sources = Array.from({ length: 5001 }, (_, i) => `s${i}`);
-      const long = await gqlAs(t.server.url, undefined, 'query($s: [String!]) { documents(filter: { sources: $s }) { totalCount } }', { s: sources });
+      const long = await gqlAs(
+        t.server.url,
+        undefined,
+        'query($s: [String!]) { documents(filter: { sources: $s }) { totalCount } }',
+        { s: sources },
+      );
       expect(long.status).toBe(400);
       expect(long.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
       expect(long.body.errors?.[0]?.message).toContain('variables.s: is a list of 5001 items; at most 5000');
-      const some = await t.gql('query($s: [String!]) { documents(filter: { sources: $s }) { totalCount } }', { s: sources.slice(0, 101) });
+      const some = await t.gql('query($s: [String!]) { documents(filter: { sources: $s }) { totalCount } }', {
+        s: sources.slice(0, 101),
+      });
       expect(some.errors?.[0]?.message).toContain('filter.sources: give at most 100 sources');
       // Thousands of levels exhausted the stack (INTERNAL_SERVER_ERROR); now both forms are refused by name.
-      const create = 'mutation($m: JSON) { createDocument(input: { id: "doc:deep", title: "deep", content: "x", metadata: $m }) { chunkCount } }';
+      const create =
+        'mutation($m: JSON) { createDocument(input: { id: "doc:deep", title: "deep", content: "x", metadata: $m }) { chunkCount } }';
       // Written out by hand: JSON.stringify itself overflows the test's stack at this depth.
       const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
-      const viaVariable = await post(t, `{"query":${JSON.stringify(create)},"variables":{"m":${deep}}}`, { 'content-type': 'application/json' });
+      const viaVariable = await post(t, `{"query":${JSON.stringify(create)},"variables":{"m":${deep}}}`, {
+        'content-type': 'application/json',
+      });
       const refused = (await viaVariable.json()) as { errors: { message: string; extensions: { code: string } }[] };
       expect(viaVariable.status).toBe(400);
       expect(refused.errors[0]?.extensions.code).toBe('BAD_USER_INPUT');
@@ -149,7 +205,9 @@ describe.each(dbTargets())('request limits ($name)', (target) => {
     });
 
     it('refuses simple (CSRF-able) requests without executing them', async () => {
-      const mutation = JSON.stringify({ query: 'mutation { createDocument(input: { id: "doc:csrf", title: "T", content: "c" }) { chunkCount } }' });
+      const mutation = JSON.stringify({
+        query: 'mutation { createDocument(input: { id: "doc:csrf", title: "T", content: "c" }) { chunkCount } }',
+      });
       for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
         const res = await post(t, mutation, { 'content-type': type });
         expect({ type, status: res.status }).toEqual({ type, status: 400 });
@@ -169,9 +227,15 @@ describe.each(dbTargets())('request limits ($name)', (target) => {
       expect(res.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
       expect(res.errors?.[0]?.message).toBe('Cannot query field "scor" on type "SearchHit". Did you mean "score"?');
       const enumValue = await t.gql(`{ documents(filter: { types: [FAQS] }) { totalCount } }`);
-      expect(enumValue.errors?.[0]?.message).toBe(`Value "FAQS" does not exist in "DocumentType" enum. Did you mean the enum value "FAQ"? Valid values: ${DOCUMENT_TYPES}.`);
-      const variable = await t.gql(`query($t: [DocumentType!]) { documents(filter: { types: $t }) { totalCount } }`, { t: ['NOPE'] });
-      expect(variable.errors?.[0]?.message).toMatch(/Value "NOPE" does not exist in "DocumentType" enum\. Valid values: MANUAL, /);
+      expect(enumValue.errors?.[0]?.message).toBe(
+        `Value "FAQS" does not exist in "DocumentType" enum. Did you mean the enum value "FAQ"? Valid values: ${DOCUMENT_TYPES}.`,
+      );
+      const variable = await t.gql(`query($t: [DocumentType!]) { documents(filter: { types: $t }) { totalCount } }`, {
+        t: ['NOPE'],
+      });
+      expect(variable.errors?.[0]?.message).toMatch(
+        /Value "NOPE" does not exist in "DocumentType" enum\. Valid values: MANUAL, /,
+      );
     });
 
     it('refuses batched operations without executing any', async () => {
@@ -188,21 +252,47 @@ describe.each(dbTargets())('request limits ($name)', (target) => {
     });
 
     it('caps `first` at 100 on every connection', async () => {
-      const docs = Array.from({ length: 101 }, (_, i) => ({ id: `doc:page-${i}`, title: `Page ${i}`, content: `page number ${i}` }));
-      expect((await t.gql('mutation($d: [CreateDocumentInput!]!) { upsertDocuments(input: $d) { changed } }', { d: docs })).errors).toBeUndefined();
-      const entities = Array.from({ length: 101 }, (_, i) => ({ id: `svc:page-${i}`, type: 'Service', name: `Page service ${i}` }));
-      expect((await t.gql('mutation($e: [CreateEntityInput!]!) { upsertGraph(input: { entities: $e }) { entities { id } } }', { e: entities })).errors).toBeUndefined();
+      const docs = Array.from({ length: 101 }, (_, i) => ({
+        id: `doc:page-${i}`,
+        title: `Page ${i}`,
+        content: `page number ${i}`,
+      }));
+      expect(
+        (await t.gql('mutation($d: [CreateDocumentInput!]!) { upsertDocuments(input: $d) { changed } }', { d: docs }))
+          .errors,
+      ).toBeUndefined();
+      const entities = Array.from({ length: 101 }, (_, i) => ({
+        id: `svc:page-${i}`,
+        type: 'Service',
+        name: `Page service ${i}`,
+      }));
+      expect(
+        (
+          await t.gql(
+            'mutation($e: [CreateEntityInput!]!) { upsertGraph(input: { entities: $e }) { entities { id } } }',
+            { e: entities },
+          )
+        ).errors,
+      ).toBeUndefined();
       for (let i = 0; i < 101; i++) await t.services.gaps.record(`unanswered question number ${i}`, 0.01, {});
-      await t.services.db.query(`INSERT INTO import_jobs (id, kind, status, request) SELECT 'job_page_' || g, 'url', 'SUCCEEDED', '{}'::jsonb FROM generate_series(1, 101) g`);
+      await t.services.db.query(
+        `INSERT INTO import_jobs (id, kind, status, request) SELECT 'job_page_' || g, 'url', 'SUCCEEDED', '{}'::jsonb FROM generate_series(1, 101) g`,
+      );
       for (const field of ['documents', 'entities', 'knowledgeGaps', 'importJobs']) {
         // The cost estimate counts the 100 items a page can hold, not the 1000 asked for.
-        const res = await t.gql<Record<string, { totalCount: number; edges: unknown[]; pageInfo: { hasNextPage: boolean } }>>(
-          `query($n: Int) { ${field}(first: $n) { totalCount edges { cursor } pageInfo { hasNextPage } } }`,
-          { n: 1000 },
-        );
+        const res = await t.gql<
+          Record<string, { totalCount: number; edges: unknown[]; pageInfo: { hasNextPage: boolean } }>
+        >(`query($n: Int) { ${field}(first: $n) { totalCount edges { cursor } pageInfo { hasNextPage } } }`, {
+          n: 1000,
+        });
         expect({ field, errors: res.errors }).toEqual({ field, errors: undefined });
         const page = res.data?.[field];
-        expect({ field, total: page?.totalCount, size: page?.edges.length, more: page?.pageInfo.hasNextPage }).toEqual({ field, total: 101, size: 100, more: true });
+        expect({ field, total: page?.totalCount, size: page?.edges.length, more: page?.pageInfo.hasNextPage }).toEqual({
+          field,
+          total: 101,
+          size: 100,
+          more: true,
+        });
       }
       const nested = await t.gql('{ entity(id: "svc:page-1") { documents(first: 101) { id } } }');
       expect(nested.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
@@ -213,12 +303,19 @@ describe.each(dbTargets())('request limits ($name)', (target) => {
     let t: TestServer;
     let keys: { admin: string; agent: string };
     const gqlWith = async (key: string, query: string) => {
-      const res = await fetch(`${t.server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ query }) });
+      const res = await fetch(`${t.server.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ query }),
+      });
       return (await res.json()) as { errors?: { message: string }[] };
     };
     beforeAll(async () => {
       t = await startTestServer(target, { CAIRN_RATE_LIMIT_PER_SECOND: '0' });
-      keys = { admin: (await t.services.apiKeys.create('ops', 'admin')).key, agent: (await t.services.apiKeys.create('bot', 'agent')).key };
+      keys = {
+        admin: (await t.services.apiKeys.create('ops', 'admin')).key,
+        agent: (await t.services.apiKeys.create('bot', 'agent')).key,
+      };
     });
     afterAll(async () => {
       await t?.close();
@@ -226,42 +323,68 @@ describe.each(dbTargets())('request limits ($name)', (target) => {
 
     it('hides them, and the valid enum values, from a role that may not introspect; an admin key sees them', async () => {
       const field = `{ search(input: { query: "x" }) { scor } }`;
-      expect((await gqlWith(keys.agent, field)).errors?.[0]?.message).toBe('Cannot query field "scor" on type "SearchHit". (suggestions hidden; see schema.graphql)');
-      expect((await gqlWith(keys.admin, field)).errors?.[0]?.message).toBe('Cannot query field "scor" on type "SearchHit". Did you mean "score"?');
+      expect((await gqlWith(keys.agent, field)).errors?.[0]?.message).toBe(
+        'Cannot query field "scor" on type "SearchHit". (suggestions hidden; see schema.graphql)',
+      );
+      expect((await gqlWith(keys.admin, field)).errors?.[0]?.message).toBe(
+        'Cannot query field "scor" on type "SearchHit". Did you mean "score"?',
+      );
       const enumValue = `{ documents(filter: { types: [FAQS] }) { totalCount } }`;
-      expect((await gqlWith(keys.agent, enumValue)).errors?.[0]?.message).toBe('Value "FAQS" does not exist in "DocumentType" enum. (suggestions hidden; see schema.graphql)');
+      expect((await gqlWith(keys.agent, enumValue)).errors?.[0]?.message).toBe(
+        'Value "FAQS" does not exist in "DocumentType" enum. (suggestions hidden; see schema.graphql)',
+      );
       expect((await gqlWith(keys.admin, enumValue)).errors?.[0]?.message).toContain(`Valid values: ${DOCUMENT_TYPES}.`);
       const noSuggestion = `{ documents(filter: { types: [NOPE] }) { totalCount } }`;
-      expect((await gqlWith(keys.agent, noSuggestion)).errors?.[0]?.message).toBe('Value "NOPE" does not exist in "DocumentType" enum.');
+      expect((await gqlWith(keys.agent, noSuggestion)).errors?.[0]?.message).toBe(
+        'Value "NOPE" does not exist in "DocumentType" enum.',
+      );
     });
   });
 
   describe('text budget of a response', () => {
     let t: TestServer;
     beforeAll(async () => {
-      t = await startTestServer(target, { CAIRN_MAX_DOCUMENT_CHARS: '1000', CAIRN_MAX_RESPONSE_TEXT_CHARS: '2500', CAIRN_RATE_LIMIT_PER_SECOND: '0' });
-      const docs = Array.from({ length: 5 }, (_, i) => ({ id: `doc:budget-${i}`, title: `Budget ${i}`, content: `${'word '.repeat(179)}end${i}` }));
-      expect((await t.gql('mutation($d: [CreateDocumentInput!]!) { upsertDocuments(input: $d) { changed } }', { d: docs })).errors).toBeUndefined();
+      t = await startTestServer(target, {
+        CAIRN_MAX_DOCUMENT_CHARS: '1000',
+        CAIRN_MAX_RESPONSE_TEXT_CHARS: '2500',
+        CAIRN_RATE_LIMIT_PER_SECOND: '0',
+      });
+      const docs = Array.from({ length: 5 }, (_, i) => ({
+        id: `doc:budget-${i}`,
+        title: `Budget ${i}`,
+        content: `${'word '.repeat(179)}end${i}`,
+      }));
+      expect(
+        (await t.gql('mutation($d: [CreateDocumentInput!]!) { upsertDocuments(input: $d) { changed } }', { d: docs }))
+          .errors,
+      ).toBeUndefined();
     });
     afterAll(async () => {
       await t?.close();
     });
-    const codes = (errors: { extensions?: { code?: string } }[] | undefined) => (errors ?? []).map((e) => e.extensions?.code);
+    const codes = (errors: { extensions?: { code?: string } }[] | undefined) =>
+      (errors ?? []).map((e) => e.extensions?.code);
 
     it('sends document and chunk text up to CAIRN_MAX_RESPONSE_TEXT_CHARS, and names the limit for the rest', async () => {
       // 899 characters each: two documents fit in 2,500, the third does not.
       const page = await t.gql('{ documents(first: 5, filter: { text: "word" }) { nodes { content } } }');
       // content is non-null, so the first refusal nulls the page and GraphQL reports that one.
       expect(codes(page.errors)).toEqual(['QUERY_TOO_COMPLEX']);
-      expect(page.errors?.[0]?.message).toContain('more than 2500 characters of document and chunk text (CAIRN_MAX_RESPONSE_TEXT_CHARS)');
+      expect(page.errors?.[0]?.message).toContain(
+        'more than 2500 characters of document and chunk text (CAIRN_MAX_RESPONSE_TEXT_CHARS)',
+      );
       // One document asked for three times counts three times, though it is read once.
-      const repeated = await t.gql('{ a: document(id: "doc:budget-0") { content } b: document(id: "doc:budget-0") { content } c: document(id: "doc:budget-0") { content } }');
+      const repeated = await t.gql(
+        '{ a: document(id: "doc:budget-0") { content } b: document(id: "doc:budget-0") { content } c: document(id: "doc:budget-0") { content } }',
+      );
       expect(codes(repeated.errors)).toEqual(['QUERY_TOO_COMPLEX']);
       const chunks = await t.gql('{ documents(first: 5, filter: { text: "word" }) { nodes { chunks { content } } } }');
       expect(codes(chunks.errors).length).toBeGreaterThan(0);
       expect(new Set(codes(chunks.errors))).toEqual(new Set(['QUERY_TOO_COMPLEX']));
       // Within the budget nothing changes.
-      const two = await t.gql<{ documents: { nodes: { content: string }[] } }>('{ documents(first: 2, filter: { text: "word" }) { nodes { content } } }');
+      const two = await t.gql<{ documents: { nodes: { content: string }[] } }>(
+        '{ documents(first: 2, filter: { text: "word" }) { nodes { content } } }',
+      );
       expect(two.errors).toBeUndefined();
       expect(two.data!.documents.nodes.map((n) => n.content.length)).toEqual([899, 899]);
     });
@@ -272,7 +395,13 @@ describe.each(dbTargets())('request limits ($name)', (target) => {
     let now = 0;
     beforeAll(async () => {
       // One token every 2 s, 3 at once: the 4th quick request is refused with Retry-After 2.
-      t = await startTestServer(target, { CAIRN_RATE_LIMIT_PER_SECOND: '0.5', CAIRN_RATE_LIMIT_BURST: '3' }, undefined, undefined, () => now);
+      t = await startTestServer(
+        target,
+        { CAIRN_RATE_LIMIT_PER_SECOND: '0.5', CAIRN_RATE_LIMIT_BURST: '3' },
+        undefined,
+        undefined,
+        () => now,
+      );
     });
     afterAll(async () => {
       await t?.close();

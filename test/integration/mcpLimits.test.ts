@@ -7,7 +7,14 @@ import { AGENT_TOOLS, READ_TOOLS, WRITE_TOOLS, call, connectHttp, errorOf, ok } 
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
 /** An embedding backend that does not exist: the documents lane of enrich_context fails. */
-const unreachableEmbedder = () => new OpenAIEmbeddingProvider({ baseUrl: 'http://127.0.0.1:9/v1', model: 'm', dimensions: 8, maxRetries: 0, timeoutMs: 500 });
+const unreachableEmbedder = () =>
+  new OpenAIEmbeddingProvider({
+    baseUrl: 'http://127.0.0.1:9/v1',
+    model: 'm',
+    dimensions: 8,
+    maxRetries: 0,
+    timeoutMs: 500,
+  });
 
 const BURST = 12;
 
@@ -29,7 +36,11 @@ describe.each(dbTargets())('MCP without keys, with a failing lane, over the rate
   let client: Client;
   beforeAll(async () => {
     // A tiny budget that does not refill during the test: the requests below spend it exactly.
-    t = await startTestServer(db, { CAIRN_RATE_LIMIT_BURST: String(BURST), CAIRN_RATE_LIMIT_PER_SECOND: '0.001' }, unreachableEmbedder());
+    t = await startTestServer(
+      db,
+      { CAIRN_RATE_LIMIT_BURST: String(BURST), CAIRN_RATE_LIMIT_PER_SECOND: '0.001' },
+      unreachableEmbedder(),
+    );
     await t.services.graph.createEntity({ id: 'svc:x', type: 'Service', name: 'Payment Service' });
     client = await connectHttp(t.server.url); // no key: none exists, and this is loopback
   });
@@ -39,7 +50,11 @@ describe.each(dbTargets())('MCP without keys, with a failing lane, over the rate
   });
 
   it('serves every tool to a local client while no key exists, as GraphQL does', async () => {
-    expect((await client.listTools()).tools.map((x) => x.name)).toEqual([...AGENT_TOOLS, ...READ_TOOLS, ...WRITE_TOOLS]);
+    expect((await client.listTools()).tools.map((x) => x.name)).toEqual([
+      ...AGENT_TOOLS,
+      ...READ_TOOLS,
+      ...WRITE_TOOLS,
+    ]);
   });
 
   it('refuses a foreign Host header (DNS rebinding) while keys are off', async () => {
@@ -51,7 +66,12 @@ describe.each(dbTargets())('MCP without keys, with a failing lane, over the rate
     const res = await fetch(`${t.server.url}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'text/plain', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'create_entity', arguments: { id: 'svc:evil', type: 'Service', name: 'Evil' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'create_entity', arguments: { id: 'svc:evil', type: 'Service', name: 'Evil' } },
+      }),
     });
     expect(res.status).toBe(415);
     expect(await t.services.graph.store.getEntities(['svc:evil'])).toEqual([]);
@@ -66,7 +86,9 @@ describe.each(dbTargets())('MCP without keys, with a failing lane, over the rate
     expect(e.warnings[0]).toMatch(/documents lane failed/);
     expect(result.content[0]?.text).toMatch(/Warnings: documents lane failed/);
     // search has no second lane: its failure is a tool error with the embedder's code, not a transport error.
-    expect(errorOf(await call(client, 'search', { query: 'payment', mode: 'VECTOR' })).code).toBe('EMBEDDING_UNAVAILABLE');
+    expect(errorOf(await call(client, 'search', { query: 'payment', mode: 'VECTOR' })).code).toBe(
+      'EMBEDDING_UNAVAILABLE',
+    );
   });
 
   it('refuses requests over the rate limit with 429 RATE_LIMITED', async () => {
@@ -82,7 +104,9 @@ describe.each(dbTargets())('MCP without keys, with a failing lane, over the rate
     });
     expect(res.status).toBe(429);
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(((await res.json()) as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code).toBe('RATE_LIMITED');
+    expect(((await res.json()) as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code).toBe(
+      'RATE_LIMITED',
+    );
   });
 });
 
@@ -92,7 +116,11 @@ describe('MCP enrich_context when both lanes fail (pglite)', () => {
   beforeAll(async () => {
     const [pglite] = dbTargets();
     // No embedding backend and no Neo4j on these ports: both lanes fail.
-    t = await startTestServer(pglite!, { CAIRN_NEO4J_URI: 'bolt://127.0.0.1:9', CAIRN_NEO4J_PASSWORD: 'x' }, unreachableEmbedder());
+    t = await startTestServer(
+      pglite!,
+      { CAIRN_NEO4J_URI: 'bolt://127.0.0.1:9', CAIRN_NEO4J_PASSWORD: 'x' },
+      unreachableEmbedder(),
+    );
     await t.services.db.query(`INSERT INTO entity_names (entity_id, name) VALUES ('svc:x', 'Payment Service')`);
     client = await connectHttp(t.server.url);
   });

@@ -8,7 +8,16 @@ import { projectPath } from '../../src/paths.js';
 import { CLI_MAIN, childEnv, runCli, startCliServer } from '../helpers/cli.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
-import { AGENT_TOOLS, READ_TOOLS, WRITE_TOOLS, call, callEveryTool, connectStdio, errorOf, ok } from '../helpers/mcp.js';
+import {
+  AGENT_TOOLS,
+  READ_TOOLS,
+  WRITE_TOOLS,
+  call,
+  callEveryTool,
+  connectStdio,
+  errorOf,
+  ok,
+} from '../helpers/mcp.js';
 
 const BASE_ENV = { CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0', CAIRN_LOG_LEVEL: 'warn' };
 
@@ -18,9 +27,18 @@ describe.each(dbTargets())('cairn mcp over stdio ($name)', (db) => {
   let client: Client;
   let stderr: () => string;
   beforeAll(async () => {
-    site = await startFixtureSite({ '/faq.html': { type: 'text/html', body: '<html><head><title>Payments FAQ</title></head><body><p>Transfers settle nightly.</p></body></html>' } });
+    site = await startFixtureSite({
+      '/faq.html': {
+        type: 'text/html',
+        body: '<html><head><title>Payments FAQ</title></head><body><p>Transfers settle nightly.</p></body></html>',
+      },
+    });
     database = await db.createDatabase();
-    ({ client, stderr } = await connectStdio({ ...BASE_ENV, ...database.env, CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: '127.0.0.1' }));
+    ({ client, stderr } = await connectStdio({
+      ...BASE_ENV,
+      ...database.env,
+      CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+    }));
   });
   afterAll(async () => {
     await client?.close();
@@ -29,7 +47,11 @@ describe.each(dbTargets())('cairn mcp over stdio ($name)', (db) => {
   });
 
   it('lists every tool for the local user', async () => {
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual([...AGENT_TOOLS, ...READ_TOOLS, ...WRITE_TOOLS]);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual([
+      ...AGENT_TOOLS,
+      ...READ_TOOLS,
+      ...WRITE_TOOLS,
+    ]);
   });
 
   it('calls every tool', async () => {
@@ -37,18 +59,34 @@ describe.each(dbTargets())('cairn mcp over stdio ($name)', (db) => {
   });
 
   it('answers bad and huge arguments with tool errors naming the argument', async () => {
-    expect(errorOf(await call(client, 'entity_neighbors', { id: 'svc:payments', depth: 4 }))).toMatchObject({ code: 'BAD_USER_INPUT', field: 'depth' });
-    expect(errorOf(await call(client, 'search', { query: 'q'.repeat(1_000_000) }))).toMatchObject({ field: 'query', message: 'query: must be at most 8000 characters' });
-    expect(errorOf(await call(client, 'create_entity', { name: 'No type' }))).toMatchObject({ field: 'type', message: 'type: is required' });
+    expect(errorOf(await call(client, 'entity_neighbors', { id: 'svc:payments', depth: 4 }))).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'depth',
+    });
+    expect(errorOf(await call(client, 'search', { query: 'q'.repeat(1_000_000) }))).toMatchObject({
+      field: 'query',
+      message: 'query: must be at most 8000 characters',
+    });
+    expect(errorOf(await call(client, 'create_entity', { name: 'No type' }))).toMatchObject({
+      field: 'type',
+      message: 'type: is required',
+    });
   });
 
   it('lists and reads resources', async () => {
     const { resources, nextCursor } = await client.listResources();
     expect(resources.map((r) => r.uri)).toContain('cairn://documents/rb%3Aach');
     const entities = await client.listResources({ cursor: nextCursor! });
-    expect(entities.resources.map((r) => r.uri)).toEqual(['cairn://entities/team%3Acore', 'cairn://entities/svc%3Aledger', 'cairn://entities/svc%3Apayments']);
+    expect(entities.resources.map((r) => r.uri)).toEqual([
+      'cairn://entities/team%3Acore',
+      'cairn://entities/svc%3Aledger',
+      'cairn://entities/svc%3Apayments',
+    ]);
     const read = await client.readResource({ uri: 'cairn://entities/svc%3Apayments' });
-    expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({ id: 'svc:payments', aliases: ['payments'] });
+    expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({
+      id: 'svc:payments',
+      aliases: ['payments'],
+    });
   });
 
   it('keeps stdout for the protocol: logs go to stderr', () => {
@@ -58,7 +96,10 @@ describe.each(dbTargets())('cairn mcp over stdio ($name)', (db) => {
   it('closes the database when the client disconnects: the next launch finds the writes', async () => {
     await client.close();
     ({ client } = await connectStdio({ ...BASE_ENV, ...database.env }));
-    expect(await ok(client, 'get_document', { id: 'rb:ach', maxChars: 20 })).toMatchObject({ id: 'rb:ach', truncated: true });
+    expect(await ok(client, 'get_document', { id: 'rb:ach', maxChars: 20 })).toMatchObject({
+      id: 'rb:ach',
+      truncated: true,
+    });
   });
 });
 
@@ -106,30 +147,51 @@ describe('cairn mcp with an unreachable embedding backend', () => {
   });
 
   it('still answers enrich_context from the graph, with a warning', async () => {
-    expect(errorOf(await call(client, 'create_document', { title: 'T', content: 'text' })).code).toBe('EMBEDDING_UNAVAILABLE');
+    expect(errorOf(await call(client, 'create_document', { title: 'T', content: 'text' })).code).toBe(
+      'EMBEDDING_UNAVAILABLE',
+    );
     await call(client, 'create_entity', { id: 'svc:x', type: 'Service', name: 'Payment Service' });
     const result = await call(client, 'enrich_context', { query: 'payment service status' });
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ entities: [{ id: 'svc:x' }], warnings: [expect.stringMatching(/documents lane failed/)] });
+    expect(result.structuredContent).toMatchObject({
+      entities: [{ id: 'svc:x' }],
+      warnings: [expect.stringMatching(/documents lane failed/)],
+    });
   });
 });
 
 describe('cairn mcp with piped input', () => {
   it('answers every request read before stdin ends, then exits 0', async () => {
-    const child = spawn(process.execPath, [CLI_MAIN, 'mcp'], { env: childEnv({ ...BASE_ENV, CAIRN_DATA_DIR: 'memory://' }), cwd: projectPath() });
+    const child = spawn(process.execPath, [CLI_MAIN, 'mcp'], {
+      env: childEnv({ ...BASE_ENV, CAIRN_DATA_DIR: 'memory://' }),
+      cwd: projectPath(),
+    });
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     const messages = [
-      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } },
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } },
+      },
       { jsonrpc: '2.0', method: 'notifications/initialized' },
-      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_entity', arguments: { id: 'svc:piped', type: 'Service', name: 'Piped' } } },
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'create_entity', arguments: { id: 'svc:piped', type: 'Service', name: 'Piped' } },
+      },
       { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'knowledge_gaps', arguments: {} } },
     ];
     child.stdin.end(`${messages.map((m) => JSON.stringify(m)).join('\n')}\n`);
     expect(await exited).toBe(0);
     // Requests run concurrently: the answers may come in any order.
-    const answers = stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: number; result: { structuredContent?: Record<string, unknown> } });
+    const answers = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: number; result: { structuredContent?: Record<string, unknown> } });
     expect(answers.map((a) => a.id).sort()).toEqual([1, 2, 3]);
     expect(answers.find((a) => a.id === 2)?.result.structuredContent).toMatchObject({ id: 'svc:piped' });
     expect(answers.find((a) => a.id === 3)?.result.structuredContent).toMatchObject({ gaps: [] });

@@ -13,9 +13,11 @@ import { VectorSearch } from '../../src/retrieval/VectorSearch.js';
 import { createServices, type Services } from '../../src/services.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
 
-const VOCAB = ('river stone lantern harbor copper meadow signal orchard glacier violet engine cedar thunder marble ' +
+const VOCAB = (
+  'river stone lantern harbor copper meadow signal orchard glacier violet engine cedar thunder marble ' +
   'falcon prairie quartz canyon ember willow tide beacon saddle cobalt fern summit delta raven amber quiver ' +
-  'mosaic tundra piston nectar ivory lagoon comet bramble sextant').split(' ');
+  'mosaic tundra piston nectar ivory lagoon comet bramble sextant'
+).split(' ');
 const TYPES = ['faq', 'manual', 'tutorial'] as const;
 const EPS = 1e-5;
 
@@ -30,15 +32,22 @@ function rng(seed: number): () => number {
   };
 }
 const random = rng(42);
-const words = (n: number, r = random) => Array.from({ length: n }, () => VOCAB[Math.floor(r() * VOCAB.length)]).join(' ');
+const words = (n: number, r = random) =>
+  Array.from({ length: n }, () => VOCAB[Math.floor(r() * VOCAB.length)]).join(' ');
 
 /** About eight 120-character chunks, the same for the same arguments; `mark` is a word only this version contains. */
 function doc(i: number, mark = `item${i}`): DocumentInput {
   const r = rng([...mark].reduce((h, c) => Math.imul(h, 31) + c.charCodeAt(0), i));
   const sentences = Array.from({ length: 8 }, (_, s) => `${mark} ${words(12, r)} part${s}.`);
   return {
-    id: `doc:${i}`, title: `Note ${i}`, content: sentences.join(' '), documentType: TYPES[i % 3] as DocumentInput['documentType'],
-    source: i % 2 === 0 ? 'wiki' : 'mail', tags: i % 100 === 7 ? ['rare'] : i % 3 === 0 ? ['red'] : ['blue'], metadata: {}, expiresAt: null,
+    id: `doc:${i}`,
+    title: `Note ${i}`,
+    content: sentences.join(' '),
+    documentType: TYPES[i % 3] as DocumentInput['documentType'],
+    source: i % 2 === 0 ? 'wiki' : 'mail',
+    tags: i % 100 === 7 ? ['rare'] : i % 3 === 0 ? ['red'] : ['blue'],
+    metadata: {},
+    expiresAt: null,
   };
 }
 
@@ -51,14 +60,23 @@ function expectSameRanking(memory: LaneHit[], exact: LaneHit[], limit: number): 
   for (let start = 0, i = 1; i <= exact.length; i++) {
     if (i < exact.length && Math.abs((exact[i] as LaneHit).score - (exact[i - 1] as LaneHit).score) < EPS) continue;
     if (i < exact.length || exact.length < limit) {
-      const ids = (hits: LaneHit[]) => hits.slice(start, i).map((h) => h.chunkId).sort();
+      const ids = (hits: LaneHit[]) =>
+        hits
+          .slice(start, i)
+          .map((h) => h.chunkId)
+          .sort();
       expect(ids(memory)).toEqual(ids(exact));
     }
     start = i;
   }
 }
 
-const FILTERS: DocumentFilterSpec[] = [{}, { tagGroups: [['red']] }, { types: ['faq'], sources: ['wiki'] }, { tagGroups: [['rare']] }];
+const FILTERS: DocumentFilterSpec[] = [
+  {},
+  { tagGroups: [['red']] },
+  { types: ['faq'], sources: ['wiki'] },
+  { tagGroups: [['rare']] },
+];
 
 describe('in-memory vector index on PGlite', () => {
   let scratch: ScratchDatabase;
@@ -66,7 +84,13 @@ describe('in-memory vector index on PGlite', () => {
   let embedder = new HashingEmbeddingProvider({ dimensions: 64 });
   const open = (env: Record<string, string> = {}, logger: Logger = silentLogger()) =>
     createServices(
-      loadConfig({ ...scratch.env, CAIRN_CHUNK_SIZE: '120', CAIRN_CHUNK_OVERLAP: '10', CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0', ...env }),
+      loadConfig({
+        ...scratch.env,
+        CAIRN_CHUNK_SIZE: '120',
+        CAIRN_CHUNK_OVERLAP: '10',
+        CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0',
+        ...env,
+      }),
       logger,
       { embedder, importQueue: false },
     );
@@ -77,14 +101,23 @@ describe('in-memory vector index on PGlite', () => {
   async function expectSameAsSql(db: Db, queries = 12, marks: string[] = []): Promise<void> {
     const memory = memorySearch(db);
     const exact = new VectorSearch(db);
-    const texts = Array.from({ length: queries }, (_, q) => (q === 0 ? '!!! ???' : `${words(1 + (q % 4))} ${marks[q % Math.max(1, marks.length)] ?? ''}`));
+    const texts = Array.from({ length: queries }, (_, q) =>
+      q === 0 ? '!!! ???' : `${words(1 + (q % 4))} ${marks[q % Math.max(1, marks.length)] ?? ''}`,
+    );
     for (const vector of await embedder.embed(texts)) {
       for (const filter of FILTERS) {
-        for (const limit of [1, 7, 40]) expectSameRanking(await memory.search(vector, filter, limit), await exact.search(vector, filter, limit), limit);
+        for (const limit of [1, 7, 40])
+          expectSameRanking(
+            await memory.search(vector, filter, limit),
+            await exact.search(vector, filter, limit),
+            limit,
+          );
       }
     }
     // In sync: every embedded chunk is held and the log is consumed.
-    expect(memoryVectorIndexFor(db, { maxChunks: 0 }).size).toBe(await count(db, 'SELECT count(*)::int AS n FROM chunks WHERE embedding IS NOT NULL'));
+    expect(memoryVectorIndexFor(db, { maxChunks: 0 }).size).toBe(
+      await count(db, 'SELECT count(*)::int AS n FROM chunks WHERE embedding IS NOT NULL'),
+    );
     expect(await count(db, 'SELECT count(*)::int AS n FROM chunk_vector_log')).toBe(0);
   }
 
@@ -114,12 +147,17 @@ describe('in-memory vector index on PGlite', () => {
     await s.documents.upsertMany([
       ...Array.from({ length: 30 }, (_, i) => doc(i, `changed${i}`)),
       ...Array.from({ length: 10 }, (_, i) => doc(100 + i)), // unchanged: no vector is rewritten
-      ...Array.from({ length: 10 }, (_, i) => ({ ...doc(200 + i), content: `${doc(200 + i).content} tail${i} ${words(12)}.` })), // chunks kept, one added
+      ...Array.from({ length: 10 }, (_, i) => ({
+        ...doc(200 + i),
+        content: `${doc(200 + i).content} tail${i} ${words(12)}.`,
+      })), // chunks kept, one added
     ]);
     for (let i = 250; i < 275; i++) expect(await s.documents.delete(`doc:${i}`)).toBe(true);
     const memory = memorySearch(s.db);
     const [v] = await embedder.embed(['item260 item261']);
-    expect((await memory.search(v!, {}, 40)).some((h) => h.documentId === 'doc:260' || h.documentId === 'doc:261')).toBe(false);
+    expect(
+      (await memory.search(v!, {}, 40)).some((h) => h.documentId === 'doc:260' || h.documentId === 'doc:261'),
+    ).toBe(false);
     await expectSameAsSql(s.db, 12, ['changed3', 'tail4', 'item260']);
   }, 60_000);
 
@@ -144,7 +182,12 @@ describe('in-memory vector index on PGlite', () => {
     expect(hits.some((h) => h.documentId === 'doc:40' || h.documentId === 'doc:41')).toBe(false);
     // Three documents carry "rare" (1% of the chunks): too few among the best candidates, so the SQL scan answers.
     const rare = await memory.search(v!, { tagGroups: [['rare']] }, 40);
-    expect(rare.length).toBe(await count(s.db, `SELECT count(*)::int AS n FROM chunks c JOIN documents d ON d.id = c.document_id WHERE 'rare' = ANY(d.tags)`));
+    expect(rare.length).toBe(
+      await count(
+        s.db,
+        `SELECT count(*)::int AS n FROM chunks c JOIN documents d ON d.id = c.document_id WHERE 'rare' = ANY(d.tags)`,
+      ),
+    );
     await expectSameAsSql(s.db, 6, ['item40']);
   }, 60_000);
 
@@ -181,7 +224,9 @@ describe('in-memory vector index on PGlite', () => {
     await s.documents.upsertMany([doc(700)]);
     await s.close();
     s = await open();
-    expect((await s.search.search({ query: 'item700', topK: 1, filter: {}, mode: 'VECTOR' }))[0]?.document.id).toBe('doc:700');
+    expect((await s.search.search({ query: 'item700', topK: 1, filter: {}, mode: 'VECTOR' }))[0]?.document.id).toBe(
+      'doc:700',
+    );
     await expectSameAsSql(s.db, 6, ['item700']);
   }, 120_000);
 });
@@ -191,7 +236,12 @@ describe('in-memory vector index over its cap', () => {
     const lines: string[] = [];
     const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
     const scratch = await dbTargets()[0]!.createDatabase();
-    const config = loadConfig({ ...scratch.env, CAIRN_CHUNK_SIZE: '120', CAIRN_CHUNK_OVERLAP: '10', CAIRN_VECTOR_MEMORY_INDEX_MAX_CHUNKS: '10' });
+    const config = loadConfig({
+      ...scratch.env,
+      CAIRN_CHUNK_SIZE: '120',
+      CAIRN_CHUNK_OVERLAP: '10',
+      CAIRN_VECTOR_MEMORY_INDEX_MAX_CHUNKS: '10',
+    });
     const embedder = new HashingEmbeddingProvider({ dimensions: 32 });
     const s = await createServices(config, logger, { embedder, importQueue: false });
     try {
@@ -204,7 +254,9 @@ describe('in-memory vector index over its cap', () => {
         expect(hits.map((h) => h.chunk.id)).toEqual((await exact.search(v!, {}, 5)).map((h) => h.chunkId));
       }
       expect(lines.filter((l) => l.includes('CAIRN_VECTOR_MEMORY_INDEX_MAX_CHUNKS'))).toHaveLength(1);
-      expect((await s.db.query<{ t: string | null }>(`SELECT to_regclass('chunk_vector_log')::text AS t`)).rows[0]?.t).toBeNull();
+      expect(
+        (await s.db.query<{ t: string | null }>(`SELECT to_regclass('chunk_vector_log')::text AS t`)).rows[0]?.t,
+      ).toBeNull();
     } finally {
       await s.close();
     }
@@ -216,15 +268,23 @@ const server = dbTargets().find((t) => t.name === 'postgres');
 (server ? describe : describe.skip)('no change log on a Postgres server', () => {
   it('creates no log or trigger: the server keeps HNSW', async () => {
     const scratch = await server!.createDatabase();
-    const s = await createServices(loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }), silentLogger(), {
-      embedder: new HashingEmbeddingProvider({ dimensions: 32 }),
-      importQueue: false,
-    });
+    const s = await createServices(
+      loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }),
+      silentLogger(),
+      {
+        embedder: new HashingEmbeddingProvider({ dimensions: 32 }),
+        importQueue: false,
+      },
+    );
     try {
       await s.documents.upsertMany([doc(1)]);
       expect(await s.search.warm()).toBe(0); // nothing to warm: HNSW answers
-      expect((await s.search.search({ query: 'item1', topK: 1, filter: {}, mode: 'VECTOR' }))[0]?.document.id).toBe('doc:1');
-      expect((await s.db.query<{ t: string | null }>(`SELECT to_regclass('chunk_vector_log')::text AS t`)).rows[0]?.t).toBeNull();
+      expect((await s.search.search({ query: 'item1', topK: 1, filter: {}, mode: 'VECTOR' }))[0]?.document.id).toBe(
+        'doc:1',
+      );
+      expect(
+        (await s.db.query<{ t: string | null }>(`SELECT to_regclass('chunk_vector_log')::text AS t`)).rows[0]?.t,
+      ).toBeNull();
       expect((await s.db.query(`SELECT 1 FROM pg_trigger WHERE tgname = 'chunks_vector_log'`)).rows).toHaveLength(0);
     } finally {
       await s.close();

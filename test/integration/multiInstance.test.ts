@@ -87,42 +87,74 @@ const sum = (instances: CairnInstance[], msg: string, field: string) =>
     await store.close();
   });
 
-  const leaders = () => run.instances.filter((i) => logged(i, 'this process is the leader: it runs the expiry sweep and the graph outbox').length > 0);
+  const leaders = () =>
+    run.instances.filter(
+      (i) => logged(i, 'this process is the leader: it runs the expiry sweep and the graph outbox').length > 0,
+    );
 
   it('a document written on B right after an entity was created on A links to it', async () => {
     for (let i = 0; i < 5; i++) {
       const name = `Zephyrion Gateway ${'ABCDE'[i]}`;
-      const entity = await gqlAt<{ createEntity: { id: string } }>(a.url, 'mutation($i: CreateEntityInput!) { createEntity(input: $i) { id } }', { i: { type: 'Service', name } });
+      const entity = await gqlAt<{ createEntity: { id: string } }>(
+        a.url,
+        'mutation($i: CreateEntityInput!) { createEntity(input: $i) { id } }',
+        { i: { type: 'Service', name } },
+      );
       expect(entity.errors).toBeUndefined();
       // Sent as soon as A has answered: well within 100 ms of the entity's creation.
-      const doc = await gqlAt<{ createDocument: { document: { id: string } } }>(b.url, 'mutation($i: CreateDocumentInput!) { createDocument(input: $i) { document { id } } }', {
-        i: { title: `Runbook ${i}`, content: `Restart the ${name} when it stalls.` },
-      });
+      const doc = await gqlAt<{ createDocument: { document: { id: string } } }>(
+        b.url,
+        'mutation($i: CreateDocumentInput!) { createDocument(input: $i) { document { id } } }',
+        {
+          i: { title: `Runbook ${i}`, content: `Restart the ${name} when it stalls.` },
+        },
+      );
       expect(doc.errors).toBeUndefined();
-      const { rows } = await sql.query('SELECT 1 FROM mentions WHERE entity_id = $1 AND document_id = $2', [entity.data!.createEntity.id, doc.data!.createDocument.document.id]);
+      const { rows } = await sql.query('SELECT 1 FROM mentions WHERE entity_id = $1 AND document_id = $2', [
+        entity.data!.createEntity.id,
+        doc.data!.createDocument.document.id,
+      ]);
       expect(rows).toHaveLength(1);
     }
   });
 
-  it("a query on B names an entity created on A a moment before, although B had just cached the names", async () => {
+  it('a query on B names an entity created on A a moment before, although B had just cached the names', async () => {
     const ENRICH = 'query($q: String!) { enrichContext(input: { query: $q }) { entities { entity { name } } } }';
-    const names = async (q: string) => ((await gqlAt<{ enrichContext: { entities: { entity: { name: string } }[] } }>(b.url, ENRICH, { q })).data?.enrichContext.entities ?? []).map((e) => e.entity.name);
+    const names = async (q: string) =>
+      (
+        (await gqlAt<{ enrichContext: { entities: { entity: { name: string } }[] } }>(b.url, ENRICH, { q })).data
+          ?.enrichContext.entities ?? []
+      ).map((e) => e.entity.name);
     expect(await names('Is the Quillfeather Relay up?')).not.toContain('Quillfeather Relay');
     const cachedAt = performance.now(); // B's names are fresh in its cache now, trusted for 1 s without a check
-    const created = await gqlAt(a.url, 'mutation($i: CreateEntityInput!) { createEntity(input: $i) { id } }', { i: { type: 'Service', name: 'Quillfeather Relay' } });
+    const created = await gqlAt(a.url, 'mutation($i: CreateEntityInput!) { createEntity(input: $i) { id } }', {
+      i: { type: 'Service', name: 'Quillfeather Relay' },
+    });
     expect(created.errors).toBeUndefined();
     // A's commit notifies B (LISTEN/NOTIFY), which drops its cached names: B sees the entity before its cache expires.
-    await eventually(async () => ((await names('Is the Quillfeather Relay up?')).includes('Quillfeather Relay') ? true : undefined), 1000);
+    await eventually(
+      async () => ((await names('Is the Quillfeather Relay up?')).includes('Quillfeather Relay') ? true : undefined),
+      1000,
+    );
     expect(performance.now() - cachedAt).toBeLessThan(1000);
   });
 
   it('the outbox is relayed once, by the leader only', async () => {
     expect(leaders()).toHaveLength(1);
-    const docs = Array.from({ length: 20 }, (_, i) => ({ title: `Note ${i}`, content: `The Zephyrion Gateway A handles request ${i}.` }));
-    await gqlAt(a.url, 'mutation($d: [CreateDocumentInput!]!) { upsertDocuments(input: $d) { document { id } } }', { d: docs.slice(0, 10) });
-    await gqlAt(b.url, 'mutation($d: [CreateDocumentInput!]!) { upsertDocuments(input: $d) { document { id } } }', { d: docs.slice(10) });
+    const docs = Array.from({ length: 20 }, (_, i) => ({
+      title: `Note ${i}`,
+      content: `The Zephyrion Gateway A handles request ${i}.`,
+    }));
+    await gqlAt(a.url, 'mutation($d: [CreateDocumentInput!]!) { upsertDocuments(input: $d) { document { id } } }', {
+      d: docs.slice(0, 10),
+    });
+    await gqlAt(b.url, 'mutation($d: [CreateDocumentInput!]!) { upsertDocuments(input: $d) { document { id } } }', {
+      d: docs.slice(10),
+    });
     const done = await eventually(async () => {
-      const { rows } = await sql.query<{ pending: string; done: string }>('SELECT count(*) FILTER (WHERE done_at IS NULL) AS pending, count(*) FILTER (WHERE done_at IS NOT NULL) AS done FROM graph_outbox');
+      const { rows } = await sql.query<{ pending: string; done: string }>(
+        'SELECT count(*) FILTER (WHERE done_at IS NULL) AS pending, count(*) FILTER (WHERE done_at IS NOT NULL) AS done FROM graph_outbox',
+      );
       return rows[0]!.pending === '0' ? Number(rows[0]!.done) : undefined;
     });
     expect(done).toBeGreaterThanOrEqual(20);
@@ -133,14 +165,30 @@ const sum = (instances: CairnInstance[], msg: string, field: string) =>
   });
 
   it('expired documents are deleted once across both instances', async () => {
-    const docs = Array.from({ length: 12 }, (_, i) => ({ id: `expiring-${i}`, title: `Expiring ${i}`, content: `Short-lived note ${i}.`, expiresAt: new Date(Date.now() + 3_600_000).toISOString() }));
+    const docs = Array.from({ length: 12 }, (_, i) => ({
+      id: `expiring-${i}`,
+      title: `Expiring ${i}`,
+      content: `Short-lived note ${i}.`,
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+    }));
     // One more expires only after the leader is killed (the last test); written now, while the rate limit allows it.
-    const later = { id: 'late-expiry', title: 'Expiring after', content: 'Short-lived.', expiresAt: new Date(Date.now() + 3_600_000).toISOString() };
-    const res = await gqlAt(b.url, 'mutation($d: [CreateDocumentInput!]!) { upsertDocuments(input: $d) { document { id } } }', { d: [...docs, later] });
+    const later = {
+      id: 'late-expiry',
+      title: 'Expiring after',
+      content: 'Short-lived.',
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+    };
+    const res = await gqlAt(
+      b.url,
+      'mutation($d: [CreateDocumentInput!]!) { upsertDocuments(input: $d) { document { id } } }',
+      { d: [...docs, later] },
+    );
     expect(res.errors).toBeUndefined();
     // Their time comes (set in the database rather than waited for).
     await sql.query("UPDATE documents SET expires_at = now() - interval '1 second' WHERE id LIKE 'expiring-%'");
-    await eventually(async () => ((await sql.query("SELECT 1 FROM documents WHERE id LIKE 'expiring-%'")).rowCount === 0 ? true : undefined));
+    await eventually(async () =>
+      (await sql.query("SELECT 1 FROM documents WHERE id LIKE 'expiring-%'")).rowCount === 0 ? true : undefined,
+    );
     await eventually(async () => (sum(run.instances, 'expired documents deleted', 'deleted') >= 12 ? true : undefined));
     expect(sum(run.instances, 'expired documents deleted', 'deleted')).toBe(12);
     const follower = run.instances.find((i) => !leaders().includes(i))!;
@@ -150,18 +198,38 @@ const sum = (instances: CairnInstance[], msg: string, field: string) =>
   it('each due scheduled sync starts once across both instances', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) {
-      const created = await gqlAt<{ createSource: { id: string } }>(i % 2 ? a.url : b.url, 'mutation($i: CreateSourceInput!) { createSource(input: $i) { id } }', {
-        i: { name: `handbook ${i}`, kind: 'FOLDER', path: '.', schedule: '0 3 * * *' },
-      });
+      const created = await gqlAt<{ createSource: { id: string } }>(
+        i % 2 ? a.url : b.url,
+        'mutation($i: CreateSourceInput!) { createSource(input: $i) { id } }',
+        {
+          i: { name: `handbook ${i}`, kind: 'FOLDER', path: '.', schedule: '0 3 * * *' },
+        },
+      );
       expect(created.errors).toBeUndefined();
       ids.push(created.data!.createSource.id);
     }
-    const jobCount = async () => Number((await sql.query<{ n: string }>("SELECT count(*) AS n FROM import_jobs WHERE kind = 'source' AND request->>'sourceId' = ANY($1)", [ids])).rows[0]!.n);
+    const jobCount = async () =>
+      Number(
+        (
+          await sql.query<{ n: string }>(
+            "SELECT count(*) AS n FROM import_jobs WHERE kind = 'source' AND request->>'sourceId' = ANY($1)",
+            [ids],
+          )
+        ).rows[0]!.n,
+      );
     for (let round = 1; round <= 2; round++) {
       // Every source's run falls due at once; both schedulers see them on their next tick.
       await sql.query("UPDATE sources SET next_run_at = now() - interval '1 second' WHERE id = ANY($1)", [ids]);
-      await eventually(async () => ((await sql.query('SELECT 1 FROM sources WHERE id = ANY($1) AND next_run_at <= now()', [ids])).rowCount === 0 ? true : undefined));
-      await eventually(async () => ((await sql.query("SELECT 1 FROM sources WHERE id = ANY($1) AND status = 'SYNCING'", [ids])).rowCount === 0 ? true : undefined));
+      await eventually(async () =>
+        (await sql.query('SELECT 1 FROM sources WHERE id = ANY($1) AND next_run_at <= now()', [ids])).rowCount === 0
+          ? true
+          : undefined,
+      );
+      await eventually(async () =>
+        (await sql.query("SELECT 1 FROM sources WHERE id = ANY($1) AND status = 'SYNCING'", [ids])).rowCount === 0
+          ? true
+          : undefined,
+      );
       await new Promise((r) => setTimeout(r, 300)); // three more ticks of each scheduler: nothing further starts
       expect(await jobCount()).toBe(6 * round);
     }
@@ -169,9 +237,18 @@ const sum = (instances: CairnInstance[], msg: string, field: string) =>
 
   it('a key created on A turns authentication on at B at once', async () => {
     const status = async (url: string, key?: string) =>
-      (await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) }, body: '{"query":"{ __typename }"}' })).status;
+      (
+        await fetch(`${url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+          body: '{"query":"{ __typename }"}',
+        })
+      ).status;
     expect(await status(b.url)).toBe(200); // no key yet: the loopback server serves its local admin, and B caches that
-    const created = await gqlAt<{ createApiKey: { key: string } }>(a.url, 'mutation { createApiKey(input: { name: "ops", role: ADMIN }) { key } }');
+    const created = await gqlAt<{ createApiKey: { key: string } }>(
+      a.url,
+      'mutation { createApiKey(input: { name: "ops", role: ADMIN }) { key } }',
+    );
     expect(created.errors).toBeUndefined();
     adminKey = created.data!.createApiKey.key;
     // B cached "no key" for 2 s; A's announcement makes it ask again at once.
@@ -183,7 +260,11 @@ const sum = (instances: CairnInstance[], msg: string, field: string) =>
     // Requests until the first 429 (the limit refills one request per 1,000 s, so no refill interferes).
     const allowedUntilRefused = async (url: string) => {
       for (let n = 0; n <= RATE_BURST; n++) {
-        const res = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${adminKey}` }, body: '{"query":"{ __typename }"}' });
+        const res = await fetch(`${url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${adminKey}` },
+          body: '{"query":"{ __typename }"}',
+        });
         if (res.status === 429) return n;
       }
       throw new Error(`no 429 after ${RATE_BURST + 1} requests`);
@@ -193,7 +274,15 @@ const sum = (instances: CairnInstance[], msg: string, field: string) =>
     const onB = await allowedUntilRefused(b.url);
     expect(onA).toBeGreaterThan(RATE_BURST / 2);
     expect(onB).toBeGreaterThan(RATE_BURST / 2);
-    expect((await fetch(`${a.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${adminKey}` }, body: '{"query":"{ __typename }"}' })).status).toBe(429);
+    expect(
+      (
+        await fetch(`${a.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${adminKey}` },
+          body: '{"query":"{ __typename }"}',
+        })
+      ).status,
+    ).toBe(429);
   });
 
   it('when the leader is killed (kill -9), the other takes over its work within the retry interval', async () => {
@@ -201,10 +290,18 @@ const sum = (instances: CairnInstance[], msg: string, field: string) =>
     const survivor = run.instances.find((i) => i !== leader)!;
     await leader!.kill('SIGKILL');
     const killedAt = Date.now();
-    await eventually(async () => (logged(survivor, 'this process is the leader: it runs the expiry sweep and the graph outbox').length > 0 ? true : undefined), 10_000);
+    await eventually(
+      async () =>
+        logged(survivor, 'this process is the leader: it runs the expiry sweep and the graph outbox').length > 0
+          ? true
+          : undefined,
+      10_000,
+    );
     expect(Date.now() - killedAt).toBeLessThan(LEADER_RETRY_MS * 10);
     await sql.query("UPDATE documents SET expires_at = now() - interval '1 second' WHERE id = 'late-expiry'");
-    await eventually(async () => ((await sql.query("SELECT 1 FROM documents WHERE id = 'late-expiry'")).rowCount === 0 ? true : undefined));
+    await eventually(async () =>
+      (await sql.query("SELECT 1 FROM documents WHERE id = 'late-expiry'")).rowCount === 0 ? true : undefined,
+    );
     await eventually(async () => (sum([survivor], 'expired documents deleted', 'deleted') === 1 ? true : undefined));
   });
 });

@@ -18,7 +18,8 @@ suite('entity names across server instances ($name)', (target) => {
   beforeAll(async () => {
     scratch = await (target as (typeof servers)[number]).createDatabase();
     const config = loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' });
-    const open = () => createServices(config, silentLogger(), { embedder: new HashingEmbeddingProvider({ dimensions: 64 }) });
+    const open = () =>
+      createServices(config, silentLogger(), { embedder: new HashingEmbeddingProvider({ dimensions: 64 }) });
     a = await open();
     b = await open();
   });
@@ -34,8 +35,19 @@ suite('entity names across server instances ($name)', (target) => {
 
     await b.graph.upsertGraph([{ id: 'svc:billing-gateway', type: 'Service', name: 'Billing Gateway' }], []);
     // A document written through `a` right away links the new name: writes never use a stale cache.
-    await a.documents.create({ id: 'doc:1', title: 'Runbook', content: 'Restart the Billing Gateway first.', documentType: 'manual', source: null, tags: [], metadata: {}, expiresAt: null });
-    const { rows } = await a.db.query<{ entity_id: string }>("SELECT DISTINCT entity_id FROM mentions WHERE document_id = 'doc:1'");
+    await a.documents.create({
+      id: 'doc:1',
+      title: 'Runbook',
+      content: 'Restart the Billing Gateway first.',
+      documentType: 'manual',
+      source: null,
+      tags: [],
+      metadata: {},
+      expiresAt: null,
+    });
+    const { rows } = await a.db.query<{ entity_id: string }>(
+      "SELECT DISTINCT entity_id FROM mentions WHERE document_id = 'doc:1'",
+    );
     expect(rows.map((r) => r.entity_id)).toEqual(['svc:billing-gateway']);
   });
 
@@ -58,7 +70,9 @@ describe.each(dbTargets())('query linking by name similarity ($name)', (target) 
   let s: Services;
   beforeAll(async () => {
     scratch = await target.createDatabase();
-    s = await createServices(loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }), silentLogger(), { embedder: new HashingEmbeddingProvider({ dimensions: 64 }) });
+    s = await createServices(loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }), silentLogger(), {
+      embedder: new HashingEmbeddingProvider({ dimensions: 64 }),
+    });
     await s.graph.upsertGraph(
       [
         { id: 'svc:gw', type: 'Service', name: 'Gateway' },
@@ -76,7 +90,8 @@ describe.each(dbTargets())('query linking by name similarity ($name)', (target) 
   });
 
   it('finds names in the query, then names sharing at least half their words, best overlap first', async () => {
-    const linked = async (q: string) => (await s.graph.linker.entitiesInQuery(q)).map((e) => `${e.exact ? '=' : '~'}${e.entityId}`);
+    const linked = async (q: string) =>
+      (await s.graph.linker.entitiesInQuery(q)).map((e) => `${e.exact ? '=' : '~'}${e.entityId}`);
     expect(await linked('why is the payment gateway down?')).toEqual(['=svc:gw', '~svc:pay', '~svc:arch']);
     expect(await linked('ledger service archive export')).toEqual(['~svc:ledger', '~svc:arch']);
     expect(await linked('nothing related here')).toEqual([]);

@@ -13,7 +13,9 @@ const hasNeo4j = graphStoreTargets().some((g) => g.name.startsWith('neo4j')); //
 const settings = neo4jTestSettings();
 
 /** A proxy to Neo4j's Bolt port that resets every connection while closed. */
-async function gatedProxy(target: URL): Promise<{ uri: string; open(): void; connections: () => number; close(): Promise<void> }> {
+async function gatedProxy(
+  target: URL,
+): Promise<{ uri: string; open(): void; connections: () => number; close(): Promise<void> }> {
   let opened = false;
   let connections = 0;
   const sockets = new Set<net.Socket>();
@@ -74,7 +76,9 @@ async function gatedProxy(target: URL): Promise<{ uri: string; open(): void; con
     const conn = new Neo4jConnection(s);
     try {
       const started = Date.now();
-      await expect(conn.readQuery('RETURN x AS')).rejects.toMatchObject({ code: 'Neo.ClientError.Statement.SyntaxError' });
+      await expect(conn.readQuery('RETURN x AS')).rejects.toMatchObject({
+        code: 'Neo.ClientError.Statement.SyntaxError',
+      });
       expect(Date.now() - started).toBeLessThan(1_000);
     } finally {
       await conn.close();

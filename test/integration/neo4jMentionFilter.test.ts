@@ -15,11 +15,24 @@ const neo4jTarget = graphStoreTargets().find((t) => t.name.startsWith('neo4j'));
     db = await created.mentionsDb();
     await created.store.init();
     // MAX_MENTIONED_IDS + 1 entities that one live document mentions (the entities need not exist in Neo4j).
-    await db.query(`INSERT INTO documents (id, title, content, content_hash) VALUES ('doc:big', 'Big', 'text', 'hash')`);
-    await db.query(`INSERT INTO entity_names (entity_id, name) SELECT 'm:' || i, 'm' || i FROM generate_series(1, $1::int) AS i`, [MAX_MENTIONED_IDS + 1]);
-    await db.query(`INSERT INTO mentions (entity_id, document_id, source) SELECT entity_id, 'doc:big', 'explicit' FROM entity_names`);
+    await db.query(
+      `INSERT INTO documents (id, title, content, content_hash) VALUES ('doc:big', 'Big', 'text', 'hash')`,
+    );
+    await db.query(
+      `INSERT INTO entity_names (entity_id, name) SELECT 'm:' || i, 'm' || i FROM generate_series(1, $1::int) AS i`,
+      [MAX_MENTIONED_IDS + 1],
+    );
+    await db.query(
+      `INSERT INTO mentions (entity_id, document_id, source) SELECT entity_id, 'doc:big', 'explicit' FROM entity_names`,
+    );
     const entity = (id: string) => ({ id, type: 'Thing', name: id, aliases: [], description: null, properties: {} });
-    await created.store.upsertEntities([entity('m:1'), entity('m:60000'), entity(`m:${MAX_MENTIONED_IDS + 1}`), entity('quiet:1'), entity('quiet:2')]);
+    await created.store.upsertEntities([
+      entity('m:1'),
+      entity('m:60000'),
+      entity(`m:${MAX_MENTIONED_IDS + 1}`),
+      entity('quiet:1'),
+      entity('quiet:2'),
+    ]);
   }, 120_000);
   afterAll(async () => {
     await created?.dispose();

@@ -11,14 +11,18 @@ import { startTestServer, type TestServer } from '../helpers/testServer.js';
 const settings = neo4jTestSettings();
 // Stopping the shared server is only safe when this process can restart it: the script owns it.
 // Asynchronous on purpose: blocking the event loop would stall the in-process HTTP server and its keep-alive timers.
-const script = (cmd: 'start' | 'stop') => promisify(execFile)('bash', [projectPath('scripts/neo4j-server.sh'), cmd], { timeout: 180_000 });
+const script = (cmd: 'start' | 'stop') =>
+  promisify(execFile)('bash', [projectPath('scripts/neo4j-server.sh'), cmd], { timeout: 180_000 });
 
 (settings ? describe : describe.skip)('Neo4j outbox: documents never wait for the graph', () => {
   let t: TestServer;
   let store: Neo4jGraphStore;
   let driver: Driver;
   const mentioned = async (entityId: string): Promise<string[]> => {
-    const res = await driver.executeQuery('MATCH (:Entity {id: $id})-[:MENTIONED_IN]->(d:Document) RETURN d.id AS id ORDER BY id', { id: entityId });
+    const res = await driver.executeQuery(
+      'MATCH (:Entity {id: $id})-[:MENTIONED_IN]->(d:Document) RETURN d.id AS id ORDER BY id',
+      { id: entityId },
+    );
     return res.records.map((r) => r.get('id') as string);
   };
 
@@ -38,7 +42,9 @@ const script = (cmd: 'start' | 'stop') => promisify(execFile)('bash', [projectPa
   }, 180_000);
 
   it('queues mentions while Neo4j is down and delivers them after it restarts', async () => {
-    await t.gql(`mutation { createEntity(input: { id: "svc:billing", type: "Service", name: "Billing Service" }) { id } }`);
+    await t.gql(
+      `mutation { createEntity(input: { id: "svc:billing", type: "Service", name: "Billing Service" }) { id } }`,
+    );
     await script('stop');
 
     const doc = await t.gql<{ createDocument: { document: { id: string; entities: { id: string }[] } } }>(
@@ -63,10 +69,12 @@ const script = (cmd: 'start' | 'stop') => promisify(execFile)('bash', [projectPa
   }, 240_000);
 
   it('applying the same outbox entries twice has the effect of applying them once', async () => {
-    await t.gql(`mutation { createDocument(input: { id: "doc:twice", title: "Twice", content: "Billing service again." }) { document { id } } }`);
-    const { rows } = await t.services.db.query<{ op: Parameters<NonNullable<Neo4jGraphStore['applyMentionOps']>>[0][number] }>(
-      `SELECT op FROM graph_outbox WHERE done_at IS NULL ORDER BY id`,
+    await t.gql(
+      `mutation { createDocument(input: { id: "doc:twice", title: "Twice", content: "Billing service again." }) { document { id } } }`,
     );
+    const { rows } = await t.services.db.query<{
+      op: Parameters<NonNullable<Neo4jGraphStore['applyMentionOps']>>[0][number];
+    }>(`SELECT op FROM graph_outbox WHERE done_at IS NULL ORDER BY id`);
     expect(rows.length).toBeGreaterThan(0);
     const ops = rows.map((r) => r.op);
     await store.applyMentionOps(ops);
@@ -75,7 +83,9 @@ const script = (cmd: 'start' | 'stop') => promisify(execFile)('bash', [projectPa
     await t.services.outbox!.drain(); // applies them a third time, through the worker
     expect(await mentioned('svc:billing')).toEqual(once);
     expect(once).toEqual(['doc:outage', 'doc:twice']);
-    const edges = await driver.executeQuery(`MATCH (:Entity {id: 'svc:billing'})-[r:MENTIONED_IN]->(:Document {id: 'doc:twice'}) RETURN count(r) AS n`);
+    const edges = await driver.executeQuery(
+      `MATCH (:Entity {id: 'svc:billing'})-[r:MENTIONED_IN]->(:Document {id: 'doc:twice'}) RETURN count(r) AS n`,
+    );
     expect(Number(edges.records[0]!.get('n'))).toBe(1);
 
     await t.gql(`mutation { deleteDocument(id: "doc:twice") { deleted } }`);
@@ -85,11 +95,16 @@ const script = (cmd: 'start' | 'stop') => promisify(execFile)('bash', [projectPa
 
   it('the expiry sweep removes expired documents from Neo4j too', async () => {
     const soon = new Date(Date.now() + 60_000).toISOString();
-    await t.gql(`mutation($at: DateTime) { createDocument(input: { id: "doc:fleeting", title: "Fleeting", content: "Billing service, briefly.", expiresAt: $at }) { document { id } } }`, { at: soon });
+    await t.gql(
+      `mutation($at: DateTime) { createDocument(input: { id: "doc:fleeting", title: "Fleeting", content: "Billing service, briefly.", expiresAt: $at }) { document { id } } }`,
+      { at: soon },
+    );
     await t.services.outbox!.drain();
     expect(await mentioned('svc:billing')).toContain('doc:fleeting');
     // Expiry is the database's now(): the document's time runs out without waiting for it.
-    await t.services.db.query(`UPDATE documents SET expires_at = now() - interval '1 second' WHERE id = 'doc:fleeting'`);
+    await t.services.db.query(
+      `UPDATE documents SET expires_at = now() - interval '1 second' WHERE id = 'doc:fleeting'`,
+    );
     expect(await t.services.sweeper.sweep()).toBe(1);
     await t.services.outbox!.drain();
     expect(await mentioned('svc:billing')).toEqual(['doc:outage']);

@@ -57,7 +57,11 @@ describe('PGlite data folder lock (in process)', () => {
   });
 
   it('takes no lock in memory: many in-memory databases open side by side', async () => {
-    const dbs = await Promise.all([openPgliteDb(undefined), openDb(loadConfig({ CAIRN_DATA_DIR: 'memory://' })), openDb(loadConfig({ CAIRN_DATA_DIR: 'memory://' }))]);
+    const dbs = await Promise.all([
+      openPgliteDb(undefined),
+      openDb(loadConfig({ CAIRN_DATA_DIR: 'memory://' })),
+      openDb(loadConfig({ CAIRN_DATA_DIR: 'memory://' })),
+    ]);
     for (const db of dbs) expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows[0]?.one).toBe(1);
     await Promise.all(dbs.map((db) => db.close()));
   });
@@ -66,13 +70,26 @@ describe('PGlite data folder lock (in process)', () => {
 describe('cairn CLI beside a running `cairn serve` on the same data folder', () => {
   let dataDir: string;
   let folder: string;
-  const env = () => ({ CAIRN_DATA_DIR: dataDir, CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_RATE_LIMIT_PER_SECOND: '0' });
+  const env = () => ({
+    CAIRN_DATA_DIR: dataDir,
+    CAIRN_EMBEDDING_PROVIDER: 'hashing',
+    CAIRN_RATE_LIMIT_PER_SECOND: '0',
+  });
   const create = (url: string, id: string, key?: string) =>
-    gqlAs(url, key, `mutation($input: CreateDocumentInput!) { createDocument(input: $input) { document { id } } }`, { input: { id, title: id, content: `The ${id} note.` } });
+    gqlAs(url, key, `mutation($input: CreateDocumentInput!) { createDocument(input: $input) { document { id } } }`, {
+      input: { id, title: id, content: `The ${id} note.` },
+    });
   const state = async (url: string, key: string) => {
-    const res = await gqlAs<{ documents: { nodes: { id: string }[] }; apiKeys: { role: string }[] }>(url, key, '{ documents(first: 100) { nodes { id } } apiKeys { role } }');
+    const res = await gqlAs<{ documents: { nodes: { id: string }[] }; apiKeys: { role: string }[] }>(
+      url,
+      key,
+      '{ documents(first: 100) { nodes { id } } apiKeys { role } }',
+    );
     expect(res.body.errors).toBeUndefined();
-    return { docs: res.body.data!.documents.nodes.map((d) => d.id).sort(), keys: res.body.data!.apiKeys.map((k) => k.role.toLowerCase()) };
+    return {
+      docs: res.body.data!.documents.nodes.map((d) => d.id).sort(),
+      keys: res.body.data!.apiKeys.map((k) => k.role.toLowerCase()),
+    };
   };
 
   beforeAll(() => {
@@ -95,12 +112,17 @@ describe('cairn CLI beside a running `cairn serve` on the same data folder', () 
     try {
       expect((await create(server.url, 'before')).body.errors).toBeUndefined();
       // The server recorded where it listens in the folder's lock: that is how the CLI finds it.
-      expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'pglite.lock'), 'utf8'))).toEqual(expect.objectContaining({ pid: server.child.pid, url: server.url }));
+      expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'pglite.lock'), 'utf8'))).toEqual(
+        expect.objectContaining({ pid: server.child.pid, url: server.url }),
+      );
 
       const imported = await runCliInProcess(['import', 'dir', folder, '--tag', 'handbook', '--json'], env());
       expect(imported.stderr).toContain(`the server at ${server.url}`);
       expect(imported.code).toBe(0);
-      const events = imported.stdout.trim().split('\n').map((l) => JSON.parse(l) as { event: string; status: string; documentIds?: string[] });
+      const events = imported.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { event: string; status: string; documentIds?: string[] });
       expect(events.map((e) => [e.event, e.status, e.documentIds])).toEqual([
         ['item', 'SUCCEEDED', [`file:${base}/faq/refunds.txt`]],
         ['item', 'SUCCEEDED', [`file:${base}/guide.md`]],
@@ -108,11 +130,21 @@ describe('cairn CLI beside a running `cairn serve` on the same data folder', () 
       ]);
       const stats = await runCliInProcess(['stats', '--json'], env());
       expect(stats.code).toBe(0);
-      expect(JSON.parse(stats.stdout)).toEqual(expect.objectContaining({ documentCount: 3, chunkCount: 3, database: 'pglite', topTags: [{ key: 'handbook', count: 2 }] }));
+      expect(JSON.parse(stats.stdout)).toEqual(
+        expect.objectContaining({
+          documentCount: 3,
+          chunkCount: 3,
+          database: 'pglite',
+          topTags: [{ key: 'handbook', count: 2 }],
+        }),
+      );
       expect((await runCliInProcess(['stats'], env())).stdout).toMatch(/^Documents: 3\nChunks: +3\n/);
 
       // A spec file goes up inline; a URL the server may not fetch fails as an item, saying how to allow it.
-      const spec = await runCliInProcess(['import', 'openapi', projectPath('test/fixtures/openapi/oai/v3.0/petstore.yaml'), '--spec-id', 'pets'], env());
+      const spec = await runCliInProcess(
+        ['import', 'openapi', projectPath('test/fixtures/openapi/oai/v3.0/petstore.yaml'), '--spec-id', 'pets'],
+        env(),
+      );
       expect(spec.code).toBe(0);
       expect(spec.stderr).toMatch(/SUCCEEDED: 1\/1 items imported, [1-9]\d* documents/);
       const blocked = await runCliInProcess(['import', 'url', `${server.url}/healthz`], env());
@@ -135,24 +167,34 @@ describe('cairn CLI beside a running `cairn serve` on the same data folder', () 
       expect(keyless.code).toBe(1);
       expect(keyless.stderr).toContain('requires an API key: pass --api-key <key> or set CAIRN_API_KEY');
       expect(keyless.stderr).not.toMatch(STACK_LINE);
-      const wrong = await runCliInProcess(['stats', '--api-key', 'cairn_0000000000000000_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'], env());
+      const wrong = await runCliInProcess(
+        ['stats', '--api-key', 'cairn_0000000000000000_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'],
+        env(),
+      );
       expect(wrong.code).toBe(1);
       expect(wrong.stderr).toContain('does not accept the API key given');
       const listed = await runCliInProcess(['keys', 'list', '--json', '--api-key', admin], env());
       expect(listed.code).toBe(0);
       expect((JSON.parse(listed.stdout) as { role: string }[]).map((k) => k.role)).toEqual(['admin']);
-      const editor = await runCliInProcess(['keys', 'create', '--role', 'editor', '--name', 'writer'], { ...env(), CAIRN_API_KEY: admin });
+      const editor = await runCliInProcess(['keys', 'create', '--role', 'editor', '--name', 'writer'], {
+        ...env(),
+        CAIRN_API_KEY: admin,
+      });
       expect(editor.code).toBe(0);
 
       for (const command of ['reindex', 'migrate']) {
         const res = await runCliInProcess([command], env());
         expect({ command, code: res.code, stdout: res.stdout }).toEqual({ command, code: 1, stdout: '' });
         expect(res.stderr).toContain(`pid ${server.child.pid}`);
-        expect(res.stderr).toContain(`Stop the server (Ctrl-C in its terminal, or kill ${server.child.pid}), run \`npm run cairn -- ${command}\``);
+        expect(res.stderr).toContain(
+          `Stop the server (Ctrl-C in its terminal, or kill ${server.child.pid}), run \`npm run cairn -- ${command}\``,
+        );
       }
       expect((await create(server.url, 'after', admin)).body.errors).toBeUndefined();
       final = await state(server.url, admin);
-      expect(final.docs).toEqual(expect.arrayContaining(['after', 'before', `file:${base}/faq/refunds.txt`, `file:${base}/guide.md`]));
+      expect(final.docs).toEqual(
+        expect.arrayContaining(['after', 'before', `file:${base}/faq/refunds.txt`, `file:${base}/guide.md`]),
+      );
       expect(final.docs.filter((d) => d.startsWith('openapi:pets:')).length).toBeGreaterThan(1);
       expect(final.keys).toEqual(['admin', 'editor']);
     } finally {

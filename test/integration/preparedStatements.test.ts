@@ -18,7 +18,9 @@ const LOCK = 8_117_001;
 
 /** The texts this connection has prepared by name (not the statement asking). */
 async function preparedTexts(conn: Queryable): Promise<string[]> {
-  const { rows } = await conn.query<{ statement: string }>(`SELECT statement FROM pg_prepared_statements WHERE name LIKE 'cairn\\_%' ORDER BY prepare_time`);
+  const { rows } = await conn.query<{ statement: string }>(
+    `SELECT statement FROM pg_prepared_statements WHERE name LIKE 'cairn\\_%' ORDER BY prepare_time`,
+  );
   return rows.map((r) => r.statement).filter((s) => !s.includes('pg_prepared_statements'));
 }
 
@@ -76,7 +78,9 @@ suite('prepared statements on a server ($name)', (target) => {
     });
     await db.exec('CREATE TABLE later (id int)');
     await db.withLock(LOCK, async (conn) => {
-      expect((await conn.query<{ n: number }>('SELECT count(*)::int AS n FROM later WHERE id > $1', [0])).rows[0]?.n).toBe(0);
+      expect(
+        (await conn.query<{ n: number }>('SELECT count(*)::int AS n FROM later WHERE id > $1', [0])).rows[0]?.n,
+      ).toBe(0);
     });
   });
 
@@ -89,14 +93,18 @@ suite('prepared statements on a server ($name)', (target) => {
 
   it('ranks exactly as unprepared statements do, also once Postgres switches to a generic plan', async () => {
     const embedder = new HashingEmbeddingProvider({ dimensions: 64 });
-    const services = await createServices(loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }), silentLogger(), { embedder });
+    const services = await createServices(
+      loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }),
+      silentLogger(),
+      { embedder },
+    );
     const words = ['ledger', 'payment', 'retry', 'glacier', 'vault', 'broker', 'invoice', 'refund', 'latency', 'queue'];
     try {
       await services.documents.upsertMany(
         Array.from({ length: 40 }, (_, i) => ({
           id: `d${i}`,
           title: `Note ${i}`,
-          content: Array.from({ length: 30 }, (_, j) => words[(i * 7 + j * (i % 5 + 1)) % words.length]).join(' '),
+          content: Array.from({ length: 30 }, (_, j) => words[(i * 7 + j * ((i % 5) + 1)) % words.length]).join(' '),
           documentType: 'other' as const,
           source: null,
           tags: [],
@@ -114,11 +122,17 @@ suite('prepared statements on a server ($name)', (target) => {
         for (const [i, word] of words.entries()) {
           const query = `${word} ${words[(i + 3) % words.length]}`;
           const vector = (await embedder.embed([query]))[0]!;
-          expect(await new KeywordSearch(pinned).search(query, {}, 5)).toEqual(await new KeywordSearch(unprepared).search(query, {}, 5));
-          expect(await new VectorSearch(pinned).search(vector, {}, 5)).toEqual(await new VectorSearch(unprepared).search(vector, {}, 5));
+          expect(await new KeywordSearch(pinned).search(query, {}, 5)).toEqual(
+            await new KeywordSearch(unprepared).search(query, {}, 5),
+          );
+          expect(await new VectorSearch(pinned).search(vector, {}, 5)).toEqual(
+            await new VectorSearch(unprepared).search(vector, {}, 5),
+          );
         }
       }
-      const { rows } = await pinned.query<{ generic: number }>(`SELECT coalesce(sum(generic_plans), 0)::int AS generic FROM pg_prepared_statements WHERE name LIKE 'cairn\\_%'`);
+      const { rows } = await pinned.query<{ generic: number }>(
+        `SELECT coalesce(sum(generic_plans), 0)::int AS generic FROM pg_prepared_statements WHERE name LIKE 'cairn\\_%'`,
+      );
       expect(rows[0]!.generic).toBeGreaterThan(0);
     } finally {
       await pinned.close();

@@ -7,7 +7,13 @@ import type { ResolvedAddress, SafeFetcherOptions } from '../../importers/http/S
 import { failureOf } from '../helpers/failureOf.js';
 
 /** A real server on 127.0.0.1 that counts what reaches it. */
-interface CountingServer { port: number; origin: string; connections: number; requests: http.IncomingMessage[]; server: net.Server }
+interface CountingServer {
+  port: number;
+  origin: string;
+  connections: number;
+  requests: http.IncomingMessage[];
+  server: net.Server;
+}
 
 async function listen(server: net.Server): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -39,7 +45,9 @@ function route(req: http.IncomingMessage, res: http.ServerResponse): void {
     if (n === 0) res.end('done');
     else res.writeHead(302, { location: `/r/${n - 1}` }).end();
   } else if (url.pathname === '/page') {
-    res.writeHead(200, { 'content-type': 'Text/HTML; Charset="UTF-8"', 'x-echo-ua': req.headers['user-agent'] ?? '' }).end('<h1>hello</h1>');
+    res
+      .writeHead(200, { 'content-type': 'Text/HTML; Charset="UTF-8"', 'x-echo-ua': req.headers['user-agent'] ?? '' })
+      .end('<h1>hello</h1>');
   } else if (url.pathname === '/to') {
     res.writeHead(302, { location: url.searchParams.get('url') ?? '/' }).end();
   } else if (url.pathname === '/a/b') {
@@ -60,7 +68,9 @@ function route(req: http.IncomingMessage, res: http.ServerResponse): void {
   } else if (url.pathname === '/bad-gzip') {
     res.writeHead(200, { 'content-encoding': 'gzip' }).end('not gzip at all');
   } else if (url.pathname === '/br') {
-    res.writeHead(200, { 'content-encoding': 'br', 'content-type': 'text/plain' }).end(zlib.brotliCompressSync('brotli text'));
+    res
+      .writeHead(200, { 'content-encoding': 'br', 'content-type': 'text/plain' })
+      .end(zlib.brotliCompressSync('brotli text'));
   } else if (url.pathname === '/slow-body') {
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.write('first bytes'); // and never more
@@ -72,7 +82,9 @@ function route(req: http.IncomingMessage, res: http.ServerResponse): void {
 /** Chunked body without a length, written as fast as the client reads; records whether it was cut off. */
 function streamBody(res: http.ServerResponse): void {
   let written = 0;
-  streamClosed = new Promise((resolve) => res.once('close', () => resolve({ written, finished: res.writableFinished })));
+  streamClosed = new Promise((resolve) =>
+    res.once('close', () => resolve({ written, finished: res.writableFinished })),
+  );
   const pump = (): void => {
     while (written < STREAM_TOTAL && !res.destroyed) {
       written += CHUNK.length;
@@ -104,7 +116,10 @@ let silentPort: number;
 const silentSockets: net.Socket[] = [];
 
 /** A resolver for test names that records every question. */
-function fakeDns(table: Record<string, string[] | ((call: number) => string[])>): { resolve: (h: string) => Promise<ResolvedAddress[]>; calls: string[] } {
+function fakeDns(table: Record<string, string[] | ((call: number) => string[])>): {
+  resolve: (h: string) => Promise<ResolvedAddress[]>;
+  calls: string[];
+} {
   const calls: string[] = [];
   const resolve = async (host: string): Promise<ResolvedAddress[]> => {
     calls.push(host);
@@ -117,7 +132,15 @@ function fakeDns(table: Record<string, string[] | ((call: number) => string[])>)
 }
 
 function fetcher(overrides: Partial<SafeFetcherOptions> = {}) {
-  return createSafeFetcher({ allowPrivateHosts: [], maxBytes: 1024 * 1024, connectTimeoutMs: 1000, timeoutMs: 3000, maxRedirects: 5, userAgent: 'CairnTest/1.0', ...overrides });
+  return createSafeFetcher({
+    allowPrivateHosts: [],
+    maxBytes: 1024 * 1024,
+    connectTimeoutMs: 1000,
+    timeoutMs: 3000,
+    maxRedirects: 5,
+    userAgent: 'CairnTest/1.0',
+    ...overrides,
+  });
 }
 
 /** Asserts the fetch failed with `code` and that `server` saw no connection meanwhile. */
@@ -148,38 +171,75 @@ afterAll(async () => {
 });
 
 describe('safe fetcher: address checks before connecting', () => {
-  it.each(['127.0.0.1', '127.1', '0x7f.1', '2130706433', '[::1]', '[::ffff:127.0.0.1]', 'localhost'])('blocks http://%s without connecting', async (host) => {
-    const err = await expectRefused(fetcher().fetch(`http://${host}:${web.port}/page`), 'IMPORT_FETCH_BLOCKED', web);
-    expect(err.details).toMatchObject({ url: expect.stringContaining(`:${web.port}/page`), address: expect.any(String), reason: expect.stringContaining('loopback') });
-    // It says how to allow the host on purpose.
-    const shown = new URL(`http://${host}/`).hostname.replace(/^\[|\]$/g, '');
-    expect(err.message).toContain(`add ${shown} to CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS`);
-  });
+  it.each(['127.0.0.1', '127.1', '0x7f.1', '2130706433', '[::1]', '[::ffff:127.0.0.1]', 'localhost'])(
+    'blocks http://%s without connecting',
+    async (host) => {
+      const err = await expectRefused(fetcher().fetch(`http://${host}:${web.port}/page`), 'IMPORT_FETCH_BLOCKED', web);
+      expect(err.details).toMatchObject({
+        url: expect.stringContaining(`:${web.port}/page`),
+        address: expect.any(String),
+        reason: expect.stringContaining('loopback'),
+      });
+      // It says how to allow the host on purpose.
+      const shown = new URL(`http://${host}/`).hostname.replace(/^\[|\]$/g, '');
+      expect(err.message).toContain(`add ${shown} to CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS`);
+    },
+  );
 
   it('fetches an allow-listed IP literal, sending User-Agent and Accept', async () => {
-    const res = await fetcher({ allowPrivateHosts: ['127.0.0.1'] }).fetch(`${web.origin}/page`, { accept: 'text/html' });
-    expect(res).toMatchObject({ status: 200, contentType: 'text/html', charset: 'utf-8', finalUrl: `${web.origin}/page`, redirects: [] });
+    const res = await fetcher({ allowPrivateHosts: ['127.0.0.1'] }).fetch(`${web.origin}/page`, {
+      accept: 'text/html',
+    });
+    expect(res).toMatchObject({
+      status: 200,
+      contentType: 'text/html',
+      charset: 'utf-8',
+      finalUrl: `${web.origin}/page`,
+      redirects: [],
+    });
     expect(res.body.toString()).toBe('<h1>hello</h1>');
     expect(res.headers['x-echo-ua']).toBe('CairnTest/1.0');
     const seen = web.requests.at(-1);
-    expect(seen?.headers).toMatchObject({ 'user-agent': 'CairnTest/1.0', accept: 'text/html', host: `127.0.0.1:${web.port}` });
+    expect(seen?.headers).toMatchObject({
+      'user-agent': 'CairnTest/1.0',
+      accept: 'text/html',
+      host: `127.0.0.1:${web.port}`,
+    });
     await fetcher({ allowPrivateHosts: ['127.0.0.1'] }).fetch(`${web.origin}/r/0`);
     expect(web.requests.at(-1)?.headers.accept).toBe('*/*');
   });
 
-  it.each(['file:///etc/passwd', 'ftp://127.0.0.1/x', 'data:text/plain,hi', 'gopher://127.0.0.1:70/', 'javascript:alert(1)'])('blocks the URL %s', async (url) => {
+  it.each([
+    'file:///etc/passwd',
+    'ftp://127.0.0.1/x',
+    'data:text/plain,hi',
+    'gopher://127.0.0.1:70/',
+    'javascript:alert(1)',
+  ])('blocks the URL %s', async (url) => {
     await expectRefused(fetcher({ allowPrivateHosts: ['127.0.0.1'] }).fetch(url), 'IMPORT_FETCH_BLOCKED', web);
   });
 
   it('blocks credentials in URLs', async () => {
-    await expectRefused(fetcher({ allowPrivateHosts: ['127.0.0.1'] }).fetch(`http://user:pw@127.0.0.1:${web.port}/page`), 'IMPORT_FETCH_BLOCKED', web);
+    await expectRefused(
+      fetcher({ allowPrivateHosts: ['127.0.0.1'] }).fetch(`http://user:pw@127.0.0.1:${web.port}/page`),
+      'IMPORT_FETCH_BLOCKED',
+      web,
+    );
   });
 
   it('blocks names that resolve to a private address, or to any private among public ones', async () => {
-    const dns = fakeDns({ 'intranet.test': ['10.0.0.5'], 'mixed.test': ['93.184.215.14', '10.0.0.5'], 'mixed6.test': ['2606:4700::1111', 'fd00::5'] });
+    const dns = fakeDns({
+      'intranet.test': ['10.0.0.5'],
+      'mixed.test': ['93.184.215.14', '10.0.0.5'],
+      'mixed6.test': ['2606:4700::1111', 'fd00::5'],
+    });
     const f = fetcher({ resolve: dns.resolve });
     const direct = await expectRefused(f.fetch('http://intranet.test/'), 'IMPORT_FETCH_BLOCKED', web);
-    expect(direct.details).toMatchObject({ host: 'intranet.test', address: '10.0.0.5', reason: expect.stringContaining('private') });
+    expect(direct.details).toMatchObject({
+      host: 'intranet.test',
+      address: '10.0.0.5',
+      reason: expect.stringContaining('private'),
+    });
     const mixed = await expectRefused(f.fetch('http://mixed.test/'), 'IMPORT_FETCH_BLOCKED', web);
     expect(mixed.details).toMatchObject({ host: 'mixed.test', address: '10.0.0.5' });
     expect((await failureOf(f.fetch('https://mixed6.test/'))).details).toMatchObject({ address: 'fd00::5' });
@@ -195,20 +255,31 @@ describe('safe fetcher: allow-list entries with a port', () => {
     expect(direct.details).toMatchObject({ host: '127.0.0.1', reason: expect.stringContaining('loopback') });
     const before = web.requests.length;
     const otherBefore = other.requests.length;
-    await expectRefused(f.fetch(`${web.origin}/to?url=${encodeURIComponent(`${other.origin}/`)}`), 'IMPORT_FETCH_BLOCKED', other);
+    await expectRefused(
+      f.fetch(`${web.origin}/to?url=${encodeURIComponent(`${other.origin}/`)}`),
+      'IMPORT_FETCH_BLOCKED',
+      other,
+    );
     expect(web.requests.length).toBe(before + 1);
     expect(other.requests).toHaveLength(otherBefore);
   });
 
   it('a bare host keeps allowing every port, and [::1]:port parses as IPv6 with a port', async () => {
     const bare = fetcher({ allowPrivateHosts: ['127.0.0.1'] });
-    expect((await bare.fetch(`${web.origin}/to?url=${encodeURIComponent(`${other.origin}/`)}`)).body.toString()).toBe('other');
-    await expectRefused(fetcher({ allowPrivateHosts: [`[::1]:${web.port}`] }).fetch(`${web.origin}/page`), 'IMPORT_FETCH_BLOCKED', web);
+    expect((await bare.fetch(`${web.origin}/to?url=${encodeURIComponent(`${other.origin}/`)}`)).body.toString()).toBe(
+      'other',
+    );
+    await expectRefused(
+      fetcher({ allowPrivateHosts: [`[::1]:${web.port}`] }).fetch(`${web.origin}/page`),
+      'IMPORT_FETCH_BLOCKED',
+      web,
+    );
   });
 });
 
 describe('safe fetcher: redirects', () => {
-  const docs = (): ReturnType<typeof fakeDns> => fakeDns({ 'docs.internal.test': ['127.0.0.1'], 'intranet.test': ['10.0.0.5'] });
+  const docs = (): ReturnType<typeof fakeDns> =>
+    fakeDns({ 'docs.internal.test': ['127.0.0.1'], 'intranet.test': ['10.0.0.5'] });
   const docsFetcher = (dns = docs()) => fetcher({ allowPrivateHosts: ['docs.internal.test'], resolve: dns.resolve });
   const via = (target: string): string => `http://docs.internal.test:${web.port}/to?url=${encodeURIComponent(target)}`;
 
@@ -227,7 +298,10 @@ describe('safe fetcher: redirects', () => {
     ['http://intranet.test/', 'private'],
     ['http://[fd00:ec2::254]/', 'cloud metadata'],
   ])('blocks a redirect to %s', async (target, reason) => {
-    expect(await failureOf(docsFetcher().fetch(via(target)))).toMatchObject({ code: 'IMPORT_FETCH_BLOCKED', message: expect.stringContaining(reason) });
+    expect(await failureOf(docsFetcher().fetch(via(target)))).toMatchObject({
+      code: 'IMPORT_FETCH_BLOCKED',
+      message: expect.stringContaining(reason),
+    });
   });
 
   it('follows a relative Location', async () => {
@@ -242,8 +316,14 @@ describe('safe fetcher: redirects', () => {
     const ok = await f.fetch(`${web.origin}/r/5`);
     expect(ok.redirects).toHaveLength(5);
     expect(ok.body.toString()).toBe('done');
-    expect(await failureOf(f.fetch(`${web.origin}/r/6`))).toMatchObject({ code: 'IMPORT_FETCH_FAILED', message: expect.stringContaining('too many redirects') });
-    expect((await failureOf(fetcher({ allowPrivateHosts: ['127.0.0.1'], maxRedirects: 1 }).fetch(`${web.origin}/r/2`))).message).toContain('too many redirects');
+    expect(await failureOf(f.fetch(`${web.origin}/r/6`))).toMatchObject({
+      code: 'IMPORT_FETCH_FAILED',
+      message: expect.stringContaining('too many redirects'),
+    });
+    expect(
+      (await failureOf(fetcher({ allowPrivateHosts: ['127.0.0.1'], maxRedirects: 1 }).fetch(`${web.origin}/r/2`)))
+        .message,
+    ).toContain('too many redirects');
   });
 
   it('pins the vetted address: a second DNS answer (rebinding) is never used', async () => {
@@ -264,7 +344,8 @@ describe('safe fetcher: redirects', () => {
 });
 
 describe('safe fetcher: size, time and failures', () => {
-  const local = (overrides: Partial<SafeFetcherOptions> = {}) => fetcher({ allowPrivateHosts: ['127.0.0.1'], ...overrides });
+  const local = (overrides: Partial<SafeFetcherOptions> = {}) =>
+    fetcher({ allowPrivateHosts: ['127.0.0.1'], ...overrides });
 
   it('refuses a Content-Length over the cap before reading the body', async () => {
     const err = await failureOf(local().fetch(`${web.origin}/big-length`));
@@ -288,7 +369,10 @@ describe('safe fetcher: size, time and failures', () => {
     expect(err.message).toContain('decoded');
     expect((await local().fetch(`${web.origin}/gzip`)).body.toString()).toBe('zipped text');
     expect((await local().fetch(`${web.origin}/br`)).body.toString()).toBe('brotli text');
-    expect(await failureOf(local().fetch(`${web.origin}/bad-gzip`))).toMatchObject({ code: 'IMPORT_FETCH_FAILED', message: expect.stringContaining('could not decode') });
+    expect(await failureOf(local().fetch(`${web.origin}/bad-gzip`))).toMatchObject({
+      code: 'IMPORT_FETCH_FAILED',
+      message: expect.stringContaining('could not decode'),
+    });
   });
 
   it.each(['/hang', '/slow-body'])('fails %s on the total timeout', async (path) => {
@@ -302,7 +386,10 @@ describe('safe fetcher: size, time and failures', () => {
 
   it('fails on the connect timeout when the TLS handshake never completes', async () => {
     const f = fetcher({ allowPrivateHosts: ['127.0.0.1'], connectTimeoutMs: 200 });
-    expect(await failureOf(f.fetch(`https://127.0.0.1:${silentPort}/`))).toMatchObject({ code: 'IMPORT_FETCH_FAILED', details: { reason: 'connect timeout' } });
+    expect(await failureOf(f.fetch(`https://127.0.0.1:${silentPort}/`))).toMatchObject({
+      code: 'IMPORT_FETCH_FAILED',
+      details: { reason: 'connect timeout' },
+    });
   });
 
   it('honours the caller abort signal', async () => {
@@ -312,7 +399,11 @@ describe('safe fetcher: size, time and failures', () => {
 
   it.each([404, 500])('reports HTTP %i with its status', async (status) => {
     const err = await failureOf(local().fetch(`${web.origin}/status/${status}`));
-    expect(err).toMatchObject({ code: 'IMPORT_FETCH_FAILED', details: { status }, message: expect.stringContaining(String(status)) });
+    expect(err).toMatchObject({
+      code: 'IMPORT_FETCH_FAILED',
+      details: { status },
+      message: expect.stringContaining(String(status)),
+    });
   });
 
   it('reports network and TLS errors', async () => {

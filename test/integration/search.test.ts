@@ -27,9 +27,17 @@ interface Hit {
 }
 
 const doc = (id: string, title: string, content: string, tags: string[] = []): DocumentInput => ({
-  id, title, content, documentType: 'other', source: null, tags, metadata: {}, expiresAt: null,
+  id,
+  title,
+  content,
+  documentType: 'other',
+  source: null,
+  tags,
+  metadata: {},
+  expiresAt: null,
 });
-const filler = (i: number) => `Weekly status note ${i}: the team reviewed the backlog, planned work and closed tickets.`;
+const filler = (i: number) =>
+  `Weekly status note ${i}: the team reviewed the backlog, planned work and closed tickets.`;
 
 describe.each(dbTargets())('search modes ($name)', (target) => {
   let t: TestServer;
@@ -46,9 +54,20 @@ describe.each(dbTargets())('search modes ($name)', (target) => {
       doc('system', 'Operations', 'The system restarted. The system logged a failure. The system recovered.'),
       doc('failure', 'Postmortem', 'Root cause of the failure was a full disk.'),
       doc('ocelot-short', 'Cats', 'The ocelot sleeps.'),
-      doc('ocelot-long', 'Cats at length', `The ocelot sleeps. ${'Rain fell on the quiet valley while travellers walked home slowly. '.repeat(4)}`),
+      doc(
+        'ocelot-long',
+        'Cats at length',
+        `The ocelot sleeps. ${'Rain fell on the quiet valley while travellers walked home slowly. '.repeat(4)}`,
+      ),
       doc('kinkajou', 'Kinkajou care guide', 'Feed fruit twice a day and keep the enclosure warm.'),
-      doc('narwhal', 'Narwhal atlas', Array.from({ length: 10 }, (_, i) => `Narwhal section ${i}: ${'tusks, pods and arctic migration routes. '.repeat(10)}`).join('\n\n')),
+      doc(
+        'narwhal',
+        'Narwhal atlas',
+        Array.from(
+          { length: 10 },
+          (_, i) => `Narwhal section ${i}: ${'tusks, pods and arctic migration routes. '.repeat(10)}`,
+        ).join('\n\n'),
+      ),
       ...Array.from({ length: 20 }, (_, i) => doc(`filler:${i}`, `Status ${i}`, filler(i))),
     ]);
   });
@@ -81,9 +100,16 @@ describe.each(dbTargets())('search modes ($name)', (target) => {
     expect(await search({ query: 'the and of', mode: 'KEYWORD' })).toEqual([]); // stop words only
   });
 
-  it('LINEAR fusion weighs the hashing embedder\'s vector lane 0.2 unless asked otherwise', async () => {
+  it("LINEAR fusion weighs the hashing embedder's vector lane 0.2 unless asked otherwise", async () => {
     const scores = async (weight?: number) =>
-      (await search({ query: 'system failure zebra', topK: 5, fusion: 'LINEAR', ...(weight === undefined ? {} : { vectorWeight: weight }) })).map((h) => [h.chunk.id, h.score]);
+      (
+        await search({
+          query: 'system failure zebra',
+          topK: 5,
+          fusion: 'LINEAR',
+          ...(weight === undefined ? {} : { vectorWeight: weight }),
+        })
+      ).map((h) => [h.chunk.id, h.score]);
     expect(await scores()).toEqual(await scores(0.2));
     expect(await scores()).not.toEqual(await scores(0.5));
   });
@@ -121,13 +147,17 @@ describe.each(dbTargets())('search modes ($name)', (target) => {
     const unrelated = await search({ query: 'banana smoothie recipe weather', topK: 5 });
     const best = Math.max(0, ...unrelated.map((h) => Math.max(h.vectorScore ?? 0, h.keywordScore ?? 0)));
     for (const h of unrelated) expect(h.score).toBeLessThanOrEqual(best + 1e-9);
-    expect(await search({ query: 'banana smoothie recipe weather', topK: 5, minScore: Math.min(0.9, best + 0.01) })).toEqual([]);
+    expect(
+      await search({ query: 'banana smoothie recipe weather', topK: 5, minScore: Math.min(0.9, best + 0.01) }),
+    ).toEqual([]);
     const related = await search({ query: 'ocelot sleeps', topK: 1 });
     expect(related[0]!.score).toBeGreaterThan(best);
   });
 
   it('groupByDocument returns one hit per document; expandNeighbors adds the chunks around each hit', async () => {
-    const { rows } = await t.services.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM chunks WHERE document_id = 'narwhal'`);
+    const { rows } = await t.services.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM chunks WHERE document_id = 'narwhal'`,
+    );
     expect(rows[0]!.n).toBeGreaterThanOrEqual(10);
     const flat = await search({ query: 'narwhal migration', mode: 'KEYWORD', topK: 4 });
     expect(flat.every((h) => h.document.id === 'narwhal')).toBe(true);
@@ -153,7 +183,8 @@ describe.each(dbTargets())('search modes ($name)', (target) => {
     expect(hits.length).toBeGreaterThan(2);
     for (const h of hits) expect(h.document).not.toHaveProperty('content');
 
-    const query = (fields: string) => `query($input: SearchInput!) { search(input: $input) { document { id ${fields} } } }`;
+    const query = (fields: string) =>
+      `query($input: SearchInput!) { search(input: $input) { document { id ${fields} } } }`;
     const input = { query: 'narwhal ocelot', topK: 10 };
     // Background work shares the statement counter now and then: the fewest over a few requests are the request's own.
     const fewest = async <T>(fields: string): Promise<{ statements: number; res: GqlResponse<T> }> => {
@@ -167,13 +198,21 @@ describe.each(dbTargets())('search modes ($name)', (target) => {
       return best as { statements: number; res: GqlResponse<T> };
     };
     const { statements: bareStatements, res: bare } = await fewest<{ search: { document: { id: string } }[] }>('');
-    const { statements: fullStatements, res: full } = await fewest<{ search: { document: { id: string; content: string } }[] }>('content');
+    const { statements: fullStatements, res: full } = await fewest<{
+      search: { document: { id: string; content: string } }[];
+    }>('content');
     expect(fullStatements).toBe(bareStatements + 1);
     expect(full.errors).toBeUndefined();
     expect(full.data!.search.map((h) => h.document.id)).toEqual(bare.data!.search.map((h) => h.document.id));
-    const stored = await t.services.documents.documents.findByIds([...new Set(hits.map((h) => h.document.id)), 'narwhal']);
+    const stored = await t.services.documents.documents.findByIds([
+      ...new Set(hits.map((h) => h.document.id)),
+      'narwhal',
+    ]);
     expect(stored.find((d) => d.id === 'narwhal')?.content.length).toBeGreaterThan(3000);
-    for (const h of full.data!.search) expect(h.document.content).toBe(stored.find((d) => d.id === h.document.id)?.content ?? `${h.document.id} not stored`);
+    for (const h of full.data!.search)
+      expect(h.document.content).toBe(
+        stored.find((d) => d.id === h.document.id)?.content ?? `${h.document.id} not stored`,
+      );
 
     const page = await t.gql<{ documents: { edges: { node: { id: string; content: string } }[] } }>(
       '{ documents(first: 100) { edges { node { id content } } } }',
@@ -207,7 +246,10 @@ describe.each(dbTargets())('search modes ($name)', (target) => {
   });
 
   it('stays consistent under concurrent writers', async () => {
-    const batch = (n: number) => Array.from({ length: 5 }, (_, i) => doc(`conc:${n}:${i}`, `Shared title ${n}`, `shared words alpha omega ${n} item ${i} ${filler(i)}`));
+    const batch = (n: number) =>
+      Array.from({ length: 5 }, (_, i) =>
+        doc(`conc:${n}:${i}`, `Shared title ${n}`, `shared words alpha omega ${n} item ${i} ${filler(i)}`),
+      );
     await Promise.all([0, 1, 2, 3].map((n) => t.services.documents.upsertMany(batch(n))));
     await Promise.all([0, 1].map((n) => t.services.documents.delete(`conc:${n}:0`)));
     await expectExactStatistics(t.services.db);
@@ -220,7 +262,10 @@ describe.each(dbTargets())('keyword migration ($name)', (target) => {
     const db = await openDb(loadConfig(scratch.env));
     try {
       const all = loadMigrations();
-      await migrate(db, all.filter((m) => m.version < 3));
+      await migrate(
+        db,
+        all.filter((m) => m.version < 3),
+      );
       await db.exec(`INSERT INTO documents (id, title, content, content_hash) VALUES ('a', 'Old title', 'x', 'h'), ('b', 'Other', 'y', 'h');
         INSERT INTO chunks (document_id, ordinal, content, char_start, char_end, content_hash)
         VALUES ('a', 0, 'alpha beta beta', 0, 15, 'h1'), ('a', 1, 'gamma', 16, 21, 'h2'), ('b', 0, 'beta delta', 0, 10, 'h3');`);

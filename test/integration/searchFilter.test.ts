@@ -29,15 +29,23 @@ describe.each(dbTargets())('filtered search does not starve ($name)', (target) =
     await t?.close();
   });
 
-  it.each(['VECTOR', 'KEYWORD', 'HYBRID'] as const)('%s returns every match of a filter that keeps 1%% of the chunks', async (mode) => {
-    const { rows } = await t.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks');
-    expect(rows[0]!.n).toBe(TOTAL);
-    for (const topK of [NEEDLES, 10]) {
-      const hits = await t.services.search.search({ query: 'quarterly report on billing refunds', topK, filter: { tagGroups: [['needle']] }, mode });
-      expect(hits).toHaveLength(NEEDLES);
-      for (const h of hits) expect(h.document.tags).toEqual(['needle']);
-    }
-  });
+  it.each(['VECTOR', 'KEYWORD', 'HYBRID'] as const)(
+    '%s returns every match of a filter that keeps 1%% of the chunks',
+    async (mode) => {
+      const { rows } = await t.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks');
+      expect(rows[0]!.n).toBe(TOTAL);
+      for (const topK of [NEEDLES, 10]) {
+        const hits = await t.services.search.search({
+          query: 'quarterly report on billing refunds',
+          topK,
+          filter: { tagGroups: [['needle']] },
+          mode,
+        });
+        expect(hits).toHaveLength(NEEDLES);
+        for (const h of hits) expect(h.document.tags).toEqual(['needle']);
+      }
+    },
+  );
 });
 
 describe.each(dbTargets())('expired documents that outrank the rest do not starve a search ($name)', (target) => {
@@ -46,8 +54,16 @@ describe.each(dbTargets())('expired documents that outrank the rest do not starv
   beforeAll(async () => {
     t = await startTestServer(target);
     // The expired documents repeat the query's words, so they rank first; the live ones mention them once.
-    const expired = Array.from({ length: EXPIRED }, (_, i) => ({ ...doc(i), id: `old:${i}`, content: `glacier moraine survey ${i}. `.repeat(4) + 'glacier moraine.' }));
-    const live = Array.from({ length: 20 }, (_, i) => ({ ...doc(i), id: `live:${i}`, content: `Field notes ${i}: one glacier visited, weather fair, instruments calibrated, moraine unmapped.` }));
+    const expired = Array.from({ length: EXPIRED }, (_, i) => ({
+      ...doc(i),
+      id: `old:${i}`,
+      content: `glacier moraine survey ${i}. `.repeat(4) + 'glacier moraine.',
+    }));
+    const live = Array.from({ length: 20 }, (_, i) => ({
+      ...doc(i),
+      id: `live:${i}`,
+      content: `Field notes ${i}: one glacier visited, weather fair, instruments calibrated, moraine unmapped.`,
+    }));
     await t.services.documents.upsertMany([...expired, ...live]);
     await t.services.db.query(`UPDATE documents SET expires_at = now() - interval '1 minute' WHERE id LIKE 'old:%'`);
   }, 120_000);
@@ -69,11 +85,22 @@ describe.each(dbTargets())("chunks follow their document's expiry ($name)", (tar
   const later = new Date(Date.now() + 3_600_000);
   /** Chunks whose copy of the expiry differs from their document's (migration 009 keeps it at zero). */
   const mismatched = async () =>
-    (await t.services.db.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.document_expires_at IS DISTINCT FROM d.expires_at',
-    )).rows[0]!.n;
+    (
+      await t.services.db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.document_expires_at IS DISTINCT FROM d.expires_at',
+      )
+    ).rows[0]!.n;
   const found = async (mode: 'VECTOR' | 'KEYWORD' | 'HYBRID', filtered: boolean) =>
-    (await t.services.search.search({ query: 'lighthouse keeper logbook', topK: 10, filter: filtered ? { types: ['other'] } : {}, mode })).map((h) => h.document.id).sort();
+    (
+      await t.services.search.search({
+        query: 'lighthouse keeper logbook',
+        topK: 10,
+        filter: filtered ? { types: ['other'] } : {},
+        mode,
+      })
+    )
+      .map((h) => h.document.id)
+      .sort();
   beforeAll(async () => {
     t = await startTestServer(target);
     await t.services.documents.upsertMany([
@@ -87,7 +114,9 @@ describe.each(dbTargets())("chunks follow their document's expiry ($name)", (tar
 
   it('copies the expiry onto chunks as they are written and whenever it changes', async () => {
     expect(await mismatched()).toBe(0);
-    const { rows } = await t.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks WHERE document_expires_at IS NOT NULL');
+    const { rows } = await t.services.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM chunks WHERE document_expires_at IS NOT NULL',
+    );
     expect(rows[0]!.n).toBeGreaterThan(0);
     // Expired by any path (here plain SQL): every mode hides it, with and without a filter.
     await t.services.db.query(`UPDATE documents SET expires_at = now() - interval '1 minute' WHERE id = 'lapse'`);
@@ -97,11 +126,16 @@ describe.each(dbTargets())("chunks follow their document's expiry ($name)", (tar
       expect(await found(mode, true)).toEqual(['keep']);
     }
     // Cleared by an upsert that keeps the content (no chunk is rewritten): it is found again.
-    await t.services.documents.upsertMany([{ ...doc(2), id: 'lapse', content: 'A lighthouse keeper logbook from the old station.', expiresAt: null }]);
+    await t.services.documents.upsertMany([
+      { ...doc(2), id: 'lapse', content: 'A lighthouse keeper logbook from the old station.', expiresAt: null },
+    ]);
     expect(await mismatched()).toBe(0);
-    for (const mode of ['VECTOR', 'KEYWORD', 'HYBRID'] as const) expect(await found(mode, false)).toEqual(['keep', 'lapse']);
+    for (const mode of ['VECTOR', 'KEYWORD', 'HYBRID'] as const)
+      expect(await found(mode, false)).toEqual(['keep', 'lapse']);
     // New content and a new expiry together: the new chunks carry it.
-    await t.services.documents.upsertMany([{ ...doc(2), id: 'lapse', content: 'The lighthouse keeper logbook, second volume.', expiresAt: later }]);
+    await t.services.documents.upsertMany([
+      { ...doc(2), id: 'lapse', content: 'The lighthouse keeper logbook, second volume.', expiresAt: later },
+    ]);
     expect(await mismatched()).toBe(0);
   });
 });

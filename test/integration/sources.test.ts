@@ -28,7 +28,11 @@ async function services(
     CAIRN_SOURCES_TICK_MS: '0',
     ...env,
   });
-  return createServices(config, silentLogger(), { embedder: new HashingEmbeddingProvider({ dimensions: 64 }), now: () => clock.now, ...(resolve ? { resolve } : {}) });
+  return createServices(config, silentLogger(), {
+    embedder: new HashingEmbeddingProvider({ dimensions: 64 }),
+    now: () => clock.now,
+    ...(resolve ? { resolve } : {}),
+  });
 }
 
 function write(dir: string, files: Record<string, string | null>): void {
@@ -43,7 +47,10 @@ function write(dir: string, files: Record<string, string | null>): void {
 }
 
 async function ownedDocuments(s: Services, sourceId: string): Promise<Record<string, string>> {
-  const { rows } = await s.db.query<{ id: string; content: string }>('SELECT id, content FROM documents WHERE source_id = $1 ORDER BY id', [sourceId]);
+  const { rows } = await s.db.query<{ id: string; content: string }>(
+    'SELECT id, content FROM documents WHERE source_id = $1 ORDER BY id',
+    [sourceId],
+  );
   return Object.fromEntries(rows.map((r) => [r.id, r.content]));
 }
 
@@ -65,7 +72,11 @@ describe.each(dbTargets())('FOLDER sources ($name)', (target) => {
 
   it('adds, updates and removes exactly the files that changed between syncs', async () => {
     const dir = path.join(root, 'handbook');
-    write(dir, { 'intro.md': '# Intro\n\nWelcome to the handbook.', 'ops/oncall.md': '# On call\n\nPage the owner.', 'notes.txt': 'plain notes' });
+    write(dir, {
+      'intro.md': '# Intro\n\nWelcome to the handbook.',
+      'ops/oncall.md': '# On call\n\nPage the owner.',
+      'notes.txt': 'plain notes',
+    });
     const source = await s.sources.create({ name: 'handbook', kind: 'FOLDER', path: 'handbook', tags: ['team'] });
     const first = await s.sources.sync(source.id, { async: false });
     expect(first.status).toBe('SUCCEEDED');
@@ -73,11 +84,19 @@ describe.each(dbTargets())('FOLDER sources ($name)', (target) => {
     expect(after.status).toBe('SUCCEEDED');
     expect(after.counts).toEqual({ added: 3, updated: 0, removed: 0, unchanged: 0, skipped: 0 });
     const docs = await ownedDocuments(s, source.id);
-    expect(Object.keys(docs)).toEqual(['file:handbook/intro.md', 'file:handbook/notes.txt', 'file:handbook/ops/oncall.md']);
+    expect(Object.keys(docs)).toEqual([
+      'file:handbook/intro.md',
+      'file:handbook/notes.txt',
+      'file:handbook/ops/oncall.md',
+    ]);
     const [intro] = await s.documents.documents.findByIds(['file:handbook/intro.md']);
     expect(intro?.tags).toEqual(['team']);
 
-    write(dir, { 'intro.md': '# Intro\n\nWelcome to the new handbook.', 'notes.txt': null, 'faq.md': '# FAQ\n\nAsk away.' });
+    write(dir, {
+      'intro.md': '# Intro\n\nWelcome to the new handbook.',
+      'notes.txt': null,
+      'faq.md': '# FAQ\n\nAsk away.',
+    });
     await s.sources.sync(source.id, { async: false });
     after = await s.sources.find(source.id);
     expect(after.counts).toEqual({ added: 1, updated: 1, removed: 1, unchanged: 1, skipped: 0 });
@@ -87,12 +106,24 @@ describe.each(dbTargets())('FOLDER sources ($name)', (target) => {
 
     const unchanged = await s.sources.sync(source.id, { async: false });
     expect(unchanged.status).toBe('SUCCEEDED');
-    expect((await s.sources.find(source.id)).counts).toEqual({ added: 0, updated: 0, removed: 0, unchanged: 3, skipped: 0 });
+    expect((await s.sources.find(source.id)).counts).toEqual({
+      added: 0,
+      updated: 0,
+      removed: 0,
+      unchanged: 3,
+      skipped: 0,
+    });
 
     // A synced document deleted by hand comes back with the next sync, though its file did not change.
     await s.documents.delete('file:handbook/faq.md');
     await s.sources.sync(source.id, { async: false });
-    expect((await s.sources.find(source.id)).counts).toEqual({ added: 1, updated: 0, removed: 0, unchanged: 2, skipped: 0 });
+    expect((await s.sources.find(source.id)).counts).toEqual({
+      added: 1,
+      updated: 0,
+      removed: 0,
+      unchanged: 2,
+      skipped: 0,
+    });
     expect(Object.keys(await ownedDocuments(s, source.id))).toContain('file:handbook/faq.md');
     expect((await s.sources.jobs(source.id, 10)).map((j) => j.kind)).toEqual(['source', 'source', 'source', 'source']);
 
@@ -112,7 +143,16 @@ describe.each(dbTargets())('FOLDER sources ($name)', (target) => {
   it('never overwrites a document made by hand: the item fails with CONFLICT and the rest syncs', async () => {
     const dir = path.join(root, 'clash');
     write(dir, { 'mine.md': '# Mine\n\nfrom the folder', 'other.md': '# Other\n\nfrom the folder' });
-    await s.documents.create({ id: 'file:clash/mine.md', title: 'Hand made', content: 'typed by a person', documentType: 'other', source: null, tags: [], metadata: {}, expiresAt: null });
+    await s.documents.create({
+      id: 'file:clash/mine.md',
+      title: 'Hand made',
+      content: 'typed by a person',
+      documentType: 'other',
+      source: null,
+      tags: [],
+      metadata: {},
+      expiresAt: null,
+    });
     const source = await s.sources.create({ name: 'clash', kind: 'FOLDER', path: 'clash' });
     await s.sources.sync(source.id, { async: false });
     const after = await s.sources.find(source.id);
@@ -141,7 +181,9 @@ describe.each(dbTargets())('FOLDER sources ($name)', (target) => {
     await s.sources.sync(drop.id, { async: false });
     expect(await s.sources.delete(keep.id, true)).toMatchObject({ documentsKept: 1, documentsRemoved: 0 });
     expect(await s.sources.delete(drop.id, false)).toMatchObject({ documentsKept: 0, documentsRemoved: 1 });
-    const left = await s.db.query<{ id: string; source_id: string | null }>("SELECT id, source_id FROM documents WHERE id IN ('file:keep/a.md', 'file:drop/b.md')");
+    const left = await s.db.query<{ id: string; source_id: string | null }>(
+      "SELECT id, source_id FROM documents WHERE id IN ('file:keep/a.md', 'file:drop/b.md')",
+    );
     expect(left.rows).toEqual([{ id: 'file:keep/a.md', source_id: null }]);
     expect(await s.sources.get(keep.id)).toBeUndefined();
   });
@@ -181,7 +223,10 @@ describe('GIT sources over a real git HTTP server', () => {
     repo = await startGitHttpServer('runbooks');
     // docs.invalid resolves only through the injected resolver: git reaches it only if pinned to the checked address.
     const names: Record<string, string> = { 'docs.invalid': '127.0.0.1', 'metadata.invalid': '169.254.169.254' };
-    const resolve = async (host: string) => (names[host] ? [{ address: names[host] as string, family: 4 as const }] : Promise.reject(new Error(`ENOTFOUND ${host}`)));
+    const resolve = async (host: string) =>
+      names[host]
+        ? [{ address: names[host] as string, family: 4 as const }]
+        : Promise.reject(new Error(`ENOTFOUND ${host}`));
     s = await services(root, clock, { CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: '127.0.0.1,docs.invalid' }, undefined, resolve);
   });
   afterAll(async () => {
@@ -191,19 +236,39 @@ describe('GIT sources over a real git HTTP server', () => {
   });
 
   it('imports only changed files of the include globs and removes the documents of deleted files', async () => {
-    const c1 = repo.commit({ 'docs/a.md': '# A\n\nalpha', 'docs/deep/b.md': '# B\n\nbeta', 'docs/skip.md': '# Skip\n\nno', 'src/code.md': '# Code\n\nnot docs' });
-    const source = await s.sources.create({ name: 'runbooks', kind: 'GIT', url: repo.url, branch: 'main', include: ['docs/**/*.md'], exclude: ['docs/skip.md'] });
+    const c1 = repo.commit({
+      'docs/a.md': '# A\n\nalpha',
+      'docs/deep/b.md': '# B\n\nbeta',
+      'docs/skip.md': '# Skip\n\nno',
+      'src/code.md': '# Code\n\nnot docs',
+    });
+    const source = await s.sources.create({
+      name: 'runbooks',
+      kind: 'GIT',
+      url: repo.url,
+      branch: 'main',
+      include: ['docs/**/*.md'],
+      exclude: ['docs/skip.md'],
+    });
     expect((await s.sources.sync(source.id, { async: false })).status).toBe('SUCCEEDED');
     let after = await s.sources.find(source.id);
     expect(after.lastError).toBeNull();
     expect(after.counts).toMatchObject({ added: 2, updated: 0, removed: 0, unchanged: 0 });
     expect(after.state).toEqual({ commit: c1 });
     const prefix = `git:127.0.0.1:${new URL(repo.url).port}/runbooks`;
-    expect(Object.keys(await ownedDocuments(s, source.id))).toEqual([`${prefix}/docs/a.md`, `${prefix}/docs/deep/b.md`]);
+    expect(Object.keys(await ownedDocuments(s, source.id))).toEqual([
+      `${prefix}/docs/a.md`,
+      `${prefix}/docs/deep/b.md`,
+    ]);
     const [a] = await s.documents.documents.findByIds([`${prefix}/docs/a.md`]);
     expect(a?.metadata).toMatchObject({ commit: c1, path: 'docs/a.md', repository: repo.url });
 
-    const c2 = repo.commit({ 'docs/a.md': '# A\n\nalpha two', 'docs/deep/b.md': null, 'docs/c.md': '# C\n\ngamma', 'src/code.md': '# Code\n\nchanged' });
+    const c2 = repo.commit({
+      'docs/a.md': '# A\n\nalpha two',
+      'docs/deep/b.md': null,
+      'docs/c.md': '# C\n\ngamma',
+      'src/code.md': '# Code\n\nchanged',
+    });
     await s.sources.sync(source.id, { async: false });
     after = await s.sources.find(source.id);
     expect(after.counts).toMatchObject({ added: 1, updated: 1, removed: 1, unchanged: 0 });
@@ -229,12 +294,16 @@ describe('GIT sources over a real git HTTP server', () => {
   });
 
   it('refuses a repository on a blocked address', async () => {
-    const err = await failureOf(s.sources.create({ name: 'metadata', kind: 'GIT', url: 'http://169.254.169.254/repo.git' }));
+    const err = await failureOf(
+      s.sources.create({ name: 'metadata', kind: 'GIT', url: 'http://169.254.169.254/repo.git' }),
+    );
     expect(err).toMatchObject({ code: 'IMPORT_FETCH_BLOCKED' });
     const err2 = await failureOf(s.sources.create({ name: 'private', kind: 'GIT', url: 'https://10.1.2.3/repo.git' }));
     expect(err2).toMatchObject({ code: 'IMPORT_FETCH_BLOCKED' });
     // A name that resolves to a blocked address is refused as its address would be.
-    const err3 = await failureOf(s.sources.create({ name: 'named', kind: 'GIT', url: 'https://metadata.invalid/repo.git' }));
+    const err3 = await failureOf(
+      s.sources.create({ name: 'named', kind: 'GIT', url: 'https://metadata.invalid/repo.git' }),
+    );
     expect(err3).toMatchObject({ code: 'IMPORT_FETCH_BLOCKED' });
     expect(err3.message).toMatch(/cloud metadata|169\.254\.169\.254/);
   });

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { dbTargets } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
-const SOURCE_FIELDS = 'id name kind status schedule nextRunAt lastRunAt lastError lastErrorCode documentCount counts { added updated removed unchanged skipped } jobs { id kind status documents { id } }';
+const SOURCE_FIELDS =
+  'id name kind status schedule nextRunAt lastRunAt lastError lastErrorCode documentCount counts { added updated removed unchanged skipped } jobs { id kind status documents { id } }';
 
 describe.each(dbTargets())('sources over GraphQL ($name)', (target) => {
   let t: TestServer;
@@ -15,7 +16,11 @@ describe.each(dbTargets())('sources over GraphQL ($name)', (target) => {
     fs.mkdirSync(path.join(root, 'guides'));
     fs.writeFileSync(path.join(root, 'guides', 'start.md'), '# Start\n\nHow to begin.');
     fs.writeFileSync(path.join(root, 'guides', 'deploy.md'), '# Deploy\n\nHow to ship.');
-    t = await startTestServer(target, { CAIRN_SOURCES_FOLDER_ROOT: root, CAIRN_SOURCES_CACHE_DIR: path.join(root, '.cache'), CAIRN_SOURCES_TICK_MS: '0' });
+    t = await startTestServer(target, {
+      CAIRN_SOURCES_FOLDER_ROOT: root,
+      CAIRN_SOURCES_CACHE_DIR: path.join(root, '.cache'),
+      CAIRN_SOURCES_TICK_MS: '0',
+    });
   });
   afterAll(async () => {
     await t?.close();
@@ -25,26 +30,48 @@ describe.each(dbTargets())('sources over GraphQL ($name)', (target) => {
   it('creates, syncs, lists, updates and deletes a source', async () => {
     const created = await t.gql<{ createSource: { id: string; status: string; nextRunAt: string | null } }>(
       `mutation($input: CreateSourceInput!) { createSource(input: $input) { ${SOURCE_FIELDS} } }`,
-      { input: { name: 'guides', kind: 'FOLDER', path: 'guides', tags: ['guide'], documentType: 'TUTORIAL', schedule: '@daily' } },
+      {
+        input: {
+          name: 'guides',
+          kind: 'FOLDER',
+          path: 'guides',
+          tags: ['guide'],
+          documentType: 'TUTORIAL',
+          schedule: '@daily',
+        },
+      },
     );
     expect(created.errors).toBeUndefined();
     const id = created.data!.createSource.id;
     expect(created.data!.createSource.status).toBe('NEVER_SYNCED');
     expect(created.data!.createSource.nextRunAt).toMatch(/T00:00:00/);
 
-    const synced = await t.gql<{ syncSource: { id: string; kind: string; status: string } }>('mutation($id: ID!) { syncSource(id: $id, async: false) { id kind status } }', { id });
+    const synced = await t.gql<{ syncSource: { id: string; kind: string; status: string } }>(
+      'mutation($id: ID!) { syncSource(id: $id, async: false) { id kind status } }',
+      { id },
+    );
     expect(synced.errors).toBeUndefined();
     expect(synced.data!.syncSource).toMatchObject({ kind: 'SOURCE', status: 'SUCCEEDED' });
 
-    const read = await t.gql<{ source: Record<string, unknown> & { jobs: { documents: { id: string }[] }[] }; sources: { name: string }[] }>(
-      `query($id: ID!) { source(id: $id) { ${SOURCE_FIELDS} } sources { name } }`,
-      { id: 'guides' },
-    );
+    const read = await t.gql<{
+      source: Record<string, unknown> & { jobs: { documents: { id: string }[] }[] };
+      sources: { name: string }[];
+    }>(`query($id: ID!) { source(id: $id) { ${SOURCE_FIELDS} } sources { name } }`, { id: 'guides' });
     expect(read.errors).toBeUndefined();
     expect(read.data!.sources.map((s) => s.name)).toEqual(['guides']);
-    expect(read.data!.source).toMatchObject({ status: 'SUCCEEDED', documentCount: 2, counts: { added: 2, updated: 0, removed: 0, unchanged: 0, skipped: 0 }, lastError: null });
-    expect(read.data!.source.jobs[0]!.documents.map((d) => d.id).sort()).toEqual(['file:guides/deploy.md', 'file:guides/start.md']);
-    await t.gql('mutation { createDocument(input: { id: "doc:by-hand", title: "By hand", content: "typed" }) { chunkCount } }');
+    expect(read.data!.source).toMatchObject({
+      status: 'SUCCEEDED',
+      documentCount: 2,
+      counts: { added: 2, updated: 0, removed: 0, unchanged: 0, skipped: 0 },
+      lastError: null,
+    });
+    expect(read.data!.source.jobs[0]!.documents.map((d) => d.id).sort()).toEqual([
+      'file:guides/deploy.md',
+      'file:guides/start.md',
+    ]);
+    await t.gql(
+      'mutation { createDocument(input: { id: "doc:by-hand", title: "By hand", content: "typed" }) { chunkCount } }',
+    );
     const listed = await t.gql<{ mine: { totalCount: number; nodes: { id: string }[] }; all: { totalCount: number } }>(
       '{ mine: documents(sourceId: "guides") { totalCount nodes { id } } all: documents { totalCount } }',
     );
@@ -52,7 +79,9 @@ describe.each(dbTargets())('sources over GraphQL ($name)', (target) => {
     expect(listed.data!.all.totalCount).toBe(3);
     const unknown = await t.gql('{ documents(sourceId: "nope") { totalCount } }');
     expect(unknown.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
-    const doc = await t.gql<{ document: { documentType: string; tags: string[] } }>('{ document(id: "file:guides/start.md") { documentType tags } }');
+    const doc = await t.gql<{ document: { documentType: string; tags: string[] } }>(
+      '{ document(id: "file:guides/start.md") { documentType tags } }',
+    );
     expect(doc.data!.document).toEqual({ documentType: 'TUTORIAL', tags: ['guide'] });
 
     const updated = await t.gql<{ updateSource: { schedule: string | null; nextRunAt: string | null } }>(
@@ -61,20 +90,31 @@ describe.each(dbTargets())('sources over GraphQL ($name)', (target) => {
     );
     expect(updated.data!.updateSource).toEqual({ schedule: null, nextRunAt: null });
 
-    const bad = await t.gql('mutation { createSource(input: { name: "x", kind: GIT, url: "ftp://example.com/r.git" }) { id } }');
+    const bad = await t.gql(
+      'mutation { createSource(input: { name: "x", kind: GIT, url: "ftp://example.com/r.git" }) { id } }',
+    );
     expect(bad.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     expect(bad.errors?.[0]?.message).toMatch(/input\.url/);
-    const taken = await t.gql('mutation { createSource(input: { name: "guides", kind: FOLDER, path: "guides" }) { id } }');
+    const taken = await t.gql(
+      'mutation { createSource(input: { name: "guides", kind: FOLDER, path: "guides" }) { id } }',
+    );
     expect(taken.errors?.[0]?.extensions?.code).toBe('CONFLICT');
 
-    const deleted = await t.gql<{ deleteSource: { deleted: boolean; documentsRemoved: number } }>('mutation($id: ID!) { deleteSource(id: $id) { deleted documentsRemoved } }', { id });
+    const deleted = await t.gql<{ deleteSource: { deleted: boolean; documentsRemoved: number } }>(
+      'mutation($id: ID!) { deleteSource(id: $id) { deleted documentsRemoved } }',
+      { id },
+    );
     expect(deleted.data!.deleteSource).toEqual({ deleted: true, documentsRemoved: 2 });
-    const gone = await t.gql<{ source: unknown; documents: { totalCount: number } }>('query($id: ID!) { source(id: $id) { id } documents { totalCount } }', { id });
+    const gone = await t.gql<{ source: unknown; documents: { totalCount: number } }>(
+      'query($id: ID!) { source(id: $id) { id } documents { totalCount } }',
+      { id },
+    );
     expect(gone.data).toEqual({ source: null, documents: { totalCount: 1 } });
   });
 
   it('never answers with a deploy key, even one sent in an input GraphQL refuses', async () => {
-    const key = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQsecretbody\n-----END OPENSSH PRIVATE KEY-----';
+    const key =
+      '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQsecretbody\n-----END OPENSSH PRIVATE KEY-----';
     const refused = await t.gql('mutation($input: CreateSourceInput!) { createSource(input: $input) { id } }', {
       input: { name: 'leaky', kind: 'GIT', url: 'git@github.com:acme/private.git', deployKey: key, notAField: 1 },
     });
@@ -85,7 +125,12 @@ describe.each(dbTargets())('sources over GraphQL ($name)', (target) => {
     });
     expect(badKey.errors?.[0]?.message).toMatch(/^input\.deployKey: only GIT sources over ssh take one/);
     expect(JSON.stringify(badKey)).not.toContain('secretbody');
-    const fields = await t.gql<{ __type: { fields: { name: string }[] } }>('{ __type(name: "Source") { fields { name } } }');
-    expect(fields.data!.__type.fields.map((f) => f.name).filter((n) => /key|secret/i.test(n))).toEqual(['deployKeyPublicKey', 'deployKeyFingerprint']);
+    const fields = await t.gql<{ __type: { fields: { name: string }[] } }>(
+      '{ __type(name: "Source") { fields { name } } }',
+    );
+    expect(fields.data!.__type.fields.map((f) => f.name).filter((n) => /key|secret/i.test(n))).toEqual([
+      'deployKeyPublicKey',
+      'deployKeyFingerprint',
+    ]);
   });
 });

@@ -41,7 +41,8 @@ describe('a source sync stopped mid-way', () => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-sources-stop-'));
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-sources-data-'));
     fs.mkdirSync(path.join(root, 'book'));
-    for (const name of ['a', 'b', 'c', 'd']) fs.writeFileSync(path.join(root, 'book', `${name}.md`), `# ${name}\n\nChapter ${name} of the book.`);
+    for (const name of ['a', 'b', 'c', 'd'])
+      fs.writeFileSync(path.join(root, 'book', `${name}.md`), `# ${name}\n\nChapter ${name} of the book.`);
   });
   afterAll(() => {
     fs.rmSync(root, { recursive: true, force: true });
@@ -50,7 +51,16 @@ describe('a source sync stopped mid-way', () => {
 
   const open = (embedder: HashingEmbeddingProvider): Promise<Services> =>
     createServices(
-      loadConfig({ NODE_ENV: 'test', CAIRN_DATA_DIR: dataDir, CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_EMBEDDING_DIMENSIONS: '64', CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0', CAIRN_SOURCES_FOLDER_ROOT: root, CAIRN_SOURCES_CACHE_DIR: path.join(dataDir, 'cache'), CAIRN_SOURCES_TICK_MS: '0' }),
+      loadConfig({
+        NODE_ENV: 'test',
+        CAIRN_DATA_DIR: dataDir,
+        CAIRN_EMBEDDING_PROVIDER: 'hashing',
+        CAIRN_EMBEDDING_DIMENSIONS: '64',
+        CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0',
+        CAIRN_SOURCES_FOLDER_ROOT: root,
+        CAIRN_SOURCES_CACHE_DIR: path.join(dataDir, 'cache'),
+        CAIRN_SOURCES_TICK_MS: '0',
+      }),
       silentLogger(),
       { embedder },
     );
@@ -68,7 +78,9 @@ describe('a source sync stopped mid-way', () => {
     const stoppedSource = await first.sources.find(source.id);
     expect(stoppedSource.status).toBe('FAILED');
     expect(stoppedSource.lastErrorCode).toBe('INTERRUPTED');
-    const kept = await first.db.query<{ id: string }>('SELECT id FROM documents WHERE source_id = $1 ORDER BY id', [source.id]);
+    const kept = await first.db.query<{ id: string }>('SELECT id FROM documents WHERE source_id = $1 ORDER BY id', [
+      source.id,
+    ]);
     expect(kept.rows.length).toBeGreaterThanOrEqual(1);
     expect(kept.rows.length).toBeLessThan(4);
     await first.close();
@@ -84,8 +96,15 @@ describe('a source sync stopped mid-way', () => {
       expect(after.status).toBe('SUCCEEDED');
       expect(after.counts.unchanged).toBe(kept.rows.length);
       expect(after.counts.added).toBe(4 - kept.rows.length);
-      const all = await second.db.query<{ id: string }>('SELECT id FROM documents WHERE source_id = $1 ORDER BY id', [source.id]);
-      expect(all.rows.map((r) => r.id)).toEqual(['file:book/a.md', 'file:book/b.md', 'file:book/c.md', 'file:book/d.md']);
+      const all = await second.db.query<{ id: string }>('SELECT id FROM documents WHERE source_id = $1 ORDER BY id', [
+        source.id,
+      ]);
+      expect(all.rows.map((r) => r.id)).toEqual([
+        'file:book/a.md',
+        'file:book/b.md',
+        'file:book/c.md',
+        'file:book/d.md',
+      ]);
     } finally {
       await second.close();
     }

@@ -15,7 +15,8 @@ import { createSafeFetcher } from '../../importers/http/safeFetch.js';
 import { loadConfig as configFor } from '../../src/config.js';
 
 /** The safe fetcher with loopback allowed, as the services under test use it. */
-const createSafeFetcherForTest = () => createSafeFetcher(configFor({ CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: '127.0.0.1' }).import);
+const createSafeFetcherForTest = () =>
+  createSafeFetcher(configFor({ CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: '127.0.0.1' }).import);
 
 const page = (title: string, body: string, links: string[] = []) =>
   `<!doctype html><html><head><title>${title}</title></head><body><main><h1>${title}</h1><p>${body}</p>${links.map((l) => `<a href="${l}">${l}</a>`).join(' ')}</main></body></html>`;
@@ -35,7 +36,10 @@ function etagPage(html: () => string, counter: { notModified: number }) {
 }
 
 async function owned(s: Services, sourceId: string): Promise<string[]> {
-  const { rows } = await s.db.query<{ source: string }>('SELECT metadata->>\'url\' AS source FROM documents WHERE source_id = $1 ORDER BY 1', [sourceId]);
+  const { rows } = await s.db.query<{ source: string }>(
+    "SELECT metadata->>'url' AS source FROM documents WHERE source_id = $1 ORDER BY 1",
+    [sourceId],
+  );
   return rows.map((r) => new URL(r.source).pathname);
 }
 
@@ -45,20 +49,44 @@ describe.each(dbTargets())('SITE and OPENAPI sources on a real local site ($name
   let root: string;
   let database: ScratchDatabase;
   const counter = { notModified: 0 };
-  const texts: Record<string, string> = { a: 'Alpha page text.', b: 'Beta page text.', keep: 'This page never changes.', c: 'Gamma page text.' };
+  const texts: Record<string, string> = {
+    a: 'Alpha page text.',
+    b: 'Beta page text.',
+    keep: 'This page never changes.',
+    c: 'Gamma page text.',
+  };
   let sitemapPages = ['a', 'b', 'keep'];
 
   beforeAll(async () => {
     site = await startFixtureSite();
-    for (const name of Object.keys(texts)) site.routes.set(`/docs/${name}.html`, etagPage(() => page(`Page ${name}`, texts[name] as string), counter));
+    for (const name of Object.keys(texts))
+      site.routes.set(
+        `/docs/${name}.html`,
+        etagPage(() => page(`Page ${name}`, texts[name] as string), counter),
+      );
     site.routes.set('/docs/private.html', { body: page('Private', 'no robots'), type: 'text/html' });
     site.routes.set('/robots.txt', { body: 'User-agent: *\nDisallow: /docs/private.html\n', type: 'text/plain' });
     site.routes.set('/sitemap.xml', (_req, res) => {
-      const urls = [...sitemapPages.map((p) => `${site.url}/docs/${p}.html`), `${site.url}/docs/private.html`, 'http://10.0.0.7/docs/internal.html'];
-      res.writeHead(200, { 'content-type': 'application/xml' }).end(`<?xml version="1.0"?><urlset>${urls.map((u) => `<url><loc>${u}</loc></url>`).join('')}</urlset>`);
+      const urls = [
+        ...sitemapPages.map((p) => `${site.url}/docs/${p}.html`),
+        `${site.url}/docs/private.html`,
+        'http://10.0.0.7/docs/internal.html',
+      ];
+      res
+        .writeHead(200, { 'content-type': 'application/xml' })
+        .end(`<?xml version="1.0"?><urlset>${urls.map((u) => `<url><loc>${u}</loc></url>`).join('')}</urlset>`);
     });
     // A crawled guide: index → one, two; one → three; links off the site and to the metadata address.
-    site.routes.set('/guide/index.html', { body: page('Guide', 'Start here.', ['one.html', '/guide/two.html#part', 'http://169.254.169.254/latest/meta-data', '/blog/post.html', 'https://example.com/']), type: 'text/html' });
+    site.routes.set('/guide/index.html', {
+      body: page('Guide', 'Start here.', [
+        'one.html',
+        '/guide/two.html#part',
+        'http://169.254.169.254/latest/meta-data',
+        '/blog/post.html',
+        'https://example.com/',
+      ]),
+      type: 'text/html',
+    });
     site.routes.set('/guide/one.html', { body: page('One', 'Step one.', ['three.html']), type: 'text/html' });
     site.routes.set('/guide/two.html', { body: page('Two', 'Step two.'), type: 'text/html' });
     site.routes.set('/guide/three.html', { body: page('Three', 'Step three.'), type: 'text/html' });
@@ -83,7 +111,13 @@ describe.each(dbTargets())('SITE and OPENAPI sources on a real local site ($name
   });
 
   it('follows its sitemap, obeys robots.txt, skips private links, and re-fetches with ETags', async () => {
-    const source = await s.sources.create({ name: 'docs site', kind: 'SITE', url: `${site.url}/docs/`, sitemapUrl: `${site.url}/sitemap.xml`, delayMs: 0 });
+    const source = await s.sources.create({
+      name: 'docs site',
+      kind: 'SITE',
+      url: `${site.url}/docs/`,
+      sitemapUrl: `${site.url}/sitemap.xml`,
+      delayMs: 0,
+    });
     await s.sources.sync(source.id, { async: false });
     let after = await s.sources.find(source.id);
     expect(after.lastError).toBeNull();
@@ -100,12 +134,22 @@ describe.each(dbTargets())('SITE and OPENAPI sources on a real local site ($name
     expect(after.counts).toEqual({ added: 1, updated: 1, removed: 1, unchanged: 1, skipped: 2 });
     expect(counter.notModified - before304).toBe(1);
     expect(await owned(s, source.id)).toEqual(['/docs/b.html', '/docs/c.html', '/docs/keep.html']);
-    const [b] = await s.documents.documents.findByIds([(await s.db.query<{ id: string }>("SELECT id FROM documents WHERE metadata->>'url' LIKE '%/docs/b.html'")).rows[0]!.id]);
+    const [b] = await s.documents.documents.findByIds([
+      (await s.db.query<{ id: string }>("SELECT id FROM documents WHERE metadata->>'url' LIKE '%/docs/b.html'"))
+        .rows[0]!.id,
+    ]);
     expect(b?.content).toContain('second edition');
   });
 
   it('crawls same-origin links under its prefix up to the page limit, counting what it skips', async () => {
-    const source = await s.sources.create({ name: 'guide', kind: 'SITE', url: `${site.url}/guide/index.html`, maxPages: 3, concurrency: 2, delayMs: 0 });
+    const source = await s.sources.create({
+      name: 'guide',
+      kind: 'SITE',
+      url: `${site.url}/guide/index.html`,
+      maxPages: 3,
+      concurrency: 2,
+      delayMs: 0,
+    });
     await s.sources.sync(source.id, { async: false });
     const after = await s.sources.find(source.id);
     expect(after.lastError).toBeNull();
@@ -119,15 +163,29 @@ describe.each(dbTargets())('SITE and OPENAPI sources on a real local site ($name
 
   it('re-imports an OpenAPI spec URL when it changed, removing vanished operations', async () => {
     const spec = (ops: string[]) =>
-      JSON.stringify({ openapi: '3.0.3', info: { title: 'Pets', version: '1' }, paths: Object.fromEntries(ops.map((op) => [`/${op}`, { get: { operationId: op, summary: `Get ${op}`, responses: { 200: { description: 'ok' } } } }])) });
+      JSON.stringify({
+        openapi: '3.0.3',
+        info: { title: 'Pets', version: '1' },
+        paths: Object.fromEntries(
+          ops.map((op) => [
+            `/${op}`,
+            { get: { operationId: op, summary: `Get ${op}`, responses: { 200: { description: 'ok' } } } },
+          ]),
+        ),
+      });
     let body = spec(['listPets', 'getPet']);
-    site.routes.set('/specs/pets.json', (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+    site.routes.set('/specs/pets.json', (_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(body),
+    );
     const source = await s.sources.create({ name: 'pets api', kind: 'OPENAPI', url: `${site.url}/specs/pets.json` });
     await s.sources.sync(source.id, { async: false });
     let after = await s.sources.find(source.id);
     expect(after.lastError).toBeNull();
     expect(after.counts).toMatchObject({ added: 3, updated: 0, removed: 0 });
-    const ids = async () => (await s.db.query<{ id: string }>('SELECT id FROM documents WHERE source_id = $1 ORDER BY id', [source.id])).rows.map((r) => r.id);
+    const ids = async () =>
+      (
+        await s.db.query<{ id: string }>('SELECT id FROM documents WHERE source_id = $1 ORDER BY id', [source.id])
+      ).rows.map((r) => r.id);
     const first = await ids();
     expect(first.filter((id) => /getpet|listpets/i.test(id))).toHaveLength(2);
 
@@ -154,7 +212,10 @@ describe.each(dbTargets())('SITE and OPENAPI sources on a real local site ($name
       if (!hold) return void res.writeHead(200, { 'content-type': 'text/html' }).end(page('Two', 'Second slow page.'));
       reachedSlow(); // held until the client gives up
     });
-    site.routes.set('/slow-sitemap.xml', { body: `<urlset><url><loc>${site.url}/slow/one.html</loc></url><url><loc>${site.url}/slow/two.html</loc></url></urlset>`, type: 'application/xml' });
+    site.routes.set('/slow-sitemap.xml', {
+      body: `<urlset><url><loc>${site.url}/slow/one.html</loc></url><url><loc>${site.url}/slow/two.html</loc></url></urlset>`,
+      type: 'application/xml',
+    });
     // A service whose deadline the test fires itself once the second page is being fetched: no sleeping.
     const deadline = new AbortController();
     const serviceWith = (deadlines: { deadline?: () => { signal: AbortSignal; dispose(): void } }) =>
@@ -163,14 +224,28 @@ describe.each(dbTargets())('SITE and OPENAPI sources on a real local site ($name
         documents: s.documents,
         graph: s.graph,
         imports: s.imports,
-        runtime: { fetcher: createSafeFetcherForTest(), importConfig: s.config.import, cacheDir: root, folderRoot: undefined, logger: silentLogger() },
+        runtime: {
+          fetcher: createSafeFetcherForTest(),
+          importConfig: s.config.import,
+          cacheDir: root,
+          folderRoot: undefined,
+          logger: silentLogger(),
+        },
         limits: s.config,
         logger: silentLogger(),
         tickMs: 0,
         ...deadlines,
       });
     const timed = serviceWith({ deadline: () => ({ signal: deadline.signal, dispose: () => undefined }) });
-    const source = await timed.create({ name: 'slow site', kind: 'SITE', url: `${site.url}/slow/`, sitemapUrl: `${site.url}/slow-sitemap.xml`, concurrency: 1, delayMs: 0, syncTimeoutSeconds: 5 });
+    const source = await timed.create({
+      name: 'slow site',
+      kind: 'SITE',
+      url: `${site.url}/slow/`,
+      sitemapUrl: `${site.url}/slow-sitemap.xml`,
+      concurrency: 1,
+      delayMs: 0,
+      syncTimeoutSeconds: 5,
+    });
     const running = timed.sync(source.id, { async: false });
     await slowReached;
     deadline.abort();

@@ -37,21 +37,48 @@ describe.each(dbTargets())('storage ($name)', (target) => {
     expect(await pendingMigrations(db)).toEqual([]);
     const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations');
     expect(rows[0]!.n).toBe(all.length);
-    const idx = await db.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename IN ('documents','chunks')`);
-    expect(idx.rows.map((r) => r.indexname)).toEqual(expect.arrayContaining(['documents_tags_gin', 'chunks_keyword_gin']));
+    const idx = await db.query<{ indexname: string }>(
+      `SELECT indexname FROM pg_indexes WHERE tablename IN ('documents','chunks')`,
+    );
+    expect(idx.rows.map((r) => r.indexname)).toEqual(
+      expect.arrayContaining(['documents_tags_gin', 'chunks_keyword_gin']),
+    );
     // Searches scan GIN's pending list of not-yet-merged entries: it stays small under a steady import.
-    const gin = await db.query<{ options: string[] }>(`SELECT reloptions AS options FROM pg_class WHERE relname = 'chunks_keyword_gin'`);
+    const gin = await db.query<{ options: string[] }>(
+      `SELECT reloptions AS options FROM pg_class WHERE relname = 'chunks_keyword_gin'`,
+    );
     expect(gin.rows[0]?.options).toEqual(['gin_pending_list_limit=256']);
     for (const d of dbs) await d.close();
   });
 
   it('records the embedder, refuses a different one, and reindex switches to it', async () => {
     const open = (dims: number, allowEmbedderMismatch = false) =>
-      createServices(config(), silentLogger(), { embedder: new HashingEmbeddingProvider({ dimensions: dims }), allowEmbedderMismatch });
+      createServices(config(), silentLogger(), {
+        embedder: new HashingEmbeddingProvider({ dimensions: dims }),
+        allowEmbedderMismatch,
+      });
 
     const first = await open(64);
-    await first.documents.create({ id: 'd1', title: 'Alpha', content: 'alpha beta gamma. '.repeat(60), documentType: 'other', source: null, tags: [], metadata: {}, expiresAt: null });
-    await first.documents.create({ id: 'd2', title: 'Zebra', content: 'zebras and lions on the savanna. '.repeat(40), documentType: 'other', source: null, tags: [], metadata: {}, expiresAt: null });
+    await first.documents.create({
+      id: 'd1',
+      title: 'Alpha',
+      content: 'alpha beta gamma. '.repeat(60),
+      documentType: 'other',
+      source: null,
+      tags: [],
+      metadata: {},
+      expiresAt: null,
+    });
+    await first.documents.create({
+      id: 'd2',
+      title: 'Zebra',
+      content: 'zebras and lions on the savanna. '.repeat(40),
+      documentType: 'other',
+      source: null,
+      tags: [],
+      metadata: {},
+      expiresAt: null,
+    });
     await first.close();
 
     const err = await open(128).then(
@@ -74,7 +101,9 @@ describe.each(dbTargets())('storage ($name)', (target) => {
     const after = await open(128);
     const hits = await after.search.search({ query: 'zebras on the savanna', topK: 1, filter: {} });
     expect(hits[0]?.document.id).toBe('d2');
-    const { rows } = await after.db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks WHERE embedding IS NULL');
+    const { rows } = await after.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM chunks WHERE embedding IS NULL',
+    );
     expect(rows[0]!.n).toBe(0);
     expect((await after.documents.stats()).documentCount).toBe(2);
     await after.close();

@@ -7,17 +7,25 @@ import WebSocket from 'ws';
 import { dbTargets } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
-type Outcome = { data: unknown } | { errors: { message: string; extensions?: { code?: string; retryAfterSeconds?: number } }[] };
+type Outcome =
+  { data: unknown } | { errors: { message: string; extensions?: { code?: string; retryAfterSeconds?: number } }[] };
 
 /** Subscribes and resolves with the first result (the subscription stays open) or the errors; `stop` ends it. */
-function first(client: Client, query: string, variables: Record<string, unknown> = {}): { outcome: Promise<Outcome>; stop: () => void } {
+function first(
+  client: Client,
+  query: string,
+  variables: Record<string, unknown> = {},
+): { outcome: Promise<Outcome>; stop: () => void } {
   let stop = () => {};
   const outcome = new Promise<Outcome>((resolve, reject) => {
     stop = client.subscribe(
       { query, variables },
       {
         next: (result) => resolve(result.errors ? { errors: result.errors as never } : { data: result.data }),
-        error: (err) => (Array.isArray(err) ? resolve({ errors: err as never }) : reject(err instanceof Error ? err : new Error(JSON.stringify(err)))),
+        error: (err) =>
+          Array.isArray(err)
+            ? resolve({ errors: err as never })
+            : reject(err instanceof Error ? err : new Error(JSON.stringify(err))),
         complete: () => resolve({ data: null }),
       },
     );
@@ -29,7 +37,10 @@ const code = (o: Outcome) => ('errors' in o ? o.errors[0]?.extensions?.code : 'O
 const message = (o: Outcome) => ('errors' in o ? (o.errors[0]?.message ?? '') : '');
 
 /** Waits for a raw WebSocket to be closed by the server, with its code. */
-const closed = (ws: WebSocket) => new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (c, r) => resolve({ code: c, reason: r.toString() })));
+const closed = (ws: WebSocket) =>
+  new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on('close', (c, r) => resolve({ code: c, reason: r.toString() })),
+  );
 
 describe('subscription limits over graphql-ws (pglite)', () => {
   let t: TestServer;
@@ -38,7 +49,14 @@ describe('subscription limits over graphql-ws (pglite)', () => {
   const keys: Record<string, string> = {};
   const clients: Client[] = [];
   const client = (key?: string, extra: Record<string, unknown> = {}) => {
-    const c = createClient({ url: ws, webSocketImpl: WebSocket, retryAttempts: 0, lazy: true, connectionParams: key ? { authorization: `Bearer ${key}` } : {}, ...extra });
+    const c = createClient({
+      url: ws,
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      lazy: true,
+      connectionParams: key ? { authorization: `Bearer ${key}` } : {},
+      ...extra,
+    });
     clients.push(c);
     return c;
   };
@@ -64,7 +82,8 @@ describe('subscription limits over graphql-ws (pglite)', () => {
       () => clock.seconds,
     );
     ws = `${t.server.url.replace(/^http/, 'ws')}/graphql`;
-    for (const name of ['counts', 'rules', 'rate', 'revoked']) keys[name] = (await t.services.apiKeys.create(name, 'reader')).key;
+    for (const name of ['counts', 'rules', 'rate', 'revoked'])
+      keys[name] = (await t.services.apiKeys.create(name, 'reader')).key;
     await t.services.sources.create({ name: 'notes', kind: 'OPENAPI', url: 'https://example.com/openapi.json' });
   });
   afterAll(async () => {
@@ -80,7 +99,9 @@ describe('subscription limits over graphql-ws (pglite)', () => {
     expect(code(await b.outcome)).toBe('OK');
     const c = await first(one, WATCH).outcome;
     expect(code(c)).toBe('RATE_LIMITED');
-    expect(message(c)).toMatch(/This connection has 2 subscriptions open; at most 2 may be \(CAIRN_SUBSCRIPTIONS_PER_CONNECTION\)/);
+    expect(message(c)).toMatch(
+      /This connection has 2 subscriptions open; at most 2 may be \(CAIRN_SUBSCRIPTIONS_PER_CONNECTION\)/,
+    );
 
     const two = client(keys.counts);
     expect(code(await first(two, WATCH).outcome)).toBe('OK');
@@ -102,19 +123,33 @@ describe('subscription limits over graphql-ws (pglite)', () => {
 
   it('applies the HTTP rules to each operation: cost with variables, tokens, introspection, variables, subscriptions only', async () => {
     const c = client(keys.rules);
-    const costly = await first(c, 'subscription($n: Int) { sourceUpdated { jobs(first: $n) { id documents { id title } } } }', { n: 100 }).outcome;
+    const costly = await first(
+      c,
+      'subscription($n: Int) { sourceUpdated { jobs(first: $n) { id documents { id title } } } }',
+      { n: 100 },
+    ).outcome;
     expect(code(costly)).toBe('QUERY_TOO_COMPLEX');
     expect(message(costly)).toMatch(/cost limit is 500 \(CAIRN_GRAPHQL_MAX_COST\)/);
-    expect(code(await first(c, 'subscription($n: Int) { sourceUpdated { jobs(first: $n) { id } } }', { n: 2 }).outcome)).toBe('OK');
-    expect(code(await first(c, `subscription { sourceUpdated { ${'name '.repeat(300)} } }`).outcome)).toBe('QUERY_TOO_COMPLEX');
-    const introspection = await first(c, 'subscription { sourceUpdated { name __type(name: "Source") { name } } }').outcome;
+    expect(
+      code(await first(c, 'subscription($n: Int) { sourceUpdated { jobs(first: $n) { id } } }', { n: 2 }).outcome),
+    ).toBe('OK');
+    expect(code(await first(c, `subscription { sourceUpdated { ${'name '.repeat(300)} } }`).outcome)).toBe(
+      'QUERY_TOO_COMPLEX',
+    );
+    const introspection = await first(c, 'subscription { sourceUpdated { name __type(name: "Source") { name } } }')
+      .outcome;
     expect(['FORBIDDEN', 'GRAPHQL_VALIDATION_FAILED']).toContain(code(introspection));
     expect(code(await first(c, 'subscription { sourceUpdated { nope } }').outcome)).toBe('GRAPHQL_VALIDATION_FAILED');
-    const bigList = await first(c, 'subscription($id: ID) { sourceUpdated(id: $id) { name } }', { id: 'x', extra: Array.from({ length: 5001 }, () => 1) }).outcome;
+    const bigList = await first(c, 'subscription($id: ID) { sourceUpdated(id: $id) { name } }', {
+      id: 'x',
+      extra: Array.from({ length: 5001 }, () => 1),
+    }).outcome;
     expect(code(bigList)).toBe('BAD_USER_INPUT');
     const query = await first(c, '{ sources { name } }').outcome;
     expect(code(query)).toBe('BAD_REQUEST');
-    expect(message(query)).toMatch(/Only subscriptions are served over WebSocket; send query operations to POST \/graphql/);
+    expect(message(query)).toMatch(
+      /Only subscriptions are served over WebSocket; send query operations to POST \/graphql/,
+    );
   });
 
   it('spends the same rate-limit tokens as HTTP', async () => {
@@ -130,7 +165,9 @@ describe('subscription limits over graphql-ws (pglite)', () => {
 
   it('stops serving a connection whose key was revoked: no new subscription, no further event', async () => {
     const closes: { code: number; reason: string }[] = [];
-    const c = client(keys.revoked, { on: { closed: (event: unknown) => closes.push(event as { code: number; reason: string }) } });
+    const c = client(keys.revoked, {
+      on: { closed: (event: unknown) => closes.push(event as { code: number; reason: string }) },
+    });
     const events: string[] = [];
     let ended: (reason: unknown) => void = () => {};
     let started: (value: unknown) => void = () => {};
@@ -155,7 +192,12 @@ describe('subscription limits over graphql-ws (pglite)', () => {
   it('closes a connection that sends a message larger than CAIRN_MAX_BODY_BYTES', async () => {
     const socket = new WebSocket(ws, 'graphql-transport-ws');
     await new Promise((resolve) => socket.on('open', resolve));
-    socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${keys.counts}`, pad: 'x'.repeat(70_000) } }));
+    socket.send(
+      JSON.stringify({
+        type: 'connection_init',
+        payload: { authorization: `Bearer ${keys.counts}`, pad: 'x'.repeat(70_000) },
+      }),
+    );
     expect((await closed(socket)).code).toBe(1009);
   });
 

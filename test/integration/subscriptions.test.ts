@@ -8,7 +8,12 @@ import { dbTargets } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
 /** Collects a subscription's results until it completes or `until` says stop. */
-function collect<T>(client: Client, query: string, variables: Record<string, unknown>, until: (value: T) => boolean): Promise<T[]> {
+function collect<T>(
+  client: Client,
+  query: string,
+  variables: Record<string, unknown>,
+  until: (value: T) => boolean,
+): Promise<T[]> {
   return new Promise((resolve, reject) => {
     const seen: T[] = [];
     const stop = client.subscribe<T>(
@@ -36,9 +41,15 @@ describe('subscriptions over graphql-ws (pglite)', () => {
   beforeAll(async () => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-subs-'));
     fs.mkdirSync(path.join(root, 'notes'));
-    for (const n of ['one', 'two', 'three']) fs.writeFileSync(path.join(root, 'notes', `${n}.md`), `# ${n}\n\nNote ${n}.`);
+    for (const n of ['one', 'two', 'three'])
+      fs.writeFileSync(path.join(root, 'notes', `${n}.md`), `# ${n}\n\nNote ${n}.`);
     t = await startTestServer(dbTargets()[0]!, { CAIRN_SOURCES_FOLDER_ROOT: root, CAIRN_SOURCES_TICK_MS: '0' });
-    client = createClient({ url: `${t.server.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0, lazy: true });
+    client = createClient({
+      url: `${t.server.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      lazy: true,
+    });
   });
   afterAll(async () => {
     await client?.dispose();
@@ -49,10 +60,20 @@ describe('subscriptions over graphql-ws (pglite)', () => {
   it('streams a sync job to its end and the source through its sync, on the same port', async () => {
     const source = await t.services.sources.create({ name: 'notes', kind: 'FOLDER', path: 'notes' });
     type SourceEvent = { sourceUpdated: { name: string; status: string; counts: { added: number } } };
-    const sourceEvents = collect<SourceEvent>(client, 'subscription($id: ID) { sourceUpdated(id: $id) { name status counts { added } } }', { id: 'notes' }, (e) => e.sourceUpdated.status === 'SUCCEEDED');
+    const sourceEvents = collect<SourceEvent>(
+      client,
+      'subscription($id: ID) { sourceUpdated(id: $id) { name status counts { added } } }',
+      { id: 'notes' },
+      (e) => e.sourceUpdated.status === 'SUCCEEDED',
+    );
     const job = await t.services.sources.sync(source.id);
     type JobEvent = { importJobUpdated: { id: string; status: string; progress: { done: number; total: number } } };
-    const jobEvents = await collect<JobEvent>(client, 'subscription($id: ID!) { importJobUpdated(id: $id) { id status progress { done total } } }', { id: job.id }, () => false);
+    const jobEvents = await collect<JobEvent>(
+      client,
+      'subscription($id: ID!) { importJobUpdated(id: $id) { id status progress { done total } } }',
+      { id: job.id },
+      () => false,
+    );
     expect(jobEvents.at(-1)?.importJobUpdated).toMatchObject({ id: job.id, status: 'SUCCEEDED' });
     const statuses = (await sourceEvents).map((e) => e.sourceUpdated.status);
     expect(statuses[0]).toBe('NEVER_SYNCED');
@@ -61,7 +82,9 @@ describe('subscriptions over graphql-ws (pglite)', () => {
   });
 
   it('answers an unknown job with NOT_FOUND and applies the static limits', async () => {
-    await expect(collect(client, 'subscription { importJobUpdated(id: "nope") { id } }', {}, () => true)).rejects.toThrow(/"code":"NOT_FOUND"/);
+    await expect(
+      collect(client, 'subscription { importJobUpdated(id: "nope") { id } }', {}, () => true),
+    ).rejects.toThrow(/"code":"NOT_FOUND"/);
     const nest = (n: number): string => (n === 0 ? 'id' : `chunks { document { ${nest(n - 1)} } }`);
     const deep = `subscription { sourceUpdated { jobs { documents { ${nest(8)} } } } }`;
     await expect(collect(client, deep, {}, () => true)).rejects.toThrow(/QUERY_TOO_COMPLEX|depth/i);
@@ -73,8 +96,19 @@ describe('subscriptions over graphql-ws (pglite)', () => {
     const anonymous = createClient({ url, webSocketImpl: WebSocket, retryAttempts: 0, lazy: true });
     await expect(collect(anonymous, 'subscription { sourceUpdated { name } }', {}, () => true)).rejects.toBeDefined();
     await anonymous.dispose();
-    const keyed = createClient({ url, webSocketImpl: WebSocket, retryAttempts: 0, lazy: true, connectionParams: { authorization: `Bearer ${key}` } });
-    const [first] = await collect<{ sourceUpdated: { name: string } }>(keyed, 'subscription { sourceUpdated { name } }', {}, () => true);
+    const keyed = createClient({
+      url,
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      lazy: true,
+      connectionParams: { authorization: `Bearer ${key}` },
+    });
+    const [first] = await collect<{ sourceUpdated: { name: string } }>(
+      keyed,
+      'subscription { sourceUpdated { name } }',
+      {},
+      () => true,
+    );
     expect(first?.sourceUpdated.name).toBe('notes');
     await keyed.dispose();
   });

@@ -30,15 +30,31 @@ describe.each(dbTargets())('uploaded file names and front matter ($name)', (targ
 
   it("takes a markdown file's front matter apart: its tags join the caller's, and its text is not stored", async () => {
     const form = new FormData();
-    form.append('file', new Blob(['---\ntitle: Deploy guide\ntags: [Ops, deploy]\nlayout: docs\n---\n# Deploying\n\nRun npm start.\n'], { type: 'text/markdown' }), 'deploy.md');
-    const upload = (await (await fetch(`${t.server.url}/v1/uploads`, { method: 'POST', body: form, headers: PREFLIGHT })).json()) as { id: string };
-    const res = await t.gql<{ importUpload: { documents: { title: string; tags: string[]; content: string; metadata: { frontMatter: { layout: string } } }[] } }>(
+    form.append(
+      'file',
+      new Blob(['---\ntitle: Deploy guide\ntags: [Ops, deploy]\nlayout: docs\n---\n# Deploying\n\nRun npm start.\n'], {
+        type: 'text/markdown',
+      }),
+      'deploy.md',
+    );
+    const upload = (await (
+      await fetch(`${t.server.url}/v1/uploads`, { method: 'POST', body: form, headers: PREFLIGHT })
+    ).json()) as { id: string };
+    const res = await t.gql<{
+      importUpload: {
+        documents: { title: string; tags: string[]; content: string; metadata: { frontMatter: { layout: string } } }[];
+      };
+    }>(
       'mutation($id: ID!) { importUpload(input: { uploadId: $id, tags: ["handbook"] }) { documents { title tags content metadata } } }',
       { id: upload.id },
     );
     expect(res.errors).toBeUndefined();
     const doc = res.data!.importUpload.documents[0]!;
-    expect(doc).toMatchObject({ title: 'Deploy guide', tags: ['handbook', 'ops', 'deploy'], content: '# Deploying\n\nRun npm start.\n' });
+    expect(doc).toMatchObject({
+      title: 'Deploy guide',
+      tags: ['handbook', 'ops', 'deploy'],
+      content: '# Deploying\n\nRun npm start.\n',
+    });
     expect(doc.metadata.frontMatter.layout).toBe('docs');
   });
 

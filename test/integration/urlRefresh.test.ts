@@ -50,7 +50,7 @@ class PausingEmbedder extends HashingEmbeddingProvider {
   }
 }
 
-describe.each(dbTargets())('URL re-imports refresh the page\'s document ($name)', (target) => {
+describe.each(dbTargets())("URL re-imports refresh the page's document ($name)", (target) => {
   let t: TestServer;
   let site: FixtureSite;
   const embedder = new PausingEmbedder({ dimensions: 256 });
@@ -64,7 +64,10 @@ describe.each(dbTargets())('URL re-imports refresh the page\'s document ($name)'
   });
 
   async function importUrl(input: Record<string, unknown>): Promise<{ doc: Doc; embedded: number }> {
-    const res = await t.gql<{ importUrl: { documents: Doc[]; job: { status: string; embeddedChunkCount: number } } }>(IMPORT_URL, { input });
+    const res = await t.gql<{ importUrl: { documents: Doc[]; job: { status: string; embeddedChunkCount: number } } }>(
+      IMPORT_URL,
+      { input },
+    );
     expect(res.errors).toBeUndefined();
     expect(res.data!.importUrl.job.status).toBe('SUCCEEDED');
     expect(res.data!.importUrl.documents).toHaveLength(1);
@@ -74,7 +77,11 @@ describe.each(dbTargets())('URL re-imports refresh the page\'s document ($name)'
     const res = await t.gql<{ importUrl: { job: { id: string } } }>(IMPORT_URL, { input: { ...input, async: true } });
     expect(res.errors).toBeUndefined();
     for (let i = 0; i < 100; i++) {
-      const job = (await t.gql<{ importJob: { status: string; documents: { id: string }[] } }>(JOB, { id: res.data!.importUrl.job.id })).data!.importJob;
+      const job = (
+        await t.gql<{ importJob: { status: string; documents: { id: string }[] } }>(JOB, {
+          id: res.data!.importUrl.job.id,
+        })
+      ).data!.importJob;
       if (job.status !== 'QUEUED' && job.status !== 'RUNNING') {
         expect(job.status).toBe('SUCCEEDED');
         return job.documents.map((d) => d.id);
@@ -89,7 +96,10 @@ describe.each(dbTargets())('URL re-imports refresh the page\'s document ($name)'
     return res.data!.document;
   }
   async function setTags(id: string, tags: string[]): Promise<void> {
-    const res = await t.gql(`mutation($id: ID!, $tags: [String!]) { updateDocument(id: $id, input: { tags: $tags }) { document { id } } }`, { id, tags });
+    const res = await t.gql(
+      `mutation($id: ID!, $tags: [String!]) { updateDocument(id: $id, input: { tags: $tags }) { document { id } } }`,
+      { id, tags },
+    );
     expect(res.errors).toBeUndefined();
   }
 
@@ -107,7 +117,10 @@ describe.each(dbTargets())('URL re-imports refresh the page\'s document ($name)'
 
     site.routes.set('/notes/rotation', html('Key rotation', 'Rotate the signing keys every week.'));
     expect(await importAsync({ url })).toEqual([url]);
-    expect(await documentById(url)).toMatchObject({ tags: ['security', 'ops', 'reviewed'], content: expect.stringContaining('every week') });
+    expect(await documentById(url)).toMatchObject({
+      tags: ['security', 'ops', 'reviewed'],
+      content: expect.stringContaining('every week'),
+    });
 
     expect((await importUrl({ url, tags: ['runbook'] })).doc.tags).toEqual(['runbook']);
     expect(await importAsync({ url, tags: ['runbook', 'async'] })).toEqual([url]);
@@ -115,30 +128,64 @@ describe.each(dbTargets())('URL re-imports refresh the page\'s document ($name)'
     expect((await importUrl({ url, tags: [] })).doc.tags).toEqual([]);
   });
 
-  it('keeps a title, type, source and metadata given once, refreshing the page\'s own title and metadata', async () => {
+  it("keeps a title, type, source and metadata given once, refreshing the page's own title and metadata", async () => {
     const url = `${site.url}/guide/setup`;
     site.routes.set('/guide/setup', html('Setup v1', 'Install the agent on every host.', 'first description'));
-    const first = (await importUrl({ url, title: 'Team setup', documentType: 'MANUAL', source: 'wiki', metadata: { team: 'payments' } })).doc;
-    expect(first).toMatchObject({ title: 'Team setup', documentType: 'MANUAL', source: 'wiki', metadata: { team: 'payments', description: 'first description' } });
+    const first = (
+      await importUrl({
+        url,
+        title: 'Team setup',
+        documentType: 'MANUAL',
+        source: 'wiki',
+        metadata: { team: 'payments' },
+      })
+    ).doc;
+    expect(first).toMatchObject({
+      title: 'Team setup',
+      documentType: 'MANUAL',
+      source: 'wiki',
+      metadata: { team: 'payments', description: 'first description' },
+    });
 
-    site.routes.set('/guide/setup', html('Setup v2', 'Install the agent on every host, then enrol it.', 'second description'));
+    site.routes.set(
+      '/guide/setup',
+      html('Setup v2', 'Install the agent on every host, then enrol it.', 'second description'),
+    );
     const bare = (await importUrl({ url })).doc;
-    expect(bare).toMatchObject({ title: 'Team setup', documentType: 'MANUAL', source: 'wiki', metadata: { team: 'payments', description: 'second description', url, finalUrl: url } });
+    expect(bare).toMatchObject({
+      title: 'Team setup',
+      documentType: 'MANUAL',
+      source: 'wiki',
+      metadata: { team: 'payments', description: 'second description', url, finalUrl: url },
+    });
     expect(bare.content).toContain('then enrol it');
     // Nothing changed since: nothing is embedded again (the kept title is known before the chunks are hashed).
     expect((await importUrl({ url })).embedded).toBe(0);
 
     const given = (await importUrl({ url, title: 'Agent setup', metadata: { owner: 'ana' } })).doc;
-    expect(given).toMatchObject({ title: 'Agent setup', documentType: 'MANUAL', source: 'wiki', metadata: { owner: 'ana', description: 'second description' } });
+    expect(given).toMatchObject({
+      title: 'Agent setup',
+      documentType: 'MANUAL',
+      source: 'wiki',
+      metadata: { owner: 'ana', description: 'second description' },
+    });
     expect(given.metadata).not.toHaveProperty('team');
     expect((await importUrl({ url, metadata: {} })).doc.metadata).not.toHaveProperty('owner');
 
     // A title the caller never gave follows the page.
     const other = `${site.url}/guide/other`;
     site.routes.set('/guide/other', html('Other v1', 'Some other page.'));
-    expect((await importUrl({ url: other, metadata: { team: 'core' } })).doc).toMatchObject({ title: 'Other v1', documentType: 'TUTORIAL', source: other });
+    expect((await importUrl({ url: other, metadata: { team: 'core' } })).doc).toMatchObject({
+      title: 'Other v1',
+      documentType: 'TUTORIAL',
+      source: other,
+    });
     site.routes.set('/guide/other', html('Other v2', 'Some other page, revised.'));
-    expect((await importUrl({ url: other })).doc).toMatchObject({ title: 'Other v2', documentType: 'TUTORIAL', metadata: { team: 'core' } });
+    expect((await importUrl({ url: other })).doc).toMatchObject({
+      title: 'Other v2',
+      documentType: 'TUTORIAL',
+      metadata: { team: 'core' },
+    });
   });
 
   it('does not lose tags set while the page was fetched or embedded: the merge reads the document inside its write', async () => {
@@ -181,30 +228,57 @@ describe.each(dbTargets())('URL re-imports refresh the page\'s document ($name)'
     site.routes.set('/go/c', { redirect: '/moved/c' });
     const c = `${site.url}/moved/c`;
     expect((await importUrl({ url: c, tags: ['landing'] })).doc.id).toBe(c);
-    expect((await importUrl({ url: `${site.url}/go/c` })).doc).toMatchObject({ id: c, tags: ['landing'], metadata: { finalUrl: c } });
+    expect((await importUrl({ url: `${site.url}/go/c` })).doc).toMatchObject({
+      id: c,
+      tags: ['landing'],
+      metadata: { finalUrl: c },
+    });
     expect(await documentById(`${site.url}/go/c`)).toBeNull();
 
-    const count = await t.gql<{ documents: { totalCount: number } }>(`{ documents(filter: { text: "moved" }) { totalCount } }`);
+    const count = await t.gql<{ documents: { totalCount: number } }>(
+      `{ documents(filter: { text: "moved" }) { totalCount } }`,
+    );
     expect(count.data!.documents.totalCount).toBe(1);
   });
 
-  it('refreshes an uploaded file\'s document the same way: tags and metadata left out stay, given ones replace', async () => {
+  it("refreshes an uploaded file's document the same way: tags and metadata left out stay, given ones replace", async () => {
     const upload = async (text: string, input: Record<string, unknown>): Promise<Doc> => {
       const form = new FormData();
       form.append('file', new Blob([text], { type: 'text/markdown' }), 'runbook.md');
-      const up = await fetch(`${t.server.url}/v1/uploads`, { method: 'POST', body: form, headers: { 'apollo-require-preflight': 'true' } });
+      const up = await fetch(`${t.server.url}/v1/uploads`, {
+        method: 'POST',
+        body: form,
+        headers: { 'apollo-require-preflight': 'true' },
+      });
       expect(up.status).toBe(201);
       const { id } = (await up.json()) as { id: string };
-      const res = await t.gql<{ importUpload: { documents: Doc[] } }>(`mutation($input: ImportUploadInput!) { importUpload(input: $input) { documents { ${FIELDS} } } }`, {
-        input: { uploadId: id, ...input },
-      });
+      const res = await t.gql<{ importUpload: { documents: Doc[] } }>(
+        `mutation($input: ImportUploadInput!) { importUpload(input: $input) { documents { ${FIELDS} } } }`,
+        {
+          input: { uploadId: id, ...input },
+        },
+      );
       expect(res.errors).toBeUndefined();
       return res.data!.importUpload.documents[0]!;
     };
-    const first = await upload('# Runbook\n\nRestart the cache.', { tags: ['ops'], metadata: { owner: 'sre' }, title: 'Cache runbook' });
-    expect(first).toMatchObject({ id: 'file:runbook.md', tags: ['ops'], title: 'Cache runbook', metadata: { owner: 'sre', fileName: 'runbook.md' } });
+    const first = await upload('# Runbook\n\nRestart the cache.', {
+      tags: ['ops'],
+      metadata: { owner: 'sre' },
+      title: 'Cache runbook',
+    });
+    expect(first).toMatchObject({
+      id: 'file:runbook.md',
+      tags: ['ops'],
+      title: 'Cache runbook',
+      metadata: { owner: 'sre', fileName: 'runbook.md' },
+    });
     const again = await upload('# Runbook\n\nRestart the cache, then warm it.', {});
-    expect(again).toMatchObject({ id: 'file:runbook.md', tags: ['ops'], title: 'Cache runbook', metadata: { owner: 'sre', fileName: 'runbook.md' } });
+    expect(again).toMatchObject({
+      id: 'file:runbook.md',
+      tags: ['ops'],
+      title: 'Cache runbook',
+      metadata: { owner: 'sre', fileName: 'runbook.md' },
+    });
     expect(again.content).toContain('warm it');
     const replaced = await upload('# Runbook\n\nRestart the cache, then warm it.', { tags: ['oncall'], metadata: {} });
     expect(replaced.tags).toEqual(['oncall']);

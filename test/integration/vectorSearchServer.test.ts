@@ -55,7 +55,11 @@ suite('vector search on a server ($name)', (target) => {
 
   it('answers a selective filter with every match even when ef_search is tiny (HNSW alone would come back short)', async () => {
     // ef_search 4 on these connections: HNSW sees 4 candidates, nearly all payment notes, so the filter leaves fewer.
-    const narrow = await createServices(loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0', CAIRN_HNSW_EF_SEARCH: '4' }), silentLogger(), { embedder });
+    const narrow = await createServices(
+      loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0', CAIRN_HNSW_EF_SEARCH: '4' }),
+      silentLogger(),
+      { embedder },
+    );
     const search = new VectorSearch(narrow.db, { efSearch: 4 });
     const hits = await search.search(await vectorOf('payment retry policy'), { tagGroups: [['needle']] }, 4);
     await narrow.close();
@@ -65,7 +69,9 @@ suite('vector search on a server ($name)', (target) => {
   });
 
   it('indexes the half-precision cast and reports full-precision cosine similarity', async () => {
-    const { rows: index } = await services.db.query<{ def: string }>("SELECT pg_get_indexdef('chunks_embedding_hnsw'::regclass) AS def");
+    const { rows: index } = await services.db.query<{ def: string }>(
+      "SELECT pg_get_indexdef('chunks_embedding_hnsw'::regclass) AS def",
+    );
     expect(index[0]?.def).toContain('((embedding)::halfvec(64)) halfvec_cosine_ops');
     const q = await vectorOf('payment retry policy');
     const hits = await new VectorSearch(services.db, { efSearch: 120 }).search(q, {}, 20);
@@ -80,26 +86,47 @@ suite('vector search on a server ($name)', (target) => {
   });
 
   it('rebuilds an index of an earlier release (on the full-precision column) at start-up', async () => {
-    await services.db.exec('DROP INDEX chunks_embedding_hnsw; CREATE INDEX chunks_embedding_hnsw ON chunks USING hnsw (embedding vector_cosine_ops)');
-    const restarted = await createServices(loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }), silentLogger(), { embedder });
+    await services.db.exec(
+      'DROP INDEX chunks_embedding_hnsw; CREATE INDEX chunks_embedding_hnsw ON chunks USING hnsw (embedding vector_cosine_ops)',
+    );
+    const restarted = await createServices(
+      loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }),
+      silentLogger(),
+      { embedder },
+    );
     try {
       const { rows } = await restarted.db.query<{ def: string; valid: boolean }>(
         "SELECT pg_get_indexdef(indexrelid) AS def, indisvalid AS valid FROM pg_index WHERE indexrelid = 'chunks_embedding_hnsw'::regclass",
       );
       expect(rows[0]).toEqual({ def: expect.stringContaining('halfvec_cosine_ops'), valid: true });
-      const hits = await restarted.search.search({ query: 'glacier moraine sediment', topK: 4, filter: {}, mode: 'VECTOR' });
+      const hits = await restarted.search.search({
+        query: 'glacier moraine sediment',
+        topK: 4,
+        filter: {},
+        mode: 'VECTOR',
+      });
       expect(hits.map((h) => h.document.id).sort()).toEqual(['v107', 'v157', 'v57', 'v7']);
     } finally {
       await restarted.close();
     }
   });
 
-  it("keeps start-up options the database URL already has next to hnsw.ef_search", async () => {
+  it('keeps start-up options the database URL already has next to hnsw.ef_search', async () => {
     const url = new URL(scratch.url!);
     url.searchParams.set('options', '-c statement_timeout=12345');
-    const other = await createServices(loadConfig({ CAIRN_DATABASE_URL: url.toString(), CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0', CAIRN_HNSW_EF_SEARCH: '77' }), silentLogger(), { embedder });
+    const other = await createServices(
+      loadConfig({
+        CAIRN_DATABASE_URL: url.toString(),
+        CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0',
+        CAIRN_HNSW_EF_SEARCH: '77',
+      }),
+      silentLogger(),
+      { embedder },
+    );
     try {
-      const { rows } = await other.db.query<{ ef: string; timeout: string }>("SELECT current_setting('hnsw.ef_search') AS ef, current_setting('statement_timeout') AS timeout");
+      const { rows } = await other.db.query<{ ef: string; timeout: string }>(
+        "SELECT current_setting('hnsw.ef_search') AS ef, current_setting('statement_timeout') AS timeout",
+      );
       expect(rows[0]).toEqual({ ef: '77', timeout: '12345ms' });
     } finally {
       await other.close();
@@ -112,14 +139,25 @@ suite('vector search on a server ($name)', (target) => {
   ])('stores and searches %i-dimension embeddings (HNSW index: %s)', async (dimensions, kind) => {
     const wide = await (target as (typeof servers)[number]).createDatabase();
     const big = new HashingEmbeddingProvider({ dimensions });
-    const s = await createServices(loadConfig({ ...wide.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }), silentLogger(), { embedder: big });
+    const s = await createServices(loadConfig({ ...wide.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }), silentLogger(), {
+      embedder: big,
+    });
     try {
       await s.documents.upsertMany(
         ['glacier moraine sediment', 'payment retry policy', 'lighthouse keeper logbook'].map((content, i) => ({
-          id: `w${i}`, title: `Wide ${i}`, content, documentType: 'other' as const, source: null, tags: [], metadata: {}, expiresAt: null,
+          id: `w${i}`,
+          title: `Wide ${i}`,
+          content,
+          documentType: 'other' as const,
+          source: null,
+          tags: [],
+          metadata: {},
+          expiresAt: null,
         })),
       );
-      const { rows } = await s.db.query<{ def: string | null }>("SELECT pg_get_indexdef(to_regclass('chunks_embedding_hnsw')) AS def");
+      const { rows } = await s.db.query<{ def: string | null }>(
+        "SELECT pg_get_indexdef(to_regclass('chunks_embedding_hnsw')) AS def",
+      );
       if (kind === 'none') expect(rows[0]?.def).toBeNull();
       else expect(rows[0]?.def).toContain(`halfvec(${dimensions})) halfvec_cosine_ops`);
       const hits = await s.search.search({ query: 'payment retry', topK: 1, filter: {}, mode: 'VECTOR' });

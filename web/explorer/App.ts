@@ -60,7 +60,10 @@ export class App {
       close: () => void this.select(null),
     });
     this.legend = new Legend(els.legend, this.model, this.view, this.colors, () => this.engine.request());
-    this.gaps = new GapsView(els.gaps, this.colors, { select: (id) => void this.select(id), highlight: (list) => this.highlightGaps(list) });
+    this.gaps = new GapsView(els.gaps, this.colors, {
+      select: (id) => void this.select(id),
+      highlight: (list) => this.highlightGaps(list),
+    });
     this.paths = new PathTool(els.pathbar, this);
     this.engine.beforeDraw = () => this.followCamera();
   }
@@ -105,7 +108,9 @@ export class App {
     this.model.clear();
     this.add(piece, () => 'root');
     this.view.follow = 'all';
-    this.status(`Showing ${piece.entities.length} entities around the ${seeds.length} most connected${piece.truncated ? ` (limited to ${limit})` : ''}.`);
+    this.status(
+      `Showing ${piece.entities.length} entities around the ${seeds.length} most connected${piece.truncated ? ` (limited to ${limit})` : ''}.`,
+    );
   }
 
   /** Selects an entity (loading it when needed) and shows its panel; shift asks for a path to it; null deselects. */
@@ -208,7 +213,10 @@ export class App {
   // Loads `id` and its neighbourhood; `root` marks the entity as explicitly opened (collapsing others keeps it).
   private async loadAround(id: string, depth: number, limit: number, root: boolean): Promise<boolean> {
     const existing = this.model.nodes.get(id);
-    const [piece, ids] = await Promise.all([subgraph([id], depth, limit), depth === 1 ? neighborIds(id) : Promise.resolve([])]);
+    const [piece, ids] = await Promise.all([
+      subgraph([id], depth, limit),
+      depth === 1 ? neighborIds(id) : Promise.resolve([]),
+    ]);
     if (!piece.entities.some((e) => e.id === id)) return false;
     this.add(piece, (e) => (e.id === id ? (root ? 'root' : null) : expandOwner(id)), existing);
     const node = this.model.nodes.get(id) as GraphNode;

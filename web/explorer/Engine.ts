@@ -96,7 +96,16 @@ export class Engine {
     }
     this.dirty = false;
     this.beforeDraw?.();
-    this.renderer.draw({ ctx: this.ctx, width: this.width, height: this.height, dpr: this.dpr, transform: this.transform, model: this.model, view: this.view, colors: this.colors });
+    this.renderer.draw({
+      ctx: this.ctx,
+      width: this.width,
+      height: this.height,
+      dpr: this.dpr,
+      transform: this.transform,
+      model: this.model,
+      view: this.view,
+      colors: this.colors,
+    });
     this.frameMs += (performance.now() - t0 - this.frameMs) * 0.1;
     this.frames++;
     this.stamps.push(now);

@@ -53,7 +53,10 @@ export class GapsView {
     lists.orphans.loading = lists.unmentioned.loading = true;
     this.render();
     try {
-      const [orphans, unmentioned] = await Promise.all([gapPage('orphans', null, PAGE), gapPage('unmentioned', null, PAGE)]);
+      const [orphans, unmentioned] = await Promise.all([
+        gapPage('orphans', null, PAGE),
+        gapPage('unmentioned', null, PAGE),
+      ]);
       if (this.lists !== lists) return; // a newer show() started over
       apply(lists.orphans, orphans);
       apply(lists.unmentioned, unmentioned);
@@ -87,15 +90,26 @@ export class GapsView {
 
   private render(): void {
     const { orphans, unmentioned } = this.lists;
-    const status = orphans.total === null || unmentioned.total === null
-      ? 'Looking for gaps…'
-      : `${orphans.total} without relationships, ${unmentioned.total} not mentioned by any document.`;
+    const status =
+      orphans.total === null || unmentioned.total === null
+        ? 'Looking for gaps…'
+        : `${orphans.total} without relationships, ${unmentioned.total} not mentioned by any document.`;
     this.root.replaceChildren(
-      el('div', { className: 'panel-head' }, el('h2', { text: 'Gaps' }), button('Close', () => this.hide(), { className: 'quiet', attrs: { 'aria-label': 'Close the gaps view' } })),
+      el(
+        'div',
+        { className: 'panel-head' },
+        el('h2', { text: 'Gaps' }),
+        button('Close', () => this.hide(), { className: 'quiet', attrs: { 'aria-label': 'Close the gaps view' } }),
+      ),
       el('p', { className: 'muted', text: status, attrs: { 'data-field': 'gaps-status', 'aria-live': 'polite' } }),
-      el('div', { className: 'actions' },
-        button('Highlight in graph', () => this.actions.highlight(dedupe([...orphans.items, ...unmentioned.items]).slice(0, MAX_HIGHLIGHTED))),
-        button('Clear highlight', () => this.actions.highlight([]))),
+      el(
+        'div',
+        { className: 'actions' },
+        button('Highlight in graph', () =>
+          this.actions.highlight(dedupe([...orphans.items, ...unmentioned.items]).slice(0, MAX_HIGHLIGHTED)),
+        ),
+        button('Clear highlight', () => this.actions.highlight([])),
+      ),
       ...KINDS.map(({ kind, title }) => this.section(title, kind)),
     );
   }
@@ -110,14 +124,23 @@ export class GapsView {
       pick.append(swatch, e.name);
       list.append(el('li', {}, pick, el('span', { className: 'muted', text: e.type })));
     }
-    const shown = total !== null && total > items.length ? el('p', { className: 'muted small', text: `Showing ${items.length} of ${total}.` }) : null;
-    const next = more && total !== null && !loading ? button('Show more', () => void this.more(kind), { attrs: { 'aria-label': `Show more: ${title}` } }) : null;
-    return el('section', {},
+    const shown =
+      total !== null && total > items.length
+        ? el('p', { className: 'muted small', text: `Showing ${items.length} of ${total}.` })
+        : null;
+    const next =
+      more && total !== null && !loading
+        ? button('Show more', () => void this.more(kind), { attrs: { 'aria-label': `Show more: ${title}` } })
+        : null;
+    return el(
+      'section',
+      {},
       el('h3', { text: `${title} (${total ?? '…'})` }),
       items.length ? list : el('p', { className: 'muted', text: loading ? 'Loading…' : 'None found.' }),
       shown,
       next,
-      error ? el('p', { className: 'gap-error small', attrs: { role: 'alert' }, text: error }) : null);
+      error ? el('p', { className: 'gap-error small', attrs: { role: 'alert' }, text: error }) : null,
+    );
   }
 }
 

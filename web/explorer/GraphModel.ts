@@ -41,7 +41,11 @@ export class GraphModel {
   private adjacencyVersion = -1;
 
   /** Adds entities (or just the owner, for known ones); new nodes start around `near` when given. Returns how many were new. */
-  addEntities(entities: readonly EntitySummary[], owner: (e: EntitySummary) => string | null, near?: { x: number; y: number }): number {
+  addEntities(
+    entities: readonly EntitySummary[],
+    owner: (e: EntitySummary) => string | null,
+    near?: { x: number; y: number },
+  ): number {
     let added = 0;
     for (const e of entities) {
       const tag = owner(e);
@@ -50,7 +54,17 @@ export class GraphModel {
         if (tag) known.owners.add(tag);
         continue;
       }
-      const node: GraphNode = { id: e.id, type: e.type, name: e.name, owners: new Set(tag ? [tag] : ['root']), expanded: false, more: [], moreCapped: false, degree: 0, radius: 5 };
+      const node: GraphNode = {
+        id: e.id,
+        type: e.type,
+        name: e.name,
+        owners: new Set(tag ? [tag] : ['root']),
+        expanded: false,
+        more: [],
+        moreCapped: false,
+        degree: 0,
+        radius: 5,
+      };
       if (near) {
         const angle = Math.random() * 2 * Math.PI;
         node.x = near.x + Math.cos(angle) * (20 + Math.random() * 30);
@@ -92,7 +106,8 @@ export class GraphModel {
       }
     }
     if (removed.length) {
-      for (const [id, link] of this.links) if (!this.nodes.has(link.source.id) || !this.nodes.has(link.target.id)) this.links.delete(id);
+      for (const [id, link] of this.links)
+        if (!this.nodes.has(link.source.id) || !this.nodes.has(link.target.id)) this.links.delete(id);
       this.changed();
     }
     return removed;

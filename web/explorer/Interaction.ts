@@ -91,13 +91,16 @@ export class Interaction {
 
   /** Puts a node in the middle of the canvas, keeping the zoom (or using `k`). */
   centerOn(node: GraphNode, k = this.engine.transform.k): void {
-    const t = zoomIdentity.translate(this.engine.width / 2 - k * (node.x ?? 0), this.engine.height / 2 - k * (node.y ?? 0)).scale(k);
+    const t = zoomIdentity
+      .translate(this.engine.width / 2 - k * (node.x ?? 0), this.engine.height / 2 - k * (node.y ?? 0))
+      .scale(k);
     this.selection.call(this.zoom.transform, t);
   }
 
   /** Centres a node, zoomed so that `around` fits as well. */
   frameAround(node: GraphNode, around: Iterable<GraphNode>): void {
-    let dx = 80, dy = 80;
+    let dx = 80,
+      dy = 80;
     for (const n of around) {
       if (!this.view.nodeVisible(n)) continue;
       dx = Math.max(dx, Math.abs((n.x ?? 0) - (node.x ?? 0)) + n.radius + 40);
@@ -108,7 +111,10 @@ export class Interaction {
 
   /** Zooms so that every visible node fits, with a margin. */
   fit(): void {
-    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    let x0 = Infinity,
+      y0 = Infinity,
+      x1 = -Infinity,
+      y1 = -Infinity;
     for (const n of this.model.nodes.values()) {
       if (!this.view.nodeVisible(n)) continue;
       x0 = Math.min(x0, (n.x ?? 0) - n.radius);
@@ -118,7 +124,10 @@ export class Interaction {
     }
     if (!Number.isFinite(x0)) return;
     const { width, height } = this.engine;
-    const k = Math.max(0.03, Math.min(2.5, 0.9 * Math.min(width / Math.max(1, x1 - x0), height / Math.max(1, y1 - y0))));
+    const k = Math.max(
+      0.03,
+      Math.min(2.5, 0.9 * Math.min(width / Math.max(1, x1 - x0), height / Math.max(1, y1 - y0))),
+    );
     const t = zoomIdentity.translate(width / 2 - (k * (x0 + x1)) / 2, height / 2 - (k * (y0 + y1)) / 2).scale(k);
     this.selection.call(this.zoom.transform, t);
   }
@@ -143,7 +152,12 @@ export class Interaction {
 
   private key(e: KeyboardEvent, actions: CanvasActions): void {
     const step = 60 / this.engine.transform.k;
-    const moves: Record<string, [number, number]> = { ArrowLeft: [step, 0], ArrowRight: [-step, 0], ArrowUp: [0, step], ArrowDown: [0, -step] };
+    const moves: Record<string, [number, number]> = {
+      ArrowLeft: [step, 0],
+      ArrowRight: [-step, 0],
+      ArrowUp: [0, step],
+      ArrowDown: [0, -step],
+    };
     const move = moves[e.key];
     if (move) this.selection.call(this.zoom.translateBy, move[0], move[1]);
     else if (e.key === '+' || e.key === '=') this.selection.call(this.zoom.scaleBy, 1.25);

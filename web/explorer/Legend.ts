@@ -25,20 +25,47 @@ export class Legend {
     for (const n of this.model.nodes.values()) nodeTypes.set(n.type, (nodeTypes.get(n.type) ?? 0) + 1);
     const linkTypes = new Map<string, number>([...this.relationshipTotals.keys()].map((t) => [t, 0]));
     for (const l of this.model.links.values()) linkTypes.set(l.type, (linkTypes.get(l.type) ?? 0) + 1);
-    const focused = document.activeElement instanceof HTMLElement && this.root.contains(document.activeElement) ? document.activeElement.dataset.key : undefined;
+    const focused =
+      document.activeElement instanceof HTMLElement && this.root.contains(document.activeElement)
+        ? document.activeElement.dataset.key
+        : undefined;
 
     const entityList = el('ul', { attrs: { 'aria-label': 'Entity types' } });
     for (const [type, loaded] of [...nodeTypes].sort((a, b) => a[0].localeCompare(b[0]))) {
       const total = this.totals.get(type);
       const swatch = el('span', { className: 'swatch', attrs: { 'aria-hidden': 'true' } });
       swatch.style.background = this.colors.of(type);
-      entityList.append(el('li', {}, this.toggle(this.view.hiddenTypes, type, `node:${type}`, swatch, total === undefined ? `${loaded}` : `${loaded}/${total}`)));
+      entityList.append(
+        el(
+          'li',
+          {},
+          this.toggle(
+            this.view.hiddenTypes,
+            type,
+            `node:${type}`,
+            swatch,
+            total === undefined ? `${loaded}` : `${loaded}/${total}`,
+          ),
+        ),
+      );
     }
     const relList = el('ul', { attrs: { 'aria-label': 'Relationship types' } });
     for (const [type, loaded] of [...linkTypes].sort((a, b) => a[0].localeCompare(b[0]))) {
       const total = this.relationshipTotals.get(type);
       const line = el('span', { className: 'line-swatch', attrs: { 'aria-hidden': 'true' } });
-      relList.append(el('li', {}, this.toggle(this.view.hiddenRelationshipTypes, type, `rel:${type}`, line, total === undefined ? `${loaded}` : `${loaded}/${total}`)));
+      relList.append(
+        el(
+          'li',
+          {},
+          this.toggle(
+            this.view.hiddenRelationshipTypes,
+            type,
+            `rel:${type}`,
+            line,
+            total === undefined ? `${loaded}` : `${loaded}/${total}`,
+          ),
+        ),
+      );
     }
     this.root.replaceChildren(
       el('h2', { text: 'Entity types' }),
@@ -50,14 +77,31 @@ export class Legend {
     if (focused) this.root.querySelector<HTMLElement>(`[data-key="${CSS.escape(focused)}"]`)?.focus();
   }
 
-  private toggle(hidden: Set<string>, type: string, key: string, marker: HTMLElement, count: string): HTMLButtonElement {
-    const b = button('', () => {
-      if (hidden.has(type)) hidden.delete(type);
-      else hidden.add(type);
-      this.update();
-      this.changed();
-    }, { className: 'legend-item', attrs: { 'aria-pressed': String(!hidden.has(type)), 'data-key': key, title: `Show or hide ${type}` } });
-    b.append(marker, el('span', { className: 'legend-name', text: type }), el('span', { className: 'count', text: count }));
+  private toggle(
+    hidden: Set<string>,
+    type: string,
+    key: string,
+    marker: HTMLElement,
+    count: string,
+  ): HTMLButtonElement {
+    const b = button(
+      '',
+      () => {
+        if (hidden.has(type)) hidden.delete(type);
+        else hidden.add(type);
+        this.update();
+        this.changed();
+      },
+      {
+        className: 'legend-item',
+        attrs: { 'aria-pressed': String(!hidden.has(type)), 'data-key': key, title: `Show or hide ${type}` },
+      },
+    );
+    b.append(
+      marker,
+      el('span', { className: 'legend-name', text: type }),
+      el('span', { className: 'count', text: count }),
+    );
     return b;
   }
 }

@@ -66,7 +66,9 @@ export class NodeSprites {
       const r = half / 2;
       const canvas = disc(color, r);
       const size = canvas.width;
-      const data = canvas.getContext('2d', { willReadFrequently: true })?.getImageData(0, 0, size, size).data ?? new Uint8ClampedArray(size * size * 4);
+      const data =
+        canvas.getContext('2d', { willReadFrequently: true })?.getImageData(0, 0, size, size).data ??
+        new Uint8ClampedArray(size * size * 4);
       const covered: number[] = [];
       for (let i = 0; i < size * size; i++) if (data[i * 4 + 3]! === 255) covered.push(i);
       const opaque = covered.length;

@@ -65,20 +65,44 @@ export class Panel {
   render(): void {
     const d = this.detail;
     if (!d) return;
-    const focused = document.activeElement instanceof HTMLElement && this.root.contains(document.activeElement) ? document.activeElement.dataset.action : undefined;
+    const focused =
+      document.activeElement instanceof HTMLElement && this.root.contains(document.activeElement)
+        ? document.activeElement.dataset.action
+        : undefined;
     const swatch = el('span', { className: 'swatch', attrs: { 'aria-hidden': 'true' } });
     swatch.style.background = this.colors.of(d.type);
     this.root.replaceChildren(
-      el('div', { className: 'panel-head' },
-        el('div', {}, el('div', { className: 'type-line' }, swatch, el('span', { text: d.type, attrs: { 'data-field': 'type' } })), el('h2', { text: d.name, attrs: { 'data-field': 'name' } })),
-        button('Close', () => this.actions.close(), { className: 'quiet', attrs: { 'data-action': 'close', 'aria-label': 'Close the details panel' } })),
+      el(
+        'div',
+        { className: 'panel-head' },
+        el(
+          'div',
+          {},
+          el('div', { className: 'type-line' }, swatch, el('span', { text: d.type, attrs: { 'data-field': 'type' } })),
+          el('h2', { text: d.name, attrs: { 'data-field': 'name' } }),
+        ),
+        button('Close', () => this.actions.close(), {
+          className: 'quiet',
+          attrs: { 'data-action': 'close', 'aria-label': 'Close the details panel' },
+        }),
+      ),
       this.controls(d.id),
-      el('dl', { className: 'facts' },
-        el('dt', { text: 'Id' }), el('dd', { text: d.id, className: 'mono' }),
-        el('dt', { text: 'Aliases' }), el('dd', { text: d.aliases.length ? d.aliases.join(', ') : '—', attrs: { 'data-field': 'aliases' } }),
-        el('dt', { text: 'Description' }), el('dd', { text: d.description ?? '—', attrs: { 'data-field': 'description' } })),
+      el(
+        'dl',
+        { className: 'facts' },
+        el('dt', { text: 'Id' }),
+        el('dd', { text: d.id, className: 'mono' }),
+        el('dt', { text: 'Aliases' }),
+        el('dd', { text: d.aliases.length ? d.aliases.join(', ') : '—', attrs: { 'data-field': 'aliases' } }),
+        el('dt', { text: 'Description' }),
+        el('dd', { text: d.description ?? '—', attrs: { 'data-field': 'description' } }),
+      ),
       el('h3', { text: 'Properties' }),
-      el('pre', { className: 'json', text: JSON.stringify(d.properties, null, 2), attrs: { 'data-field': 'properties' } }),
+      el('pre', {
+        className: 'json',
+        text: JSON.stringify(d.properties, null, 2),
+        attrs: { 'data-field': 'properties' },
+      }),
       el('h3', { text: `Relationships (${d.relationships.length})` }),
       this.relationships(d),
       el('h3', { text: `Documents (${d.documents.length})` }),
@@ -92,15 +116,25 @@ export class Panel {
     const a = this.actions;
     const box = el('div', { className: 'actions' });
     if (!node) box.append(button('Show in graph', () => a.select(id), { attrs: { 'data-action': 'show' } }));
-    else if (node.expanded) box.append(button('Collapse', () => a.collapse(id), { attrs: { 'data-action': 'collapse' } }));
+    else if (node.expanded)
+      box.append(button('Collapse', () => a.collapse(id), { attrs: { 'data-action': 'collapse' } }));
     else box.append(button('Expand', () => a.expand(id), { attrs: { 'data-action': 'expand' } }));
     if (node && node.more.length > 0) {
       const label = `+${node.more.length}${node.moreCapped ? '+' : ''} more`;
-      box.append(button(label, () => a.loadMore(id), { attrs: { 'data-action': 'more', 'aria-label': `Load ${label} neighbours` } }));
+      box.append(
+        button(label, () => a.loadMore(id), {
+          attrs: { 'data-action': 'more', 'aria-label': `Load ${label} neighbours` },
+        }),
+      );
     }
-    if (node) box.append(button(node.fx != null ? 'Unpin' : 'Pin', () => a.togglePin(id), { attrs: { 'data-action': 'pin' } }));
+    if (node)
+      box.append(button(node.fx != null ? 'Unpin' : 'Pin', () => a.togglePin(id), { attrs: { 'data-action': 'pin' } }));
     if (node) box.append(button('Centre', () => a.center(id), { attrs: { 'data-action': 'center' } }));
-    box.append(button('Path from here', () => a.pathFrom(id), { attrs: { 'data-action': 'path-from', 'aria-pressed': String(this.view.pathFromId === id) } }));
+    box.append(
+      button('Path from here', () => a.pathFrom(id), {
+        attrs: { 'data-action': 'path-from', 'aria-pressed': String(this.view.pathFromId === id) },
+      }),
+    );
     const to = button('Path to here', () => a.pathTo(id), { attrs: { 'data-action': 'path-to' } });
     to.disabled = !this.view.pathFromId || this.view.pathFromId === id;
     to.title = to.disabled ? 'Choose "Path from here" on another entity first (or shift-click in the graph)' : '';
@@ -111,19 +145,28 @@ export class Panel {
   private relationships(d: EntityDetail): HTMLElement {
     if (d.relationships.length === 0) return el('p', { className: 'muted', text: 'No relationships.' });
     const list = el('ul', { className: 'rels', attrs: { 'data-field': 'relationships' } });
-    const sorted = [...d.relationships].sort((x, y) => Number(x.from.id !== d.id) - Number(y.from.id !== d.id) || x.type.localeCompare(y.type));
+    const sorted = [...d.relationships].sort(
+      (x, y) => Number(x.from.id !== d.id) - Number(y.from.id !== d.id) || x.type.localeCompare(y.type),
+    );
     for (const r of sorted.slice(0, MAX_RELATIONSHIPS)) {
       const out = r.from.id === d.id;
       const other = out ? r.to : r.from;
       list.append(
-        el('li', {},
+        el(
+          'li',
+          {},
           el('span', { className: 'dir', text: out ? '→' : '←', attrs: { title: out ? 'outgoing' : 'incoming' } }),
           el('span', { className: 'rel-type', text: r.type }),
-          button(other.name, () => this.actions.select(other.id), { className: 'linklike', attrs: { title: `Select ${other.name}` } }),
-          el('span', { className: 'muted', text: other.type })),
+          button(other.name, () => this.actions.select(other.id), {
+            className: 'linklike',
+            attrs: { title: `Select ${other.name}` },
+          }),
+          el('span', { className: 'muted', text: other.type }),
+        ),
       );
     }
-    if (sorted.length > MAX_RELATIONSHIPS) list.append(el('li', { className: 'muted', text: `…and ${sorted.length - MAX_RELATIONSHIPS} more` }));
+    if (sorted.length > MAX_RELATIONSHIPS)
+      list.append(el('li', { className: 'muted', text: `…and ${sorted.length - MAX_RELATIONSHIPS} more` }));
     return list;
   }
 
@@ -132,9 +175,15 @@ export class Panel {
     const list = el('ul', { className: 'docs', attrs: { 'data-field': 'documents' } });
     for (const doc of d.documents) {
       list.append(
-        el('li', {},
-          el('a', { text: doc.title, attrs: { href: `/knowledge/${encodeURIComponent(doc.id)}`, title: 'Open in the document inspector' } }),
-          el('span', { className: 'muted', text: [doc.documentType, doc.source].filter(Boolean).join(' · ') })),
+        el(
+          'li',
+          {},
+          el('a', {
+            text: doc.title,
+            attrs: { href: `/knowledge/${encodeURIComponent(doc.id)}`, title: 'Open in the document inspector' },
+          }),
+          el('span', { className: 'muted', text: [doc.documentType, doc.source].filter(Boolean).join(' · ') }),
+        ),
       );
     }
     return list;

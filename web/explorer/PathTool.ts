@@ -27,7 +27,8 @@ export class PathTool {
     view.pathFromId = view.pathFromId === id ? null : id;
     view.path = null;
     const name = this.host.model.nodes.get(id)?.name ?? id;
-    if (view.pathFromId) this.message(`Path from ${name}: shift-click an entity, or choose "Path to here" in its panel.`, 'Cancel');
+    if (view.pathFromId)
+      this.message(`Path from ${name}: shift-click an entity, or choose "Path to here" in its panel.`, 'Cancel');
     else this.hide();
     this.host.refresh();
   }
@@ -45,7 +46,11 @@ export class PathTool {
       view.path = null;
       this.message('No path within 6 hops between these entities.');
     } else {
-      this.host.add({ entities: path.entities, relationships: path.relationships, truncated: false }, () => 'path', model.nodes.get(from));
+      this.host.add(
+        { entities: path.entities, relationships: path.relationships, truncated: false },
+        () => 'path',
+        model.nodes.get(from),
+      );
       view.path = { nodeIds: path.entities.map((e) => e.id), linkIds: path.relationships.map((r) => r.id) };
       this.show(path.entities, path.relationships);
     }
@@ -64,9 +69,14 @@ export class PathTool {
   private show(entities: EntitySummary[], relationships: RelationshipSummary[]): void {
     const steps = el('span', { className: 'path-steps', attrs: { 'data-field': 'path' } });
     entities.forEach((e, i) => {
-      steps.append(button(e.name, () => void this.host.select(e.id), { className: 'linklike', attrs: { 'data-id': e.id } }));
+      steps.append(
+        button(e.name, () => void this.host.select(e.id), { className: 'linklike', attrs: { 'data-id': e.id } }),
+      );
       const r = relationships[i];
-      if (r) steps.append(el('span', { className: 'rel-type', text: r.from.id === e.id ? ` —${r.type}→ ` : ` ←${r.type}— ` }));
+      if (r)
+        steps.append(
+          el('span', { className: 'rel-type', text: r.from.id === e.id ? ` —${r.type}→ ` : ` ←${r.type}— ` }),
+        );
     });
     const hops = relationships.length;
     this.fill(el('strong', { text: `Shortest path, ${hops} hop${hops === 1 ? '' : 's'}: ` }), steps, 'Clear path');
@@ -83,6 +93,10 @@ export class PathTool {
 
   private fill(label: HTMLElement, body: HTMLElement | null, action: string): void {
     this.root.hidden = false;
-    this.root.replaceChildren(label, ...(body ? [body] : []), button(action, () => this.clear(), { className: 'quiet', attrs: { 'data-action': 'clear-path' } }));
+    this.root.replaceChildren(
+      label,
+      ...(body ? [body] : []),
+      button(action, () => this.clear(), { className: 'quiet', attrs: { 'data-action': 'clear-path' } }),
+    );
   }
 }

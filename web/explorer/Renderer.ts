@@ -58,13 +58,18 @@ export class Renderer {
     const dimOthers = emph.kind !== 'none';
 
     // Reused between frames: allocating thousands of entries per frame shows up as GC pauses.
-    const normal = this.normal, strong = this.strong, onScreen = this.onScreen;
+    const normal = this.normal,
+      strong = this.strong,
+      onScreen = this.onScreen;
     normal.length = strong.length = onScreen.length = 0;
     let linkCount = 0;
     for (const l of model.links.values()) {
       if (!view.linkVisible(l)) continue;
       linkCount++;
-      const sx = l.source.x ?? 0, sy = l.source.y ?? 0, tx = l.target.x ?? 0, ty = l.target.y ?? 0;
+      const sx = l.source.x ?? 0,
+        sy = l.source.y ?? 0,
+        tx = l.target.x ?? 0,
+        ty = l.target.y ?? 0;
       if ((sx < x0 && tx < x0) || (sx > x1 && tx > x1) || (sy < y0 && ty < y0) || (sy > y1 && ty > y1)) continue;
       (emph.links.has(l.id) ? strong : normal).push(l);
     }
@@ -72,7 +77,8 @@ export class Renderer {
     for (const n of model.nodes.values()) {
       if (!view.nodeVisible(n)) continue;
       nodeCount++;
-      const x = n.x ?? 0, y = n.y ?? 0;
+      const x = n.x ?? 0,
+        y = n.y ?? 0;
       if (x >= x0 - m && x <= x1 + m && y >= y0 - m && y <= y1 + m) onScreen.push(n);
     }
     const linkAlpha = dimOthers ? 0.1 : 0.38;
@@ -85,7 +91,13 @@ export class Renderer {
     if (normal.length >= RASTER_LINKS || onScreen.length >= RASTER_NODES) {
       const buffer = this.buffer;
       buffer.begin(ctx, Math.round(width * dpr), Math.round(height * dpr));
-      for (const l of normal) buffer.line(device(l.source.x ?? 0, t.x), device(l.source.y ?? 0, t.y), device(l.target.x ?? 0, t.x), device(l.target.y ?? 0, t.y));
+      for (const l of normal)
+        buffer.line(
+          device(l.source.x ?? 0, t.x),
+          device(l.source.y ?? 0, t.y),
+          device(l.target.x ?? 0, t.x),
+          device(l.target.y ?? 0, t.y),
+        );
       buffer.paintLines(BACKGROUND, LINK_RGB, linkAlpha);
       late = [];
       for (const n of onScreen) {
@@ -138,11 +150,16 @@ function arrows(ctx: CanvasRenderingContext2D, links: GraphLink[], color: string
   const size = 5 / k;
   ctx.beginPath();
   for (const l of links) {
-    const sx = l.source.x ?? 0, sy = l.source.y ?? 0, tx = l.target.x ?? 0, ty = l.target.y ?? 0;
+    const sx = l.source.x ?? 0,
+      sy = l.source.y ?? 0,
+      tx = l.target.x ?? 0,
+      ty = l.target.y ?? 0;
     const len = Math.hypot(tx - sx, ty - sy);
     if (len < l.target.radius + size * 2) continue;
-    const ux = (tx - sx) / len, uy = (ty - sy) / len;
-    const px = tx - ux * (l.target.radius + 1 / k), py = ty - uy * (l.target.radius + 1 / k);
+    const ux = (tx - sx) / len,
+      uy = (ty - sy) / len;
+    const px = tx - ux * (l.target.radius + 1 / k),
+      py = ty - uy * (l.target.radius + 1 / k);
     ctx.moveTo(px, py);
     ctx.lineTo(px - ux * size * 1.6 - uy * size, py - uy * size * 1.6 + ux * size);
     ctx.lineTo(px - ux * size * 1.6 + uy * size, py - uy * size * 1.6 - ux * size);
@@ -152,7 +169,14 @@ function arrows(ctx: CanvasRenderingContext2D, links: GraphLink[], color: string
   ctx.fill();
 }
 
-function ring(ctx: CanvasRenderingContext2D, n: GraphNode, gap: number, color: string, width: number, dash: number[]): void {
+function ring(
+  ctx: CanvasRenderingContext2D,
+  n: GraphNode,
+  gap: number,
+  color: string,
+  width: number,
+  dash: number[],
+): void {
   ctx.beginPath();
   ctx.arc(n.x ?? 0, n.y ?? 0, n.radius + gap, 0, 2 * Math.PI);
   ctx.setLineDash(dash);
@@ -163,7 +187,13 @@ function ring(ctx: CanvasRenderingContext2D, n: GraphNode, gap: number, color: s
 }
 
 // Selection, path start, pins and gap highlights.
-function markers(ctx: CanvasRenderingContext2D, onScreen: GraphNode[], view: ViewState, emph: Emphasis, k: number): void {
+function markers(
+  ctx: CanvasRenderingContext2D,
+  onScreen: GraphNode[],
+  view: ViewState,
+  emph: Emphasis,
+  k: number,
+): void {
   for (const n of onScreen) {
     if (view.gapIds.has(n.id)) ring(ctx, n, 4 / k, '#dc2626', 2 / k, [4 / k, 3 / k]);
     if (n.id === view.pathFromId) ring(ctx, n, 6 / k, PATH_COLOR, 2 / k, [3 / k, 2 / k]);

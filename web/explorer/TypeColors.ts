@@ -1,6 +1,17 @@
 // Entity-type colours: a qualitative palette handed out in the order types are first seen, then hashed hues.
 
-const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#59a14f', '#b07aa1', '#76b7b2', '#edc948', '#ff9da7', '#9c755f', '#7f7f7f'];
+const PALETTE = [
+  '#4e79a7',
+  '#f28e2b',
+  '#e15759',
+  '#59a14f',
+  '#b07aa1',
+  '#76b7b2',
+  '#edc948',
+  '#ff9da7',
+  '#9c755f',
+  '#7f7f7f',
+];
 
 /** Stable colours per entity type for one page session. */
 export class TypeColors {

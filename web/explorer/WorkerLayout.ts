@@ -7,7 +7,15 @@ import type { GraphLink, GraphNode } from './GraphModel.js';
 
 /** Messages to the worker. */
 type ToWorker =
-  | { kind: 'graph'; version: number; xy: Float64Array; fixed: Float64Array; radius: Float64Array; links: Int32Array; alpha: number }
+  | {
+      kind: 'graph';
+      version: number;
+      xy: Float64Array;
+      fixed: Float64Array;
+      radius: Float64Array;
+      links: Int32Array;
+      alpha: number;
+    }
   | { kind: 'heat'; alpha?: number; target?: number }
   | { kind: 'fix'; index: number; fx: number; fy: number }
   | { kind: 'ack' };
@@ -59,8 +67,15 @@ export function runLayoutWorker(): void {
       version = m.version;
       const nodes: LayoutNode[] = [];
       for (let i = 0; i < m.radius.length; i++) {
-        const fx = m.fixed[2 * i], fy = m.fixed[2 * i + 1];
-        nodes.push({ x: m.xy[2 * i], y: m.xy[2 * i + 1], radius: m.radius[i] ?? 5, fx: Number.isNaN(fx) ? null : fx, fy: Number.isNaN(fy) ? null : fy });
+        const fx = m.fixed[2 * i],
+          fy = m.fixed[2 * i + 1];
+        nodes.push({
+          x: m.xy[2 * i],
+          y: m.xy[2 * i + 1],
+          radius: m.radius[i] ?? 5,
+          fx: Number.isNaN(fx) ? null : fx,
+          fy: Number.isNaN(fy) ? null : fy,
+        });
       }
       const links: SimulationLinkDatum<LayoutNode>[] = [];
       for (let i = 0; i < m.links.length; i += 2) links.push({ source: m.links[i] ?? 0, target: m.links[i + 1] ?? 0 });
@@ -140,7 +155,12 @@ export class WorkerLayout implements Layout {
     this.version++;
     this.previous = this.latest = null;
     this.busy = true;
-    this.post({ kind: 'graph', version: this.version, xy, fixed, radius, links: pairs, alpha }, [xy.buffer, fixed.buffer, radius.buffer, pairs.buffer]);
+    this.post({ kind: 'graph', version: this.version, xy, fixed, radius, links: pairs, alpha }, [
+      xy.buffer,
+      fixed.buffer,
+      radius.buffer,
+      pairs.buffer,
+    ]);
   }
 
   reheat(alpha: number): void {

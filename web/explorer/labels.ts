@@ -31,7 +31,16 @@ function truncate(text: string, max: number): string {
 }
 
 /** Labels, in order: the selection and hovered node, emphasised nodes and links, then large nodes and, zoomed in, the rest. */
-export function drawLabels(ctx: CanvasRenderingContext2D, dpr: number, t: ZoomTransform, view: ViewState, onScreen: GraphNode[], emph: Emphasis, strong: GraphLink[], normal: GraphLink[]): void {
+export function drawLabels(
+  ctx: CanvasRenderingContext2D,
+  dpr: number,
+  t: ZoomTransform,
+  view: ViewState,
+  onScreen: GraphNode[],
+  emph: Emphasis,
+  strong: GraphLink[],
+  normal: GraphLink[],
+): void {
   const k = t.k;
   const nodeLabel = (n: GraphNode, color: string): Label => {
     const [x, y] = t.apply([n.x ?? 0, n.y ?? 0]);
@@ -45,7 +54,9 @@ export function drawLabels(ctx: CanvasRenderingContext2D, dpr: number, t: ZoomTr
   const emphasised = onScreen.filter((n) => !first.includes(n) && (emph.nodes.has(n.id) || view.gapIds.has(n.id)));
   const taken = new Set([...first, ...emphasised]);
   const zoomedIn = k >= NODE_LABEL_ZOOM;
-  const others = onScreen.filter((n) => !taken.has(n) && (zoomedIn || n.radius * k >= 9)).sort((a, b) => b.radius - a.radius);
+  const others = onScreen
+    .filter((n) => !taken.has(n) && (zoomedIn || n.radius * k >= 9))
+    .sort((a, b) => b.radius - a.radius);
   const dim = emph.kind !== 'none';
   const candidates: Label[] = [
     ...first.map((n) => nodeLabel(n, '#0f172a')),

@@ -21,17 +21,28 @@ async function main(): Promise<void> {
     status: byId('status'),
   });
   installStatsHook(app);
-  setupSearch(byId<HTMLInputElement>('search-input'), byId<HTMLUListElement>('search-results'), app.colors, (id) => void app.open(id));
+  setupSearch(
+    byId<HTMLInputElement>('search-input'),
+    byId<HTMLUListElement>('search-results'),
+    app.colors,
+    (id) => void app.open(id),
+  );
 
   const depth = byId<HTMLSelectElement>('load-depth');
   const limit = byId<HTMLInputElement>('load-limit');
   byId('fit').addEventListener('click', () => app.fit());
   byId('unpin-all').addEventListener('click', () => app.unpinAll());
-  byId('overview').addEventListener('click', () => void app.overview(intParam(depth.value, 1, 1, 3), intParam(limit.value, 300, 1, 2000)));
+  byId('overview').addEventListener(
+    'click',
+    () => void app.overview(intParam(depth.value, 1, 1, 3), intParam(limit.value, 300, 1, 2000)),
+  );
   const gapsToggle = byId('gaps-toggle');
   gapsToggle.addEventListener('click', () => {
     if (app.gaps.open) app.gaps.hide();
-    else void app.gaps.show().catch((e: unknown) => app.status(`Gaps failed: ${e instanceof Error ? e.message : String(e)}`, true));
+    else
+      void app.gaps
+        .show()
+        .catch((e: unknown) => app.status(`Gaps failed: ${e instanceof Error ? e.message : String(e)}`, true));
     gapsToggle.setAttribute('aria-expanded', String(app.gaps.open));
   });
 

@@ -10,9 +10,17 @@ function optionFor(hit: EntityHit, i: number, text: string, colors: TypeColors, 
   const swatch = el('span', { className: 'swatch', attrs: { 'aria-hidden': 'true' } });
   swatch.style.background = colors.of(hit.type);
   const needle = text.toLowerCase();
-  const alias = hit.name.toLowerCase().includes(needle) ? undefined : hit.aliases.find((a) => a.toLowerCase().includes(needle));
-  const option = el('li', { attrs: { role: 'option', id: `search-option-${i}`, 'aria-selected': 'false', 'data-id': hit.id } },
-    swatch, el('span', { className: 'opt-name', text: hit.name }), alias ? el('span', { className: 'muted', text: ` aka ${alias}` }) : null, el('span', { className: 'opt-type', text: hit.type }));
+  const alias = hit.name.toLowerCase().includes(needle)
+    ? undefined
+    : hit.aliases.find((a) => a.toLowerCase().includes(needle));
+  const option = el(
+    'li',
+    { attrs: { role: 'option', id: `search-option-${i}`, 'aria-selected': 'false', 'data-id': hit.id } },
+    swatch,
+    el('span', { className: 'opt-name', text: hit.name }),
+    alias ? el('span', { className: 'muted', text: ` aka ${alias}` }) : null,
+    el('span', { className: 'opt-type', text: hit.type }),
+  );
   // mousedown, not click: the input's blur would close the list first.
   option.addEventListener('mousedown', (e) => {
     e.preventDefault();
@@ -22,7 +30,12 @@ function optionFor(hit: EntityHit, i: number, text: string, colors: TypeColors, 
 }
 
 /** Binds the search box and its listbox; `choose` receives the picked entity id. */
-export function setupSearch(input: HTMLInputElement, list: HTMLUListElement, colors: TypeColors, choose: (id: string) => void): void {
+export function setupSearch(
+  input: HTMLInputElement,
+  list: HTMLUListElement,
+  colors: TypeColors,
+  choose: (id: string) => void,
+): void {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let ticket = 0;
   let ids: string[] = [];
@@ -55,11 +68,10 @@ export function setupSearch(input: HTMLInputElement, list: HTMLUListElement, col
     const { total, hits } = await searchEntities(text, 12).catch(() => ({ total: 0, hits: [] }));
     if (mine !== ticket) return;
     ids = hits.map((h) => h.id);
-    list.replaceChildren(
-      ...hits.map((h, i) => optionFor(h, i, text, colors, () => pick(i))),
-    );
+    list.replaceChildren(...hits.map((h, i) => optionFor(h, i, text, colors, () => pick(i))));
     if (hits.length === 0) list.append(el('li', { className: 'muted empty', text: 'No entity matches.' }));
-    else if (total > hits.length) list.append(el('li', { className: 'muted empty', text: `${total - hits.length} more: type more letters.` }));
+    else if (total > hits.length)
+      list.append(el('li', { className: 'muted empty', text: `${total - hits.length} more: type more letters.` }));
     list.hidden = false;
     input.setAttribute('aria-expanded', 'true');
     highlight(hits.length ? 0 : -1);

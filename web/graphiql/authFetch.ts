@@ -13,7 +13,10 @@ export async function authFetch(input: RequestInfo | URL, init: RequestInit = {}
   for (const [name, value] of Object.entries(authHeaders())) if (!headers.has(name)) headers.set(name, value);
   const res = await fetch(input, { ...init, headers });
   if (retried) return res;
-  const body: unknown = await res.clone().json().catch(() => null);
+  const body: unknown = await res
+    .clone()
+    .json()
+    .catch(() => null);
   if (!isUnauthenticated(body)) return res;
   const key = window.prompt('This Cairn server needs an API key (kept for this tab only):');
   if (!key?.trim()) return res;

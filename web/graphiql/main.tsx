@@ -14,13 +14,19 @@ const httpFetcher = createGraphiQLFetcher({
   enableIncrementalDelivery: false,
   fetch: authFetch,
 });
-const fetcher: Fetcher = (params, opts) => httpFetcher({ ...params, operationName: effectiveOperationName(params.query, params.operationName) }, opts);
+const fetcher: Fetcher = (params, opts) =>
+  httpFetcher({ ...params, operationName: effectiveOperationName(params.query, params.operationName) }, opts);
 
 const container = document.getElementById('graphiql');
 if (!container) throw new Error('index.html has no #graphiql element');
 container.textContent = '';
 createRoot(container).render(
-  <GraphiQL fetcher={fetcher} defaultTabs={EXAMPLE_TABS} defaultEditorToolsVisibility="variables" isHeadersEditorEnabled>
+  <GraphiQL
+    fetcher={fetcher}
+    defaultTabs={EXAMPLE_TABS}
+    defaultEditorToolsVisibility="variables"
+    isHeadersEditorEnabled
+  >
     <GraphiQL.Logo>
       <a className="cairn-graphiql-logo" href="/knowledge" title="Back to the knowledge pages">
         Cairn

@@ -58,7 +58,13 @@ export function DocumentInspector({ id }: { id: string }) {
     </Link>
   );
   if (q.status === 'loading') return <Loading what="Loading the document" />;
-  if (q.status === 'error') return <>{back}<ErrorNotice error={q.error} title="Could not load the document" /></>;
+  if (q.status === 'error')
+    return (
+      <>
+        {back}
+        <ErrorNotice error={q.error} title="Could not load the document" />
+      </>
+    );
   const doc = q.data.document;
   if (!doc) {
     return (
@@ -66,7 +72,9 @@ export function DocumentInspector({ id }: { id: string }) {
         {back}
         <div className="notice" role="alert">
           <strong>Not found</strong> <code className="error-code">NOT_FOUND</code>
-          <div>No document has the id <code>{id}</code> (it may have been deleted or expired).</div>
+          <div>
+            No document has the id <code>{id}</code> (it may have been deleted or expired).
+          </div>
         </div>
       </>
     );
@@ -97,7 +105,9 @@ export function DocumentInspector({ id }: { id: string }) {
           <Panel title="Metadata">
             <Metadata doc={doc} />
             <h3>JSON metadata</h3>
-            <pre className="json" data-testid="document-json">{JSON.stringify(doc.metadata, null, 2)}</pre>
+            <pre className="json" data-testid="document-json">
+              {JSON.stringify(doc.metadata, null, 2)}
+            </pre>
           </Panel>
           <Panel title={`Entities (${doc.entities.length})`}>
             {doc.entities.length === 0 ? (

@@ -11,7 +11,12 @@ type FilterValues = Record<(typeof FILTER_KEYS)[number], string>;
 const PAGE_SIZES = [10, 20, 50, 100];
 
 function readFilters(params: URLSearchParams): FilterValues {
-  return { type: params.get('type') ?? '', source: params.get('source') ?? '', tags: params.get('tags') ?? '', text: params.get('text') ?? '' };
+  return {
+    type: params.get('type') ?? '',
+    source: params.get('source') ?? '',
+    tags: params.get('tags') ?? '',
+    text: params.get('text') ?? '',
+  };
 }
 
 function toFilter(v: FilterValues): DocumentFilter | undefined {
@@ -26,7 +31,8 @@ function toFilter(v: FilterValues): DocumentFilter | undefined {
 
 function FilterForm({ initial }: { initial: FilterValues }) {
   const [values, setValues] = useState(initial);
-  const set = (k: keyof FilterValues) => (e: { target: { value: string } }) => setValues({ ...values, [k]: e.target.value });
+  const set = (k: keyof FilterValues) => (e: { target: { value: string } }) =>
+    setValues({ ...values, [k]: e.target.value });
   const submit = (e: FormEvent) => {
     e.preventDefault();
     navigate(dashboardHref(values));
@@ -68,7 +74,8 @@ function FilterForm({ initial }: { initial: FilterValues }) {
 function Row({ doc, onDeleted }: { doc: DocumentRow; onDeleted(): void }) {
   const [state, setState] = useState<{ busy: boolean; error?: unknown }>({ busy: false });
   const remove = async () => {
-    if (!window.confirm(`Delete “${doc.title}” (${doc.id}) and its ${doc.chunkCount} chunks? This cannot be undone.`)) return;
+    if (!window.confirm(`Delete “${doc.title}” (${doc.id}) and its ${doc.chunkCount} chunks? This cannot be undone.`))
+      return;
     setState({ busy: true });
     try {
       await gql(DELETE_MUTATION, { id: doc.id });
@@ -98,7 +105,13 @@ function Row({ doc, onDeleted }: { doc: DocumentRow; onDeleted(): void }) {
       <td className="num">{doc.chunkCount}</td>
       <td className="nowrap">{formatDate(doc.updatedAt)}</td>
       <td>
-        <button type="button" className="danger" onClick={remove} disabled={state.busy} aria-label={`Delete ${doc.title}`}>
+        <button
+          type="button"
+          className="danger"
+          onClick={remove}
+          disabled={state.busy}
+          aria-label={`Delete ${doc.title}`}
+        >
           {state.busy ? 'Deleting…' : 'Delete'}
         </button>
       </td>
@@ -131,7 +144,17 @@ function DocumentRows({ nodes, onDeleted }: { nodes: DocumentRow[]; onDeleted():
   );
 }
 
-function Pages({ filter, sourceId, refresh, onDeleted }: { filter: DocumentFilter | undefined; sourceId: string | null; refresh: number; onDeleted(): void }) {
+function Pages({
+  filter,
+  sourceId,
+  refresh,
+  onDeleted,
+}: {
+  filter: DocumentFilter | undefined;
+  sourceId: string | null;
+  refresh: number;
+  onDeleted(): void;
+}) {
   const [pageSize, setPageSize] = useState(20);
   // Cursors of the pages seen so far: the last one is the current page's `after`.
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
@@ -145,7 +168,14 @@ function Pages({ filter, sourceId, refresh, onDeleted }: { filter: DocumentFilte
   if (q.status === 'loading') return <Loading what="Loading documents" />;
   if (q.status === 'error') return <ErrorNotice error={q.error} title="Could not load documents" />;
   const { nodes, totalCount, pageInfo } = q.data.documents;
-  if (totalCount === 0) return <Empty>{filter || sourceId ? 'No document matches these filters.' : 'No documents yet: import a URL below or write one with createDocument.'}</Empty>;
+  if (totalCount === 0)
+    return (
+      <Empty>
+        {filter || sourceId
+          ? 'No document matches these filters.'
+          : 'No documents yet: import a URL below or write one with createDocument.'}
+      </Empty>
+    );
   const start = (cursors.length - 1) * pageSize;
   return (
     <>
@@ -157,7 +187,11 @@ function Pages({ filter, sourceId, refresh, onDeleted }: { filter: DocumentFilte
         <button type="button" onClick={() => setCursors((c) => c.slice(0, -1))} disabled={cursors.length <= 1}>
           Previous
         </button>
-        <button type="button" onClick={() => setCursors((c) => [...c, pageInfo.endCursor])} disabled={!pageInfo.hasNextPage}>
+        <button
+          type="button"
+          onClick={() => setCursors((c) => [...c, pageInfo.endCursor])}
+          disabled={!pageInfo.hasNextPage}
+        >
           Next
         </button>
         <label className="inline">
@@ -181,7 +215,15 @@ function Pages({ filter, sourceId, refresh, onDeleted }: { filter: DocumentFilte
 }
 
 /** Documents matching the URL's filters (`type`, `source`, `tags`, `text`, and `sourceId`: a registered source's), newest first. */
-export function DocumentTable({ params, refresh, onDeleted }: { params: URLSearchParams; refresh: number; onDeleted(): void }) {
+export function DocumentTable({
+  params,
+  refresh,
+  onDeleted,
+}: {
+  params: URLSearchParams;
+  refresh: number;
+  onDeleted(): void;
+}) {
   const values = readFilters(params);
   const sourceId = params.get('sourceId');
   const key = JSON.stringify({ ...values, sourceId });
@@ -189,12 +231,19 @@ export function DocumentTable({ params, refresh, onDeleted }: { params: URLSearc
     <Panel title="Documents" id="documents">
       {sourceId && (
         <p className="notice" data-testid="source-filter">
-          Only the documents of source <code>{params.get('sourceName') ?? sourceId}</code>. <Link href={dashboardHref()}>Show all</Link>
+          Only the documents of source <code>{params.get('sourceName') ?? sourceId}</code>.{' '}
+          <Link href={dashboardHref()}>Show all</Link>
         </p>
       )}
       {/* New filters start a fresh form and a fresh cursor stack (sibling keys must differ). */}
       <FilterForm key={`form:${key}`} initial={values} />
-      <Pages key={`pages:${key}`} filter={toFilter(values)} sourceId={sourceId} refresh={refresh} onDeleted={onDeleted} />
+      <Pages
+        key={`pages:${key}`}
+        filter={toFilter(values)}
+        sourceId={sourceId}
+        refresh={refresh}
+        onDeleted={onDeleted}
+      />
     </Panel>
   );
 }

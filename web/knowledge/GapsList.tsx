@@ -13,7 +13,9 @@ export function GapsList({ refresh }: { refresh: number }) {
   const endCursor = q.status === 'ok' ? q.data.knowledgeGaps.pageInfo.endCursor : null;
   return (
     <Panel title="Knowledge gaps" id="gaps">
-      <p className="muted">Questions agents asked that the knowledge base answered poorly: candidates for new documents.</p>
+      <p className="muted">
+        Questions agents asked that the knowledge base answered poorly: candidates for new documents.
+      </p>
       {q.status === 'loading' && <Loading what="Loading gaps" />}
       {q.status === 'error' && <ErrorNotice error={q.error} title="Could not load the gaps" />}
       {q.status === 'ok' &&
@@ -47,7 +49,11 @@ export function GapsList({ refresh }: { refresh: number }) {
                 <button type="button" onClick={() => setCursors((c) => c.slice(0, -1))} disabled={cursors.length <= 1}>
                   Previous
                 </button>
-                <button type="button" onClick={() => setCursors((c) => [...c, endCursor])} disabled={!q.data.knowledgeGaps.pageInfo.hasNextPage}>
+                <button
+                  type="button"
+                  onClick={() => setCursors((c) => [...c, endCursor])}
+                  disabled={!q.data.knowledgeGaps.pageInfo.hasNextPage}
+                >
                   Next
                 </button>
               </nav>

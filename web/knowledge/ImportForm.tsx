@@ -1,7 +1,13 @@
 // Import form: a URL, or an OpenAPI spec by URL or pasted; starts an async import job and polls it to the end.
 import { useEffect, useState, type FormEvent } from 'react';
 import { gql } from '../shared/graphql';
-import { FINISHED_STATUSES, IMPORT_JOB_QUERY, IMPORT_OPENAPI_MUTATION, IMPORT_URL_MUTATION, type ImportJob } from './api';
+import {
+  FINISHED_STATUSES,
+  IMPORT_JOB_QUERY,
+  IMPORT_OPENAPI_MUTATION,
+  IMPORT_URL_MUTATION,
+  type ImportJob,
+} from './api';
 import { documentHref, Link } from './router';
 import { ErrorNotice, Panel } from './ui';
 
@@ -98,7 +104,10 @@ async function startImport(source: Source, url: string, content: string, tags: s
     const data = await gql(IMPORT_URL_MUTATION, { input: { url: url.trim(), tags: tagList, async: true } });
     return data.importUrl.job;
   }
-  const input = source === 'openapi-url' ? { url: url.trim(), tags: tagList, async: true } : { content, tags: tagList, async: true };
+  const input =
+    source === 'openapi-url'
+      ? { url: url.trim(), tags: tagList, async: true }
+      : { content, tags: tagList, async: true };
   return (await gql(IMPORT_OPENAPI_MUTATION, { input })).importOpenApi.job;
 }
 
@@ -114,7 +123,8 @@ function SourceChoice({ source, onChange }: { source: Source; onChange(source: S
       <legend>What to import</legend>
       {SOURCE_CHOICES.map(([value, label]) => (
         <label key={value} className="inline">
-          <input type="radio" name="source" value={value} checked={source === value} onChange={() => onChange(value)} /> {label}
+          <input type="radio" name="source" value={value} checked={source === value} onChange={() => onChange(value)} />{' '}
+          {label}
         </label>
       ))}
     </fieldset>
@@ -155,17 +165,36 @@ export function ImportForm({ onFinished }: { onFinished(): void }) {
         {source === 'openapi-content' ? (
           <label>
             Spec (JSON or YAML)
-            <textarea name="content" rows={8} value={content} onChange={(e) => setContent(e.target.value)} required spellCheck={false} />
+            <textarea
+              name="content"
+              rows={8}
+              value={content}
+              onChange={(e) => setContent(e.target.value)}
+              required
+              spellCheck={false}
+            />
           </label>
         ) : (
           <label>
             URL
-            <input name="url" type="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://docs.example.com/guide" required />
+            <input
+              name="url"
+              type="url"
+              value={url}
+              onChange={(e) => setUrl(e.target.value)}
+              placeholder="https://docs.example.com/guide"
+              required
+            />
           </label>
         )}
         <label>
           Tags <span className="muted">(optional, separated by spaces or commas)</span>
-          <input name="importTags" value={tags} onChange={(e) => setTags(e.target.value)} placeholder="onboarding docs" />
+          <input
+            name="importTags"
+            value={tags}
+            onChange={(e) => setTags(e.target.value)}
+            placeholder="onboarding docs"
+          />
         </label>
         <div>
           <button type="submit" className="primary" disabled={submitting || running}>

@@ -5,10 +5,11 @@ import { apiKey, gql, setApiKey } from '../shared/graphql';
 import { ACCESS_CHECK_QUERY } from './api';
 import { describeError, ErrorNotice, Loading } from './ui';
 
-
 /** Asks for a key (empty forgets it) and reloads so every panel uses it. */
 export function changeApiKey(): void {
-  const entered = window.prompt(apiKey() ? 'API key for this tab (leave empty to forget the current one):' : 'API key for this tab:');
+  const entered = window.prompt(
+    apiKey() ? 'API key for this tab (leave empty to forget the current one):' : 'API key for this tab:',
+  );
   if (entered === null) return;
   setApiKey(entered.trim() || null);
   window.location.reload();
@@ -16,7 +17,9 @@ export function changeApiKey(): void {
 
 /** Renders `children` once the server accepts this tab's requests; otherwise the error and a way to enter a key. */
 export function KeyGate({ children }: { children: ReactNode }) {
-  const [state, setState] = useState<{ status: 'checking' } | { status: 'ok' } | { status: 'error'; error: unknown }>({ status: 'checking' });
+  const [state, setState] = useState<{ status: 'checking' } | { status: 'ok' } | { status: 'error'; error: unknown }>({
+    status: 'checking',
+  });
   const check = useCallback(() => {
     setState({ status: 'checking' });
     gql(ACCESS_CHECK_QUERY).then(

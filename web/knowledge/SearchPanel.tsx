@@ -5,7 +5,11 @@ import { SEARCH_MODES, SEARCH_QUERY, type Hit, type SearchInput } from './api';
 import { documentHref, Link } from './router';
 import { Empty, ErrorNotice, formatScore, Loading, Panel } from './ui';
 
-type Result = { status: 'idle' } | { status: 'loading' } | { status: 'error'; error: unknown } | { status: 'ok'; hits: Hit[]; summary: string };
+type Result =
+  | { status: 'idle' }
+  | { status: 'loading' }
+  | { status: 'error'; error: unknown }
+  | { status: 'ok'; hits: Hit[]; summary: string };
 
 const SNIPPET = 280;
 
@@ -95,7 +99,14 @@ export function SearchPanel() {
       <form className="form-row" onSubmit={submit} role="search" aria-label="Search the knowledge base">
         <label className="grow">
           Query
-          <input name="query" type="search" value={query} onChange={(e) => setQuery(e.target.value)} placeholder="why did the ACH payment fail?" required />
+          <input
+            name="query"
+            type="search"
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+            placeholder="why did the ACH payment fail?"
+            required
+          />
         </label>
         <label>
           Mode
@@ -111,11 +122,25 @@ export function SearchPanel() {
         </label>
         <label className="narrow">
           Min score
-          <input name="minScore" type="number" min={0} max={1} step={0.01} value={minScore} onChange={(e) => setMinScore(e.target.value)} placeholder="0" />
+          <input
+            name="minScore"
+            type="number"
+            min={0}
+            max={1}
+            step={0.01}
+            value={minScore}
+            onChange={(e) => setMinScore(e.target.value)}
+            placeholder="0"
+          />
         </label>
         <label>
           Tags
-          <input name="tags" value={tags} onChange={(e) => setTags(e.target.value)} placeholder="billing+ach|payments" />
+          <input
+            name="tags"
+            value={tags}
+            onChange={(e) => setTags(e.target.value)}
+            placeholder="billing+ach|payments"
+          />
         </label>
         <button type="submit" className="primary" disabled={result.status === 'loading'}>
           Search

@@ -6,7 +6,8 @@ import { SOURCES_SUBSCRIPTION, SYNC_SOURCE_MUTATION, type SourceRow } from './ap
 import { dashboardHref, Link } from './router';
 import { Empty, ErrorNotice, formatDate, Loading, Panel } from './ui';
 
-type Live = { status: 'connecting' } | { status: 'error'; error: unknown } | { status: 'ok'; rows: Map<string, SourceRow> };
+type Live =
+  { status: 'connecting' } | { status: 'error'; error: unknown } | { status: 'ok'; rows: Map<string, SourceRow> };
 
 /** Every source, updated as syncs run (the server sends each change). */
 function useLiveSources(): Live {
@@ -14,18 +15,32 @@ function useLiveSources(): Live {
   useEffect(() => {
     const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`;
     const key = apiKey();
-    const client = createClient({ url, lazy: true, retryAttempts: 3, connectionParams: key ? { authorization: `Bearer ${key}` } : {} });
+    const client = createClient({
+      url,
+      lazy: true,
+      retryAttempts: 3,
+      connectionParams: key ? { authorization: `Bearer ${key}` } : {},
+    });
     // The first answer of each source arrives at once; an empty list shows after a moment with none.
-    const empty = setTimeout(() => setLive((l) => (l.status === 'connecting' ? { status: 'ok', rows: new Map() } : l)), 1500);
+    const empty = setTimeout(
+      () => setLive((l) => (l.status === 'connecting' ? { status: 'ok', rows: new Map() } : l)),
+      1500,
+    );
     const stop = client.subscribe<{ sourceUpdated: SourceRow }>(
       { query: SOURCES_SUBSCRIPTION.toString() },
       {
         next: (result) => {
           const row = result.data?.sourceUpdated;
-          if (result.errors?.length) setLive({ status: 'error', error: new Error(result.errors[0]?.message ?? 'subscription failed') });
-          else if (row) setLive((l) => ({ status: 'ok', rows: new Map(l.status === 'ok' ? l.rows : []).set(row.id, row) }));
+          if (result.errors?.length)
+            setLive({ status: 'error', error: new Error(result.errors[0]?.message ?? 'subscription failed') });
+          else if (row)
+            setLive((l) => ({ status: 'ok', rows: new Map(l.status === 'ok' ? l.rows : []).set(row.id, row) }));
         },
-        error: (error) => setLive({ status: 'error', error: error instanceof Error ? error : new Error('the live connection to the server failed') }),
+        error: (error) =>
+          setLive({
+            status: 'error',
+            error: error instanceof Error ? error : new Error('the live connection to the server failed'),
+          }),
         complete: () => undefined,
       },
     );
@@ -51,7 +66,12 @@ function SyncButton({ source }: { source: SourceRow }) {
   };
   return (
     <>
-      <button type="button" onClick={sync} disabled={state.busy || source.status === 'SYNCING'} aria-label={`Sync ${source.name} now`}>
+      <button
+        type="button"
+        onClick={sync}
+        disabled={state.busy || source.status === 'SYNCING'}
+        aria-label={`Sync ${source.name} now`}
+      >
         {source.status === 'SYNCING' ? 'Syncing…' : 'Sync now'}
       </button>
       {state.error !== undefined && <ErrorNotice error={state.error} title="Could not start the sync" />}
@@ -64,7 +84,9 @@ export function SourcesPanel() {
   const live = useLiveSources();
   return (
     <Panel title="Sources" id="sources">
-      <p className="muted">Git repositories, sites, spec URLs and folders kept in sync (cairn sources add, or createSource).</p>
+      <p className="muted">
+        Git repositories, sites, spec URLs and folders kept in sync (cairn sources add, or createSource).
+      </p>
       {live.status === 'connecting' && <Loading what="Loading sources" />}
       {live.status === 'error' && <ErrorNotice error={live.error} title="Could not load the sources" />}
       {live.status === 'ok' &&
@@ -104,7 +126,10 @@ export function SourcesPanel() {
                         )}
                       </td>
                       <td className="num">
-                        <Link href={`${dashboardHref({ sourceId: s.id, sourceName: s.name })}#documents`} data-testid="source-documents">
+                        <Link
+                          href={`${dashboardHref({ sourceId: s.id, sourceName: s.name })}#documents`}
+                          data-testid="source-documents"
+                        >
                           {s.documentCount}
                         </Link>
                       </td>
@@ -117,7 +142,9 @@ export function SourcesPanel() {
                           </div>
                         )}
                       </td>
-                      <td className="nowrap">{s.schedule ? formatDate(s.nextRunAt) : <span className="muted">manual</span>}</td>
+                      <td className="nowrap">
+                        {s.schedule ? formatDate(s.nextRunAt) : <span className="muted">manual</span>}
+                      </td>
                       <td>
                         <SyncButton source={s} />
                       </td>

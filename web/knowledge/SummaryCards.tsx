@@ -13,7 +13,17 @@ function Card({ label, value, testId }: { label: string; value: number | string;
   );
 }
 
-function Counts({ title, counts, link, testId }: { title: string; counts: CountByKey[]; link?: (key: string) => string; testId: string }) {
+function Counts({
+  title,
+  counts,
+  link,
+  testId,
+}: {
+  title: string;
+  counts: CountByKey[];
+  link?: (key: string) => string;
+  testId: string;
+}) {
   return (
     <div className="card card-list" data-testid={testId}>
       <div className="card-label">{title}</div>
@@ -23,7 +33,8 @@ function Counts({ title, counts, link, testId }: { title: string; counts: CountB
         <ul className="counts">
           {counts.map((c) => (
             <li key={c.key}>
-              {link ? <Link href={link(c.key)}>{c.key}</Link> : <span>{c.key}</span>} <span className="count">{c.count}</span>
+              {link ? <Link href={link(c.key)}>{c.key}</Link> : <span>{c.key}</span>}{' '}
+              <span className="count">{c.count}</span>
             </li>
           ))}
         </ul>

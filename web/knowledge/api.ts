@@ -30,7 +30,15 @@ export {
 export type { DocumentFilter, SearchInput } from '../shared/generated/graphql';
 
 /** The document types of the schema, in its order. */
-export const DOCUMENT_TYPES = ['MANUAL', 'TUTORIAL', 'API_SPEC', 'FAQ', 'POLICY', 'REFERENCE', 'OTHER'] as const satisfies readonly DocumentType[];
+export const DOCUMENT_TYPES = [
+  'MANUAL',
+  'TUTORIAL',
+  'API_SPEC',
+  'FAQ',
+  'POLICY',
+  'REFERENCE',
+  'OTHER',
+] as const satisfies readonly DocumentType[];
 
 /** The search modes of the schema. */
 export const SEARCH_MODES = ['HYBRID', 'VECTOR', 'KEYWORD'] as const satisfies readonly SearchMode[];
@@ -49,4 +57,9 @@ export type DocumentDetail = NonNullable<DocumentDetailQuery['document']>;
 export type SourceRow = SourceFieldsFragment;
 
 /** Statuses after which a job changes no more (until resumed). */
-export const FINISHED_STATUSES: ReadonlySet<ImportJobStatus> = new Set(['SUCCEEDED', 'FAILED', 'PARTIAL', 'INTERRUPTED']);
+export const FINISHED_STATUSES: ReadonlySet<ImportJobStatus> = new Set([
+  'SUCCEEDED',
+  'FAILED',
+  'PARTIAL',
+  'INTERRUPTED',
+]);

@@ -55,7 +55,13 @@ function App() {
         </button>
       </header>
       <main className="page">
-        <KeyGate>{route.page === 'document' ? <DocumentInspector key={route.id} id={route.id} /> : <Dashboard params={route.params} />}</KeyGate>
+        <KeyGate>
+          {route.page === 'document' ? (
+            <DocumentInspector key={route.id} id={route.id} />
+          ) : (
+            <Dashboard params={route.params} />
+          )}
+        </KeyGate>
       </main>
     </>
   );

@@ -5,7 +5,8 @@ import { GraphQLRequestError } from '../shared/graphql';
 /** The code and message of any error: GraphQL errors keep theirs, network failures become NETWORK_ERROR. */
 export function describeError(error: unknown): { code: string; message: string } {
   if (error instanceof GraphQLRequestError) return { code: error.code, message: error.message };
-  if (error instanceof TypeError) return { code: 'NETWORK_ERROR', message: `the server could not be reached (${error.message})` };
+  if (error instanceof TypeError)
+    return { code: 'NETWORK_ERROR', message: `the server could not be reached (${error.message})` };
   return { code: 'ERROR', message: error instanceof Error ? error.message : String(error) };
 }
 
@@ -45,7 +46,17 @@ export function formatDate(iso: string | null | undefined): string {
 }
 
 /** A titled section of the dashboard. */
-export function Panel({ title, actions, children, id }: { title: string; actions?: ReactNode; children: ReactNode; id?: string }) {
+export function Panel({
+  title,
+  actions,
+  children,
+  id,
+}: {
+  title: string;
+  actions?: ReactNode;
+  children: ReactNode;
+  id?: string;
+}) {
   return (
     <section className="panel" aria-labelledby={id ? `${id}-title` : undefined} id={id}>
       <header className="panel-header">

@@ -7,7 +7,11 @@ import type { TypedDocumentString } from '../shared/generated/graphql';
 export type QueryState<T> = { status: 'loading' } | { status: 'error'; error: unknown } | { status: 'ok'; data: T };
 
 /** Runs `query` with `variables` whenever the key (the variables as JSON, plus `refresh`) changes. */
-export function useQuery<T, V>(query: TypedDocumentString<T, V>, variables: V, refresh = 0): QueryState<T> & { reload(): void } {
+export function useQuery<T, V>(
+  query: TypedDocumentString<T, V>,
+  variables: V,
+  refresh = 0,
+): QueryState<T> & { reload(): void } {
   const [state, setState] = useState<QueryState<T>>({ status: 'loading' });
   const [tick, setTick] = useState(0);
   const latest = useRef(0);

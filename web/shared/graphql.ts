@@ -63,7 +63,9 @@ export async function gql<T, V>(document: TypedDocumentString<T, V>, variables?:
     headers: { 'content-type': 'application/json', ...authHeaders() },
     body: JSON.stringify({ query, variables: variables ?? {} }),
   });
-  const body = (await res.json().catch(() => ({ errors: [{ message: `HTTP ${res.status}`, extensions: { code: 'HTTP_ERROR' } }] }))) as {
+  const body = (await res
+    .json()
+    .catch(() => ({ errors: [{ message: `HTTP ${res.status}`, extensions: { code: 'HTTP_ERROR' } }] }))) as {
     data?: T;
     errors?: GraphQLErrorPayload[];
   };

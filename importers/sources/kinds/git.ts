@@ -31,7 +31,11 @@ export function gitDriver(config: GitConfig, sourceId: string, ssh?: GitSshAcces
   return {
     async *items(context: DriverContext): AsyncIterable<SyncItem> {
       const dir = path.join(context.runtime.cacheDir, 'git', sourceId);
-      const { remote, pin } = await vetGitUrl(config.url, context.runtime.importConfig.allowPrivateHosts, context.runtime.resolve);
+      const { remote, pin } = await vetGitUrl(
+        config.url,
+        context.runtime.importConfig.allowPrivateHosts,
+        context.runtime.resolve,
+      );
       commit = await fetchBranch(dir, config, remote, pin, ssh, context);
       const files = (await listTree(dir, commit, context.signal)).filter((f) => selected(f.path, config));
       context.setTotal(files.length);
@@ -44,13 +48,34 @@ export function gitDriver(config: GitConfig, sourceId: string, ssh?: GitSshAcces
           fingerprint: file.blob,
           async load() {
             const size = Number((await git(['cat-file', '-s', file.blob], { cwd: dir })).toString().trim());
-            if (size > cap) throw new AppError(ErrorCode.IMPORT_TOO_LARGE, `${file.path} is ${size} bytes; the limit is ${cap} (CAIRN_UPLOAD_MAX_BYTES)`, { size, limit: cap });
+            if (size > cap)
+              throw new AppError(
+                ErrorCode.IMPORT_TOO_LARGE,
+                `${file.path} is ${size} bytes; the limit is ${cap} (CAIRN_UPLOAD_MAX_BYTES)`,
+                { size, limit: cap },
+              );
             const bytes = await git(['cat-file', 'blob', file.blob], { cwd: dir, maxBuffer: cap + 1024 });
             const id = documentIdForFile(`${repo}/${file.path}`).replace(/^file:/, 'git:');
             const webUrl = fileWebUrl(remote, commit, file.path);
-            const metadata = { repository: config.url, branch: config.branch, commit, path: file.path, ...(webUrl ? { webUrl } : {}) };
-            const defaults = { ...context.defaults, source: webUrl ?? `${config.url}#${file.path}`, metadata: { ...context.defaults.metadata, ...metadata } };
-            const plan = await planFile({ fileName: path.posix.basename(file.path), bytes }, id, defaults, context.planDeps, file.path);
+            const metadata = {
+              repository: config.url,
+              branch: config.branch,
+              commit,
+              path: file.path,
+              ...(webUrl ? { webUrl } : {}),
+            };
+            const defaults = {
+              ...context.defaults,
+              source: webUrl ?? `${config.url}#${file.path}`,
+              metadata: { ...context.defaults.metadata, ...metadata },
+            };
+            const plan = await planFile(
+              { fileName: path.posix.basename(file.path), bytes },
+              id,
+              defaults,
+              context.planDeps,
+              file.path,
+            );
             return { plan, fingerprint: file.blob, state: { commit } };
           },
         };
@@ -77,19 +102,31 @@ interface GitPin {
  * Refuses a repository URL whose host resolves to a blocked address (see importers/http/addressPolicy.ts), unless it
  * is allow-listed (the port counts, as for every fetch); returns the remote and the address git is pinned to.
  */
-export async function vetGitUrl(raw: string, allowPrivateHosts: readonly string[], resolve = systemResolver): Promise<{ remote: GitRemote; pin: GitPin }> {
+export async function vetGitUrl(
+  raw: string,
+  allowPrivateHosts: readonly string[],
+  resolve = systemResolver,
+): Promise<{ remote: GitRemote; pin: GitPin }> {
   const remote = parseGitRemote(raw, 'url');
   const host = remote.host.includes(':') ? `[${remote.host}]` : remote.host;
   const url = remote.transport === 'http' ? checkUrl(raw) : new URL(`ssh://${host}:${remote.port}/`);
   const target = await vetTarget(url, normalizeAllowList(allowPrivateHosts), resolve);
   const address = target.addresses[0];
-  if (!address || address.address === target.hostname) return { remote, pin: { address: undefined, curloptResolve: undefined } };
+  if (!address || address.address === target.hostname)
+    return { remote, pin: { address: undefined, curloptResolve: undefined } };
   const shown = address.family === 6 ? `[${address.address}]` : address.address;
   return { remote, pin: { address: address.address, curloptResolve: `${target.hostname}:${remote.port}:${shown}` } };
 }
 
 /** Shallow-fetches the branch into `dir` (created on first use) and returns its commit; over ssh with the deploy key. */
-async function fetchBranch(dir: string, config: GitConfig, remote: GitRemote, pin: GitPin, ssh: GitSshAccess | undefined, context: DriverContext): Promise<string> {
+async function fetchBranch(
+  dir: string,
+  config: GitConfig,
+  remote: GitRemote,
+  pin: GitPin,
+  ssh: GitSshAccess | undefined,
+  context: DriverContext,
+): Promise<string> {
   const { signal } = context;
   const exists = await stat(path.join(dir, 'HEAD')).then(
     () => true,
@@ -103,13 +140,35 @@ async function fetchBranch(dir: string, config: GitConfig, remote: GitRemote, pi
   let session: SshSession | undefined;
   try {
     if (remote.transport === 'ssh') {
-      if (!ssh) throw new AppError(ErrorCode.BAD_USER_INPUT, `the repository ${config.url} is reached over ssh, which needs the source's deploy key`);
-      session = await openSshSession(remote, await ssh.privateKey(), ssh.knownHosts, pin.address, context.runtime.importConfig.connectTimeoutMs);
+      if (!ssh)
+        throw new AppError(
+          ErrorCode.BAD_USER_INPUT,
+          `the repository ${config.url} is reached over ssh, which needs the source's deploy key`,
+        );
+      session = await openSshSession(
+        remote,
+        await ssh.privateKey(),
+        ssh.knownHosts,
+        pin.address,
+        context.runtime.importConfig.connectTimeoutMs,
+      );
     }
-    const extraConfig = session ? ['protocol.ssh.allow=always'] : pin.curloptResolve ? [`http.curloptResolve=${pin.curloptResolve}`] : [];
-    await git(['fetch', '-q', '--depth', '1', '--no-tags', config.url, `+refs/heads/${config.branch}:${ref}`], { cwd: dir, signal, extraConfig, env: session?.env ?? {} }).catch((err: unknown) => {
+    const extraConfig = session
+      ? ['protocol.ssh.allow=always']
+      : pin.curloptResolve
+        ? [`http.curloptResolve=${pin.curloptResolve}`]
+        : [];
+    await git(['fetch', '-q', '--depth', '1', '--no-tags', config.url, `+refs/heads/${config.branch}:${ref}`], {
+      cwd: dir,
+      signal,
+      extraConfig,
+      env: session?.env ?? {},
+    }).catch((err: unknown) => {
       if (err instanceof AppError && /couldn't find remote ref|not found/i.test(err.message)) {
-        throw new AppError(ErrorCode.NOT_FOUND, `the repository ${config.url} has no branch "${config.branch}"`, { url: config.url, branch: config.branch });
+        throw new AppError(ErrorCode.NOT_FOUND, `the repository ${config.url} has no branch "${config.branch}"`, {
+          url: config.url,
+          branch: config.branch,
+        });
       }
       throw sshFailure(err, remote);
     });

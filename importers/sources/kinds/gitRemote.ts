@@ -20,7 +20,11 @@ const USER = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$/;
 // scp-like syntax as git reads it: [user@]host:path, with no "/" before the colon.
 const SCP_LIKE = /^(?:([^@/:]+)@)?([^@/:[\]]+|\[[^\]/]+\]):(?!\/\/)(.+)$/;
 
-const project = (path: string) => path.replace(/^~?\/*/, '').replace(/\/+$/, '').replace(/\.git$/, '');
+const project = (path: string) =>
+  path
+    .replace(/^~?\/*/, '')
+    .replace(/\/+$/, '')
+    .replace(/\.git$/, '');
 
 /**
  * Parses a repository URL: https:// or http://, or ssh as `ssh://[user@]host[:port]/path` or `[user@]host:path`.
@@ -29,14 +33,23 @@ const project = (path: string) => path.replace(/^~?\/*/, '').replace(/\/+$/, '')
  */
 export function parseGitRemote(raw: string | null | undefined, field: string): GitRemote {
   const url = (raw ?? '').trim();
-  if (url === '' || url.length > 2000) throw badInput(field, 'must be a repository URL such as https://github.com/acme/docs.git or git@github.com:acme/docs.git (at most 2000 characters)');
+  if (url === '' || url.length > 2000)
+    throw badInput(
+      field,
+      'must be a repository URL such as https://github.com/acme/docs.git or git@github.com:acme/docs.git (at most 2000 characters)',
+    );
   // Control characters, spaces and quotes have no place in a remote and could reach ssh's command line.
   // eslint-disable-next-line no-control-regex -- control characters are exactly what this check refuses
-  if (/[\s\0-\x1f\x7f'"\\`]/.test(url)) throw badInput(field, 'must not contain spaces, quotes, backslashes or control characters');
+  if (/[\s\0-\x1f\x7f'"\\`]/.test(url))
+    throw badInput(field, 'must not contain spaces, quotes, backslashes or control characters');
   if (/^https?:\/\//i.test(url)) return httpRemote(url, field);
   if (/^ssh:\/\//i.test(url)) return sshUrlRemote(url, field);
   const scp = /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? null : SCP_LIKE.exec(url);
-  if (!scp) throw badInput(field, 'must be an https:// URL or an ssh remote (ssh://git@host/org/repo.git or git@host:org/repo.git); other schemes are not allowed');
+  if (!scp)
+    throw badInput(
+      field,
+      'must be an https:// URL or an ssh remote (ssh://git@host/org/repo.git or git@host:org/repo.git); other schemes are not allowed',
+    );
   const [, user, host = '', path = ''] = scp;
   return sshRemote(url, user, host, undefined, path, field);
 }
@@ -48,9 +61,20 @@ function httpRemote(url: string, field: string): GitRemote {
   } catch {
     throw badInput(field, 'is not a valid URL (e.g. https://github.com/acme/docs.git)');
   }
-  if (parsed.username || parsed.password) throw badInput(field, 'must not carry a user name or password; private repositories are reached over ssh with a deploy key');
+  if (parsed.username || parsed.password)
+    throw badInput(
+      field,
+      'must not carry a user name or password; private repositories are reached over ssh with a deploy key',
+    );
   const port = parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
-  return { url: parsed.href, transport: 'http', host: parsed.hostname.replace(/^\[|\]$/g, ''), port, user: undefined, project: project(parsed.pathname) };
+  return {
+    url: parsed.href,
+    transport: 'http',
+    host: parsed.hostname.replace(/^\[|\]$/g, ''),
+    port,
+    user: undefined,
+    project: project(parsed.pathname),
+  };
 }
 
 function sshUrlRemote(url: string, field: string): GitRemote {
@@ -62,14 +86,30 @@ function sshUrlRemote(url: string, field: string): GitRemote {
   }
   if (parsed.password) throw badInput(field, 'must not carry a password; ssh sources log in with their deploy key');
   const port = parsed.port ? Number(parsed.port) : undefined;
-  return sshRemote(url, parsed.username === '' ? undefined : decodeURIComponent(parsed.username), parsed.hostname, port, decodeURIComponent(parsed.pathname), field);
+  return sshRemote(
+    url,
+    parsed.username === '' ? undefined : decodeURIComponent(parsed.username),
+    parsed.hostname,
+    port,
+    decodeURIComponent(parsed.pathname),
+    field,
+  );
 }
 
-function sshRemote(url: string, user: string | undefined, host: string, port: number | undefined, path: string, field: string): GitRemote {
+function sshRemote(
+  url: string,
+  user: string | undefined,
+  host: string,
+  port: number | undefined,
+  path: string,
+  field: string,
+): GitRemote {
   if (!HOST.test(host)) throw badInput(field, `"${host.slice(0, 100)}" is not a host name or IP address`);
-  if (user !== undefined && !USER.test(user)) throw badInput(field, `"${user.slice(0, 64)}" is not an ssh user name (letters, digits, ".", "_", "-")`);
+  if (user !== undefined && !USER.test(user))
+    throw badInput(field, `"${user.slice(0, 64)}" is not an ssh user name (letters, digits, ".", "_", "-")`);
   const name = project(path);
-  if (name === '' || name.startsWith('-') || name.split('/').includes('..')) throw badInput(field, 'must name a repository path such as acme/docs.git');
+  if (name === '' || name.startsWith('-') || name.split('/').includes('..'))
+    throw badInput(field, 'must name a repository path such as acme/docs.git');
   return { url, transport: 'ssh', host: host.replace(/^\[|\]$/g, ''), port: port ?? 22, user, project: name };
 }
 

@@ -18,10 +18,17 @@ export interface CheckedDeployKey {
   fingerprint: string;
 }
 
-function run(command: string, args: readonly string[], timeoutMs = 10_000): Promise<{ stdout: string; stderr: string }> {
+function run(
+  command: string,
+  args: readonly string[],
+  timeoutMs = 10_000,
+): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { timeout: timeoutMs, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent', LC_ALL: 'C' } }, (err, stdout, stderr) =>
-      err ? reject(Object.assign(err, { stderr })) : resolve({ stdout, stderr }),
+    execFile(
+      command,
+      args,
+      { timeout: timeoutMs, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent', LC_ALL: 'C' } },
+      (err, stdout, stderr) => (err ? reject(Object.assign(err, { stderr })) : resolve({ stdout, stderr })),
     );
   });
 }
@@ -35,8 +42,14 @@ const privateDir = () => mkdtemp(path.join(os.tmpdir(), 'cairn-ssh-'));
  */
 export async function checkDeployKey(raw: string, field: string): Promise<CheckedDeployKey> {
   const text = raw.replace(/\r\n?/g, '\n').trim();
-  if (text.length > MAX_KEY_CHARS || !/^-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----\n[\s\S]+\n-----END [A-Z0-9 ]*PRIVATE KEY-----$/.test(text)) {
-    throw badInput(field, 'must be a private key in OpenSSH or PEM form ("-----BEGIN OPENSSH PRIVATE KEY-----" … "-----END OPENSSH PRIVATE KEY-----"), e.g. made by `ssh-keygen -t ed25519 -N ""`');
+  if (
+    text.length > MAX_KEY_CHARS ||
+    !/^-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----\n[\s\S]+\n-----END [A-Z0-9 ]*PRIVATE KEY-----$/.test(text)
+  ) {
+    throw badInput(
+      field,
+      'must be a private key in OpenSSH or PEM form ("-----BEGIN OPENSSH PRIVATE KEY-----" … "-----END OPENSSH PRIVATE KEY-----"), e.g. made by `ssh-keygen -t ed25519 -N ""`',
+    );
   }
   const dir = await privateDir();
   try {
@@ -47,7 +60,10 @@ export async function checkDeployKey(raw: string, field: string): Promise<Checke
       publicKey = (await run('ssh-keygen', ['-y', '-P', '', '-f', file])).stdout.trim();
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw sshMissing('ssh-keygen');
-      throw badInput(field, 'is not a private key ssh can read, or it has a passphrase (deploy keys must have none): make one with `ssh-keygen -t ed25519 -N ""`');
+      throw badInput(
+        field,
+        'is not a private key ssh can read, or it has a passphrase (deploy keys must have none): make one with `ssh-keygen -t ed25519 -N ""`',
+      );
     }
     return { privateKey: `${text}\n`, publicKey, fingerprint: fingerprintOf(publicKey) };
   } finally {
@@ -68,7 +84,11 @@ export function checkKnownHosts(raw: string, field: string): string {
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l !== '' && !l.startsWith('#'));
-  if (raw.length > MAX_KNOWN_HOSTS_CHARS || lines.length === 0 || lines.some((l) => !/^(@cert-authority |@revoked )?\S+ (ssh-|ecdsa-|sk-)\S+ [A-Za-z0-9+/=]+( .*)?$/.test(l))) {
+  if (
+    raw.length > MAX_KNOWN_HOSTS_CHARS ||
+    lines.length === 0 ||
+    lines.some((l) => !/^(@cert-authority |@revoked )?\S+ (ssh-|ecdsa-|sk-)\S+ [A-Za-z0-9+/=]+( .*)?$/.test(l))
+  ) {
     throw badInput(field, 'must be known_hosts lines ("host ssh-ed25519 AAAA…"), as `ssh-keyscan host` prints them');
   }
   return `${lines.join('\n')}\n`;
@@ -93,9 +113,19 @@ export function knownHostsName(remote: GitRemote): string {
  * against `knownHosts`; without any, it accepts the key of this first contact, which the caller then records.
  * Agents, forwarding, local commands and proxies are off, and nothing is read from ~/.ssh.
  */
-export async function openSshSession(remote: GitRemote, privateKey: string, knownHosts: string | null, address: string | undefined, connectTimeoutMs: number): Promise<SshSession> {
+export async function openSshSession(
+  remote: GitRemote,
+  privateKey: string,
+  knownHosts: string | null,
+  address: string | undefined,
+  connectTimeoutMs: number,
+): Promise<SshSession> {
   const dir = await privateDir();
-  if (/["'\\\s]/.test(dir)) throw new AppError(ErrorCode.CONFIG_INVALID, `the temporary folder ${dir} has a space or quote in its path, which ssh's command line cannot carry; set TMPDIR`);
+  if (/["'\\\s]/.test(dir))
+    throw new AppError(
+      ErrorCode.CONFIG_INVALID,
+      `the temporary folder ${dir} has a space or quote in its path, which ssh's command line cannot carry; set TMPDIR`,
+    );
   const file = (name: string) => path.join(dir, name);
   await writeFile(file('key'), privateKey, { mode: 0o600 });
   await writeFile(file('known_hosts'), knownHosts ?? '', { mode: 0o600 });
@@ -149,14 +179,21 @@ export function sshFailure(err: unknown, remote: GitRemote): unknown {
     );
   }
   if (/Permission denied \(publickey|Permission denied, please try again/i.test(err.message)) {
-    return new AppError(ErrorCode.IMPORT_FETCH_FAILED, `${where} refused the source's deploy key: add its public key (the source's deployKeyPublicKey) to the repository's deploy keys`, {
-      host: where,
-      reason: 'key refused',
-    });
+    return new AppError(
+      ErrorCode.IMPORT_FETCH_FAILED,
+      `${where} refused the source's deploy key: add its public key (the source's deployKeyPublicKey) to the repository's deploy keys`,
+      {
+        host: where,
+        reason: 'key refused',
+      },
+    );
   }
   return err;
 }
 
 function sshMissing(command: string): AppError {
-  return new AppError(ErrorCode.CONFIG_INVALID, `${command} is not installed on the server; GIT sources over ssh need the OpenSSH client (Debian: apt-get install openssh-client)`);
+  return new AppError(
+    ErrorCode.CONFIG_INVALID,
+    `${command} is not installed on the server; GIT sources over ssh need the OpenSSH client (Debian: apt-get install openssh-client)`,
+  );
 }

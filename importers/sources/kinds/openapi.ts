@@ -17,7 +17,8 @@ export function openApiDriver(config: OpenApiConfig): SourceDriver {
         async load() {
           const source = { url: config.url, tags: context.defaults.tags, source: config.url };
           const plan = await planOpenApi(source, context.planDeps);
-          if (context.defaults.documentType) for (const doc of plan.documents) doc.documentType = context.defaults.documentType;
+          if (context.defaults.documentType)
+            for (const doc of plan.documents) doc.documentType = context.defaults.documentType;
           const fingerprint = createHash('sha256')
             .update(JSON.stringify([plan.documents, plan.entities, plan.relationships]))
             .digest('hex');

@@ -48,7 +48,8 @@ export function siteDriver(config: SiteConfig): SourceDriver {
         const url = admissible(raw, start, config, context);
         if (url === undefined || queued.has(canonicalUrl(url))) return;
         queued.add(canonicalUrl(url));
-        if (robots && robots.isAllowed(url, importConfig.userAgent) === false) return context.skip(`${url}: disallowed by robots.txt`);
+        if (robots && robots.isAllowed(url, importConfig.userAgent) === false)
+          return context.skip(`${url}: disallowed by robots.txt`);
         if (queued.size > config.maxPages) return context.skip(`${url}: past the page limit of ${config.maxPages}`);
         queue.push(url);
       };
@@ -66,20 +67,30 @@ export function siteDriver(config: SiteConfig): SourceDriver {
         const lastModified = typeof previous?.state.lastModified === 'string' ? previous.state.lastModified : undefined;
         await pace();
         try {
-          const conditional = previous && (etag || lastModified) ? { ...(etag ? { etag } : {}), ...(lastModified ? { lastModified } : {}) } : undefined;
-          const res = await fetcher.fetch(url, { accept: PAGE_ACCEPT, signal: context.signal, ...(conditional ? { conditional } : {}) });
+          const conditional =
+            previous && (etag || lastModified)
+              ? { ...(etag ? { etag } : {}), ...(lastModified ? { lastModified } : {}) }
+              : undefined;
+          const res = await fetcher.fetch(url, {
+            accept: PAGE_ACCEPT,
+            signal: context.signal,
+            ...(conditional ? { conditional } : {}),
+          });
           if (res.status === 304) return { kind: 'notModified', url, links: strings(previous?.state.links) };
           return { kind: 'page', url, res, links: config.sitemapUrl ? [] : pageLinks(res) };
         } catch (error) {
-          if (isAppError(error) && error.code === ErrorCode.IMPORT_FETCH_BLOCKED) return { kind: 'skipped', reason: `${url}: ${error.message}` };
-          if (isAppError(error) && (error.details.status === 404 || error.details.status === 410)) return { kind: 'gone' };
+          if (isAppError(error) && error.code === ErrorCode.IMPORT_FETCH_BLOCKED)
+            return { kind: 'skipped', reason: `${url}: ${error.message}` };
+          if (isAppError(error) && (error.details.status === 404 || error.details.status === 410))
+            return { kind: 'gone' };
           return { kind: 'error', url, error };
         }
       };
 
       const inFlight: Promise<PageFetch>[] = [];
       const fill = () => {
-        while (inFlight.length < config.concurrency && queue.length > 0) inFlight.push(fetchPage(queue.shift() as string));
+        while (inFlight.length < config.concurrency && queue.length > 0)
+          inFlight.push(fetchPage(queue.shift() as string));
       };
       fill();
       while (inFlight.length > 0) {
@@ -105,7 +116,11 @@ function pageItem(page: Exclude<PageFetch, { kind: 'skipped' } | { kind: 'gone' 
       const { res } = page;
       const plan = await planFetched(page.url, res, context.defaults, context.planDeps);
       const fingerprint = createHash('sha256').update(res.body).digest('hex');
-      const state = { etag: res.headers.etag ?? null, lastModified: res.headers['last-modified'] ?? null, links: page.links.slice(0, MAX_LINKS) };
+      const state = {
+        etag: res.headers.etag ?? null,
+        lastModified: res.headers['last-modified'] ?? null,
+        links: page.links.slice(0, MAX_LINKS),
+      };
       return { plan, fingerprint, state };
     },
   };
@@ -154,7 +169,11 @@ function pageLinks(res: FetchedResource): string[] {
 async function readRobots(start: URL, context: DriverContext): Promise<RobotsRules | undefined> {
   const url = `${start.origin}/robots.txt`;
   try {
-    const res = await context.runtime.fetcher.fetch(url, { accept: 'text/plain', signal: context.signal, maxBytes: 512 * 1024 });
+    const res = await context.runtime.fetcher.fetch(url, {
+      accept: 'text/plain',
+      signal: context.signal,
+      maxBytes: 512 * 1024,
+    });
     return robotsParser(url, res.body.toString('utf8'));
   } catch (err) {
     if (context.signal.aborted) throw err;
@@ -173,13 +192,18 @@ function pacer(delayMs: number, signal: AbortSignal): () => Promise<void> {
     if (at > now) {
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(resolve, at - now);
-        signal.addEventListener('abort', () => {
-          clearTimeout(timer);
-          reject(new AppError(ErrorCode.TIMEOUT, 'the sync was stopped'));
-        }, { once: true });
+        signal.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            reject(new AppError(ErrorCode.TIMEOUT, 'the sync was stopped'));
+          },
+          { once: true },
+        );
       });
     }
   };
 }
 
-const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
+const strings = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];

@@ -76,10 +76,12 @@ export class FeatureHasher {
   private stamp = 0;
 
   constructor(dimensions: number, tuning: Partial<FeatureHasherTuning> = {}) {
-    if (!Number.isInteger(dimensions) || dimensions < 1) throw new RangeError(`dimensions must be a positive integer, got ${dimensions}`);
+    if (!Number.isInteger(dimensions) || dimensions < 1)
+      throw new RangeError(`dimensions must be a positive integer, got ${dimensions}`);
     this.dimensions = dimensions;
     this.tuning = { ...HASHING_V1_TUNING, ...tuning };
-    if (!Number.isInteger(this.tuning.probes) || this.tuning.probes < 1) throw new RangeError('probes must be a positive integer');
+    if (!Number.isInteger(this.tuning.probes) || this.tuning.probes < 1)
+      throw new RangeError('probes must be a positive integer');
     // Stopwords are matched by hash so tokens never need to be materialised as strings.
     this.stopHashes = new Set(this.tuning.stopwords.map((w) => murmur3(normaliseForHashing(w), UNIGRAM_SEED)));
     this.acc = new Float64Array(dimensions);

@@ -38,7 +38,8 @@ export class HashingEmbeddingProvider implements EmbeddingProvider {
   async embed(texts: string[]): Promise<Float32Array[]> {
     const vectors: Float32Array[] = [];
     for (const text of texts) {
-      if (vectors.length > 0 && vectors.length % YIELD_EVERY === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      if (vectors.length > 0 && vectors.length % YIELD_EVERY === 0)
+        await new Promise<void>((resolve) => setImmediate(resolve));
       vectors.push(this.hasher.embed(text));
     }
     return vectors;

@@ -153,7 +153,9 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
     const counter = { attempts: 0 };
     let response: OpenAI.Embeddings.CreateEmbeddingResponse;
     try {
-      response = await attemptsOfRequest.run(counter, () => this.#client.embeddings.create(body, retry ? {} : { maxRetries: 0 }));
+      response = await attemptsOfRequest.run(counter, () =>
+        this.#client.embeddings.create(body, retry ? {} : { maxRetries: 0 }),
+      );
     } catch (error) {
       throw this.#failure(error, Math.max(1, counter.attempts));
     }
@@ -172,7 +174,9 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
     return data.map((item) => {
       const values: unknown = item.embedding;
       if (!Array.isArray(values) || values.some((v) => typeof v !== 'number')) {
-        throw this.#error(`The embedding endpoint ${this.url} returned a non-numeric embedding for model "${this.model}"`);
+        throw this.#error(
+          `The embedding endpoint ${this.url} returned a non-numeric embedding for model "${this.model}"`,
+        );
       }
       this.#checkLength(values.length);
       return l2Normalize(values as number[]);
@@ -181,7 +185,8 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
 
   #checkLength(got: number): void {
     if (this.#dimensions === undefined) {
-      if (got < 1) throw this.#error(`The embedding endpoint ${this.url} returned an empty vector for model "${this.model}"`);
+      if (got < 1)
+        throw this.#error(`The embedding endpoint ${this.url} returned an empty vector for model "${this.model}"`);
       this.#dimensions = got;
       return;
     }
@@ -249,14 +254,18 @@ function capitalise(text: string): string {
 }
 
 /** Forwards the SDK's retry notices to `logger` as warnings; its other chatter stays out. */
-function retryWarnings(logger: Logger, context: { url: string; model: string }): NonNullable<ConstructorParameters<typeof OpenAI>[0]>['logger'] {
+function retryWarnings(
+  logger: Logger,
+  context: { url: string; model: string },
+): NonNullable<ConstructorParameters<typeof OpenAI>[0]>['logger'] {
   const ignore = () => undefined;
   return {
     error: ignore,
     warn: ignore,
     debug: ignore,
     info: (message: string) => {
-      if (message.includes('retrying')) logger.warn(context, `Embedding request failed (${message.replace(/^\[[^\]]*\]\s*/, '')}); retrying`);
+      if (message.includes('retrying'))
+        logger.warn(context, `Embedding request failed (${message.replace(/^\[[^\]]*\]\s*/, '')}); retrying`);
     },
   };
 }
@@ -274,6 +283,7 @@ function describeCause(error: unknown): string {
 
 function innermostCause(error: unknown): unknown {
   let current = error;
-  for (let depth = 0; depth < 5 && current instanceof Error && current.cause !== undefined; depth++) current = current.cause;
+  for (let depth = 0; depth < 5 && current instanceof Error && current.cause !== undefined; depth++)
+    current = current.cause;
   return current;
 }

@@ -6,7 +6,14 @@ import { AppError, ErrorCode } from '../../errors.js';
 import type { MentionOp } from '../types.js';
 import { MentionMatcher, nameForms, type EntityName } from './MentionMatcher.js';
 import { MentionRepository, type MentionRow } from './MentionRepository.js';
-import { MENTION_COUNT_CAP, nameWords, partialNameMatches, rankQueryEntities, type NameIndex, type QueryEntity } from './queryEntities.js';
+import {
+  MENTION_COUNT_CAP,
+  nameWords,
+  partialNameMatches,
+  rankQueryEntities,
+  type NameIndex,
+  type QueryEntity,
+} from './queryEntities.js';
 
 /** The advisory lock ("CAIN", 0) that orders name registration against document writes. */
 const NAMES_LOCK = [0x4341494e, 0];
@@ -30,12 +37,19 @@ export class MentionLinker implements DocumentWriteHook {
   }
 
   /** Holds back name registration until this write commits (see `entitiesChanged`); rejects explicit links to missing entities. */
-  async beforeWrite(tx: Queryable, documents: readonly { documentId: string; explicitEntityIds: string[] }[]): Promise<void> {
+  async beforeWrite(
+    tx: Queryable,
+    documents: readonly { documentId: string; explicitEntityIds: string[] }[],
+  ): Promise<void> {
     await tx.query('SELECT pg_advisory_xact_lock_shared($1::int, $2::int)', NAMES_LOCK);
     const wanted = [...new Set(documents.flatMap((d) => d.explicitEntityIds))];
     const known = await this.mentions.existingEntityIds(tx, wanted);
     const missing = wanted.find((id) => !known.has(id));
-    if (missing !== undefined) throw new AppError(ErrorCode.NOT_FOUND, `entity "${missing}" does not exist (listed in entityIds)`, { kind: 'Entity', id: missing });
+    if (missing !== undefined)
+      throw new AppError(ErrorCode.NOT_FOUND, `entity "${missing}" does not exist (listed in entityIds)`, {
+        kind: 'Entity',
+        id: missing,
+      });
   }
 
   /** Recomputes automatic mentions of changed documents and adds explicit ones. */
@@ -43,16 +57,33 @@ export class MentionLinker implements DocumentWriteHook {
     const changed = documents.filter((d) => d.changed);
     const matcher = changed.length > 0 ? await this.matcher(tx) : undefined;
     const auto: MentionRow[] = [];
-    for (const d of changed) for (const c of d.chunks) for (const entityId of matcher?.entitiesIn(c.content) ?? []) auto.push({ entityId, documentId: d.documentId, chunkId: c.id });
-    await this.mentions.replaceAutoMentions(tx, changed.map((d) => d.documentId), auto);
-    const explicit = documents.flatMap((d) => d.explicitEntityIds.map((entityId) => ({ entityId, documentId: d.documentId, chunkId: null })));
+    for (const d of changed)
+      for (const c of d.chunks)
+        for (const entityId of matcher?.entitiesIn(c.content) ?? [])
+          auto.push({ entityId, documentId: d.documentId, chunkId: c.id });
+    await this.mentions.replaceAutoMentions(
+      tx,
+      changed.map((d) => d.documentId),
+      auto,
+    );
+    const explicit = documents.flatMap((d) =>
+      d.explicitEntityIds.map((entityId) => ({ entityId, documentId: d.documentId, chunkId: null })),
+    );
     await this.mentions.insert(tx, explicit, 'explicit');
     if (!this.mirror) return;
     const ops: MentionOp[] = [];
     for (const d of changed) ops.push({ op: 'unlinkDocument', documentId: d.documentId });
-    if (changed.length > 0) ops.push(...(await this.linkOpsFor(tx, changed.map((d) => d.documentId))));
+    if (changed.length > 0)
+      ops.push(
+        ...(await this.linkOpsFor(
+          tx,
+          changed.map((d) => d.documentId),
+        )),
+      );
     const unchangedExplicit = documents.filter((d) => !d.changed && d.explicitEntityIds.length > 0);
-    for (const d of unchangedExplicit) for (const entityId of d.explicitEntityIds) ops.push({ op: 'link', entityId, documentId: d.documentId, documentTitle: d.title });
+    for (const d of unchangedExplicit)
+      for (const entityId of d.explicitEntityIds)
+        ops.push({ op: 'link', entityId, documentId: d.documentId, documentTitle: d.title });
     await this.mentions.enqueue(tx, ops);
   }
 
@@ -65,10 +96,22 @@ export class MentionLinker implements DocumentWriteHook {
   async linkExplicit(documentId: string, entityIds: readonly string[]): Promise<void> {
     await this.db.transaction(async (tx) => {
       const title = await lockDocumentTitle(tx, documentId);
-      if (title === undefined) throw new AppError(ErrorCode.NOT_FOUND, `document "${documentId}" does not exist`, { kind: 'Document', id: documentId });
+      if (title === undefined)
+        throw new AppError(ErrorCode.NOT_FOUND, `document "${documentId}" does not exist`, {
+          kind: 'Document',
+          id: documentId,
+        });
       await this.beforeWrite(tx, [{ documentId, explicitEntityIds: [...entityIds] }]);
-      await this.mentions.insert(tx, entityIds.map((entityId) => ({ entityId, documentId, chunkId: null })), 'explicit');
-      if (this.mirror) await this.mentions.enqueue(tx, entityIds.map((entityId) => ({ op: 'link' as const, entityId, documentId, documentTitle: title })));
+      await this.mentions.insert(
+        tx,
+        entityIds.map((entityId) => ({ entityId, documentId, chunkId: null })),
+        'explicit',
+      );
+      if (this.mirror)
+        await this.mentions.enqueue(
+          tx,
+          entityIds.map((entityId) => ({ op: 'link' as const, entityId, documentId, documentTitle: title })),
+        );
     });
   }
 
@@ -151,7 +194,10 @@ export class MentionLinker implements DocumentWriteHook {
     const cache = cached && this.now() - cached.checkedAt < QUERY_NAMES_MAX_AGE_MS ? cached : await this.load(this.db);
     const exact = cache.matcher.matchesIn(text);
     const partial = partialNameMatches(text, cache, new Set(exact.map((m) => m.entityId)));
-    const counts = await this.mentions.mentionCounts([...exact.map((m) => m.entityId), ...partial.map((p) => p.entityId)], MENTION_COUNT_CAP);
+    const counts = await this.mentions.mentionCounts(
+      [...exact.map((m) => m.entityId), ...partial.map((p) => p.entityId)],
+      MENTION_COUNT_CAP,
+    );
     return rankQueryEntities(exact, partial, counts);
   }
 

@@ -24,15 +24,25 @@ export interface NameMatch {
  * disambiguator ("Mercury (planet)" is written "Mercury" in running text).
  */
 export function nameForms(name: string, aliases: readonly string[]): string[] {
-  return [...new Set([name, ...aliases].flatMap((p) => {
-    const bare = p.replace(TRAILING_PARENTHETICAL, '').trim();
-    return bare !== p.trim() && bare.length >= 2 ? [p.trim(), bare] : [p.trim()];
-  }))];
+  return [
+    ...new Set(
+      [name, ...aliases].flatMap((p) => {
+        const bare = p.replace(TRAILING_PARENTHETICAL, '').trim();
+        return bare !== p.trim() && bare.length >= 2 ? [p.trim(), bare] : [p.trim()];
+      }),
+    ),
+  ];
 }
 
 /** `nameForms`, folded for matching, at least two characters each. */
 export function namePatterns(name: string, aliases: readonly string[]): string[] {
-  return [...new Set(nameForms(name, aliases).map(foldForMatching).filter((p) => p.length >= 2))];
+  return [
+    ...new Set(
+      nameForms(name, aliases)
+        .map(foldForMatching)
+        .filter((p) => p.length >= 2),
+    ),
+  ];
 }
 
 const TRAILING_PARENTHETICAL = /\s*\([^()]*\)\s*$/u;
@@ -53,7 +63,10 @@ export class MentionMatcher {
   constructor(names: readonly EntityName[]) {
     const patterns = names.flatMap((n) => {
       const full = new Set([n.name, ...n.aliases].map((p) => foldForMatching(p.trim())));
-      return namePatterns(n.name, n.aliases).map((pattern) => ({ pattern, data: { entityId: n.entityId, capitalOnly: !full.has(pattern) && !/\s/u.test(pattern) } }));
+      return namePatterns(n.name, n.aliases).map((pattern) => ({
+        pattern,
+        data: { entityId: n.entityId, capitalOnly: !full.has(pattern) && !/\s/u.test(pattern) },
+      }));
     });
     this.matcher = patterns.length > 0 ? new AhoCorasick(patterns) : undefined;
   }
@@ -114,7 +127,9 @@ function stripDiacritics(text: string): string {
 }
 
 function nfkcExceptOtherNumbers(text: string): string {
-  return OTHER_NUMBER.test(text) ? text.replace(NOT_OTHER_NUMBER, (run) => run.normalize('NFKC')) : text.normalize('NFKC');
+  return OTHER_NUMBER.test(text)
+    ? text.replace(NOT_OTHER_NUMBER, (run) => run.normalize('NFKC'))
+    : text.normalize('NFKC');
 }
 
 const OTHER_NUMBER = /\p{No}/u;
@@ -134,12 +149,14 @@ function codePointBefore(text: string, i: number): number | undefined {
 }
 
 const WORD = /[\p{L}\p{M}\p{Nd}\p{Nl}_]/u;
-const UNSPACED = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}\p{sc=Tibetan}]/u;
+const UNSPACED =
+  /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}\p{sc=Tibetan}]/u;
 
 /** Letters, marks, decimal digits and underscore of scripts that separate words with spaces. */
 function joinsWord(cp: number | undefined): boolean {
   if (cp === undefined) return false;
-  if (cp < 0x80) return (cp >= 0x30 && cp <= 0x39) || (cp >= 0x41 && cp <= 0x5a) || (cp >= 0x61 && cp <= 0x7a) || cp === 0x5f;
+  if (cp < 0x80)
+    return (cp >= 0x30 && cp <= 0x39) || (cp >= 0x41 && cp <= 0x5a) || (cp >= 0x61 && cp <= 0x7a) || cp === 0x5f;
   const ch = String.fromCodePoint(cp);
   return WORD.test(ch) && !UNSPACED.test(ch);
 }

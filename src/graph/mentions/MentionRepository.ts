@@ -67,12 +67,15 @@ export class MentionRepository {
     // A write that does not say keeps the recorded choice (a new entity links by name).
     const chosen = names.filter((n) => n.linkByName !== undefined);
     if (chosen.length > 0) {
-      await q.query('UPDATE entity_names n SET link_by_name = x.link FROM unnest($1::text[], $2::boolean[]) AS x(id, link) WHERE n.entity_id = x.id', [
-        chosen.map((n) => n.entityId),
-        chosen.map((n) => n.linkByName),
-      ]);
+      await q.query(
+        'UPDATE entity_names n SET link_by_name = x.link FROM unnest($1::text[], $2::boolean[]) AS x(id, link) WHERE n.entity_id = x.id',
+        [chosen.map((n) => n.entityId), chosen.map((n) => n.linkByName)],
+      );
     }
-    const { rows } = await q.query<{ entity_id: string }>('SELECT entity_id FROM entity_names WHERE entity_id = ANY($1::text[]) AND link_by_name', [ids]);
+    const { rows } = await q.query<{ entity_id: string }>(
+      'SELECT entity_id FROM entity_names WHERE entity_id = ANY($1::text[]) AND link_by_name',
+      [ids],
+    );
     return new Set(rows.map((r) => r.entity_id));
   }
 
@@ -93,26 +96,34 @@ export class MentionRepository {
 
   /** Every name that links by name, for the matcher (and for finding entities a query names). */
   async allNames(q: Queryable = this.db): Promise<EntityName[]> {
-    const { rows } = await q.query<{ entity_id: string; name: string; aliases: string[] }>('SELECT entity_id, name, aliases FROM entity_names WHERE link_by_name');
+    const { rows } = await q.query<{ entity_id: string; name: string; aliases: string[] }>(
+      'SELECT entity_id, name, aliases FROM entity_names WHERE link_by_name',
+    );
     return rows.map((r) => ({ entityId: r.entity_id, name: r.name, aliases: r.aliases }));
   }
 
   /** A cheap fingerprint of the name table, to know when a cached matcher is stale. */
   async namesVersion(q: Queryable = this.db): Promise<string> {
-    const { rows } = await q.query<{ v: string }>(`SELECT count(*)::text || '/' || coalesce(max(updated_at)::text, '') AS v FROM entity_names`);
+    const { rows } = await q.query<{ v: string }>(
+      `SELECT count(*)::text || '/' || coalesce(max(updated_at)::text, '') AS v FROM entity_names`,
+    );
     return rows[0]?.v ?? '';
   }
 
   /** Which of these ids are known entities. */
   async existingEntityIds(q: Queryable, ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    const { rows } = await q.query<{ entity_id: string }>('SELECT entity_id FROM entity_names WHERE entity_id = ANY($1::text[])', [ids]);
+    const { rows } = await q.query<{ entity_id: string }>(
+      'SELECT entity_id FROM entity_names WHERE entity_id = ANY($1::text[])',
+      [ids],
+    );
     return new Set(rows.map((r) => r.entity_id));
   }
 
   /** Replaces the automatic mentions of these documents. */
   async replaceAutoMentions(q: Queryable, documentIds: readonly string[], rows: readonly MentionRow[]): Promise<void> {
-    if (documentIds.length > 0) await q.query(`DELETE FROM mentions WHERE source = 'auto' AND document_id = ANY($1::text[])`, [documentIds]);
+    if (documentIds.length > 0)
+      await q.query(`DELETE FROM mentions WHERE source = 'auto' AND document_id = ANY($1::text[])`, [documentIds]);
     await this.insert(q, rows, 'auto');
   }
 
@@ -175,7 +186,14 @@ export class MentionRepository {
     const scan = params.add(request.scanPerEntity);
     const countCap = params.add(request.countCap);
     // One row per entity at least (chunk_id null when it has no evidence), carrying its mention count.
-    const { rows } = await this.db.query<{ entity_id: string; mentions: number; chunk_id: string | null; document_id: string | null; home: boolean | null; similarity: number | null }>(
+    const { rows } = await this.db.query<{
+      entity_id: string;
+      mentions: number;
+      chunk_id: string | null;
+      document_id: string | null;
+      home: boolean | null;
+      similarity: number | null;
+    }>(
       `SELECT e.id AS entity_id, k.n AS mentions, x.chunk_id::text AS chunk_id, x.document_id, x.home, x.similarity
          FROM unnest(${pIds}::text[]) AS e(id)
         CROSS JOIN LATERAL (SELECT count(*)::int AS n FROM (SELECT 1 FROM mentions m WHERE m.entity_id = e.id LIMIT ${countCap}) y) k
@@ -199,7 +217,14 @@ export class MentionRepository {
     const out: EvidenceRow[] = [];
     for (const r of rows) {
       mentionCounts.set(r.entity_id, Number(r.mentions));
-      if (r.chunk_id !== null && r.document_id !== null) out.push({ entityId: r.entity_id, chunkId: r.chunk_id, documentId: r.document_id, home: r.home === true, similarity: Number(r.similarity ?? 0) });
+      if (r.chunk_id !== null && r.document_id !== null)
+        out.push({
+          entityId: r.entity_id,
+          chunkId: r.chunk_id,
+          documentId: r.document_id,
+          home: r.home === true,
+          similarity: Number(r.similarity ?? 0),
+        });
     }
     return { rows: out, mentionCounts };
   }
@@ -227,7 +252,11 @@ export class MentionRepository {
     return this.entityIdsBy('chunk_id', 'bigint', chunkIds);
   }
 
-  private async entityIdsBy(column: 'document_id' | 'chunk_id', type: 'text' | 'bigint', keys: readonly string[]): Promise<Map<string, string[]>> {
+  private async entityIdsBy(
+    column: 'document_id' | 'chunk_id',
+    type: 'text' | 'bigint',
+    keys: readonly string[],
+  ): Promise<Map<string, string[]>> {
     const out = new Map<string, string[]>(keys.map((k) => [k, []]));
     if (keys.length === 0) return out;
     const { rows } = await this.db.query<{ k: string; entity_id: string }>(
@@ -241,7 +270,9 @@ export class MentionRepository {
   /** Queues graph writes for Neo4j in the caller's transaction. */
   async enqueue(q: Queryable, ops: readonly MentionOp[]): Promise<void> {
     if (ops.length === 0) return;
-    await q.query('INSERT INTO graph_outbox (op) SELECT x::jsonb FROM unnest($1::text[]) AS x', [ops.map((o) => JSON.stringify(o))]);
+    await q.query('INSERT INTO graph_outbox (op) SELECT x::jsonb FROM unnest($1::text[]) AS x', [
+      ops.map((o) => JSON.stringify(o)),
+    ]);
   }
 
   /** The oldest pending outbox entries. */
@@ -256,17 +287,24 @@ export class MentionRepository {
 
   /** Marks entries applied. */
   async markDone(ids: readonly string[]): Promise<void> {
-    if (ids.length > 0) await this.db.query('UPDATE graph_outbox SET done_at = now() WHERE id = ANY($1::bigint[])', [ids]);
+    if (ids.length > 0)
+      await this.db.query('UPDATE graph_outbox SET done_at = now() WHERE id = ANY($1::bigint[])', [ids]);
   }
 
   /** Records a failed attempt on entries. */
   async markFailed(ids: readonly string[], error: string): Promise<void> {
-    if (ids.length > 0) await this.db.query('UPDATE graph_outbox SET attempts = attempts + 1, last_error = $2 WHERE id = ANY($1::bigint[])', [ids, error.slice(0, 2000)]);
+    if (ids.length > 0)
+      await this.db.query(
+        'UPDATE graph_outbox SET attempts = attempts + 1, last_error = $2 WHERE id = ANY($1::bigint[])',
+        [ids, error.slice(0, 2000)],
+      );
   }
 
   /** Entries not yet applied. */
   async backlog(): Promise<number> {
-    const { rows } = await this.db.query<{ n: number }>('SELECT count(*)::int AS n FROM graph_outbox WHERE done_at IS NULL');
+    const { rows } = await this.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM graph_outbox WHERE done_at IS NULL',
+    );
     return rows[0]?.n ?? 0;
   }
 

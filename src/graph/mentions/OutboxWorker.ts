@@ -57,10 +57,16 @@ export class OutboxWorker {
         })
         .catch((err: unknown) => {
           this.failures++;
-          this.logger.warn({ err: (err as Error).message, failures: this.failures }, 'graph outbox: Neo4j write failed; will retry');
+          this.logger.warn(
+            { err: (err as Error).message, failures: this.failures },
+            'graph outbox: Neo4j write failed; will retry',
+          );
         })
         .finally(() => {
-          if (!this.stopped) this.schedule(this.failures === 0 ? this.intervalMs : Math.min(MAX_BACKOFF_MS, this.intervalMs * 2 ** this.failures));
+          if (!this.stopped)
+            this.schedule(
+              this.failures === 0 ? this.intervalMs : Math.min(MAX_BACKOFF_MS, this.intervalMs * 2 ** this.failures),
+            );
         });
     }, delay);
     this.timer.unref();

@@ -38,8 +38,14 @@ const PARTIAL_WEIGHT = 0.2;
  * several entities splits its weight among them; a match inside a longer match ("Temple" in "Shirley Temple") is
  * dropped. Exact matches come first, partial ones after, each by score, then by name length and text: never by id.
  */
-export function rankQueryEntities(exact: readonly NameMatch[], partial: readonly PartialMatch[], mentionCounts: ReadonlyMap<string, number>): QueryEntity[] {
-  const kept = exact.filter((m) => !exact.some((o) => o.start <= m.start && o.end >= m.end && o.end - o.start > m.end - m.start));
+export function rankQueryEntities(
+  exact: readonly NameMatch[],
+  partial: readonly PartialMatch[],
+  mentionCounts: ReadonlyMap<string, number>,
+): QueryEntity[] {
+  const kept = exact.filter(
+    (m) => !exact.some((o) => o.start <= m.start && o.end >= m.end && o.end - o.start > m.end - m.start),
+  );
   const perSpan = new Map<string, Set<string>>();
   for (const m of kept) {
     const key = `${m.start}:${m.end}`;
@@ -50,12 +56,18 @@ export function rankQueryEntities(exact: readonly NameMatch[], partial: readonly
     const sharing = perSpan.get(`${m.start}:${m.end}`)?.size ?? 1;
     const score = (specificity(mentionCounts.get(m.entityId)) * lengthWeight(m.pattern)) / sharing;
     const prior = best.get(m.entityId);
-    if (!prior || prior.score < score) best.set(m.entityId, { entityId: m.entityId, score, exact: true, matched: m.pattern });
+    if (!prior || prior.score < score)
+      best.set(m.entityId, { entityId: m.entityId, score, exact: true, matched: m.pattern });
   }
   const exactOnes = [...best.values()].sort(byScore);
   const partialOnes = partial
     .filter((p) => !best.has(p.entityId))
-    .map((p) => ({ entityId: p.entityId, score: PARTIAL_WEIGHT * p.overlap * specificity(mentionCounts.get(p.entityId)) * lengthWeight(p.words.join(' ')), exact: false, matched: p.words.join(' ') }))
+    .map((p) => ({
+      entityId: p.entityId,
+      score: PARTIAL_WEIGHT * p.overlap * specificity(mentionCounts.get(p.entityId)) * lengthWeight(p.words.join(' ')),
+      exact: false,
+      matched: p.words.join(' '),
+    }))
     .sort(byScore);
   return [...exactOnes, ...partialOnes];
 }
@@ -72,7 +84,11 @@ function lengthWeight(text: string): number {
 }
 
 function byScore(a: QueryEntity, b: QueryEntity): number {
-  return b.score - a.score || b.matched.length - a.matched.length || (a.matched < b.matched ? -1 : a.matched > b.matched ? 1 : 0);
+  return (
+    b.score - a.score ||
+    b.matched.length - a.matched.length ||
+    (a.matched < b.matched ? -1 : a.matched > b.matched ? 1 : 0)
+  );
 }
 
 /**
@@ -98,7 +114,12 @@ export function partialNameMatches(query: string, index: NameIndex, skip: Readon
 /** Content words of a name or query: lower-case, 3+ letters, without a trailing parenthetical or common words. */
 export function nameWords(text: string): string[] {
   const bare = text.replace(/\s*\([^()]*\)\s*$/u, '');
-  return (bare.toLowerCase().normalize('NFKC').match(/[\p{L}\p{N}]{3,}/gu) ?? []).filter((w) => !STOP_WORDS.has(w));
+  return (
+    bare
+      .toLowerCase()
+      .normalize('NFKC')
+      .match(/[\p{L}\p{N}]{3,}/gu) ?? []
+  ).filter((w) => !STOP_WORDS.has(w));
 }
 
 const STOP_WORDS = new Set(

@@ -1,4 +1,10 @@
-import neo4j, { Neo4jError, isRetriableError, type Driver, type ManagedTransaction, type Record as Neo4jRecord } from 'neo4j-driver';
+import neo4j, {
+  Neo4jError,
+  isRetriableError,
+  type Driver,
+  type ManagedTransaction,
+  type Record as Neo4jRecord,
+} from 'neo4j-driver';
 import { AppError, ErrorCode, isAppError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { enableTcpNoDelay } from './tcpNoDelay.js';
@@ -20,7 +26,11 @@ const CONNECT_TIMEOUT_MS = 5_000;
 /** True when a schema statement failed only because an equivalent index or constraint exists (a concurrent creator). */
 export function isSchemaAlreadyThere(err: unknown): boolean {
   const code = err instanceof Neo4jError ? err.code : '';
-  return code === 'Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists' || code === 'Neo.ClientError.Schema.IndexAlreadyExists' || code === 'Neo.ClientError.Schema.ConstraintAlreadyExists';
+  return (
+    code === 'Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists' ||
+    code === 'Neo.ClientError.Schema.IndexAlreadyExists' ||
+    code === 'Neo.ClientError.Schema.ConstraintAlreadyExists'
+  );
 }
 
 /** The URI without credentials, safe for messages and logs. */
@@ -35,9 +45,19 @@ export function safeUri(uri: string): string {
   }
 }
 
-const UNAVAILABLE_CODES = new Set(['ServiceUnavailable', 'SessionExpired', 'Neo.ClientError.Database.DatabaseNotFound', 'Neo.TransientError.General.DatabaseUnavailable']);
-const AUTH_CODES = new Set(['Neo.ClientError.Security.Unauthorized', 'Neo.ClientError.Security.AuthenticationRateLimit', 'Neo.ClientError.Security.CredentialsExpired']);
-const NETWORK_MESSAGE = /ECONNREFUSED|ECONNRESET|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|EAI_AGAIN|socket hang up|Connection acquisition timed out|Failed to connect/i;
+const UNAVAILABLE_CODES = new Set([
+  'ServiceUnavailable',
+  'SessionExpired',
+  'Neo.ClientError.Database.DatabaseNotFound',
+  'Neo.TransientError.General.DatabaseUnavailable',
+]);
+const AUTH_CODES = new Set([
+  'Neo.ClientError.Security.Unauthorized',
+  'Neo.ClientError.Security.AuthenticationRateLimit',
+  'Neo.ClientError.Security.CredentialsExpired',
+]);
+const NETWORK_MESSAGE =
+  /ECONNREFUSED|ECONNRESET|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|EAI_AGAIN|socket hang up|Connection acquisition timed out|Failed to connect/i;
 
 /** Why an error means the server cannot be used (connection, credentials, database), or undefined. */
 function unavailableReason(err: unknown): string | undefined {
@@ -69,7 +89,12 @@ export class Neo4jConnection {
       connectionAcquisitionTimeout: MAX_RETRY_MS * 2,
       userAgent: 'cairn',
       ...(logger
-        ? { logging: { level: 'warn' as const, logger: (level: string, message: string) => logger.warn({ neo4jLevel: level, uri: this.uri }, message) } }
+        ? {
+            logging: {
+              level: 'warn' as const,
+              logger: (level: string, message: string) => logger.warn({ neo4jLevel: level, uri: this.uri }, message),
+            },
+          }
         : {}),
     });
   }

@@ -60,7 +60,10 @@ export class Neo4jGraphStore implements GraphStore {
   private readonly conn: Neo4jConnection;
   private readonly schema: Neo4jSchema;
 
-  constructor(options: Neo4jOptions, private mentions?: MentionIndex) {
+  constructor(
+    options: Neo4jOptions,
+    private mentions?: MentionIndex,
+  ) {
     this.conn = new Neo4jConnection(options);
     this.schema = new Neo4jSchema(this.conn);
   }
@@ -100,7 +103,9 @@ export class Neo4jGraphStore implements GraphStore {
     if (ids.length === 0) return [];
     return this.conn.guard('getEntities', () =>
       this.conn
-        .readQuery(`UNWIND $ids AS id MATCH (e:Entity {id: id}) RETURN ${Q.entityMap('e')} AS e`, { ids: [...new Set(ids)] })
+        .readQuery(`UNWIND $ids AS id MATCH (e:Entity {id: id}) RETURN ${Q.entityMap('e')} AS e`, {
+          ids: [...new Set(ids)],
+        })
         .then((records) => records.map((r) => toEntityRecord(r.get('e') as EntityMap))),
     );
   }
@@ -109,9 +114,15 @@ export class Neo4jGraphStore implements GraphStore {
    * Entities matching a filter, ordered by (name, id) in code unit order, after the keyset position. `hasDocuments`
    * sends the ids of mentioned entities (from the MentionIndex) along; more than MAX_MENTIONED_IDS fails.
    */
-  async findEntities(filter: EntityFilterSpec, first: number, after?: { name: string; id: string }): Promise<EntityPage> {
+  async findEntities(
+    filter: EntityFilterSpec,
+    first: number,
+    after?: { name: string; id: string },
+  ): Promise<EntityPage> {
     const mentioned = filter.hasDocuments === undefined ? undefined : await this.mentionedIds(MAX_MENTIONED_IDS);
-    return this.conn.guard('findEntities', () => this.conn.read((tx) => findEntitiesTx(tx, filter, first, after, mentioned)));
+    return this.conn.guard('findEntities', () =>
+      this.conn.read((tx) => findEntitiesTx(tx, filter, first, after, mentioned)),
+    );
   }
 
   /** Deletes an entity with its relationships (and mentions); true when it existed. */
@@ -145,7 +156,11 @@ export class Neo4jGraphStore implements GraphStore {
             const kept = new Map(res.records.map((r) => [r.get('key') as string, r]));
             for (const w of chunk) {
               const r = kept.get(relationshipKey(w.fromId, w.type, w.toId));
-              if (r) written.set(r.get('key') as string, writtenRelationship(w, r.get('id') as string, (r.get('createdAt') as number | null) ?? nowMs));
+              if (r)
+                written.set(
+                  r.get('key') as string,
+                  writtenRelationship(w, r.get('id') as string, (r.get('createdAt') as number | null) ?? nowMs),
+                );
             }
           }
         }
@@ -189,7 +204,11 @@ export class Neo4jGraphStore implements GraphStore {
   }
 
   /** Relationships touching the entities in `direction` (OUT: entity is `from`), optionally of given types; ordered by id. */
-  async relationshipsOf(ids: readonly string[], direction: Direction, types?: readonly string[]): Promise<RelationshipRecord[]> {
+  async relationshipsOf(
+    ids: readonly string[],
+    direction: Direction,
+    types?: readonly string[],
+  ): Promise<RelationshipRecord[]> {
     const filter = Q.typeFilter(types);
     if (ids.length === 0 || filter === null) return [];
     const query = Q.relationshipsOfQuery(direction, filter);
@@ -200,14 +219,22 @@ export class Neo4jGraphStore implements GraphStore {
    * One traversal step in one statement: per node, up to `capPerNode` edges in `direction`, ordered by (type,
    * neighbour id, relationship id); output ordered by node then that order. A self-loop appears once under BOTH.
    */
-  async expand(ids: readonly string[], direction: Direction, types: readonly string[] | undefined, capPerNode: number): Promise<Edge[]> {
+  async expand(
+    ids: readonly string[],
+    direction: Direction,
+    types: readonly string[] | undefined,
+    capPerNode: number,
+  ): Promise<Edge[]> {
     const filter = Q.typeFilter(types);
     if (ids.length === 0 || capPerNode <= 0 || filter === null) return [];
     const query = Q.expandQuery(direction, filter);
     const nodes = [...new Set(ids)].sort();
     return this.conn.guard('expand', () =>
       this.conn.readQuery(query, { ids: nodes, cap: int(capPerNode) }).then((records) => {
-        const rows = records.map((r) => ({ fromId: r.get('fromId') as string, edges: r.get('edges') as ExpandedEdge[] }));
+        const rows = records.map((r) => ({
+          fromId: r.get('fromId') as string,
+          edges: r.get('edges') as ExpandedEdge[],
+        }));
         rows.sort((a, b) => (a.fromId < b.fromId ? -1 : a.fromId > b.fromId ? 1 : 0)); // aggregation may reorder nodes
         return rows.flatMap((r) => toEdges(r.fromId, r.edges));
       }),
@@ -217,7 +244,9 @@ export class Neo4jGraphStore implements GraphStore {
   /** Relationships whose both ends are in `ids`, ordered by id. */
   async relationshipsAmong(ids: readonly string[]): Promise<RelationshipRecord[]> {
     if (ids.length === 0) return [];
-    return this.conn.guard('relationshipsAmong', () => this.relationshipRows(Q.RELATIONSHIPS_AMONG, { ids: [...new Set(ids)] }));
+    return this.conn.guard('relationshipsAmong', () =>
+      this.relationshipRows(Q.RELATIONSHIPS_AMONG, { ids: [...new Set(ids)] }),
+    );
   }
 
   /** Both reads in one query, so one round trip. */
@@ -246,7 +275,9 @@ export class Neo4jGraphStore implements GraphStore {
   /** Counts for graphStats; degree counts relationships in both directions (a self-loop counts twice). */
   async counts(topDegree: number): Promise<GraphCounts> {
     const mentioned = await this.mentionedIds();
-    return this.conn.guard('counts', () => this.conn.read(async (tx) => countsTx(tx, topDegree, await this.relationshipTypes(tx), mentioned)));
+    return this.conn.guard('counts', () =>
+      this.conn.read(async (tx) => countsTx(tx, topDegree, await this.relationshipTypes(tx), mentioned)),
+    );
   }
 
   /** Where "mentioned" is read from (the Postgres mentions table); the composition root attaches it. */
@@ -278,7 +309,11 @@ export class Neo4jGraphStore implements GraphStore {
   }
 
   /** Throws NOT_FOUND for the first missing endpoint in input order, if any. */
-  private async assertEntitiesExist(tx: ManagedTransaction, ids: readonly string[], order: readonly RelationshipWrite[]): Promise<void> {
+  private async assertEntitiesExist(
+    tx: ManagedTransaction,
+    ids: readonly string[],
+    order: readonly RelationshipWrite[],
+  ): Promise<void> {
     const res = await tx.run(Q.MISSING_ENTITIES, { ids });
     const missing = new Set((res.records[0]?.get('missing') as string[] | undefined) ?? []);
     if (missing.size === 0) return;
@@ -291,7 +326,11 @@ export class Neo4jGraphStore implements GraphStore {
     if (!this.mentions) throw new Error('the Neo4j graph store has no MentionIndex: call useMentionIndex first');
     const ids = await this.mentions.mentionedEntityIds(cap);
     if (cap !== undefined && ids.length > cap) {
-      throw new AppError(ErrorCode.QUERY_TOO_COMPLEX, `filter.hasDocuments on the Neo4j graph store handles at most ${cap} mentioned entities; narrow the query another way`, { limit: cap });
+      throw new AppError(
+        ErrorCode.QUERY_TOO_COMPLEX,
+        `filter.hasDocuments on the Neo4j graph store handles at most ${cap} mentioned entities; narrow the query another way`,
+        { limit: cap },
+      );
     }
     return ids;
   }

@@ -37,7 +37,12 @@ export class Neo4jSchema {
   /** Creates a relationship `id` index and waits until it is online, so that upserts plan index seeks from the start. */
   private async createIndexOnline(type: string): Promise<void> {
     await this.create(relationshipIdIndex(type));
-    await this.conn.read((tx) => tx.run('CALL db.awaitIndex($name, $seconds)', { name: relationshipIdIndexName(type), seconds: AWAIT_INDEX_SECONDS }));
+    await this.conn.read((tx) =>
+      tx.run('CALL db.awaitIndex($name, $seconds)', {
+        name: relationshipIdIndexName(type),
+        seconds: AWAIT_INDEX_SECONDS,
+      }),
+    );
   }
 
   /** Runs one idempotent schema statement, tolerating a concurrent creator of the same index or constraint. */

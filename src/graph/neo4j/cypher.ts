@@ -56,7 +56,8 @@ export function entityMap(v: string): string {
 }
 
 /** Map projection of a relationship bound to `r`. */
-export const REL_MAP = '{id: r.id, type: type(r), fromId: startNode(r).id, toId: endNode(r).id, properties: r.properties, createdAt: r.createdAt}';
+export const REL_MAP =
+  '{id: r.id, type: type(r), fromId: startNode(r).id, toId: endNode(r).id, properties: r.properties, createdAt: r.createdAt}';
 
 /**
  * Writes one chunk of entities, keeping createdAt. Setting updatedAt first takes the node's write lock, so the labels
@@ -154,7 +155,8 @@ CALL (nodes) {
 RETURN [e IN nodes | ${entityMap('e')}] AS entities, relationships`;
 
 /** Relationship types in the database (to look relationships up by id through the per-type indexes). */
-export const RELATIONSHIP_TYPES = 'CALL db.relationshipTypes() YIELD relationshipType RETURN collect(relationshipType) AS types';
+export const RELATIONSHIP_TYPES =
+  'CALL db.relationshipTypes() YIELD relationshipType RETURN collect(relationshipType) AS types';
 
 /** Relationships with an id in `$ids`, one index seek per type; `tail` follows the union (e.g. RETURN or DELETE). */
 export function relationshipsByIdQuery(types: readonly string[], tail: string): string {
@@ -169,7 +171,13 @@ const CONNECTED = 'EXISTS { (e)--(:Entity) }';
  * Finds entities: WHERE text assembled from fixed fragments; values in `$types`, `$q`, `$mentioned` (ids of mentioned
  * entities, from Postgres), `$afterName`, `$afterId`. `rels` and `mentioned` are undefined when they don't matter.
  */
-export function entityFilterWhere(opts: { types: boolean; q: boolean; rels?: boolean; mentioned?: boolean; after: boolean }): string {
+export function entityFilterWhere(opts: {
+  types: boolean;
+  q: boolean;
+  rels?: boolean;
+  mentioned?: boolean;
+  after: boolean;
+}): string {
   const where: string[] = [];
   if (opts.types) where.push('e.type IN $types');
   if (opts.q) where.push('(e.nameLower CONTAINS $q OR any(a IN e.aliasesLower WHERE a CONTAINS $q))');
@@ -195,7 +203,9 @@ export const COUNT_EXISTING = 'UNWIND $ids AS id MATCH (e:Entity {id: id}) RETUR
  * for the planner to answer it from the count store instead of scanning the relationships.
  */
 export function relationshipCountsQuery(types: readonly string[]): string {
-  const parts = types.map((t, i) => `MATCH ()-[r:${relType(t)}]->(:Entity) WITH count(r) AS count RETURN $keys[${i}] AS key, count`);
+  const parts = types.map(
+    (t, i) => `MATCH ()-[r:${relType(t)}]->(:Entity) WITH count(r) AS count RETURN $keys[${i}] AS key, count`,
+  );
   return `CALL () {\n  ${parts.join('\n  UNION ALL\n  ')}\n}\nRETURN key, count`;
 }
 

@@ -35,7 +35,10 @@ export async function findEntitiesTx(
   const opts = { types: !!types, q: q !== undefined, rels: filter.hasRelationships, mentioned: filter.hasDocuments };
   const pageWhere = Q.entityFilterWhere({ ...opts, after: !!after });
   const countWhere = Q.entityFilterWhere({ ...opts, after: false });
-  const page = await tx.run(`MATCH (e:Entity) ${pageWhere} RETURN ${Q.entityMap('e')} AS e ORDER BY e.name, e.id LIMIT $limit`, params);
+  const page = await tx.run(
+    `MATCH (e:Entity) ${pageWhere} RETURN ${Q.entityMap('e')} AS e ORDER BY e.name, e.id LIMIT $limit`,
+    params,
+  );
   const count = await tx.run(`MATCH (e:Entity) ${countWhere} RETURN count(e) AS n`, params);
   const entities = page.records.map((r) => toEntityRecord(r.get('e') as EntityMap));
   return {
@@ -57,10 +60,14 @@ export async function countsTx(
 ): Promise<GraphCounts> {
   const totals = (await tx.run(Q.COUNTS)).records[0];
   const byType = await tx.run(Q.COUNTS_BY_TYPE);
-  const byRelationshipType = relationshipTypes.length > 0 ? (await tx.run(Q.relationshipCountsQuery(relationshipTypes), { keys: relationshipTypes })).records : [];
+  const byRelationshipType =
+    relationshipTypes.length > 0
+      ? (await tx.run(Q.relationshipCountsQuery(relationshipTypes), { keys: relationshipTypes })).records
+      : [];
   const top = topDegree > 0 ? (await tx.run(Q.TOP_DEGREE, { limit: int(topDegree) })).records : [];
   let mentionedEntities = 0;
-  for (const ids of chunks(mentioned, COUNT_CHUNK)) mentionedEntities += Number((await tx.run(Q.COUNT_EXISTING, { ids })).records[0]?.get('n') ?? 0);
+  for (const ids of chunks(mentioned, COUNT_CHUNK))
+    mentionedEntities += Number((await tx.run(Q.COUNT_EXISTING, { ids })).records[0]?.get('n') ?? 0);
   const entityCount = Number(totals?.get('entities') ?? 0);
   return {
     entityCount,

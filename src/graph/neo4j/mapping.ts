@@ -97,7 +97,14 @@ export function writtenEntity(p: EntityParams, createdAt: number, updatedAt: num
 
 /** The record of a relationship just written from `w`, given what the database kept (id and createdAt). */
 export function writtenRelationship(w: RelationshipWrite, id: string, createdAt: number): RelationshipRecord {
-  return { id, type: w.type, fromId: w.fromId, toId: w.toId, properties: parseProperties(JSON.stringify(w.properties ?? {})), createdAt: new Date(createdAt) };
+  return {
+    id,
+    type: w.type,
+    fromId: w.fromId,
+    toId: w.toId,
+    properties: parseProperties(JSON.stringify(w.properties ?? {})),
+    createdAt: new Date(createdAt),
+  };
 }
 
 /** One edge of an `expandQuery` row: `[neighbourId, id, type, outgoing, properties, createdAt, neighbourName]`. */
@@ -109,7 +116,14 @@ export function toEdges(fromId: string, edges: readonly ExpandedEdge[]): Edge[] 
     fromId,
     neighborId,
     neighborName,
-    relationship: toRelationshipRecord({ id, type, fromId: outgoing ? fromId : neighborId, toId: outgoing ? neighborId : fromId, properties, createdAt }),
+    relationship: toRelationshipRecord({
+      id,
+      type,
+      fromId: outgoing ? fromId : neighborId,
+      toId: outgoing ? neighborId : fromId,
+      properties,
+      createdAt,
+    }),
   }));
 }
 
@@ -129,7 +143,13 @@ export function entityParams(e: EntityWrite): EntityParams {
 
 /** The parameters of one relationship write. */
 export function relationshipParams(r: RelationshipWrite): RelationshipParams {
-  return { key: relationshipKey(r.fromId, r.type, r.toId), id: r.id, fromId: r.fromId, toId: r.toId, properties: JSON.stringify(r.properties ?? {}) };
+  return {
+    key: relationshipKey(r.fromId, r.type, r.toId),
+    id: r.id,
+    fromId: r.fromId,
+    toId: r.toId,
+    properties: JSON.stringify(r.properties ?? {}),
+  };
 }
 
 /** Identity of a relationship independent of its id: `(from, type, to)` is unique. */

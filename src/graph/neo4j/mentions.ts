@@ -19,13 +19,18 @@ function runs(ops: readonly MentionOp[]): MentionOp[][] {
  * entity does not exist), `unlinkDocument` drops the document and its edges, `unlink` drops one edge (and the
  * document once nothing mentions it). Every op is idempotent, so a batch can be applied twice.
  */
-export async function applyMentionOps(tx: ManagedTransaction, ops: readonly MentionOp[], chunkSize: number): Promise<void> {
+export async function applyMentionOps(
+  tx: ManagedTransaction,
+  ops: readonly MentionOp[],
+  chunkSize: number,
+): Promise<void> {
   for (const run of runs(ops)) {
     for (const chunk of chunks(run, chunkSize)) {
       const rows: Record<string, string>[] = [];
       const documentIds: string[] = [];
       for (const op of chunk) {
-        if (op.op === 'link') rows.push({ entityId: op.entityId, documentId: op.documentId, documentTitle: op.documentTitle });
+        if (op.op === 'link')
+          rows.push({ entityId: op.entityId, documentId: op.documentId, documentTitle: op.documentTitle });
         else if (op.op === 'unlink') rows.push({ entityId: op.entityId, documentId: op.documentId });
         else documentIds.push(op.documentId);
       }

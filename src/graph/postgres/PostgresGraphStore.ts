@@ -48,7 +48,9 @@ export class PostgresGraphStore implements GraphStore {
   async upsertEntities(entities: readonly EntityWrite[]): Promise<EntityRecord[]> {
     if (entities.length === 0) return [];
     // In id order, so concurrent batches lock rows in one order and cannot deadlock.
-    const unique = [...new Map(entities.map((e) => [e.id, e])).values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const unique = [...new Map(entities.map((e) => [e.id, e])).values()].sort((a, b) =>
+      a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
+    );
     const { rows } = await this.db.query<EntityRow>(
       `INSERT INTO graph_entities (id, type, name, aliases, description, properties)
        SELECT x.id, x.type, x.name, ARRAY(SELECT jsonb_array_elements_text(x.aliases::jsonb)), x.description,
@@ -75,7 +77,10 @@ export class PostgresGraphStore implements GraphStore {
   /** Entities by id, in no particular order; missing ids are absent. */
   async getEntities(ids: readonly string[]): Promise<EntityRecord[]> {
     if (ids.length === 0) return [];
-    const { rows } = await this.db.query<EntityRow>(`SELECT ${ENTITY_COLUMNS} FROM graph_entities e WHERE e.id = ANY($1::text[])`, [ids]);
+    const { rows } = await this.db.query<EntityRow>(
+      `SELECT ${ENTITY_COLUMNS} FROM graph_entities e WHERE e.id = ANY($1::text[])`,
+      [ids],
+    );
     return rows.map(toEntityRecord);
   }
 
@@ -83,20 +88,28 @@ export class PostgresGraphStore implements GraphStore {
    * Entities matching a filter, ordered by (name, id) in code point order, after the keyset position; mentions are
    * read from this same database.
    */
-  async findEntities(filter: EntityFilterSpec, first: number, after?: { name: string; id: string }): Promise<EntityPage> {
+  async findEntities(
+    filter: EntityFilterSpec,
+    first: number,
+    after?: { name: string; id: string },
+  ): Promise<EntityPage> {
     const params = new SqlParams();
     const where: string[] = [];
     if (filter.types?.length) where.push(`e.type = ANY(${params.add(filter.types)}::text[])`);
     if (filter.nameContains) {
       const p = params.add(`%${escapeLike(filter.nameContains)}%`);
-      where.push(`(e.name ILIKE ${p} OR EXISTS (SELECT 1 FROM unnest(e.aliases) AS a(alias) WHERE a.alias ILIKE ${p}))`);
+      where.push(
+        `(e.name ILIKE ${p} OR EXISTS (SELECT 1 FROM unnest(e.aliases) AS a(alias) WHERE a.alias ILIKE ${p}))`,
+      );
     }
     if (filter.hasRelationships !== undefined) where.push(filter.hasRelationships ? `NOT ${ORPHAN}` : ORPHAN);
     if (filter.hasDocuments !== undefined) where.push(filter.hasDocuments ? MENTIONED : `NOT ${MENTIONED}`);
     const countWhere = where.length > 0 ? where.join(' AND ') : 'TRUE';
     const countParams = [...params.values];
     if (after) {
-      where.push(`(e.name COLLATE "C", e.id COLLATE "C") > (${params.add(after.name)}::text, ${params.add(after.id)}::text)`);
+      where.push(
+        `(e.name COLLATE "C", e.id COLLATE "C") > (${params.add(after.name)}::text, ${params.add(after.id)}::text)`,
+      );
     }
     const limit = params.add(first + 1);
     const [page, count] = await Promise.all([
@@ -128,7 +141,9 @@ export class PostgresGraphStore implements GraphStore {
   async upsertRelationships(relationships: readonly RelationshipWrite[]): Promise<RelationshipRecord[]> {
     if (relationships.length === 0) return [];
     // Sorted, like entities, so concurrent batches lock rows in one order.
-    const unique = [...new Map(relationships.map((r) => [relationshipKey(r.fromId, r.type, r.toId), r])).values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const unique = [...new Map(relationships.map((r) => [relationshipKey(r.fromId, r.type, r.toId), r])).values()].sort(
+      (a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    );
     const endpoints = [...new Set(unique.flatMap((r) => [r.fromId, r.toId]))];
     const rows = await this.db.transaction(async (tx) => {
       // KEY SHARE keeps the endpoints from being deleted until commit.
@@ -179,7 +194,11 @@ export class PostgresGraphStore implements GraphStore {
   }
 
   /** Relationships touching the entities in `direction` (OUT: entity is `from`), optionally of given types; ordered by id. */
-  async relationshipsOf(ids: readonly string[], direction: Direction, types?: readonly string[]): Promise<RelationshipRecord[]> {
+  async relationshipsOf(
+    ids: readonly string[],
+    direction: Direction,
+    types?: readonly string[],
+  ): Promise<RelationshipRecord[]> {
     if (ids.length === 0) return [];
     const params = new SqlParams();
     const p = params.add(ids);
@@ -201,7 +220,12 @@ export class PostgresGraphStore implements GraphStore {
    * One traversal step in one statement: per node, up to `capPerNode` edges in `direction`, ordered by (type,
    * neighbour id, relationship id); output ordered by node then that order. A self-loop appears once under BOTH.
    */
-  async expand(ids: readonly string[], direction: Direction, types: readonly string[] | undefined, capPerNode: number): Promise<Edge[]> {
+  async expand(
+    ids: readonly string[],
+    direction: Direction,
+    types: readonly string[] | undefined,
+    capPerNode: number,
+  ): Promise<Edge[]> {
     if (ids.length === 0 || capPerNode <= 0) return [];
     const params = new SqlParams();
     const p = params.add(ids);
@@ -228,7 +252,12 @@ export class PostgresGraphStore implements GraphStore {
         ORDER BY node COLLATE "C", rn`,
       params.values,
     );
-    return rows.map((r) => ({ fromId: r.node, neighborId: r.neighbor, neighborName: r.neighbor_name, relationship: toRelationshipRecord(r) }));
+    return rows.map((r) => ({
+      fromId: r.node,
+      neighborId: r.neighbor,
+      neighborName: r.neighbor_name,
+      relationship: toRelationshipRecord(r),
+    }));
   }
 
   /** Relationships whose both ends are in `ids`, ordered by id. */
@@ -293,7 +322,12 @@ export class PostgresGraphStore implements GraphStore {
     try {
       await this.db.query('SELECT 1');
     } catch (err) {
-      throw new AppError(ErrorCode.GRAPH_UNAVAILABLE, 'The graph store (Postgres) is unavailable', { store: 'postgres' }, { cause: err });
+      throw new AppError(
+        ErrorCode.GRAPH_UNAVAILABLE,
+        'The graph store (Postgres) is unavailable',
+        { store: 'postgres' },
+        { cause: err },
+      );
     }
   }
 

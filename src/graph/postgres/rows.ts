@@ -25,7 +25,8 @@ export interface RelationshipRow {
 }
 
 /** Columns selected for an entity (alias `e`), in a stable order. */
-export const ENTITY_COLUMNS = 'e.id, e.type, e.name, e.aliases, e.description, e.properties, e.created_at, e.updated_at';
+export const ENTITY_COLUMNS =
+  'e.id, e.type, e.name, e.aliases, e.description, e.properties, e.created_at, e.updated_at';
 
 /** Columns selected for a relationship (alias `r`), in a stable order. */
 export const RELATIONSHIP_COLUMNS = 'r.id, r.type, r.from_id, r.to_id, r.properties, r.created_at';
@@ -35,7 +36,6 @@ export const ENTITY_RETURNING = 'id, type, name, aliases, description, propertie
 
 /** Relationship columns as written by `INSERT ... RETURNING`. */
 export const RELATIONSHIP_RETURNING = 'id, type, from_id, to_id, properties, created_at';
-
 
 /** Maps a database row to an `EntityRecord`. */
 export function toEntityRecord(row: EntityRow): EntityRecord {

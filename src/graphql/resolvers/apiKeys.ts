@@ -8,8 +8,13 @@ export const apiKeyResolvers: Resolvers = {
   },
   Mutation: {
     createApiKey: async (_, { input }, { services, principal }) => {
-      const created = await services.apiKeys.create(input.name, parseRole(input.role, 'input.role'), { keepAnAdmin: true });
-      services.logger.info({ keyId: created.apiKey.id, role: created.apiKey.role, by: principal.keyId ?? principal.name }, 'API key created');
+      const created = await services.apiKeys.create(input.name, parseRole(input.role, 'input.role'), {
+        keepAnAdmin: true,
+      });
+      services.logger.info(
+        { keyId: created.apiKey.id, role: created.apiKey.role, by: principal.keyId ?? principal.name },
+        'API key created',
+      );
       return created;
     },
     revokeApiKey: async (_, { id }, { services, principal }) => {

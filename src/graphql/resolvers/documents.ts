@@ -17,15 +17,22 @@ export const documentResolvers: Resolvers = {
       if (sourceId !== undefined && sourceId !== null) spec.ownerSourceId = (await services.sources.find(sourceId)).id;
       const result = await services.documents.list(spec, page.first, page.after);
       const edges = result.rows.map((r) => ({ cursor: r.cursor, node: r.document }));
-      return toConnection(edges, { hasNextPage: result.hasNextPage, hasPreviousPage: page.after !== undefined, totalCount: result.totalCount });
+      return toConnection(edges, {
+        hasNextPage: result.hasNextPage,
+        hasPreviousPage: page.after !== undefined,
+        totalCount: result.totalCount,
+      });
     },
   },
   Mutation: {
     createDocument: (_, { input }, { services }) =>
       services.documents.create(validateDocumentInput(input, services.config)),
     upsertDocuments: (_, { input }, { services }) => {
-      if (input.length > MAX_BATCH) throw badInput('input', `at most ${MAX_BATCH} documents per call (got ${input.length})`);
-      return services.documents.upsertMany(input.map((doc, i) => validateDocumentInput(doc, services.config, `input[${i}]`)));
+      if (input.length > MAX_BATCH)
+        throw badInput('input', `at most ${MAX_BATCH} documents per call (got ${input.length})`);
+      return services.documents.upsertMany(
+        input.map((doc, i) => validateDocumentInput(doc, services.config, `input[${i}]`)),
+      );
     },
     updateDocument: (_, { id, input }, { services }) =>
       services.documents.update(validateDocumentId(id), validateDocumentPatch(input, services.config)),
@@ -44,7 +51,9 @@ export const documentResolvers: Resolvers = {
     chunks: (doc, _, { loaders }) => loaders.chunksByDocumentId.load(doc.id),
     entities: async (doc, _, { loaders }) => {
       const ids = await loaders.entityIdsByDocument.load(doc.id);
-      return (await loaders.entityById.loadMany(ids)).filter((e): e is EntityRecord => e !== null && !(e instanceof Error));
+      return (await loaders.entityById.loadMany(ids)).filter(
+        (e): e is EntityRecord => e !== null && !(e instanceof Error),
+      );
     },
   },
   Chunk: {

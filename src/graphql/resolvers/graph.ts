@@ -29,9 +29,13 @@ export const graphResolvers: Resolvers = {
     createEntity: (_, { input }, { services }) => services.graph.createEntity(input),
     updateEntity: (_, { id, input }, { services }) => services.graph.updateEntity(id, input),
     deleteEntity: async (_, { id }, { services }) => ({ id, deleted: await services.graph.deleteEntity(id) }),
-    upsertGraph: (_, { input }, { services }) => services.graph.upsertGraph(input.entities ?? [], input.relationships ?? []),
+    upsertGraph: (_, { input }, { services }) =>
+      services.graph.upsertGraph(input.entities ?? [], input.relationships ?? []),
     createRelationship: (_, { input }, { services }) => services.graph.createRelationship(input),
-    deleteRelationship: async (_, { id }, { services }) => ({ id, deleted: await services.graph.deleteRelationship(id) }),
+    deleteRelationship: async (_, { id }, { services }) => ({
+      id,
+      deleted: await services.graph.deleteRelationship(id),
+    }),
     linkDocumentEntities: async (_, { input }, { services, loaders }) => {
       await services.graph.linkDocumentEntities(input.documentId, input.entityIds);
       const doc = await loaders.documentById.load(input.documentId);
@@ -41,7 +45,8 @@ export const graphResolvers: Resolvers = {
   },
   Entity: {
     neighbors: (entity, args, { services }) => services.graph.neighbors(entity.id, args),
-    relationships: (entity, { direction, types }, { services }) => services.graph.relationshipsOf(entity.id, direction ?? 'BOTH', types ?? undefined),
+    relationships: (entity, { direction, types }, { services }) =>
+      services.graph.relationshipsOf(entity.id, direction ?? 'BOTH', types ?? undefined),
     documents: async (entity, { first }, { loaders }) => {
       const n = intIn(first, 20, 1, 100, 'first');
       const ids = await loaders.documentIdsByEntity.load(`${n}:${entity.id}`);

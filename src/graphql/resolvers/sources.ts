@@ -4,7 +4,10 @@ import type { CreateSourceInput, Resolvers, SourceKind, SourceStatus, UpdateSour
 /** GraphQL source input in the service's form (document types in storage case). */
 function rawSource(input: CreateSourceInput | UpdateSourceInput): RawSourceInput {
   const { documentType, ...rest } = input;
-  return { ...rest, ...(documentType !== undefined ? { documentType: documentType === null ? null : documentType.toLowerCase() } : {}) };
+  return {
+    ...rest,
+    ...(documentType !== undefined ? { documentType: documentType === null ? null : documentType.toLowerCase() } : {}),
+  };
 }
 
 /** Source mutations and queries: thin calls into SourceService. */
@@ -18,7 +21,12 @@ export const sourceResolvers: Resolvers = {
     updateSource: (_, { id, input }, { services }) => services.sources.update(id, rawSource(input)),
     deleteSource: async (_, { id, keepDocuments }, { services }) => {
       const result = await services.sources.delete(id, keepDocuments ?? false);
-      return { id: result.source.id, deleted: true, documentsRemoved: result.documentsRemoved, documentsKept: result.documentsKept };
+      return {
+        id: result.source.id,
+        deleted: true,
+        documentsRemoved: result.documentsRemoved,
+        documentsKept: result.documentsKept,
+      };
     },
     syncSource: (_, { id, async }, { services }) => services.sources.sync(id, { async: async ?? true }),
   },
@@ -28,9 +36,12 @@ export const sourceResolvers: Resolvers = {
     config: (source) => source.config,
     deployKeyPublicKey: (source) => source.deployKey?.publicKey ?? null,
     deployKeyFingerprint: (source) => source.deployKey?.fingerprint ?? null,
-    documentType: (source) => (source.documentType ? (source.documentType.toUpperCase() as Uppercase<typeof source.documentType>) : null),
+    documentType: (source) =>
+      source.documentType ? (source.documentType.toUpperCase() as Uppercase<typeof source.documentType>) : null,
     syncTimeoutSeconds: (source) => Math.round(source.syncTimeoutMs / 1000),
-    documentCount: async (source, _, { services }) => (await services.sources.documentCounts([source.id])).get(source.id) ?? 0,
-    jobs: (source, { first }, { services }) => services.sources.jobs(source.id, Math.max(1, Math.min(first ?? 10, 100))),
+    documentCount: async (source, _, { services }) =>
+      (await services.sources.documentCounts([source.id])).get(source.id) ?? 0,
+    jobs: (source, { first }, { services }) =>
+      services.sources.jobs(source.id, Math.max(1, Math.min(first ?? 10, 100))),
   },
 };

@@ -26,7 +26,12 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
  * its `return()` waits for the next `yield`, and a source that never changes never yields, so it would poll the
  * database forever. `return()` here stops the polling at once.
  */
-function changes<T>(read: () => Promise<T[]>, key: (value: T) => string, id: (value: T) => string, done: (value: T) => boolean = () => false): AsyncIterableIterator<T> {
+function changes<T>(
+  read: () => Promise<T[]>,
+  key: (value: T) => string,
+  id: (value: T) => string,
+  done: (value: T) => boolean = () => false,
+): AsyncIterableIterator<T> {
   const left = new AbortController();
   async function* poll(): AsyncGenerator<T> {
     const sent = new Map<string, string>();
@@ -58,9 +63,18 @@ function changes<T>(read: () => Promise<T[]>, key: (value: T) => string, id: (va
   };
 }
 
-const jobKey = (job: ImportJobRecord) => `${job.status}|${job.progress.done}|${job.progress.total}|${job.finishedAt?.getTime() ?? ''}`;
+const jobKey = (job: ImportJobRecord) =>
+  `${job.status}|${job.progress.done}|${job.progress.total}|${job.finishedAt?.getTime() ?? ''}`;
 const sourceKey = (s: SourceRecord) =>
-  [s.status, s.lastRunAt?.getTime(), s.lastFinishedAt?.getTime(), s.nextRunAt?.getTime(), s.updatedAt.getTime(), s.lastJobId, JSON.stringify(s.counts)].join('|');
+  [
+    s.status,
+    s.lastRunAt?.getTime(),
+    s.lastFinishedAt?.getTime(),
+    s.nextRunAt?.getTime(),
+    s.updatedAt.getTime(),
+    s.lastJobId,
+    JSON.stringify(s.counts),
+  ].join('|');
 
 /** `importJobUpdated` and `sourceUpdated`. */
 export const subscriptionResolvers: Resolvers = {
@@ -72,14 +86,20 @@ export const subscriptionResolvers: Resolvers = {
           const job = await services.imports.job(id);
           return job ? [job] : [];
         };
-        return changes(read, jobKey, (job) => job.id, (job) => FINISHED_STATUSES.includes(job.status));
+        return changes(
+          read,
+          jobKey,
+          (job) => job.id,
+          (job) => FINISHED_STATUSES.includes(job.status),
+        );
       },
       resolve: (job: ImportJobRecord) => job,
     },
     sourceUpdated: {
       subscribe: async (_, { id }, { services }) => {
         const one = id ? await services.sources.find(id) : undefined;
-        const read = async () => (one ? [(await services.sources.get(one.id)) as SourceRecord].filter(Boolean) : services.sources.list());
+        const read = async () =>
+          one ? [(await services.sources.get(one.id)) as SourceRecord].filter(Boolean) : services.sources.list();
         return changes(read, sourceKey, (source) => source.id);
       },
       resolve: (source: SourceRecord) => source,

@@ -22,7 +22,8 @@ describe('API keys', () => {
     expect(apiKeyMatches(a.key, a.keyHash)).toBe(true);
     expect(apiKeyMatches(a.key, b.keyHash)).toBe(false);
     expect(apiKeyMatches(a.key, 'abcd')).toBe(false);
-    for (const bad of ['', 'cairn_', `${a.key}x`, a.key.replace('cairn_', 'CAIRN_'), `Bearer ${a.key}`]) expect(apiKeyId(bad)).toBeNull();
+    for (const bad of ['', 'cairn_', `${a.key}x`, a.key.replace('cairn_', 'CAIRN_'), `Bearer ${a.key}`])
+      expect(apiKeyId(bad)).toBeNull();
   });
 });
 
@@ -39,8 +40,10 @@ describe('roles', () => {
 
 describe('loopback detection', () => {
   it('accepts localhost and loopback addresses only', () => {
-    for (const h of ['127.0.0.1', '127.8.9.10', '::1', '[::1]', 'localhost', '::ffff:127.0.0.1']) expect({ h, ok: isLoopbackHost(h) }).toEqual({ h, ok: true });
-    for (const h of ['0.0.0.0', '::', '10.0.0.5', 'example.com', 'localhost.evil.com', '', undefined]) expect({ h, ok: isLoopbackHost(h) }).toEqual({ h, ok: false });
+    for (const h of ['127.0.0.1', '127.8.9.10', '::1', '[::1]', 'localhost', '::ffff:127.0.0.1'])
+      expect({ h, ok: isLoopbackHost(h) }).toEqual({ h, ok: true });
+    for (const h of ['0.0.0.0', '::', '10.0.0.5', 'example.com', 'localhost.evil.com', '', undefined])
+      expect({ h, ok: isLoopbackHost(h) }).toEqual({ h, ok: false });
     expect(hostOfHeader('127.0.0.1:4000')).toBe('127.0.0.1');
     expect(hostOfHeader('[::1]:4000')).toBe('[::1]');
     expect(hostOfHeader('localhost')).toBe('localhost');
@@ -76,7 +79,10 @@ describe('RateLimiter', () => {
   });
 
   it('is off when either setting is 0', () => {
-    for (const [rate, burst] of [[0, 10], [10, 0]] as const) {
+    for (const [rate, burst] of [
+      [0, 10],
+      [10, 0],
+    ] as const) {
       const limiter = new RateLimiter(rate, burst, () => 0);
       expect(Array.from({ length: 100 }, () => limiter.take('k').ok).every(Boolean)).toBe(true);
     }
@@ -87,7 +93,13 @@ describe('security configuration', () => {
   it('has safe defaults and reads every variable', () => {
     const d = loadConfig({});
     expect(d.auth).toEqual({ mode: 'auto' });
-    expect(d.graphqlLimits).toEqual({ maxDepth: 12, maxCost: 20000, maxAliases: 30, maxDirectives: 30, maxTokens: 5000 });
+    expect(d.graphqlLimits).toEqual({
+      maxDepth: 12,
+      maxCost: 20000,
+      maxAliases: 30,
+      maxDirectives: 30,
+      maxTokens: 5000,
+    });
     expect(d.rateLimit).toEqual({ perSecond: 50, burst: 100, failedKeysPerMinute: 60 });
     const c = loadConfig({
       CAIRN_AUTH: 'required',
@@ -103,7 +115,9 @@ describe('security configuration', () => {
     expect(c.auth.mode).toBe('required');
     expect(c.graphqlLimits).toEqual({ maxDepth: 8, maxCost: 900, maxAliases: 4, maxDirectives: 5, maxTokens: 700 });
     expect(c.rateLimit).toEqual({ perSecond: 0.5, burst: 0, failedKeysPerMinute: 7 });
-    expect(() => loadConfig({ CAIRN_RATE_LIMIT_FAILED_KEYS_PER_MINUTE: '-1' })).toThrow('CAIRN_RATE_LIMIT_FAILED_KEYS_PER_MINUTE');
+    expect(() => loadConfig({ CAIRN_RATE_LIMIT_FAILED_KEYS_PER_MINUTE: '-1' })).toThrow(
+      'CAIRN_RATE_LIMIT_FAILED_KEYS_PER_MINUTE',
+    );
     expect(() => loadConfig({ CAIRN_AUTH: 'sometimes' })).toThrow('CAIRN_AUTH');
   });
 });

@@ -1,7 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { loadApiQuestionSet, OPENAPI_DIR, QUESTION_KINDS, type ApiQuestion, type OperationRef } from '../../../bench/apiQuestionSet.js';
+import {
+  loadApiQuestionSet,
+  OPENAPI_DIR,
+  QUESTION_KINDS,
+  type ApiQuestion,
+  type OperationRef,
+} from '../../../bench/apiQuestionSet.js';
 
 // The question set of the API questions bench (bench/apiQuestions.ts): its shape, and that every answer is real.
 const set = loadApiQuestionSet();
@@ -21,7 +27,9 @@ describe('API questions: the set', () => {
 
   it('asks every kind over Box, DigitalOcean and the OAI examples', () => {
     for (const kind of QUESTION_KINDS) {
-      expect(new Set(set.questions.filter((q) => q.kind === kind).map((q) => group(q.spec)))).toEqual(new Set(['box', 'digitalocean', 'oai']));
+      expect(new Set(set.questions.filter((q) => q.kind === kind).map((q) => group(q.spec)))).toEqual(
+        new Set(['box', 'digitalocean', 'oai']),
+      );
     }
   });
 
@@ -43,7 +51,10 @@ describe('API questions: the set', () => {
   it('asks identifier questions by the expected operationId or path', () => {
     for (const q of set.questions.filter((x) => x.kind === 'identifier')) {
       const named = [q.expected.operationId, q.expected.path].filter((n): n is string => n !== undefined);
-      expect({ question: q.question, names: named.some((n) => q.question.includes(n)) }).toEqual({ question: q.question, names: true });
+      expect({ question: q.question, names: named.some((n) => q.question.includes(n)) }).toEqual({
+        question: q.question,
+        names: true,
+      });
     }
   });
 });
@@ -79,7 +90,10 @@ class SpecReader {
     if (!isObject(item.value)) return undefined;
     const found = this.resolve(item.value[op.method.toLowerCase()], item.file);
     if (!isObject(found.value)) return undefined;
-    const params = [...asArray(item.value.parameters).map((p) => this.resolve(p, item.file)), ...asArray(found.value.parameters).map((p) => this.resolve(p, found.file))];
+    const params = [
+      ...asArray(item.value.parameters).map((p) => this.resolve(p, item.file)),
+      ...asArray(found.value.parameters).map((p) => this.resolve(p, found.file)),
+    ];
     const operationId = found.value.operationId;
     return {
       ...(typeof operationId === 'string' ? { operationId } : {}),
@@ -100,7 +114,8 @@ const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 // The specs are data beside the repository (../shared/data/openapi, or CAIRN_BENCH_DATA); a clone without them skips this part.
 const withSpecs = fs.existsSync(OPENAPI_DIR) ? describe : describe.skip;
-if (!fs.existsSync(OPENAPI_DIR)) console.warn(`Skipping the API questions' answer checks: ${OPENAPI_DIR} does not exist.`);
+if (!fs.existsSync(OPENAPI_DIR))
+  console.warn(`Skipping the API questions' answer checks: ${OPENAPI_DIR} does not exist.`);
 
 withSpecs('API questions: the answers', () => {
   const reader = new SpecReader(OPENAPI_DIR);
@@ -112,8 +127,12 @@ withSpecs('API questions: the answers', () => {
     for (const q of set.questions) {
       const found = lookup(q.spec, q.expected);
       if (!found) wrong.push(`${label(q)}: no ${q.expected.method} ${q.expected.path}`);
-      else if (found.operationId !== q.expected.operationId) wrong.push(`${label(q)}: operationId is ${found.operationId ?? '(none)'}, the set says ${q.expected.operationId ?? '(none)'}`);
-      for (const a of q.alsoAccepted ?? []) if (!lookup(a.spec, a)) wrong.push(`${label(q)}: ${a.spec} has no ${a.method} ${a.path}`);
+      else if (found.operationId !== q.expected.operationId)
+        wrong.push(
+          `${label(q)}: operationId is ${found.operationId ?? '(none)'}, the set says ${q.expected.operationId ?? '(none)'}`,
+        );
+      for (const a of q.alsoAccepted ?? [])
+        if (!lookup(a.spec, a)) wrong.push(`${label(q)}: ${a.spec} has no ${a.method} ${a.path}`);
     }
     expect(wrong).toEqual([]);
   });
@@ -124,7 +143,9 @@ withSpecs('API questions: the answers', () => {
       const named = [...q.question.matchAll(/`([^`]+)`/g)].map((m) => m[1] as string);
       if (named.length === 0) wrong.push(`${label(q)}: names no \`parameter\``);
       const params = lookup(q.spec, q.expected)?.parameters ?? [];
-      for (const name of named) if (!params.includes(name)) wrong.push(`${label(q)}: ${q.expected.method} ${q.expected.path} has no parameter ${name}`);
+      for (const name of named)
+        if (!params.includes(name))
+          wrong.push(`${label(q)}: ${q.expected.method} ${q.expected.path} has no parameter ${name}`);
     }
     expect(wrong).toEqual([]);
   });

@@ -50,8 +50,24 @@ const optionsArb: fc.Arbitrary<ChunkOptions> = fc
 
 const word = fc.string({ unit: fc.constantFrom('a', 'b', 'é', 'z', '中', '😀', '1'), minLength: 1, maxLength: 12 });
 const longWord = fc.string({ unit: fc.constantFrom('x', 'y', '😀'), minLength: 50, maxLength: 300 });
-const separator = fc.constantFrom(' ', '  ', '\n', '\n\n', '\r\n\r\n', '\t', '. ', '! ', '? ', '."\n', '。', '！', ' \u00a0 ');
-const prose = fc.array(fc.oneof(word, word, longWord, separator, separator), { maxLength: 120 }).map((parts) => parts.join(''));
+const separator = fc.constantFrom(
+  ' ',
+  '  ',
+  '\n',
+  '\n\n',
+  '\r\n\r\n',
+  '\t',
+  '. ',
+  '! ',
+  '? ',
+  '."\n',
+  '。',
+  '！',
+  ' \u00a0 ',
+);
+const prose = fc
+  .array(fc.oneof(word, word, longWord, separator, separator), { maxLength: 120 })
+  .map((parts) => parts.join(''));
 
 const textArb = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 400 }), // any code point, including astral ones
@@ -161,7 +177,10 @@ describe('chunkText examples', () => {
 
   it('chunks realistic multi-paragraph text at 500/50 on sentence ends with word-aligned overlap', () => {
     const paragraphs = Array.from({ length: 12 }, (_, p) =>
-      Array.from({ length: 3 + (p % 4) }, (_, s) => `In paragraph ${p}, sentence ${s} explains how the platform indexes documents and answers questions.`).join(' '),
+      Array.from(
+        { length: 3 + (p % 4) },
+        (_, s) => `In paragraph ${p}, sentence ${s} explains how the platform indexes documents and answers questions.`,
+      ).join(' '),
     );
     const text = paragraphs.join('\n\n');
     const options = { size: 500, overlap: 50 };

@@ -19,7 +19,14 @@ describe('loadConfig', () => {
   });
 
   it('reads and coerces variables', () => {
-    const c = loadConfig({ CAIRN_PORT: '8080', CAIRN_OFFLINE: '1', CAIRN_CHUNK_SIZE: '800', CAIRN_CHUNK_OVERLAP: '100', CAIRN_DATABASE_URL: 'postgres://x@y/z', OPENAI_API_KEY: 'sk-1' });
+    const c = loadConfig({
+      CAIRN_PORT: '8080',
+      CAIRN_OFFLINE: '1',
+      CAIRN_CHUNK_SIZE: '800',
+      CAIRN_CHUNK_OVERLAP: '100',
+      CAIRN_DATABASE_URL: 'postgres://x@y/z',
+      OPENAI_API_KEY: 'sk-1',
+    });
     expect(c.port).toBe(8080);
     expect(c.embedding.offline).toBe(true);
     expect(c.embedding.apiKey).toBe('sk-1');
@@ -29,7 +36,12 @@ describe('loadConfig', () => {
 
   it('names every bad variable', () => {
     try {
-      loadConfig({ CAIRN_PORT: 'eighty', CAIRN_CHUNK_OVERLAP: '600', CAIRN_EMBEDDING_PROVIDER: 'magic', CAIRN_OFFLINE: 'maybe' });
+      loadConfig({
+        CAIRN_PORT: 'eighty',
+        CAIRN_CHUNK_OVERLAP: '600',
+        CAIRN_EMBEDDING_PROVIDER: 'magic',
+        CAIRN_OFFLINE: 'maybe',
+      });
       throw new Error('expected failure');
     } catch (err) {
       const e = err as AppError;
@@ -37,14 +49,21 @@ describe('loadConfig', () => {
       for (const v of ['CAIRN_PORT', 'CAIRN_EMBEDDING_PROVIDER', 'CAIRN_OFFLINE']) expect(e.message).toContain(v);
     }
     expect(() => loadConfig({ CAIRN_CHUNK_SIZE: '100', CAIRN_CHUNK_OVERLAP: '100' })).toThrow(/CAIRN_CHUNK_OVERLAP/);
-    expect(() => loadConfig({ CAIRN_MAX_DOCUMENT_CHARS: '1000', CAIRN_MAX_RESPONSE_TEXT_CHARS: '999' })).toThrow(/CAIRN_MAX_RESPONSE_TEXT_CHARS: must be at least CAIRN_MAX_DOCUMENT_CHARS/);
+    expect(() => loadConfig({ CAIRN_MAX_DOCUMENT_CHARS: '1000', CAIRN_MAX_RESPONSE_TEXT_CHARS: '999' })).toThrow(
+      /CAIRN_MAX_RESPONSE_TEXT_CHARS: must be at least CAIRN_MAX_DOCUMENT_CHARS/,
+    );
     expect(() => loadConfig({ CAIRN_RAG_TOP_K: '60' })).toThrow(/CAIRN_RAG_TOP_K/);
   });
 
   it('reads private-host allow-list entries as host, host:port or [IPv6]:port, and refuses bad ports', () => {
-    expect(loadConfig({ CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: ' Docs.Internal:8443, 127.0.0.1 ,[::1]:8080,::1' }).import.allowPrivateHosts).toEqual(['docs.internal:8443', '127.0.0.1', '[::1]:8080', '::1']);
+    expect(
+      loadConfig({ CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: ' Docs.Internal:8443, 127.0.0.1 ,[::1]:8080,::1' }).import
+        .allowPrivateHosts,
+    ).toEqual(['docs.internal:8443', '127.0.0.1', '[::1]:8080', '::1']);
     for (const bad of ['docs.internal:http', '127.0.0.1:0', '[::1]:70000', 'host:']) {
-      expect(() => loadConfig({ CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: bad })).toThrow(/CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: ".*": the port must be a number from 1 to 65535/);
+      expect(() => loadConfig({ CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: bad })).toThrow(
+        /CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: ".*": the port must be a number from 1 to 65535/,
+      );
     }
   });
 });
@@ -62,12 +81,27 @@ describe('readEnvironment (.env beneath the environment)', () => {
   };
 
   it("fills in the file's variables, lets the real environment win, and feeds loadConfig", () => {
-    withFile('# comment\nCAIRN_PORT=5005\nCAIRN_CHUNK_SIZE=800\nCAIRN_API_KEY="cairn_abc"\nOPENAI_API_KEY=sk-file\n', (file) => {
-      const env = readEnvironment(file, { CAIRN_PORT: '6006', PATH: '/bin' });
-      expect(env).toEqual(expect.objectContaining({ CAIRN_PORT: '6006', CAIRN_CHUNK_SIZE: '800', CAIRN_API_KEY: 'cairn_abc', PATH: '/bin' }));
-      const config = loadConfig(env);
-      expect([config.port, config.chunking.size, config.apiKey, config.embedding.apiKey]).toEqual([6006, 800, 'cairn_abc', 'sk-file']);
-    });
+    withFile(
+      '# comment\nCAIRN_PORT=5005\nCAIRN_CHUNK_SIZE=800\nCAIRN_API_KEY="cairn_abc"\nOPENAI_API_KEY=sk-file\n',
+      (file) => {
+        const env = readEnvironment(file, { CAIRN_PORT: '6006', PATH: '/bin' });
+        expect(env).toEqual(
+          expect.objectContaining({
+            CAIRN_PORT: '6006',
+            CAIRN_CHUNK_SIZE: '800',
+            CAIRN_API_KEY: 'cairn_abc',
+            PATH: '/bin',
+          }),
+        );
+        const config = loadConfig(env);
+        expect([config.port, config.chunking.size, config.apiKey, config.embedding.apiKey]).toEqual([
+          6006,
+          800,
+          'cairn_abc',
+          'sk-file',
+        ]);
+      },
+    );
   });
 
   it('is no error without a file, and names an unreadable one', () => {

@@ -17,6 +17,8 @@ describe('server logs', () => {
     const logger = createLogger('info', { pretty: true, destination: out });
     logger.info({ url: 'http://127.0.0.1:4000/graphql' }, 'Cairn is ready');
     logger.debug('below the level');
-    expect(text).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: Cairn is ready\n\s+url: "http:\/\/127\.0\.0\.1:4000\/graphql"\n$/);
+    expect(text).toMatch(
+      /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: Cairn is ready\n\s+url: "http:\/\/127\.0\.0\.1:4000\/graphql"\n$/,
+    );
   });
 });

@@ -3,7 +3,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { LOCK_FOREIGN_STALE_MS, LOCK_HEARTBEAT_MS, lockDataDir, lockFileFor, recordServerUrl, serverHoldingDataDir, type LockOwner } from '../../../src/db/dataDirLock.js';
+import {
+  LOCK_FOREIGN_STALE_MS,
+  LOCK_HEARTBEAT_MS,
+  lockDataDir,
+  lockFileFor,
+  recordServerUrl,
+  serverHoldingDataDir,
+  type LockOwner,
+} from '../../../src/db/dataDirLock.js';
 import { AppError, ErrorCode } from '../../../src/errors.js';
 
 // The PGlite folder lock on its own (no database): who may take a lock over, and when not.
@@ -11,7 +19,13 @@ import { AppError, ErrorCode } from '../../../src/errors.js';
 /** A lock file exactly as another process's lockDataDir would have written it. */
 function writeLock(dataDir: string, owner: Partial<LockOwner>, ageMs = 0): string {
   const file = lockFileFor(dataDir);
-  const full: LockOwner = { pid: 1, hostname: os.hostname(), startedAt: new Date().toISOString(), token: 'someone-else', ...owner };
+  const full: LockOwner = {
+    pid: 1,
+    hostname: os.hostname(),
+    startedAt: new Date().toISOString(),
+    token: 'someone-else',
+    ...owner,
+  };
   fs.writeFileSync(file, `${JSON.stringify(full)}\n`);
   if (ageMs > 0) {
     const then = new Date(Date.now() - ageMs);
@@ -109,7 +123,9 @@ describe('data folder lock', () => {
     const before = fs.readFileSync(file, 'utf8');
     const err = lockError(() => lockDataDir(dataDir));
     expect(err.code).toBe(ErrorCode.DATABASE_UNAVAILABLE);
-    expect(err.message).toContain(`The data folder ${dataDir} is in use by another Cairn process: pid ${pid} on host ${os.hostname()}`);
+    expect(err.message).toContain(
+      `The data folder ${dataDir} is in use by another Cairn process: pid ${pid} on host ${os.hostname()}`,
+    );
     expect(err.message).toMatch(/Stop that process first/);
     expect(err.message).toContain('createApiKey');
     expect(err.details).toEqual(expect.objectContaining({ dataDir, pid, lockFile: file }));
@@ -134,8 +150,11 @@ describe('data folder lock', () => {
   it('takes over a lock whose owner is a zombie (killed, and never reaped by an init that does not reap)', async () => {
     // `sleep 0` exits at once; its parent then becomes `sleep 30`, which never waits for it: a zombie for 30 s.
     sleeper = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30']);
-    const zombie = Number(await new Promise<string>((resolve) => sleeper!.stdout!.once('data', (d: Buffer) => resolve(d.toString()))));
-    for (let i = 0; i < 50 && !fs.readFileSync(`/proc/${zombie}/stat`, 'utf8').includes(') Z '); i++) await new Promise((r) => setTimeout(r, 20));
+    const zombie = Number(
+      await new Promise<string>((resolve) => sleeper!.stdout!.once('data', (d: Buffer) => resolve(d.toString()))),
+    );
+    for (let i = 0; i < 50 && !fs.readFileSync(`/proc/${zombie}/stat`, 'utf8').includes(') Z '); i++)
+      await new Promise((r) => setTimeout(r, 20));
     expect(fs.readFileSync(`/proc/${zombie}/stat`, 'utf8')).toContain(') Z ');
     const file = writeLock(dataDir, { pid: zombie, bootId });
     const lock = lockDataDir(dataDir);

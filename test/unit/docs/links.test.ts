@@ -10,7 +10,10 @@ const pages = (): string[] => [
   'README.md',
   'CONTRIBUTING.md',
   'bench/README.md',
-  ...fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`),
+  ...fs
+    .readdirSync(path.join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
 ];
 /** Pages allowed to be missing (none). */
 const pending: string[] = [];
@@ -31,7 +34,10 @@ describe('documentation links', () => {
       fs.writeFileSync(path.join(dir, 'b.md'), '# B page\n');
       expect(brokenLinks(dir, ['a.md']).map((b) => b.href)).toEqual(['missing.md', 'b.md#nope', '#nope-here']);
       expect(brokenLinks(dir, ['a.md'], ['missing.md']).map((b) => b.href)).toEqual(['b.md#nope', '#nope-here']);
-      expect([...anchorsOf('## The `cairn` command\n## Load: npm run bench:load\n')]).toEqual(['the-cairn-command', 'load-npm-run-benchload']);
+      expect([...anchorsOf('## The `cairn` command\n## Load: npm run bench:load\n')]).toEqual([
+        'the-cairn-command',
+        'load-npm-run-benchload',
+      ]);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

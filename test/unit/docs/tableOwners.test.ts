@@ -24,7 +24,8 @@ export function documentedOwners(markdown: string): Map<string, string> {
 export function tablesNamed(source: string): { table: string; line: number }[] {
   const out: { table: string; line: number }[] = [];
   source.split('\n').forEach((text, i) => {
-    for (const m of text.matchAll(/\b(?:FROM|JOIN|UPDATE|INSERT INTO|DELETE FROM)\s+([a-z_]+)\b/g)) out.push({ table: m[1] as string, line: i + 1 });
+    for (const m of text.matchAll(/\b(?:FROM|JOIN|UPDATE|INSERT INTO|DELETE FROM)\s+([a-z_]+)\b/g))
+      out.push({ table: m[1] as string, line: i + 1 });
   });
   return out;
 }
@@ -40,9 +41,17 @@ function sourceFiles(dir: string): string[] {
 /** Tables created by the migrations, or by code (the migrations' own table, PGlite's vector change log). */
 function createdTables(): Set<string> {
   const dir = 'src/db/migrations';
-  const files = [...fs.readdirSync(path.join(root, dir)).map((f) => `${dir}/${f}`), ...sourceFiles('src'), ...sourceFiles('importers')];
+  const files = [
+    ...fs.readdirSync(path.join(root, dir)).map((f) => `${dir}/${f}`),
+    ...sourceFiles('src'),
+    ...sourceFiles('importers'),
+  ];
   const tables = new Set<string>();
-  for (const f of files) for (const [, t] of fs.readFileSync(path.join(root, f), 'utf8').matchAll(/CREATE TABLE (?:IF NOT EXISTS )?([a-z_]+)/g)) tables.add(t as string);
+  for (const f of files)
+    for (const [, t] of fs
+      .readFileSync(path.join(root, f), 'utf8')
+      .matchAll(/CREATE TABLE (?:IF NOT EXISTS )?([a-z_]+)/g))
+      tables.add(t as string);
   return tables;
 }
 
@@ -58,14 +67,16 @@ describe('table owners', () => {
     for (const file of [...sourceFiles('src'), ...sourceFiles('importers')]) {
       for (const { table, line } of tablesNamed(fs.readFileSync(path.join(root, file), 'utf8'))) {
         const owner = owners.get(table);
-        if (owner !== undefined && !file.startsWith(owner)) strays.push(`${file}:${line} names ${table} (owner ${owner})`);
+        if (owner !== undefined && !file.startsWith(owner))
+          strays.push(`${file}:${line} names ${table} (owner ${owner})`);
       }
     }
     expect(strays).toEqual([]);
   });
 
   it('reads owners from the table and finds tables behind every statement verb', () => {
-    const page = '## Tables and their owners\n\n| table | owner | how |\n| --- | --- | --- |\n| `a`, `b_c` | `src/x/` | `X` |\n\n## Next\n| `z` | `src/z/` | |\n';
+    const page =
+      '## Tables and their owners\n\n| table | owner | how |\n| --- | --- | --- |\n| `a`, `b_c` | `src/x/` | `X` |\n\n## Next\n| `z` | `src/z/` | |\n';
     expect([...documentedOwners(page)]).toEqual([
       ['a', 'src/x/'],
       ['b_c', 'src/x/'],

@@ -13,16 +13,19 @@ describe('parseTagExpression', () => {
     expect(parseTagExpression('team:sre')).toEqual([['team:sre']]);
   });
 
-  it.each(['', '   ', 'a+', '|a', 'a||b', 'A', 'a b', "a'; DROP TABLE documents; --", '-a', 'ä'])('rejects %j naming the problem', (expr) => {
-    try {
-      parseTagExpression(expr);
-      throw new Error('expected a failure');
-    } catch (err) {
-      expect(err).toBeInstanceOf(AppError);
-      expect((err as AppError).code).toBe('BAD_USER_INPUT');
-      expect((err as AppError).message).toMatch(/filter\.tags/);
-    }
-  });
+  it.each(['', '   ', 'a+', '|a', 'a||b', 'A', 'a b', "a'; DROP TABLE documents; --", '-a', 'ä'])(
+    'rejects %j naming the problem',
+    (expr) => {
+      try {
+        parseTagExpression(expr);
+        throw new Error('expected a failure');
+      } catch (err) {
+        expect(err).toBeInstanceOf(AppError);
+        expect((err as AppError).code).toBe('BAD_USER_INPUT');
+        expect((err as AppError).message).toMatch(/filter\.tags/);
+      }
+    },
+  );
 
   it('names the bad token', () => {
     expect(() => parseTagExpression('ok+Bad!')).toThrow(/"Bad!"/);
@@ -32,7 +35,9 @@ describe('parseTagExpression', () => {
     expect(validateTags(['a'.repeat(100)])).toEqual(['a'.repeat(100)]);
     expect(() => validateTags(['a'.repeat(101)])).toThrow('tags: tag "' + 'a'.repeat(100));
     expect(() => validateTags(['a'.repeat(101)])).toThrow('is 101 characters; at most 100');
-    expect(() => parseTagExpression(Array(1001).fill('ab').join('|'))).toThrow('the tag expression is 3002 characters; at most 2000');
+    expect(() => parseTagExpression(Array(1001).fill('ab').join('|'))).toThrow(
+      'the tag expression is 3002 characters; at most 2000',
+    );
     let message = '';
     try {
       validateTags(['X'.repeat(100_000)]);

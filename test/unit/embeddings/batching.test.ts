@@ -29,9 +29,9 @@ describe('batching helpers', () => {
   });
 
   it('embedInBatches rejects a batch that returns the wrong number of vectors', async () => {
-    await expect(embedInBatches(['a', 'b'], { batchSize: 2, concurrency: 1 }, async () => [new Float32Array(1)])).rejects.toBeInstanceOf(
-      AppError,
-    );
+    await expect(
+      embedInBatches(['a', 'b'], { batchSize: 2, concurrency: 1 }, async () => [new Float32Array(1)]),
+    ).rejects.toBeInstanceOf(AppError);
     expect(await embedInBatches([], { batchSize: 2, concurrency: 1 }, async () => [])).toEqual([]);
   });
 

@@ -113,7 +113,11 @@ describe('createEmbeddingProvider', () => {
     expect(lines[0]?.reason).toBe('recorded');
     expect(lines[0]?.msg).toContain('cairn reindex');
 
-    const hashing = await create(config({ dimensions: 64 }), { provider: 'hashing', model: 'whatever', dimensions: 512 });
+    const hashing = await create(config({ dimensions: 64 }), {
+      provider: 'hashing',
+      model: 'whatever',
+      dimensions: 512,
+    });
     expect(hashing.provider.info).toMatchObject({ provider: 'hashing', dimensions: 512 });
 
     const local = await create(config(), { provider: 'local', model: FIXTURE, dimensions: 8 });
@@ -122,13 +126,21 @@ describe('createEmbeddingProvider', () => {
 
   it('auto with a recorded local model that cannot be used fails instead of silently switching', async () => {
     const missing = await failureOf(
-      createEmbeddingProvider(config(), pino({ level: 'silent' }), { provider: 'local', model: 'org/not-here', dimensions: 384 }),
+      createEmbeddingProvider(config(), pino({ level: 'silent' }), {
+        provider: 'local',
+        model: 'org/not-here',
+        dimensions: 384,
+      }),
     );
     expect(missing.code).toBe(ErrorCode.EMBEDDING_UNAVAILABLE);
     expect(missing.message).toContain('The existing store was built with local/org/not-here (384 dimensions)');
 
     const resized = await failureOf(
-      createEmbeddingProvider(config(), pino({ level: 'silent' }), { provider: 'local', model: FIXTURE, dimensions: 16 }),
+      createEmbeddingProvider(config(), pino({ level: 'silent' }), {
+        provider: 'local',
+        model: FIXTURE,
+        dimensions: 16,
+      }),
     );
     expect(resized.code).toBe(ErrorCode.EMBEDDER_MISMATCH);
   });

@@ -7,27 +7,72 @@ import type { EntityRecord, RelationshipRecord } from '../../../src/graph/types.
 
 const now = new Date(0);
 const doc = (id: string, title: string, metadata: Record<string, unknown> = {}): DocumentRecord => ({
-  id, title, content: '', documentType: 'other', source: null, tags: [], metadata, contentHash: '', createdAt: now, updatedAt: now, expiresAt: null,
+  id,
+  title,
+  content: '',
+  documentType: 'other',
+  source: null,
+  tags: [],
+  metadata,
+  contentHash: '',
+  createdAt: now,
+  updatedAt: now,
+  expiresAt: null,
 });
 const chunk = (d: DocumentRecord, content: string, i: number): EnrichedChunkRecord => ({
-  hit: { chunk: { id: String(i), documentId: d.id, ordinal: i, content, charStart: 0, charEnd: content.length, contentHash: '' }, document: d, score: 0.5 },
+  hit: {
+    chunk: {
+      id: String(i),
+      documentId: d.id,
+      ordinal: i,
+      content,
+      charStart: 0,
+      charEnd: content.length,
+      contentHash: '',
+    },
+    document: d,
+    score: 0.5,
+  },
   lane: 'DOCUMENTS',
   why: 'x',
   citation: null,
 });
 const entity = (id: string, name: string): EnrichedEntityRecord => ({
-  entity: { id, type: 'Service', name, aliases: [], description: null, properties: {}, createdAt: now, updatedAt: now } as EntityRecord,
+  entity: {
+    id,
+    type: 'Service',
+    name,
+    aliases: [],
+    description: null,
+    properties: {},
+    createdAt: now,
+    updatedAt: now,
+  } as EntityRecord,
   why: 'matched in the query',
   depth: 0,
 });
-const rel = (fromId: string, type: string, toId: string): RelationshipRecord => ({ id: `${fromId}-${toId}`, type, fromId, toId, properties: {}, createdAt: now });
+const rel = (fromId: string, type: string, toId: string): RelationshipRecord => ({
+  id: `${fromId}-${toId}`,
+  type,
+  fromId,
+  toId,
+  properties: {},
+  createdAt: now,
+});
 
 describe('formatContext', () => {
   it('numbers each document once and renders relationships as A -[TYPE]-> B', () => {
     const a = doc('a', 'Doc A', { url: 'https://x.test/a' });
     const chunks = [chunk(a, 'first', 0), chunk(doc('b', 'Doc B'), 'second', 1), chunk(a, 'third', 2)];
-    const out = formatContext(chunks, [entity('s', 'Svc'), entity('l', 'Ledger')], [rel('s', 'DEPENDS_ON', 'l')], 10_000);
-    expect(out.context).toBe('## Relevant knowledge\n[1] Doc A\nfirst\n…\nthird\n\n[2] Doc B\nsecond\n\n## Related entities\n- Svc (Service)\n- Ledger (Service)\n- Svc -[DEPENDS_ON]-> Ledger');
+    const out = formatContext(
+      chunks,
+      [entity('s', 'Svc'), entity('l', 'Ledger')],
+      [rel('s', 'DEPENDS_ON', 'l')],
+      10_000,
+    );
+    expect(out.context).toBe(
+      '## Relevant knowledge\n[1] Doc A\nfirst\n…\nthird\n\n[2] Doc B\nsecond\n\n## Related entities\n- Svc (Service)\n- Ledger (Service)\n- Svc -[DEPENDS_ON]-> Ledger',
+    );
     expect(out.citations).toEqual([
       { number: 1, documentId: 'a', title: 'Doc A', source: null, url: 'https://x.test/a' },
       { number: 2, documentId: 'b', title: 'Doc B', source: null, url: null },
@@ -37,18 +82,23 @@ describe('formatContext', () => {
 
   it('never exceeds the budget and counts what it left out (property)', () => {
     fc.assert(
-      fc.property(fc.array(fc.string({ maxLength: 300 }), { maxLength: 12 }), fc.array(fc.string({ minLength: 1, maxLength: 40 }), { maxLength: 8 }), fc.integer({ min: 0, max: 2000 }), (texts, names, max) => {
-        const chunks = texts.map((t, i) => chunk(doc(`d${i % 3}`, `T${i % 3}`), t, i));
-        const ents = names.map((n, i) => entity(`e${i}`, n));
-        const out = formatContext(chunks, ents, [], max);
-        expect(out.context.length).toBeLessThanOrEqual(max);
-        const shown = chunks.filter((c) => c.citation !== null).length;
-        expect(shown + out.omittedChunks).toBe(chunks.length);
-        for (const c of out.citations) expect(out.context).toContain(`[${c.number}]`);
-        // A heading only with an item under it.
-        expect(out.context.includes('## Relevant knowledge')).toBe(shown > 0);
-        expect(out.context.includes('## Related entities')).toBe(out.omittedEntities < ents.length);
-      }),
+      fc.property(
+        fc.array(fc.string({ maxLength: 300 }), { maxLength: 12 }),
+        fc.array(fc.string({ minLength: 1, maxLength: 40 }), { maxLength: 8 }),
+        fc.integer({ min: 0, max: 2000 }),
+        (texts, names, max) => {
+          const chunks = texts.map((t, i) => chunk(doc(`d${i % 3}`, `T${i % 3}`), t, i));
+          const ents = names.map((n, i) => entity(`e${i}`, n));
+          const out = formatContext(chunks, ents, [], max);
+          expect(out.context.length).toBeLessThanOrEqual(max);
+          const shown = chunks.filter((c) => c.citation !== null).length;
+          expect(shown + out.omittedChunks).toBe(chunks.length);
+          for (const c of out.citations) expect(out.context).toContain(`[${c.number}]`);
+          // A heading only with an item under it.
+          expect(out.context.includes('## Relevant knowledge')).toBe(shown > 0);
+          expect(out.context.includes('## Related entities')).toBe(out.omittedEntities < ents.length);
+        },
+      ),
     );
   });
 
@@ -61,26 +111,64 @@ describe('formatContext', () => {
   });
 
   it('shares the budget between the lanes: graph evidence holds its share, and either lane uses what the other leaves', () => {
-    const lane = (c: EnrichedChunkRecord, l: 'DOCUMENTS' | 'GRAPH', via?: EnrichedChunkRecord): EnrichedChunkRecord => ({ ...c, lane: l, ...(via ? { via: { chunk: via, rank: 1 } } : {}), why: l === 'GRAPH' ? 'via entity X, mentioned in {cite}' : 'x' });
+    const lane = (
+      c: EnrichedChunkRecord,
+      l: 'DOCUMENTS' | 'GRAPH',
+      via?: EnrichedChunkRecord,
+    ): EnrichedChunkRecord => ({
+      ...c,
+      lane: l,
+      ...(via ? { via: { chunk: via, rank: 1 } } : {}),
+      why: l === 'GRAPH' ? 'via entity X, mentioned in {cite}' : 'x',
+    });
     const docsLane = [0, 1, 2, 3].map((i) => lane(chunk(doc(`d${i}`, `D${i}`), 'd'.repeat(80), i), 'DOCUMENTS'));
-    const graph = [lane(chunk(doc('g0', 'G0'), 'g'.repeat(80), 10), 'GRAPH', docsLane[0]), lane(chunk(doc('g1', 'G1'), 'g'.repeat(80), 11), 'GRAPH', docsLane[0])];
+    const graph = [
+      lane(chunk(doc('g0', 'G0'), 'g'.repeat(80), 10), 'GRAPH', docsLane[0]),
+      lane(chunk(doc('g1', 'G1'), 'g'.repeat(80), 11), 'GRAPH', docsLane[0]),
+    ];
     const shared = formatContext([...docsLane, ...graph], [], [], 400, 0.5);
     expect(shared.context.length).toBeLessThanOrEqual(400);
     expect(docsLane.filter((c) => c.citation !== null).length).toBe(2);
     expect(graph.filter((c) => c.citation !== null).length).toBe(1);
     expect(shared.context).toContain('(via entity X, mentioned in [1])');
     // Without graph evidence the documents lane has the whole budget; with share 0 the graph lane only gets leftovers.
-    const alone = formatContext(docsLane.map((c) => ({ ...c, citation: null })), [], [], 400, 0.5);
+    const alone = formatContext(
+      docsLane.map((c) => ({ ...c, citation: null })),
+      [],
+      [],
+      400,
+      0.5,
+    );
     expect(alone.citations).toHaveLength(4);
-    const none = formatContext([...docsLane, ...graph].map((c) => ({ ...c, citation: null })), [], [], 400, 0);
+    const none = formatContext(
+      [...docsLane, ...graph].map((c) => ({ ...c, citation: null })),
+      [],
+      [],
+      400,
+      0,
+    );
     expect(none.citations.map((c) => c.documentId)).toEqual(['d0', 'd1', 'd2', 'd3']);
   });
 
   it('joins adjacent chunks of one document under one heading, and never cites a chunk that scored 0', () => {
     const d = doc('m', 'Manual');
     const at = (i: number, start: number, text: string, score = 0.5): EnrichedChunkRecord => ({
-      hit: { chunk: { id: `c${i}`, documentId: 'm', ordinal: i, content: text, charStart: start, charEnd: start + text.length, contentHash: '' }, document: d, score },
-      lane: 'DOCUMENTS', why: 'x', citation: null,
+      hit: {
+        chunk: {
+          id: `c${i}`,
+          documentId: 'm',
+          ordinal: i,
+          content: text,
+          charStart: start,
+          charEnd: start + text.length,
+          contentHash: '',
+        },
+        document: d,
+        score,
+      },
+      lane: 'DOCUMENTS',
+      why: 'x',
+      citation: null,
     });
     const zero = chunk(doc('z', 'Unrelated'), 'nothing', 9);
     zero.hit.score = 0;

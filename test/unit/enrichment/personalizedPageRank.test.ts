@@ -18,7 +18,11 @@ describe('personalized PageRank', () => {
   });
 
   it('is a probability distribution for any graph and restart set (property)', () => {
-    const edge = fc.tuple(fc.integer({ min: 0, max: 8 }), fc.integer({ min: 0, max: 8 }), fc.double({ min: 0.1, max: 5, noNaN: true }));
+    const edge = fc.tuple(
+      fc.integer({ min: 0, max: 8 }),
+      fc.integer({ min: 0, max: 8 }),
+      fc.double({ min: 0.1, max: 5, noNaN: true }),
+    );
     fc.assert(
       fc.property(fc.array(edge, { maxLength: 30 }), fc.integer({ min: 0, max: 8 }), (edges, seed) => {
         const g = new RankGraph();

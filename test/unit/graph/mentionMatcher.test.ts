@@ -3,7 +3,13 @@ import fc from 'fast-check';
 import { MentionMatcher, foldForMatching } from '../../../src/graph/mentions/MentionMatcher.js';
 
 const matcher = (...names: (string | [string, ...string[]])[]): MentionMatcher =>
-  new MentionMatcher(names.map((n, i) => (typeof n === 'string' ? { entityId: `e${i}`, name: n, aliases: [] } : { entityId: `e${i}`, name: n[0], aliases: n.slice(1) })));
+  new MentionMatcher(
+    names.map((n, i) =>
+      typeof n === 'string'
+        ? { entityId: `e${i}`, name: n, aliases: [] }
+        : { entityId: `e${i}`, name: n[0], aliases: n.slice(1) },
+    ),
+  );
 const found = (m: MentionMatcher, text: string): string[] => [...m.entitiesIn(text)].sort();
 
 describe('MentionMatcher', () => {
@@ -18,7 +24,9 @@ describe('MentionMatcher', () => {
 
   it('finds names and aliases, several per text, each entity once', () => {
     const m = matcher(['payment service', 'payments-api'], 'ledger', 'Ledger DB');
-    expect(found(m, 'The Payment Service writes to the ledger; payments-api reads the LEDGER db twice: ledger.')).toEqual(['e0', 'e1', 'e2']);
+    expect(
+      found(m, 'The Payment Service writes to the ledger; payments-api reads the LEDGER db twice: ledger.'),
+    ).toEqual(['e0', 'e1', 'e2']);
     expect(found(m, 'payment  service')).toEqual([]);
   });
 
@@ -77,15 +85,23 @@ describe('MentionMatcher', () => {
   it('agrees with a regular-expression reference on ASCII text', () => {
     const word = fc.constantFrom('ach', 'ACH', 'Ach', 'ledger', 'Ledger', 'api', 'x', 'ach2', 'payments', 'svc');
     const separator = fc.constantFrom(' ', '  ', '-', '_', '.', "'", ', ', '(', ')', '\n', '');
-    const text = fc.array(fc.tuple(word, separator), { maxLength: 30 }).map((parts) => parts.map(([w, s]) => w + s).join(''));
+    const text = fc
+      .array(fc.tuple(word, separator), { maxLength: 30 })
+      .map((parts) => parts.map(([w, s]) => w + s).join(''));
     const name = fc.array(word, { minLength: 1, maxLength: 3 }).map((ws) => ws.join(' '));
     const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     fc.assert(
-      fc.property(fc.uniqueArray(name, { minLength: 1, maxLength: 6, selector: (n) => n.toLowerCase() }), text, (candidates, t) => {
-        const names = candidates.filter((n) => n.length >= 2);
-        const expected = names.flatMap((n, i) => (new RegExp(`(?<![a-z0-9_])${escape(n.toLowerCase())}(?![a-z0-9_])`).test(t.toLowerCase()) ? [`e${i}`] : []));
-        expect(found(matcher(...names), t)).toEqual(expected.sort());
-      }),
+      fc.property(
+        fc.uniqueArray(name, { minLength: 1, maxLength: 6, selector: (n) => n.toLowerCase() }),
+        text,
+        (candidates, t) => {
+          const names = candidates.filter((n) => n.length >= 2);
+          const expected = names.flatMap((n, i) =>
+            new RegExp(`(?<![a-z0-9_])${escape(n.toLowerCase())}(?![a-z0-9_])`).test(t.toLowerCase()) ? [`e${i}`] : [],
+          );
+          expect(found(matcher(...names), t)).toEqual(expected.sort());
+        },
+      ),
     );
   });
 });

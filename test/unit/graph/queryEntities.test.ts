@@ -1,6 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { MentionMatcher } from '../../../src/graph/mentions/MentionMatcher.js';
-import { nameWords, partialNameMatches, rankQueryEntities, specificity } from '../../../src/graph/mentions/queryEntities.js';
+import {
+  nameWords,
+  partialNameMatches,
+  rankQueryEntities,
+  specificity,
+} from '../../../src/graph/mentions/queryEntities.js';
 
 const names = [
   { entityId: 'temple', name: 'Shirley Temple', aliases: [] },
@@ -19,13 +24,22 @@ const index = (() => {
 })();
 const rank = (query: string, counts: Record<string, number> = {}) => {
   const exact = matcher.matchesIn(query);
-  return rankQueryEntities(exact, partialNameMatches(query, index, new Set(exact.map((m) => m.entityId))), new Map(Object.entries(counts)));
+  return rankQueryEntities(
+    exact,
+    partialNameMatches(query, index, new Set(exact.map((m) => m.entityId))),
+    new Map(Object.entries(counts)),
+  );
 };
 
 describe('query entity linking', () => {
   it('drops a name inside a longer match, and splits an ambiguous span between its entities', () => {
     const out = rank('Did Shirley Temple star in Bright Eyes?');
-    expect(out.filter((e) => e.exact).map((e) => e.entityId).sort()).toEqual(['film', 'song', 'temple']);
+    expect(
+      out
+        .filter((e) => e.exact)
+        .map((e) => e.entityId)
+        .sort(),
+    ).toEqual(['film', 'song', 'temple']);
     const score = Object.fromEntries(out.map((e) => [e.entityId, e.score]));
     expect(score.temple).toBeGreaterThan(score.film as number);
     expect(score.film).toBeCloseTo(score.song as number);

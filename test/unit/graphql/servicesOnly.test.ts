@@ -8,8 +8,10 @@ import { describe, expect, it } from '@jest/globals';
 const root = path.resolve(import.meta.dirname, '../../..');
 
 /** What the API layer must not touch: a service's repositories, its graph store, the mention linker. */
-const INTERNALS = /\bservices\.(?:documents\.(?:documents|chunks)|graph\.(?:store|linker)|imports\.(?:jobs|uploads)|sources\.repository)\b/;
-const DESTRUCTURED = /\{[^}]*\b(?:documents|chunks|store|linker|jobs|uploads|repository)\b[^}]*\}\s*=\s*services\.(?:documents|graph|imports|sources)\b/;
+const INTERNALS =
+  /\bservices\.(?:documents\.(?:documents|chunks)|graph\.(?:store|linker)|imports\.(?:jobs|uploads)|sources\.repository)\b/;
+const DESTRUCTURED =
+  /\{[^}]*\b(?:documents|chunks|store|linker|jobs|uploads|repository)\b[^}]*\}\s*=\s*services\.(?:documents|graph|imports|sources)\b/;
 
 /** Lines of `source` that reach past a service. */
 export function internalsReached(source: string): number[] {
@@ -26,7 +28,9 @@ function files(dir: string): string[] {
 
 describe('the API layer calls services', () => {
   it('never reaches a repository or the graph store through services in src/graphql or src/mcp', () => {
-    const found = [...files('src/graphql'), ...files('src/mcp')].flatMap((f) => internalsReached(fs.readFileSync(path.join(root, f), 'utf8')).map((n) => `${f}:${n}`));
+    const found = [...files('src/graphql'), ...files('src/mcp')].flatMap((f) =>
+      internalsReached(fs.readFileSync(path.join(root, f), 'utf8')).map((n) => `${f}:${n}`),
+    );
     expect(found).toEqual([]);
   });
 
@@ -34,6 +38,8 @@ describe('the API layer calls services', () => {
     expect(internalsReached('await services.documents.documents.list({}, 1)')).toEqual([1]);
     expect(internalsReached('x\nconst { store, linker } = services.graph;')).toEqual([2]);
     expect(internalsReached('services.imports.jobs.get(id)\nservices.sources.repository.getByName(n)')).toEqual([1, 2]);
-    expect(internalsReached('await services.documents.list({}, 1)\nservices.graph.subgraph(ids)\nservices.imports.job(id)')).toEqual([]);
+    expect(
+      internalsReached('await services.documents.list({}, 1)\nservices.graph.subgraph(ids)\nservices.imports.job(id)'),
+    ).toEqual([]);
   });
 });

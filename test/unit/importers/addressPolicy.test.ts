@@ -1,6 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { classifyAddress, classifyHost, hostLiteral, normalizeHost, type AddressCategory } from '../../../importers/http/addressPolicy.js';
+import {
+  classifyAddress,
+  classifyHost,
+  hostLiteral,
+  normalizeHost,
+  type AddressCategory,
+} from '../../../importers/http/addressPolicy.js';
 
 /** The host name WHATWG URL parsing makes of a host, as the fetcher sees it. */
 const urlHost = (host: string): string => new URL(`http://${host}/`).hostname;
@@ -54,7 +60,17 @@ const blockedRows: [input: string, category: AddressCategory, reasonPart: string
   ['2001:0:808:808::80ff:fefe', 'loopback', 'Teredo'], // obfuscated client 127.0.1.1
 ];
 
-const allowedRows: string[] = ['93.184.215.14', '1.1.1.1', '8.8.8.8', '2606:4700::1111', '2a00:1450:4001:80b::200e', '64:ff9b::808:808', '::ffff:8.8.8.8', '2002:808:808::1', '2001:0:808:808::f7f7:f7f7'];
+const allowedRows: string[] = [
+  '93.184.215.14',
+  '1.1.1.1',
+  '8.8.8.8',
+  '2606:4700::1111',
+  '2a00:1450:4001:80b::200e',
+  '64:ff9b::808:808',
+  '::ffff:8.8.8.8',
+  '2002:808:808::1',
+  '2001:0:808:808::f7f7:f7f7',
+];
 
 describe('classifyAddress', () => {
   it.each(blockedRows)('blocks %s as %s', (input, category, reasonPart) => {
@@ -76,9 +92,12 @@ describe('classifyAddress', () => {
     expect(classifyAddress('64:ff9b::808:808').embedded).toBe('8.8.8.8');
   });
 
-  it.each(['example.com', '', '127.1', '0x7f.0.0.1', '1.2.3.4.5', '::g'])('blocks %j, which is not a strict IP literal', (input) => {
-    expect(classifyAddress(input)).toMatchObject({ allowed: false, category: 'invalid' });
-  });
+  it.each(['example.com', '', '127.1', '0x7f.0.0.1', '1.2.3.4.5', '::g'])(
+    'blocks %j, which is not a strict IP literal',
+    (input) => {
+      expect(classifyAddress(input)).toMatchObject({ allowed: false, category: 'invalid' });
+    },
+  );
 });
 
 describe('classifyHost (URL host names)', () => {
@@ -183,7 +202,8 @@ describe('address policy properties', () => {
   it('allows public IPv4 addresses and their mapped, NAT64 and 6to4 forms', () => {
     fc.assert(
       fc.property(publicV4, (n) => {
-        for (const form of forms(n)) expect(classifyAddress(form)).toMatchObject({ allowed: true, category: 'global unicast' });
+        for (const form of forms(n))
+          expect(classifyAddress(form)).toMatchObject({ allowed: true, category: 'global unicast' });
       }),
       { numRuns: 500 },
     );
@@ -192,7 +212,9 @@ describe('address policy properties', () => {
   it('allows random global unicast IPv6 outside special-purpose blocks', () => {
     // 2400::/7 and 2800::/6 hold no special-purpose block (those sit in 2001::/16, 2002::/16, 2620:4f:8000::/48, 3fff::/20).
     const first = fc.oneof(fc.integer({ min: 0x2400, max: 0x25ff }), fc.integer({ min: 0x2800, max: 0x2bff }));
-    const ipv6 = fc.tuple(first, fc.array(fc.nat({ max: 0xffff }), { minLength: 7, maxLength: 7 })).map(([a, rest]) => [a, ...rest].map((x) => x.toString(16)).join(':'));
+    const ipv6 = fc
+      .tuple(first, fc.array(fc.nat({ max: 0xffff }), { minLength: 7, maxLength: 7 }))
+      .map(([a, rest]) => [a, ...rest].map((x) => x.toString(16)).join(':'));
     fc.assert(
       fc.property(ipv6, (ip) => {
         expect(classifyAddress(ip).allowed).toBe(true);
@@ -208,14 +230,16 @@ describe('address policy properties', () => {
       [[0xff00], 8],
       [[0x2001, 0x0db8], 32],
     ];
-    const ipv6 = fc.tuple(fc.constantFrom(...blocks), fc.array(fc.nat({ max: 0xffff }), { minLength: 8, maxLength: 8 })).map(([[prefix, bits], random]) => {
-      const parts = random.map((r, i) => {
-        const fixedBits = Math.max(0, Math.min(16, bits - i * 16));
-        const mask = fixedBits === 0 ? 0 : (0xffff << (16 - fixedBits)) & 0xffff;
-        return ((prefix[i] ?? 0) & mask) | (r & ~mask & 0xffff);
+    const ipv6 = fc
+      .tuple(fc.constantFrom(...blocks), fc.array(fc.nat({ max: 0xffff }), { minLength: 8, maxLength: 8 }))
+      .map(([[prefix, bits], random]) => {
+        const parts = random.map((r, i) => {
+          const fixedBits = Math.max(0, Math.min(16, bits - i * 16));
+          const mask = fixedBits === 0 ? 0 : (0xffff << (16 - fixedBits)) & 0xffff;
+          return ((prefix[i] ?? 0) & mask) | (r & ~mask & 0xffff);
+        });
+        return parts.map((x) => x.toString(16)).join(':');
       });
-      return parts.map((x) => x.toString(16)).join(':');
-    });
     fc.assert(
       fc.property(ipv6, (ip) => {
         expect(classifyAddress(ip).allowed).toBe(false);

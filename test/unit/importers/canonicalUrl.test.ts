@@ -17,11 +17,13 @@ describe('canonicalUrl', () => {
   });
 
   it('drops utm_*, gclid and fbclid and keeps the other parameters in order, as encoded', () => {
-    expect(canonicalUrl('https://example.com/p?b=2&utm_source=news&a=1&gclid=xyz&UTM_Medium=mail&fbclid=abc&q=utm_source')).toBe(
-      'https://example.com/p?b=2&a=1&q=utm_source',
-    );
+    expect(
+      canonicalUrl('https://example.com/p?b=2&utm_source=news&a=1&gclid=xyz&UTM_Medium=mail&fbclid=abc&q=utm_source'),
+    ).toBe('https://example.com/p?b=2&a=1&q=utm_source');
     expect(canonicalUrl('https://example.com/p?utm_campaign=spring')).toBe('https://example.com/p');
-    expect(canonicalUrl('https://example.com/p?q=a%20b&path=%2Fx&z=1&a=2')).toBe('https://example.com/p?q=a%20b&path=%2Fx&z=1&a=2');
+    expect(canonicalUrl('https://example.com/p?q=a%20b&path=%2Fx&z=1&a=2')).toBe(
+      'https://example.com/p?q=a%20b&path=%2Fx&z=1&a=2',
+    );
   });
 
   it('rejects text that is not an absolute URL with BAD_USER_INPUT', async () => {
@@ -54,7 +56,11 @@ describe('documentIdForUrl', () => {
     const tracking = fc.constantFrom('utm_source=a', 'utm_medium=b', 'gclid=c', 'fbclid=d');
     fc.assert(
       fc.property(
-        fc.webUrl({ withQueryParameters: true, withFragments: true, authoritySettings: { withPort: true, withIPv4: true, withIPv6: true } }),
+        fc.webUrl({
+          withQueryParameters: true,
+          withFragments: true,
+          authoritySettings: { withPort: true, withIPv4: true, withIPv6: true },
+        }),
         fc.array(tracking, { maxLength: 3 }),
         (url, noise) => {
           const canonical = canonicalUrl(url);

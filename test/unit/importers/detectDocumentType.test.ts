@@ -21,7 +21,12 @@ describe('detectDocumentType', () => {
   });
 
   it('faq: /faq, /faqs and faq pages', () => {
-    expectType('faq', ['https://example.com/faq', 'https://example.com/FAQs/', 'https://example.com/help/faq.html', 'https://example.com/faq-billing']);
+    expectType('faq', [
+      'https://example.com/faq',
+      'https://example.com/FAQs/',
+      'https://example.com/help/faq.html',
+      'https://example.com/faq-billing',
+    ]);
   });
 
   it('policy: /policy, /policies, /legal and *-policy pages', () => {

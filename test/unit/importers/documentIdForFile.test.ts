@@ -12,13 +12,17 @@ describe('documentIdForFile', () => {
 
   it('gives different names different ids, each a valid document id (property)', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 40 }), (a, b) => {
-        // A backslash is a path separator (Windows paths), the one character meant to map to another.
-        fc.pre(a !== b && a.length > 0 && b.length > 0 && !a.includes('\\') && !b.includes('\\'));
-        const [x, y] = [documentIdForFile(a), documentIdForFile(b)];
-        expect(DOCUMENT_ID_PATTERN.test(x) && DOCUMENT_ID_PATTERN.test(y)).toBe(true);
-        expect(x).not.toBe(y);
-      }),
+      fc.property(
+        fc.string({ unit: 'grapheme', maxLength: 40 }),
+        fc.string({ unit: 'grapheme', maxLength: 40 }),
+        (a, b) => {
+          // A backslash is a path separator (Windows paths), the one character meant to map to another.
+          fc.pre(a !== b && a.length > 0 && b.length > 0 && !a.includes('\\') && !b.includes('\\'));
+          const [x, y] = [documentIdForFile(a), documentIdForFile(b)];
+          expect(DOCUMENT_ID_PATTERN.test(x) && DOCUMENT_ID_PATTERN.test(y)).toBe(true);
+          expect(x).not.toBe(y);
+        },
+      ),
     );
   });
 });

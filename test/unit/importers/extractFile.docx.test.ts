@@ -22,7 +22,10 @@ describe('extractFile: docx', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('converts headings, paragraphs, tables and links to markdown; drops linked images without reading them', async () => {
-    const bytes = await buildHandbookDocx({ coreTitle: 'Handbook &amp; Policies', imageTarget: pathToFileURL(secretImage).href });
+    const bytes = await buildHandbookDocx({
+      coreTitle: 'Handbook &amp; Policies',
+      imageTarget: pathToFileURL(secretImage).href,
+    });
     const readFile = jest.spyOn(fs.promises, 'readFile');
     const fetchSpy = jest.spyOn(globalThis, 'fetch');
     let reads: string[] = [];
@@ -79,7 +82,9 @@ describe('extractFile: docx', () => {
   it('refuses a docx whose declared size exceeds the unzip limit', async () => {
     const bomb = await buildBombDocx(50 * MB);
     expect(bomb.length).toBeLessThan(MB);
-    await expect(extractFile({ fileName: 'bomb.docx', bytes: bomb }, { ...LIMITS, maxUnzippedBytes: MB })).rejects.toMatchObject({
+    await expect(
+      extractFile({ fileName: 'bomb.docx', bytes: bomb }, { ...LIMITS, maxUnzippedBytes: MB }),
+    ).rejects.toMatchObject({
       code: 'INVALID_FILE',
       message: '"bomb.docx" expands to more than 1 MB when unzipped (CAIRN_IMPORT_MAX_UNZIPPED_BYTES)',
     });
@@ -89,13 +94,17 @@ describe('extractFile: docx', () => {
     const bomb = await buildBombDocx(20 * MB);
     await expect(extractFile({ fileName: 'bomb.docx', bytes: bomb }, LIMITS)).rejects.toMatchObject({
       code: 'INVALID_FILE',
-      message: expect.stringMatching(/^"bomb\.docx" looks like a zip bomb: "word\/document\.xml" expands \d+× \(the limit is 200×\)$/),
+      message: expect.stringMatching(
+        /^"bomb\.docx" looks like a zip bomb: "word\/document\.xml" expands \d+× \(the limit is 200×\)$/,
+      ),
     });
   });
 
   it('counts real inflated bytes when the declared size lies', async () => {
     const liar = lieAboutSize(await buildBombDocx(5 * MB), 'word/document.xml', 1000);
-    await expect(extractFile({ fileName: 'liar.docx', bytes: liar }, { ...LIMITS, maxUnzippedBytes: MB })).rejects.toMatchObject({
+    await expect(
+      extractFile({ fileName: 'liar.docx', bytes: liar }, { ...LIMITS, maxUnzippedBytes: MB }),
+    ).rejects.toMatchObject({
       code: 'INVALID_FILE',
       message: expect.stringContaining('"liar.docx" expands to more than 1 MB'),
     });
@@ -106,7 +115,9 @@ describe('extractFile: docx', () => {
     const liar = lieAboutSize(small, 'word/document.xml', 10);
     await expect(extractFile({ fileName: 'liar.docx', bytes: liar }, LIMITS)).rejects.toMatchObject({
       code: 'INVALID_FILE',
-      message: expect.stringMatching(/"liar\.docx" is corrupt: zip entry "word\/document\.xml" declares 10 bytes but holds \d+/),
+      message: expect.stringMatching(
+        /"liar\.docx" is corrupt: zip entry "word\/document\.xml" declares 10 bytes but holds \d+/,
+      ),
     });
   });
 

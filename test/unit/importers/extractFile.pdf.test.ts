@@ -28,7 +28,11 @@ describe('extractFile: pdf', () => {
 
   it('has no title when the PDF declares none', async () => {
     const result = await extractFile({ fileName: 'untitled.pdf', bytes: await buildPdf(2) }, LIMITS);
-    expect(result).toMatchObject({ title: undefined, content: 'Page 1\n\nPage 2', metadata: { pageCount: 2, pageStarts: [0, 8] } });
+    expect(result).toMatchObject({
+      title: undefined,
+      content: 'Page 1\n\nPage 2',
+      metadata: { pageCount: 2, pageStarts: [0, 8] },
+    });
   });
 
   it('refuses more pages than the limit, naming the setting', async () => {
@@ -38,11 +42,15 @@ describe('extractFile: pdf', () => {
       message: '"long.pdf" has 5 pages; the limit is 3 (CAIRN_IMPORT_PDF_MAX_PAGES)',
       details: { pageCount: 5, limit: 3 },
     });
-    await expect(extractFile({ fileName: 'long.pdf', bytes }, { ...LIMITS, pdfMaxPages: 5 })).resolves.toMatchObject({ format: 'pdf' });
+    await expect(extractFile({ fileName: 'long.pdf', bytes }, { ...LIMITS, pdfMaxPages: 5 })).resolves.toMatchObject({
+      format: 'pdf',
+    });
   });
 
   it('refuses a password-protected PDF', async () => {
-    await expect(extractFile({ fileName: 'encrypted.pdf', bytes: fixture('encrypted.pdf') }, LIMITS)).rejects.toMatchObject({
+    await expect(
+      extractFile({ fileName: 'encrypted.pdf', bytes: fixture('encrypted.pdf') }, LIMITS),
+    ).rejects.toMatchObject({
       code: 'INVALID_FILE',
       message: expect.stringContaining('"encrypted.pdf" is encrypted'),
     });
@@ -63,7 +71,9 @@ describe('extractFile: pdf', () => {
   });
 
   it('refuses a .pdf that is not a PDF at all', async () => {
-    await expect(extractFile({ fileName: 'fake.pdf', bytes: Buffer.from('hello there') }, LIMITS)).rejects.toMatchObject({
+    await expect(
+      extractFile({ fileName: 'fake.pdf', bytes: Buffer.from('hello there') }, LIMITS),
+    ).rejects.toMatchObject({
       code: 'INVALID_FILE',
       message: expect.stringContaining('"fake.pdf" is not a readable PDF'),
     });

@@ -4,7 +4,11 @@ import { buildHandbookDocx, buildPdf, buildPlainZip, fixture, PNG_BYTES } from '
 
 const LIMITS = { pdfMaxPages: 500, maxUnzippedBytes: 100 * 1024 * 1024 };
 
-function textFile(fileName: string, text: string, contentType?: string): { fileName: string; contentType?: string; bytes: Buffer } {
+function textFile(
+  fileName: string,
+  text: string,
+  contentType?: string,
+): { fileName: string; contentType?: string; bytes: Buffer } {
   return { fileName, contentType, bytes: Buffer.from(text, 'utf8') };
 }
 
@@ -22,9 +26,24 @@ describe('extractFile: markdown, text, rst', () => {
       warnings: [],
     });
     expect(result.content.startsWith('\n# Deploying Cairn')).toBe(true);
-    const hugo = await extractFile(textFile('h.md', '---\ntitle: Hugo page\ndate: 2024-05-01\nkeywords: Getting Started, FAQ\ndescription: How to begin\nlayout: docs\n---\nBody text.\n'), LIMITS);
+    const hugo = await extractFile(
+      textFile(
+        'h.md',
+        '---\ntitle: Hugo page\ndate: 2024-05-01\nkeywords: Getting Started, FAQ\ndescription: How to begin\nlayout: docs\n---\nBody text.\n',
+      ),
+      LIMITS,
+    );
     expect(hugo).toMatchObject({ title: 'Hugo page', content: 'Body text.\n', tags: ['getting-started', 'faq'] });
-    expect(hugo.metadata).toEqual({ description: 'How to begin', frontMatter: { title: 'Hugo page', date: '2024-05-01', keywords: 'Getting Started, FAQ', description: 'How to begin', layout: 'docs' } });
+    expect(hugo.metadata).toEqual({
+      description: 'How to begin',
+      frontMatter: {
+        title: 'Hugo page',
+        date: '2024-05-01',
+        keywords: 'Getting Started, FAQ',
+        description: 'How to begin',
+        layout: 'docs',
+      },
+    });
   });
 
   it('falls back to the first level-1 heading, ignoring headings inside code fences', async () => {
@@ -85,7 +104,10 @@ describe('extractFile: decoding', () => {
 
   it('honours a declared charset', async () => {
     const bytes = Buffer.from('caf\xe9 cr\xe8me', 'latin1');
-    const result = await extractFile({ fileName: 'menu.txt', contentType: 'text/plain; charset=ISO-8859-1', bytes }, LIMITS);
+    const result = await extractFile(
+      { fileName: 'menu.txt', contentType: 'text/plain; charset=ISO-8859-1', bytes },
+      LIMITS,
+    );
     expect(result.content).toBe('café crème');
   });
 
@@ -120,7 +142,10 @@ describe('extractFile: html', () => {
     const result = await extractFile({ fileName: 'page.html', bytes: fixture('page.html') }, LIMITS);
     expect(result.format).toBe('html');
     expect(result.title).toBe('Caching Strategies');
-    expect(result.metadata).toMatchObject({ language: 'en-GB', description: 'How Cairn caches embeddings and search results.' });
+    expect(result.metadata).toMatchObject({
+      language: 'en-GB',
+      description: 'How Cairn caches embeddings and search results.',
+    });
     expect(result.content).toContain('## Invalidation');
     expect(result.content).toMatch(/[-*] +Embeddings are keyed by content hash\./);
     expect(result.content).not.toContain('<p>');
@@ -143,7 +168,12 @@ describe('extractFile: json and yaml', () => {
   it('routes a Swagger 2 JSON document as openapi', async () => {
     const spec = JSON.stringify({ swagger: '2.0', info: { title: 'Old API', version: '1' }, paths: {} });
     const result = await extractFile(textFile('old.json', spec), LIMITS);
-    expect(result).toMatchObject({ format: 'openapi', title: 'Old API', content: spec, metadata: { specVersion: '2.0' } });
+    expect(result).toMatchObject({
+      format: 'openapi',
+      title: 'Old API',
+      content: spec,
+      metadata: { specVersion: '2.0' },
+    });
   });
 
   it('stores other JSON as text in a json code fence', async () => {
@@ -174,7 +204,12 @@ describe('extractFile: json and yaml', () => {
   it('does not expand YAML alias bombs', async () => {
     // Each level holds ten aliases of the previous one: 10^12 nodes if expanded.
     const lines = ['l0: &l0 ["x","x","x","x","x","x","x","x","x","x"]'];
-    for (let i = 1; i < 12; i++) lines.push(`l${i}: &l${i} [${Array(10).fill(`*l${i - 1}`).join(', ')}]`);
+    for (let i = 1; i < 12; i++)
+      lines.push(
+        `l${i}: &l${i} [${Array(10)
+          .fill(`*l${i - 1}`)
+          .join(', ')}]`,
+      );
     const result = await extractFile(textFile('bomb.yaml', lines.join('\n')), LIMITS);
     expect(result.format).toBe('text');
     expect(result.warnings).toEqual([expect.stringContaining('is not valid YAML')]);
@@ -183,9 +218,20 @@ describe('extractFile: json and yaml', () => {
 
 describe('detectFileFormat', () => {
   it('lists the supported extensions', () => {
-    expect([...SUPPORTED_FILE_EXTENSIONS].sort()).toEqual(
-      ['.docx', '.htm', '.html', '.json', '.markdown', '.md', '.pdf', '.rst', '.text', '.txt', '.yaml', '.yml'],
-    );
+    expect([...SUPPORTED_FILE_EXTENSIONS].sort()).toEqual([
+      '.docx',
+      '.htm',
+      '.html',
+      '.json',
+      '.markdown',
+      '.md',
+      '.pdf',
+      '.rst',
+      '.text',
+      '.txt',
+      '.yaml',
+      '.yml',
+    ]);
   });
 
   it('uses the extension, then the content type, for text formats', () => {
@@ -215,13 +261,17 @@ describe('detectFileFormat', () => {
 
   it('rejects a plain zip, executables and unknown extensions', async () => {
     const zip = await buildPlainZip();
-    expect(() => detectFileFormat({ fileName: 'bundle.docx', bytes: zip })).toThrow(/is a zip archive that is not a Word document/);
+    expect(() => detectFileFormat({ fileName: 'bundle.docx', bytes: zip })).toThrow(
+      /is a zip archive that is not a Word document/,
+    );
     const elf = Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1]), Buffer.alloc(64)]);
     expect(() => detectFileFormat({ fileName: 'tool.txt', bytes: elf })).toThrow(/is an ELF executable/);
-    expect(() => detectFileFormat({ fileName: 'photo.bmp', bytes: Buffer.from('BM') })).toThrow(/unsupported extension "\.bmp"/);
-    expect(() => detectFileFormat({ fileName: 'upload', contentType: 'image/svg+xml', bytes: Buffer.from('<svg/>') })).toThrow(
-      /unsupported content type "image\/svg\+xml"/,
+    expect(() => detectFileFormat({ fileName: 'photo.bmp', bytes: Buffer.from('BM') })).toThrow(
+      /unsupported extension "\.bmp"/,
     );
+    expect(() =>
+      detectFileFormat({ fileName: 'upload', contentType: 'image/svg+xml', bytes: Buffer.from('<svg/>') }),
+    ).toThrow(/unsupported content type "image\/svg\+xml"/);
   });
 
   it('rejects binary junk without a known signature by its NUL bytes', async () => {

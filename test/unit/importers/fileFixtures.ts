@@ -136,10 +136,18 @@ export function lieAboutSize(zipBytes: Buffer, entryName: string, declaredSize: 
   let patched = 0;
   for (let at = 0; at + 46 <= out.length; at++) {
     const signature = out.readUInt32LE(at);
-    if (signature === 0x04034b50 && out.readUInt16LE(at + 26) === name.length && out.subarray(at + 30, at + 30 + name.length).equals(name)) {
+    if (
+      signature === 0x04034b50 &&
+      out.readUInt16LE(at + 26) === name.length &&
+      out.subarray(at + 30, at + 30 + name.length).equals(name)
+    ) {
       out.writeUInt32LE(declaredSize, at + 22);
       patched++;
-    } else if (signature === 0x02014b50 && out.readUInt16LE(at + 28) === name.length && out.subarray(at + 46, at + 46 + name.length).equals(name)) {
+    } else if (
+      signature === 0x02014b50 &&
+      out.readUInt16LE(at + 28) === name.length &&
+      out.subarray(at + 46, at + 46 + name.length).equals(name)
+    ) {
       out.writeUInt32LE(declaredSize, at + 24);
       patched++;
     }

@@ -20,7 +20,11 @@ describe('parseGitRemote', () => {
     const ssh = parseGitRemote('ssh://git@github.com/acme/docs.git', 'u');
     expect(scp).toMatchObject({ transport: 'ssh', host: 'github.com', port: 22, user: 'git', project: 'acme/docs' });
     expect(ssh).toMatchObject({ transport: 'ssh', host: 'github.com', port: 22, user: 'git', project: 'acme/docs' });
-    expect([https, scp, ssh].map(repositoryName)).toEqual(['github.com/acme/docs', 'github.com/acme/docs', 'github.com/acme/docs']);
+    expect([https, scp, ssh].map(repositoryName)).toEqual([
+      'github.com/acme/docs',
+      'github.com/acme/docs',
+      'github.com/acme/docs',
+    ]);
     expect(repositoryName(parseGitRemote('ssh://git@[::1]:2222/srv/repo.git', 'u'))).toBe('[::1]:2222/srv/repo');
     expect(repositoryName(parseGitRemote('http://127.0.0.1:8080/docs.git', 'u'))).toBe('127.0.0.1:8080/docs');
   });
@@ -37,9 +41,12 @@ describe('parseGitRemote', () => {
   });
 
   it('checks known_hosts lines', () => {
-    expect(checkKnownHosts('github.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\r\n', 'f')).toBe(
-      'github.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n',
-    );
+    expect(
+      checkKnownHosts(
+        'github.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\r\n',
+        'f',
+      ),
+    ).toBe('github.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n');
     expect(() => checkKnownHosts('not a host key', 'input.sshKnownHosts')).toThrow(/known_hosts lines/);
   });
 });
@@ -47,7 +54,9 @@ describe('parseGitRemote', () => {
 describe('redactCredentials and private keys', () => {
   it('hides a private key block wherever it appears, even cut short', () => {
     const key = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----';
-    expect(redactCredentials(`Variable "$input" got invalid value { deployKey: "${key}" }`)).toBe('Variable "$input" got invalid value { deployKey: "[private key redacted]" }');
+    expect(redactCredentials(`Variable "$input" got invalid value { deployKey: "${key}" }`)).toBe(
+      'Variable "$input" got invalid value { deployKey: "[private key redacted]" }',
+    );
     expect(redactCredentials('x -----BEGIN RSA PRIVATE KEY-----\\nMIIEow')).toBe('x [private key redacted]');
     // Linear on hostile input.
     const started = performance.now();
@@ -59,8 +68,14 @@ describe('redactCredentials and private keys', () => {
 describe('fileWebUrl over ssh', () => {
   it('links an ssh remote of a known host to its https pages', async () => {
     const { fileWebUrl } = await import('../../../importers/sources/kinds/git.js');
-    expect(fileWebUrl('git@github.com:acme/docs.git', 'abc', 'a b.md')).toBe('https://github.com/acme/docs/blob/abc/a%20b.md');
-    expect(fileWebUrl('ssh://git@gitlab.example.com:2222/group/docs.git', 'abc', 'x.md')).toBe('https://gitlab.example.com/group/docs/-/blob/abc/x.md');
-    expect(fileWebUrl('https://gitlab.example.com:8443/group/docs.git', 'abc', 'x.md')).toBe('https://gitlab.example.com:8443/group/docs/-/blob/abc/x.md');
+    expect(fileWebUrl('git@github.com:acme/docs.git', 'abc', 'a b.md')).toBe(
+      'https://github.com/acme/docs/blob/abc/a%20b.md',
+    );
+    expect(fileWebUrl('ssh://git@gitlab.example.com:2222/group/docs.git', 'abc', 'x.md')).toBe(
+      'https://gitlab.example.com/group/docs/-/blob/abc/x.md',
+    );
+    expect(fileWebUrl('https://gitlab.example.com:8443/group/docs.git', 'abc', 'x.md')).toBe(
+      'https://gitlab.example.com:8443/group/docs/-/blob/abc/x.md',
+    );
   });
 });

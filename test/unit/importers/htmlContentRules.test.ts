@@ -28,9 +28,17 @@ describe('sections whose ids come from their headings', () => {
 
   it('keeps Sphinx sections and drops the share bar, comment thread and related posts', () => {
     const { markdown } = htmlToMarkdown(sphinx, { baseUrl: 'https://docs.example.com/plans' });
-    for (const heading of ['## Sharing with a single developer', '## Related work', '## Comments and reviews', '## TOC generation']) expect(markdown).toContain(heading);
-    for (const topic of ['sharing a project', 'earlier designs', 'review threads', 'generating a table of contents']) expect(markdown).toContain(topic);
-    for (const chrome of ['Share on X', 'Great post', 'Another post', 'Docs home']) expect(markdown).not.toContain(chrome);
+    for (const heading of [
+      '## Sharing with a single developer',
+      '## Related work',
+      '## Comments and reviews',
+      '## TOC generation',
+    ])
+      expect(markdown).toContain(heading);
+    for (const topic of ['sharing a project', 'earlier designs', 'review threads', 'generating a table of contents'])
+      expect(markdown).toContain(topic);
+    for (const chrome of ['Share on X', 'Great post', 'Another post', 'Docs home'])
+      expect(markdown).not.toContain(chrome);
   });
 
   it('keeps headings whose own id is their slug, and still drops a share bar', () => {

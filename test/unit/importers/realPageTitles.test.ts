@@ -36,20 +36,33 @@ describe('titles of real pages', () => {
 });
 
 describe('site suffixes in titles', () => {
-  const page = (head: string, body = '<p>Text.</p>') => htmlToMarkdown(`<html><head>${head}</head><body>${body}</body></html>`).title;
+  const page = (head: string, body = '<p>Text.</p>') =>
+    htmlToMarkdown(`<html><head>${head}</head><body>${body}</body></html>`).title;
 
   it('strips a <title> suffix after | - – — \\ / > » as Readability does', () => {
-    expect(page('<title>Scaling the ingest pipeline to a billion events - Acme Engineering</title>')).toBe('Scaling the ingest pipeline to a billion events');
-    expect(page('<title>Scaling the ingest pipeline to a billion events » Acme</title>')).toBe('Scaling the ingest pipeline to a billion events');
+    expect(page('<title>Scaling the ingest pipeline to a billion events - Acme Engineering</title>')).toBe(
+      'Scaling the ingest pipeline to a billion events',
+    );
+    expect(page('<title>Scaling the ingest pipeline to a billion events » Acme</title>')).toBe(
+      'Scaling the ingest pipeline to a billion events',
+    );
     // Too short before the separator: the leading part goes instead, unless that leaves four words or fewer.
-    expect(page('<title>Acme | Release notes for the March platform update</title>')).toBe('Release notes for the March platform update');
+    expect(page('<title>Acme | Release notes for the March platform update</title>')).toBe(
+      'Release notes for the March platform update',
+    );
     expect(page('<title>Pricing - Acme Cloud</title>')).toBe('Pricing - Acme Cloud');
     expect(page('<title>Docs / Guides / Getting started</title>')).toBe('Docs / Guides');
   });
 
   it('strips a suffix that names the site, or that leaves the page heading, also from og:title', () => {
-    expect(page('<meta property="og:title" content="Pricing – Acme Cloud"><meta property="og:site_name" content="Acme Cloud">')).toBe('Pricing');
+    expect(
+      page(
+        '<meta property="og:title" content="Pricing – Acme Cloud"><meta property="og:site_name" content="Acme Cloud">',
+      ),
+    ).toBe('Pricing');
     expect(page('<title>Pricing - Acme Cloud</title>', '<h1>Pricing</h1><p>Text.</p>')).toBe('Pricing');
-    expect(page('<meta property="og:title" content="Why we left - and came back">')).toBe('Why we left - and came back');
+    expect(page('<meta property="og:title" content="Why we left - and came back">')).toBe(
+      'Why we left - and came back',
+    );
   });
 });

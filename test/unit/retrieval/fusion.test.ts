@@ -4,20 +4,43 @@ import { fuse } from '../../../src/retrieval/fusion.js';
 import type { LaneHit } from '../../../src/retrieval/types.js';
 
 const hit = (id: number, score: number, doc = `d${id}`): LaneHit => ({ chunkId: String(id), documentId: doc, score });
-const lane = fc.uniqueArray(fc.record({ id: fc.integer({ min: 1, max: 40 }), score: fc.double({ min: 0, max: 1, noNaN: true }) }), { selector: (h) => h.id, maxLength: 20 })
+const lane = fc
+  .uniqueArray(fc.record({ id: fc.integer({ min: 1, max: 40 }), score: fc.double({ min: 0, max: 1, noNaN: true }) }), {
+    selector: (h) => h.id,
+    maxLength: 20,
+  })
   .map((hs) => hs.sort((a, b) => b.score - a.score).map((h) => hit(h.id, h.score)));
 
 // On a 1e-6 grid: scores a few ulps apart (1e-6 and 1.0000000000000027e-6) make min-max normalisation divide by
 // rounding error, so scaling them reorders the middle one; real lane scores never differ by less than the grid.
-const normalScore = fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 1_000_000 }).map((n) => n / 1_000_000));
-const normalLane = fc.uniqueArray(fc.record({ id: fc.integer({ min: 1, max: 40 }), score: normalScore }), { selector: (h) => h.id, maxLength: 20 })
+const normalScore = fc.oneof(
+  fc.constant(0),
+  fc.integer({ min: 1, max: 1_000_000 }).map((n) => n / 1_000_000),
+);
+const normalLane = fc
+  .uniqueArray(fc.record({ id: fc.integer({ min: 1, max: 40 }), score: normalScore }), {
+    selector: (h) => h.id,
+    maxLength: 20,
+  })
   .map((hs) => hs.sort((a, b) => b.score - a.score).map((h) => hit(h.id, h.score)));
 
 describe('fuse', () => {
   it('RRF gives first place in both lanes the best lane score and records each lane rank and score', () => {
-    const out = fuse([hit(1, 0.9), hit(2, 0.8)], [hit(1, 0.4), hit(3, 0.3)], { method: 'RRF', vectorWeight: 0.5, rrfK: 60 });
+    const out = fuse([hit(1, 0.9), hit(2, 0.8)], [hit(1, 0.4), hit(3, 0.3)], {
+      method: 'RRF',
+      vectorWeight: 0.5,
+      rrfK: 60,
+    });
     expect(out.map((h) => h.chunkId)).toEqual(['1', '2', '3']);
-    expect(out[0]).toEqual({ chunkId: '1', documentId: 'd1', score: 0.9, vectorScore: 0.9, keywordScore: 0.4, vectorRank: 1, keywordRank: 1 });
+    expect(out[0]).toEqual({
+      chunkId: '1',
+      documentId: 'd1',
+      score: 0.9,
+      vectorScore: 0.9,
+      keywordScore: 0.4,
+      vectorRank: 1,
+      keywordRank: 1,
+    });
     expect(out[1]!.keywordRank).toBeNull();
     expect(out[2]!.vectorScore).toBeNull();
     expect(out[1]!.score).toBeCloseTo((0.5 / 62) * 61 * 0.9);
@@ -65,17 +88,25 @@ describe('fuse', () => {
 
   it('keeps scores in 0..1, sorted, one entry per chunk, and weight 1 or 0 follows one lane (property)', () => {
     fc.assert(
-      fc.property(lane, lane, fc.constantFrom('RRF' as const, 'LINEAR' as const), fc.double({ min: 0, max: 1, noNaN: true }), (v, k, method, w) => {
-        const out = fuse(v, k, { method, vectorWeight: w, rrfK: 60 });
-        expect(new Set(out.map((h) => h.chunkId)).size).toBe(out.length);
-        expect(out.length).toBe(new Set([...v, ...k].map((h) => h.chunkId)).size);
-        out.forEach((h, i) => {
-          expect(h.score >= 0 && h.score <= 1).toBe(true);
-          if (i > 0) expect(out[i - 1]!.score).toBeGreaterThanOrEqual(h.score);
-        });
-        const vectorOnly = fuse(v, k, { method, vectorWeight: 1, rrfK: 60 }).slice(0, v.length).map((h) => h.chunkId);
-        if (method === 'RRF') expect(vectorOnly).toEqual(v.map((h) => h.chunkId));
-      }),
+      fc.property(
+        lane,
+        lane,
+        fc.constantFrom('RRF' as const, 'LINEAR' as const),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (v, k, method, w) => {
+          const out = fuse(v, k, { method, vectorWeight: w, rrfK: 60 });
+          expect(new Set(out.map((h) => h.chunkId)).size).toBe(out.length);
+          expect(out.length).toBe(new Set([...v, ...k].map((h) => h.chunkId)).size);
+          out.forEach((h, i) => {
+            expect(h.score >= 0 && h.score <= 1).toBe(true);
+            if (i > 0) expect(out[i - 1]!.score).toBeGreaterThanOrEqual(h.score);
+          });
+          const vectorOnly = fuse(v, k, { method, vectorWeight: 1, rrfK: 60 })
+            .slice(0, v.length)
+            .map((h) => h.chunkId);
+          if (method === 'RRF') expect(vectorOnly).toEqual(v.map((h) => h.chunkId));
+        },
+      ),
     );
   });
 

@@ -27,20 +27,36 @@ describe('resolveSearchRequest', () => {
       groupByDocument: false,
       expandNeighbors: 0,
     });
-    const tuned = resolveSearchRequest({ query: 'x', filter: {} }, limits, { ...DEFAULT_SEARCH_TUNING, mode: 'KEYWORD', fusion: 'RRF', vectorWeight: 0.9 });
+    const tuned = resolveSearchRequest({ query: 'x', filter: {} }, limits, {
+      ...DEFAULT_SEARCH_TUNING,
+      mode: 'KEYWORD',
+      fusion: 'RRF',
+      vectorWeight: 0.9,
+    });
     expect([tuned.mode, tuned.fusion, tuned.vectorWeight, tuned.topK]).toEqual(['KEYWORD', 'RRF', 0.9, 3]);
   });
 
   it('accepts modes and fusions in any case', () => {
-    const r = resolveSearchRequest({ query: 'x', filter: {}, mode: 'vector', fusion: 'rrf', groupByDocument: true, expandNeighbors: 2 }, limits);
+    const r = resolveSearchRequest(
+      { query: 'x', filter: {}, mode: 'vector', fusion: 'rrf', groupByDocument: true, expandNeighbors: 2 },
+      limits,
+    );
     expect([r.mode, r.fusion, r.groupByDocument, r.expandNeighbors]).toEqual(['VECTOR', 'RRF', true, 2]);
   });
 
   it('names the bad field', () => {
-    expect(error(() => resolveSearchRequest({ query: 'x', filter: {}, mode: 'FUZZY' }, limits)).message).toContain('input.mode');
-    expect(error(() => resolveSearchRequest({ query: 'x', filter: {}, fusion: 'MAX' }, limits)).message).toContain('input.fusion');
-    expect(error(() => resolveSearchRequest({ query: 'x', filter: {}, vectorWeight: 1.5 }, limits)).message).toContain('input.vectorWeight');
-    expect(error(() => resolveSearchRequest({ query: 'x', filter: {}, expandNeighbors: 11 }, limits)).message).toContain('input.expandNeighbors');
+    expect(error(() => resolveSearchRequest({ query: 'x', filter: {}, mode: 'FUZZY' }, limits)).message).toContain(
+      'input.mode',
+    );
+    expect(error(() => resolveSearchRequest({ query: 'x', filter: {}, fusion: 'MAX' }, limits)).message).toContain(
+      'input.fusion',
+    );
+    expect(error(() => resolveSearchRequest({ query: 'x', filter: {}, vectorWeight: 1.5 }, limits)).message).toContain(
+      'input.vectorWeight',
+    );
+    expect(
+      error(() => resolveSearchRequest({ query: 'x', filter: {}, expandNeighbors: 11 }, limits)).message,
+    ).toContain('input.expandNeighbors');
     expect(error(() => resolveSearchRequest({ query: ' ', filter: {} }, limits)).code).toBe('BAD_USER_INPUT');
   });
 });

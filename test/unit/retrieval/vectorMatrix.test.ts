@@ -11,7 +11,10 @@ const sparse = fc
     {
       weight: 6,
       arbitrary: fc
-        .tuple(fc.shuffledSubarray([0, 1, 2, 3, 4, 5], { minLength: 4, maxLength: 4 }), fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }))
+        .tuple(
+          fc.shuffledSubarray([0, 1, 2, 3, 4, 5], { minLength: 4, maxLength: 4 }),
+          fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
+        )
         .map(([at, neg]) => {
           const v = new Array<number>(DIM).fill(0);
           at.forEach((i, j) => (v[i] = neg[j] ? -1 : 1));
@@ -21,11 +24,17 @@ const sparse = fc
   )
   .map((v) => v.map((x) => x * 3)); // unnormalised on purpose
 
-const dense = fc.array(fc.integer({ min: -1000, max: 1000 }).map((x) => x / 100), { minLength: 9, maxLength: 9 });
+const dense = fc.array(
+  fc.integer({ min: -1000, max: 1000 }).map((x) => x / 100),
+  { minLength: 9, maxLength: 9 },
+);
 
 type Op = { kind: 'put'; id: number; vector: number[] } | { kind: 'remove'; id: number };
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('put' as const), id: fc.integer({ min: 1, max: 60 }), vector: sparse }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant('put' as const), id: fc.integer({ min: 1, max: 60 }), vector: sparse }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('remove' as const), id: fc.integer({ min: 1, max: 60 }) }) },
 );
 
@@ -34,7 +43,15 @@ function naiveTopK(rows: Map<number, number[]>, query: number[], k: number): { i
   const norm = (v: number[]) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
   const ranked = [...rows].map(([id, v]) => {
     const n = norm(v) * norm(query);
-    return { id, key: norm(v) === 0 ? Number.NEGATIVE_INFINITY : n === 0 ? 0 : v.reduce((s, x, i) => s + x * (query[i] as number), 0) / n };
+    return {
+      id,
+      key:
+        norm(v) === 0
+          ? Number.NEGATIVE_INFINITY
+          : n === 0
+            ? 0
+            : v.reduce((s, x, i) => s + x * (query[i] as number), 0) / n,
+    };
   });
   ranked.sort((a, b) => b.key - a.key || a.id - b.id);
   const top = ranked.slice(0, k);
@@ -68,25 +85,24 @@ describe('VectorMatrix', () => {
 
   it('agrees with float64 cosine similarity on dense random vectors to float32 precision', () => {
     fc.assert(
-      fc.property(
-        fc.array(dense, { minLength: 1, maxLength: 50 }),
-        dense,
-        (rows, query) => {
-          const matrix = new VectorMatrix(9);
-          rows.forEach((v, i) => matrix.put(i + 1, v));
-          const want = naiveTopK(new Map(rows.map((v, i) => [i + 1, v])), query, rows.length);
-          const got = matrix.topK(query, rows.length);
-          // Every row comes back once; each score matches its reference score.
-          expect(Array.from(got.ids).sort((a, b) => a - b)).toEqual(want.ids.slice().sort((a, b) => a - b));
-          const reference = new Map(want.ids.map((id, i) => [id, want.scores[i] as number]));
-          got.ids.forEach((id, i) => expect(Math.abs((got.scores[i] as number) - (reference.get(id) as number))).toBeLessThan(1e-6));
-          // Best first, all-zero rows (scored 0) last.
-          const zero = (id: number) => (rows[id - 1] as number[]).every((x) => x === 0);
-          const ranked = Array.from(got.ids).filter((id) => !zero(id));
-          expect(Array.from(got.ids).slice(0, ranked.length)).toEqual(ranked);
-          for (let i = 1; i < ranked.length; i++) expect(got.scores[i - 1]).toBeGreaterThanOrEqual(got.scores[i] as number);
-        },
-      ),
+      fc.property(fc.array(dense, { minLength: 1, maxLength: 50 }), dense, (rows, query) => {
+        const matrix = new VectorMatrix(9);
+        rows.forEach((v, i) => matrix.put(i + 1, v));
+        const want = naiveTopK(new Map(rows.map((v, i) => [i + 1, v])), query, rows.length);
+        const got = matrix.topK(query, rows.length);
+        // Every row comes back once; each score matches its reference score.
+        expect(Array.from(got.ids).sort((a, b) => a - b)).toEqual(want.ids.slice().sort((a, b) => a - b));
+        const reference = new Map(want.ids.map((id, i) => [id, want.scores[i] as number]));
+        got.ids.forEach((id, i) =>
+          expect(Math.abs((got.scores[i] as number) - (reference.get(id) as number))).toBeLessThan(1e-6),
+        );
+        // Best first, all-zero rows (scored 0) last.
+        const zero = (id: number) => (rows[id - 1] as number[]).every((x) => x === 0);
+        const ranked = Array.from(got.ids).filter((id) => !zero(id));
+        expect(Array.from(got.ids).slice(0, ranked.length)).toEqual(ranked);
+        for (let i = 1; i < ranked.length; i++)
+          expect(got.scores[i - 1]).toBeGreaterThanOrEqual(got.scores[i] as number);
+      }),
     );
   });
 
@@ -110,7 +126,11 @@ describe('VectorMatrix', () => {
     const got = matrix.topK([1, 0.5], model.size);
     const want = naiveTopK(model, [1, 0.5], model.size);
     expect(new Set(got.ids)).toEqual(new Set(want.ids));
-    got.ids.forEach((id, i) => expect(Math.abs(Math.cos(id) * 0.8944271909999159 + Math.sin(id) * 0.4472135954999579 - (got.scores[i] as number))).toBeLessThan(1e-6));
+    got.ids.forEach((id, i) =>
+      expect(
+        Math.abs(Math.cos(id) * 0.8944271909999159 + Math.sin(id) * 0.4472135954999579 - (got.scores[i] as number)),
+      ).toBeLessThan(1e-6),
+    );
   });
 
   it('rejects a vector of another dimension', () => {

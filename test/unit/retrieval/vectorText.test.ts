@@ -22,7 +22,9 @@ describe('parseVectorText', () => {
         const n = parseVectorText(text, out);
         expect(n).toBe(values.length);
         // Both sides as float4, which is what the index stores.
-        expect(Array.from(out.subarray(0, n), Math.fround)).toEqual(values.map((v) => Math.fround(Number(float4Text(v)))));
+        expect(Array.from(out.subarray(0, n), Math.fround)).toEqual(
+          values.map((v) => Math.fround(Number(float4Text(v)))),
+        );
       }),
       { numRuns: 500 },
     );

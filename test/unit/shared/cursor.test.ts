@@ -6,10 +6,14 @@ import type { AppError } from '../../../src/errors.js';
 describe('cursors', () => {
   it('round-trip (property)', () => {
     fc.assert(
-      fc.property(fc.date({ min: new Date(0), max: new Date(4e12), noInvalidDate: true }), fc.string({ minLength: 1 }), (d, id) => {
-        const c = { createdAt: d.toISOString(), id };
-        expect(decodeCursor(encodeCursor(c))).toEqual(c);
-      }),
+      fc.property(
+        fc.date({ min: new Date(0), max: new Date(4e12), noInvalidDate: true }),
+        fc.string({ minLength: 1 }),
+        (d, id) => {
+          const c = { createdAt: d.toISOString(), id };
+          expect(decodeCursor(encodeCursor(c))).toEqual(c);
+        },
+      ),
     );
   });
 

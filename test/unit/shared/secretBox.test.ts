@@ -24,13 +24,19 @@ describe('SecretBox', () => {
     expect(Buffer.from(a.data, 'base64').toString('utf8')).not.toContain('deploy key');
     expect(box.open(a, 'source:1:deploy-key')).toEqual({ plain: 'deploy key text', stale: false });
     expect(failure(() => box.open(a, 'source:2:deploy-key')).message).toMatch(/does not decrypt/);
-    expect(failure(() => box.open({ ...a, data: b.data.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')) }, 'source:1:deploy-key')).code).toBe('CONFIG_INVALID');
+    expect(
+      failure(() =>
+        box.open({ ...a, data: b.data.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')) }, 'source:1:deploy-key'),
+      ).code,
+    ).toBe('CONFIG_INVALID');
   });
 
   it('opens secrets of a previous key as stale, and names the key id when no configured key fits', () => {
     const sealed = new SecretBox(OLD).seal('k', 'c');
     expect(new SecretBox(NEW, [OLD]).open(sealed, 'c')).toEqual({ plain: 'k', stale: true });
-    expect(failure(() => new SecretBox(NEW).open(sealed, 'c')).message).toMatch(new RegExp(`key id ${sealed.keyId}.*CAIRN_SECRET_KEY_PREVIOUS`));
+    expect(failure(() => new SecretBox(NEW).open(sealed, 'c')).message).toMatch(
+      new RegExp(`key id ${sealed.keyId}.*CAIRN_SECRET_KEY_PREVIOUS`),
+    );
   });
 
   it('without CAIRN_SECRET_KEY it seals nothing and says how to set it', () => {

@@ -53,7 +53,8 @@ describe('HashingEmbeddingProvider', () => {
     const texts = Array.from({ length: 600 }, (_, i) => `document number ${i} about topic ${i % 7}`);
     const batch = await provider.embed(texts);
     expect(batch).toHaveLength(600);
-    for (const i of [0, 255, 256, 257, 599]) expect(Array.from(batch[i]!)).toEqual(Array.from(provider.embedOne(texts[i]!)));
+    for (const i of [0, 255, 256, 257, 599])
+      expect(Array.from(batch[i]!)).toEqual(Array.from(provider.embedOne(texts[i]!)));
   });
 
   it('scores related texts above unrelated ones', async () => {

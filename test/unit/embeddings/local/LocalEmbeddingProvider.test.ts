@@ -41,7 +41,12 @@ afterAll(async () => {
 });
 
 function provider(model: string, extra: { cacheDir?: string; batchSize?: number } = {}): LocalEmbeddingProvider {
-  const p = new LocalEmbeddingProvider({ model, offline: true, cacheDir: extra.cacheDir ?? path.join(tmp, 'cache'), ...extra });
+  const p = new LocalEmbeddingProvider({
+    model,
+    offline: true,
+    cacheDir: extra.cacheDir ?? path.join(tmp, 'cache'),
+    ...extra,
+  });
   providers.push(p);
   return p;
 }

@@ -70,9 +70,7 @@ describe('OpenAIEmbeddingProvider', () => {
   });
 
   it('waits for Retry-After on 429 and then succeeds', async () => {
-    const { server, provider } = await setup(
-      { failures: [{ status: 429, headers: { 'retry-after': '1' } }] },
-    );
+    const { server, provider } = await setup({ failures: [{ status: 429, headers: { 'retry-after': '1' } }] });
     const started = Date.now();
     const [vector] = await provider.embed(['hello']);
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
@@ -82,12 +80,21 @@ describe('OpenAIEmbeddingProvider', () => {
 
   it('retries a 500 and then succeeds, warning once per retry', async () => {
     let logged = '';
-    const logger = pino({ level: 'warn' }, new Writable({ write: (chunk: Buffer, _enc, done) => ((logged += chunk.toString()), done()) }));
+    const logger = pino(
+      { level: 'warn' },
+      new Writable({ write: (chunk: Buffer, _enc, done) => ((logged += chunk.toString()), done()) }),
+    );
     const { server, provider } = await setup({ failures: [{ status: 500 }, { status: 503 }] }, { logger });
     const [vector] = await provider.embed(['hello']);
     expect(server.requests).toHaveLength(3);
-    const warnings = logged.trim().split('\n').map((line) => JSON.parse(line) as { msg: string; url: string; model: string });
-    expect(warnings.map((w) => w.msg)).toEqual([expect.stringMatching(/status 500 .*retrying/), expect.stringMatching(/status 503 .*retrying/)]);
+    const warnings = logged
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { msg: string; url: string; model: string });
+    expect(warnings.map((w) => w.msg)).toEqual([
+      expect.stringMatching(/status 500 .*retrying/),
+      expect.stringMatching(/status 503 .*retrying/),
+    ]);
     expect(warnings[0]).toMatchObject({ url: `${server.baseUrl}/embeddings`, model: 'test-embed' });
     expectClose(vector as Float32Array, normalised(fakeVector('hello', 16)));
   });
@@ -100,7 +107,12 @@ describe('OpenAIEmbeddingProvider', () => {
     expect(error.message).toContain(`${server.baseUrl}/embeddings`);
     expect(error.message).toContain('test-embed');
     expect(error.message).toContain('HTTP 500 after 3 attempts');
-    expect(error.details).toMatchObject({ url: `${server.baseUrl}/embeddings`, model: 'test-embed', status: 500, attempts: 3 });
+    expect(error.details).toMatchObject({
+      url: `${server.baseUrl}/embeddings`,
+      model: 'test-embed',
+      status: 500,
+      attempts: 3,
+    });
     expect(server.requests).toHaveLength(3);
   });
 
@@ -146,7 +158,10 @@ describe('OpenAIEmbeddingProvider', () => {
   });
 
   it('probes the dimensions of an unknown model in ready() and does not send `dimensions`', async () => {
-    const { server, provider } = await setup({ defaultDimensions: 12 }, { model: 'nomic-embed-text', dimensions: undefined });
+    const { server, provider } = await setup(
+      { defaultDimensions: 12 },
+      { model: 'nomic-embed-text', dimensions: undefined },
+    );
     expect(provider.dimensions).toBe(0);
 
     await provider.ready();
@@ -172,7 +187,11 @@ describe('OpenAIEmbeddingProvider', () => {
     expect(full).toHaveLength(1536);
     expect(server.requests[0]).not.toHaveProperty('dimensions');
 
-    const reduced = new OpenAIEmbeddingProvider({ baseUrl: server.baseUrl, model: 'text-embedding-3-large', dimensions: 256 });
+    const reduced = new OpenAIEmbeddingProvider({
+      baseUrl: server.baseUrl,
+      model: 'text-embedding-3-large',
+      dimensions: 256,
+    });
     const [short] = await reduced.embed(['a']);
     expect(short).toHaveLength(256);
     expect(server.requests[1]).toMatchObject({ model: 'text-embedding-3-large', dimensions: 256 });

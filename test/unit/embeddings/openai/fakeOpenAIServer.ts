@@ -99,13 +99,27 @@ export class FakeOpenAIServer {
       if (this.#options.delayMs) await new Promise((r) => setTimeout(r, this.#options.delayMs));
       const failure = this.#failures.shift();
       if (failure) {
-        return send(res, failure.status, failure.body ?? { error: { message: `scripted ${failure.status}` } }, failure.headers);
+        return send(
+          res,
+          failure.status,
+          failure.body ?? { error: { message: `scripted ${failure.status}` } },
+          failure.headers,
+        );
       }
       const dims =
-        this.#options.forceLength ?? body.dimensions ?? MODEL_DIMENSIONS[body.model] ?? this.#options.defaultDimensions ?? 16;
+        this.#options.forceLength ??
+        body.dimensions ??
+        MODEL_DIMENSIONS[body.model] ??
+        this.#options.defaultDimensions ??
+        16;
       const data = input.map((text, index) => ({ object: 'embedding', index, embedding: fakeVector(text, dims) }));
       if (this.#options.reverseOrder) data.reverse();
-      send(res, 200, { object: 'list', data, model: body.model, usage: { prompt_tokens: input.length, total_tokens: input.length } });
+      send(res, 200, {
+        object: 'list',
+        data,
+        model: body.model,
+        usage: { prompt_tokens: input.length, total_tokens: input.length },
+      });
     } catch (error) {
       send(res, 500, { error: { message: String(error) } });
     } finally {

@@ -12,9 +12,15 @@ import { dbTargets } from '../../../helpers/databases.js';
 // Postgres-specific edge cases beyond the shared contract suite (test/integration/graphStore.contract.test.ts).
 
 const entity = (id: string, name: string, aliases: string[] = []): EntityWrite => ({
-  id, type: 'Thing', name, aliases, description: null, properties: {},
+  id,
+  type: 'Thing',
+  name,
+  aliases,
+  description: null,
+  properties: {},
 });
-const rel = (fromId: string, type: string, toId: string, properties = {}) => validateRelationshipInput({ fromId, toId, type, properties });
+const rel = (fromId: string, type: string, toId: string, properties = {}) =>
+  validateRelationshipInput({ fromId, toId, type, properties });
 
 it('reports GRAPH_UNAVAILABLE when the database does not answer', async () => {
   const broken = { query: () => Promise.reject(new Error('connection refused')) } as unknown as Db;
@@ -44,7 +50,13 @@ describe.each(dbTargets())('PostgresGraphStore on $name', (target) => {
   });
 
   it('orders by code point and pages through equal names by id', async () => {
-    await store.upsertEntities([entity('n2', 'same'), entity('n1', 'same'), entity('n3', 'Zebra'), entity('n4', 'édith'), entity('n5', 'apple')]);
+    await store.upsertEntities([
+      entity('n2', 'same'),
+      entity('n1', 'same'),
+      entity('n3', 'Zebra'),
+      entity('n4', 'édith'),
+      entity('n5', 'apple'),
+    ]);
     const all = await store.findEntities({ types: ['Thing'] }, 100);
     const names = all.entities.map((e) => e.name);
     expect(names).toEqual([...names].sort());
@@ -66,7 +78,9 @@ describe.each(dbTargets())('PostgresGraphStore on $name', (target) => {
   it('de-duplicates relationships within one call and names the first missing endpoint in input order', async () => {
     const out = await store.upsertRelationships([rel('x', 'LINKS', 'y', { v: 1 }), rel('x', 'LINKS', 'y', { v: 2 })]);
     expect(out.map((r) => r.properties)).toEqual([{ v: 2 }, { v: 2 }]);
-    const err = (await store.upsertRelationships([rel('x', 'LINKS', 'n1'), rel('zz', 'LINKS', 'aa')]).catch((e: unknown) => e)) as AppError;
+    const err = (await store
+      .upsertRelationships([rel('x', 'LINKS', 'n1'), rel('zz', 'LINKS', 'aa')])
+      .catch((e: unknown) => e)) as AppError;
     expect(err.code).toBe('NOT_FOUND');
     expect(err.details).toEqual({ kind: 'Entity', id: 'zz' });
     expect(await store.relationshipsOf(['x'], 'OUT', ['LINKS'])).toHaveLength(1);
@@ -77,7 +91,12 @@ describe.each(dbTargets())('PostgresGraphStore on $name', (target) => {
     const before = db.statementCount;
     const edges = await store.expand(['y', 'x'], 'BOTH', undefined, 10);
     expect(db.statementCount - before).toBe(1);
-    expect(edges.map((e) => `${e.fromId}>${e.relationship.type}>${e.neighborId}`)).toEqual(['x>LINKS>y', 'y>LINKS>n1', 'y>LINKS>x', 'y>SELF>y']);
+    expect(edges.map((e) => `${e.fromId}>${e.relationship.type}>${e.neighborId}`)).toEqual([
+      'x>LINKS>y',
+      'y>LINKS>n1',
+      'y>LINKS>x',
+      'y>SELF>y',
+    ]);
     expect((await store.expand(['y'], 'IN', ['SELF'], 10)).map((e) => e.neighborId)).toEqual(['y']);
     expect(await store.expand(['y'], 'BOTH', undefined, 0)).toEqual([]);
   });

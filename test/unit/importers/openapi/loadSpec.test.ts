@@ -15,7 +15,12 @@ function specReferencing(target: string): string {
 function billionLaughs(): string {
   const lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
   const names = 'abcdefghi';
-  for (let i = 1; i < names.length; i++) lines.push(`${names[i]}: &${names[i]} [${Array(9).fill(`*${names[i - 1]}`).join(', ')}]`);
+  for (let i = 1; i < names.length; i++)
+    lines.push(
+      `${names[i]}: &${names[i]} [${Array(9)
+        .fill(`*${names[i - 1]}`)
+        .join(', ')}]`,
+    );
   return `${HEAD}paths: {}\nx-lol:\n${lines.map((l) => `  ${l}`).join('\n')}\n`;
 }
 
@@ -39,7 +44,12 @@ describe('parseSpecText / looksLikeOpenApi', () => {
   });
 
   it('reports syntax errors as INVALID_OPENAPI with the position', () => {
-    expect(() => parseSpecText('a: [1, 2\nb: c')).toThrow(expect.objectContaining({ code: 'INVALID_OPENAPI', message: expect.stringMatching(/neither valid JSON nor valid YAML.*line/) }));
+    expect(() => parseSpecText('a: [1, 2\nb: c')).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_OPENAPI',
+        message: expect.stringMatching(/neither valid JSON nor valid YAML.*line/),
+      }),
+    );
   });
 
   it('rejects a YAML billion-laughs document quickly, naming the attack', async () => {
@@ -59,7 +69,14 @@ describe('parseSpecText / looksLikeOpenApi', () => {
 describe('loadOpenApiSpec', () => {
   it('keeps internal $refs in the loaded document and reads the info block', async () => {
     const spec = await loadText(fixtureText('oai/v3.0/petstore.yaml'));
-    expect(spec).toMatchObject({ specVersion: '3.0', declaredVersion: '3.0.0', title: 'Swagger Petstore', apiVersion: '1.0.0', sourceUrl: null, fetchedRefs: [] });
+    expect(spec).toMatchObject({
+      specVersion: '3.0',
+      declaredVersion: '3.0.0',
+      title: 'Swagger Petstore',
+      apiVersion: '1.0.0',
+      sourceUrl: null,
+      fetchedRefs: [],
+    });
     const pets = (spec.document.components as { schemas: { Pets: { items: unknown } } }).schemas.Pets;
     expect(pets.items).toEqual({ $ref: '#/components/schemas/Pet' });
     expect(() => JSON.stringify(spec.document)).not.toThrow();
@@ -92,12 +109,21 @@ describe('loadOpenApiSpec', () => {
     ['OpenAPI without paths', 'openapi: 3.0.3\ninfo: {title: T, version: "1"}\n'],
   ])('rejects %s as not OpenAPI', async (_label, text) => {
     const err = await appError(() => loadText(text));
-    expect(err).toMatchObject({ code: 'INVALID_OPENAPI', message: expect.stringContaining('not an OpenAPI or Swagger description') });
+    expect(err).toMatchObject({
+      code: 'INVALID_OPENAPI',
+      message: expect.stringContaining('not an OpenAPI or Swagger description'),
+    });
   });
 
   it('rejects unsupported versions', async () => {
-    await expect(loadText('swagger: "1.2"\npaths: {}\n')).rejects.toMatchObject({ code: 'INVALID_OPENAPI', message: expect.stringContaining('Unsupported Swagger version') });
-    await expect(loadText('openapi: 4.0.0\npaths: {}\n')).rejects.toMatchObject({ code: 'INVALID_OPENAPI', message: expect.stringContaining('Unsupported OpenAPI version') });
+    await expect(loadText('swagger: "1.2"\npaths: {}\n')).rejects.toMatchObject({
+      code: 'INVALID_OPENAPI',
+      message: expect.stringContaining('Unsupported Swagger version'),
+    });
+    await expect(loadText('openapi: 4.0.0\npaths: {}\n')).rejects.toMatchObject({
+      code: 'INVALID_OPENAPI',
+      message: expect.stringContaining('Unsupported OpenAPI version'),
+    });
   });
 
   it('reads an unquoted numeric info.version as a string and warns', async () => {
@@ -106,28 +132,40 @@ describe('loadOpenApiSpec', () => {
     expect(spec.warnings[0]).toContain('info.version');
   });
 
-  it.each([['/etc/passwd'], ['file:///etc/passwd'], ['../../../../etc/passwd'], ['schemas/pet.yaml']])('never reads local files: $ref %s → IMPORT_FETCH_BLOCKED', async (target) => {
-    const before = noNetwork.calls.length;
-    const err = await appError(() => loadText(specReferencing(target)));
-    expect(err.code).toBe('IMPORT_FETCH_BLOCKED');
-    expect(err.message).toContain('local files are never read');
-    expect(noNetwork.calls.length).toBe(before);
-  });
+  it.each([['/etc/passwd'], ['file:///etc/passwd'], ['../../../../etc/passwd'], ['schemas/pet.yaml']])(
+    'never reads local files: $ref %s → IMPORT_FETCH_BLOCKED',
+    async (target) => {
+      const before = noNetwork.calls.length;
+      const err = await appError(() => loadText(specReferencing(target)));
+      expect(err.code).toBe('IMPORT_FETCH_BLOCKED');
+      expect(err.message).toContain('local files are never read');
+      expect(noNetwork.calls.length).toBe(before);
+    },
+  );
 
   it('refuses file: refs even when the spec has an http base URL', async () => {
-    const err = await appError(() => loadOpenApiSpec({ content: specReferencing('file:///etc/passwd'), url: 'https://example.test/spec.yaml' }, { fetcher: noNetwork, maxBytes: 100_000 }));
+    const err = await appError(() =>
+      loadOpenApiSpec(
+        { content: specReferencing('file:///etc/passwd'), url: 'https://example.test/spec.yaml' },
+        { fetcher: noNetwork, maxBytes: 100_000 },
+      ),
+    );
     expect(err).toMatchObject({ code: 'IMPORT_FETCH_BLOCKED', message: expect.stringContaining('file:') });
   });
 
   it('caps the input size with IMPORT_TOO_LARGE', async () => {
     const text = fixtureText('oai/v3.0/petstore.yaml');
     const err = await appError(() => loadOpenApiSpec({ content: text }, { fetcher: noNetwork, maxBytes: 1000 }));
-    expect(err).toMatchObject({ code: 'IMPORT_TOO_LARGE', details: { bytes: Buffer.byteLength(text), maxBytes: 1000 } });
+    expect(err).toMatchObject({
+      code: 'IMPORT_TOO_LARGE',
+      details: { bytes: Buffer.byteLength(text), maxBytes: 1000 },
+    });
   });
 
   it('resolves relative $refs against the URL through the fetcher, counting bytes against the cap', async () => {
     const files: Record<string, string> = {
-      'https://specs.example.test/api/schemas/pet.yaml': 'type: object\nproperties:\n  owner:\n    $ref: "../common/owner.yaml"\n',
+      'https://specs.example.test/api/schemas/pet.yaml':
+        'type: object\nproperties:\n  owner:\n    $ref: "../common/owner.yaml"\n',
       'https://specs.example.test/api/common/owner.yaml': 'type: object\nproperties:\n  name: {type: string}\n',
     };
     const asked: string[] = [];
@@ -136,17 +174,39 @@ describe('loadOpenApiSpec', () => {
         asked.push(url);
         const body = Buffer.from(files[url] ?? '');
         if (request?.maxBytes !== undefined && body.length > request.maxBytes) throw new Error('over cap');
-        return { requestedUrl: url, finalUrl: url, status: 200, contentType: 'application/yaml', charset: undefined, headers: {}, body, redirects: [] } satisfies FetchedResource;
+        return {
+          requestedUrl: url,
+          finalUrl: url,
+          status: 200,
+          contentType: 'application/yaml',
+          charset: undefined,
+          headers: {},
+          body,
+          redirects: [],
+        } satisfies FetchedResource;
       },
     };
     const content = specReferencing('schemas/pet.yaml');
-    const spec = await loadOpenApiSpec({ content, url: 'https://specs.example.test/api/openapi.yaml' }, { fetcher, maxBytes: 100_000 });
-    expect(asked).toEqual(['https://specs.example.test/api/schemas/pet.yaml', 'https://specs.example.test/api/common/owner.yaml']);
+    const spec = await loadOpenApiSpec(
+      { content, url: 'https://specs.example.test/api/openapi.yaml' },
+      { fetcher, maxBytes: 100_000 },
+    );
+    expect(asked).toEqual([
+      'https://specs.example.test/api/schemas/pet.yaml',
+      'https://specs.example.test/api/common/owner.yaml',
+    ]);
     expect(spec.fetchedRefs).toEqual(asked);
-    expect(spec.bytes).toBe(Buffer.byteLength(content) + Object.values(files).reduce((n, f) => n + Buffer.byteLength(f), 0));
+    expect(spec.bytes).toBe(
+      Buffer.byteLength(content) + Object.values(files).reduce((n, f) => n + Buffer.byteLength(f), 0),
+    );
     expect(JSON.stringify(spec.document)).toContain('"name":{"type":"string"}');
     // The same spec with too small a budget for its $refs fails as too large.
-    const err = await appError(() => loadOpenApiSpec({ content, url: 'https://specs.example.test/api/openapi.yaml' }, { fetcher, maxBytes: Buffer.byteLength(content) }));
+    const err = await appError(() =>
+      loadOpenApiSpec(
+        { content, url: 'https://specs.example.test/api/openapi.yaml' },
+        { fetcher, maxBytes: Buffer.byteLength(content) },
+      ),
+    );
     expect(err.code).toBe('IMPORT_TOO_LARGE');
   });
 });

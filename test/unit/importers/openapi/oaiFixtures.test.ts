@@ -25,7 +25,12 @@ describe('OpenAPI Initiative examples', () => {
     expect(spec.specVersion).toBe(e.version);
     expect(plan.documents).toHaveLength(e.operations + 1);
     const count = (type: string) => plan.entities.filter((x) => x.type === type).length;
-    expect([count('Api'), count('Operation'), count('Schema'), count('Tag')]).toEqual([1, e.operations, e.schemas, e.tags]);
+    expect([count('Api'), count('Operation'), count('Schema'), count('Tag')]).toEqual([
+      1,
+      e.operations,
+      e.schemas,
+      e.tags,
+    ]);
     expect(plan.relationships).toHaveLength(e.relationships);
     expect(plan.replacePrefix).toBe('openapi:spec:');
     for (const d of plan.documents.slice(1)) expect(d.id.startsWith('openapi:spec:')).toBe(true);
@@ -57,12 +62,31 @@ describe('OpenAPI Initiative examples', () => {
     expect(show.title).toBe('GET /pets/{petId} — Info for a specific pet (showPetById)');
     expect(show.documentType).toBe('api_spec');
     expect(show.tags).toEqual(['imported', 'pets']);
-    expect(show.entityIds).toEqual(['operation:petstore:GET%20/pets/%7BpetId%7D', 'api:petstore', 'schema:petstore:Pet', 'schema:petstore:Error', 'tag:petstore:pets']);
-    expect(show.metadata).toMatchObject({ specId: 'petstore', method: 'GET', path: '/pets/{petId}', operationId: 'showPetById', tags: ['pets'], specVersion: '3.0', apiVersion: '1.0.0' });
+    expect(show.entityIds).toEqual([
+      'operation:petstore:GET%20/pets/%7BpetId%7D',
+      'api:petstore',
+      'schema:petstore:Pet',
+      'schema:petstore:Error',
+      'tag:petstore:pets',
+    ]);
+    expect(show.metadata).toMatchObject({
+      specId: 'petstore',
+      method: 'GET',
+      path: '/pets/{petId}',
+      operationId: 'showPetById',
+      tags: ['pets'],
+      specVersion: '3.0',
+      apiVersion: '1.0.0',
+    });
     expect(show.content).toContain('| petId | path | yes | string | The id of the pet to retrieve. |');
-    expect(show.content).toMatch(/`application\/json`: Pet\n- id \(integer, int64, required\)\n- name \(string, required\)\n- tag \(string\)/);
+    expect(show.content).toMatch(
+      /`application\/json`: Pet\n- id \(integer, int64, required\)\n- name \(string, required\)\n- tag \(string\)/,
+    );
     expect(show.content).toContain('### default — unexpected error');
-    const returns = plan.relationships.find((r) => r.type === 'RETURNS' && r.fromId === 'operation:petstore:GET%20/pets' && r.toId === 'schema:petstore:Error');
+    const returns = plan.relationships.find(
+      (r) =>
+        r.type === 'RETURNS' && r.fromId === 'operation:petstore:GET%20/pets' && r.toId === 'schema:petstore:Error',
+    );
     expect(returns?.properties).toEqual({ statuses: ['default'] });
     const op = plan.entities.find((x) => x.id === 'operation:petstore:GET%20/pets')!;
     expect(op).toMatchObject({ type: 'Operation', name: 'listPets', aliases: ['GET /pets', 'List all pets'] });
@@ -75,12 +99,16 @@ describe('OpenAPI Initiative examples', () => {
   it('Swagger 2.0 body parameters become the request body', async () => {
     const { plan } = await planFor('oai/v2.0/petstore-expanded.yaml', 'pe2');
     const add = plan.documents.find((d) => d.metadata.operationId === 'addPet')!;
-    expect(add.content).toContain('## Request body (required)\n\nPet to add to the store\n\n`application/json`: NewPet\n- name (string, required)\n- tag (string)');
+    expect(add.content).toContain(
+      '## Request body (required)\n\nPet to add to the store\n\n`application/json`: NewPet\n- name (string, required)\n- tag (string)',
+    );
     expect(add.content).not.toContain('| pet | body');
     expect(edges(plan, 'pe2')).toContain('operation:POST /pets ACCEPTS schema:NewPet');
     // allOf is merged into one field list.
     const get = plan.documents.find((d) => d.metadata.operationId === 'find pet by id')!;
-    expect(get.content).toContain('`application/json`: Pet\n- name (string, required)\n- tag (string)\n- id (integer, int64, required)');
+    expect(get.content).toContain(
+      '`application/json`: Pet\n- name (string, required)\n- tag (string)\n- id (integer, int64, required)',
+    );
     expect(get.content).toContain('| id | path | yes | integer, int64 | ID of pet to fetch. |');
   });
 
@@ -92,7 +120,13 @@ describe('OpenAPI Initiative examples', () => {
     const links = (await planFor('oai/v3.0/link-example.yaml')).plan;
     const user = links.documents.find((d) => d.metadata.operationId === 'getUserByName')!;
     expect(user.content).toContain('- userRepositories → getRepositoriesByOwner (username = $response.body#/username)');
-    expect(edges(links, 'spec')).toEqual(expect.arrayContaining(['schema:pullrequest REFERENCES schema:repository', 'schema:pullrequest REFERENCES schema:user', 'schema:repository REFERENCES schema:user']));
+    expect(edges(links, 'spec')).toEqual(
+      expect.arrayContaining([
+        'schema:pullrequest REFERENCES schema:repository',
+        'schema:pullrequest REFERENCES schema:user',
+        'schema:repository REFERENCES schema:user',
+      ]),
+    );
   });
 
   it('3.1 webhooks get their own documents and operations', async () => {
@@ -101,13 +135,22 @@ describe('OpenAPI Initiative examples', () => {
     expect(hook.title).toBe('Webhook newPet (POST)');
     expect(hook.metadata).toMatchObject({ kind: 'webhook', method: 'POST', path: 'newPet', specVersion: '3.1' });
     expect(hook.content).toContain('Information about a new pet in the system');
-    expect(edges(plan, 'hooks')).toEqual(expect.arrayContaining(['api EXPOSES operation:webhook:newPet POST', 'operation:webhook:newPet POST ACCEPTS schema:Pet']));
+    expect(edges(plan, 'hooks')).toEqual(
+      expect.arrayContaining([
+        'api EXPOSES operation:webhook:newPet POST',
+        'operation:webhook:newPet POST ACCEPTS schema:Pet',
+      ]),
+    );
     expect(plan.documents[0]!.content).toContain('## Webhooks (1)');
   });
 
   it('uspto: declared tags carry descriptions; servers show their variables', async () => {
     const { plan } = await planFor('oai/v3.0/uspto.yaml', 'uspto');
-    expect(plan.entities.find((x) => x.id === 'tag:uspto:search')).toMatchObject({ type: 'Tag', name: 'search', description: 'Search a data set' });
+    expect(plan.entities.find((x) => x.id === 'tag:uspto:search')).toMatchObject({
+      type: 'Tag',
+      name: 'search',
+      description: 'Search a data set',
+    });
     expect(plan.documents[0]!.content).toContain('- {scheme}://developer.uspto.gov/ds-api (scheme: https | http)');
     const search = plan.documents.find((d) => d.metadata.operationId === 'perform-search')!;
     expect(search.content).toContain('`application/x-www-form-urlencoded`: object\n- criteria (string, required)');

@@ -3,9 +3,20 @@ import { openApiToPlan } from '../../../../importers/openapi/specToPlan.js';
 import { assertValidPlan, edges, loadFixture, loadText, specWithSchemas } from './support.js';
 
 /** Loads a one-operation spec and returns its operation document's markdown. */
-async function render(schemas: Record<string, unknown>, response: unknown, maxSchemaDepth?: number, maxSchemaLines?: number) {
+async function render(
+  schemas: Record<string, unknown>,
+  response: unknown,
+  maxSchemaDepth?: number,
+  maxSchemaLines?: number,
+) {
   const spec = await loadText(specWithSchemas(schemas, response));
-  const plan = openApiToPlan(spec, { specId: 's', tags: [], source: null, ...(maxSchemaDepth ? { maxSchemaDepth } : {}), ...(maxSchemaLines ? { maxSchemaLines } : {}) });
+  const plan = openApiToPlan(spec, {
+    specId: 's',
+    tags: [],
+    source: null,
+    ...(maxSchemaDepth ? { maxSchemaDepth } : {}),
+    ...(maxSchemaLines ? { maxSchemaLines } : {}),
+  });
   return { content: plan.documents[1]!.content, plan };
 }
 
@@ -15,13 +26,22 @@ describe('schema rendering', () => {
     const plan = openApiToPlan(spec, { specId: 'org', tags: [], source: null });
     assertValidPlan(plan);
     const tree = plan.documents.find((d) => d.metadata.operationId === 'getTree')!.content;
-    expect(tree).toContain('`application/json`: TreeNode\n- label (string, required)\n- parent (TreeNode) (circular: TreeNode)\n- children (array of TreeNode) (circular: TreeNode)');
+    expect(tree).toContain(
+      '`application/json`: TreeNode\n- label (string, required)\n- parent (TreeNode) (circular: TreeNode)\n- children (array of TreeNode) (circular: TreeNode)',
+    );
     const person = plan.documents.find((d) => d.metadata.operationId === 'updatePerson')!.content;
-    expect(person).toContain('- employer (Company)\n  - name (string)\n  - ceo (Person) (circular: Person)\n  - subsidiaries (array of all of: Company)\n    - (circular: Company)');
+    expect(person).toContain(
+      '- employer (Company)\n  - name (string)\n  - ceo (Person) (circular: Person)\n  - subsidiaries (array of all of: Company)\n    - (circular: Company)',
+    );
     // The response repeats Person: listed once, then referred to.
     expect(person).toContain('`application/json`: Person\n- (fields of Person: see above)');
     expect(edges(plan, 'org')).toEqual(
-      expect.arrayContaining(['schema:TreeNode REFERENCES schema:TreeNode', 'schema:Person REFERENCES schema:Company', 'schema:Company REFERENCES schema:Person', 'schema:Company REFERENCES schema:Company']),
+      expect.arrayContaining([
+        'schema:TreeNode REFERENCES schema:TreeNode',
+        'schema:Person REFERENCES schema:Company',
+        'schema:Company REFERENCES schema:Person',
+        'schema:Company REFERENCES schema:Company',
+      ]),
     );
   });
 
@@ -56,19 +76,36 @@ describe('schema rendering', () => {
     const { content } = await render(
       {
         Base: { type: 'object', properties: { kind: { type: 'string' } } },
-        Cat: { allOf: [{ $ref: '#/components/schemas/Base' }, { type: 'object', properties: { lives: { type: 'integer' } } }] },
+        Cat: {
+          allOf: [
+            { $ref: '#/components/schemas/Base' },
+            { type: 'object', properties: { lives: { type: 'integer' } } },
+          ],
+        },
         Dog: { type: 'object', properties: { barks: { type: 'boolean' } } },
-        Pet: { oneOf: [{ $ref: '#/components/schemas/Cat' }, { $ref: '#/components/schemas/Dog' }], discriminator: { propertyName: 'kind', mapping: { cat: '#/components/schemas/Cat' } } },
+        Pet: {
+          oneOf: [{ $ref: '#/components/schemas/Cat' }, { $ref: '#/components/schemas/Dog' }],
+          discriminator: { propertyName: 'kind', mapping: { cat: '#/components/schemas/Cat' } },
+        },
       },
-      { type: 'object', properties: { pet: { $ref: '#/components/schemas/Pet' }, either: { anyOf: [{ type: 'string' }, { type: 'integer' }] } } },
+      {
+        type: 'object',
+        properties: {
+          pet: { $ref: '#/components/schemas/Pet' },
+          either: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+        },
+      },
     );
-    expect(content).toContain('- pet (Pet)\n  - one of #1: Cat\n    - kind (string)\n    - lives (integer)\n  - one of #2: Dog\n    - barks (boolean)\n  - discriminator: kind (cat → Cat)');
+    expect(content).toContain(
+      '- pet (Pet)\n  - one of #1: Cat\n    - kind (string)\n    - lives (integer)\n  - one of #2: Dog\n    - barks (boolean)\n  - discriminator: kind (cat → Cat)',
+    );
     expect(content).toContain('- either (any of: string | integer)\n');
     expect(content).not.toContain('any of #1');
   });
 
   it('stops at the depth limit (default 4, configurable)', async () => {
-    const level = (n: number): unknown => (n === 0 ? { type: 'string' } : { type: 'object', properties: { [`l${n}`]: level(n - 1) } });
+    const level = (n: number): unknown =>
+      n === 0 ? { type: 'string' } : { type: 'object', properties: { [`l${n}`]: level(n - 1) } };
     const deep = await render({}, level(6));
     expect(deep.content).toContain('      - l3 (object) (nested fields omitted: depth limit)');
     expect(deep.content).not.toContain('- l2');

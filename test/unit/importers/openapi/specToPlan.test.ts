@@ -15,14 +15,31 @@ const SECURED = JSON.stringify({
   paths: {
     '/orders/{orderId}/items with space': {
       parameters: [{ name: 'orderId', in: 'path', required: true, schema: { type: 'string' } }],
-      get: { operationId: 'listItems', tags: ['Orders & Billing', 'Ünïcode Tag'], deprecated: true, responses: { '200': { description: 'ok' } } },
+      get: {
+        operationId: 'listItems',
+        tags: ['Orders & Billing', 'Ünïcode Tag'],
+        deprecated: true,
+        responses: { '200': { description: 'ok' } },
+      },
       delete: { operationId: 'clearItems', security: [], responses: { '204': { description: 'gone' } } },
-      post: { operationId: 'addItem', security: [{ apiKey: [] }, { oauth: ['write', 'read'] }], responses: { '201': { description: 'added' } } },
+      post: {
+        operationId: 'addItem',
+        security: [{ apiKey: [] }, { oauth: ['write', 'read'] }],
+        responses: { '201': { description: 'added' } },
+      },
     },
   },
   components: {
     securitySchemes: {
-      oauth: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: 'https://auth.example.test/token', scopes: { read: 'Read orders', write: 'Change orders' } } } },
+      oauth: {
+        type: 'oauth2',
+        flows: {
+          clientCredentials: {
+            tokenUrl: 'https://auth.example.test/token',
+            scopes: { read: 'Read orders', write: 'Change orders' },
+          },
+        },
+      },
       apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
     },
   },
@@ -45,13 +62,19 @@ describe('openApiToPlan', () => {
     expect(before.documents.map((d) => d.id)).toContain(gone);
     expect(after.documents.map((d) => d.id)).not.toContain(gone);
     expect(after.documents).toHaveLength(before.documents.length - 1);
-    expect(after.entities.map((e) => e.id)).not.toContain('operation:shop:DELETE%20/orders/%7BorderId%7D/items%20with%20space');
+    expect(after.entities.map((e) => e.id)).not.toContain(
+      'operation:shop:DELETE%20/orders/%7BorderId%7D/items%20with%20space',
+    );
     expect(after.replacePrefix).toBe('openapi:shop:');
     expect(gone.startsWith(after.replacePrefix!)).toBe(true);
   });
 
   it('encodes ids, sanitises tags, renders security and the deprecated flag', async () => {
-    const plan = openApiToPlan(await loadText(SECURED), { specId: 'shop', tags: ['team:shop'], source: 'https://shop.example.test/openapi.json' });
+    const plan = openApiToPlan(await loadText(SECURED), {
+      specId: 'shop',
+      tags: ['team:shop'],
+      source: 'https://shop.example.test/openapi.json',
+    });
     assertValidPlan(plan);
     const list = plan.documents.find((d) => d.metadata.operationId === 'listItems')!;
     expect(list.id).toBe('openapi:shop:GET%20/orders/%7BorderId%7D/items%20with%20space');
@@ -63,19 +86,32 @@ describe('openApiToPlan', () => {
     expect(list.content).toContain('| orderId | path | yes | string |');
     expect(list.source).toBe('https://shop.example.test/openapi.json');
     expect(plan.documents.find((d) => d.metadata.operationId === 'clearItems')!.content).toContain('- Security: none');
-    expect(plan.documents.find((d) => d.metadata.operationId === 'addItem')!.content).toContain('- Security: apiKey or oauth (write, read)');
+    expect(plan.documents.find((d) => d.metadata.operationId === 'addItem')!.content).toContain(
+      '- Security: apiKey or oauth (write, read)',
+    );
     const overview = plan.documents[0]!;
-    expect(overview.content).toContain('- oauth: OAuth2 clientCredentials via https://auth.example.test/token; scopes: read (Read orders), write (Change orders)');
+    expect(overview.content).toContain(
+      '- oauth: OAuth2 clientCredentials via https://auth.example.test/token; scopes: read (Read orders), write (Change orders)',
+    );
     expect(overview.content).toContain('- apiKey: API key in header "X-Api-Key"');
     expect(overview.content).toContain('- https://shop.example.test/v3 — production');
     expect(overview.content).toContain('- Orders & Billing (1 operation): Money matters');
     expect(overview.content).toContain('[deprecated]');
     expect(overview.metadata).toMatchObject({ kind: 'overview', operationCount: 3, apiVersion: '3.2.1' });
-    expect(plan.entities.find((e) => e.type === 'Api')).toMatchObject({ id: 'api:shop', name: 'Secured Shop', description: 'Sells things.' });
+    expect(plan.entities.find((e) => e.type === 'Api')).toMatchObject({
+      id: 'api:shop',
+      name: 'Secured Shop',
+      description: 'Sells things.',
+    });
   });
 
   it('uses options.title for the overview and the Api entity', async () => {
-    const plan = openApiToPlan(await loadText(SECURED), { specId: 'shop', title: 'Shop API (prod)', tags: [], source: null });
+    const plan = openApiToPlan(await loadText(SECURED), {
+      specId: 'shop',
+      title: 'Shop API (prod)',
+      tags: [],
+      source: null,
+    });
     expect(plan.documents[0]!.title).toBe('Shop API (prod)');
     expect(plan.entities[0]).toMatchObject({ type: 'Api', name: 'Shop API (prod)', aliases: ['Secured Shop', 'shop'] });
   });
@@ -84,7 +120,9 @@ describe('openApiToPlan', () => {
     const spec = `swagger: "2.0"\ninfo: {title: Upload, version: "1"}\nconsumes: [multipart/form-data]\npaths:\n  /files:\n    post:\n      parameters:\n        - {name: file, in: formData, type: file, required: true, description: The file}\n        - {name: note, in: formData, type: string}\n        - {name: dryRun, in: query, type: boolean}\n      responses:\n        '200': {description: ok}\n`;
     const plan = openApiToPlan(await loadText(spec), { specId: 'up', tags: [], source: null });
     const content = plan.documents[1]!.content;
-    expect(content).toContain('## Request body (required)\n\n`multipart/form-data`: object\n- file (file, required): The file.\n- note (string)');
+    expect(content).toContain(
+      '## Request body (required)\n\n`multipart/form-data`: object\n- file (file, required): The file.\n- note (string)',
+    );
     expect(content).toContain('| dryRun | query | no | boolean |');
     expect(content).not.toContain('| file |');
   });
@@ -92,7 +130,9 @@ describe('openApiToPlan', () => {
   it('rejects spec ids that could break the id scheme', async () => {
     const spec = await loadText(SECURED);
     for (const bad of ['', 'a:b', 'has space', 'x'.repeat(101)]) {
-      expect(() => openApiToPlan(spec, { specId: bad, tags: [], source: null })).toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT' }));
+      expect(() => openApiToPlan(spec, { specId: bad, tags: [], source: null })).toThrow(
+        expect.objectContaining({ code: 'BAD_USER_INPUT' }),
+      );
     }
   });
 });
@@ -125,8 +165,12 @@ describe('ids and tags', () => {
   });
 
   it('derives stable spec ids from the URL, else the title, else the content', () => {
-    expect(specIdFor({ url: 'https://API.Example.com/v1/openapi.yaml#frag', title: 'Ignored' })).toBe('api-example-com-v1-openapi-yaml');
-    expect(specIdFor({ url: 'https://api.example.com/spec?b=2&a=1' })).toBe(specIdFor({ url: 'https://api.example.com/spec?a=1&b=2' }));
+    expect(specIdFor({ url: 'https://API.Example.com/v1/openapi.yaml#frag', title: 'Ignored' })).toBe(
+      'api-example-com-v1-openapi-yaml',
+    );
+    expect(specIdFor({ url: 'https://api.example.com/spec?b=2&a=1' })).toBe(
+      specIdFor({ url: 'https://api.example.com/spec?a=1&b=2' }),
+    );
     expect(specIdFor({ title: 'Swagger Petstore — Ünïcode' })).toBe('swagger-petstore-unicode');
     expect(specIdFor({ url: 'not a url', title: 'Fallback' })).toBe('fallback');
     expect(specIdFor({ content: 'openapi: 3.0.0' })).toMatch(/^spec-[0-9a-f]{16}$/);

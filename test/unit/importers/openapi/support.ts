@@ -52,7 +52,14 @@ export function specWithSchemas(schemas: Record<string, unknown>, responseSchema
   return JSON.stringify({
     openapi: '3.0.3',
     info: { title: 'Schema test', version: '1' },
-    paths: { '/thing': { get: { operationId: 'getThing', responses: { '200': { description: 'ok', content: { 'application/json': { schema: responseSchema } } } } } } },
+    paths: {
+      '/thing': {
+        get: {
+          operationId: 'getThing',
+          responses: { '200': { description: 'ok', content: { 'application/json': { schema: responseSchema } } } },
+        },
+      },
+    },
     components: { schemas },
   });
 }
@@ -64,13 +71,19 @@ export function assertValidPlan(plan: ImportPlan): void {
   if (entityIds.size !== plan.entities.length) throw new Error('duplicate entity ids');
   plan.relationships.forEach((r, i) => {
     const rel = validateRelationshipInput(r, `relationships[${i}]`);
-    if (!entityIds.has(rel.fromId) || !entityIds.has(rel.toId)) throw new Error(`relationship ${i} points outside the plan: ${rel.fromId} -> ${rel.toId}`);
+    if (!entityIds.has(rel.fromId) || !entityIds.has(rel.toId))
+      throw new Error(`relationship ${i} points outside the plan: ${rel.fromId} -> ${rel.toId}`);
   });
   const docIds = new Set<string>();
   plan.documents.forEach((d, i) => {
-    const doc = validateDocumentInput({ ...d, documentType: d.documentType.toUpperCase() }, { maxDocumentChars: 5_000_000 }, `documents[${i}]`);
+    const doc = validateDocumentInput(
+      { ...d, documentType: d.documentType.toUpperCase() },
+      { maxDocumentChars: 5_000_000 },
+      `documents[${i}]`,
+    );
     docIds.add(doc.id!);
-    for (const id of d.entityIds ?? []) if (!entityIds.has(id)) throw new Error(`document ${d.id} links unknown entity ${id}`);
+    for (const id of d.entityIds ?? [])
+      if (!entityIds.has(id)) throw new Error(`document ${d.id} links unknown entity ${id}`);
   });
   if (docIds.size !== plan.documents.length) throw new Error('duplicate document ids');
 }
