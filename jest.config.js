@@ -14,14 +14,15 @@ const serialSuites = [
   '/test/integration/faults\\.neo4j\\.test\\.ts$',
   '/test/integration/neo4j[A-Za-z]*\\.test\\.ts$',
   '/test/integration/pgliteFairness\\.test\\.ts$',
+  // Two Cairn servers on the shared Neo4j (multiInstance wipes it first).
+  '/test/integration/instancesJobs\\.test\\.ts$',
+  '/test/integration/multiInstance\\.test\\.ts$',
 ];
 const splitSuites = [
   '/test/integration/enrichment\\.test\\.ts$',
   '/test/integration/enrichRoundTrips\\.test\\.ts$',
   '/test/integration/graphEvidence\\.test\\.ts$',
   '/test/integration/graph\\.test\\.ts$',
-  '/test/integration/instancesJobs\\.test\\.ts$',
-  '/test/integration/multiInstance\\.test\\.ts$',
   '/test/integration/graphStore\\.contract\\.test\\.ts$',
   '/test/integration/openapiLinking\\.test\\.ts$',
 ];

@@ -54,13 +54,21 @@ async function neo4jStatements(work: () => Promise<unknown>): Promise<number> {
   return count;
 }
 
-/** When each Postgres statement was sent and answered while `work` runs. */
+/**
+ * Statements that are not the call's own work: the name cache's freshness check (at most once a second, so under load
+ * every call may make one), the import job poller and the source scheduler.
+ */
+const BACKGROUND = /FROM entity_names$|\bimport_jobs\b|\bsources\b/;
+
+/** When each Postgres statement was sent and answered while `work` runs (background statements left out). */
 async function postgresTimeline(work: () => Promise<unknown>): Promise<{ sent: number; done: number }[]> {
   const timeline: { sent: number; done: number }[] = [];
   const query = pg.Client.prototype.query;
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     const entry = { sent: performance.now(), done: Infinity };
-    timeline.push(entry);
+    const text =
+      typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: unknown } | undefined)?.text ?? '');
+    if (!BACKGROUND.test(text)) timeline.push(entry);
     const callback = args.at(-1);
     // The pool passes a callback: the statement is answered when it is called.
     if (typeof callback === 'function') {
