@@ -1,6 +1,6 @@
 import type { RawSourceInput } from '../../importers/index.js';
-import { UsageError } from './cliErrors.js';
 import { progressReporter } from './progress.js';
+import { sourcesAction, sourcesTable, syncSummary } from './sourcesOutput.js';
 import type { ServerClient } from './ServerClient.js';
 import { rawInput, USAGE, type SourcesCommandOptions } from './sourcesCommand.js';
 
@@ -30,33 +30,6 @@ function graphqlInput(raw: RawSourceInput): Record<string, unknown> {
   return input;
 }
 
-function table(sources: RemoteSource[]): string {
-  const rows = [
-    ['NAME', 'KIND', 'STATUS', 'DOCS', 'SCHEDULE', 'LAST RUN', 'NEXT RUN'],
-    ...sources.map((s) => [
-      s.name,
-      s.kind,
-      s.status,
-      String(s.documentCount),
-      s.schedule ?? 'manual',
-      s.lastRunAt ?? '-',
-      s.nextRunAt ?? '-',
-    ]),
-  ];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows
-    .map((r) =>
-      r
-        .map((c, i) => c.padEnd(widths[i] ?? 0))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
-}
-
-const summary = (s: RemoteSource) =>
-  `added ${s.counts.added}, updated ${s.counts.updated}, removed ${s.counts.removed}, unchanged ${s.counts.unchanged}, skipped ${s.counts.skipped}`;
-
 /**
  * `cairn sources add|list|sync|remove` through the server that holds the embedded data folder. A sync is started
  * there ("Sync now") and followed over the `importJobUpdated` subscription, drawing progress as it streams.
@@ -66,11 +39,7 @@ export async function remoteSources(
   args: string[],
   opts: SourcesCommandOptions,
 ): Promise<number> {
-  const [action, target, ...extra] = args;
-  if (!action || !['add', 'list', 'sync', 'remove'].includes(action))
-    throw new UsageError(action ? `unknown sources action "${action}"; ${USAGE}` : USAGE);
-  if (action !== 'list' && (!target || extra.length > 0))
-    throw new UsageError(`sources ${action} takes exactly one source name; ${USAGE}`);
+  const { action, target } = sourcesAction(args, USAGE);
   const out = (text: string) => process.stdout.write(`${text}\n`);
   switch (action) {
     case 'add': {
@@ -87,7 +56,7 @@ export async function remoteSources(
     }
     case 'list': {
       const { sources } = await client.graphql<{ sources: RemoteSource[] }>(`{ sources { ${FIELDS} } }`);
-      out(opts.json ? JSON.stringify(sources) : sources.length === 0 ? 'No sources.' : table(sources));
+      out(opts.json ? JSON.stringify(sources) : sources.length === 0 ? 'No sources.' : sourcesTable(sources));
       return 0;
     }
     case 'sync': {
@@ -112,7 +81,7 @@ export async function remoteSources(
       if (opts.json) out(JSON.stringify({ event: 'summary', jobId: job.id, jobStatus: status, ...after }));
       else
         process.stderr.write(
-          `\nSync of "${after.name}" ${after.status}: ${summary(after)}.${after.lastError ? `\n${after.lastErrorCode}: ${after.lastError}` : ''}\n`,
+          `\nSync of "${after.name}" ${after.status}: ${syncSummary(after.counts)}.${after.lastError ? `\n${after.lastErrorCode}: ${after.lastError}` : ''}\n`,
         );
       return after.status === 'SUCCEEDED' ? 0 : 1;
     }

@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { createServices } from '../services.js';
 import { UsageError } from './cliErrors.js';
+import { sourcesAction, sourcesTable, syncSummary } from './sourcesOutput.js';
 import { progressReporter } from './progress.js';
 
 /** Options of `cairn sources` (flags of main's parser). */
@@ -99,33 +100,6 @@ function toJson(s: SourceRecord, documentCount?: number) {
   };
 }
 
-function table(sources: SourceRecord[], counts: Map<string, number>): string {
-  const rows = [
-    ['NAME', 'KIND', 'STATUS', 'DOCS', 'SCHEDULE', 'LAST RUN', 'NEXT RUN'],
-    ...sources.map((s) => [
-      s.name,
-      s.kind,
-      s.status,
-      String(counts.get(s.id) ?? 0),
-      s.schedule ?? 'manual',
-      iso(s.lastRunAt),
-      iso(s.nextRunAt),
-    ]),
-  ];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows
-    .map((r) =>
-      r
-        .map((c, i) => c.padEnd(widths[i] ?? 0))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
-}
-
-const summary = (s: SourceRecord) =>
-  `added ${s.counts.added}, updated ${s.counts.updated}, removed ${s.counts.removed}, unchanged ${s.counts.unchanged}, skipped ${s.counts.skipped}`;
-
 /** `cairn sources add|list|sync|remove`: registers, lists, syncs (here, with progress) and removes sources. */
 export async function sourcesCommand(
   config: Config,
@@ -133,11 +107,7 @@ export async function sourcesCommand(
   args: string[],
   opts: SourcesCommandOptions,
 ): Promise<number> {
-  const [action, target, ...extra] = args;
-  if (!action || !['add', 'list', 'sync', 'remove'].includes(action))
-    throw new UsageError(action ? `unknown sources action "${action}"; ${USAGE}` : USAGE);
-  if (action !== 'list' && (!target || extra.length > 0))
-    throw new UsageError(`sources ${action} takes exactly one source name; ${USAGE}`);
+  const { action, target } = sourcesAction(args, USAGE);
   const services = await createServices(config, logger, { importQueue: false });
   try {
     const sources = services.sources;
@@ -157,7 +127,7 @@ export async function sourcesCommand(
         process.stdout.write(
           opts.json
             ? `${JSON.stringify(all.map((s) => toJson(s, counts.get(s.id) ?? 0)))}\n`
-            : `${all.length === 0 ? 'No sources.' : table(all, counts)}\n`,
+            : `${all.length === 0 ? 'No sources.' : sourcesTable(all.map((s) => ({ ...s, documentCount: counts.get(s.id) ?? 0, lastRunAt: s.lastRunAt?.toISOString() ?? null, nextRunAt: s.nextRunAt?.toISOString() ?? null })))}\n`,
         );
         return 0;
       }
@@ -172,7 +142,7 @@ export async function sourcesCommand(
           );
         else
           process.stderr.write(
-            `\nSync of "${after.name}" ${after.status}: ${summary(after)}.${after.lastError ? `\n${after.lastErrorCode}: ${after.lastError}` : ''}\n`,
+            `\nSync of "${after.name}" ${after.status}: ${syncSummary(after.counts)}.${after.lastError ? `\n${after.lastErrorCode}: ${after.lastError}` : ''}\n`,
           );
         return after.status === 'SUCCEEDED' ? 0 : 1;
       }
