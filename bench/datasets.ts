@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { DocumentInput } from '../src/documents/types.js';
 import { projectRoot } from '../src/paths.js';
 
 /** Root of the shared evaluation data (../shared/data from the project). */
@@ -50,4 +51,18 @@ export function loadSciFact(dir = path.join(DATA_DIR, 'scifact')): BeirDataset {
     .filter((q) => qrels.has(q._id))
     .map((q) => ({ id: q._id, text: q.text }));
   return { corpus, queries, qrels };
+}
+
+/** A SciFact abstract as a document to store (type reference, source scifact). */
+export function sciFactDocument(d: BeirDoc): DocumentInput {
+  return {
+    id: d.id,
+    title: d.title,
+    content: d.text,
+    documentType: 'reference',
+    source: 'scifact',
+    tags: [],
+    metadata: {},
+    expiresAt: null,
+  };
 }

@@ -11,7 +11,7 @@ import { silentLogger } from '../src/logger.js';
 import { dropHnswIndex } from '../src/retrieval/vectorIndex.js';
 import { createServices, type Services } from '../src/services.js';
 import { createScratchDatabase } from '../test/helpers/databases.js';
-import { loadSciFact, type BeirDataset } from './datasets.js';
+import { loadSciFact, sciFactDocument, type BeirDataset } from './datasets.js';
 import { corpusEntityNames, sampleIndexes, syntheticGraph, type SyntheticGraph } from './graphData.js';
 import { percentile } from './metrics.js';
 import { machineLine, type Table } from './report.js';
@@ -81,18 +81,7 @@ async function benchLinking(
   await dropHnswIndex(services.db);
   let t0 = performance.now();
   for (let i = 0; i < data.corpus.length; i += INGEST_BATCH) {
-    await services.documents.upsertMany(
-      data.corpus.slice(i, i + INGEST_BATCH).map((d) => ({
-        id: d.id,
-        title: d.title,
-        content: d.text,
-        documentType: 'reference' as const,
-        source: 'scifact',
-        tags: [],
-        metadata: {},
-        expiresAt: null,
-      })),
-    );
+    await services.documents.upsertMany(data.corpus.slice(i, i + INGEST_BATCH).map(sciFactDocument));
   }
   const ingestSeconds = seconds(t0);
   const { rows } = await services.db.query<{ content: string }>('SELECT content FROM chunks');

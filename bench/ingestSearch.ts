@@ -10,7 +10,7 @@ import { withBulkLoad } from '../src/retrieval/BulkLoad.js';
 import { hnswExpression, usesHnsw } from '../src/retrieval/vectorIndex.js';
 import type { Db } from '../src/db/Db.js';
 import { createServices } from '../src/services.js';
-import type { BeirDataset } from './datasets.js';
+import { sciFactDocument, type BeirDataset } from './datasets.js';
 import { rssSampler } from './metrics.js';
 import { evaluateModes, type ModeResult } from './modes.js';
 
@@ -88,16 +88,7 @@ export async function benchIngestSearch(
     // As an import job does: one bulk session, which on a server drops HNSW for the load and rebuilds it at the end.
     await withBulkLoad(services.db, async (bulk) => {
       for (let i = 0; i < data.corpus.length; i += BATCH) {
-        const batch = data.corpus.slice(i, i + BATCH).map((d) => ({
-          id: d.id,
-          title: d.title,
-          content: d.text,
-          documentType: 'reference' as const,
-          source: 'scifact',
-          tags: [],
-          metadata: {},
-          expiresAt: null,
-        }));
+        const batch = data.corpus.slice(i, i + BATCH).map(sciFactDocument);
         for (const r of await services.documents.upsertMany(batch)) chunks += r.embeddedChunkCount;
         await bulk.progress(chunks, Math.min(1, (i + BATCH) / data.corpus.length));
       }

@@ -3,7 +3,7 @@ import { HashingEmbeddingProvider } from '../src/embeddings/hashing/HashingEmbed
 import { silentLogger } from '../src/logger.js';
 import { createServices, type Services } from '../src/services.js';
 import { corpusEntityNames } from './graphData.js';
-import type { BeirDataset } from './datasets.js';
+import { sciFactDocument, type BeirDataset } from './datasets.js';
 import { distinct, ndcgAt, percentile } from './metrics.js';
 import { machineLine, type Table } from './report.js';
 import { namedGraph } from './syntheticCorpus.js';
@@ -39,18 +39,7 @@ async function loadCorpusAndGraph(services: Services, data: BeirDataset): Promis
   for (let i = 0; i < graph.relationships.length; i += 5000)
     await services.graph.upsertGraph([], graph.relationships.slice(i, i + 5000));
   for (let i = 0; i < data.corpus.length; i += 250) {
-    await services.documents.upsertMany(
-      data.corpus.slice(i, i + 250).map((d) => ({
-        id: d.id,
-        title: d.title,
-        content: d.text,
-        documentType: 'reference' as const,
-        source: 'scifact',
-        tags: [],
-        metadata: {},
-        expiresAt: null,
-      })),
-    );
+    await services.documents.upsertMany(data.corpus.slice(i, i + 250).map(sciFactDocument));
   }
 }
 
