@@ -12,7 +12,7 @@ const HOME_CHUNKS = 3;
 /** Mentioning chunks kept per entity, the closest to the query among those sampled. */
 const MENTIONS_PER_ENTITY = 4;
 /** Mentions sampled per entity before ranking by similarity. */
-const MENTION_SCAN = 16;
+const MENTION_SCAN = 32;
 /** Entities whose evidence is read: the query's, then the top chunks', then neighbours. */
 const MAX_EVIDENCE_ENTITIES = 24;
 

@@ -25,10 +25,11 @@ const POSTGRES_STATEMENTS: Record<string, number> = {
 /**
  * The longest chain of statements each sent after the previous one answered, on the server (PGlite runs one statement
  * at a time, so there every statement is in the chain): the rows of the top chunks, the graph step and the gap check
- * all start from the ranking, so the chain is the keyword lane, then the mentions of the top chunks, the evidence
- * read and the graph chunks' rows.
+ * all start from the ranking, so the step's chain is the mentions of the top chunks, the evidence read and the graph
+ * chunks' rows, after whichever finishes last of the keyword lane and the graph lane's seeds (on the Postgres graph
+ * store: the query entities' mention counts, then the expansion). Before the lanes ran together it was 6 or more.
  */
-const CHAIN_ON_SERVER = 4;
+const CHAIN_ON_SERVER = 5;
 
 const ENRICH = `query($input: EnrichContextInput!) { enrichContext(input: $input) { context chunks { document { id } } entities { entity { id } } warnings } }`;
 
