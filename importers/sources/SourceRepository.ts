@@ -89,19 +89,7 @@ export class SourceRepository {
     const { rows } = await this.db.query<SourceRow>(
       `INSERT INTO sources (id, name, kind, config, tags, document_type, schedule, sync_timeout_ms, next_run_at, deploy_key, ssh_known_hosts)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
-      [
-        id,
-        source.name,
-        source.kind,
-        JSON.stringify(source.config),
-        source.tags,
-        source.documentType,
-        source.schedule,
-        source.syncTimeoutMs,
-        nextRunAt,
-        source.deployKey ? JSON.stringify(source.deployKey) : null,
-        source.sshKnownHosts,
-      ],
+      [id, ...settingValues(source, nextRunAt)],
     );
     return toSource(rows[0] as SourceRow);
   }
@@ -128,19 +116,7 @@ export class SourceRepository {
       `UPDATE sources SET name = $2, kind = $3, config = $4, tags = $5, document_type = $6, schedule = $7, sync_timeout_ms = $8,
                           next_run_at = $9, deploy_key = $10, ssh_known_hosts = $11, updated_at = now()
         WHERE id = $1 RETURNING *`,
-      [
-        source.id,
-        source.name,
-        source.kind,
-        JSON.stringify(source.config),
-        source.tags,
-        source.documentType,
-        source.schedule,
-        source.syncTimeoutMs,
-        nextRunAt,
-        source.deployKey ? JSON.stringify(source.deployKey) : null,
-        source.sshKnownHosts,
-      ],
+      [source.id, ...settingValues(source, nextRunAt)],
     );
     return rows[0] && toSource(rows[0]);
   }
@@ -254,4 +230,20 @@ export class SourceRepository {
   async deleteItem(sourceId: string, key: string): Promise<void> {
     await this.db.query('DELETE FROM source_items WHERE source_id = $1 AND key = $2', [sourceId, key]);
   }
+}
+
+/** A source's stored settings in the column order of `create` and `update` ($2 to $11). */
+function settingValues(source: NewSource, nextRunAt: Date | null): unknown[] {
+  return [
+    source.name,
+    source.kind,
+    JSON.stringify(source.config),
+    source.tags,
+    source.documentType,
+    source.schedule,
+    source.syncTimeoutMs,
+    nextRunAt,
+    source.deployKey ? JSON.stringify(source.deployKey) : null,
+    source.sshKnownHosts,
+  ];
 }
