@@ -4,7 +4,7 @@ import path from 'node:path';
 import util from 'node:util';
 import type { z } from 'zod';
 import { AppError, ErrorCode } from './errors.js';
-import { envSchema, type Env } from './configSchema.js';
+import { envSchema, parseExtractorList, type Env } from './configSchema.js';
 
 // The single place that reads process.env. Everything else receives a typed Config, whose type follows from the
 // settings in configSchema.ts and the shape below.
@@ -80,6 +80,40 @@ function sourcesConfig(e: Env, dataDir: string) {
   };
 }
 
+/** The extractors that build the graph from documents, and the LLM extractor's endpoint and limits. */
+function extractionConfig(e: Env) {
+  const list = (v: string) =>
+    v
+      .split(',')
+      .map((t) => t.trim())
+      .filter((t) => t !== '');
+  return {
+    extractors: parseExtractorList(e.CAIRN_EXTRACTION_EXTRACTORS) as ('structural' | 'offline' | 'llm')[],
+    concurrency: e.CAIRN_EXTRACTION_CONCURRENCY,
+    pollMs: e.CAIRN_EXTRACTION_POLL_MS,
+    leaseMs: e.CAIRN_EXTRACTION_LEASE_MS,
+    maxAttempts: e.CAIRN_EXTRACTION_MAX_ATTEMPTS,
+    termMinDocuments: e.CAIRN_EXTRACTION_TERM_MIN_DOCUMENTS,
+    cooccurrenceMinChunks: e.CAIRN_EXTRACTION_COOCCURRENCE_MIN_CHUNKS,
+    fuzzyThreshold: e.CAIRN_EXTRACTION_FUZZY_THRESHOLD,
+    maxTokensPerJob: e.CAIRN_EXTRACTION_MAX_TOKENS_PER_JOB,
+    llm: {
+      baseUrl: e.CAIRN_EXTRACTION_LLM_BASE_URL,
+      model: e.CAIRN_EXTRACTION_LLM_MODEL,
+      apiKey: e.CAIRN_EXTRACTION_LLM_API_KEY ?? e.OPENAI_API_KEY,
+      concurrency: e.CAIRN_EXTRACTION_LLM_CONCURRENCY,
+      requestsPerMinute: e.CAIRN_EXTRACTION_LLM_REQUESTS_PER_MINUTE,
+      timeoutMs: e.CAIRN_EXTRACTION_LLM_TIMEOUT_MS,
+      maxRetries: e.CAIRN_EXTRACTION_LLM_MAX_RETRIES,
+      maxOutputTokens: e.CAIRN_EXTRACTION_LLM_MAX_OUTPUT_TOKENS,
+      priceInputPerMillion: e.CAIRN_EXTRACTION_LLM_PRICE_INPUT,
+      priceOutputPerMillion: e.CAIRN_EXTRACTION_LLM_PRICE_OUTPUT,
+      entityTypes: list(e.CAIRN_EXTRACTION_ENTITY_TYPES),
+      relationshipTypes: list(e.CAIRN_EXTRACTION_RELATIONSHIP_TYPES),
+    },
+  };
+}
+
 function secretsConfig(e: Env) {
   return {
     key: e.CAIRN_SECRET_KEY,
@@ -136,6 +170,7 @@ function toConfig(e: Env) {
     maxBodyBytes: e.CAIRN_MAX_BODY_BYTES,
     sources: sourcesConfig(e, dataDir),
     secrets: secretsConfig(e),
+    extraction: extractionConfig(e),
     import: importConfig(e),
     auth: { mode: e.CAIRN_AUTH },
     apiKey: e.CAIRN_API_KEY,
@@ -171,6 +206,10 @@ export type GraphqlLimits = Config['graphqlLimits'];
 export type SubscriptionLimits = Config['subscriptions'];
 /** Importer settings, resolved from `CAIRN_IMPORT_*` and `CAIRN_UPLOAD_*`. */
 export type ImportConfig = Config['import'];
+/** Graph extraction settings, resolved from `CAIRN_EXTRACTION_*`. */
+export type ExtractionConfig = Config['extraction'];
+/** The LLM extractor's endpoint and limits, resolved from `CAIRN_EXTRACTION_LLM_*`. */
+export type LlmExtractionConfig = ExtractionConfig['llm'];
 /** Source settings, resolved from `CAIRN_SOURCES_*`. */
 export type SourcesConfig = Config['sources'];
 

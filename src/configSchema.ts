@@ -175,6 +175,90 @@ const graph = {
   CAIRN_NEO4J_DATABASE: optionalString.describe("Neo4j database name; unset: the server's default"),
 };
 
+/** The entity types the LLM extractor is asked for unless `CAIRN_EXTRACTION_ENTITY_TYPES` says otherwise. */
+export const DEFAULT_EXTRACTION_ENTITY_TYPES =
+  'Person,Organization,Product,Technology,Concept,Component,Process,Location,Event,API,ConfigOption';
+/** The relationship types the LLM extractor is asked for unless `CAIRN_EXTRACTION_RELATIONSHIP_TYPES` says otherwise. */
+export const DEFAULT_EXTRACTION_RELATIONSHIP_TYPES =
+  'RELATED_TO,PART_OF,USES,DEPENDS_ON,CONFIGURES,PROVIDES,CREATED_BY,LOCATED_IN,INSTANCE_OF,HELD_POSITION';
+
+const extraction = {
+  CAIRN_EXTRACTION_EXTRACTORS: z
+    .string()
+    .trim()
+    .default('structural,offline')
+    .describe(
+      'which extractors build the graph from every written document: a comma list of `structural`, `offline`, `llm`; `none` turns extraction off ([graph](graph.md#where-the-graph-comes-from))',
+    ),
+  CAIRN_EXTRACTION_CONCURRENCY: int(1, 32).default(2).describe('documents one instance extracts at once'),
+  CAIRN_EXTRACTION_POLL_MS: int(0)
+    .default(1000)
+    .describe('how often an idle instance looks for queued extraction work; `0`: only when this instance writes'),
+  CAIRN_EXTRACTION_LEASE_MS: int(1000)
+    .default(120_000)
+    .describe(
+      'a document being extracted belongs to its instance this long, renewed while it works; then any instance takes it over',
+    ),
+  CAIRN_EXTRACTION_MAX_ATTEMPTS: int(1, 100)
+    .default(5)
+    .describe('claims of one document before its extraction is marked failed'),
+  CAIRN_EXTRACTION_TERM_MIN_DOCUMENTS: int(1, 1000)
+    .default(2)
+    .describe('documents that must name a key term (not a proper name) before it becomes an entity'),
+  CAIRN_EXTRACTION_COOCCURRENCE_MIN_CHUNKS: int(1, 1000)
+    .default(2)
+    .describe('chunks in which two entities must appear together before a `RELATED_TO` joins them'),
+  CAIRN_EXTRACTION_FUZZY_THRESHOLD: z.coerce
+    .number()
+    .min(0.5)
+    .max(1)
+    .default(0.9)
+    .describe(
+      'trigram similarity at which an extracted name joins an existing entity of a compatible type; `1` turns fuzzy matching off',
+    ),
+  CAIRN_EXTRACTION_LLM_BASE_URL: optionalString.describe(
+    'OpenAI-compatible chat endpoint for the `llm` extractor, e.g. `http://127.0.0.1:11434/v1` (Ollama); unset: OpenAI',
+  ),
+  CAIRN_EXTRACTION_LLM_MODEL: optionalString.describe('chat model of the `llm` extractor (required when it is on)'),
+  CAIRN_EXTRACTION_LLM_API_KEY: optionalString.describe('API key of the `llm` extractor; unset: `OPENAI_API_KEY`'),
+  CAIRN_EXTRACTION_LLM_CONCURRENCY: int(1, 64)
+    .default(2)
+    .describe('requests the `llm` extractor has in flight at once'),
+  CAIRN_EXTRACTION_LLM_REQUESTS_PER_MINUTE: int(1, 100_000)
+    .default(60)
+    .describe('requests the `llm` extractor sends per minute at most'),
+  CAIRN_EXTRACTION_LLM_TIMEOUT_MS: int(1000).default(120_000).describe('one chat request longer than this fails'),
+  CAIRN_EXTRACTION_LLM_MAX_RETRIES: int(0, 10)
+    .default(4)
+    .describe('HTTP retries of one request on 429 (honouring `Retry-After`), 5xx, time-outs and connection errors'),
+  CAIRN_EXTRACTION_LLM_MAX_OUTPUT_TOKENS: int(64, 100_000).default(2000).describe('`max_tokens` of one request'),
+  CAIRN_EXTRACTION_LLM_PRICE_INPUT: z.coerce
+    .number()
+    .min(0)
+    .optional()
+    .describe('price in USD per million input tokens, for the cost `dryRun` reports; unset: no cost shown'),
+  CAIRN_EXTRACTION_LLM_PRICE_OUTPUT: z.coerce
+    .number()
+    .min(0)
+    .optional()
+    .describe('price in USD per million output tokens, for the cost `dryRun` reports'),
+  CAIRN_EXTRACTION_MAX_TOKENS_PER_JOB: int(0)
+    .default(0)
+    .describe(
+      'tokens one `extractGraph` job may spend on the model before it stops cleanly, keeping what it extracted; `0`: no cap',
+    ),
+  CAIRN_EXTRACTION_ENTITY_TYPES: z
+    .string()
+    .trim()
+    .default(DEFAULT_EXTRACTION_ENTITY_TYPES)
+    .describe('entity types the `llm` extractor may use (comma list of PascalCase names)'),
+  CAIRN_EXTRACTION_RELATIONSHIP_TYPES: z
+    .string()
+    .trim()
+    .default(DEFAULT_EXTRACTION_RELATIONSHIP_TYPES)
+    .describe('relationship types the `llm` extractor may use (comma list of UPPER_SNAKE names)'),
+};
+
 const enrichment = {
   CAIRN_KG_MAX_ENTITIES_IN_CONTEXT: int(0, 100)
     .default(5)
@@ -379,6 +463,7 @@ export const settingGroups = [
   { title: 'Chunking', settings: chunking },
   { title: 'Search', settings: search },
   { title: 'Knowledge graph', settings: graph },
+  { title: 'Graph extraction', settings: extraction },
   { title: 'enrichContext', settings: enrichment },
   { title: 'Documents and responses', settings: documents },
   { title: 'Imports and uploads', settings: imports },
@@ -395,6 +480,7 @@ export const envSchema = z
     ...chunking,
     ...search,
     ...graph,
+    ...extraction,
     ...enrichment,
     ...documents,
     ...imports,
@@ -402,6 +488,7 @@ export const envSchema = z
     ...access,
   })
   .superRefine((env, ctx) => {
+    checkExtractors(env, ctx);
     if (env.CAIRN_CHUNK_OVERLAP >= env.CAIRN_CHUNK_SIZE) {
       ctx.addIssue({
         code: 'custom',
@@ -434,3 +521,35 @@ export const envSchema = z
 
 /** The parsed environment, before it is shaped into a Config. */
 export type Env = z.output<typeof envSchema>;
+
+const EXTRACTOR_NAMES = ['structural', 'offline', 'llm'] as const;
+
+/** The extractor list names known extractors, and `llm` comes with its model. */
+function checkExtractors(
+  env: { CAIRN_EXTRACTION_EXTRACTORS: string; CAIRN_EXTRACTION_LLM_MODEL?: string | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  const names = parseExtractorList(env.CAIRN_EXTRACTION_EXTRACTORS);
+  const unknown = names.filter((n) => !(EXTRACTOR_NAMES as readonly string[]).includes(n));
+  if (unknown.length > 0)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['CAIRN_EXTRACTION_EXTRACTORS'],
+      message: `unknown extractor "${unknown[0]}": use a comma list of ${EXTRACTOR_NAMES.join(', ')}, or none`,
+    });
+  if (names.includes('llm') && env.CAIRN_EXTRACTION_LLM_MODEL === undefined)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['CAIRN_EXTRACTION_LLM_MODEL'],
+      message: 'is required when CAIRN_EXTRACTION_EXTRACTORS includes llm (e.g. gpt-4o-mini, or llama3.1 on Ollama)',
+    });
+}
+
+/** `structural, offline` → ['structural', 'offline']; `none` or empty → []. */
+export function parseExtractorList(value: string): string[] {
+  const names = value
+    .split(',')
+    .map((n) => n.trim().toLowerCase())
+    .filter((n) => n !== '');
+  return names.length === 1 && names[0] === 'none' ? [] : [...new Set(names)];
+}

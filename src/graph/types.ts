@@ -7,6 +7,12 @@ export const RELATIONSHIP_TYPE_PATTERN = /^[A-Z][A-Z0-9_]{0,63}$/;
 /** Entity ids: like document ids. */
 export const ENTITY_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_\-:./@#?=&%+~]{0,511}$/;
 
+/**
+ * Where a fact came from: written through the API (MANUAL), by an importer (IMPORTED, e.g. an OpenAPI spec), or
+ * built from document text (EXTRACTED). Extraction never changes or removes MANUAL and IMPORTED facts.
+ */
+export type Origin = 'MANUAL' | 'IMPORTED' | 'EXTRACTED';
+
 /** A typed entity of the knowledge graph. */
 export interface EntityRecord {
   id: string;
