@@ -173,6 +173,28 @@ async function startImports(
   return { imports, sources };
 }
 
+/** Documents, queueing extraction in their writes when an extractor is configured, and the extraction service. */
+function documentsWithExtraction(
+  parts: { db: Db; graph: GraphService; linker: MentionLinker; embedder: EmbeddingProvider },
+  config: Config,
+  logger: Logger,
+  options: CreateServicesOptions,
+) {
+  const { db, graph, linker, embedder } = parts;
+  const extraction = new ExtractionService({
+    db,
+    graph,
+    config: config.extraction,
+    extractors: options.extractors ?? createExtractors(config.extraction, { logger }),
+    logger,
+    exclusive: db.kind === 'pglite',
+  });
+  const hook = extraction.writeHook ? composeWriteHooks(linker, extraction.writeHook) : linker;
+  const documents = new DocumentService(db, embedder, config.chunking, hook);
+  extraction.attach(documents);
+  return { extraction, documents };
+}
+
 /** Composition root: opens the database, applies migrations, picks the embedder and wires the services. */
 export async function createServices(
   config: Config,
@@ -187,21 +209,7 @@ export async function createServices(
     const linker = new MentionLinker(db, mirror);
     const outbox = mirror ? new OutboxWorker(linker.mentions, store, logger) : undefined;
     const graph = new GraphService(store, linker, new KeyedLock(db, ENTITY_CREATE_LOCK_SPACE), outbox);
-    const extraction = new ExtractionService({
-      db,
-      graph,
-      config: config.extraction,
-      extractors: options.extractors ?? createExtractors(config.extraction, { logger }),
-      logger,
-      exclusive: db.kind === 'pglite',
-    });
-    const documents = new DocumentService(
-      db,
-      embedder,
-      config.chunking,
-      extraction.writeHook ? composeWriteHooks(linker, extraction.writeHook) : linker,
-    );
-    extraction.attach(documents);
+    const { extraction, documents } = documentsWithExtraction({ db, graph, linker, embedder }, config, logger, options);
     const search = new SearchService(db, embedder, config.rag, config.search, {
       memoryIndexMaxChunks: config.vectorMemoryIndexMaxChunks,
       efSearch: config.hnswEfSearch,

@@ -78,7 +78,9 @@ export class EvidenceRepository {
          FROM extraction_evidence WHERE fact_key = ANY($1::text[]) GROUP BY fact_key`,
       [[...new Set(factKeys)]],
     );
-    return new Map(rows.map((r) => [r.fact_key, { factKey: r.fact_key, documents: r.documents, chunks: r.chunks, facts: r.facts }]));
+    return new Map(
+      rows.map((r) => [r.fact_key, { factKey: r.fact_key, documents: r.documents, chunks: r.chunks, facts: r.facts }]),
+    );
   }
 
   /** The fact keys a document supports. */

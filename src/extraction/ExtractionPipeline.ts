@@ -49,7 +49,11 @@ export class ExtractionPipeline {
       return outcome(documentId, 'SKIPPED', { entities: 0, relationships: 0 });
     }
     const document = forExtraction(loaded.document);
-    const chunks: ChunkForExtraction[] = loaded.chunks.map((c) => ({ id: c.id, ordinal: c.ordinal, content: c.content }));
+    const chunks: ChunkForExtraction[] = loaded.chunks.map((c) => ({
+      id: c.id,
+      ordinal: c.ordinal,
+      content: c.content,
+    }));
     const runs: ExtractorRun[] = [];
     for (const extractor of this.selected(options.extractors)) {
       options.signal?.throwIfAborted();
@@ -109,7 +113,14 @@ export class ExtractionPipeline {
 }
 
 function forExtraction(d: DocumentRecord): DocumentForExtraction {
-  return { id: d.id, title: d.title, documentType: d.documentType, source: d.source, tags: d.tags, metadata: d.metadata };
+  return {
+    id: d.id,
+    title: d.title,
+    documentType: d.documentType,
+    source: d.source,
+    tags: d.tags,
+    metadata: d.metadata,
+  };
 }
 
 function outcome(

@@ -46,6 +46,7 @@ export class ExtractionWorker {
   private handles: unknown[] = [];
   private ticking: Promise<void> | undefined;
   private again = false;
+  private started = false;
 
   constructor(
     private readonly queue: ExtractionQueueRepository,
@@ -60,14 +61,15 @@ export class ExtractionWorker {
   /** Voids a dead run's leases (PGlite), then renews leases and polls for work. */
   async start(): Promise<void> {
     if (this.options.exclusive) await this.queue.expireAllLeases();
+    this.started = true;
     this.handles.push(this.timers.setInterval(() => void this.renewLeases(), Math.max(100, this.options.leaseMs / 3)));
     if (this.options.pollMs > 0) this.handles.push(this.timers.setInterval(() => this.nudge(), this.options.pollMs));
     this.nudge();
   }
 
-  /** Looks for work now (a write queued some). */
+  /** Looks for work now (a write queued some); nothing before `start`. */
   nudge(): void {
-    if (this.stopping.signal.aborted) return;
+    if (!this.started || this.stopping.signal.aborted) return;
     if (this.ticking) {
       this.again = true;
       return;

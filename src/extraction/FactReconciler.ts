@@ -51,7 +51,11 @@ export class FactReconciler {
         live.add(id);
       } else if (existing) removeEntities.push(id);
     }
-    const { writes: relWrites, remove: removeRels, liveKeys } = await this.relationships(
+    const {
+      writes: relWrites,
+      remove: removeRels,
+      liveKeys,
+    } = await this.relationships(
       keys.filter((k) => k.startsWith('r:')),
       support,
       live,
@@ -66,9 +70,7 @@ export class FactReconciler {
       homes.filter((h) => live.has(h.entityId)),
     );
     await this.graph.removeExtractedFacts(removeEntities, removeRels);
-    await this.repository.evidence.unmarkMaterialized(
-      keys.filter((k) => k.startsWith('r:') && !liveKeys.has(k)),
-    );
+    await this.repository.evidence.unmarkMaterialized(keys.filter((k) => k.startsWith('r:') && !liveKeys.has(k)));
     return new Set([...[...live].map((id) => `e:${id}`), ...liveKeys]);
   }
 
@@ -159,7 +161,8 @@ export function entityWrite(id: string, facts: readonly EntityFact[], existing: 
     }
   }
   const kinds = new Set(facts.map((f) => f.kind));
-  const linkByName = kinds.has('name') || kinds.has('identifier') || ((kinds.has('page') || kinds.has('term')) && isSpecificName(name));
+  const linkByName =
+    kinds.has('name') || kinds.has('identifier') || ((kinds.has('page') || kinds.has('term')) && isSpecificName(name));
   return {
     id,
     type: existing?.type ?? best.type,

@@ -82,7 +82,10 @@ function validCandidate(c: EntityCandidate, warnings: string[]): boolean {
   return false;
 }
 
-async function resolutionContext(candidates: readonly EntityCandidate[], deps: EvidenceDeps): Promise<ResolutionContext> {
+async function resolutionContext(
+  candidates: readonly EntityCandidate[],
+  deps: EvidenceDeps,
+): Promise<ResolutionContext> {
   const { keys, prefixes } = lookupKeys(candidates);
   const [byKey, byPrefix, rejectedKeys] = await Promise.all([
     deps.repository.names.byKeys(keys),
@@ -164,7 +167,9 @@ function cooccurrenceRows(documentId: string, found: readonly Found[]): Evidence
       .slice(0, COOCCURRENCE_ENTITIES_PER_CHUNK);
     for (let a = 0; a < top.length; a++) {
       for (let b = a + 1; b < top.length; b++) {
-        const [x, y] = [top[a] as Found, top[b] as Found].sort((p, q) => cmp(p.resolution.entityId, q.resolution.entityId));
+        const [x, y] = [top[a] as Found, top[b] as Found].sort((p, q) =>
+          cmp(p.resolution.entityId, q.resolution.entityId),
+        );
         const fact: RelationshipFact = {
           fromId: (x as Found).resolution.entityId,
           type: 'RELATED_TO',
@@ -208,7 +213,9 @@ async function linkRows(
   const bySource = await deps.idsBySource([...new Set(links.flatMap((l) => l.targets))]);
   const resolved = links
     .map((l) => ({ ...l, toDocumentId: l.targets.map((t) => bySource.get(t)).find((id) => id !== undefined) }))
-    .filter((l): l is typeof l & { toDocumentId: string } => l.toDocumentId !== undefined && l.toDocumentId !== document.id);
+    .filter(
+      (l): l is typeof l & { toDocumentId: string } => l.toDocumentId !== undefined && l.toDocumentId !== document.id,
+    );
   const pages = await deps.repository.evidence.pageEntities(resolved.map((l) => l.toDocumentId));
   const rows: EvidenceRow[] = [];
   for (const l of resolved) {

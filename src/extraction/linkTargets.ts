@@ -1,7 +1,18 @@
 import path from 'node:path';
 
 /** Document extensions a link may leave out or swap ("./config" and "./config.html" name "config.md"). */
-const PAGE_SUFFIXES = ['', '.md', '.mdx', '.markdown', '.html', '.htm', '.txt', '/index.md', '/README.md', '/index.html'];
+const PAGE_SUFFIXES = [
+  '',
+  '.md',
+  '.mdx',
+  '.markdown',
+  '.html',
+  '.htm',
+  '.txt',
+  '/index.md',
+  '/README.md',
+  '/index.html',
+];
 
 function variants(target: string): string[] {
   const bare = target.replace(/\/+$/, '').replace(/\.(?:md|mdx|markdown|html?|txt)$/i, '');

@@ -44,7 +44,9 @@ export function nameKey(name: string): string {
     .filter((w) => w !== '');
   const last = words.pop();
   if (last === undefined) return '';
-  return [...words, singular(last)].join(' ');
+  // An acronym's plural ("APIs", "URLs") is its acronym and an s, whatever singular() says of "apis".
+  const acronymPlural = /\b\p{Lu}{2,}s$/u.test(trimmed);
+  return [...words, acronymPlural ? last.slice(0, -1) : singular(last)].join(' ');
 }
 
 /** The distinct non-empty keys of a name and its aliases, the name's first. */

@@ -63,7 +63,10 @@ export function resolveCandidate(candidate: ResolutionCandidate, context: Resolu
     .filter((e) => e.type !== null && compatibleTypes(e.type, candidate.type))
     .map((e) => ({
       e,
-      score: Math.max(...e.keys.filter((k) => fuzzyMatches(key, k, context.fuzzyThreshold)).map((k) => trigramSimilarity(key, k)), 0),
+      score: Math.max(
+        ...e.keys.filter((k) => fuzzyMatches(key, k, context.fuzzyThreshold)).map((k) => trigramSimilarity(key, k)),
+        0,
+      ),
     }))
     .filter((x) => x.score > 0)
     .sort((a, b) => b.score - a.score || byPreference(a.e, b.e))[0];

@@ -13,9 +13,15 @@ import {
 const CHUNKS_PER_CALL = 16;
 
 /** The cache key of one chunk for one extractor: its text, the extractor, its fingerprint and the chunk's context. */
-export function extractionCacheKey(extractor: Extractor, document: DocumentForExtraction, chunk: ChunkForExtraction): string {
+export function extractionCacheKey(
+  extractor: Extractor,
+  document: DocumentForExtraction,
+  chunk: ChunkForExtraction,
+): string {
   return createHash('sha256')
-    .update([chunk.content, extractor.name, extractor.fingerprint, extractor.contextKey(document, chunk)].join('\u0000'))
+    .update(
+      [chunk.content, extractor.name, extractor.fingerprint, extractor.contextKey(document, chunk)].join('\u0000'),
+    )
     .digest('hex');
 }
 
@@ -50,7 +56,13 @@ export async function runExtractor(
     }
     options.signal?.throwIfAborted();
     const slice = missing.slice(at, at + CHUNKS_PER_CALL);
-    const found = await extractSlice(extractor, document, slice.map((s) => s.c), options.signal, run.failures);
+    const found = await extractSlice(
+      extractor,
+      document,
+      slice.map((s) => s.c),
+      options.signal,
+      run.failures,
+    );
     const entries: CachedExtraction[] = [];
     slice.forEach(({ i }, n) => {
       const result = found[n];

@@ -43,7 +43,11 @@ export class EntityNameLookup {
   }
 
   /** Entities whose name key starts with one of `prefixes` (three characters each): fuzzy-match candidates. */
-  async byKeyPrefixes(prefixes: readonly string[], limitPerPrefix: number, q: Queryable = this.db): Promise<NamedEntity[]> {
+  async byKeyPrefixes(
+    prefixes: readonly string[],
+    limitPerPrefix: number,
+    q: Queryable = this.db,
+  ): Promise<NamedEntity[]> {
     if (prefixes.length === 0) return [];
     const { rows } = await q.query<NameRow>(
       `SELECT x.* FROM unnest($1::text[]) AS p(prefix)
