@@ -5,10 +5,14 @@ import { KeyedLock } from './db/KeyedLock.js';
 import type { Db } from './db/Db.js';
 import { migrate } from './db/migrate.js';
 import { openDb } from './db/openDb.js';
+import { composeWriteHooks } from './documents/composeWriteHooks.js';
 import { DocumentService } from './documents/DocumentService.js';
 import { ExpirySweeper } from './documents/ExpirySweeper.js';
 import type { EmbeddingProvider } from './embeddings/EmbeddingProvider.js';
 import { createEmbeddingProvider } from './embeddings/createEmbeddingProvider.js';
+import { createExtractors } from './extraction/createExtractors.js';
+import { ExtractionService } from './extraction/ExtractionService.js';
+import type { Extractor } from './extraction/types.js';
 import { Leadership } from './leadership.js';
 import type { Logger } from './logger.js';
 import { SearchService } from './retrieval/SearchService.js';
@@ -61,6 +65,8 @@ export interface Services {
   readiness: Readiness;
   /** API keys: creation, revocation and verification. */
   apiKeys: ApiKeyService;
+  /** Graph extraction from documents: its queue, background worker and state. */
+  extraction: ExtractionService;
   /** Stops background work and closes the database. */
   close(): Promise<void>;
 }
@@ -81,6 +87,8 @@ export interface CreateServicesOptions {
   resolve?: Resolver;
   /** The time the source scheduler reads (tests inject a clock). */
   now?: () => Date;
+  /** Use these extractors instead of the built-in ones (tests inject deterministic ones). */
+  extractors?: Extractor[];
 }
 
 /** Applies migrations and picks the embedder; unless told otherwise, checks it against the one the store recorded. */
@@ -165,6 +173,28 @@ async function startImports(
   return { imports, sources };
 }
 
+/** Documents, queueing extraction in their writes when an extractor is configured, and the extraction service. */
+function documentsWithExtraction(
+  parts: { db: Db; graph: GraphService; linker: MentionLinker; embedder: EmbeddingProvider },
+  config: Config,
+  logger: Logger,
+  options: CreateServicesOptions,
+) {
+  const { db, graph, linker, embedder } = parts;
+  const extraction = new ExtractionService({
+    db,
+    graph,
+    config: config.extraction,
+    extractors: options.extractors ?? createExtractors(config.extraction, { logger }),
+    logger,
+    exclusive: db.kind === 'pglite',
+  });
+  const hook = extraction.writeHook ? composeWriteHooks(linker, extraction.writeHook) : linker;
+  const documents = new DocumentService(db, embedder, config.chunking, hook);
+  extraction.attach(documents);
+  return { extraction, documents };
+}
+
 /** Composition root: opens the database, applies migrations, picks the embedder and wires the services. */
 export async function createServices(
   config: Config,
@@ -179,7 +209,7 @@ export async function createServices(
     const linker = new MentionLinker(db, mirror);
     const outbox = mirror ? new OutboxWorker(linker.mentions, store, logger) : undefined;
     const graph = new GraphService(store, linker, new KeyedLock(db, ENTITY_CREATE_LOCK_SPACE), outbox);
-    const documents = new DocumentService(db, embedder, config.chunking, linker);
+    const { extraction, documents } = documentsWithExtraction({ db, graph, linker, embedder }, config, logger, options);
     const search = new SearchService(db, embedder, config.rag, config.search, {
       memoryIndexMaxChunks: config.vectorMemoryIndexMaxChunks,
       efSearch: config.hnswEfSearch,
@@ -194,6 +224,8 @@ export async function createServices(
       logger,
     });
     const { imports, sources } = await startImports({ db, documents, graph }, config, logger, options);
+    // One-shot CLI commands leave extraction to the server (a killed one-shot would hold leases until they run out).
+    if (options.importQueue !== false) await extraction.start();
     const apiKeys = new ApiKeyService(db, {
       onTouchError: (err) => logger.warn({ err }, 'could not record an API key use'),
     });
@@ -226,9 +258,11 @@ export async function createServices(
       sources,
       readiness,
       apiKeys,
+      extraction,
       async close() {
         sources.stop();
         await imports.stop();
+        await extraction.stop();
         await leadership.stop();
         await changes.close();
         await sweeper.stop();

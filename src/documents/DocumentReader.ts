@@ -1,7 +1,7 @@
 import type { KeysetCursor } from '../shared/cursor.js';
 import type { ChunkRepository } from './ChunkRepository.js';
 import type { DocumentPage, DocumentRepository } from './DocumentRepository.js';
-import type { ChunkRecord, DocumentFilterSpec, DocumentSummary } from './types.js';
+import type { ChunkRecord, DocumentFilterSpec, DocumentRecord, DocumentSummary } from './types.js';
 
 export type { DocumentPage } from './DocumentRepository.js';
 
@@ -45,5 +45,12 @@ export class DocumentReader {
   /** Chunk counts per document id. */
   chunkCounts(documentIds: readonly string[]): Promise<Map<string, number>> {
     return this.chunks.countByDocumentIds(documentIds);
+  }
+
+  /** A live document with all its chunks in order (what extraction reads), or undefined. */
+  async withChunks(id: string): Promise<{ document: DocumentRecord; chunks: ChunkRecord[] } | undefined> {
+    const [document] = await this.documents.findByIds([id]);
+    if (!document) return undefined;
+    return { document, chunks: await this.chunks.findByDocumentIds([id]) };
   }
 }

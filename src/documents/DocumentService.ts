@@ -9,6 +9,7 @@ import { DocumentRepository, type DocumentWrite } from './DocumentRepository.js'
 import { chunkHash, embeddingText } from './embeddingText.js';
 import { isLiveAt } from './filterSql.js';
 import { DocumentReader } from './DocumentReader.js';
+import { documentIdsBySource } from './extractionReads.js';
 import type { DocumentWriteHook } from './DocumentWriteHook.js';
 import { knowledgeCounts, type KnowledgeCounts } from './statsRepository.js';
 import { generateDocumentId } from './validateInput.js';
@@ -76,6 +77,11 @@ export class DocumentService extends DocumentReader {
     };
     const [result] = await this.write([merged], 'upsert', current.updatedAt);
     return result as IndexResultRecord;
+  }
+
+  /** The live documents whose `source` is among `sources` (how extraction resolves links): source → id. */
+  idsBySource(sources: readonly string[]): Promise<Map<string, string>> {
+    return documentIdsBySource(this.db, sources);
   }
 
   /** Counts for `knowledgeStats`. */

@@ -214,6 +214,35 @@ export class GraphService {
     return this.linker.mentions.entityIdsByDocument(documentIds);
   }
 
+  /**
+   * Writes facts extraction found support for, as EXTRACTED, and links page entities explicitly to their home
+   * documents (a home deleted meanwhile is skipped). Callers never pass a MANUAL or IMPORTED fact (see FactReconciler).
+   */
+  async applyExtractedFacts(
+    entities: readonly EntityWrite[],
+    relationships: readonly RelationshipWrite[],
+    homes: readonly { documentId: string; entityId: string }[] = [],
+  ): Promise<void> {
+    await this.writeEntities(entities.map((e) => ({ ...e, origin: 'EXTRACTED' as const })));
+    for (let i = 0; i < relationships.length; i += MAX_GRAPH_BATCH)
+      await this.store.upsertRelationships(
+        relationships.slice(i, i + MAX_GRAPH_BATCH).map((r) => ({ ...r, origin: 'EXTRACTED' as const })),
+      );
+    for (const home of homes) {
+      await this.linker.linkExplicit(home.documentId, [home.entityId]).catch((err: unknown) => {
+        if (!(err instanceof AppError && err.code === ErrorCode.NOT_FOUND)) throw err;
+      });
+    }
+    this.outbox?.nudge();
+  }
+
+  /** Deletes extracted facts that lost their support (relationships first), as deleteRelationship and deleteEntity do. */
+  async removeExtractedFacts(entityIds: readonly string[], relationshipIds: readonly string[]): Promise<void> {
+    for (const id of relationshipIds) await this.store.deleteRelationship(id);
+    for (const id of entityIds) await this.deleteEntity(id);
+    this.outbox?.nudge();
+  }
+
   /** Lets the outbox know a write queued work. */
   documentsWritten(): void {
     this.outbox?.nudge();
@@ -223,8 +252,16 @@ export class GraphService {
     if (writes.length === 0) return [];
     const entities = await this.store.upsertEntities(writes);
     const choice = new Map(writes.map((w) => [w.id, w.linkByName]));
+    const origins = new Map(writes.map((w) => [w.id, w.origin]));
     await this.linker.entitiesChanged(
-      entities.map((e) => ({ entityId: e.id, name: e.name, aliases: e.aliases, linkByName: choice.get(e.id) })),
+      entities.map((e) => ({
+        entityId: e.id,
+        name: e.name,
+        aliases: e.aliases,
+        linkByName: choice.get(e.id),
+        type: e.type,
+        origin: origins.get(e.id) ?? 'MANUAL',
+      })),
     );
     this.outbox?.nudge();
     return entities;

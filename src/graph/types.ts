@@ -45,6 +45,8 @@ export interface EntityWrite {
   properties: JsonObject;
   /** Whether text naming it links to it automatically; undefined keeps the recorded choice (true for a new entity). */
   linkByName?: boolean;
+  /** Who wrote it; undefined: MANUAL. Extraction writes EXTRACTED and never overwrites a MANUAL or IMPORTED entity. */
+  origin?: Origin;
 }
 
 /** A validated relationship write. Its id is derived from (fromId, type, toId) so upserts are idempotent. */
@@ -54,6 +56,8 @@ export interface RelationshipWrite {
   fromId: string;
   toId: string;
   properties: JsonObject;
+  /** Who wrote it; undefined: MANUAL. */
+  origin?: Origin;
 }
 
 /** Which relationships to follow from an entity. */

@@ -1,4 +1,5 @@
 import AhoCorasick from 'modern-ahocorasick';
+import type { Origin } from '../types.js';
 
 /** A name or alias of an entity, to look for in text. */
 export interface EntityName {
@@ -7,6 +8,9 @@ export interface EntityName {
   aliases: string[];
   /** False: not matched in text (explicit links only); undefined keeps the recorded choice when names are written. */
   linkByName?: boolean;
+  /** The entity's type and origin, recorded for extraction's entity resolution (undefined: keep what is recorded). */
+  type?: string;
+  origin?: Origin;
 }
 
 /** One whole-word occurrence of a name or alias in (folded) text. */

@@ -4,6 +4,7 @@ import { documentFilterSql, liveDocumentSql } from '../../documents/filterSql.js
 import { chunksRelation, documentsRelation } from '../../documents/relations.js';
 import type { DocumentFilterSpec } from '../../documents/types.js';
 import type { MentionOp } from '../types.js';
+import { nameKeys } from '../../extraction/nameKey.js';
 import type { EntityName } from './MentionMatcher.js';
 
 /** A mention row: an entity named in a chunk (or, for explicit links, in a whole document). */
@@ -57,12 +58,24 @@ export class MentionRepository {
     // Rows are locked in id order, whatever order callers give: concurrent batches then cannot deadlock on them.
     const names = [...unsorted].sort((a, b) => (a.entityId < b.entityId ? -1 : a.entityId > b.entityId ? 1 : 0));
     const ids = names.map((n) => n.entityId);
+    // Extraction never takes over an entity a person or an importer wrote (its origin stays theirs).
     await q.query(
-      `INSERT INTO entity_names (entity_id, name, aliases)
-       SELECT x.id, x.name, ARRAY(SELECT jsonb_array_elements_text(x.aliases::jsonb))
-         FROM unnest($1::text[], $2::text[], $3::text[]) AS x(id, name, aliases)
-       ON CONFLICT (entity_id) DO UPDATE SET name = EXCLUDED.name, aliases = EXCLUDED.aliases, updated_at = now()`,
-      [ids, names.map((n) => n.name), names.map((n) => JSON.stringify(n.aliases))],
+      `INSERT INTO entity_names (entity_id, name, aliases, name_keys, type, origin)
+       SELECT x.id, x.name, ARRAY(SELECT jsonb_array_elements_text(x.aliases::jsonb)),
+              ARRAY(SELECT jsonb_array_elements_text(x.keys::jsonb)), x.type, coalesce(x.origin, 'MANUAL')
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS x(id, name, aliases, keys, type, origin)
+       ON CONFLICT (entity_id) DO UPDATE SET name = EXCLUDED.name, aliases = EXCLUDED.aliases, name_keys = EXCLUDED.name_keys,
+              type = coalesce(EXCLUDED.type, entity_names.type),
+              origin = CASE WHEN EXCLUDED.origin = 'EXTRACTED' THEN entity_names.origin ELSE EXCLUDED.origin END,
+              updated_at = now()`,
+      [
+        ids,
+        names.map((n) => n.name),
+        names.map((n) => JSON.stringify(n.aliases)),
+        names.map((n) => JSON.stringify(nameKeys(n.name, n.aliases))),
+        names.map((n) => n.type ?? null),
+        names.map((n) => n.origin ?? null),
+      ],
     );
     // A write that does not say keeps the recorded choice (a new entity links by name).
     const chosen = names.filter((n) => n.linkByName !== undefined);

@@ -1,0 +1,198 @@
+import type { Db, Queryable } from '../db/Db.js';
+import type { MatchTier } from './resolveEntities.js';
+import type { CandidateKind } from './types.js';
+
+/** What materialises an extracted entity (fact key `e:<id>`). */
+export interface EntityFact {
+  id: string;
+  type: string;
+  name: string;
+  aliases: string[];
+  description: string | null;
+  kind: CandidateKind;
+  /** How the name found the entity: a fuzzy variant's name never becomes an alias. */
+  tier: MatchTier;
+}
+
+/** What materialises an extracted relationship (fact key `r:<relationship id>`). */
+export interface RelationshipFact {
+  fromId: string;
+  type: string;
+  toId: string;
+  description: string | null;
+  /** Evidence of two entities named in one chunk (a weighted RELATED_TO). */
+  cooccurrence?: boolean;
+}
+
+/** A link to another document (fact key `l:<document id>`): never materialised, it tells whom to revisit. */
+export interface LinkFact {
+  toDocumentId: string;
+}
+
+/** One row of support: a fact, the chunk that supports it and the extractor that found it there. */
+export interface EvidenceRow {
+  factKey: string;
+  fact: EntityFact | RelationshipFact | LinkFact;
+  documentId: string;
+  chunkId: string | null;
+  extractor: string;
+  quote: string;
+  confidence: number;
+}
+
+/** All support of one fact: distinct documents and chunks, and the distinct forms of the fact. */
+export interface FactSupport {
+  factKey: string;
+  documents: number;
+  chunks: number;
+  facts: (EntityFact | RelationshipFact)[];
+}
+
+/** The extraction_evidence table (the support of extracted facts) and extraction_facts (what extraction wrote). */
+export class EvidenceRepository {
+  constructor(private readonly db: Db) {}
+
+  /** Replaces a document's evidence; returns the fact keys it supported before. One transaction. */
+  replaceDocument(documentId: string, rows: readonly EvidenceRow[]): Promise<string[]> {
+    return this.db.transaction(async (tx) => {
+      const { rows: old } = await tx.query<{ fact_key: string }>(
+        'DELETE FROM extraction_evidence WHERE document_id = $1 RETURNING fact_key',
+        [documentId],
+      );
+      await insertEvidence(tx, rows);
+      return [...new Set(old.map((r) => r.fact_key))];
+    });
+  }
+
+  /** The support of each of `factKeys` that has any. */
+  async supportOf(factKeys: readonly string[]): Promise<Map<string, FactSupport>> {
+    if (factKeys.length === 0) return new Map();
+    const { rows } = await this.db.query<{
+      fact_key: string;
+      documents: number;
+      chunks: number;
+      facts: (EntityFact | RelationshipFact)[];
+    }>(
+      `SELECT fact_key, count(DISTINCT document_id)::int AS documents,
+              count(DISTINCT (document_id, coalesce(chunk_id, 0)))::int AS chunks, jsonb_agg(DISTINCT fact) AS facts
+         FROM extraction_evidence WHERE fact_key = ANY($1::text[]) GROUP BY fact_key`,
+      [[...new Set(factKeys)]],
+    );
+    return new Map(
+      rows.map((r) => [r.fact_key, { factKey: r.fact_key, documents: r.documents, chunks: r.chunks, facts: r.facts }]),
+    );
+  }
+
+  /** The fact keys a document supports. */
+  async factKeysOf(documentId: string): Promise<string[]> {
+    const { rows } = await this.db.query<{ fact_key: string }>(
+      'SELECT DISTINCT fact_key FROM extraction_evidence WHERE document_id = $1 ORDER BY fact_key',
+      [documentId],
+    );
+    return rows.map((r) => r.fact_key);
+  }
+
+  /** Every evidence row of a document (tests and provenance). */
+  async rowsOf(documentId: string): Promise<EvidenceRow[]> {
+    const { rows } = await this.db.query<{
+      fact_key: string;
+      fact: EvidenceRow['fact'];
+      document_id: string;
+      chunk_id: string | null;
+      extractor: string;
+      quote: string;
+      confidence: number;
+    }>(
+      `SELECT fact_key, fact, document_id, chunk_id::text AS chunk_id, extractor, quote, confidence
+         FROM extraction_evidence WHERE document_id = $1 ORDER BY fact_key, chunk_id, extractor`,
+      [documentId],
+    );
+    return rows.map((r) => ({
+      factKey: r.fact_key,
+      fact: r.fact,
+      documentId: r.document_id,
+      chunkId: r.chunk_id,
+      extractor: r.extractor,
+      quote: r.quote,
+      confidence: Number(r.confidence),
+    }));
+  }
+
+  /** The page entity (the thing a document is about) of each document among `documentIds` that has one. */
+  async pageEntities(documentIds: readonly string[]): Promise<Map<string, string>> {
+    if (documentIds.length === 0) return new Map();
+    const { rows } = await this.db.query<{ document_id: string; id: string }>(
+      `SELECT DISTINCT ON (document_id) document_id, fact->>'id' AS id FROM extraction_evidence
+        WHERE document_id = ANY($1::text[]) AND fact_key LIKE 'e:%' AND fact->>'kind' = 'page'
+        ORDER BY document_id, chunk_id NULLS FIRST, confidence DESC, fact_key`,
+      [[...new Set(documentIds)]],
+    );
+    return new Map(rows.map((r) => [r.document_id, r.id]));
+  }
+
+  /** Documents linking to `documentId` that have no LINKS_TO evidence to `pageEntityId` yet (to extract again). */
+  async documentsLinkingWithout(documentId: string, pageEntityId: string): Promise<string[]> {
+    const { rows } = await this.db.query<{ document_id: string }>(
+      `SELECT DISTINCT l.document_id FROM extraction_evidence l
+        WHERE l.fact_key = $1 AND l.document_id <> $2 AND NOT EXISTS (
+          SELECT 1 FROM extraction_evidence r WHERE r.document_id = l.document_id AND r.fact_key LIKE 'r:%'
+             AND r.fact->>'type' = 'LINKS_TO' AND r.fact->>'toId' = $3)
+        ORDER BY 1`,
+      [`l:${documentId}`, documentId, pageEntityId],
+    );
+    return rows.map((r) => r.document_id);
+  }
+
+  /** The fact keys among `factKeys` that extraction wrote into the graph store. */
+  async materialized(factKeys: readonly string[]): Promise<Set<string>> {
+    if (factKeys.length === 0) return new Set();
+    const { rows } = await this.db.query<{ fact_key: string }>(
+      'SELECT fact_key FROM extraction_facts WHERE fact_key = ANY($1::text[])',
+      [[...new Set(factKeys)]],
+    );
+    return new Set(rows.map((r) => r.fact_key));
+  }
+
+  /** Records facts extraction wrote into the graph store. */
+  async markMaterialized(factKeys: readonly string[]): Promise<void> {
+    if (factKeys.length === 0) return;
+    await this.db.query(
+      'INSERT INTO extraction_facts (fact_key) SELECT DISTINCT x FROM unnest($1::text[]) AS x ON CONFLICT DO NOTHING',
+      [factKeys],
+    );
+  }
+
+  /** Forgets facts removed from the graph store. */
+  async unmarkMaterialized(factKeys: readonly string[]): Promise<void> {
+    if (factKeys.length === 0) return;
+    await this.db.query('DELETE FROM extraction_facts WHERE fact_key = ANY($1::text[])', [factKeys]);
+  }
+}
+
+/** Inserts evidence rows, one per (fact, document, chunk, extractor): the most confident of duplicates. */
+async function insertEvidence(q: Queryable, rows: readonly EvidenceRow[]): Promise<void> {
+  const unique = new Map<string, EvidenceRow>();
+  for (const r of rows) {
+    const key = `${r.factKey}\u0000${r.documentId}\u0000${r.chunkId ?? 0}\u0000${r.extractor}`;
+    const seen = unique.get(key);
+    if (!seen || seen.confidence < r.confidence) unique.set(key, r);
+  }
+  const list = [...unique.values()];
+  for (let i = 0; i < list.length; i += 1000) {
+    const batch = list.slice(i, i + 1000);
+    await q.query(
+      `INSERT INTO extraction_evidence (fact_key, fact, document_id, chunk_id, extractor, quote, confidence)
+       SELECT x.k, x.f::jsonb, x.d, x.c, x.e, x.q, x.n
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::real[]) AS x(k, f, d, c, e, q, n)`,
+      [
+        batch.map((r) => r.factKey),
+        batch.map((r) => JSON.stringify(r.fact)),
+        batch.map((r) => r.documentId),
+        batch.map((r) => r.chunkId),
+        batch.map((r) => r.extractor),
+        batch.map((r) => r.quote.slice(0, 200)),
+        batch.map((r) => r.confidence),
+      ],
+    );
+  }
+}

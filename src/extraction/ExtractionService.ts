@@ -1,0 +1,130 @@
+import type { Db } from '../db/Db.js';
+import type { DocumentService } from '../documents/DocumentService.js';
+import type { DocumentWriteHook } from '../documents/DocumentWriteHook.js';
+import type { GraphService } from '../graph/GraphService.js';
+import type { ExtractionConfig } from '../config.js';
+import type { Logger } from '../logger.js';
+import { ExtractionPipeline } from './ExtractionPipeline.js';
+import type { ExtractionState } from './ExtractionQueueRepository.js';
+import { ExtractionRepository } from './ExtractionRepository.js';
+import { ExtractionWorker, type WorkerTimers } from './ExtractionWorker.js';
+import { ExtractionWriteHook } from './ExtractionWriteHook.js';
+import type {
+  DocumentExtractionOutcome,
+  ExtractionStatusCounts,
+  ExtractOptions,
+  Extractor,
+  ExtractorName,
+} from './types.js';
+
+/** What the extraction service is built from. */
+export interface ExtractionServiceDeps {
+  db: Db;
+  graph: GraphService;
+  config: ExtractionConfig;
+  extractors: readonly Extractor[];
+  logger: Logger;
+  /** True when this process owns the database alone (PGlite). */
+  exclusive: boolean;
+  now?: () => Date;
+  timers?: WorkerTimers;
+}
+
+/**
+ * Extraction as the API layer sees it: the queue (enqueue, state, counts), the background worker, and extracting a
+ * document now. Documents are attached after the DocumentService is built (it takes this service's write hook).
+ */
+export class ExtractionService {
+  readonly repository: ExtractionRepository;
+  /** The document write hook that queues extraction; undefined when no configured extractor is available. */
+  readonly writeHook: DocumentWriteHook | undefined;
+  private pipeline: ExtractionPipeline | undefined;
+  private worker: ExtractionWorker | undefined;
+  private readonly configured: ExtractorName[];
+
+  constructor(private readonly deps: ExtractionServiceDeps) {
+    this.repository = new ExtractionRepository(deps.db);
+    const available = new Set(deps.extractors.map((e) => e.name));
+    this.configured = deps.config.extractors.filter((name) => available.has(name));
+    this.writeHook =
+      this.configured.length > 0 ? new ExtractionWriteHook(this.repository.queue, () => this.nudge()) : undefined;
+  }
+
+  /** True when documents written are queued for extraction. */
+  get enabled(): boolean {
+    return this.writeHook !== undefined;
+  }
+
+  /** Connects the documents (built with `writeHook`) and builds the pipeline and worker. */
+  attach(documents: DocumentService): void {
+    const { config } = this.deps;
+    this.pipeline = new ExtractionPipeline({
+      db: this.deps.db,
+      documents,
+      graph: this.deps.graph,
+      repository: this.repository,
+      extractors: this.deps.extractors,
+      configured: this.configured,
+      rules: config,
+    });
+    this.worker = new ExtractionWorker(
+      this.repository.queue,
+      this.pipeline,
+      {
+        concurrency: config.concurrency,
+        pollMs: config.pollMs,
+        leaseMs: config.leaseMs,
+        maxAttempts: config.maxAttempts,
+        exclusive: this.deps.exclusive,
+        ...(this.deps.now ? { now: this.deps.now } : {}),
+        ...(this.deps.timers ? { timers: this.deps.timers } : {}),
+      },
+      this.deps.logger,
+    );
+  }
+
+  /** Starts the background worker (when extraction is on). */
+  async start(): Promise<void> {
+    if (this.enabled) await this.worker?.start();
+  }
+
+  /** Stops the worker, letting the documents in hand finish or go back to the queue. */
+  async stop(): Promise<void> {
+    await this.worker?.stop();
+  }
+
+  /** Queues documents for extraction, e.g. for an extractGraph job with chosen extractors. */
+  async enqueue(
+    documentIds: readonly string[],
+    options: { jobId?: string; extractors?: readonly ExtractorName[] } = {},
+  ): Promise<void> {
+    await this.repository.queue.enqueue(this.deps.db, documentIds, options);
+    this.nudge();
+  }
+
+  /** Documents by extraction state. */
+  statusCounts(): Promise<ExtractionStatusCounts> {
+    return this.repository.queue.statusCounts();
+  }
+
+  /** One document's extraction state (undefined: never queued). */
+  documentState(documentId: string): Promise<ExtractionState | undefined> {
+    return this.repository.queue.state(documentId);
+  }
+
+  /** Lets the worker look for work now. */
+  nudge(): void {
+    this.worker?.nudge();
+  }
+
+  /** Extracts one document now, outside the queue (an extractGraph job). */
+  extractNow(documentId: string, options: ExtractOptions = {}): Promise<DocumentExtractionOutcome> {
+    if (!this.pipeline) throw new Error('ExtractionService.attach was not called');
+    return this.pipeline.extract(documentId, options);
+  }
+
+  /** Extracts everything queued that this instance may take, and resolves when done (CLI one-shots and tests). */
+  async drain(): Promise<void> {
+    await this.worker?.drain();
+  }
+}

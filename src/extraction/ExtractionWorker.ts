@@ -1,0 +1,170 @@
+import type { Logger } from '../logger.js';
+import type { ExtractionPipeline } from './ExtractionPipeline.js';
+import type { ClaimedDocument, ExtractionQueueRepository } from './ExtractionQueueRepository.js';
+
+/** Timers the worker uses (tests inject their own, so no test waits for time to pass). */
+export interface WorkerTimers {
+  setInterval(fn: () => void, ms: number): unknown;
+  clearInterval(handle: unknown): void;
+}
+
+/** Worker settings (config.extraction). */
+export interface ExtractionWorkerOptions {
+  concurrency: number;
+  /** How often to look for queued work; 0: only when nudged. */
+  pollMs: number;
+  leaseMs: number;
+  maxAttempts: number;
+  /** True when this process owns the database alone (PGlite): every lease at start is from a dead run. */
+  exclusive: boolean;
+  now?: () => Date;
+  timers?: WorkerTimers;
+}
+
+/** How long a document that failed for a passing reason (database, graph store) waits before its next claim. */
+const RETRY_AFTER_MS = 5000;
+
+const realTimers: WorkerTimers = {
+  setInterval: (fn, ms) => {
+    const handle = setInterval(fn, ms);
+    handle.unref();
+    return handle;
+  },
+  clearInterval: (handle) => clearInterval(handle as NodeJS.Timeout),
+};
+
+/**
+ * Extracts queued documents in the background: claims up to `concurrency` at once under a lease it renews every third
+ * of `leaseMs`, and takes over documents whose lease ran out (their instance died). Nothing is lost on a crash: the
+ * row stays queued until its outcome is recorded, and a rerun replaces the document's evidence whole.
+ */
+export class ExtractionWorker {
+  private readonly running = new Map<string, { claim: ClaimedDocument; done: Promise<void> }>();
+  private readonly stopping = new AbortController();
+  private readonly now: () => Date;
+  private readonly timers: WorkerTimers;
+  private handles: unknown[] = [];
+  private ticking: Promise<void> | undefined;
+  private again = false;
+  private started = false;
+
+  constructor(
+    private readonly queue: ExtractionQueueRepository,
+    private readonly pipeline: ExtractionPipeline,
+    private readonly options: ExtractionWorkerOptions,
+    private readonly logger: Logger,
+  ) {
+    this.now = options.now ?? (() => new Date());
+    this.timers = options.timers ?? realTimers;
+  }
+
+  /** Voids a dead run's leases (PGlite), then renews leases and polls for work. */
+  async start(): Promise<void> {
+    if (this.options.exclusive) await this.queue.expireAllLeases();
+    this.started = true;
+    this.handles.push(this.timers.setInterval(() => void this.renewLeases(), Math.max(100, this.options.leaseMs / 3)));
+    if (this.options.pollMs > 0) this.handles.push(this.timers.setInterval(() => this.nudge(), this.options.pollMs));
+    this.nudge();
+  }
+
+  /** Looks for work now (a write queued some); nothing before `start`. */
+  nudge(): void {
+    if (!this.started || this.stopping.signal.aborted) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    this.ticking = this.tick().finally(() => {
+      this.ticking = undefined;
+      if (this.again) {
+        this.again = false;
+        this.nudge();
+      }
+    });
+  }
+
+  /** Claims and extracts until the queue has nothing this worker may take; resolves when all of it is done. */
+  async drain(): Promise<void> {
+    for (;;) {
+      await this.ticking;
+      const claimed = await this.claimAndRun();
+      await Promise.all([...this.running.values()].map((r) => r.done));
+      if (claimed === 0 && this.running.size === 0) return;
+    }
+  }
+
+  /** Extends the leases of the documents this worker holds. */
+  async renewLeases(): Promise<void> {
+    const ids = [...this.running.keys()];
+    if (ids.length === 0) return;
+    await this.queue
+      .renew(ids, new Date(this.now().getTime() + this.options.leaseMs))
+      .catch((err: unknown) => this.logger.warn({ err }, 'could not renew extraction leases'));
+  }
+
+  /** Stops polling and waits for the documents being extracted (an aborted one is queued again at once). */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    for (const h of this.handles) this.timers.clearInterval(h);
+    this.handles = [];
+    await this.ticking;
+    await Promise.all([...this.running.values()].map((r) => r.done));
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      await this.claimAndRun();
+    } catch (err) {
+      this.logger.warn({ err }, 'could not claim documents to extract');
+    }
+  }
+
+  private async claimAndRun(): Promise<number> {
+    const free = this.options.concurrency - this.running.size;
+    if (free <= 0 || this.stopping.signal.aborted) return 0;
+    const now = this.now();
+    const claims = await this.queue.claim(
+      now,
+      new Date(now.getTime() + this.options.leaseMs),
+      free,
+      this.options.maxAttempts,
+    );
+    for (const claim of claims) {
+      const done = this.process(claim).finally(() => {
+        this.running.delete(claim.documentId);
+        this.nudge();
+      });
+      this.running.set(claim.documentId, { claim, done });
+    }
+    return claims.length;
+  }
+
+  private async process(claim: ClaimedDocument): Promise<void> {
+    const signal = this.stopping.signal;
+    try {
+      if (claim.removed) {
+        await this.pipeline.remove(claim.documentId);
+        await this.queue.finish(claim, { status: 'DONE', warnings: [], entities: 0, relationships: 0 });
+        return;
+      }
+      const outcome = await this.pipeline.extract(claim.documentId, {
+        ...(claim.extractors ? { extractors: claim.extractors } : {}),
+        signal,
+      });
+      await this.queue.finish(claim, {
+        status: outcome.status === 'FAILED' ? 'FAILED' : 'DONE',
+        ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+        warnings: outcome.warnings,
+        entities: outcome.entities,
+        relationships: outcome.relationships,
+      });
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      const retryAt = signal.aborted ? this.now() : new Date(this.now().getTime() + RETRY_AFTER_MS);
+      if (!signal.aborted) this.logger.warn({ err, documentId: claim.documentId }, 'extraction failed; retrying later');
+      await this.queue
+        .retryLater(claim, message, retryAt)
+        .catch((e: unknown) => this.logger.warn({ err: e }, 'could not queue an extraction again'));
+    }
+  }
+}

@@ -1,0 +1,32 @@
+import type { Db } from '../db/Db.js';
+import { nameKey } from './nameKey.js';
+
+/** The extraction_rejections table: names an admin rejected are never extracted again in this deployment. */
+export class RejectionRepository {
+  constructor(private readonly db: Db) {}
+
+  /** Rejects a name (by its normalised key). */
+  async add(name: string): Promise<void> {
+    const key = nameKey(name);
+    if (key === '') return;
+    await this.db.query(
+      'INSERT INTO extraction_rejections (name_key, name) VALUES ($1, $2) ON CONFLICT (name_key) DO NOTHING',
+      [key, name.trim()],
+    );
+  }
+
+  /** The rejected keys among `keys`. */
+  async rejected(keys: readonly string[]): Promise<Set<string>> {
+    if (keys.length === 0) return new Set();
+    const { rows } = await this.db.query<{ name_key: string }>(
+      'SELECT name_key FROM extraction_rejections WHERE name_key = ANY($1::text[])',
+      [[...new Set(keys)]],
+    );
+    return new Set(rows.map((r) => r.name_key));
+  }
+
+  /** True when the name is rejected. */
+  async isRejected(name: string): Promise<boolean> {
+    return (await this.rejected([nameKey(name)])).size > 0;
+  }
+}

@@ -1,0 +1,243 @@
+import { relationshipId } from '../graph/validateGraphInput.js';
+import { ENTITY_TYPE_PATTERN, RELATIONSHIP_TYPE_PATTERN } from '../graph/types.js';
+import type { EntityFact, EvidenceRow, RelationshipFact } from './EvidenceRepository.js';
+import type { ExtractionRepository } from './ExtractionRepository.js';
+import { linkTargetSources } from './linkTargets.js';
+import { lookupKeys, resolveCandidate, type Resolution, type ResolutionContext } from './resolveEntities.js';
+import type { ExtractorRun } from './runExtractors.js';
+import type { CandidateKind, ChunkForExtraction, DocumentForExtraction, EntityCandidate } from './types.js';
+
+/** Co-occurrence pairs come from at most this many entities of a chunk, the most specific first. */
+export const COOCCURRENCE_ENTITIES_PER_CHUNK = 8;
+/** The extractor column of co-occurrence evidence. */
+export const COOCCURRENCE = 'cooccurrence';
+/** Longest candidate name taken. */
+const MAX_NAME = 200;
+/** Fuzzy-match candidates read per key prefix. */
+const FUZZY_CANDIDATES_PER_PREFIX = 200;
+
+const KIND_RANK: Record<CandidateKind, number> = { page: 0, name: 0, identifier: 1, tag: 2, term: 3 };
+
+/** What evidence building needs besides the repository: link resolution by `source`, and the fuzzy threshold. */
+export interface EvidenceDeps {
+  repository: ExtractionRepository;
+  idsBySource(sources: readonly string[]): Promise<Map<string, string>>;
+  fuzzyThreshold: number;
+}
+
+/** A document's evidence, and its page entity (the thing it is about), if any. */
+export interface DocumentEvidence {
+  rows: EvidenceRow[];
+  pageEntityId: string | undefined;
+  warnings: string[];
+}
+
+interface Found {
+  candidate: EntityCandidate;
+  chunk: ChunkForExtraction;
+  extractor: string;
+  resolution: Resolution;
+}
+
+/** Resolves what the extractors found in a document into evidence rows: entities, relationships, co-occurrence, links. */
+export async function buildEvidence(
+  document: DocumentForExtraction,
+  chunks: readonly ChunkForExtraction[],
+  runs: readonly ExtractorRun[],
+  deps: EvidenceDeps,
+): Promise<DocumentEvidence> {
+  const warnings: string[] = [];
+  const candidates = runs.flatMap((run) =>
+    run.results.flatMap((result, i) =>
+      (result?.entities ?? [])
+        .filter((c) => validCandidate(c, warnings))
+        .map((candidate) => ({ candidate, chunk: chunks[i] as ChunkForExtraction, extractor: run.extractor.name })),
+    ),
+  );
+  const context = await resolutionContext(
+    candidates.map((c) => c.candidate),
+    deps,
+  );
+  const memo = new Map<string, Resolution | undefined>();
+  const found: Found[] = [];
+  for (const c of candidates) {
+    const memoKey = JSON.stringify([c.candidate.name, c.candidate.type, c.candidate.aliases ?? []]);
+    if (!memo.has(memoKey)) memo.set(memoKey, resolveCandidate(c.candidate, context));
+    const resolution = memo.get(memoKey);
+    if (resolution) found.push({ ...c, resolution });
+  }
+  const rows: EvidenceRow[] = found.map((f) => entityRow(document.id, f));
+  rows.push(...relationshipRows(document.id, chunks, runs, found));
+  rows.push(...cooccurrenceRows(document.id, found));
+  const pageEntityId = found.find((f) => f.candidate.kind === 'page')?.resolution.entityId;
+  rows.push(...(await linkRows(document, chunks, runs, pageEntityId, deps)));
+  return { rows, pageEntityId, warnings };
+}
+
+function validCandidate(c: EntityCandidate, warnings: string[]): boolean {
+  const name = c.name.trim();
+  if (name === '' || name.length > MAX_NAME) return false;
+  if (ENTITY_TYPE_PATTERN.test(c.type)) return true;
+  warnings.push(`entity "${name}" has an invalid type "${c.type}"; skipped`);
+  return false;
+}
+
+async function resolutionContext(
+  candidates: readonly EntityCandidate[],
+  deps: EvidenceDeps,
+): Promise<ResolutionContext> {
+  const { keys, prefixes } = lookupKeys(candidates);
+  const [byKey, byPrefix, rejectedKeys] = await Promise.all([
+    deps.repository.names.byKeys(keys),
+    deps.repository.names.byKeyPrefixes(prefixes, FUZZY_CANDIDATES_PER_PREFIX),
+    deps.repository.rejections.rejected(keys),
+  ]);
+  const known = new Map([...byKey, ...byPrefix].map((e) => [e.entityId, e]));
+  return { known: [...known.values()], rejectedKeys, fuzzyThreshold: deps.fuzzyThreshold };
+}
+
+function entityRow(documentId: string, f: Found): EvidenceRow {
+  const c = f.candidate;
+  const fact: EntityFact = {
+    id: f.resolution.entityId,
+    type: f.resolution.existing?.type ?? c.type,
+    name: c.name.trim(),
+    aliases: f.resolution.tier === 'fuzzy' ? [] : (c.aliases ?? []).map((a) => a.trim()).filter((a) => a !== ''),
+    description: c.description?.trim() || null,
+    kind: c.kind,
+    tier: f.resolution.tier,
+  };
+  return {
+    factKey: `e:${fact.id}`,
+    fact,
+    documentId,
+    chunkId: f.chunk.id,
+    extractor: f.extractor,
+    quote: c.quote,
+    confidence: clamp(c.confidence),
+  };
+}
+
+function relationshipRows(
+  documentId: string,
+  chunks: readonly ChunkForExtraction[],
+  runs: readonly ExtractorRun[],
+  found: readonly Found[],
+): EvidenceRow[] {
+  const rows: EvidenceRow[] = [];
+  for (const run of runs) {
+    run.results.forEach((result, i) => {
+      const chunk = chunks[i] as ChunkForExtraction;
+      const idOf = (name: string) =>
+        found.find((f) => f.chunk === chunk && f.extractor === run.extractor.name && f.candidate.name === name)
+          ?.resolution.entityId;
+      for (const r of result?.relationships ?? []) {
+        const fromId = idOf(r.from);
+        const toId = idOf(r.to);
+        if (!fromId || !toId || fromId === toId || !RELATIONSHIP_TYPE_PATTERN.test(r.type)) continue;
+        const fact: RelationshipFact = { fromId, type: r.type, toId, description: r.description?.trim() || null };
+        rows.push({
+          factKey: `r:${relationshipId(fromId, r.type, toId)}`,
+          fact,
+          documentId,
+          chunkId: chunk.id,
+          extractor: run.extractor.name,
+          quote: r.quote,
+          confidence: clamp(r.confidence),
+        });
+      }
+    });
+  }
+  return rows;
+}
+
+/** RELATED_TO evidence for each pair among the most specific entities of each chunk. */
+function cooccurrenceRows(documentId: string, found: readonly Found[]): EvidenceRow[] {
+  const byChunk = new Map<ChunkForExtraction, Map<string, Found>>();
+  for (const f of found) {
+    const entities = byChunk.get(f.chunk) ?? new Map<string, Found>();
+    byChunk.set(f.chunk, entities);
+    const seen = entities.get(f.resolution.entityId);
+    if (!seen || specificity(f) < specificity(seen)) entities.set(f.resolution.entityId, f);
+  }
+  const rows: EvidenceRow[] = [];
+  for (const [chunk, entities] of byChunk) {
+    const top = [...entities.values()]
+      .sort((a, b) => specificity(a) - specificity(b) || cmp(a.resolution.entityId, b.resolution.entityId))
+      .slice(0, COOCCURRENCE_ENTITIES_PER_CHUNK);
+    for (let a = 0; a < top.length; a++) {
+      for (let b = a + 1; b < top.length; b++) {
+        const [x, y] = [top[a] as Found, top[b] as Found].sort((p, q) =>
+          cmp(p.resolution.entityId, q.resolution.entityId),
+        );
+        const fact: RelationshipFact = {
+          fromId: (x as Found).resolution.entityId,
+          type: 'RELATED_TO',
+          toId: (y as Found).resolution.entityId,
+          description: null,
+          cooccurrence: true,
+        };
+        rows.push({
+          factKey: `r:${relationshipId(fact.fromId, fact.type, fact.toId)}`,
+          fact,
+          documentId,
+          chunkId: chunk.id,
+          extractor: COOCCURRENCE,
+          quote: `${(x as Found).candidate.quote} … ${(y as Found).candidate.quote}`.slice(0, 200),
+          confidence: Math.min(clamp((x as Found).candidate.confidence), clamp((y as Found).candidate.confidence)),
+        });
+      }
+    }
+  }
+  return rows;
+}
+
+/** Links to stored documents: an `l:<document>` row each, and LINKS_TO between the two page entities when both exist. */
+async function linkRows(
+  document: DocumentForExtraction,
+  chunks: readonly ChunkForExtraction[],
+  runs: readonly ExtractorRun[],
+  pageEntityId: string | undefined,
+  deps: EvidenceDeps,
+): Promise<EvidenceRow[]> {
+  const links = runs.flatMap((run) =>
+    run.results.flatMap((result, i) =>
+      (result?.links ?? []).map((link) => ({
+        link,
+        chunk: chunks[i] as ChunkForExtraction,
+        extractor: run.extractor.name,
+        targets: linkTargetSources(document.source, link.href),
+      })),
+    ),
+  );
+  const bySource = await deps.idsBySource([...new Set(links.flatMap((l) => l.targets))]);
+  const resolved = links
+    .map((l) => ({ ...l, toDocumentId: l.targets.map((t) => bySource.get(t)).find((id) => id !== undefined) }))
+    .filter(
+      (l): l is typeof l & { toDocumentId: string } => l.toDocumentId !== undefined && l.toDocumentId !== document.id,
+    );
+  const pages = await deps.repository.evidence.pageEntities(resolved.map((l) => l.toDocumentId));
+  const rows: EvidenceRow[] = [];
+  for (const l of resolved) {
+    const base = { documentId: document.id, chunkId: l.chunk.id, extractor: l.extractor, confidence: 1 };
+    const quote = `[${l.link.text}](${l.link.href})`.slice(0, 200);
+    rows.push({ ...base, factKey: `l:${l.toDocumentId}`, fact: { toDocumentId: l.toDocumentId }, quote });
+    const toId = pages.get(l.toDocumentId);
+    if (pageEntityId === undefined || toId === undefined || toId === pageEntityId) continue;
+    const fact: RelationshipFact = { fromId: pageEntityId, type: 'LINKS_TO', toId, description: null };
+    rows.push({ ...base, factKey: `r:${relationshipId(pageEntityId, 'LINKS_TO', toId)}`, fact, quote });
+  }
+  return rows;
+}
+
+function specificity(f: Found): number {
+  return KIND_RANK[f.candidate.kind] * 10 + (1 - clamp(f.candidate.confidence));
+}
+
+function clamp(n: number): number {
+  return Number.isFinite(n) ? Math.min(1, Math.max(0, n)) : 0;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
