@@ -24,6 +24,7 @@ interface Frame {
  */
 export function configKeys(code: string): ConfigKey[] {
   const keys: ConfigKey[] = [];
+  if (!/defineConfig|export\s+default|module\.exports/.test(code)) return keys;
   for (const start of code.matchAll(CONFIG_START)) {
     scanObject(code, start.index + start[0].length - 1, keys);
   }

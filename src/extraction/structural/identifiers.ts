@@ -88,6 +88,7 @@ const HEADING = /^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$/gm;
  */
 function headingIdentifiers(chunk: ScannedChunk, out: CandidateSet): void {
   const parents: string[] = [];
+  if (!chunk.withoutBlocks.includes('#')) return;
   for (const m of chunk.withoutBlocks.matchAll(HEADING)) {
     const level = (m[1] ?? '#').length;
     const heading = (m[2] ?? '')
@@ -143,11 +144,12 @@ function blockIdentifiers(text: string, block: CodeBlock, inline: Set<string>, o
     }
     return;
   }
-  for (const m of block.body.matchAll(IMPORT)) {
+  const imports = /\b(?:import|from|require)\b/.test(block.body);
+  for (const m of imports ? block.body.matchAll(IMPORT) : []) {
     const name = packageOfSpecifier(m[2] ?? m[4] ?? '');
     if (name) out.add(identifierCandidate({ name, type: 'Package', confidence: 0.9 }, at(m.index, m[0].length)));
   }
-  for (const m of block.body.matchAll(ENV_REFERENCE)) {
+  for (const m of block.body.includes('.env.') ? block.body.matchAll(ENV_REFERENCE) : []) {
     const name = m[1] ?? '';
     if (name.length >= 3)
       out.add(identifierCandidate({ name, type: 'EnvVariable', confidence: 0.9 }, at(m.index, m[0].length)));

@@ -15,14 +15,14 @@ export function extractLinks(chunk: ScannedChunk | string): LinkCandidate[] {
   const text = scanned.withoutBlocks;
   const inCode = (index: number) => scanned.spans.some((s) => s.index <= index && index < s.end);
   const found: { index: number; link: LinkCandidate }[] = [];
-  for (const m of text.matchAll(MARKDOWN_LINK)) {
+  for (const m of text.includes('](') ? text.matchAll(MARKDOWN_LINK) : []) {
     if (m[1] === '!') continue;
     found.push({ index: m.index, link: { href: (m[3] ?? '').replace(/^<|>$/g, ''), text: linkText(m[2] ?? '') } });
   }
-  for (const m of text.matchAll(REFERENCE_DEFINITION)) {
+  for (const m of text.includes(']:') ? text.matchAll(REFERENCE_DEFINITION) : []) {
     found.push({ index: m.index, link: { href: m[2] ?? '', text: linkText(m[1] ?? '') } });
   }
-  for (const m of text.matchAll(HTML_LINK)) {
+  for (const m of /<a\s/i.test(text) ? text.matchAll(HTML_LINK) : []) {
     const href = decodeEntities(m[1] ?? m[2] ?? m[3] ?? '');
     found.push({ index: m.index, link: { href, text: linkText(m[4] ?? '') } });
   }

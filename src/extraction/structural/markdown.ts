@@ -101,10 +101,18 @@ function blankRanges(text: string, ranges: readonly (readonly [number, number])[
   for (const [from, to] of sorted) {
     const start = Math.max(from, at);
     if (to <= start) continue;
-    out += text.slice(at, start) + text.slice(start, to).replace(/[^\n]/g, ' ');
+    out += text.slice(at, start) + spaces(text.slice(start, to));
     at = to;
   }
   return out + text.slice(at);
+}
+
+function spaces(text: string): string {
+  if (!text.includes('\n')) return ' '.repeat(text.length);
+  return text
+    .split('\n')
+    .map((line) => ' '.repeat(line.length))
+    .join('\n');
 }
 
 const INLINE_CODE = /(`+)([^`\n](?:[^\n]*?[^`\n])?)\1(?!`)/g;

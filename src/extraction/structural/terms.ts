@@ -23,7 +23,7 @@ const DEFINITION_LIST = /^([^\s:#>|`*-][^\n]{0,58})\n:[ \t]+(\S[^\n]*)$/gm;
 /** Defined terms of a chunk (prose with code blanked): bold definitions, definition lists, glossary headings. */
 export function extractDefinedTerms(prose: string, text: string, glossary: boolean): EntityCandidate[] {
   const terms: EntityCandidate[] = [];
-  for (const m of prose.matchAll(BOLD_START)) {
+  for (const m of prose.includes('**') || prose.includes('__') ? prose.matchAll(BOLD_START) : []) {
     const inside = (m[2] ?? '').trim();
     const rest = m[3] ?? '';
     const separator = SEPARATOR.exec(rest);
@@ -33,7 +33,7 @@ export function extractDefinedTerms(prose: string, text: string, glossary: boole
     if (!isTerm(term) || !isDefinition(definition)) continue;
     terms.push(definedTerm(term, definition, quoteAt(text, m.index, m[0].length)));
   }
-  for (const m of prose.matchAll(DEFINITION_LIST)) {
+  for (const m of prose.includes('\n:') ? prose.matchAll(DEFINITION_LIST) : []) {
     const term = (m[1] ?? '').trim();
     const definition = (m[2] ?? '').trim();
     if (isTerm(term) && isDefinition(definition))
@@ -85,6 +85,7 @@ const WORD = /^[\p{L}][\p{L}\p{N}'’-]*$/u;
 /** "Hot Module Replacement (HMR)" and "HMR (Hot Module Replacement)": the expansion, with the acronym as alias. */
 export function extractAcronyms(prose: string, text: string): EntityCandidate[] {
   const found: EntityCandidate[] = [];
+  if (!prose.includes('(')) return found;
   for (const m of prose.matchAll(ACRONYM_IN_PARENS)) {
     const acronym = m[1] ?? '';
     const lineStart = prose.lastIndexOf('\n', m.index) + 1;
