@@ -38,7 +38,7 @@ export function scanChunk(text: string): ScannedChunk {
     const line = lines[i] ?? '';
     if (!line.includes('``') && !line.includes('~~')) continue;
     const m = FENCE.exec(line);
-    if (m?.[1]) fences.push({ line: i, marker: m[1], lang: (m[2] ?? '').toLowerCase() });
+    if (m?.[1]) fences.push({ line: i, marker: m[1], lang: fenceLanguage(m[2] ?? '') });
   }
   const startsInside = fences.length % 2 === 1 && fences[0]?.lang === '' && fences[0].line > 0;
   const offsets: number[] = [];
@@ -72,6 +72,13 @@ export function scanChunk(text: string): ScannedChunk {
     spans.map((span) => [span.index, span.end] as const),
   );
   return { text, blocks, prose, withoutBlocks, spans };
+}
+
+/** The language of an info string; a bare title ("```[.env]", as VitePress writes) says only whether it is env. */
+function fenceLanguage(info: string): string {
+  const lang = info.toLowerCase();
+  if (!lang.startsWith('[')) return lang;
+  return /^\[\.env\b/.test(lang) ? 'env' : '';
 }
 
 function closes(marker: string | undefined, open: string, lang: string | undefined): boolean {
