@@ -98,11 +98,14 @@ export class OfflineExtractor implements Extractor {
     chunks: readonly ChunkForExtraction[],
     signal?: AbortSignal,
   ): Promise<ChunkExtraction[]> {
-    const results: ChunkExtraction[] = [];
-    for (const chunk of chunks) {
-      signal?.throwIfAborted();
-      results.push(extractOffline(chunk.content));
-    }
-    return Promise.resolve(results);
+    // Extraction is synchronous; the promise carries an abort as a rejection.
+    return new Promise((resolve) => {
+      const results: ChunkExtraction[] = [];
+      for (const chunk of chunks) {
+        signal?.throwIfAborted();
+        results.push(extractOffline(chunk.content));
+      }
+      resolve(results);
+    });
   }
 }
