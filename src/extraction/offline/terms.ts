@@ -97,7 +97,8 @@ function trimPhrase(run: readonly Word[]): Word[] {
   while (phrase.length > 0 && phrase[0]?.role === 'gerund') phrase = phrase.slice(1);
   while (phrase.length > 0) {
     const last = phrase[phrase.length - 1] as Word;
-    if (last.role === 'noun' || (last.role === 'gerund' && phrase.length > 1)) break;
+    // A gerund ends a term after a noun ("dependency pre-bundling"), not after an adjective ("worth supporting").
+    if (last.role === 'noun' || (last.role === 'gerund' && phrase[phrase.length - 2]?.role === 'noun')) break;
     phrase = phrase.slice(0, -1);
   }
   // Gerunds inside a phrase are verbs ("modules using"), except as its last word.
@@ -107,11 +108,15 @@ function trimPhrase(run: readonly Word[]): Word[] {
 }
 
 function isSpecific(phrase: readonly Word[], ranks: WordRanks): boolean {
-  if (phrase.length > 1) return phrase.some((word) => word.parts.some((part) => !ranks.isCommon(part)));
+  // The rare word must name the thing: "consistent way" and "maximum number" are no terms.
+  if (phrase.length > 1) {
+    return phrase.some((word) => word.role !== 'modifier' && word.parts.some((part) => !ranks.isCommon(part)));
+  }
   const word = phrase[0];
   if (!word || word.role !== 'noun') return false;
   if (isAcronym(word.text)) return !ranks.isCommon(word.lower);
-  if (word.text !== word.lower) return false;
+  // Participles the tagger took for nouns ("invalidated") are no terms.
+  if (word.text !== word.lower || /ed$/.test(word.lower)) return false;
   const rareParts = word.parts.filter((part) => part.length > 2 && !ranks.isCommon(part));
   return word.lower.length >= 4 && rareParts.length > 0 && ranks.isRare(word.lower);
 }
