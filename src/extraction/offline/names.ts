@@ -1,0 +1,161 @@
+/**
+ * Proper names in a sentence: runs of capitalised words ("Shirley Temple", "Columbia Pictures"), joined across
+ * "of", "de", "von" … ("University of Oxford") and across "and" between two single words that are not names by
+ * themselves ("Kiss and Tell", not "Vite and Rollup"). A single word is a name only when it is not the first word of
+ * its sentence, is tagged a proper noun, and is not a common word ("Ghana", "Rollup"; not "English").
+ */
+import type { WordRanks } from './commonWords.js';
+import type { Sentence, Token } from './sentences.js';
+
+export interface FoundName {
+  name: string;
+  type: string;
+  /** Words in the name. */
+  words: number;
+}
+
+const CONNECTORS = new Set([
+  'of',
+  'de',
+  'del',
+  'della',
+  'des',
+  'di',
+  'da',
+  'du',
+  'la',
+  'le',
+  'van',
+  'von',
+  'der',
+  'den',
+]);
+const ARTICLE_AFTER_CONNECTOR = new Set(['the']);
+const NOT_NAMES = new Set(['i', "i'm", 'ok']);
+
+const ORGANIZATION_WORDS = new Set(
+  (
+    'inc corp corporation company co ltd llc plc gmbh university college institute foundation association society ' +
+    'party council committee ministry department agency bank group records pictures studios studio club church ' +
+    'school academy press network airlines army navy court parliament congress senate commission union league ' +
+    'federation organization organisation fc team band orchestra hospital laboratory labs government'
+  ).split(' '),
+);
+const LOCATION_WORDS = new Set(
+  (
+    'river lake mountain mountains island islands county city province valley bay sea ocean street avenue road ' +
+    'park bridge district region desert canyon peninsula states kingdom republic gulf strait coast village town'
+  ).split(' '),
+);
+const PERSON_TITLES = new Set(
+  'mr mrs ms dr sir lady lord king queen prince princess president senator governor saint pope general captain'.split(
+    ' ',
+  ),
+);
+
+function isCapitalised(token: Token): boolean {
+  return !token.code && token.type === 'word' && /^\p{Lu}/u.test(token.text) && !NOT_NAMES.has(token.lower);
+}
+
+function isAcronym(token: Token): boolean {
+  return /^\p{Lu}[\p{Lu}\d]+s?$/u.test(token.text);
+}
+
+/** Where the run of name words starting at `start` ends (exclusive), following connectors and "and". */
+function runEnd(tokens: readonly Token[], start: number): number {
+  let end = start + 1;
+  for (;;) {
+    const next = tokens[end];
+    if (!next) return end;
+    if (isCapitalised(next) && next.space !== '') {
+      end += 1;
+      continue;
+    }
+    const skip = connectorLength(tokens, start, end);
+    if (skip === 0) return end;
+    end += skip + 1;
+  }
+}
+
+/** How many connector tokens at `at` join the run [start, at) to a following capitalised word (0: none). */
+function connectorLength(tokens: readonly Token[], start: number, at: number): number {
+  const connector = tokens[at];
+  if (!connector || connector.code) return 0;
+  if (CONNECTORS.has(connector.text)) {
+    const article = tokens[at + 1];
+    const articleLength = article && ARTICLE_AFTER_CONNECTOR.has(article.text) ? 1 : 0;
+    const after = tokens[at + 1 + articleLength];
+    return after && isCapitalised(after) ? 1 + articleLength : 0;
+  }
+  if (connector.text !== 'and' || at - start !== 1) return 0;
+  const left = tokens[start];
+  const right = tokens[at + 1];
+  const beyond = tokens[at + 2];
+  if (!left || !right || !isCapitalised(right) || (beyond && isCapitalised(beyond))) return 0;
+  // "Kiss and Tell": a title whose words are not names by themselves; "Vite and Rollup" stays two names.
+  return left.pos !== 'PROPN' || right.pos !== 'PROPN' ? 1 : 0;
+}
+
+function nameType(words: readonly Token[]): string {
+  const first = words[0]?.lower ?? '';
+  const last = words[words.length - 1]?.lower ?? '';
+  if (PERSON_TITLES.has(first.replace(/\.$/, '')) && words.length > 1) return 'Person';
+  if (ORGANIZATION_WORDS.has(last) || (ORGANIZATION_WORDS.has(first) && words.length > 2)) return 'Organization';
+  if (LOCATION_WORDS.has(last) || first === 'mount' || first === 'lake') return 'Location';
+  return 'Concept';
+}
+
+/** Trims a run to a name: drops a sentence-initial word that is not a proper noun, and a trailing connector. */
+function trimRun(tokens: readonly Token[], start: number, end: number, firstWord: number): Token[] {
+  let words = tokens.slice(start, end);
+  if (start === firstWord && words[0]?.pos !== 'PROPN') words = words.slice(1);
+  while (words.length > 0 && !isCapitalised(words[0] as Token)) words = words.slice(1);
+  while (words.length > 0 && !isCapitalised(words[words.length - 1] as Token)) words = words.slice(0, -1);
+  return words;
+}
+
+/** A generated id ("EZ-rFJn4pDW3tUvp"): letters of both cases mixed with digits. */
+function looksGenerated(token: Token): boolean {
+  return /\d/.test(token.text) && /\p{Ll}/u.test(token.text) && /\p{Lu}.*\p{Lu}/u.test(token.text);
+}
+
+function acceptName(words: readonly Token[], atSentenceStart: boolean, ranks: WordRanks): boolean {
+  if (words.length === 0 || words.every(isAcronym) || words.some(looksGenerated)) return false;
+  if (words.length > 1) {
+    // "Strongly Cached" opening a sentence is emphasis, not a name; "Kiss and Tell" is a title.
+    const joined = words.some((word) => word.text === 'and' || CONNECTORS.has(word.text));
+    const allCommon = words.every((word) => ranks.isCommon(word.lower));
+    return words.length <= 8 && (joined || !atSentenceStart || !allCommon);
+  }
+  const word = words[0] as Token;
+  return !atSentenceStart && word.pos === 'PROPN' && word.text.length > 1 && !ranks.isCommon(word.lower);
+}
+
+function joinWords(words: readonly Token[]): string {
+  return words.map((word, index) => (index === 0 ? word.text : word.space + word.text)).join('');
+}
+
+/** The proper names of one sentence, in order of appearance. */
+export function findNames(sentence: Sentence, ranks: WordRanks): FoundName[] {
+  const tokens = sentence.tokens;
+  const firstWord = tokens.findIndex((token) => token.type === 'word' || token.code);
+  const names: FoundName[] = [];
+  let index = 0;
+  while (index < tokens.length) {
+    const token = tokens[index] as Token;
+    if (!isCapitalised(token)) {
+      index += 1;
+      continue;
+    }
+    const end = runEnd(tokens, index);
+    const words = trimRun(tokens, index, end, firstWord);
+    const atSentenceStart = words[0] !== undefined && words[0] === tokens[firstWord];
+    // A word left after dropping the sentence's first word ("Strongly Cached") is a label, not a name.
+    const labelRest = index === firstWord && words.length === 1 && words[0] !== token;
+    if (!labelRest && acceptName(words, atSentenceStart, ranks)) {
+      names.push({ name: joinWords(words), type: nameType(words), words: words.length });
+    }
+    index = end;
+  }
+  return names;
+}
