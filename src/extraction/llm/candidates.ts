@@ -111,9 +111,13 @@ interface Located {
 function locateEntity(entity: ModelEntity, sentences: readonly string[], types: ExtractionTypes): Located | undefined {
   const name = clean(entity.name, MAX_NAME_CHARS + 1);
   if (!name || name.length > MAX_NAME_CHARS) return undefined;
-  const aliases = [...new Set((entity.aliases ?? []).map((a) => clean(a, MAX_NAME_CHARS)).filter(Boolean))]
-    .filter((a) => comparable(a) !== comparable(name) && comparable(a) !== '')
-    .slice(0, MAX_ALIASES);
+  const seen = new Set([comparable(name), '']);
+  const aliases: string[] = [];
+  for (const raw of entity.aliases ?? []) {
+    const alias = clean(raw, MAX_NAME_CHARS);
+    if (aliases.length < MAX_ALIASES && !seen.has(comparable(alias))) aliases.push(alias);
+    seen.add(comparable(alias));
+  }
   let quote: string | undefined;
   for (const form of [...searchForms(name), ...aliases]) {
     const sentence = comparable(form) ? sentenceNaming(sentences, [form]) : undefined;
