@@ -39,7 +39,7 @@ const countingFetch = (input: string | URL | Request, init?: RequestInit): Promi
   return fetch(input, init).catch((err: unknown) => {
     if (err instanceof Error || typeof err !== 'object' || err === null) throw err;
     const { name, message } = err as { name?: unknown; message?: unknown };
-    throw Object.assign(new Error(String(message)), { name: String(name) });
+    throw Object.assign(new Error(String(message), { cause: err }), { name: String(name) });
   });
 };
 
@@ -167,7 +167,9 @@ export class ExtractionChat {
     if (error instanceof APIConnectionTimeoutError) return `request timed out after ${this.#settings.timeoutMs} ms`;
     if (error instanceof APIConnectionError) {
       let inner: unknown = error;
-      for (let i = 0; i < 5 && inner instanceof Error && inner.cause !== undefined; i++) inner = inner.cause;
+      // Not `instanceof Error`: fetch's errors may come from another realm (Jest's vm).
+      for (let i = 0; i < 5 && typeof inner === 'object' && inner !== null && 'cause' in inner && inner.cause; i++)
+        inner = inner.cause;
       const code = typeof inner === 'object' && inner !== null && 'code' in inner ? String(inner.code) : undefined;
       return code ? `connection failed (${code})` : 'connection failed';
     }
