@@ -28,6 +28,7 @@ export interface ChatRequestBody {
   messages: { role: string; content: string }[];
   response_format?: { type: string; json_schema?: { name: string; strict?: boolean; schema: unknown } };
   max_tokens?: number;
+  max_completion_tokens?: number;
   temperature?: number;
 }
 

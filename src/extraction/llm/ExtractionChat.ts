@@ -54,7 +54,8 @@ export class ExtractionChat {
   readonly #settings: ExtractionChatSettings;
   readonly #client: OpenAI;
   readonly #schema: Record<string, unknown>;
-  #jsonSchema = true;
+  /** How requests are shaped; narrowed for this instance as the endpoint rejects parts of it. */
+  #shape: RequestShape = { jsonSchema: true, maxCompletionTokens: false, temperature: true };
 
   constructor(settings: ExtractionChatSettings) {
     this.#settings = settings;
@@ -75,55 +76,56 @@ export class ExtractionChat {
 
   /** The structured-output mode requests use now. */
   get responseFormat(): 'json_schema' | 'json_object' {
-    return this.#jsonSchema ? 'json_schema' : 'json_object';
+    return this.#shape.jsonSchema ? 'json_schema' : 'json_object';
   }
 
-  /** One answer to `messages`; throws EXTRACTION_UNAVAILABLE when the endpoint fails. */
+  /**
+   * One answer to `messages`; throws EXTRACTION_UNAVAILABLE when the endpoint fails. A 400 refusing `json_schema`,
+   * `max_tokens` (OpenAI's reasoning models want `max_completion_tokens`) or `temperature` changes the request's shape
+   * for this instance and sends it again.
+   */
   async complete(messages: ChatMessage[], signal?: AbortSignal): Promise<ChatAnswer> {
-    const usedSchema = this.#jsonSchema;
-    try {
-      return await this.#send(messages, usedSchema, signal);
-    } catch (error) {
-      if (!usedSchema || !rejectsJsonSchema(error)) throw error;
-      if (this.#jsonSchema) {
-        this.#jsonSchema = false;
-        this.#settings.logger?.warn(
-          { url: this.url, model: this.#settings.model },
-          'The LLM extraction endpoint rejects response_format json_schema; using json_object from now on',
-        );
+    for (;;) {
+      const shape = this.#shape;
+      const counter = { attempts: 0 };
+      try {
+        return await attemptsOfRequest.run(counter, () => this.#send(messages, shape, signal));
+      } catch (error) {
+        const reshaped = reshapeFor(error, shape);
+        if (!reshaped) throw this.#failure(error, Math.max(1, counter.attempts));
+        if (this.#shape === shape) {
+          this.#shape = reshaped;
+          this.#settings.logger?.warn(
+            { url: this.url, model: this.#settings.model, shape: reshaped },
+            `The LLM extraction endpoint refused a request parameter (${this.#hideKey(String(error))}); adapting`,
+          );
+        }
       }
-      return this.#send(messages, false, signal);
     }
   }
 
-  async #send(messages: ChatMessage[], jsonSchema: boolean, signal: AbortSignal | undefined): Promise<ChatAnswer> {
-    const counter = { attempts: 0 };
-    try {
-      const completion = await attemptsOfRequest.run(counter, () =>
-        this.#client.chat.completions.create(
-          {
-            model: this.#settings.model,
-            messages,
-            temperature: 0,
-            max_tokens: this.#settings.maxOutputTokens,
-            response_format: jsonSchema
-              ? { type: 'json_schema', json_schema: { name: 'knowledge_graph', strict: true, schema: this.#schema } }
-              : { type: 'json_object' },
-          },
-          signal ? { signal } : {},
-        ),
-      );
-      const choice = completion.choices?.[0];
-      return {
-        content: choice?.message?.content ?? null,
-        finishReason: choice?.finish_reason ?? null,
-        promptTokens: completion.usage?.prompt_tokens ?? 0,
-        completionTokens: completion.usage?.completion_tokens ?? 0,
-      };
-    } catch (error) {
-      if (jsonSchema && rejectsJsonSchema(error)) throw error;
-      throw this.#failure(error, Math.max(1, counter.attempts));
-    }
+  async #send(messages: ChatMessage[], shape: RequestShape, signal: AbortSignal | undefined): Promise<ChatAnswer> {
+    const completion = await this.#client.chat.completions.create(
+      {
+        model: this.#settings.model,
+        messages,
+        ...(shape.temperature ? { temperature: 0 } : {}),
+        ...(shape.maxCompletionTokens
+          ? { max_completion_tokens: this.#settings.maxOutputTokens }
+          : { max_tokens: this.#settings.maxOutputTokens }),
+        response_format: shape.jsonSchema
+          ? { type: 'json_schema', json_schema: { name: 'knowledge_graph', strict: true, schema: this.#schema } }
+          : { type: 'json_object' },
+      },
+      signal ? { signal } : {},
+    );
+    const choice = completion.choices?.[0];
+    return {
+      content: choice?.message?.content ?? null,
+      finishReason: choice?.finish_reason ?? null,
+      promptTokens: completion.usage?.prompt_tokens ?? 0,
+      completionTokens: completion.usage?.completion_tokens ?? 0,
+    };
   }
 
   /** The error a caller sees: what failed, where, and which setting to fix; never the key. */
@@ -200,13 +202,24 @@ export class ExtractionChat {
   }
 }
 
-/** A 400 saying the endpoint does not take `response_format: json_schema` (older vLLM, LM Studio, some proxies). */
-function rejectsJsonSchema(error: unknown): boolean {
-  return (
-    error instanceof APIError &&
-    (error.status === 400 || error.status === 422) &&
-    /response_format|json_schema/i.test(error.message)
-  );
+/** What a request sends besides the conversation. */
+interface RequestShape {
+  jsonSchema: boolean;
+  maxCompletionTokens: boolean;
+  temperature: boolean;
+}
+
+/**
+ * The shape to try after `error`, or undefined when the error is no refusal of a parameter: a 400 (or 422) naming
+ * `response_format`/`json_schema` (older vLLM, some proxies), `max_tokens` or `temperature` (OpenAI's reasoning models).
+ */
+function reshapeFor(error: unknown, shape: RequestShape): RequestShape | undefined {
+  if (!(error instanceof APIError) || (error.status !== 400 && error.status !== 422)) return undefined;
+  const text = `${error.message} ${error.param ?? ''}`;
+  if (shape.jsonSchema && /response_format|json_schema/i.test(text)) return { ...shape, jsonSchema: false };
+  if (!shape.maxCompletionTokens && /max_tokens/i.test(text)) return { ...shape, maxCompletionTokens: true };
+  if (shape.temperature && /temperature/i.test(text)) return { ...shape, temperature: false };
+  return undefined;
 }
 
 function capitalise(text: string): string {

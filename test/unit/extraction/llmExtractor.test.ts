@@ -182,6 +182,27 @@ describe('LlmExtractor against an OpenAI-compatible stub', () => {
     expect(first?.entities).toHaveLength(3);
   });
 
+  it("adapts to a model that refuses max_tokens and temperature (OpenAI's reasoning models)", async () => {
+    const { stub, extractor } = await setup([
+      errorAnswer(
+        400,
+        "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+      ),
+      errorAnswer(400, "Unsupported value: 'temperature' does not support 0 with this model."),
+      jsonCompletion(GOOD),
+      jsonCompletion(GOOD),
+    ]);
+    await extractor.extract(document, [chunk]);
+    await extractor.extract(document, [chunk]);
+    const shapes = stub.requests.map(({ body }) => [body.max_tokens, body.max_completion_tokens, body.temperature]);
+    expect(shapes).toEqual([
+      [2000, undefined, 0],
+      [undefined, 2000, 0],
+      [undefined, 2000, undefined],
+      [undefined, 2000, undefined],
+    ]);
+  });
+
   it('keeps at most `concurrency` requests in flight', async () => {
     const slow = { ...jsonCompletion(GOOD), delayMs: 40 };
     const { stub, extractor } = await setup([slow, slow, slow, slow, slow], { concurrency: 2 });
