@@ -2,7 +2,7 @@ import { relationshipId } from '../graph/validateGraphInput.js';
 import { ENTITY_TYPE_PATTERN, RELATIONSHIP_TYPE_PATTERN } from '../graph/types.js';
 import type { EntityFact, EvidenceRow, RelationshipFact } from './EvidenceRepository.js';
 import type { ExtractionRepository } from './ExtractionRepository.js';
-import { linkTargetSources } from './linkTargets.js';
+import { resolveLinkTarget } from './structural/index.js';
 import { lookupKeys, resolveCandidate, type Resolution, type ResolutionContext } from './resolveEntities.js';
 import type { ExtractorRun } from './runExtractors.js';
 import type { CandidateKind, ChunkForExtraction, DocumentForExtraction, EntityCandidate } from './types.js';
@@ -206,7 +206,7 @@ async function linkRows(
         link,
         chunk: chunks[i] as ChunkForExtraction,
         extractor: run.extractor.name,
-        targets: linkTargetSources(document.source, link.href),
+        targets: resolveLinkTarget(link.href, document.source),
       })),
     ),
   );

@@ -1,5 +1,8 @@
 import type { ExtractionConfig } from '../config.js';
 import type { Logger } from '../logger.js';
+import { LlmExtractor } from './llm/index.js';
+import { OfflineExtractor } from './offline/offlineExtractor.js';
+import { StructuralExtractor } from './structural/index.js';
 import type { Extractor, ExtractorName } from './types.js';
 
 /** What extractors may need to be built. */
@@ -11,15 +14,13 @@ export interface ExtractorDeps {
 type ExtractorFactory = (config: ExtractionConfig, deps: ExtractorDeps) => Extractor | undefined;
 
 /**
- * The registry of extractors, in the order they run. Each slot is filled by the extractor's own module.
+ * The registry of extractors, in the order they run.
  */
 const FACTORIES: Record<ExtractorName, ExtractorFactory> = {
-  // SLOT(structural): return new StructuralExtractor(...) — headings, links, code identifiers, glossary, front matter.
-  structural: () => undefined,
-  // SLOT(offline): return new OfflineExtractor(...) — named entities and key terms from prose (pure JS NLP).
-  offline: () => undefined,
-  // SLOT(llm): return new LlmExtractor(config.llm, ...) — only when the llm extractor is configured.
-  llm: () => undefined,
+  structural: () => new StructuralExtractor(),
+  offline: () => new OfflineExtractor(),
+  // Only with a model: without one an extractGraph request naming llm is refused (CAIRN_EXTRACTION_LLM_MODEL).
+  llm: (config, deps) => (config.llm.model ? new LlmExtractor({ config: config.llm, logger: deps.logger }) : undefined),
 };
 
 /**

@@ -81,7 +81,10 @@ export async function runExtractor(
   return run;
 }
 
-/** One call for the slice; when a chunk fails, each chunk alone, so the others still count. */
+/**
+ * Each chunk of the slice in its own call, all at once (the extractor bounds its own concurrency), so that a chunk
+ * that fails costs only itself: a multi-chunk call that throws would lose the answers it already had.
+ */
 async function extractSlice(
   extractor: Extractor,
   document: DocumentForExtraction,
@@ -89,18 +92,12 @@ async function extractSlice(
   signal: AbortSignal | undefined,
   failures: string[],
 ): Promise<(ChunkExtraction | undefined)[]> {
-  try {
-    return await extractor.extract(document, chunks, signal);
-  } catch (err) {
-    if (!(err instanceof ChunkExtractionError) || chunks.length === 1) {
-      if (err instanceof ChunkExtractionError) {
-        failures.push(`${extractor.name}: chunk ${err.chunkId}: ${err.message}`);
-        return [undefined];
-      }
-      throw err;
-    }
-  }
-  const out: (ChunkExtraction | undefined)[] = [];
-  for (const chunk of chunks) out.push(...(await extractSlice(extractor, document, [chunk], signal, failures)));
-  return out;
+  const settled = await Promise.allSettled(chunks.map((chunk) => extractor.extract(document, [chunk], signal)));
+  return settled.map((outcome, i) => {
+    if (outcome.status === 'fulfilled') return outcome.value[0];
+    const err: unknown = outcome.reason;
+    if (!(err instanceof ChunkExtractionError)) throw err;
+    failures.push(`${extractor.name}: chunk ${chunks[i]?.id ?? err.chunkId}: ${err.message}`);
+    return undefined;
+  });
 }
