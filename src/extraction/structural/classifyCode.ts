@@ -46,7 +46,7 @@ const SUBCOMMANDS = new Set(
 );
 /** Variables code examples use for objects other than the config. */
 const OBJECT_ROOTS = new Set(
-  `environment context ctx event options opts req res request response app runner builder vite hot err error
+  `environment context ctx event options opts req res request response app runner vite hot err error
   result bundle chunk asset client`.split(/\s+/),
 );
 /** `vite.dev`, `example.com`: host names, not config keys. */
