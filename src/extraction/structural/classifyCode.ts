@@ -44,6 +44,11 @@ const SUBCOMMANDS = new Set(
   `build dev serve preview run install create init test start optimize deploy add remove exec lint format generate
   publish watch help version upgrade update link pack`.split(/\s+/),
 );
+/** Variables code examples use for objects other than the config. */
+const OBJECT_ROOTS = new Set(
+  `environment context ctx event options opts req res request response app runner vite hot err error
+  result bundle chunk asset client`.split(/\s+/),
+);
 /** `vite.dev`, `example.com`: host names, not config keys. */
 const TOP_LEVEL_DOMAINS = new Set(['com', 'org', 'net', 'dev', 'io', 'rs', 'app', 'co', 'uk', 'de', 'fr', 'jp', 'edu']);
 const MEMBER_ROOTS = new Set(
@@ -133,6 +138,8 @@ function classifyDotted(token: string, contextType?: string): CodeIdentifier | u
   const root = segments[0] ?? '';
   if (TOP_LEVEL_DOMAINS.has(segments[segments.length - 1] ?? '')) return undefined;
   if (MEMBER_ROOTS.has(root)) return { name: token, type: contextType ?? 'Api', confidence: 0.85 };
+  // Members of objects code passes around (`environment.moduleGraph`, `req.url`) are properties, not config keys.
+  if (OBJECT_ROOTS.has(root)) return { name: token, type: contextType ?? 'Property', confidence: 0.75 };
   // `server.port`, `build.rollupOptions.input`: a config key unless the context says otherwise.
   if (/^[a-z][\w$]*(\.[a-z][\w$]*)+$/.test(token)) {
     return { name: token, type: contextType ?? 'ConfigOption', confidence: contextType ? 0.9 : 0.85 };

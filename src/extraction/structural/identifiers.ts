@@ -99,8 +99,10 @@ function headingIdentifiers(chunk: ScannedChunk, out: CandidateSet): void {
     parents[level - 1] = heading;
     const code = /^`([^`]+)`$/.exec(heading)?.[1] ?? (/^[a-z_$@-][\w$.@/-]*$/.test(heading) ? heading : undefined);
     if (!code) continue;
-    const below = chunk.withoutBlocks.slice(m.index + m[0].length, m.index + m[0].length + 400);
-    const contextType = headingContext(parents.slice(0, level - 1), below, code);
+    const end = m.index + m[0].length;
+    const below = chunk.withoutBlocks.slice(end, end + 400);
+    const contextType =
+      headingContext(parents.slice(0, level - 1), below, code) ?? signatureType(chunk.text.slice(end, end + 400), code);
     const quote = quoteAt(chunk.text, m.index, m[0].length);
     for (const id of classifyCode(code, contextType)) {
       out.add(identifierCandidate({ ...id, confidence: Math.max(id.confidence, contextType ? 0.9 : 0) }, quote));
@@ -116,6 +118,14 @@ function headingContext(parents: string[], below: string, code: string): string 
   if (/\*\*Kind:?\*\*/.test(below)) return 'Hook';
   if (/\*\*Type:?\*\*/.test(below) && /^[a-z][\w$.]*$/.test(code)) return 'ConfigOption';
   return undefined;
+}
+
+/** A heading followed by the identifier's signature ("**Type Signature:**", `function createServer(`) names a function. */
+function signatureType(below: string, code: string): string | undefined {
+  const name = code.replace(/\(.*\)$/, '');
+  if (!/^[A-Za-z_$][\w$]*$/.test(name)) return undefined;
+  const signature = new RegExp(`\\bfunction\\s+${name.replace(/\$/g, '\\$')}\\s*[(<]`);
+  return signature.test(below) ? 'Function' : undefined;
 }
 
 const IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)(['"])([^'"\n]+)\1|^\s*import\s+(['"])([^'"\n]+)\3/gm;

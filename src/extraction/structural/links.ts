@@ -6,7 +6,8 @@ const MARKDOWN_LINK =
   /(!?)\[((?:[^[\]\n]|\[[^[\]\n]*\])*)\]\(\s*(<[^>\n]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?\s*\)/g;
 // [text]: href: a reference definition; its references carry the text.
 const REFERENCE_DEFINITION = /^ {0,3}\[([^\]\n]+)\]:\s*<?([^\s>]+)>?/gm;
-const HTML_LINK = /<a\s[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))[^>]*>([\s\S]*?)<\/a\s*>/gi;
+// `href`, not a template binding such as Vue's `:href="dep.url"`.
+const HTML_LINK = /<a\s[^>]*?(?<![:\w-])href\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))[^>]*>([\s\S]*?)<\/a\s*>/gi;
 const NOT_A_DOCUMENT = /^(mailto|tel|javascript|data|sms|ftp|file):/i;
 
 /** Links of a chunk's markdown, in order, each (href, text) once; no images, none inside code. */

@@ -85,17 +85,17 @@ const GENERIC_HEADINGS = new Set(
 /** Common English and documentation words: a Title Case heading made only of them is generic ("Server Options"). */
 const COMMON_WORDS = new Set(
   `about above access action actions add adding advanced after all also api app application applications apps are
-  asset assets authentication auto available back backend basic basics before behavior behaviour best better browser
+  asset assets authentication auto available back backend basic basics before behavior behaviour best better breaking browser
   browsers build building builds bundle bundling cache caching can change changes check choose cli client code command
   commands common compatibility compatible config configuration configuring connect content context core create
-  creating css custom customizing data debug debugging default defaults define defining dependencies dependency deploy
+  creating css custom customizing data debug debugging default defaults define defining dep dependencies dependency deps deploy
   deploying deployment dev develop development different directory disable docs document documentation does done
   env environment environments error errors example examples existing experimental explicit export extend external faq
   feature features field fields file files find first fix flag flags for format frequently from frontend full function
   functions general generic get getting global guide guides handle handling help hook hooks how http import imports
   improve improvements in index info input install installation instance instances integration interface into
   introduction issue issues java key keys language languages layout learn level library line list load loading local
-  log logging main make manage management manual migrate migration mode modes module modules more multiple name names
+  log logging main make manage management manual meet latest migrate migration mode modes module modules more multiple name names
   native network new next node not note notes object objects of on one optimization optimize option options or other
   output overview package packages page pages path paths performance philosophy plugin plugins preview process
   production project projects properties property public query quick read reading reference related release releases
@@ -162,10 +162,21 @@ export function isSpecificName(name: string): boolean {
   const content = words.filter((w) => !STOPWORDS.has(w.toLowerCase()));
   if (content.length === 0) return false;
   if (content.some((w) => isRareAcronym(w) || isMarkedWord(w) || isIdentifierLike(w))) return true;
-  const capitalised = content.every((w) => /^[\p{Lu}\p{N}]/u.test(w));
-  if (!capitalised) return false;
-  const parts = content.flatMap((w) => w.toLowerCase().split('-'));
-  return parts.some((p) => p.length > 1 && !COMMON_WORDS.has(p) && !COMMON_WORDS.has(singular(p)));
+  // "Environment API", "Vite CLI": a capitalised word before a common acronym names one API or tool.
+  if (
+    content.length > 1 &&
+    content.some((w) => COMMON_ACRONYMS.has(w)) &&
+    content.some((w) => /^\p{Lu}\p{Ll}/u.test(w))
+  ) {
+    return true;
+  }
+  // A capitalised word that is not a common one is a proper name: "Kiss and Tell", "Cloudflare supports Vite's mission".
+  return content.some((w) => /^\p{Lu}/u.test(w) && w.split('-').some((p) => isRareWord(p.toLowerCase())));
+}
+
+function isRareWord(word: string): boolean {
+  const bare = word.replace(/['’]s$/, '');
+  return bare.length > 1 && !COMMON_WORDS.has(bare) && !COMMON_WORDS.has(singular(bare));
 }
 
 function isGenericPhrase(phrase: string): boolean {

@@ -112,11 +112,14 @@ describe('StructuralExtractor', () => {
           '',
           'Dev Server',
           ': The server that serves source files on demand during development.',
+          '',
+          '- **Module Runner** — executes transformed modules in any JavaScript runtime.',
+          '- **Environment Instance** - one environment of the app, e.g. client or ssr.',
         ].join('\n'),
       ),
     );
     const defined = first?.relationships.filter((r) => r.type === 'DEFINES').map((r) => r.to);
-    expect(defined?.sort()).toEqual(['Dev Server', 'Module Graph']);
+    expect(defined?.sort()).toEqual(['Dev Server', 'Environment Instance', 'Module Graph', 'Module Runner']);
   });
 
   it('reads "ACR (Full Name)" and skips parentheses whose letters do not match', async () => {

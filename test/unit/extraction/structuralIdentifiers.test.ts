@@ -171,6 +171,32 @@ describe('extractIdentifiers on Vite-style pages', () => {
     });
   });
 
+  it('types a heading followed by its signature as a function, and members of passed objects as properties', () => {
+    const found = identifiers(
+      [
+        '## `createServer`',
+        '',
+        '**Type Signature:**',
+        '',
+        '```ts',
+        'async function createServer(inlineConfig?: InlineConfig): Promise<ViteDevServer>',
+        '```',
+        '',
+        'Read `environment.moduleGraph` or `req.url`, not `server.port`.',
+      ].join('\n'),
+    );
+    expect(found).toEqual({
+      createServer: 'Function',
+      'environment.moduleGraph': 'Property',
+      'req.url': 'Property',
+      'server.port': 'ConfigOption',
+    });
+  });
+
+  it('reads a VitePress fence titled [.env] as env lines', () => {
+    expect(identifiers(['```[.env]', 'VITE_SOME_KEY=123', '```'].join('\n'))).toEqual({ VITE_SOME_KEY: 'EnvVariable' });
+  });
+
   it('treats the text before an unmatched closing fence as code (a chunk starting inside a block)', () => {
     const found = identifiers(
       ['  server: { port: 3000 },', '  notAKey: someValue,', '```', '', 'Set `server.open`.'].join('\n'),

@@ -137,6 +137,12 @@ describe('extractLinks', () => {
     expect(found).toEqual([{ href: './features', text: 'Features' }]);
   });
 
+  it('skips template bindings such as :href', () => {
+    expect(links('<a :href="dep.repository">{{ dep.name }}</a> <a data-href="x" href="/team">Team</a>')).toEqual([
+      { href: '/team', text: 'Team' },
+    ]);
+  });
+
   it('reads a link whose target has parentheses', () => {
     expect(links('[Kiss and Tell](/wiki/Kiss_and_Tell_(1945_film))')).toEqual([
       { href: '/wiki/Kiss_and_Tell_(1945_film)', text: 'Kiss and Tell' },

@@ -17,6 +17,9 @@ describe('isSpecificName', () => {
     'Deploying a Static Site',
     'Static Asset Handling',
     'Request',
+    'Breaking Changes',
+    'Meet the Team',
+    'Dep Optimization Options',
     'Configuration',
     'API',
     'the Guide',
@@ -45,6 +48,10 @@ describe('isSpecificName', () => {
     '@vitejs/plugin-react',
     '--force',
     'Announcing Vite 5',
+    'Environment API',
+    'Plugin API',
+    "Cloudflare supports Vite's mission",
+    'Kiss and tell',
   ])('"%s" is specific', (name) => {
     expect(isSpecificName(name)).toBe(true);
   });
