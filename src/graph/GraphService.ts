@@ -14,6 +14,7 @@ import type {
   EntityWrite,
   GraphCounts,
   NeighborRecord,
+  Origin,
   RelationshipRecord,
   RelationshipWrite,
 } from './types.js';
@@ -90,15 +91,23 @@ export class GraphService {
     return existed;
   }
 
-  /** Bulk upsert keyed by id; repeatable with the same result. Endpoints are checked before anything is written. */
+  /**
+   * Bulk upsert keyed by id; repeatable with the same result. Endpoints are checked before anything is written.
+   * `origin`: IMPORTED for importers; absent for people (see EntityWrite.origin).
+   */
   async upsertGraph(
     rawEntities: readonly RawEntityInput[],
     rawRelationships: readonly RawRelationshipInput[],
+    options: { origin?: Origin } = {},
   ): Promise<{ entities: EntityRecord[]; relationships: RelationshipRecord[] }> {
     if (rawEntities.length + rawRelationships.length > MAX_GRAPH_BATCH)
       throw badInput('input', `at most ${MAX_GRAPH_BATCH} entities and relationships per call`);
-    const entities = rawEntities.map((e, i) => validateEntityInput(e, `input.entities[${i}]`));
-    const relationships = rawRelationships.map((r, i) => validateRelationshipInput(r, `input.relationships[${i}]`));
+    const origin = options.origin ? { origin: options.origin } : {};
+    const entities = rawEntities.map((e, i) => ({ ...validateEntityInput(e, `input.entities[${i}]`), ...origin }));
+    const relationships = rawRelationships.map((r, i) => ({
+      ...validateRelationshipInput(r, `input.relationships[${i}]`),
+      ...origin,
+    }));
     assertDistinctIds(entities, 'input.entities', (e) => `entity "${e.id}"`);
     assertDistinctIds(relationships, 'input.relationships', (r) => `relationship ${r.fromId} -[${r.type}]-> ${r.toId}`);
     await this.requireEndpoints(relationships, new Set(entities.map((e) => e.id)));
