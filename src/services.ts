@@ -17,6 +17,10 @@ import { prepareMemoryVectorIndex } from './retrieval/vectorChangeLog.js';
 import { Readiness } from './server/Readiness.js';
 import { ContextEnricher } from './enrichment/ContextEnricher.js';
 import { KnowledgeGapRepository } from './enrichment/KnowledgeGapRepository.js';
+import { EvidenceCuration } from './extraction/EvidenceCuration.js';
+import { EvidenceReader } from './extraction/EvidenceReader.js';
+import { ExtractionEvidenceService } from './extraction/ExtractionEvidenceService.js';
+import { CurationService } from './graph/curation/CurationService.js';
 import { GraphService } from './graph/GraphService.js';
 import type { GraphStore } from './graph/GraphStore.js';
 import { createGraphStore } from './graph/createGraphStore.js';
@@ -47,6 +51,10 @@ export interface Services {
   documents: DocumentService;
   search: SearchService;
   graph: GraphService;
+  /** Admins' merges, undos and rejections of entities. */
+  curation: CurationService;
+  /** The evidence of extracted facts (Entity.evidence, Relationship.evidence). */
+  evidence: ExtractionEvidenceService;
   enricher: ContextEnricher;
   gaps: KnowledgeGapRepository;
   /** Applies queued mention changes to Neo4j; undefined on the Postgres graph store. */
@@ -180,6 +188,11 @@ export async function createServices(
     const outbox = mirror ? new OutboxWorker(linker.mentions, store, logger) : undefined;
     const graph = new GraphService(store, linker, new KeyedLock(db, ENTITY_CREATE_LOCK_SPACE), outbox);
     const documents = new DocumentService(db, embedder, config.chunking, linker);
+    const evidence = new ExtractionEvidenceService(db, documents);
+    const curation = new CurationService(db, graph, {
+      reader: new EvidenceReader(db),
+      curation: new EvidenceCuration(),
+    });
     const search = new SearchService(db, embedder, config.rag, config.search, {
       memoryIndexMaxChunks: config.vectorMemoryIndexMaxChunks,
       efSearch: config.hnswEfSearch,
@@ -217,6 +230,8 @@ export async function createServices(
       documents,
       search,
       graph,
+      curation,
+      evidence,
       enricher,
       gaps,
       outbox,

@@ -176,12 +176,16 @@ export class GraphService {
     return (await neighbors(this.store, [entityId], validated)).get(entityId) ?? [];
   }
 
-  /** The subgraph around 1 to 100 seed entities: depth 1–3 (default 1), at most 1–2000 entities (default 200). */
+  /**
+   * The subgraph around 1 to 100 seed entities: depth 1–3 (default 1), at most 1–2000 entities (default 200); with
+   * `origins`, only neighbours of those origins (the seeds always).
+   */
   async subgraph(
     entityIds: readonly string[],
     depth: number | null | undefined,
     limit: number | null | undefined,
     field = 'input',
+    origins?: readonly Origin[] | null,
   ): Promise<SubgraphRecord> {
     if (entityIds.length === 0 || entityIds.length > MAX_SUBGRAPH_SEEDS)
       throw badInput(`${field}.entityIds`, `give 1 to ${MAX_SUBGRAPH_SEEDS} ids`);
@@ -190,6 +194,7 @@ export class GraphService {
       entityIds,
       intIn(depth, 1, 1, 3, `${field}.depth`),
       intIn(limit, 200, 1, 2000, `${field}.limit`),
+      origins?.length ? (e) => origins.includes(e.origin) : undefined,
     );
   }
 

@@ -157,6 +157,32 @@ export class MentionLinker implements DocumentWriteHook {
     });
   }
 
+  /** Documents explicitly linked to an entity, in id order. */
+  async explicitDocumentIds(entityId: string): Promise<string[]> {
+    const { rows } = await this.db.query<{ document_id: string }>(
+      `SELECT DISTINCT document_id FROM mentions WHERE entity_id = $1 AND source = 'explicit'
+        ORDER BY document_id COLLATE "C"`,
+      [entityId],
+    );
+    return rows.map((r) => r.document_id);
+  }
+
+  /** Removes explicit links of an entity to documents (an undone merge), mirrored to Neo4j. */
+  async unlinkExplicit(entityId: string, documentIds: readonly string[]): Promise<void> {
+    if (documentIds.length === 0) return;
+    await this.db.transaction(async (tx) => {
+      await tx.query(
+        `DELETE FROM mentions WHERE entity_id = $1 AND source = 'explicit' AND document_id = ANY($2::text[])`,
+        [entityId, documentIds],
+      );
+      if (this.mirror)
+        await this.mentions.enqueue(
+          tx,
+          documentIds.map((documentId) => ({ op: 'unlink' as const, entityId, documentId })),
+        );
+    });
+  }
+
   /** Forgets an entity's name and mentions. */
   async entityDeleted(entityId: string): Promise<void> {
     await this.db.transaction(async (tx) => {

@@ -143,6 +143,18 @@ export type ImportOpenApiInput = {
   async?: boolean | null | undefined;
 };
 
+/**
+ * Where a fact came from. Extraction never changes or removes MANUAL and IMPORTED facts; an EXTRACTED fact that a
+ * person updates through the API becomes MANUAL.
+ */
+export type Origin =
+  /** Written through the API (createEntity, upsertGraph, MCP, the CLI) by a person or an agent. */
+  | 'MANUAL'
+  /** Written by an importer (e.g. the entities of an OpenAPI spec). */
+  | 'IMPORTED'
+  /** Built from document text by extraction; its evidence says where. */
+  | 'EXTRACTED';
+
 export type EntityFilter = {
   types?: Array<string> | null | undefined;
   /** Case-insensitive text contained in the name or an alias. */
@@ -151,6 +163,8 @@ export type EntityFilter = {
   hasRelationships?: boolean | null | undefined;
   /** true: entities that a live (unexpired) document mentions; false: entities that none mentions; null: either. */
   hasDocuments?: boolean | null | undefined;
+  /** Entities of any of these origins; null or empty: any. */
+  origin?: Array<Origin> | null | undefined;
 };
 
 export type KnowledgeSummaryQueryVariables = Exact<{ [key: string]: never; }>;
