@@ -109,6 +109,14 @@ async function prepareDatabase(
   return embedder;
 }
 
+/** Evidence of extracted facts for the API, and admins' curation of the graph. */
+function provenanceParts(db: Db, graph: GraphService, documents: DocumentService) {
+  return {
+    evidence: new ExtractionEvidenceService(db, documents),
+    curation: new CurationService(db, graph, { reader: new EvidenceReader(db), curation: new EvidenceCuration() }),
+  };
+}
+
 /** The graph store, initialised if it answers; `init` retries until it has succeeded once. */
 async function openGraphStore(db: Db, config: Config, logger: Logger, options: CreateServicesOptions) {
   const store = options.graphStore ?? createGraphStore(config, db, logger);
@@ -188,11 +196,6 @@ export async function createServices(
     const outbox = mirror ? new OutboxWorker(linker.mentions, store, logger) : undefined;
     const graph = new GraphService(store, linker, new KeyedLock(db, ENTITY_CREATE_LOCK_SPACE), outbox);
     const documents = new DocumentService(db, embedder, config.chunking, linker);
-    const evidence = new ExtractionEvidenceService(db, documents);
-    const curation = new CurationService(db, graph, {
-      reader: new EvidenceReader(db),
-      curation: new EvidenceCuration(),
-    });
     const search = new SearchService(db, embedder, config.rag, config.search, {
       memoryIndexMaxChunks: config.vectorMemoryIndexMaxChunks,
       efSearch: config.hnswEfSearch,
@@ -230,8 +233,7 @@ export async function createServices(
       documents,
       search,
       graph,
-      curation,
-      evidence,
+      ...provenanceParts(db, graph, documents),
       enricher,
       gaps,
       outbox,
