@@ -54,8 +54,10 @@ export class CurationService {
     if (!merged) throw notFound('Entity', mergeId);
     const store = this.graph.store;
     const relationships = await store.relationshipsOf([mergeId], 'BOTH');
-    const explicitDocumentIds = await this.graph.linker.explicitDocumentIds(mergeId);
-    const keepExplicit = new Set(await this.graph.linker.explicitDocumentIds(keepId));
+    const explicitDocumentIds = [
+      ...new Set((await this.graph.linker.mentionsOf(mergeId, 'explicit')).map((m) => m.documentId)),
+    ];
+    const keepMentionsBefore = await this.keepMentions(keepId);
     const factKeys = [entityFactKey(mergeId), ...relationships.map((r) => relationshipFactKey(r.id))];
     const evidence = await this.evidence.reader.allOf(this.db, factKeys);
 
@@ -82,6 +84,9 @@ export class CurationService {
       return moved;
     });
     for (const documentId of explicitDocumentIds) await this.linkIfLive(documentId, keepId);
+    const addedMentions = [...(await this.keepMentions(keepId)).entries()]
+      .filter(([key]) => !keepMentionsBefore.has(key))
+      .map(([, m]) => m);
     await this.graph.deleteEntity(mergeId);
     this.graph.documentsWritten();
 
@@ -92,7 +97,7 @@ export class CurationService {
       relationships: relationships.map(snapshotRelationship),
       createdRelationshipIds: created.map((r) => r.id),
       explicitDocumentIds,
-      addedExplicitDocumentIds: explicitDocumentIds.filter((d) => !keepExplicit.has(d)),
+      addedMentions,
       evidence: evidence.map((e) => ({ ...e, createdAt: e.createdAt.toISOString() })),
       movedEvidence,
     };
@@ -169,9 +174,28 @@ export class CurationService {
         s.evidence.map((e) => ({ ...e, createdAt: new Date(e.createdAt) })),
       );
     });
-    await this.graph.linker.unlinkExplicit(record.keepId, s.addedExplicitDocumentIds);
+    for (const source of ['auto', 'explicit'] as const) {
+      const added = s.addedMentions.filter((m) => m.source === source);
+      await this.graph.linker.removeMentions(
+        added.map((m) => ({ entityId: record.keepId, documentId: m.documentId, chunkId: m.chunkId })),
+        source,
+      );
+    }
     for (const documentId of s.explicitDocumentIds) await this.linkIfLive(documentId, record.mergedId);
     this.graph.documentsWritten();
+  }
+
+  /** The kept entity's mentions of both sources, by (source, document, chunk). */
+  private async keepMentions(keepId: string): Promise<Map<string, MergeSnapshot['addedMentions'][number]>> {
+    const out = new Map<string, MergeSnapshot['addedMentions'][number]>();
+    for (const source of ['auto', 'explicit'] as const)
+      for (const m of await this.graph.linker.mentionsOf(keepId, source))
+        out.set(`${source}\u0000${m.documentId}\u0000${m.chunkId ?? ''}`, {
+          documentId: m.documentId,
+          chunkId: m.chunkId,
+          source,
+        });
+    return out;
   }
 
   /** Links a document explicitly to an entity, unless the document is gone meanwhile. */

@@ -46,9 +46,10 @@ export interface MergeSnapshot {
   relationships: SnapshotRelationship[];
   /** Relationships the merge created on the kept entity (those that did not exist already). */
   createdRelationshipIds: string[];
-  /** Documents explicitly linked to the merged entity, and those of them the merge newly linked to the kept one. */
+  /** Documents explicitly linked to the merged entity. */
   explicitDocumentIds: string[];
-  addedExplicitDocumentIds: string[];
+  /** Mentions of the kept entity the merge added (its new aliases, the merged entity's explicit links). */
+  addedMentions: { documentId: string; chunkId: string | null; source: 'auto' | 'explicit' }[];
   /** The evidence of the merged entity and its relationships, and the rows the merge moved (by their new key). */
   evidence: SnapshotEvidence[];
   movedEvidence: { factKey: string; documentId: string; chunkId: string | null; extractor: string }[];
