@@ -253,7 +253,7 @@ export type AccessCheckQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type AccessCheckQuery = { __typename: 'Query' };
 
-export type EntitySummaryFragment = { id: string, type: string, name: string };
+export type EntitySummaryFragment = { id: string, type: string, name: string, origin: Origin };
 
 export type RelationshipSummaryFragment = { id: string, type: string, from: { id: string }, to: { id: string } };
 
@@ -263,14 +263,14 @@ export type ExplorerSearchQueryVariables = Exact<{
 }>;
 
 
-export type ExplorerSearchQuery = { entities: { totalCount: number, nodes: Array<{ aliases: Array<string>, id: string, type: string, name: string }> } };
+export type ExplorerSearchQuery = { entities: { totalCount: number, nodes: Array<{ aliases: Array<string>, id: string, type: string, name: string, origin: Origin }> } };
 
 export type ExplorerEntityQueryVariables = Exact<{
   id: string;
 }>;
 
 
-export type ExplorerEntityQuery = { entity: { aliases: Array<string>, description: string | null, properties: unknown, id: string, type: string, name: string, relationships: Array<{ id: string, type: string, from: { id: string, type: string, name: string }, to: { id: string, type: string, name: string } }>, documents: Array<{ id: string, title: string, documentType: DocumentType, source: string | null }> } | null };
+export type ExplorerEntityQuery = { entity: { aliases: Array<string>, description: string | null, properties: unknown, id: string, type: string, name: string, origin: Origin, relationships: Array<{ id: string, type: string, from: { id: string, type: string, name: string, origin: Origin }, to: { id: string, type: string, name: string, origin: Origin } }>, documents: Array<{ id: string, title: string, documentType: DocumentType, source: string | null }>, evidence: { totalCount: number, nodes: Array<{ quote: string, extractor: string, confidence: number, document: { id: string, title: string } | null }> } } | null };
 
 export type ExplorerSubgraphQueryVariables = Exact<{
   ids: Array<string> | string;
@@ -279,7 +279,7 @@ export type ExplorerSubgraphQueryVariables = Exact<{
 }>;
 
 
-export type ExplorerSubgraphQuery = { subgraph: { truncated: boolean, entities: Array<{ id: string, type: string, name: string }>, relationships: Array<{ id: string, type: string, from: { id: string }, to: { id: string } }> } };
+export type ExplorerSubgraphQuery = { subgraph: { truncated: boolean, entities: Array<{ id: string, type: string, name: string, origin: Origin }>, relationships: Array<{ id: string, type: string, from: { id: string }, to: { id: string } }> } };
 
 export type ExplorerNeighborIdsQueryVariables = Exact<{
   id: string;
@@ -294,12 +294,12 @@ export type ExplorerPathQueryVariables = Exact<{
 }>;
 
 
-export type ExplorerPathQuery = { shortestPath: { entities: Array<{ id: string, type: string, name: string }>, relationships: Array<{ id: string, type: string, from: { id: string }, to: { id: string } }> } | null };
+export type ExplorerPathQuery = { shortestPath: { entities: Array<{ id: string, type: string, name: string, origin: Origin }>, relationships: Array<{ id: string, type: string, from: { id: string }, to: { id: string } }> } | null };
 
 export type ExplorerStatsQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type ExplorerStatsQuery = { graphStats: { entityCount: number, relationshipCount: number, orphanCount: number, byType: Array<{ key: string, count: number }>, relationshipsByType: Array<{ key: string, count: number }>, topDegree: Array<{ degree: number, entity: { id: string, type: string, name: string } }> } };
+export type ExplorerStatsQuery = { graphStats: { entityCount: number, relationshipCount: number, orphanCount: number, byType: Array<{ key: string, count: number }>, relationshipsByType: Array<{ key: string, count: number }>, topDegree: Array<{ degree: number, entity: { id: string, type: string, name: string, origin: Origin } }> } };
 
 export type ExplorerGapsQueryVariables = Exact<{
   filter?: EntityFilter | null | undefined;
@@ -308,7 +308,7 @@ export type ExplorerGapsQueryVariables = Exact<{
 }>;
 
 
-export type ExplorerGapsQuery = { entities: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, type: string, name: string }> } };
+export type ExplorerGapsQuery = { entities: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, type: string, name: string, origin: Origin }> } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -376,6 +376,7 @@ export const EntitySummaryFragmentDoc = new TypedDocumentString(`
   id
   type
   name
+  origin
 }
     `, {"fragmentName":"EntitySummary"}) as unknown as TypedDocumentString<EntitySummaryFragment, unknown>;
 export const RelationshipSummaryFragmentDoc = new TypedDocumentString(`
@@ -652,6 +653,7 @@ export const ExplorerSearchDocument = new TypedDocumentString(`
   id
   type
   name
+  origin
 }`) as unknown as TypedDocumentString<ExplorerSearchQuery, ExplorerSearchQueryVariables>;
 export const ExplorerEntityDocument = new TypedDocumentString(`
     query ExplorerEntity($id: ID!) {
@@ -676,12 +678,25 @@ export const ExplorerEntityDocument = new TypedDocumentString(`
       documentType
       source
     }
+    evidence(first: 10) {
+      totalCount
+      nodes {
+        quote
+        extractor
+        confidence
+        document {
+          id
+          title
+        }
+      }
+    }
   }
 }
     fragment EntitySummary on Entity {
   id
   type
   name
+  origin
 }`) as unknown as TypedDocumentString<ExplorerEntityQuery, ExplorerEntityQueryVariables>;
 export const ExplorerSubgraphDocument = new TypedDocumentString(`
     query ExplorerSubgraph($ids: [ID!]!, $depth: Int, $limit: Int) {
@@ -699,6 +714,7 @@ export const ExplorerSubgraphDocument = new TypedDocumentString(`
   id
   type
   name
+  origin
 }
 fragment RelationshipSummary on Relationship {
   id
@@ -736,6 +752,7 @@ export const ExplorerPathDocument = new TypedDocumentString(`
   id
   type
   name
+  origin
 }
 fragment RelationshipSummary on Relationship {
   id
@@ -773,6 +790,7 @@ export const ExplorerStatsDocument = new TypedDocumentString(`
   id
   type
   name
+  origin
 }`) as unknown as TypedDocumentString<ExplorerStatsQuery, ExplorerStatsQueryVariables>;
 export const ExplorerGapsDocument = new TypedDocumentString(`
     query ExplorerGaps($filter: EntityFilter, $first: Int, $after: String) {
@@ -791,4 +809,5 @@ export const ExplorerGapsDocument = new TypedDocumentString(`
   id
   type
   name
+  origin
 }`) as unknown as TypedDocumentString<ExplorerGapsQuery, ExplorerGapsQueryVariables>;
