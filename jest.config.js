@@ -22,6 +22,7 @@ const splitSuites = [
   '/test/integration/enrichment\\.test\\.ts$',
   '/test/integration/enrichRoundTrips\\.test\\.ts$',
   '/test/integration/graphEvidence\\.test\\.ts$',
+  '/test/integration/graphProvenance\\.test\\.ts$',
   '/test/integration/graph\\.test\\.ts$',
   '/test/integration/graphStore\\.contract\\.test\\.ts$',
   '/test/integration/openapiLinking\\.test\\.ts$',

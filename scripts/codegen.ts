@@ -33,6 +33,8 @@ const output = await codegen({
       SearchHit: '../../retrieval/types.js#SearchHitRecord',
       Entity: '../../graph/types.js#EntityRecord',
       Relationship: '../../graph/types.js#RelationshipRecord',
+      Evidence: '../../extraction/ExtractionEvidenceService.js#EvidenceView',
+      EntityMerge: '../../graph/curation/MergeRepository.js#MergeRecord',
       Neighbor: '../../graph/types.js#NeighborRecord',
       Subgraph: '../../graph/traversal.js#SubgraphRecord',
       Path: '../../graph/traversal.js#PathRecord',

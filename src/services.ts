@@ -21,6 +21,10 @@ import { prepareMemoryVectorIndex } from './retrieval/vectorChangeLog.js';
 import { Readiness } from './server/Readiness.js';
 import { ContextEnricher } from './enrichment/ContextEnricher.js';
 import { KnowledgeGapRepository } from './enrichment/KnowledgeGapRepository.js';
+import { EvidenceCuration } from './extraction/EvidenceCuration.js';
+import { EvidenceReader } from './extraction/EvidenceReader.js';
+import { ExtractionEvidenceService } from './extraction/ExtractionEvidenceService.js';
+import { CurationService } from './graph/curation/CurationService.js';
 import { GraphService } from './graph/GraphService.js';
 import type { GraphStore } from './graph/GraphStore.js';
 import { createGraphStore } from './graph/createGraphStore.js';
@@ -51,6 +55,10 @@ export interface Services {
   documents: DocumentService;
   search: SearchService;
   graph: GraphService;
+  /** Admins' merges, undos and rejections of entities. */
+  curation: CurationService;
+  /** The evidence of extracted facts (Entity.evidence, Relationship.evidence). */
+  evidence: ExtractionEvidenceService;
   enricher: ContextEnricher;
   gaps: KnowledgeGapRepository;
   /** Applies queued mention changes to Neo4j; undefined on the Postgres graph store. */
@@ -107,6 +115,14 @@ async function prepareDatabase(
   if (!options.allowEmbedderMismatch) await prepareVectorIndex(db, embedder.info, logger);
   await prepareMemoryVectorIndex(db, config.vectorMemoryIndexMaxChunks > 0);
   return embedder;
+}
+
+/** Evidence of extracted facts for the API, and admins' curation of the graph. */
+function provenanceParts(db: Db, graph: GraphService, documents: DocumentService) {
+  return {
+    evidence: new ExtractionEvidenceService(db, documents),
+    curation: new CurationService(db, graph, { reader: new EvidenceReader(db), curation: new EvidenceCuration() }),
+  };
 }
 
 /** The graph store, initialised if it answers; `init` retries until it has succeeded once. */
@@ -249,6 +265,7 @@ export async function createServices(
       documents,
       search,
       graph,
+      ...provenanceParts(db, graph, documents),
       enricher,
       gaps,
       outbox,

@@ -11,6 +11,9 @@ import { refreshOf, importRefresher } from './refresh.js';
 /** Documents embedded and written per transaction: small enough to report progress, large enough to batch embeddings. */
 const DOCUMENT_BATCH = 25;
 
+/** An importer's entities and relationships: extraction never changes or removes them. */
+const IMPORTED = { origin: 'IMPORTED' } as const;
+
 /** Services a plan is written through. */
 export interface PlanWriter {
   documents: DocumentService;
@@ -62,11 +65,11 @@ export async function writePlan(
 
   for (let i = 0; i < plan.entities.length; i += MAX_GRAPH_BATCH) {
     checkAbort();
-    await writer.graph.upsertGraph(plan.entities.slice(i, i + MAX_GRAPH_BATCH), []);
+    await writer.graph.upsertGraph(plan.entities.slice(i, i + MAX_GRAPH_BATCH), [], IMPORTED);
   }
   for (let i = 0; i < plan.relationships.length; i += MAX_GRAPH_BATCH) {
     checkAbort();
-    await writer.graph.upsertGraph([], plan.relationships.slice(i, i + MAX_GRAPH_BATCH));
+    await writer.graph.upsertGraph([], plan.relationships.slice(i, i + MAX_GRAPH_BATCH), IMPORTED);
   }
 
   // A URL or file document refreshes the one its page or file already has (docs/importing.md "importUrl"), decided inside the write.

@@ -14,6 +14,7 @@ import type {
   EntityWrite,
   GraphCounts,
   NeighborRecord,
+  Origin,
   RelationshipRecord,
   RelationshipWrite,
 } from './types.js';
@@ -90,15 +91,23 @@ export class GraphService {
     return existed;
   }
 
-  /** Bulk upsert keyed by id; repeatable with the same result. Endpoints are checked before anything is written. */
+  /**
+   * Bulk upsert keyed by id; repeatable with the same result. Endpoints are checked before anything is written.
+   * `origin`: IMPORTED for importers; absent for people (see EntityWrite.origin).
+   */
   async upsertGraph(
     rawEntities: readonly RawEntityInput[],
     rawRelationships: readonly RawRelationshipInput[],
+    options: { origin?: Origin } = {},
   ): Promise<{ entities: EntityRecord[]; relationships: RelationshipRecord[] }> {
     if (rawEntities.length + rawRelationships.length > MAX_GRAPH_BATCH)
       throw badInput('input', `at most ${MAX_GRAPH_BATCH} entities and relationships per call`);
-    const entities = rawEntities.map((e, i) => validateEntityInput(e, `input.entities[${i}]`));
-    const relationships = rawRelationships.map((r, i) => validateRelationshipInput(r, `input.relationships[${i}]`));
+    const origin = options.origin ? { origin: options.origin } : {};
+    const entities = rawEntities.map((e, i) => ({ ...validateEntityInput(e, `input.entities[${i}]`), ...origin }));
+    const relationships = rawRelationships.map((r, i) => ({
+      ...validateRelationshipInput(r, `input.relationships[${i}]`),
+      ...origin,
+    }));
     assertDistinctIds(entities, 'input.entities', (e) => `entity "${e.id}"`);
     assertDistinctIds(relationships, 'input.relationships', (r) => `relationship ${r.fromId} -[${r.type}]-> ${r.toId}`);
     await this.requireEndpoints(relationships, new Set(entities.map((e) => e.id)));
@@ -167,12 +176,16 @@ export class GraphService {
     return (await neighbors(this.store, [entityId], validated)).get(entityId) ?? [];
   }
 
-  /** The subgraph around 1 to 100 seed entities: depth 1–3 (default 1), at most 1–2000 entities (default 200). */
+  /**
+   * The subgraph around 1 to 100 seed entities: depth 1–3 (default 1), at most 1–2000 entities (default 200); with
+   * `origins`, only neighbours of those origins (the seeds always).
+   */
   async subgraph(
     entityIds: readonly string[],
     depth: number | null | undefined,
     limit: number | null | undefined,
     field = 'input',
+    origins?: readonly Origin[] | null,
   ): Promise<SubgraphRecord> {
     if (entityIds.length === 0 || entityIds.length > MAX_SUBGRAPH_SEEDS)
       throw badInput(`${field}.entityIds`, `give 1 to ${MAX_SUBGRAPH_SEEDS} ids`);
@@ -181,6 +194,7 @@ export class GraphService {
       entityIds,
       intIn(depth, 1, 1, 3, `${field}.depth`),
       intIn(limit, 200, 1, 2000, `${field}.limit`),
+      origins?.length ? (e) => origins.includes(e.origin) : undefined,
     );
   }
 

@@ -136,12 +136,16 @@ export interface SubgraphRecord {
   truncated: boolean;
 }
 
-/** The seeds plus their neighbours up to `depth` (both directions), at most `limit` entities, with the relationships among them. */
+/**
+ * The seeds plus their neighbours up to `depth` (both directions), at most `limit` entities, with the relationships
+ * among them. With `keep`, only the neighbours it accepts are returned (the traversal passes through all).
+ */
 export async function subgraph(
   store: GraphStore,
   seedIds: readonly string[],
   depth: number,
   limit: number,
+  keep?: (entity: EntityRecord) => boolean,
 ): Promise<SubgraphRecord> {
   const seeds = (await store.getEntities(seedIds)).sort((a, b) => compareText(a.id, b.id));
   const around = await neighbors(
@@ -155,7 +159,7 @@ export async function subgraph(
     .sort(
       (a, b) => a.depth - b.depth || compareText(a.entity.name, b.entity.name) || compareText(a.entity.id, b.entity.id),
     );
-  for (const n of rest) if (!ordered.has(n.entity.id)) ordered.set(n.entity.id, n.entity);
+  for (const n of rest) if (!ordered.has(n.entity.id) && (!keep || keep(n.entity))) ordered.set(n.entity.id, n.entity);
   const all = [...ordered.values()];
   const entities = all.slice(0, limit);
   const relationships = await store.relationshipsAmong(entities.map((e) => e.id));

@@ -13,6 +13,9 @@ export const ENTITY_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_\-:./@#?=&%+~]{0,511}$/
  */
 export type Origin = 'MANUAL' | 'IMPORTED' | 'EXTRACTED';
 
+/** Every origin, in the order the API lists them. */
+export const ORIGINS: readonly Origin[] = ['MANUAL', 'IMPORTED', 'EXTRACTED'];
+
 /** A typed entity of the knowledge graph. */
 export interface EntityRecord {
   id: string;
@@ -21,6 +24,7 @@ export interface EntityRecord {
   aliases: string[];
   description: string | null;
   properties: JsonObject;
+  origin: Origin;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -32,6 +36,7 @@ export interface RelationshipRecord {
   fromId: string;
   toId: string;
   properties: JsonObject;
+  origin: Origin;
   createdAt: Date;
 }
 
@@ -45,7 +50,10 @@ export interface EntityWrite {
   properties: JsonObject;
   /** Whether text naming it links to it automatically; undefined keeps the recorded choice (true for a new entity). */
   linkByName?: boolean;
-  /** Who wrote it; undefined: MANUAL. Extraction writes EXTRACTED and never overwrites a MANUAL or IMPORTED entity. */
+  /**
+   * Where it came from, stored as given. Absent means a person's write (the API): a new fact is MANUAL, and an
+   * EXTRACTED fact it updates becomes MANUAL (curated, so extraction no longer removes it); others keep theirs.
+   */
   origin?: Origin;
 }
 
@@ -56,7 +64,10 @@ export interface RelationshipWrite {
   fromId: string;
   toId: string;
   properties: JsonObject;
-  /** Who wrote it; undefined: MANUAL. */
+  /**
+   * Where it came from, stored as given. Absent means a person's write (the API): a new fact is MANUAL, and an
+   * EXTRACTED fact it updates becomes MANUAL (curated, so extraction no longer removes it); others keep theirs.
+   */
   origin?: Origin;
 }
 
@@ -88,6 +99,8 @@ export interface EntityFilterSpec {
   hasRelationships?: boolean;
   /** true: a live document mentions it (the Postgres `mentions` table); false: none does; absent: either. */
   hasDocuments?: boolean;
+  /** Any of these origins; absent or empty: any. */
+  origin?: Origin[];
 }
 
 /** A page of entities ordered by (name, id). */

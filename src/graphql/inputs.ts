@@ -96,6 +96,7 @@ export async function findEntityPage(
     nameContains,
     hasRelationships: filter?.hasRelationships ?? undefined,
     hasDocuments: filter?.hasDocuments ?? undefined,
+    origin: filter?.origin?.length ? [...filter.origin] : undefined,
   };
   const result = await graph.findEntities(spec, page.first, position && { name: position[0], id: position[1] });
   const edges = result.entities.map((node: EntityRecord) => ({ cursor: encodePair(node.name, node.id), node }));

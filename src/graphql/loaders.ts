@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import type { ChunkRecord, DocumentSummary } from '../documents/types.js';
+import type { EvidenceViewPage } from '../extraction/ExtractionEvidenceService.js';
 import type { EntityRecord, RelationshipRecord } from '../graph/types.js';
 import type { Services } from '../services.js';
 import type { TextBudget } from './TextBudget.js';
@@ -16,6 +17,8 @@ export interface Loaders {
   /** Key: `${first}:${entityId}` */
   documentIdsByEntity: DataLoader<string, string[]>;
   entityIdsByDocument: DataLoader<string, string[]>;
+  /** Key: `${first}:${offset}:${factKey}` (fact key 'e:<entity id>' or 'r:<relationship id>'). */
+  evidenceByFact: DataLoader<string, EvidenceViewPage>;
 }
 
 /** Creates the loaders of one request; the text loaders read no more than `budget` still allows. */
@@ -71,6 +74,23 @@ export function createLoaders(services: Services, budget: TextBudget): Loaders {
     entityIdsByDocument: new DataLoader(async (ids) => {
       const map = await graph.entityIdsByDocument(ids);
       return ids.map((id) => map.get(id) ?? []);
+    }),
+    evidenceByFact: new DataLoader(async (keys) => {
+      // Keys share one page in practice (a list of entities asking for the same `first`): one query per page.
+      const groups = new Map<string, string[]>();
+      for (const k of keys) {
+        const [first, rest] = splitKey(k);
+        const [offset, factKey] = splitKey(rest);
+        const page = `${first}:${offset}`;
+        groups.set(page, [...(groups.get(page) ?? []), factKey]);
+      }
+      const results = new Map<string, EvidenceViewPage>();
+      for (const [page, factKeys] of groups) {
+        const [first, offset] = page.split(':').map(Number) as [number, number];
+        for (const [key, found] of await services.evidence.pages(factKeys, first, offset))
+          results.set(`${page}:${key}`, found);
+      }
+      return keys.map((k) => results.get(k) ?? { items: [], totalCount: 0 });
     }),
   };
 }

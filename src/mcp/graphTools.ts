@@ -15,6 +15,7 @@ const entityJson = (e: EntityRecord) => ({
   aliases: e.aliases,
   description: e.description,
   properties: e.properties,
+  origin: e.origin,
 });
 const relationshipJson = (r: RelationshipRecord) => ({
   id: r.id,
@@ -22,6 +23,7 @@ const relationshipJson = (r: RelationshipRecord) => ({
   type: r.type,
   toId: r.toId,
   properties: r.properties,
+  origin: r.origin,
 });
 
 export const findEntitiesTool = defineTool({
@@ -30,7 +32,8 @@ export const findEntitiesTool = defineTool({
   description:
     'Looks up knowledge-graph entities (services, teams, APIs, concepts, …) by name and type, ordered by name. Use it ' +
     'to turn a name into an entity id for entity_neighbors or shortest_path. Each entity has an id, a type, a name, ' +
-    'aliases, a description and properties.',
+    'aliases, a description, properties and an origin: MANUAL (written by a person), IMPORTED (by an importer) or ' +
+    'EXTRACTED (built from document text, less certain).',
   role: Query.entities,
   readOnly: true,
   input: z.strictObject({
@@ -47,6 +50,10 @@ export const findEntitiesTool = defineTool({
       .boolean()
       .optional()
       .describe('true: only entities some document mentions; false: only entities none mentions.'),
+    origin: z
+      .array(z.enum(['MANUAL', 'IMPORTED', 'EXTRACTED']))
+      .optional()
+      .describe('Only entities of any of these origins (e.g. ["MANUAL", "IMPORTED"] to leave extracted ones out).'),
     ...pageArgs,
   }),
   async run({ first, after, ...filter }, { services }) {
@@ -66,7 +73,8 @@ export const entityNeighborsTool = defineTool({
   description:
     'Lists the entities related to one entity within `depth` relationship hops, nearest first, each with the ' +
     'relationship that reached it (e.g. payments -[DEPENDS_ON]-> ledger). Use it to explore what an entity depends ' +
-    'on, who owns it, or what it affects.',
+    'on, who owns it, or what it affects. Entities and relationships carry their origin (MANUAL, IMPORTED or ' +
+    'EXTRACTED: built from document text, less certain).',
   role: Query.entity,
   readOnly: true,
   input: z.strictObject({

@@ -89,6 +89,7 @@ describe.each(laneShare(graphStoreTargets()))('GraphStore contract ($name)', (ta
         aliases: ['ZRH'],
         description: 'Zürich Straße 東京 🚀 description',
         properties: { tier: 1, tags: ['a'] },
+        origin: 'MANUAL',
       }),
     );
     expect(u!.createdAt).toBeInstanceOf(Date);
@@ -330,5 +331,52 @@ describe.each(laneShare(graphStoreTargets()))('GraphStore contract ($name)', (ta
       { key: 'LOCATED_NEAR', count: 1 },
       { key: 'LOOPS', count: 1 },
     ]);
+  });
+
+  it('records origin: as given, MANUAL when absent, and an EXTRACTED fact a person rewrites becomes MANUAL', async () => {
+    const written = await store.upsertEntities([
+      { ...entity('oe', 'Origin Extracted'), origin: 'EXTRACTED' },
+      { ...entity('oi', 'Origin Imported'), origin: 'IMPORTED' },
+      entity('om', 'Origin Manual'),
+    ]);
+    expect(written.map((e) => [e.id, e.origin])).toEqual([
+      ['oe', 'EXTRACTED'],
+      ['oi', 'IMPORTED'],
+      ['om', 'MANUAL'],
+    ]);
+    const rels = await store.upsertRelationships([
+      { ...rel('oe', 'CITES', 'oi'), origin: 'EXTRACTED' },
+      { ...rel('oi', 'CITES', 'om'), origin: 'IMPORTED' },
+      rel('om', 'CITES', 'oe'),
+    ]);
+    expect(rels.map((r) => r.origin)).toEqual(['EXTRACTED', 'IMPORTED', 'MANUAL']);
+    const byOrigin = async (origin: ('MANUAL' | 'IMPORTED' | 'EXTRACTED')[]) =>
+      (await store.findEntities({ origin, nameContains: 'origin' }, 10)).entities.map((e) => e.id);
+    expect(await byOrigin(['EXTRACTED'])).toEqual(['oe']);
+    expect(await byOrigin(['EXTRACTED', 'IMPORTED'])).toEqual(['oe', 'oi']);
+    expect((await store.findEntities({ origin: ['IMPORTED'] }, 10)).totalCount).toBe(1);
+    expect(await byOrigin([])).toEqual(['oe', 'oi', 'om']);
+    // Every read path carries it.
+    expect((await store.getEntities(['oe']))[0]?.origin).toBe('EXTRACTED');
+    expect((await store.relationshipsOf(['oe'], 'OUT'))[0]?.origin).toBe('EXTRACTED');
+    expect((await store.getRelationships([relationshipId('oi', 'CITES', 'om')]))[0]?.origin).toBe('IMPORTED');
+    expect((await store.expand(['oe'], 'OUT', undefined, 5))[0]?.relationship.origin).toBe('EXTRACTED');
+    const among = await store.entitiesAndRelationshipsAmong(['oe', 'oi', 'om']);
+    expect(among.entities.find((e) => e.id === 'oi')?.origin).toBe('IMPORTED');
+    expect(among.relationships.map((r) => r.origin).sort()).toEqual(['EXTRACTED', 'IMPORTED', 'MANUAL']);
+
+    // A write without origin curates an extracted fact and leaves an imported one as it was.
+    const [curated, imported] = await store.upsertEntities([
+      entity('oe', 'Origin Extracted'),
+      entity('oi', 'Origin Imported'),
+    ]);
+    expect([curated?.origin, imported?.origin]).toEqual(['MANUAL', 'IMPORTED']);
+    const [curatedRel] = await store.upsertRelationships([rel('oe', 'CITES', 'oi')]);
+    expect(curatedRel?.origin).toBe('MANUAL');
+    expect((await store.relationshipsOf(['oi'], 'OUT'))[0]?.origin).toBe('IMPORTED');
+    // A given origin is stored as given.
+    const [again] = await store.upsertEntities([{ ...entity('om', 'Origin Manual'), origin: 'EXTRACTED' }]);
+    expect(again?.origin).toBe('EXTRACTED');
+    expect(await byOrigin(['EXTRACTED'])).toEqual(['om']);
   });
 });

@@ -7,6 +7,8 @@ export interface GraphNode extends SimulationNodeDatum {
   id: string;
   type: string;
   name: string;
+  /** MANUAL, IMPORTED or EXTRACTED: extracted entities are drawn with a dashed outline. */
+  origin: string;
   /** Why the node is shown: "root", "path", "gaps" or "expand:<id>"; it leaves when the set empties. */
   owners: Set<string>;
   expanded: boolean;
@@ -58,6 +60,7 @@ export class GraphModel {
         id: e.id,
         type: e.type,
         name: e.name,
+        origin: e.origin,
         owners: new Set(tag ? [tag] : ['root']),
         expanded: false,
         more: [],

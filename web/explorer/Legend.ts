@@ -4,6 +4,9 @@ import { button, el } from './dom.js';
 import type { GraphModel } from './GraphModel.js';
 import type { ViewState } from './ViewState.js';
 
+/** Where entities come from, in the order the legend lists them. */
+const ORIGINS = ['MANUAL', 'IMPORTED', 'EXTRACTED'];
+
 /** Renders the legend into `root`; call `update` after the loaded graph changes. */
 export class Legend {
   /** Entity counts by type across the whole graph (from graphStats). */
@@ -67,9 +70,27 @@ export class Legend {
         ),
       );
     }
+    const origins = new Map<string, number>(ORIGINS.map((o) => [o, 0]));
+    for (const n of this.model.nodes.values()) origins.set(n.origin, (origins.get(n.origin) ?? 0) + 1);
+    const originList = el('ul', { attrs: { 'aria-label': 'Origins' } });
+    for (const [origin, loaded] of origins) {
+      const marker = el('span', {
+        className: origin === 'EXTRACTED' ? 'origin-swatch extracted' : 'origin-swatch',
+        attrs: { 'aria-hidden': 'true' },
+      });
+      originList.append(
+        el('li', {}, this.toggle(this.view.hiddenOrigins, origin, `origin:${origin}`, marker, `${loaded}`)),
+      );
+    }
     this.root.replaceChildren(
       el('h2', { text: 'Entity types' }),
       entityList,
+      el('h2', { text: 'Origin' }),
+      originList,
+      el('p', {
+        className: 'muted small',
+        text: 'Extracted entities (built from document text) have a dashed outline.',
+      }),
       el('h2', { text: 'Relationship types' }),
       linkTypes.size ? relList : el('p', { className: 'muted', text: 'None loaded.' }),
       el('p', { className: 'muted small', text: 'Click a type to hide or show it.' }),

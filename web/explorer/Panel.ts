@@ -92,6 +92,8 @@ export class Panel {
         { className: 'facts' },
         el('dt', { text: 'Id' }),
         el('dd', { text: d.id, className: 'mono' }),
+        el('dt', { text: 'Origin' }),
+        el('dd', { text: d.origin, attrs: { 'data-field': 'origin' } }),
         el('dt', { text: 'Aliases' }),
         el('dd', { text: d.aliases.length ? d.aliases.join(', ') : '—', attrs: { 'data-field': 'aliases' } }),
         el('dt', { text: 'Description' }),
@@ -107,6 +109,9 @@ export class Panel {
       this.relationships(d),
       el('h3', { text: `Documents (${d.documents.length})` }),
       this.documents(d),
+      ...(d.evidence.totalCount > 0
+        ? [el('h3', { text: `Evidence (${d.evidence.totalCount})` }), this.evidence(d)]
+        : []),
     );
     if (focused) this.root.querySelector<HTMLElement>(`[data-action="${focused}"]`)?.focus();
   }
@@ -167,6 +172,33 @@ export class Panel {
     }
     if (sorted.length > MAX_RELATIONSHIPS)
       list.append(el('li', { className: 'muted', text: `…and ${sorted.length - MAX_RELATIONSHIPS} more` }));
+    return list;
+  }
+
+  /** Where extraction found the entity: quotes linking to their documents. */
+  private evidence(d: EntityDetail): HTMLElement {
+    const list = el('ul', { className: 'evidence', attrs: { 'data-field': 'evidence' } });
+    for (const e of d.evidence.nodes) {
+      const source = e.document
+        ? el('a', {
+            text: e.document.title,
+            attrs: { href: `/knowledge/${encodeURIComponent(e.document.id)}`, title: 'Open in the document inspector' },
+          })
+        : el('span', { className: 'muted', text: 'document gone' });
+      list.append(
+        el(
+          'li',
+          {},
+          el('q', { text: e.quote }),
+          source,
+          el('span', { className: 'muted', text: `${e.extractor} · ${e.confidence.toFixed(2)}` }),
+        ),
+      );
+    }
+    if (d.evidence.totalCount > d.evidence.nodes.length)
+      list.append(
+        el('li', { className: 'muted', text: `…and ${d.evidence.totalCount - d.evidence.nodes.length} more` }),
+      );
     return list;
   }
 

@@ -186,7 +186,10 @@ function ring(
   ctx.setLineDash([]);
 }
 
-// Selection, path start, pins and gap highlights.
+/** The dashed outline of extracted entities (built from text: less certain than written ones). */
+export const EXTRACTED_COLOR = '#64748b';
+
+// Extracted entities' outline, selection, path start, pins and gap highlights.
 function markers(
   ctx: CanvasRenderingContext2D,
   onScreen: GraphNode[],
@@ -195,6 +198,7 @@ function markers(
   k: number,
 ): void {
   for (const n of onScreen) {
+    if (n.origin === 'EXTRACTED') ring(ctx, n, 1.5 / k, EXTRACTED_COLOR, 1.5 / k, [2 / k, 2 / k]);
     if (view.gapIds.has(n.id)) ring(ctx, n, 4 / k, '#dc2626', 2 / k, [4 / k, 3 / k]);
     if (n.id === view.pathFromId) ring(ctx, n, 6 / k, PATH_COLOR, 2 / k, [3 / k, 2 / k]);
     if (emph.kind === 'path' && emph.nodes.has(n.id)) ring(ctx, n, 2 / k, PATH_COLOR, 2.5 / k, []);

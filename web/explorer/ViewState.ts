@@ -22,12 +22,14 @@ export class ViewState {
   gapIds = new Set<string>();
   readonly hiddenTypes = new Set<string>();
   readonly hiddenRelationshipTypes = new Set<string>();
+  /** Origins (MANUAL, IMPORTED, EXTRACTED) the legend hides. */
+  readonly hiddenOrigins = new Set<string>();
   /** While the layout moves, the camera keeps an entity centred, or everything in view, until the user pans or zooms. */
   follow: CameraFollow = null;
 
   /** Whether the legend lets this node show. */
   nodeVisible(n: GraphNode): boolean {
-    return !this.hiddenTypes.has(n.type);
+    return !this.hiddenTypes.has(n.type) && !this.hiddenOrigins.has(n.origin);
   }
 
   /** Whether this link shows: its type and both ends are visible. */

@@ -157,6 +157,44 @@ export class MentionLinker implements DocumentWriteHook {
     });
   }
 
+  /** An entity's mentions of one source, in a stable order. */
+  async mentionsOf(entityId: string, source: 'auto' | 'explicit'): Promise<MentionRow[]> {
+    const { rows } = await this.db.query<{ document_id: string; chunk_id: string | number | null }>(
+      `SELECT document_id, chunk_id FROM mentions WHERE entity_id = $1 AND source = $2
+        ORDER BY document_id COLLATE "C", COALESCE(chunk_id, 0)`,
+      [entityId, source],
+    );
+    return rows.map((r) => ({
+      entityId,
+      documentId: r.document_id,
+      chunkId: r.chunk_id === null ? null : String(r.chunk_id),
+    }));
+  }
+
+  /** Removes mentions of one source (an undone merge); Neo4j drops the links of documents left without any. */
+  async removeMentions(rows: readonly MentionRow[], source: 'auto' | 'explicit'): Promise<void> {
+    if (rows.length === 0) return;
+    await this.db.transaction(async (tx) => {
+      await tx.query(
+        `DELETE FROM mentions m
+          USING unnest($1::text[], $2::text[], $3::bigint[]) AS x(entity_id, document_id, chunk_id)
+          WHERE m.entity_id = x.entity_id AND m.document_id = x.document_id
+            AND COALESCE(m.chunk_id, 0) = COALESCE(x.chunk_id, 0) AND m.source = $4`,
+        [rows.map((r) => r.entityId), rows.map((r) => r.documentId), rows.map((r) => r.chunkId), source],
+      );
+      if (!this.mirror) return;
+      const { rows: left } = await tx.query<{ entity_id: string; document_id: string }>(
+        `SELECT DISTINCT x.entity_id, x.document_id FROM unnest($1::text[], $2::text[]) AS x(entity_id, document_id)
+          WHERE NOT EXISTS (SELECT 1 FROM mentions m WHERE m.entity_id = x.entity_id AND m.document_id = x.document_id)`,
+        [rows.map((r) => r.entityId), rows.map((r) => r.documentId)],
+      );
+      await this.mentions.enqueue(
+        tx,
+        left.map((r) => ({ op: 'unlink' as const, entityId: r.entity_id, documentId: r.document_id })),
+      );
+    });
+  }
+
   /** Forgets an entity's name and mentions. */
   async entityDeleted(entityId: string): Promise<void> {
     await this.db.transaction(async (tx) => {

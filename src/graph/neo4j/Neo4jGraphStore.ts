@@ -12,6 +12,7 @@ import {
   type GraphCounts,
   type MentionIndex,
   type MentionOp,
+  type Origin,
   type RelationshipRecord,
   type RelationshipWrite,
 } from '../types.js';
@@ -89,8 +90,15 @@ export class Neo4jGraphStore implements GraphStore {
         const written = new Map<string, EntityRecord>();
         for (const chunk of chunks(rows, CHUNK)) {
           const res = await tx.run(Q.UPSERT_ENTITIES, { rows: chunk, now, reserved: [...Q.RESERVED_LABELS] });
-          const createdAt = new Map(res.records.map((r) => [r.get('id') as string, r.get('createdAt') as number]));
-          for (const row of chunk) written.set(row.id, writtenEntity(row, createdAt.get(row.id) ?? nowMs, nowMs));
+          const kept = new Map(res.records.map((r) => [r.get('id') as string, r]));
+          for (const row of chunk) {
+            const r = kept.get(row.id);
+            const createdAt = (r?.get('createdAt') as number | undefined) ?? nowMs;
+            written.set(
+              row.id,
+              writtenEntity(row, createdAt, nowMs, (r?.get('origin') as Origin | undefined) ?? 'MANUAL'),
+            );
+          }
         }
         return written;
       }),
@@ -159,7 +167,12 @@ export class Neo4jGraphStore implements GraphStore {
               if (r)
                 written.set(
                   r.get('key') as string,
-                  writtenRelationship(w, r.get('id') as string, (r.get('createdAt') as number | null) ?? nowMs),
+                  writtenRelationship(
+                    w,
+                    r.get('id') as string,
+                    (r.get('createdAt') as number | null) ?? nowMs,
+                    r.get('origin') as Origin,
+                  ),
                 );
             }
           }

@@ -50,14 +50,23 @@ export function typeFilter(types: readonly string[] | undefined): string | null 
   return `:${valid.map(relType).join('|')}`;
 }
 
+/**
+ * The origin to store on node or relationship `v` from `row.origin` (null when the write gives none): as given, else
+ * MANUAL for a new one and for an EXTRACTED one (a person curated it), else the recorded one. Nodes written before
+ * origins existed have none: MANUAL.
+ */
+function originToStore(v: string): string {
+  return `coalesce(row.origin, CASE WHEN coalesce(${v}.origin, 'EXTRACTED') = 'EXTRACTED' THEN 'MANUAL' ELSE ${v}.origin END)`;
+}
+
 /** Map projection of an entity node bound to `v`. */
 export function entityMap(v: string): string {
-  return `${v} {.id, .type, .name, .aliases, .description, .properties, .createdAt, .updatedAt}`;
+  return `${v} {.id, .type, .name, .aliases, .description, .properties, .origin, .createdAt, .updatedAt}`;
 }
 
 /** Map projection of a relationship bound to `r`. */
 export const REL_MAP =
-  '{id: r.id, type: type(r), fromId: startNode(r).id, toId: endNode(r).id, properties: r.properties, createdAt: r.createdAt}';
+  '{id: r.id, type: type(r), fromId: startNode(r).id, toId: endNode(r).id, properties: r.properties, origin: r.origin, createdAt: r.createdAt}';
 
 /**
  * Writes one chunk of entities, keeping createdAt. Setting updatedAt first takes the node's write lock, so the labels
@@ -73,8 +82,9 @@ WITH e, row, [l IN labels(e) WHERE NOT l IN $reserved AND l <> row.type] AS stal
 REMOVE e:$(stale)
 SET e:$(CASE WHEN row.type IN $reserved THEN [] ELSE [row.type] END)
 SET e.type = row.type, e.name = row.name, e.nameLower = row.nameLower, e.aliases = row.aliases,
-    e.aliasesLower = row.aliasesLower, e.description = row.description, e.properties = row.properties
-RETURN e.id AS id, e.createdAt AS createdAt`;
+    e.aliasesLower = row.aliasesLower, e.description = row.description, e.properties = row.properties,
+    e.origin = ${originToStore('e')}
+RETURN e.id AS id, e.createdAt AS createdAt, e.origin AS origin`;
 
 /** Ids among `$ids` that are not entities. */
 export const MISSING_ENTITIES = `UNWIND $ids AS id
@@ -94,8 +104,8 @@ MATCH (a:Entity {id: row.fromId})
 MATCH (b:Entity {id: row.toId})
 MERGE (a)-[r:${relType(type)}]->(b)
 ON CREATE SET r.id = row.id, r.createdAt = $now
-SET r.properties = row.properties
-RETURN row.key AS key, r.id AS id, r.createdAt AS createdAt`;
+SET r.properties = row.properties, r.origin = ${originToStore('r')}
+RETURN row.key AS key, r.id AS id, r.createdAt AS createdAt, r.origin AS origin`;
 }
 
 /** The pattern from node `n` along `r` to entity `m` in a direction, with a type filter. */
@@ -118,7 +128,7 @@ CALL (n) {
   ${direction === 'BOTH' ? 'WITH DISTINCT r, m' : 'WITH r, m'}
   RETURN r, m ORDER BY type(r), m.id, r.id LIMIT $cap
 }
-RETURN n.id AS fromId, collect([m.id, r.id, type(r), startNode(r) = n, r.properties, r.createdAt, m.name]) AS edges`;
+RETURN n.id AS fromId, collect([m.id, r.id, type(r), startNode(r) = n, r.properties, r.createdAt, m.name, r.origin]) AS edges`;
 }
 
 /** Relationships touching entities in `$ids`, in a direction, ordered by id. */
@@ -168,11 +178,12 @@ export function relationshipsByIdQuery(types: readonly string[], tail: string): 
 const CONNECTED = 'EXISTS { (e)--(:Entity) }';
 
 /**
- * Finds entities: WHERE text assembled from fixed fragments; values in `$types`, `$q`, `$mentioned` (ids of mentioned
+ * Finds entities: WHERE text assembled from fixed fragments; values in `$types`, `$origins`, `$q`, `$mentioned` (ids of mentioned
  * entities, from Postgres), `$afterName`, `$afterId`. `rels` and `mentioned` are undefined when they don't matter.
  */
 export function entityFilterWhere(opts: {
   types: boolean;
+  origins: boolean;
   q: boolean;
   rels?: boolean;
   mentioned?: boolean;
@@ -180,6 +191,7 @@ export function entityFilterWhere(opts: {
 }): string {
   const where: string[] = [];
   if (opts.types) where.push('e.type IN $types');
+  if (opts.origins) where.push("coalesce(e.origin, 'MANUAL') IN $origins");
   if (opts.q) where.push('(e.nameLower CONTAINS $q OR any(a IN e.aliasesLower WHERE a CONTAINS $q))');
   if (opts.rels !== undefined) where.push(opts.rels ? CONNECTED : `NOT ${CONNECTED}`);
   if (opts.mentioned !== undefined) where.push(opts.mentioned ? 'e.id IN $mentioned' : 'NOT e.id IN $mentioned');

@@ -23,16 +23,24 @@ export async function findEntitiesTx(
   mentioned: readonly string[] | undefined,
 ): Promise<EntityPage> {
   const types = filter.types?.length ? filter.types : undefined;
+  const origins = filter.origin?.length ? filter.origin : undefined;
   const q = filter.nameContains ? filter.nameContains.toLowerCase() : undefined;
   const params = {
     types: types ?? null,
+    origins: origins ?? null,
     q: q ?? null,
     mentioned: mentioned ?? null,
     afterName: after?.name ?? null,
     afterId: after?.id ?? null,
     limit: int(first + 1),
   };
-  const opts = { types: !!types, q: q !== undefined, rels: filter.hasRelationships, mentioned: filter.hasDocuments };
+  const opts = {
+    types: !!types,
+    origins: !!origins,
+    q: q !== undefined,
+    rels: filter.hasRelationships,
+    mentioned: filter.hasDocuments,
+  };
   const pageWhere = Q.entityFilterWhere({ ...opts, after: !!after });
   const countWhere = Q.entityFilterWhere({ ...opts, after: false });
   const page = await tx.run(

@@ -1,5 +1,5 @@
 import type { JsonObject } from '../../shared/json.js';
-import type { Edge, EntityRecord, EntityWrite, RelationshipRecord, RelationshipWrite } from '../types.js';
+import type { Edge, EntityRecord, EntityWrite, Origin, RelationshipRecord, RelationshipWrite } from '../types.js';
 
 // How records look in Neo4j: `properties` is a JSON string (Neo4j cannot store nested maps), timestamps are epoch
 // milliseconds (integers), `nameLower` / `aliasesLower` serve case-insensitive search.
@@ -12,6 +12,7 @@ export interface EntityMap {
   aliases?: string[] | null;
   description?: string | null;
   properties?: string | null;
+  origin?: Origin | null;
   createdAt?: number | null;
   updatedAt?: number | null;
 }
@@ -23,6 +24,7 @@ export interface RelationshipMap {
   fromId: string;
   toId: string;
   properties?: string | null;
+  origin?: Origin | null;
   createdAt?: number | null;
 }
 
@@ -36,6 +38,7 @@ export interface EntityParams {
   aliasesLower: string[];
   description: string | null;
   properties: string;
+  origin: Origin | null;
 }
 
 /** A relationship row sent to the upsert query. */
@@ -45,6 +48,7 @@ export interface RelationshipParams {
   fromId: string;
   toId: string;
   properties: string;
+  origin: Origin | null;
 }
 
 function parseProperties(text: string | null | undefined): JsonObject {
@@ -64,6 +68,7 @@ export function toEntityRecord(m: EntityMap): EntityRecord {
     aliases: m.aliases ?? [],
     description: m.description ?? null,
     properties: parseProperties(m.properties),
+    origin: m.origin ?? 'MANUAL',
     createdAt: toDate(m.createdAt),
     updatedAt: toDate(m.updatedAt),
   };
@@ -77,12 +82,13 @@ export function toRelationshipRecord(m: RelationshipMap): RelationshipRecord {
     fromId: m.fromId,
     toId: m.toId,
     properties: parseProperties(m.properties),
+    origin: m.origin ?? 'MANUAL',
     createdAt: toDate(m.createdAt),
   };
 }
 
-/** The record of an entity just written from `p`, given what the database kept (createdAt). */
-export function writtenEntity(p: EntityParams, createdAt: number, updatedAt: number): EntityRecord {
+/** The record of an entity just written from `p`, given what the database kept (createdAt, origin). */
+export function writtenEntity(p: EntityParams, createdAt: number, updatedAt: number, origin: Origin): EntityRecord {
   return {
     id: p.id,
     type: p.type,
@@ -90,29 +96,36 @@ export function writtenEntity(p: EntityParams, createdAt: number, updatedAt: num
     aliases: [...p.aliases],
     description: p.description,
     properties: parseProperties(p.properties),
+    origin,
     createdAt: new Date(createdAt),
     updatedAt: new Date(updatedAt),
   };
 }
 
-/** The record of a relationship just written from `w`, given what the database kept (id and createdAt). */
-export function writtenRelationship(w: RelationshipWrite, id: string, createdAt: number): RelationshipRecord {
+/** The record of a relationship just written from `w`, given what the database kept (id, createdAt, origin). */
+export function writtenRelationship(
+  w: RelationshipWrite,
+  id: string,
+  createdAt: number,
+  origin: Origin,
+): RelationshipRecord {
   return {
     id,
     type: w.type,
     fromId: w.fromId,
     toId: w.toId,
     properties: parseProperties(JSON.stringify(w.properties ?? {})),
+    origin,
     createdAt: new Date(createdAt),
   };
 }
 
-/** One edge of an `expandQuery` row: `[neighbourId, id, type, outgoing, properties, createdAt, neighbourName]`. */
-export type ExpandedEdge = [string, string, string, boolean, string | null, number | null, string];
+/** One edge of an `expandQuery` row: `[neighbourId, id, type, outgoing, properties, createdAt, neighbourName, origin]`. */
+export type ExpandedEdge = [string, string, string, boolean, string | null, number | null, string, Origin | null];
 
 /** Maps the edges of one `expandQuery` row (node `fromId`) to `Edge`s, keeping their order. */
 export function toEdges(fromId: string, edges: readonly ExpandedEdge[]): Edge[] {
-  return edges.map(([neighborId, id, type, outgoing, properties, createdAt, neighborName]) => ({
+  return edges.map(([neighborId, id, type, outgoing, properties, createdAt, neighborName, origin]) => ({
     fromId,
     neighborId,
     neighborName,
@@ -122,6 +135,7 @@ export function toEdges(fromId: string, edges: readonly ExpandedEdge[]): Edge[] 
       fromId: outgoing ? fromId : neighborId,
       toId: outgoing ? neighborId : fromId,
       properties,
+      origin,
       createdAt,
     }),
   }));
@@ -138,6 +152,7 @@ export function entityParams(e: EntityWrite): EntityParams {
     aliasesLower: e.aliases.map((a) => a.toLowerCase()),
     description: e.description,
     properties: JSON.stringify(e.properties ?? {}),
+    origin: e.origin ?? null,
   };
 }
 
@@ -149,6 +164,7 @@ export function relationshipParams(r: RelationshipWrite): RelationshipParams {
     fromId: r.fromId,
     toId: r.toId,
     properties: JSON.stringify(r.properties ?? {}),
+    origin: r.origin ?? null,
   };
 }
 

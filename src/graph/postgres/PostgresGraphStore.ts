@@ -17,6 +17,7 @@ import type {
 import {
   ENTITY_COLUMNS,
   ENTITY_RETURNING,
+  originToStore,
   RELATIONSHIP_COLUMNS,
   RELATIONSHIP_RETURNING,
   relationshipKey,
@@ -52,14 +53,15 @@ export class PostgresGraphStore implements GraphStore {
       a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
     );
     const { rows } = await this.db.query<EntityRow>(
-      `INSERT INTO graph_entities (id, type, name, aliases, description, properties)
+      `INSERT INTO graph_entities (id, type, name, aliases, description, properties, origin)
        SELECT x.id, x.type, x.name, ARRAY(SELECT jsonb_array_elements_text(x.aliases::jsonb)), x.description,
-              x.properties::jsonb
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
-           AS x(id, type, name, aliases, description, properties)
+              x.properties::jsonb, ${originToStore('x.origin', 'cur.origin')}
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+           AS x(id, type, name, aliases, description, properties, origin)
+         LEFT JOIN graph_entities cur ON cur.id = x.id
        ON CONFLICT (id) DO UPDATE SET
          type = EXCLUDED.type, name = EXCLUDED.name, aliases = EXCLUDED.aliases, description = EXCLUDED.description,
-         properties = EXCLUDED.properties, updated_at = now()
+         properties = EXCLUDED.properties, origin = EXCLUDED.origin, updated_at = now()
        RETURNING ${ENTITY_RETURNING}`,
       [
         unique.map((e) => e.id),
@@ -68,6 +70,7 @@ export class PostgresGraphStore implements GraphStore {
         unique.map((e) => JSON.stringify(e.aliases)),
         unique.map((e) => e.description),
         unique.map((e) => JSON.stringify(e.properties)),
+        unique.map((e) => e.origin ?? null),
       ],
     );
     const byId = new Map(rows.map((r) => [r.id, toEntityRecord(r)]));
@@ -96,6 +99,7 @@ export class PostgresGraphStore implements GraphStore {
     const params = new SqlParams();
     const where: string[] = [];
     if (filter.types?.length) where.push(`e.type = ANY(${params.add(filter.types)}::text[])`);
+    if (filter.origin?.length) where.push(`e.origin = ANY(${params.add(filter.origin)}::text[])`);
     if (filter.nameContains) {
       const p = params.add(`%${escapeLike(filter.nameContains)}%`);
       where.push(
@@ -156,10 +160,12 @@ export class PostgresGraphStore implements GraphStore {
         for (const id of [r.fromId, r.toId]) if (!existing.has(id)) throw notFound('Entity', id);
       }
       const written = await tx.query<RelationshipRow>(
-        `INSERT INTO graph_relationships (id, type, from_id, to_id, properties)
-         SELECT x.id, x.type, x.from_id, x.to_id, x.properties::jsonb
-           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS x(id, type, from_id, to_id, properties)
-         ON CONFLICT (from_id, type, to_id) DO UPDATE SET properties = EXCLUDED.properties
+        `INSERT INTO graph_relationships (id, type, from_id, to_id, properties, origin)
+         SELECT x.id, x.type, x.from_id, x.to_id, x.properties::jsonb, ${originToStore('x.origin', 'cur.origin')}
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+             AS x(id, type, from_id, to_id, properties, origin)
+           LEFT JOIN graph_relationships cur ON cur.from_id = x.from_id AND cur.type = x.type AND cur.to_id = x.to_id
+         ON CONFLICT (from_id, type, to_id) DO UPDATE SET properties = EXCLUDED.properties, origin = EXCLUDED.origin
          RETURNING ${RELATIONSHIP_RETURNING}`,
         [
           unique.map((r) => r.id),
@@ -167,6 +173,7 @@ export class PostgresGraphStore implements GraphStore {
           unique.map((r) => r.fromId),
           unique.map((r) => r.toId),
           unique.map((r) => JSON.stringify(r.properties)),
+          unique.map((r) => r.origin ?? null),
         ],
       );
       return written.rows;
@@ -243,7 +250,7 @@ export class PostgresGraphStore implements GraphStore {
     }
     const cap = params.add(capPerNode);
     const { rows } = await this.db.query<RelationshipRow & { node: string; neighbor: string; neighbor_name: string }>(
-      `SELECT node, neighbor, n.name AS neighbor_name, ranked.id, ranked.type, from_id, to_id, ranked.properties, ranked.created_at
+      `SELECT node, neighbor, n.name AS neighbor_name, ranked.id, ranked.type, from_id, to_id, ranked.properties, ranked.origin, ranked.created_at
          FROM (SELECT x.*, row_number() OVER (PARTITION BY x.node
                                                ORDER BY x.type COLLATE "C", x.neighbor COLLATE "C", x.id COLLATE "C") AS rn
                  FROM (${parts.join(' UNION ALL ')}) x) ranked

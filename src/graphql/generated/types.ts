@@ -4,6 +4,8 @@ import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } f
 import type { DocumentView, ChunkRecord, IndexResultRecord } from '../../documents/types.js';
 import type { SearchHitRecord } from '../../retrieval/types.js';
 import type { EntityRecord, RelationshipRecord, NeighborRecord } from '../../graph/types.js';
+import type { EvidenceView } from '../../extraction/ExtractionEvidenceService.js';
+import type { MergeRecord } from '../../graph/curation/MergeRepository.js';
 import type { SubgraphRecord, PathRecord } from '../../graph/traversal.js';
 import type { GraphStatsRecord } from '../../graph/GraphService.js';
 import type { EnrichedContextRecord, EnrichedChunkRecord, EnrichedEntityRecord } from '../../enrichment/types.js';
@@ -663,6 +665,52 @@ export type Direction =
   | 'IN'
   | 'BOTH';
 
+/**
+ * Where a fact came from. Extraction never changes or removes MANUAL and IMPORTED facts; an EXTRACTED fact that a
+ * person updates through the API becomes MANUAL.
+ */
+export type Origin =
+  /** Written through the API (createEntity, upsertGraph, MCP, the CLI) by a person or an agent. */
+  | 'MANUAL'
+  /** Written by an importer (e.g. the entities of an OpenAPI spec). */
+  | 'IMPORTED'
+  /** Built from document text by extraction; its evidence says where. */
+  | 'EXTRACTED';
+
+/**
+ * One piece of support of an extracted fact: where an extractor found it, with a short quote. Facts written by people
+ * or importers have none.
+ */
+export type Evidence = {
+  __typename?: 'Evidence';
+  /** The chunk the fact was found in; null when the whole document supports it (e.g. a page's title) or the chunk is gone. */
+  chunk: Maybe<Chunk>;
+  /** The document; null once it expired or was deleted. */
+  document: Maybe<Document>;
+  /** At most 200 characters of the text that supports the fact. */
+  quote: Scalars['String']['output'];
+  /** structural, offline or llm (the LLM's model and prompt version follow, e.g. `llm:gpt-4o-mini:v1`). */
+  extractor: Scalars['String']['output'];
+  /** 0 to 1. */
+  confidence: Scalars['Float']['output'];
+  createdAt: Scalars['DateTime']['output'];
+};
+
+export type EvidenceEdge = {
+  __typename?: 'EvidenceEdge';
+  cursor: Scalars['String']['output'];
+  node: Evidence;
+};
+
+/** A page of evidence, most confident first. */
+export type EvidenceConnection = {
+  __typename?: 'EvidenceConnection';
+  edges: Array<EvidenceEdge>;
+  nodes: Array<Evidence>;
+  pageInfo: PageInfo;
+  totalCount: Scalars['Int']['output'];
+};
+
 /** A typed entity of the knowledge graph. */
 export type Entity = {
   __typename?: 'Entity';
@@ -675,6 +723,10 @@ export type Entity = {
   aliases: Array<Scalars['String']['output']>;
   description: Maybe<Scalars['String']['output']>;
   properties: Scalars['JSON']['output'];
+  /** Where it came from: MANUAL, IMPORTED or EXTRACTED. */
+  origin: Origin;
+  /** The chunks it was extracted from, with quotes (empty unless extracted). `first` defaults to 10, at most 100. */
+  evidence: EvidenceConnection;
   createdAt: Scalars['DateTime']['output'];
   updatedAt: Scalars['DateTime']['output'];
   /** Entities reachable within `depth` hops (1-3), each at its smallest depth with the relationship that reached it. */
@@ -683,6 +735,13 @@ export type Entity = {
   relationships: Array<Relationship>;
   /** Documents that mention this entity, most recently linked first. */
   documents: Array<Document>;
+};
+
+
+/** A typed entity of the knowledge graph. */
+export type EntityEvidenceArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -716,7 +775,18 @@ export type Relationship = {
   from: Entity;
   to: Entity;
   properties: Scalars['JSON']['output'];
+  /** Where it came from: MANUAL, IMPORTED or EXTRACTED. */
+  origin: Origin;
+  /** The chunks it was extracted from, with quotes (empty unless extracted). `first` defaults to 10, at most 100. */
+  evidence: EvidenceConnection;
   createdAt: Scalars['DateTime']['output'];
+};
+
+
+/** A named, directed relationship. (from, type, to) is unique. */
+export type RelationshipEvidenceArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** An entity found by a traversal. */
@@ -737,6 +807,8 @@ export type EntityFilter = {
   hasRelationships?: InputMaybe<Scalars['Boolean']['input']>;
   /** true: entities that a live (unexpired) document mentions; false: entities that none mentions; null: either. */
   hasDocuments?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Entities of any of these origins; null or empty: any. */
+  origin?: InputMaybe<Array<Origin>>;
 };
 
 export type EntityEdge = {
@@ -760,6 +832,11 @@ export type SubgraphInput = {
   depth?: InputMaybe<Scalars['Int']['input']>;
   /** Most entities returned (default 200, at most 2000). */
   limit?: InputMaybe<Scalars['Int']['input']>;
+  /**
+   * Only entities of these origins (null or empty: any), with the relationships among them. The seed entities are
+   * always returned; the traversal passes through entities of every origin.
+   */
+  origin?: InputMaybe<Array<Origin>>;
 };
 
 /** A piece of the graph. */
@@ -838,6 +915,31 @@ export type UpsertGraphPayload = {
   __typename?: 'UpsertGraphPayload';
   entities: Array<Entity>;
   relationships: Array<Relationship>;
+};
+
+/** An admin's merge of two entities (mergeEntities); undoMerge takes its id. */
+export type EntityMerge = {
+  __typename?: 'EntityMerge';
+  id: Scalars['ID']['output'];
+  /** The entity that was kept; null if it was deleted since. */
+  kept: Maybe<Entity>;
+  keptId: Scalars['ID']['output'];
+  /** The id of the entity merged into the kept one (deleted by the merge, back after undoMerge). */
+  mergedId: Scalars['ID']['output'];
+  /** The merged entity's name, now an alias of the kept one. */
+  mergedName: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  /** When the merge was undone, or null. */
+  undoneAt: Maybe<Scalars['DateTime']['output']>;
+};
+
+/** What rejectEntity did. */
+export type RejectEntityPayload = {
+  __typename?: 'RejectEntityPayload';
+  id: Scalars['ID']['output'];
+  deleted: Scalars['Boolean']['output'];
+  /** The normalised name that extraction will not create an entity for again. */
+  rejectedName: Scalars['String']['output'];
 };
 
 export type LinkDocumentEntitiesInput = {
@@ -1027,6 +1129,21 @@ export type Mutation = {
   deleteRelationship: DeletePayload;
   /** Links a document explicitly to entities. */
   linkDocumentEntities: Document;
+  /**
+   * Merges entity `mergeId` into `keepId` (admin): its name and aliases become aliases of the kept entity, its
+   * relationships, explicit document links and evidence move over, and it is deleted. Undo with undoMerge.
+   */
+  mergeEntities: EntityMerge;
+  /**
+   * Undoes a merge (admin): the merged entity comes back with its relationships, links and evidence, and the kept
+   * entity as it was. CONFLICT when it was undone already or a later change touched the kept entity.
+   */
+  undoMerge: EntityMerge;
+  /**
+   * Deletes an EXTRACTED entity (admin) with its relationships and evidence, and keeps extraction from creating an
+   * entity of that name again. BAD_USER_INPUT for MANUAL and IMPORTED entities: use deleteEntity.
+   */
+  rejectEntity: RejectEntityPayload;
   /** Creates a document; fails with CONFLICT if the given id exists. */
   createDocument: IndexResult;
   /** Creates or updates documents by stable id. Unchanged chunks are not re-embedded. */
@@ -1091,6 +1208,22 @@ export type MutationDeleteRelationshipArgs = {
 
 export type MutationLinkDocumentEntitiesArgs = {
   input: LinkDocumentEntitiesInput;
+};
+
+
+export type MutationMergeEntitiesArgs = {
+  keepId: Scalars['ID']['input'];
+  mergeId: Scalars['ID']['input'];
+};
+
+
+export type MutationUndoMergeArgs = {
+  mergeId: Scalars['ID']['input'];
+};
+
+
+export type MutationRejectEntityArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -1295,6 +1428,10 @@ export type ResolversTypes = {
   ImportOpenApiInput: ImportOpenApiInput;
   ImportUploadInput: ImportUploadInput;
   Direction: Direction;
+  Origin: Origin;
+  Evidence: ResolverTypeWrapper<EvidenceView>;
+  EvidenceEdge: ResolverTypeWrapper<Omit<EvidenceEdge, 'node'> & { node: ResolversTypes['Evidence'] }>;
+  EvidenceConnection: ResolverTypeWrapper<Omit<EvidenceConnection, 'edges' | 'nodes'> & { edges: Array<ResolversTypes['EvidenceEdge']>, nodes: Array<ResolversTypes['Evidence']> }>;
   Entity: ResolverTypeWrapper<EntityRecord>;
   Relationship: ResolverTypeWrapper<RelationshipRecord>;
   Neighbor: ResolverTypeWrapper<NeighborRecord>;
@@ -1311,6 +1448,8 @@ export type ResolversTypes = {
   CreateRelationshipInput: CreateRelationshipInput;
   UpsertGraphInput: UpsertGraphInput;
   UpsertGraphPayload: ResolverTypeWrapper<Omit<UpsertGraphPayload, 'entities' | 'relationships'> & { entities: Array<ResolversTypes['Entity']>, relationships: Array<ResolversTypes['Relationship']> }>;
+  EntityMerge: ResolverTypeWrapper<MergeRecord>;
+  RejectEntityPayload: ResolverTypeWrapper<RejectEntityPayload>;
   LinkDocumentEntitiesInput: LinkDocumentEntitiesInput;
   Role: Role;
   ApiKey: ResolverTypeWrapper<ApiKeyRecord>;
@@ -1368,6 +1507,9 @@ export type ResolversParentTypes = {
   ImportUrlInput: ImportUrlInput;
   ImportOpenApiInput: ImportOpenApiInput;
   ImportUploadInput: ImportUploadInput;
+  Evidence: EvidenceView;
+  EvidenceEdge: Omit<EvidenceEdge, 'node'> & { node: ResolversParentTypes['Evidence'] };
+  EvidenceConnection: Omit<EvidenceConnection, 'edges' | 'nodes'> & { edges: Array<ResolversParentTypes['EvidenceEdge']>, nodes: Array<ResolversParentTypes['Evidence']> };
   Entity: EntityRecord;
   Relationship: RelationshipRecord;
   Neighbor: NeighborRecord;
@@ -1384,6 +1526,8 @@ export type ResolversParentTypes = {
   CreateRelationshipInput: CreateRelationshipInput;
   UpsertGraphInput: UpsertGraphInput;
   UpsertGraphPayload: Omit<UpsertGraphPayload, 'entities' | 'relationships'> & { entities: Array<ResolversParentTypes['Entity']>, relationships: Array<ResolversParentTypes['Relationship']> };
+  EntityMerge: MergeRecord;
+  RejectEntityPayload: RejectEntityPayload;
   LinkDocumentEntitiesInput: LinkDocumentEntitiesInput;
   ApiKey: ApiKeyRecord;
   CreatedApiKey: CreatedApiKeyRecord;
@@ -1640,6 +1784,27 @@ export type ImportJobConnectionResolvers<ContextType = GraphQLContext, ParentTyp
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
+export type EvidenceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Evidence'] = ResolversParentTypes['Evidence']> = {
+  chunk?: Resolver<Maybe<ResolversTypes['Chunk']>, ParentType, ContextType>;
+  document?: Resolver<Maybe<ResolversTypes['Document']>, ParentType, ContextType>;
+  quote?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  extractor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  confidence?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type EvidenceEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EvidenceEdge'] = ResolversParentTypes['EvidenceEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Evidence'], ParentType, ContextType>;
+};
+
+export type EvidenceConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EvidenceConnection'] = ResolversParentTypes['EvidenceConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['EvidenceEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['Evidence']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
 export type EntityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Entity'] = ResolversParentTypes['Entity']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1647,6 +1812,8 @@ export type EntityResolvers<ContextType = GraphQLContext, ParentType extends Res
   aliases?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   properties?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  origin?: Resolver<ResolversTypes['Origin'], ParentType, ContextType>;
+  evidence?: Resolver<ResolversTypes['EvidenceConnection'], ParentType, ContextType, RequireFields<EntityEvidenceArgs, 'first'>>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   neighbors?: Resolver<Array<ResolversTypes['Neighbor']>, ParentType, ContextType, RequireFields<EntityNeighborsArgs, 'depth' | 'direction' | 'limit'>>;
@@ -1660,6 +1827,8 @@ export type RelationshipResolvers<ContextType = GraphQLContext, ParentType exten
   from?: Resolver<ResolversTypes['Entity'], ParentType, ContextType>;
   to?: Resolver<ResolversTypes['Entity'], ParentType, ContextType>;
   properties?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  origin?: Resolver<ResolversTypes['Origin'], ParentType, ContextType>;
+  evidence?: Resolver<ResolversTypes['EvidenceConnection'], ParentType, ContextType, RequireFields<RelationshipEvidenceArgs, 'first'>>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
@@ -1713,6 +1882,22 @@ export type UpsertGraphPayloadResolvers<ContextType = GraphQLContext, ParentType
   relationships?: Resolver<Array<ResolversTypes['Relationship']>, ParentType, ContextType>;
 };
 
+export type EntityMergeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EntityMerge'] = ResolversParentTypes['EntityMerge']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kept?: Resolver<Maybe<ResolversTypes['Entity']>, ParentType, ContextType>;
+  keptId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  mergedId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  mergedName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  undoneAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+};
+
+export type RejectEntityPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RejectEntityPayload'] = ResolversParentTypes['RejectEntityPayload']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  deleted?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  rejectedName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type ApiKeyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ApiKey'] = ResolversParentTypes['ApiKey']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1759,6 +1944,9 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   createRelationship?: Resolver<ResolversTypes['Relationship'], ParentType, ContextType, RequireFields<MutationCreateRelationshipArgs, 'input'>>;
   deleteRelationship?: Resolver<ResolversTypes['DeletePayload'], ParentType, ContextType, RequireFields<MutationDeleteRelationshipArgs, 'id'>>;
   linkDocumentEntities?: Resolver<ResolversTypes['Document'], ParentType, ContextType, RequireFields<MutationLinkDocumentEntitiesArgs, 'input'>>;
+  mergeEntities?: Resolver<ResolversTypes['EntityMerge'], ParentType, ContextType, RequireFields<MutationMergeEntitiesArgs, 'keepId' | 'mergeId'>>;
+  undoMerge?: Resolver<ResolversTypes['EntityMerge'], ParentType, ContextType, RequireFields<MutationUndoMergeArgs, 'mergeId'>>;
+  rejectEntity?: Resolver<ResolversTypes['RejectEntityPayload'], ParentType, ContextType, RequireFields<MutationRejectEntityArgs, 'id'>>;
   createDocument?: Resolver<ResolversTypes['IndexResult'], ParentType, ContextType, RequireFields<MutationCreateDocumentArgs, 'input'>>;
   upsertDocuments?: Resolver<Array<ResolversTypes['IndexResult']>, ParentType, ContextType, RequireFields<MutationUpsertDocumentsArgs, 'input'>>;
   updateDocument?: Resolver<ResolversTypes['IndexResult'], ParentType, ContextType, RequireFields<MutationUpdateDocumentArgs, 'id' | 'input'>>;
@@ -1806,6 +1994,9 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ImportResult?: ImportResultResolvers<ContextType>;
   ImportJobEdge?: ImportJobEdgeResolvers<ContextType>;
   ImportJobConnection?: ImportJobConnectionResolvers<ContextType>;
+  Evidence?: EvidenceResolvers<ContextType>;
+  EvidenceEdge?: EvidenceEdgeResolvers<ContextType>;
+  EvidenceConnection?: EvidenceConnectionResolvers<ContextType>;
   Entity?: EntityResolvers<ContextType>;
   Relationship?: RelationshipResolvers<ContextType>;
   Neighbor?: NeighborResolvers<ContextType>;
@@ -1816,6 +2007,8 @@ export type Resolvers<ContextType = GraphQLContext> = {
   EntityDegree?: EntityDegreeResolvers<ContextType>;
   GraphStats?: GraphStatsResolvers<ContextType>;
   UpsertGraphPayload?: UpsertGraphPayloadResolvers<ContextType>;
+  EntityMerge?: EntityMergeResolvers<ContextType>;
+  RejectEntityPayload?: RejectEntityPayloadResolvers<ContextType>;
   ApiKey?: ApiKeyResolvers<ContextType>;
   CreatedApiKey?: CreatedApiKeyResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;

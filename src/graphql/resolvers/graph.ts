@@ -6,6 +6,8 @@ import type { Resolvers } from '../generated/types.js';
 import { loadAll, type Loaders } from '../loaders.js';
 import { toConnection } from '../connection.js';
 import { findEntityPage } from '../inputs.js';
+import { entityFactKey, relationshipFactKey } from '../../extraction/ExtractionEvidenceService.js';
+import { evidenceConnection } from './curation.js';
 
 async function entityOrFail(loaders: Loaders, id: string): Promise<EntityRecord> {
   const e = await loaders.entityById.load(id);
@@ -21,7 +23,8 @@ export const graphResolvers: Resolvers = {
       const { edges, ...pageInfo } = await findEntityPage(services.graph, filter, first, after);
       return toConnection(edges, pageInfo);
     },
-    subgraph: (_, { input }, { services }) => services.graph.subgraph(input.entityIds, input.depth, input.limit),
+    subgraph: (_, { input }, { services }) =>
+      services.graph.subgraph(input.entityIds, input.depth, input.limit, 'input', input.origin),
     shortestPath: (_, { fromId, toId, maxDepth }, { services }) => services.graph.shortestPath(fromId, toId, maxDepth),
     graphStats: (_, __, { services }) => services.graph.stats(),
   },
@@ -52,9 +55,13 @@ export const graphResolvers: Resolvers = {
       const ids = await loaders.documentIdsByEntity.load(`${n}:${entity.id}`);
       return loadAll<DocumentSummary>(loaders.documentById, ids);
     },
+    evidence: (entity, { first, after }, { loaders }) =>
+      evidenceConnection(loaders, entityFactKey(entity.id), first, after),
   },
   Relationship: {
     from: (rel, _, { loaders }) => entityOrFail(loaders, rel.fromId),
     to: (rel, _, { loaders }) => entityOrFail(loaders, rel.toId),
+    evidence: (rel, { first, after }, { loaders }) =>
+      evidenceConnection(loaders, relationshipFactKey(rel.id), first, after),
   },
 };

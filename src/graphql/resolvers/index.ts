@@ -3,6 +3,7 @@ import type { Resolvers } from '../generated/types.js';
 import { apiKeyResolvers } from './apiKeys.js';
 import { documentResolvers } from './documents.js';
 import { enrichmentResolvers } from './enrichment.js';
+import { curationResolvers } from './curation.js';
 import { graphResolvers } from './graph.js';
 import { importResolvers } from './imports.js';
 import { searchResolvers } from './search.js';
@@ -25,6 +26,7 @@ export const resolvers: Resolvers = {
   Mutation: {
     ...documentResolvers.Mutation,
     ...graphResolvers.Mutation,
+    ...curationResolvers.Mutation,
     ...importResolvers.Mutation,
     ...sourceResolvers.Mutation,
     ...apiKeyResolvers.Mutation,
@@ -36,6 +38,7 @@ export const resolvers: Resolvers = {
   Entity: graphResolvers.Entity,
   EnrichedChunk: enrichmentResolvers.EnrichedChunk,
   Relationship: graphResolvers.Relationship,
+  EntityMerge: curationResolvers.EntityMerge,
   Document: documentResolvers.Document,
   Chunk: documentResolvers.Chunk,
   ApiKey: apiKeyResolvers.ApiKey,

@@ -45,6 +45,7 @@ const entity = (id: string, name: string): EnrichedEntityRecord => ({
     aliases: [],
     description: null,
     properties: {},
+    origin: 'MANUAL',
     createdAt: now,
     updatedAt: now,
   } as EntityRecord,
@@ -57,6 +58,7 @@ const rel = (fromId: string, type: string, toId: string): RelationshipRecord => 
   fromId,
   toId,
   properties: {},
+  origin: 'MANUAL',
   createdAt: now,
 });
 

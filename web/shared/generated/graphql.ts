@@ -143,6 +143,18 @@ export type ImportOpenApiInput = {
   async?: boolean | null | undefined;
 };
 
+/**
+ * Where a fact came from. Extraction never changes or removes MANUAL and IMPORTED facts; an EXTRACTED fact that a
+ * person updates through the API becomes MANUAL.
+ */
+export type Origin =
+  /** Written through the API (createEntity, upsertGraph, MCP, the CLI) by a person or an agent. */
+  | 'MANUAL'
+  /** Written by an importer (e.g. the entities of an OpenAPI spec). */
+  | 'IMPORTED'
+  /** Built from document text by extraction; its evidence says where. */
+  | 'EXTRACTED';
+
 export type EntityFilter = {
   types?: Array<string> | null | undefined;
   /** Case-insensitive text contained in the name or an alias. */
@@ -151,6 +163,8 @@ export type EntityFilter = {
   hasRelationships?: boolean | null | undefined;
   /** true: entities that a live (unexpired) document mentions; false: entities that none mentions; null: either. */
   hasDocuments?: boolean | null | undefined;
+  /** Entities of any of these origins; null or empty: any. */
+  origin?: Array<Origin> | null | undefined;
 };
 
 export type KnowledgeSummaryQueryVariables = Exact<{ [key: string]: never; }>;
@@ -239,7 +253,7 @@ export type AccessCheckQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type AccessCheckQuery = { __typename: 'Query' };
 
-export type EntitySummaryFragment = { id: string, type: string, name: string };
+export type EntitySummaryFragment = { id: string, type: string, name: string, origin: Origin };
 
 export type RelationshipSummaryFragment = { id: string, type: string, from: { id: string }, to: { id: string } };
 
@@ -249,14 +263,14 @@ export type ExplorerSearchQueryVariables = Exact<{
 }>;
 
 
-export type ExplorerSearchQuery = { entities: { totalCount: number, nodes: Array<{ aliases: Array<string>, id: string, type: string, name: string }> } };
+export type ExplorerSearchQuery = { entities: { totalCount: number, nodes: Array<{ aliases: Array<string>, id: string, type: string, name: string, origin: Origin }> } };
 
 export type ExplorerEntityQueryVariables = Exact<{
   id: string;
 }>;
 
 
-export type ExplorerEntityQuery = { entity: { aliases: Array<string>, description: string | null, properties: unknown, id: string, type: string, name: string, relationships: Array<{ id: string, type: string, from: { id: string, type: string, name: string }, to: { id: string, type: string, name: string } }>, documents: Array<{ id: string, title: string, documentType: DocumentType, source: string | null }> } | null };
+export type ExplorerEntityQuery = { entity: { aliases: Array<string>, description: string | null, properties: unknown, id: string, type: string, name: string, origin: Origin, relationships: Array<{ id: string, type: string, from: { id: string, type: string, name: string, origin: Origin }, to: { id: string, type: string, name: string, origin: Origin } }>, documents: Array<{ id: string, title: string, documentType: DocumentType, source: string | null }>, evidence: { totalCount: number, nodes: Array<{ quote: string, extractor: string, confidence: number, document: { id: string, title: string } | null }> } } | null };
 
 export type ExplorerSubgraphQueryVariables = Exact<{
   ids: Array<string> | string;
@@ -265,7 +279,7 @@ export type ExplorerSubgraphQueryVariables = Exact<{
 }>;
 
 
-export type ExplorerSubgraphQuery = { subgraph: { truncated: boolean, entities: Array<{ id: string, type: string, name: string }>, relationships: Array<{ id: string, type: string, from: { id: string }, to: { id: string } }> } };
+export type ExplorerSubgraphQuery = { subgraph: { truncated: boolean, entities: Array<{ id: string, type: string, name: string, origin: Origin }>, relationships: Array<{ id: string, type: string, from: { id: string }, to: { id: string } }> } };
 
 export type ExplorerNeighborIdsQueryVariables = Exact<{
   id: string;
@@ -280,12 +294,12 @@ export type ExplorerPathQueryVariables = Exact<{
 }>;
 
 
-export type ExplorerPathQuery = { shortestPath: { entities: Array<{ id: string, type: string, name: string }>, relationships: Array<{ id: string, type: string, from: { id: string }, to: { id: string } }> } | null };
+export type ExplorerPathQuery = { shortestPath: { entities: Array<{ id: string, type: string, name: string, origin: Origin }>, relationships: Array<{ id: string, type: string, from: { id: string }, to: { id: string } }> } | null };
 
 export type ExplorerStatsQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type ExplorerStatsQuery = { graphStats: { entityCount: number, relationshipCount: number, orphanCount: number, byType: Array<{ key: string, count: number }>, relationshipsByType: Array<{ key: string, count: number }>, topDegree: Array<{ degree: number, entity: { id: string, type: string, name: string } }> } };
+export type ExplorerStatsQuery = { graphStats: { entityCount: number, relationshipCount: number, orphanCount: number, byType: Array<{ key: string, count: number }>, relationshipsByType: Array<{ key: string, count: number }>, topDegree: Array<{ degree: number, entity: { id: string, type: string, name: string, origin: Origin } }> } };
 
 export type ExplorerGapsQueryVariables = Exact<{
   filter?: EntityFilter | null | undefined;
@@ -294,7 +308,7 @@ export type ExplorerGapsQueryVariables = Exact<{
 }>;
 
 
-export type ExplorerGapsQuery = { entities: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, type: string, name: string }> } };
+export type ExplorerGapsQuery = { entities: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, type: string, name: string, origin: Origin }> } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -362,6 +376,7 @@ export const EntitySummaryFragmentDoc = new TypedDocumentString(`
   id
   type
   name
+  origin
 }
     `, {"fragmentName":"EntitySummary"}) as unknown as TypedDocumentString<EntitySummaryFragment, unknown>;
 export const RelationshipSummaryFragmentDoc = new TypedDocumentString(`
@@ -638,6 +653,7 @@ export const ExplorerSearchDocument = new TypedDocumentString(`
   id
   type
   name
+  origin
 }`) as unknown as TypedDocumentString<ExplorerSearchQuery, ExplorerSearchQueryVariables>;
 export const ExplorerEntityDocument = new TypedDocumentString(`
     query ExplorerEntity($id: ID!) {
@@ -662,12 +678,25 @@ export const ExplorerEntityDocument = new TypedDocumentString(`
       documentType
       source
     }
+    evidence(first: 10) {
+      totalCount
+      nodes {
+        quote
+        extractor
+        confidence
+        document {
+          id
+          title
+        }
+      }
+    }
   }
 }
     fragment EntitySummary on Entity {
   id
   type
   name
+  origin
 }`) as unknown as TypedDocumentString<ExplorerEntityQuery, ExplorerEntityQueryVariables>;
 export const ExplorerSubgraphDocument = new TypedDocumentString(`
     query ExplorerSubgraph($ids: [ID!]!, $depth: Int, $limit: Int) {
@@ -685,6 +714,7 @@ export const ExplorerSubgraphDocument = new TypedDocumentString(`
   id
   type
   name
+  origin
 }
 fragment RelationshipSummary on Relationship {
   id
@@ -722,6 +752,7 @@ export const ExplorerPathDocument = new TypedDocumentString(`
   id
   type
   name
+  origin
 }
 fragment RelationshipSummary on Relationship {
   id
@@ -759,6 +790,7 @@ export const ExplorerStatsDocument = new TypedDocumentString(`
   id
   type
   name
+  origin
 }`) as unknown as TypedDocumentString<ExplorerStatsQuery, ExplorerStatsQueryVariables>;
 export const ExplorerGapsDocument = new TypedDocumentString(`
     query ExplorerGaps($filter: EntityFilter, $first: Int, $after: String) {
@@ -777,4 +809,5 @@ export const ExplorerGapsDocument = new TypedDocumentString(`
   id
   type
   name
+  origin
 }`) as unknown as TypedDocumentString<ExplorerGapsQuery, ExplorerGapsQueryVariables>;

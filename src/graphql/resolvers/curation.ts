@@ -1,0 +1,46 @@
+import { badInput } from '../../errors.js';
+import { decodePair, encodePair } from '../../shared/cursor.js';
+import { intIn } from '../../shared/intIn.js';
+import type { Resolvers } from '../generated/types.js';
+import type { Loaders } from '../loaders.js';
+import { toConnection } from '../connection.js';
+
+/** One page of a fact's evidence ('e:<id>' or 'r:<id>') as an EvidenceConnection; cursors are positions. */
+export async function evidenceConnection(
+  loaders: Loaders,
+  factKey: string,
+  first: number | null | undefined,
+  after: string | null | undefined,
+) {
+  const n = intIn(first, 10, 0, 100, 'first');
+  const offset = after ? evidenceOffset(after) : 0;
+  const page = await loaders.evidenceByFact.load(`${n}:${offset}:${factKey}`);
+  const edges = page.items.map((node, i) => ({ cursor: encodePair('evidence', String(offset + i + 1)), node }));
+  return toConnection(edges, {
+    hasNextPage: offset + edges.length < page.totalCount,
+    hasPreviousPage: offset > 0,
+    totalCount: page.totalCount,
+  });
+}
+
+function evidenceOffset(after: string): number {
+  const [kind, position] = decodePair(after);
+  const offset = Number(position);
+  if (kind !== 'evidence' || !Number.isSafeInteger(offset) || offset < 0)
+    throw badInput('after', 'not an evidence cursor; pass pageInfo.endCursor from the previous page');
+  return offset;
+}
+
+/** Admins' curation: merge, undo a merge, reject an extracted entity. */
+export const curationResolvers: Resolvers = {
+  Mutation: {
+    mergeEntities: (_, { keepId, mergeId }, { services }) => services.curation.mergeEntities(keepId, mergeId),
+    undoMerge: (_, { mergeId }, { services }) => services.curation.undoMerge(mergeId),
+    rejectEntity: async (_, { id }, { services }) => ({ ...(await services.curation.rejectEntity(id)), deleted: true }),
+  },
+  EntityMerge: {
+    kept: (merge, _, { loaders }) => loaders.entityById.load(merge.keepId),
+    keptId: (merge) => merge.keepId,
+    mergedName: (merge) => merge.snapshot.merged.name,
+  },
+};
