@@ -1,4 +1,4 @@
-// `npm run bench [-- --only=pglite|postgres|local|latency|graph|musique|api|importers]` (several: --only=pglite,postgres):
+// `npm run bench [-- --only=pglite|postgres|local|latency|graph|musique|api|importers|extract-musique|extract-scifact|extract-vite]` (several: --only=pglite,postgres):
 // SciFact ingest and per-mode search on PGlite and the real Postgres server (hashing embedder; `local`: a real model
 // from CAIRN_BENCH_LOCAL_MODEL on both), latency at scale, graph stores, MuSiQue, API questions (hashing embedder, and
 // the local model when CAIRN_BENCH_LOCAL_MODEL is set), importers.
@@ -8,6 +8,9 @@ import { benchGraph } from './graph.js';
 import { benchMusique } from './musique.js';
 import { benchSciFactEnrich } from './sciFactEnrich.js';
 import { benchImporters } from './importers.js';
+import { benchMusiqueExtracted } from './extraction/musique.js';
+import { benchSciFactExtracted } from './extraction/sciFact.js';
+import { benchViteExtracted } from './extraction/vite.js';
 import { benchLatency } from './latency.js';
 import { machineLine, publish, type Table } from './report.js';
 import { benchSciFact, HASHING_EMBEDDER, localModelEmbedder } from './sciFact.js';
@@ -28,7 +31,8 @@ const neo4j = neo4jUri
 
 console.log(`Cairn benchmarks on ${machineLine()}`);
 const tables: Table[] = [];
-const sciFact = runs('pglite') || runs('postgres') || runs('local') || runs('scifact-enrich');
+const sciFact =
+  runs('pglite') || runs('postgres') || runs('local') || runs('scifact-enrich') || runs('extract-scifact');
 const data = sciFact ? loadSciFact() : { corpus: [], queries: [], qrels: new Map() };
 if (runs('postgres') && !serverUrl) {
   console.log(
@@ -83,6 +87,18 @@ if (runs('api')) {
   tables.push(
     ...(await benchApiQuestions({ embedders: [HASHING_EMBEDDER, ...(folder ? [localModelEmbedder(folder)] : [])] })),
   );
+}
+if (runs('extract-musique')) {
+  console.log('MuSiQue with the graph extracted from its paragraphs …');
+  tables.push((await benchMusiqueExtracted()).table);
+}
+if (runs('extract-scifact')) {
+  console.log('SciFact with the graph extracted from its abstracts …');
+  tables.push(...(await benchSciFactExtracted(data)));
+}
+if (runs('extract-vite')) {
+  console.log("Vite's docs imported, extracted and asked …");
+  tables.push(...(await benchViteExtracted()));
 }
 if (runs('importers')) {
   console.log('Importers …');

@@ -1,0 +1,43 @@
+import { loadConfig } from '../../src/config.js';
+import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
+import { silentLogger } from '../../src/logger.js';
+import { createServices, type Services } from '../../src/services.js';
+
+/** A scratch store for the extraction benchmarks: in-memory PGlite (or the server), hashing embedder. */
+export async function extractionStore(extractors: string, databaseUrl?: string): Promise<Services> {
+  const config = loadConfig({
+    CAIRN_DATA_DIR: 'memory://',
+    CAIRN_RAG_MAX_TOP_K: '100',
+    CAIRN_EXTRACTION_EXTRACTORS: extractors,
+    CAIRN_EXTRACTION_POLL_MS: '50',
+    ...(databaseUrl ? { CAIRN_DATABASE_URL: databaseUrl } : {}),
+  });
+  return createServices(config, silentLogger(), { embedder: new HashingEmbeddingProvider({ dimensions: 1024 }) });
+}
+
+/**
+ * Waits until the extraction queue is empty, as a user watching `knowledgeStats` would: the worker extracts in the
+ * background and the figures come from what it wrote.
+ */
+export async function waitForExtraction(services: Services, timeoutMs = 30 * 60_000): Promise<void> {
+  const started = performance.now();
+  services.extraction.nudge();
+  for (;;) {
+    const counts = await services.extraction.statusCounts();
+    if (counts.pending + counts.running === 0) return;
+    if (performance.now() - started > timeoutMs)
+      throw new Error(`extraction did not finish: ${JSON.stringify(counts)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Whether `text` contains `phrase`, case-insensitively and with runs of white space folded. */
+export function containsPhrase(text: string, phrase: string): boolean {
+  const fold = (s: string) => s.replace(/\s+/g, ' ').trim().toLowerCase();
+  return fold(text).includes(fold(phrase));
+}
+
+/** The mean of a list (0 when empty). */
+export function mean(values: readonly number[]): number {
+  return values.length > 0 ? values.reduce((a, b) => a + b, 0) / values.length : 0;
+}
