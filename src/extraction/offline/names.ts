@@ -71,6 +71,12 @@ function runEnd(tokens: readonly Token[], start: number): number {
       end += 1;
       continue;
     }
+    // "Server-Side Rendering": a hyphen without spaces between capitalised words is inside the name.
+    const joined = tokens[end + 1];
+    if (next.text === '-' && next.space === '' && joined && joined.space === '' && isCapitalised(joined)) {
+      end += 2;
+      continue;
+    }
     const skip = connectorLength(tokens, start, end);
     if (skip === 0) return end;
     end += skip + 1;
@@ -128,7 +134,9 @@ function acceptName(words: readonly Token[], atSentenceStart: boolean, ranks: Wo
     return words.length <= 8 && (joined || !atSentenceStart || !allCommon);
   }
   const word = words[0] as Token;
-  return !atSentenceStart && word.pos === 'PROPN' && word.text.length > 1 && !ranks.isCommon(word.lower);
+  // A capitalised English plural mid-sentence ("Environments", "Releases") names a section, not a thing.
+  const plural = word.lower.endsWith('s') && !ranks.isRare(word.lower);
+  return !atSentenceStart && !plural && word.pos === 'PROPN' && word.text.length > 1 && !ranks.isCommon(word.lower);
 }
 
 function joinWords(words: readonly Token[]): string {

@@ -37,27 +37,34 @@ function isAcronym(text: string): boolean {
   return /^\p{Lu}[\p{Lu}\d]{1,5}s?$/u.test(text);
 }
 
-function roleOf(token: Token, sentenceStart: boolean): Role {
-  if (token.code || token.type !== 'word' || !/^[\p{L}][\p{L}\d'-]*$/u.test(token.text)) return 'none';
+function roleOf(token: Token, sentenceStart: boolean, ranks: WordRanks): Role {
+  if (
+    GENERIC_MODIFIERS.has(token.lower) ||
+    token.code ||
+    token.type !== 'word' ||
+    !/^[\p{L}][\p{L}\d'-]*$/u.test(token.text)
+  )
+    return 'none';
   const lowerCase = token.text === token.lower;
   const acronym = isAcronym(token.text);
-  const capitalisedFirst = sentenceStart && /^\p{Lu}\p{Ll}+$/u.test(token.text);
+  // A sentence's capitalised first word may start a term when it is an English word ("Dependency", not "Vite").
+  const capitalisedFirst = sentenceStart && /^\p{Lu}\p{Ll}+$/u.test(token.text) && !ranks.isRare(token.lower);
   if (!lowerCase && !acronym && !capitalisedFirst) return 'none';
   if (token.pos === 'NOUN' || (token.pos === 'PROPN' && (acronym || capitalisedFirst))) return 'noun';
-  if (token.pos === 'ADJ') return GENERIC_MODIFIERS.has(token.lower) ? 'none' : 'modifier';
+  if (token.pos === 'ADJ') return 'modifier';
   if (token.pos === 'VERB' && /ing$/.test(token.lower)) return 'gerund';
   return 'none';
 }
 
 /** Joins "a" "-" "b" (no spaces) into one word whose role is the last part's. */
-function toWords(tokens: readonly Token[]): Word[] {
+function toWords(tokens: readonly Token[], ranks: WordRanks): Word[] {
   const firstWord = tokens.findIndex((token) => token.type === 'word' || token.code);
   const words: Word[] = [];
   for (let index = 0; index < tokens.length; index += 1) {
     const token = tokens[index] as Token;
     const next = tokens[index + 1];
     const previous = words[words.length - 1];
-    const nextRole = next ? roleOf(next, false) : 'none';
+    const nextRole = next ? roleOf(next, false, ranks) : 'none';
     if (
       token.text === '-' &&
       token.space === '' &&
@@ -78,7 +85,7 @@ function toWords(tokens: readonly Token[]): Word[] {
     }
     // Half of a compound that cannot join ("third" in "third-party") leaves the other half no term either.
     const hyphenBefore = tokens[index - 1]?.text === '-' && token.space === '';
-    const role = hyphenBefore ? 'none' : roleOf(token, index === firstWord);
+    const role = hyphenBefore ? 'none' : roleOf(token, index === firstWord, ranks);
     if (token.text === '-' && token.space === '' && previous) previous.role = 'none';
     words.push({
       text: token.text,
@@ -133,7 +140,7 @@ function dropVerbBeforeObject(run: readonly Word[], next: Word | undefined): Wor
 /** The key terms of one sentence, in order of appearance. */
 export function findTerms(sentence: Sentence, ranks: WordRanks): FoundTerm[] {
   const terms: FoundTerm[] = [];
-  const words = toWords(sentence.tokens);
+  const words = toWords(sentence.tokens, ranks);
   let start = 0;
   while (start < words.length) {
     if (words[start]?.role === 'none') {

@@ -59,6 +59,33 @@ describe('prose of a markdown chunk', () => {
   });
 });
 
+describe('prose of a chunk cut anywhere', () => {
+  it('drops the end of front matter a chunk begins inside', () => {
+    const chunk = 'escription\n  content: Announcing Quantum Vite\n- - meta\n---\n\nThe module runner starts.';
+    expect(toProse(chunk).text).toBe('The module runner starts.');
+  });
+
+  it('keeps prose before a thematic break', () => {
+    expect(toProse('Some prose here.\n\n---\n\nMore prose.').text).toBe('Some prose here.\nMore prose.');
+  });
+
+  it('drops the end of a code block a chunk begins inside, and code lines outside fences', () => {
+    const chunk = [
+      '  server: { port: 3000 },',
+      '})',
+      '```',
+      '',
+      'The proxy layer forwards requests.',
+      '',
+      'const app = express()',
+      '  watcher: FSWatcher /**',
+      '```js',
+      'Walrus Banana()',
+    ].join('\n');
+    expect(toProse(chunk).text).toBe('The proxy layer forwards requests.');
+  });
+});
+
 describe('offline extraction of markdown', () => {
   const result = extractOffline(MARKDOWN);
   const found = new Map(result.entities.map((entity) => [entity.name, entity]));
