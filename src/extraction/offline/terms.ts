@@ -22,6 +22,15 @@ const GENERIC_MODIFIERS = new Set(
   ).split(' '),
 );
 
+/** Heads that make a phrase a description rather than a term ("dependency changes", "plugin data"). */
+const GENERIC_HEADS = new Set(
+  (
+    'change changes data field fields key keys part parts value values feature features setting settings way ways ' +
+    'number issue issues information detail details documentation docs thing things kind kinds type types example ' +
+    'examples case cases usage list lists set sets time level levels side order support stuff purpose purposes'
+  ).split(' '),
+);
+
 type Role = 'noun' | 'modifier' | 'gerund' | 'none';
 
 /** A word of a phrase after joining hyphenated parts ("server" "-" "side" → "server-side"). */
@@ -108,6 +117,8 @@ function trimPhrase(run: readonly Word[]): Word[] {
     if (last.role === 'noun' || (last.role === 'gerund' && phrase[phrase.length - 2]?.role === 'noun')) break;
     phrase = phrase.slice(0, -1);
   }
+  // A leading participle qualifies, it does not name ("resolved plugins", "listed dependencies").
+  while (phrase.length > 1 && /ed$/.test(phrase[0]?.lower ?? '')) phrase = phrase.slice(1);
   // Gerunds inside a phrase are verbs ("modules using"), except as its last word.
   const innerGerund = phrase.findIndex((word, index) => word.role === 'gerund' && index < phrase.length - 1);
   if (innerGerund >= 0) return trimPhrase(phrase.slice(innerGerund + 1));
@@ -116,6 +127,7 @@ function trimPhrase(run: readonly Word[]): Word[] {
 
 function isSpecific(phrase: readonly Word[], ranks: WordRanks): boolean {
   // The rare word must name the thing: "consistent way" and "maximum number" are no terms.
+  if (GENERIC_HEADS.has(phrase[phrase.length - 1]?.lower ?? '')) return false;
   if (phrase.length > 1) {
     return phrase.some((word) => word.role !== 'modifier' && word.parts.some((part) => !ranks.isCommon(part)));
   }
