@@ -45,7 +45,7 @@ const FRONT_MATTER_TAIL = /^[^\n]*\n(?:[\w.-]+:(?:[ \t][^\n]*)?\n|[ \t]+\S[^\n]*
 function dropMultilineNoise(chunk: string): string {
   return chunk
     .replace(/\r\n?/g, '\n')
-    .replace(/^---\n[\s\S]*?\n---(?:\n|$)/, '')
+    .replace(/^---\n(?=[\w.-]+:)(?:[\s\S]*?\n---(?:\n|$)|[\s\S]*$)/, '')
     .replace(FRONT_MATTER_TAIL, '')
     .replace(/<!--[\s\S]*?-->/g, ' ')
     .replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, ' ')

@@ -65,6 +65,10 @@ describe('prose of a chunk cut anywhere', () => {
     expect(toProse(chunk).text).toBe('The module runner starts.');
   });
 
+  it('drops a chunk that is the start of front matter', () => {
+    expect(toProse('---\ntitle: Quantum Vite\nhead:\n  - - meta\n    - property: og:title').text).toBe('');
+  });
+
   it('keeps prose before a thematic break', () => {
     expect(toProse('Some prose here.\n\n---\n\nMore prose.').text).toBe('Some prose here.\nMore prose.');
   });
