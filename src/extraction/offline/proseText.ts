@@ -21,11 +21,13 @@ const LIST_ITEM = /^\s*(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?/;
 const SKIPPED_LINE = /^\s*(?::::|\[[^\]]+\]:\s|\|?\s*:?-{3,}:?\s*(?:\||$)|<!--|-->)/;
 /** A line of code outside a fence (a chunk cut inside a code block): a statement start or a brace at the end. */
 const CODE_LINE = /^\s*(?:(?:import|export|const|let|var|function|return|if|await)\s|\/\/|[})\]])|[{;,(]\s*$/;
+/** An indented YAML entry (front matter a chunk is cut inside of): "    - property: og:title". */
+const YAML_LINE = /^[ \t]{2,}(?:-[ \t]+)*[\w.-]+:(?:[ \t]|$)/;
 const CODE_SYMBOLS = /[{}[\]()<>=;:|*/'"$#]/g;
 
 /** Code left outside a fence: a statement, or a line dense with code symbols ("html: string tags: X[]"). */
 function looksLikeCode(line: string): boolean {
-  if (CODE_LINE.test(line)) return true;
+  if (CODE_LINE.test(line) || YAML_LINE.test(line)) return true;
   if (line.trim().startsWith('|')) return false;
   const prose = line
     .replace(/`[^`]*`/g, '')

@@ -100,7 +100,7 @@ function toWords(tokens: readonly Token[], ranks: WordRanks): Word[] {
       text: token.text,
       lower: token.lower,
       role,
-      pos: token.pos,
+      pos: token.code ? 'CODE' : token.pos,
       parts: token.lower.split('-'),
     });
   }
@@ -141,7 +141,7 @@ function isSpecific(phrase: readonly Word[], ranks: WordRanks): boolean {
 }
 
 /** Words that open an object: a phrase's last word followed by one of them is a verb ("starring Shirley Temple"). */
-const OBJECT_OPENERS = new Set(['DET', 'PRON', 'PROPN', 'NUM']);
+const OBJECT_OPENERS = new Set(['DET', 'PRON', 'PROPN', 'NUM', 'CODE']);
 
 function dropVerbBeforeObject(run: readonly Word[], next: Word | undefined): Word[] {
   if (!next || !OBJECT_OPENERS.has(next.pos)) return [...run];
