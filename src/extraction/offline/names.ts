@@ -136,7 +136,16 @@ function acceptName(words: readonly Token[], atSentenceStart: boolean, ranks: Wo
   const word = words[0] as Token;
   // A capitalised English plural mid-sentence ("Environments", "Releases") names a section, not a thing.
   const plural = word.lower.endsWith('s') && !ranks.isRare(word.lower);
-  return !atSentenceStart && !plural && word.pos === 'PROPN' && word.text.length > 1 && !ranks.isCommon(word.lower);
+  // Demonyms and language names ("Swedish", "Canadian", "European") qualify other names.
+  const demonym = /(?:an|ish|ese)$/.test(word.lower) && !ranks.isRare(word.lower);
+  return (
+    !atSentenceStart &&
+    !plural &&
+    !demonym &&
+    word.pos === 'PROPN' &&
+    word.text.length > 1 &&
+    !ranks.isCommon(word.lower)
+  );
 }
 
 function joinWords(words: readonly Token[]): string {

@@ -113,6 +113,12 @@ describe('offline extraction of a technical docs paragraph', () => {
     expect(found).toEqual(['Server-Side Rendering', 'Nuxt']);
   });
 
+  it('takes no demonym or language for a name', () => {
+    const sentence =
+      'She sang in Swedish with a Canadian band for the European edition of the Journal of Music Theory.';
+    expect(names(extractOffline(sentence), 'name')).toEqual(['Journal of Music Theory']);
+  });
+
   it('keeps verbs and common words out of terms', () => {
     const terms = names(result, 'term');
     for (const bad of ['development experience', 'production builds', 'code', 'experience', 'builds']) {
