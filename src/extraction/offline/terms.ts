@@ -1,7 +1,8 @@
 /**
  * Key terms in a sentence: noun phrases ("hot module replacement", "dependency pre-bundling", "server-side
  * rendering") that are specific: two to four words with at least one word outside the common English words, or one
- * rare word ("bundler") or acronym ("HMR"). Capitalised words belong to names, code spans to neither.
+ * word absent from the word list ("bundler") or an acronym ("HMR"). Capitalised words belong to names, code spans
+ * to neither.
  */
 import type { WordRanks } from './commonWords.js';
 import type { Sentence, Token } from './sentences.js';
@@ -12,6 +13,8 @@ export interface FoundTerm {
 }
 
 const MAX_TERM_WORDS = 4;
+/** Longer "words" are data (hashes, base64), not language. */
+const MAX_WORD_LENGTH = 40;
 /** Adjectives that qualify any noun and make no term of it ("new project", "same module"). */
 const GENERIC_MODIFIERS = new Set(
   (
@@ -50,6 +53,7 @@ function roleOf(token: Token, sentenceStart: boolean, ranks: WordRanks): Role {
   if (
     GENERIC_MODIFIERS.has(token.lower) ||
     token.code ||
+    token.text.length > MAX_WORD_LENGTH ||
     token.type !== 'word' ||
     !/^[\p{L}][\p{L}\d'-]*$/u.test(token.text)
   )
@@ -126,8 +130,8 @@ function trimPhrase(run: readonly Word[]): Word[] {
 }
 
 function isSpecific(phrase: readonly Word[], ranks: WordRanks): boolean {
-  // The rare word must name the thing: "consistent way" and "maximum number" are no terms.
   if (GENERIC_HEADS.has(phrase[phrase.length - 1]?.lower ?? '')) return false;
+  // The rare word must name the thing: "consistent way" and "maximum number" are no terms.
   if (phrase.length > 1) {
     return phrase.some((word) => word.role !== 'modifier' && word.parts.some((part) => !ranks.isCommon(part)));
   }
