@@ -116,3 +116,11 @@ describe('offline extraction of markdown', () => {
     expect(found.get('dependency optimizer')?.quote).toBe('The vite.config.ts file sets the dependency optimizer.');
   });
 });
+
+describe('offline extraction of text without prose', () => {
+  it('finds nothing in empty text, code alone or data', () => {
+    for (const text of ['', '   ', '```ts\nconst Walrus = Banana()\n```', '`Walrus Banana`', 'a'.repeat(500)]) {
+      expect(extractOffline(text)).toEqual({ entities: [], relationships: [], links: [], warnings: [] });
+    }
+  });
+});
