@@ -2,7 +2,8 @@
  * Proper names in a sentence: runs of capitalised words ("Shirley Temple", "Columbia Pictures"), joined across
  * "of", "de", "von" … ("University of Oxford") and across "and" between two single words that are not names by
  * themselves ("Kiss and Tell", not "Vite and Rollup"). A single word is a name only when it is not the first word of
- * its sentence, is tagged a proper noun, and is not a common word ("Ghana", "Rollup"; not "English").
+ * its sentence, is tagged a proper noun, and is not a common word, a plural or a demonym ("Ghana", "Rollup"; not
+ * "English", "Releases", "Canadian").
  */
 import type { WordRanks } from './commonWords.js';
 import type { Sentence, Token } from './sentences.js';
@@ -14,22 +15,9 @@ export interface FoundName {
   words: number;
 }
 
-const CONNECTORS = new Set([
-  'of',
-  'de',
-  'del',
-  'della',
-  'des',
-  'di',
-  'da',
-  'du',
-  'la',
-  'le',
-  'van',
-  'von',
-  'der',
-  'den',
-]);
+const CONNECTORS = new Set('of de del della des di da du la le van von der den'.split(' '));
+/** Longer "words" are data (hashes, base64), not names. */
+const MAX_WORD_LENGTH = 40;
 const ARTICLE_AFTER_CONNECTOR = new Set(['the']);
 const NOT_NAMES = new Set(['i', "i'm", 'ok']);
 
@@ -54,7 +42,13 @@ const PERSON_TITLES = new Set(
 );
 
 function isCapitalised(token: Token): boolean {
-  return !token.code && token.type === 'word' && /^\p{Lu}/u.test(token.text) && !NOT_NAMES.has(token.lower);
+  return (
+    !token.code &&
+    token.type === 'word' &&
+    token.text.length <= MAX_WORD_LENGTH &&
+    /^\p{Lu}/u.test(token.text) &&
+    !NOT_NAMES.has(token.lower)
+  );
 }
 
 function isAcronym(token: Token): boolean {
@@ -69,6 +63,12 @@ function runEnd(tokens: readonly Token[], start: number): number {
     if (!next) return end;
     if (isCapitalised(next) && next.space !== '') {
       end += 1;
+      continue;
+    }
+    // "Server-Side Rendering": a hyphen without spaces between capitalised words is inside the name.
+    const joined = tokens[end + 1];
+    if (next.text === '-' && next.space === '' && joined && joined.space === '' && isCapitalised(joined)) {
+      end += 2;
       continue;
     }
     const skip = connectorLength(tokens, start, end);
@@ -128,7 +128,18 @@ function acceptName(words: readonly Token[], atSentenceStart: boolean, ranks: Wo
     return words.length <= 8 && (joined || !atSentenceStart || !allCommon);
   }
   const word = words[0] as Token;
-  return !atSentenceStart && word.pos === 'PROPN' && word.text.length > 1 && !ranks.isCommon(word.lower);
+  // A capitalised English plural mid-sentence ("Environments", "Releases") names a section, not a thing.
+  const plural = word.lower.endsWith('s') && !ranks.isRare(word.lower);
+  // Demonyms and language names ("Swedish", "Canadian", "European") qualify other names.
+  const demonym = /(?:an|ish|ese)$/.test(word.lower) && !ranks.isRare(word.lower);
+  return (
+    !atSentenceStart &&
+    !plural &&
+    !demonym &&
+    word.pos === 'PROPN' &&
+    word.text.length > 1 &&
+    !ranks.isCommon(word.lower)
+  );
 }
 
 function joinWords(words: readonly Token[]): string {

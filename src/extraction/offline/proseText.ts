@@ -21,13 +21,34 @@ const LIST_ITEM = /^\s*(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?/;
 const SKIPPED_LINE = /^\s*(?::::|\[[^\]]+\]:\s|\|?\s*:?-{3,}:?\s*(?:\||$)|<!--|-->)/;
 /** A line of code outside a fence (a chunk cut inside a code block): a statement start or a brace at the end. */
 const CODE_LINE = /^\s*(?:(?:import|export|const|let|var|function|return|if|await)\s|\/\/|[})\]])|[{;,(]\s*$/;
+/** An indented YAML entry (front matter a chunk is cut inside of): "    - property: og:title". */
+const YAML_LINE = /^[ \t]{2,}(?:-[ \t]+)*[\w.-]+:(?:[ \t]|$)/;
+const CODE_SYMBOLS = /[{}[\]()<>=;:|*/'"$#]/g;
+
+/** Code left outside a fence: a statement, or a line dense with code symbols ("html: string tags: X[]"). */
+function looksLikeCode(line: string): boolean {
+  if (CODE_LINE.test(line) || YAML_LINE.test(line)) return true;
+  if (line.trim().startsWith('|')) return false;
+  const prose = line
+    .replace(/`[^`]*`/g, '')
+    .replace(/\]\([^)]*\)/g, ']')
+    .replace(/<?\b(?:https?|ftp):\/\/[^\s>]*>?/g, '')
+    .trim();
+  const symbols = prose.match(CODE_SYMBOLS)?.length ?? 0;
+  return symbols / Math.max(1, prose.length) > 0.1;
+}
+
 const DOTTED_IDENTIFIER = /(?<![\w.$/-])[A-Za-z_$][\w$-]+(?:\.[A-Za-z_$][\w$-]*)+(?![\w$/-])/g;
+
+/** The end of front matter when a chunk begins inside it: a cut line, YAML-like lines, a closing '---'. */
+const FRONT_MATTER_TAIL = /^[^\n]*\n(?:[\w.-]+:(?:[ \t][^\n]*)?\n|[ \t]+\S[^\n]*\n|-[ \t]+-[^\n]*\n)*---[ \t]*(?:\n|$)/;
 
 /** Removes what can never be prose and spans several lines: front matter, comments, script and style elements. */
 function dropMultilineNoise(chunk: string): string {
   return chunk
     .replace(/\r\n?/g, '\n')
-    .replace(/^---\n[\s\S]*?\n---(?:\n|$)/, '')
+    .replace(/^---\n(?=[\w.-]+:)(?:[\s\S]*?\n---(?:\n|$)|[\s\S]*$)/, '')
+    .replace(FRONT_MATTER_TAIL, '')
     .replace(/<!--[\s\S]*?-->/g, ' ')
     .replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, ' ')
     .replace(/<\/?(?:h[1-6]|p|div|br|li|ul|ol|tr|td|th|table|section|template|blockquote)\b[^>]*>/gi, '\n\n');
@@ -97,7 +118,7 @@ function proseBlocks(chunk: string): string[] {
       inFence = !inFence;
       continue;
     }
-    if (inFence || SKIPPED_LINE.test(rawLine) || CODE_LINE.test(rawLine)) continue;
+    if (inFence || SKIPPED_LINE.test(rawLine) || looksLikeCode(rawLine)) continue;
     const line = rawLine.replace(/^\s*(?:>\s?)+/, '');
     if (line.trim() === '') {
       flush();

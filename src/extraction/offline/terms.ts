@@ -1,7 +1,8 @@
 /**
  * Key terms in a sentence: noun phrases ("hot module replacement", "dependency pre-bundling", "server-side
  * rendering") that are specific: two to four words with at least one word outside the common English words, or one
- * rare word ("bundler") or acronym ("HMR"). Capitalised words belong to names, code spans to neither.
+ * word absent from the word list ("bundler") or an acronym ("HMR"). Capitalised words belong to names, code spans
+ * to neither.
  */
 import type { WordRanks } from './commonWords.js';
 import type { Sentence, Token } from './sentences.js';
@@ -12,6 +13,8 @@ export interface FoundTerm {
 }
 
 const MAX_TERM_WORDS = 4;
+/** Longer "words" are data (hashes, base64), not language. */
+const MAX_WORD_LENGTH = 40;
 /** Adjectives that qualify any noun and make no term of it ("new project", "same module"). */
 const GENERIC_MODIFIERS = new Set(
   (
@@ -19,6 +22,15 @@ const GENERIC_MODIFIERS = new Set(
     'next first last main more most such few possible available existing current single multiple simple good better ' +
     'best easy important large small big full further similar particular general common usual actual real extra ' +
     'separate necessary above below given initial final individual specified corresponding respective relevant'
+  ).split(' '),
+);
+
+/** Heads that make a phrase a description rather than a term ("dependency changes", "plugin data"). */
+const GENERIC_HEADS = new Set(
+  (
+    'change changes data field fields key keys part parts value values feature features setting settings way ways ' +
+    'number issue issues information detail details documentation docs thing things kind kinds type types example ' +
+    'examples case cases usage list lists set sets time level levels side order support stuff purpose purposes'
   ).split(' '),
 );
 
@@ -37,27 +49,35 @@ function isAcronym(text: string): boolean {
   return /^\p{Lu}[\p{Lu}\d]{1,5}s?$/u.test(text);
 }
 
-function roleOf(token: Token, sentenceStart: boolean): Role {
-  if (token.code || token.type !== 'word' || !/^[\p{L}][\p{L}\d'-]*$/u.test(token.text)) return 'none';
+function roleOf(token: Token, sentenceStart: boolean, ranks: WordRanks): Role {
+  if (
+    GENERIC_MODIFIERS.has(token.lower) ||
+    token.code ||
+    token.text.length > MAX_WORD_LENGTH ||
+    token.type !== 'word' ||
+    !/^[\p{L}][\p{L}\d'-]*$/u.test(token.text)
+  )
+    return 'none';
   const lowerCase = token.text === token.lower;
   const acronym = isAcronym(token.text);
-  const capitalisedFirst = sentenceStart && /^\p{Lu}\p{Ll}+$/u.test(token.text);
+  // A sentence's capitalised first word may start a term when it is an English word ("Dependency", not "Vite").
+  const capitalisedFirst = sentenceStart && /^\p{Lu}\p{Ll}+$/u.test(token.text) && !ranks.isRare(token.lower);
   if (!lowerCase && !acronym && !capitalisedFirst) return 'none';
   if (token.pos === 'NOUN' || (token.pos === 'PROPN' && (acronym || capitalisedFirst))) return 'noun';
-  if (token.pos === 'ADJ') return GENERIC_MODIFIERS.has(token.lower) ? 'none' : 'modifier';
+  if (token.pos === 'ADJ') return 'modifier';
   if (token.pos === 'VERB' && /ing$/.test(token.lower)) return 'gerund';
   return 'none';
 }
 
 /** Joins "a" "-" "b" (no spaces) into one word whose role is the last part's. */
-function toWords(tokens: readonly Token[]): Word[] {
+function toWords(tokens: readonly Token[], ranks: WordRanks): Word[] {
   const firstWord = tokens.findIndex((token) => token.type === 'word' || token.code);
   const words: Word[] = [];
   for (let index = 0; index < tokens.length; index += 1) {
     const token = tokens[index] as Token;
     const next = tokens[index + 1];
     const previous = words[words.length - 1];
-    const nextRole = next ? roleOf(next, false) : 'none';
+    const nextRole = next ? roleOf(next, false, ranks) : 'none';
     if (
       token.text === '-' &&
       token.space === '' &&
@@ -78,13 +98,13 @@ function toWords(tokens: readonly Token[]): Word[] {
     }
     // Half of a compound that cannot join ("third" in "third-party") leaves the other half no term either.
     const hyphenBefore = tokens[index - 1]?.text === '-' && token.space === '';
-    const role = hyphenBefore ? 'none' : roleOf(token, index === firstWord);
+    const role = hyphenBefore ? 'none' : roleOf(token, index === firstWord, ranks);
     if (token.text === '-' && token.space === '' && previous) previous.role = 'none';
     words.push({
       text: token.text,
       lower: token.lower,
       role,
-      pos: token.pos,
+      pos: token.code ? 'CODE' : token.pos,
       parts: token.lower.split('-'),
     });
   }
@@ -101,6 +121,8 @@ function trimPhrase(run: readonly Word[]): Word[] {
     if (last.role === 'noun' || (last.role === 'gerund' && phrase[phrase.length - 2]?.role === 'noun')) break;
     phrase = phrase.slice(0, -1);
   }
+  // A leading participle qualifies, it does not name ("resolved plugins", "listed dependencies").
+  while (phrase.length > 1 && /ed$/.test(phrase[0]?.lower ?? '')) phrase = phrase.slice(1);
   // Gerunds inside a phrase are verbs ("modules using"), except as its last word.
   const innerGerund = phrase.findIndex((word, index) => word.role === 'gerund' && index < phrase.length - 1);
   if (innerGerund >= 0) return trimPhrase(phrase.slice(innerGerund + 1));
@@ -108,6 +130,7 @@ function trimPhrase(run: readonly Word[]): Word[] {
 }
 
 function isSpecific(phrase: readonly Word[], ranks: WordRanks): boolean {
+  if (GENERIC_HEADS.has(phrase[phrase.length - 1]?.lower ?? '')) return false;
   // The rare word must name the thing: "consistent way" and "maximum number" are no terms.
   if (phrase.length > 1) {
     return phrase.some((word) => word.role !== 'modifier' && word.parts.some((part) => !ranks.isCommon(part)));
@@ -122,7 +145,7 @@ function isSpecific(phrase: readonly Word[], ranks: WordRanks): boolean {
 }
 
 /** Words that open an object: a phrase's last word followed by one of them is a verb ("starring Shirley Temple"). */
-const OBJECT_OPENERS = new Set(['DET', 'PRON', 'PROPN', 'NUM']);
+const OBJECT_OPENERS = new Set(['DET', 'PRON', 'PROPN', 'NUM', 'CODE']);
 
 function dropVerbBeforeObject(run: readonly Word[], next: Word | undefined): Word[] {
   if (!next || !OBJECT_OPENERS.has(next.pos)) return [...run];
@@ -133,7 +156,7 @@ function dropVerbBeforeObject(run: readonly Word[], next: Word | undefined): Wor
 /** The key terms of one sentence, in order of appearance. */
 export function findTerms(sentence: Sentence, ranks: WordRanks): FoundTerm[] {
   const terms: FoundTerm[] = [];
-  const words = toWords(sentence.tokens);
+  const words = toWords(sentence.tokens, ranks);
   let start = 0;
   while (start < words.length) {
     if (words[start]?.role === 'none') {

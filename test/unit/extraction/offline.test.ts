@@ -105,6 +105,20 @@ describe('offline extraction of a technical docs paragraph', () => {
     expect(byName(result).get('hot module replacement')).toMatchObject({ type: 'Concept', confidence: 0.5 });
   });
 
+  it('keeps a hyphenated title-case name whole and drops capitalised plurals', () => {
+    const found = names(
+      extractOffline('Vite supports Server-Side Rendering out of the box. Read the Releases page and the Nuxt docs.'),
+      'name',
+    );
+    expect(found).toEqual(['Server-Side Rendering', 'Nuxt']);
+  });
+
+  it('takes no demonym or language for a name', () => {
+    const sentence =
+      'She sang in Swedish with a Canadian band for the European edition of the Journal of Music Theory.';
+    expect(names(extractOffline(sentence), 'name')).toEqual(['Journal of Music Theory']);
+  });
+
   it('keeps verbs and common words out of terms', () => {
     const terms = names(result, 'term');
     for (const bad of ['development experience', 'production builds', 'code', 'experience', 'builds']) {

@@ -59,6 +59,37 @@ describe('prose of a markdown chunk', () => {
   });
 });
 
+describe('prose of a chunk cut anywhere', () => {
+  it('drops the end of front matter a chunk begins inside', () => {
+    const chunk = 'escription\n  content: Announcing Quantum Vite\n- - meta\n---\n\nThe module runner starts.';
+    expect(toProse(chunk).text).toBe('The module runner starts.');
+  });
+
+  it('drops a chunk that is the start of front matter', () => {
+    expect(toProse('---\ntitle: Quantum Vite\nhead:\n  - - meta\n    - property: og:title').text).toBe('');
+  });
+
+  it('keeps prose before a thematic break', () => {
+    expect(toProse('Some prose here.\n\n---\n\nMore prose.').text).toBe('Some prose here.\nMore prose.');
+  });
+
+  it('drops the end of a code block a chunk begins inside, and code lines outside fences', () => {
+    const chunk = [
+      '  server: { port: 3000 },',
+      '})',
+      '```',
+      '',
+      'The proxy layer forwards requests.',
+      '',
+      'const app = express()',
+      '  watcher: FSWatcher /**',
+      '```js',
+      'Walrus Banana()',
+    ].join('\n');
+    expect(toProse(chunk).text).toBe('The proxy layer forwards requests.');
+  });
+});
+
 describe('offline extraction of markdown', () => {
   const result = extractOffline(MARKDOWN);
   const found = new Map(result.entities.map((entity) => [entity.name, entity]));
@@ -83,5 +114,13 @@ describe('offline extraction of markdown', () => {
       'Set `Inline Banana Name` to enable module federation; see the Edge Runtime guide or for details.',
     );
     expect(found.get('dependency optimizer')?.quote).toBe('The vite.config.ts file sets the dependency optimizer.');
+  });
+});
+
+describe('offline extraction of text without prose', () => {
+  it('finds nothing in empty text, code alone or data', () => {
+    for (const text of ['', '   ', '```ts\nconst Walrus = Banana()\n```', '`Walrus Banana`', 'a'.repeat(500)]) {
+      expect(extractOffline(text)).toEqual({ entities: [], relationships: [], links: [], warnings: [] });
+    }
   });
 });
