@@ -20,6 +20,7 @@ const serialSuites = [
 ];
 const splitSuites = [
   '/test/integration/enrichment\\.test\\.ts$',
+  '/test/integration/enrichmentExtractedGraph\\.test\\.ts$',
   '/test/integration/enrichRoundTrips\\.test\\.ts$',
   '/test/integration/graphEvidence\\.test\\.ts$',
   '/test/integration/graphProvenance\\.test\\.ts$',

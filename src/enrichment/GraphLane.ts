@@ -61,7 +61,13 @@ export class GraphLane {
       direction: 'BOTH',
       limit,
     });
-    const found: SeedEntity[] = named.map((n) => ({ id: n.entityId, score: n.score, depth: 0, exact: n.exact }));
+    const found: SeedEntity[] = named.map((n) => ({
+      id: n.entityId,
+      score: n.score,
+      depth: 0,
+      exact: n.exact,
+      matched: { form: n.matched, sharedWith: n.sharedWith },
+    }));
     const all = [...around.entries()]
       .flatMap(([seed, list]) => list.map((n) => ({ seed, n })))
       .sort((a, b) => a.n.depth - b.n.depth);
@@ -120,6 +126,7 @@ export class GraphLane {
       evidence: evidence.rows,
       mentionCounts: evidence.mentionCounts,
       known: new Set(records.keys()),
+      names: records,
     });
     return { ...ranked, records, relationships: read.relationships };
   }

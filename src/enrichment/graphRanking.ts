@@ -3,6 +3,7 @@ import { specificity } from '../graph/mentions/queryEntities.js';
 import type { RelationshipRecord } from '../graph/types.js';
 import type { FusedHit } from '../retrieval/fusion.js';
 import { RankGraph } from './RankGraph.js';
+import { mentionFactors, namesSpecifically, relationshipWeight, type EntityNames } from './nameEvidence.js';
 
 /** An entity the graph lane reached from the query: named by it, or a neighbour of one that is. */
 export interface SeedEntity {
@@ -11,6 +12,8 @@ export interface SeedEntity {
   score: number;
   depth: number;
   exact: boolean;
+  /** For query entities: the folded form the query wrote, and how many entities that span names (1: only this one). */
+  matched?: { form: string; sharedWith: number };
   /** For neighbours: the seed they were reached from and the relationship. */
   seedId?: string;
   via?: RelationshipRecord;
@@ -51,6 +54,8 @@ export interface RankingInput {
   mentionCounts: ReadonlyMap<string, number>;
   /** Entities that exist (records were read); others are ignored. */
   known: ReadonlySet<string>;
+  /** The names of the known entities (to tell shared and generic names from specific ones). */
+  names: ReadonlyMap<string, EntityNames>;
 }
 
 /** The ranking's outcome. */
@@ -93,22 +98,9 @@ const C = (id: string) => `c\u0000${id}`;
  * bridge entity (named by a top chunk, not by the query) are how the second hop of a question is reached.
  */
 export function rankGraph(input: RankingInput): RankingResult {
-  const graph = new RankGraph();
-  const spec = (id: string) => specificity(input.mentionCounts.get(id));
   const known = (id: string) => input.known.has(id);
-
-  for (const r of input.relationships) if (known(r.fromId) && known(r.toId)) graph.link(E(r.fromId), E(r.toId), 1);
-  for (const h of input.hits) for (const id of h.entityIds) if (known(id)) graph.link(C(h.chunkId), E(id), spec(id));
-  const similarity = new Map<string, number>();
-  const home = new Set<string>();
-  const documentOf = new Map<string, string>(input.hits.map((h) => [h.chunkId, h.documentId]));
-  for (const row of input.evidence) {
-    if (!known(row.entityId)) continue;
-    graph.link(C(row.chunkId), E(row.entityId), (row.home ? GRAPH_RANKING.homeWeight : 1) * spec(row.entityId));
-    similarity.set(row.chunkId, row.similarity);
-    documentOf.set(row.chunkId, row.documentId);
-    if (row.home) home.add(`${row.entityId}\u0000${row.chunkId}`);
-  }
+  const factors = sharedNameFactors(input);
+  const { graph, similarity, home, documentOf } = buildGraph(input, factors);
 
   const personalization = new Map<string, number>();
   const seeds = input.seeds.filter((s) => s.depth === 0 && known(s.id));
@@ -129,7 +121,7 @@ export function rankGraph(input: RankingInput): RankingResult {
   }
   const ranks = graph.personalizedPageRank(personalization, GRAPH_RANKING);
 
-  const reasons = entityReasons(input);
+  const reasons = entityReasons(input, factors);
   const entities = [...reasons.keys()]
     .filter(known)
     .map((id) => ({ id, score: ranks.get(E(id)) ?? 0, reason: reasons.get(id) as GraphReason }))
@@ -177,9 +169,42 @@ export function rankGraph(input: RankingInput): RankingResult {
   return { chunks, entities, namedHomes };
 }
 
-/** The home documents of the best exact query entities, in seed order, each document once. */
+/** The ranking's graph: relationships, the hits' mentions and the evidence edges, with what each chunk is. */
+function buildGraph(input: RankingInput, factors: ReadonlyMap<string, number>) {
+  const graph = new RankGraph();
+  const known = (id: string) => input.known.has(id);
+  // A mention's weight: the entity's specificity, split or dropped where a name form it shares says another entity.
+  const spec = (id: string, chunkId: string) =>
+    specificity(input.mentionCounts.get(id)) * (factors.get(`${id}\u0000${chunkId}`) ?? 1);
+  for (const r of input.relationships)
+    if (known(r.fromId) && known(r.toId)) graph.link(E(r.fromId), E(r.toId), relationshipWeight(r));
+  for (const h of input.hits)
+    for (const id of h.entityIds) if (known(id)) graph.link(C(h.chunkId), E(id), spec(id, h.chunkId));
+  const similarity = new Map<string, number>();
+  const home = new Set<string>();
+  const documentOf = new Map<string, string>(input.hits.map((h) => [h.chunkId, h.documentId]));
+  for (const row of input.evidence) {
+    if (!known(row.entityId)) continue;
+    const weight = (row.home ? GRAPH_RANKING.homeWeight : 1) * spec(row.entityId, row.chunkId);
+    graph.link(C(row.chunkId), E(row.entityId), weight);
+    similarity.set(row.chunkId, row.similarity);
+    documentOf.set(row.chunkId, row.documentId);
+    if (row.home) home.add(`${row.entityId}\u0000${row.chunkId}`);
+  }
+  return { graph, similarity, home, documentOf };
+}
+
+/**
+ * The home documents of the best exact query entities, in seed order, each document once; only entities the query
+ * names specifically (see `namesSpecifically`): a generic or shared name is weak evidence of what the query is about.
+ */
 function homesOfNamed(input: RankingInput): string[] {
-  const seeds = input.seeds.filter((s) => s.depth === 0 && s.exact && input.known.has(s.id)).slice(0, NAMED_HOME_SEEDS);
+  const seeds = input.seeds
+    .filter((s) => s.depth === 0 && s.exact && input.known.has(s.id))
+    .filter(
+      (s) => !s.matched || namesSpecifically(s.matched, input.names.get(s.id), input.mentionCounts.get(s.id) ?? 0),
+    )
+    .slice(0, NAMED_HOME_SEEDS);
   const out: string[] = [];
   for (const s of seeds)
     for (const row of input.evidence)
@@ -202,18 +227,37 @@ function strongestEntity(graph: RankGraph, ranks: ReadonlyMap<string, number>, c
   return best;
 }
 
-/** Why each entity is in the graph: named by the query first, then by a top chunk, then as a neighbour. */
-function entityReasons(input: RankingInput): Map<string, GraphReason> {
+/**
+ * Why each entity is in the graph: named by the query first, then by a top chunk (not through a name form that
+ * chunk's document uses for another entity, see `mentionFactors`), then as a neighbour.
+ */
+function entityReasons(input: RankingInput, factors: ReadonlyMap<string, number>): Map<string, GraphReason> {
   const reasons = new Map<string, GraphReason>();
   for (const s of input.seeds) if (s.depth === 0) reasons.set(s.id, { kind: 'query', entityId: s.id, exact: s.exact });
   input.hits.forEach((h, i) => {
-    for (const id of h.entityIds) if (!reasons.has(id)) reasons.set(id, { kind: 'chunk', entityId: id, chunkIndex: i });
+    for (const id of h.entityIds)
+      if (!reasons.has(id) && factors.get(`${id}\u0000${h.chunkId}`) !== 0)
+        reasons.set(id, { kind: 'chunk', entityId: id, chunkIndex: i });
   });
   for (const s of input.seeds) {
     if (s.depth > 0 && s.seedId !== undefined && s.via && !reasons.has(s.id))
       reasons.set(s.id, { kind: 'neighbour', entityId: s.id, seedId: s.seedId, relationship: s.via, depth: s.depth });
   }
   return reasons;
+}
+
+/** `mentionFactors` over every chunk the ranking links to an entity, with homes read from the evidence. */
+function sharedNameFactors(input: RankingInput): Map<string, number> {
+  const homes = new Map<string, Set<string>>();
+  for (const row of input.evidence)
+    if (row.home) homes.set(row.entityId, (homes.get(row.entityId) ?? new Set()).add(row.documentId));
+  const mentions = [
+    ...input.hits.flatMap((h) =>
+      h.entityIds.map((entityId) => ({ entityId, chunkId: h.chunkId, documentId: h.documentId })),
+    ),
+    ...input.evidence,
+  ];
+  return mentionFactors(mentions, input.names, homes);
 }
 
 function add(map: Map<string, number>, key: string, value: number): void {

@@ -9,6 +9,8 @@ export interface QueryEntity {
   exact: boolean;
   /** The query text (folded) or name words that matched. */
   matched: string;
+  /** How many entities the matched span names (1: this one only; partial matches say 1). */
+  sharedWith: number;
 }
 
 /** Names tokenized for partial matching. */
@@ -57,7 +59,7 @@ export function rankQueryEntities(
     const score = (specificity(mentionCounts.get(m.entityId)) * lengthWeight(m.pattern)) / sharing;
     const prior = best.get(m.entityId);
     if (!prior || prior.score < score)
-      best.set(m.entityId, { entityId: m.entityId, score, exact: true, matched: m.pattern });
+      best.set(m.entityId, { entityId: m.entityId, score, exact: true, matched: m.pattern, sharedWith: sharing });
   }
   const exactOnes = [...best.values()].sort(byScore);
   const partialOnes = partial
@@ -67,6 +69,7 @@ export function rankQueryEntities(
       score: PARTIAL_WEIGHT * p.overlap * specificity(mentionCounts.get(p.entityId)) * lengthWeight(p.words.join(' ')),
       exact: false,
       matched: p.words.join(' '),
+      sharedWith: 1,
     }))
     .sort(byScore);
   return [...exactOnes, ...partialOnes];

@@ -43,6 +43,8 @@ describe('query entity linking', () => {
     const score = Object.fromEntries(out.map((e) => [e.entityId, e.score]));
     expect(score.temple).toBeGreaterThan(score.film as number);
     expect(score.film).toBeCloseTo(score.song as number);
+    const shared = Object.fromEntries(out.map((e) => [e.entityId, e.sharedWith]));
+    expect(shared).toEqual(expect.objectContaining({ temple: 1, film: 2, song: 2 }));
   });
 
   it('ranks a specific name above a common one, whatever the ids', () => {
