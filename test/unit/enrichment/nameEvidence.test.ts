@@ -11,6 +11,7 @@ import type { RelationshipRecord } from '../../../src/graph/types.js';
 const relationship = (fromId: string, toId: string, properties: Record<string, number> = {}): RelationshipRecord => ({
   id: `${fromId}-${toId}`,
   type: 'RELATED_TO',
+  origin: 'MANUAL',
   fromId,
   toId,
   properties,
