@@ -93,7 +93,7 @@ export interface CreateServicesOptions {
   importQueue?: boolean;
   /** Resolves host names for the git source address check (tests inject names). */
   resolve?: Resolver;
-  /** The time the source scheduler reads (tests inject a clock). */
+  /** The time the source scheduler and extraction leases read (tests inject a clock). */
   now?: () => Date;
   /** Use these extractors instead of the built-in ones (tests inject deterministic ones). */
   extractors?: Extractor[];
@@ -204,6 +204,7 @@ function documentsWithExtraction(
     extractors: options.extractors ?? createExtractors(config.extraction, { logger }),
     logger,
     exclusive: db.kind === 'pglite',
+    ...(options.now ? { now: options.now } : {}),
   });
   const hook = extraction.writeHook ? composeWriteHooks(linker, extraction.writeHook) : linker;
   const documents = new DocumentService(db, embedder, config.chunking, hook);

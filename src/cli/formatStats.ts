@@ -1,9 +1,12 @@
 import type { CountByKey, KnowledgeCounts } from '../documents/statsRepository.js';
+import type { ExtractionStatusCounts } from '../extraction/types.js';
 import { describeEmbedder, type EmbedderInfo } from '../embeddings/EmbeddingProvider.js';
 
 /** What `cairn stats` reports. */
 export interface StatsReport extends KnowledgeCounts {
   embedder: EmbedderInfo;
+  /** Documents by graph extraction state. */
+  extraction: ExtractionStatusCounts;
   database: string;
 }
 
@@ -25,6 +28,7 @@ export function formatStats(s: StatsReport): string {
     `Chunks:    ${s.chunkCount}`,
     `Embedder:  ${describeEmbedder(s.embedder)}`,
     `Database:  ${s.database}`,
+    `Graph extraction: ${s.extraction.pending} pending, ${s.extraction.running} running, ${s.extraction.done} done, ${s.extraction.failed} failed`,
     ...section('By type', s.byType),
     ...section('By source', s.bySource),
     ...section('Top tags', s.topTags),

@@ -250,6 +250,7 @@ async function stats(config: Config, logger: Logger, json: boolean): Promise<num
     const report = {
       ...(await services.documents.stats()),
       embedder: services.embedder.info,
+      extraction: await services.extraction.statusCounts(),
       database: services.db.kind,
     };
     process.stdout.write(json ? `${JSON.stringify(report)}\n` : formatStats(report));

@@ -21,7 +21,7 @@ const KEY_FIELDS = 'id name role createdAt lastUsedAt revokedAt';
 /** `cairn stats` through the server: knowledgeStats. */
 export async function remoteStats(client: ServerClient, json: boolean): Promise<number> {
   const { knowledgeStats } = await client.graphql<{ knowledgeStats: Omit<StatsReport, 'database'> }>(
-    '{ knowledgeStats { documentCount chunkCount byType { key count } bySource { key count } topTags { key count } embedder { provider model dimensions } } }',
+    '{ knowledgeStats { documentCount chunkCount byType { key count } bySource { key count } topTags { key count } embedder { provider model dimensions } extraction { pending running done failed } } }',
   );
   const stats: StatsReport = { ...knowledgeStats, database: 'pglite' };
   process.stdout.write(json ? `${JSON.stringify(stats)}\n` : formatStats(stats));

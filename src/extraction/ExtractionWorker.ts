@@ -47,6 +47,7 @@ export class ExtractionWorker {
   private ticking: Promise<void> | undefined;
   private again = false;
   private started = false;
+  private claiming: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly queue: ExtractionQueueRepository,
@@ -119,7 +120,14 @@ export class ExtractionWorker {
     }
   }
 
-  private async claimAndRun(): Promise<number> {
+  /** One claim at a time, so that this worker never holds more than `concurrency` documents. */
+  private claimAndRun(): Promise<number> {
+    const next = this.claiming.then(() => this.claimOnce());
+    this.claiming = next.catch(() => undefined);
+    return next;
+  }
+
+  private async claimOnce(): Promise<number> {
     const free = this.options.concurrency - this.running.size;
     if (free <= 0 || this.stopping.signal.aborted) return 0;
     const now = this.now();

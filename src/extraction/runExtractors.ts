@@ -9,8 +9,9 @@ import {
   type TokenBudget,
 } from './types.js';
 
-/** Chunks one extractor call gets, so that a token budget can stop a document between calls. */
+/** Chunks one extractor call gets, so that a token budget can stop a document between calls (the model's: fewer). */
 const CHUNKS_PER_CALL = 16;
+const MODEL_CHUNKS_PER_CALL = 4;
 
 /** The cache key of one chunk for one extractor: its text, the extractor, its fingerprint and the chunk's context. */
 export function extractionCacheKey(
@@ -49,13 +50,14 @@ export async function runExtractor(
   const run: ExtractorRun = { extractor, results: [], warnings: [], failures: [], tokens: 0, budgetExhausted: false };
   const fresh = new Map<number, ChunkExtraction>();
   const missing = chunks.map((c, i) => ({ c, i })).filter(({ i }) => !cached.has(keys[i] as string));
-  for (let at = 0; at < missing.length; at += CHUNKS_PER_CALL) {
+  const perCall = extractor.name === 'llm' ? MODEL_CHUNKS_PER_CALL : CHUNKS_PER_CALL;
+  for (let at = 0; at < missing.length; at += perCall) {
     if (options.budget?.exhausted()) {
       run.budgetExhausted = true;
       break;
     }
     options.signal?.throwIfAborted();
-    const slice = missing.slice(at, at + CHUNKS_PER_CALL);
+    const slice = missing.slice(at, at + perCall);
     const found = await extractSlice(
       extractor,
       document,

@@ -26,6 +26,8 @@ export class TextMarkupExtractor implements Extractor {
   constructor(
     readonly name: ExtractorName = 'structural',
     private readonly hang?: { text: string; marker: string },
+    /** Tokens each chunk reports spending, as a model would. */
+    private readonly tokensPerChunk = 0,
   ) {}
 
   contextKey(document: DocumentForExtraction, chunk: ChunkForExtraction): string {
@@ -41,7 +43,12 @@ export class TextMarkupExtractor implements Extractor {
       }
       this.calls++;
       this.extracted.push(chunk.id);
-      out.push(extractMarkup(document, chunk));
+      const result = extractMarkup(document, chunk);
+      out.push(
+        this.tokensPerChunk > 0
+          ? { ...result, usage: { promptTokens: this.tokensPerChunk, completionTokens: 0 } }
+          : result,
+      );
     }
     return out;
   }

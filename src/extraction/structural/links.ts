@@ -94,6 +94,8 @@ export function resolveLinkTarget(href: string, fromSource: string | null): stri
       return underPrefix(repositoryFile[1], path, decodePath(repositoryFile[2] ?? ''));
     return urlTargets(path, fromSource);
   }
+  // A document with no source (written through the API) has no place for a relative link to start from.
+  if (!fromSource && !path.startsWith('/')) return [];
   return filePathTargets(decodePath(path), fromSource ?? '');
 }
 

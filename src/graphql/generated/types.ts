@@ -251,6 +251,21 @@ export type KnowledgeStats = {
   topTags: Array<CountByKey>;
   /** The embedder that built the index. */
   embedder: EmbedderInfo;
+  /** Documents by graph extraction state (all 0 when no extractor is configured). */
+  extraction: ExtractionCounts;
+};
+
+/** Documents by graph extraction state: every written document is queued, then extracted in the background. */
+export type ExtractionCounts = {
+  __typename?: 'ExtractionCounts';
+  /** Documents waiting for extraction: written, changed or deleted since their last extraction. */
+  pending: Scalars['Int']['output'];
+  /** Documents an instance is extracting now. */
+  running: Scalars['Int']['output'];
+  /** Documents extracted, their facts in the graph. */
+  done: Scalars['Int']['output'];
+  /** Documents whose extraction failed; writing the document again retries it. */
+  failed: Scalars['Int']['output'];
 };
 
 export type EnrichContextInput = {
@@ -1399,6 +1414,7 @@ export type ResolversTypes = {
   CountByKey: ResolverTypeWrapper<CountByKey>;
   EmbedderInfo: ResolverTypeWrapper<EmbedderInfo>;
   KnowledgeStats: ResolverTypeWrapper<KnowledgeStats>;
+  ExtractionCounts: ResolverTypeWrapper<ExtractionCounts>;
   EnrichContextInput: EnrichContextInput;
   EnrichLane: EnrichLane;
   EnrichedChunk: ResolverTypeWrapper<EnrichedChunkRecord>;
@@ -1484,6 +1500,7 @@ export type ResolversParentTypes = {
   CountByKey: CountByKey;
   EmbedderInfo: EmbedderInfo;
   KnowledgeStats: KnowledgeStats;
+  ExtractionCounts: ExtractionCounts;
   EnrichContextInput: EnrichContextInput;
   EnrichedChunk: EnrichedChunkRecord;
   EnrichedEntity: EnrichedEntityRecord;
@@ -1632,6 +1649,14 @@ export type KnowledgeStatsResolvers<ContextType = GraphQLContext, ParentType ext
   bySource?: Resolver<Array<ResolversTypes['CountByKey']>, ParentType, ContextType>;
   topTags?: Resolver<Array<ResolversTypes['CountByKey']>, ParentType, ContextType>;
   embedder?: Resolver<ResolversTypes['EmbedderInfo'], ParentType, ContextType>;
+  extraction?: Resolver<ResolversTypes['ExtractionCounts'], ParentType, ContextType>;
+};
+
+export type ExtractionCountsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ExtractionCounts'] = ResolversParentTypes['ExtractionCounts']> = {
+  pending?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  running?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  done?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  failed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type EnrichedChunkResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EnrichedChunk'] = ResolversParentTypes['EnrichedChunk']> = {
@@ -1977,6 +2002,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   CountByKey?: CountByKeyResolvers<ContextType>;
   EmbedderInfo?: EmbedderInfoResolvers<ContextType>;
   KnowledgeStats?: KnowledgeStatsResolvers<ContextType>;
+  ExtractionCounts?: ExtractionCountsResolvers<ContextType>;
   EnrichedChunk?: EnrichedChunkResolvers<ContextType>;
   EnrichedEntity?: EnrichedEntityResolvers<ContextType>;
   Citation?: CitationResolvers<ContextType>;

@@ -19,6 +19,7 @@ export const searchResolvers: Resolvers = {
     knowledgeStats: async (_, __, { services }) => ({
       ...(await services.documents.stats()),
       embedder: services.embedder.info,
+      extraction: await services.extraction.statusCounts(),
     }),
   },
 };

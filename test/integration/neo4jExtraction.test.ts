@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
+import { loadConfig } from '../../src/config.js';
+import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
+import { Neo4jGraphStore } from '../../src/graph/neo4j/Neo4jGraphStore.js';
+import { silentLogger } from '../../src/logger.js';
+import { createServices, type Services } from '../../src/services.js';
+import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
+import { EXTRACTION_ENV, runExtractionScenario } from '../helpers/extractionScenario.js';
+import { neo4jTestSettings } from '../helpers/graphStores.js';
+import { TextMarkupExtractor } from '../helpers/TextMarkupExtractor.js';
+
+const settings = neo4jTestSettings();
+
+// The scenario of extraction.test.ts with the graph in Neo4j, on each database holding documents and evidence.
+(settings ? describe.each(dbTargets()) : describe.skip.each(dbTargets()))(
+  'extraction into the Neo4j store ($name)',
+  (target) => {
+    let scratch: ScratchDatabase;
+    let store: Neo4jGraphStore;
+    let s: Services;
+    beforeAll(async () => {
+      store = new Neo4jGraphStore(settings as NonNullable<typeof settings>);
+      await store.wipeForTests();
+      scratch = await target.createDatabase();
+      s = await createServices(loadConfig({ ...scratch.env, ...EXTRACTION_ENV }), silentLogger(), {
+        embedder: new HashingEmbeddingProvider({ dimensions: 64 }),
+        extractors: [new TextMarkupExtractor()],
+        importQueue: false,
+        graphStore: store,
+      });
+    }, 120_000);
+    afterAll(async () => {
+      await s?.close();
+      await store?.wipeForTests().catch(() => undefined);
+      await store?.close();
+      await scratch?.drop();
+    });
+
+    it('extracts facts with evidence, and removes only those a changed or deleted document alone supported', async () => {
+      await runExtractionScenario(s);
+    });
+  },
+);
