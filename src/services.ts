@@ -23,8 +23,10 @@ import { createGraphStore } from './graph/createGraphStore.js';
 import { MentionLinker } from './graph/mentions/MentionLinker.js';
 import { PostgresMentionIndex } from './graph/mentions/PostgresMentionIndex.js';
 import { OutboxWorker } from './graph/mentions/OutboxWorker.js';
+import type { DocumentExtractor } from './extraction/jobPort.js';
 import {
   createSafeFetcher,
+  ExtractGraphService,
   ImportService,
   SourceService,
   type Resolver,
@@ -58,6 +60,8 @@ export interface Services {
   imports: ImportService;
   /** Registered sources (git, site, spec URL, folder), their schedules and syncs. */
   sources: SourceService;
+  /** extractGraph jobs and extraction counts of jobs and sources; undefined when no extractor is wired in. */
+  extractGraph: ExtractGraphService | undefined;
   readiness: Readiness;
   /** API keys: creation, revocation and verification. */
   apiKeys: ApiKeyService;
@@ -81,6 +85,8 @@ export interface CreateServicesOptions {
   resolve?: Resolver;
   /** The time the source scheduler reads (tests inject a clock). */
   now?: () => Date;
+  /** Builds what extractGraph jobs extract with (tests inject a small one; the extraction service otherwise). */
+  documentExtractor?: (parts: { documents: DocumentService }) => DocumentExtractor;
 }
 
 /** Applies migrations and picks the embedder; unless told otherwise, checks it against the one the store recorded. */
@@ -158,11 +164,17 @@ async function startImports(
     limits: config,
     logger,
     tickMs: options.importQueue === false ? 0 : config.sources.tickMs,
+    llmModel: Boolean(config.extraction.llm.model),
     ...(options.now ? { now: options.now } : {}),
   });
+  // Before the queue starts, so a queued extractGraph job finds what runs it.
+  const extractor = options.documentExtractor?.({ documents });
+  const extractGraph = extractor
+    ? new ExtractGraphService({ imports, sources, documents, config: config.extraction, logger }, extractor)
+    : undefined;
   await imports.start();
   sources.start();
-  return { imports, sources };
+  return { imports, sources, extractGraph };
 }
 
 /** Composition root: opens the database, applies migrations, picks the embedder and wires the services. */
@@ -193,7 +205,8 @@ export async function createServices(
       retryMs: config.leaderRetryMs,
       logger,
     });
-    const { imports, sources } = await startImports({ db, documents, graph }, config, logger, options);
+    const { imports, sources, extractGraph } = await startImports({ db, documents, graph }, config, logger, options);
+
     const apiKeys = new ApiKeyService(db, {
       onTouchError: (err) => logger.warn({ err }, 'could not record an API key use'),
     });
@@ -224,6 +237,7 @@ export async function createServices(
       leadership,
       imports,
       sources,
+      extractGraph,
       readiness,
       apiKeys,
       async close() {

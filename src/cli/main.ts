@@ -9,6 +9,7 @@ import { projectPath } from '../paths.js';
 import { createServices } from '../services.js';
 import { CliError, describeCliError, UsageError } from './cliErrors.js';
 import { formatStats } from './formatStats.js';
+import { extractCommand, parseExtractRequest } from './extractCommand.js';
 import { buildImportRequest, importCommand } from './importCommand.js';
 import { keysCommand, parseKeysAction } from './keysCommand.js';
 import { mcpCommand } from './mcpCommand.js';
@@ -17,6 +18,7 @@ import { reindexCommand } from './reindexCommand.js';
 import { remoteImport, remoteKeys, remoteStats } from './remoteCommands.js';
 import { serve } from './serve.js';
 import { ServerClient } from './ServerClient.js';
+import { remoteExtract } from './remoteExtract.js';
 import { remoteSources } from './remoteSources.js';
 import { sourcesCommand, type SourcesCommandOptions } from './sourcesCommand.js';
 
@@ -38,6 +40,9 @@ Commands:
   import dir <path>     import md, txt, rst, html, pdf, docx, yaml and json files under a folder
         [--tag T]… [--type MANUAL|TUTORIAL|…] [--title T] [--source S] [--json]
                         --json prints one NDJSON line per item and a summary; exit 1 when any item failed
+  extract --all | --document <id>… | --type T --tag T… [--extractors structural,offline,llm] [--dry-run] [--json]
+                        extract entities and relationships from documents, with progress; --dry-run sends
+                        nothing and prints what an LLM extraction would cost; exit 1 unless every document succeeded
   keys create --role admin|editor|agent|reader --name <name> [--json] [--force]
                         create an API key and print it once (only its SHA-256 is stored);
                         the first key must be an admin key (--force creates another role anyway)
@@ -107,6 +112,10 @@ function parseCommandLine(argv: string[]) {
       timeout: { type: 'string' },
       'keep-documents': { type: 'boolean', default: false },
       format: { type: 'string' },
+      all: { type: 'boolean', default: false },
+      document: { type: 'string', multiple: true, default: [] },
+      extractors: { type: 'string' },
+      'dry-run': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
       version: { type: 'boolean', short: 'v', default: false },
     },
@@ -159,7 +168,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${version()}\n`);
     return 0;
   }
-  const known = ['serve', 'mcp', 'tools', 'reindex', 'import', 'keys', 'sources', 'stats', 'migrate'];
+  const known = ['serve', 'mcp', 'tools', 'reindex', 'import', 'extract', 'keys', 'sources', 'stats', 'migrate'];
   // Before loadConfig, so a typo is reported as such even when the environment is incomplete.
   if (!known.includes(command)) throw new UsageError(`unknown command "${command}" (commands: ${known.join(', ')})`);
   // Needs no configuration or database: the definitions are static.
@@ -196,6 +205,20 @@ async function main(argv: string[]): Promise<number> {
       };
       const request = await buildImportRequest(positionals.slice(1), config, opts);
       return client ? remoteImport(client, request, values.json) : importCommand(config, logger, request, opts);
+    }
+    case 'extract': {
+      const request = parseExtractRequest(positionals.slice(1), {
+        all: values.all,
+        documents: values.document,
+        type: values.type,
+        tags: values.tag,
+        extractors: values.extractors,
+        dryRun: values['dry-run'],
+        json: values.json,
+      });
+      return client
+        ? remoteExtract(client, request, values.json)
+        : extractCommand(config, logger, request, values.json);
     }
     case 'sources': {
       const sourceOptions = sourcesOptions(values);

@@ -3,6 +3,7 @@ import type { Resolvers } from '../generated/types.js';
 import { apiKeyResolvers } from './apiKeys.js';
 import { documentResolvers } from './documents.js';
 import { enrichmentResolvers } from './enrichment.js';
+import { extractGraphResolvers } from './extractGraph.js';
 import { graphResolvers } from './graph.js';
 import { importResolvers } from './imports.js';
 import { searchResolvers } from './search.js';
@@ -27,11 +28,12 @@ export const resolvers: Resolvers = {
     ...graphResolvers.Mutation,
     ...importResolvers.Mutation,
     ...sourceResolvers.Mutation,
+    ...extractGraphResolvers.Mutation,
     ...apiKeyResolvers.Mutation,
   },
   Subscription: subscriptionResolvers.Subscription,
-  ImportJob: importResolvers.ImportJob,
-  Source: sourceResolvers.Source,
+  ImportJob: { ...importResolvers.ImportJob, ...extractGraphResolvers.ImportJob },
+  Source: { ...sourceResolvers.Source, ...extractGraphResolvers.Source },
   ImportResult: importResolvers.ImportResult,
   Entity: graphResolvers.Entity,
   EnrichedChunk: enrichmentResolvers.EnrichedChunk,
