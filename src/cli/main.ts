@@ -9,7 +9,7 @@ import { projectPath } from '../paths.js';
 import { createServices } from '../services.js';
 import { CliError, describeCliError, UsageError } from './cliErrors.js';
 import { formatStats } from './formatStats.js';
-import { extractCommand, parseExtractRequest } from './extractCommand.js';
+import { extractCommand, parseExtractRequest, type ExtractCommandOptions } from './extractCommand.js';
 import { buildImportRequest, importCommand } from './importCommand.js';
 import { keysCommand, parseKeysAction } from './keysCommand.js';
 import { mcpCommand } from './mcpCommand.js';
@@ -157,6 +157,12 @@ function sourcesOptions(values: CliOptions): SourcesCommandOptions {
   };
 }
 
+/** The options of `cairn extract`. */
+function extractOptions(values: CliOptions): ExtractCommandOptions {
+  const { all, document: documents, type, tag: tags, extractors, 'dry-run': dryRun, json } = values;
+  return { all, documents, type, tags, extractors, dryRun, json };
+}
+
 async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseCommandLine(argv);
   const command = positionals[0] ?? 'serve';
@@ -207,15 +213,7 @@ async function main(argv: string[]): Promise<number> {
       return client ? remoteImport(client, request, values.json) : importCommand(config, logger, request, opts);
     }
     case 'extract': {
-      const request = parseExtractRequest(positionals.slice(1), {
-        all: values.all,
-        documents: values.document,
-        type: values.type,
-        tags: values.tag,
-        extractors: values.extractors,
-        dryRun: values['dry-run'],
-        json: values.json,
-      });
+      const request = parseExtractRequest(positionals.slice(1), extractOptions(values));
       return client
         ? remoteExtract(client, request, values.json)
         : extractCommand(config, logger, request, values.json);
