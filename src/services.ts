@@ -60,8 +60,8 @@ export interface Services {
   imports: ImportService;
   /** Registered sources (git, site, spec URL, folder), their schedules and syncs. */
   sources: SourceService;
-  /** extractGraph jobs and extraction counts of jobs and sources; undefined when no extractor is wired in. */
-  extractGraph: ExtractGraphService | undefined;
+  /** extractGraph jobs and extraction counts of jobs and sources. */
+  extractGraph: ExtractGraphService;
   readiness: Readiness;
   /** API keys: creation, revocation and verification. */
   apiKeys: ApiKeyService;
@@ -169,9 +169,10 @@ async function startImports(
   });
   // Before the queue starts, so a queued extractGraph job finds what runs it.
   const extractor = options.documentExtractor?.({ documents });
-  const extractGraph = extractor
-    ? new ExtractGraphService({ imports, sources, documents, config: config.extraction, logger }, extractor)
-    : undefined;
+  const extractGraph = new ExtractGraphService(
+    { imports, sources, documents, config: config.extraction, logger },
+    extractor,
+  );
   await imports.start();
   sources.start();
   return { imports, sources, extractGraph };

@@ -1,5 +1,6 @@
 import type { DocumentReader } from '../../src/documents/DocumentReader.js';
 import type { DocumentFilterSpec } from '../../src/documents/types.js';
+import { AppError, ErrorCode } from '../../src/errors.js';
 import { badInput } from '../../src/errors.js';
 import type { DocumentExtractor, ExtractionSummary } from '../../src/extraction/jobPort.js';
 import type { ExtractorName } from '../../src/extraction/types.js';
@@ -32,8 +33,9 @@ export interface ExtractGraphDeps {
 export class ExtractGraphService {
   constructor(
     private readonly deps: ExtractGraphDeps,
-    readonly extractor: DocumentExtractor,
+    readonly extractor: DocumentExtractor | undefined,
   ) {
+    if (!extractor) return; // jobs are refused once their input is checked
     deps.imports.setExtractExecutor((job, context) =>
       runExtractJob(job, context, {
         jobs: deps.imports.jobs,
@@ -54,6 +56,8 @@ export class ExtractGraphService {
     const request = validateExtractGraph(input, this.settings());
     const ids =
       'ids' in request.target ? await this.liveOnly(request.target.ids) : await this.matching(request.target.filter);
+    if (!this.extractor)
+      throw new AppError(ErrorCode.INTERNAL_SERVER_ERROR, 'graph extraction is not available in this process');
     const job = await this.deps.imports.record(
       { kind: 'extract', extractors: request.extractors, dryRun: request.dryRun },
       ids,
@@ -62,9 +66,9 @@ export class ExtractGraphService {
     return this.deps.imports.run(job.id, { ...options, async });
   }
 
-  /** Extraction state, entities and relationships of these documents. */
-  summary(documentIds: readonly string[]): Promise<ExtractionSummary> {
-    return this.extractor.summary(documentIds);
+  /** Extraction state, entities and relationships of these documents; null without an extractor. */
+  async summary(documentIds: readonly string[]): Promise<ExtractionSummary | null> {
+    return this.extractor ? this.extractor.summary(documentIds) : null;
   }
 
   private settings() {
@@ -74,15 +78,17 @@ export class ExtractGraphService {
   private async liveOnly(ids: string[]): Promise<string[]> {
     const live = new Set(await this.deps.documents.liveIds(ids));
     const missing = ids.filter((id) => !live.has(id));
-    if (missing.length > 0)
-      throw badInput(
-        'input.documentIds',
-        `no document has the id ${missing
-          .slice(0, 5)
-          .map((id) => `"${id}"`)
-          .join(', ')}${missing.length > 5 ? ` (and ${missing.length - 5} more)` : ''}`,
-        { missing: missing.slice(0, 20) },
-      );
+    if (missing.length > 0) {
+      const shown = missing
+        .slice(0, 5)
+        .map((id) => `"${id}"`)
+        .join(', ');
+      const more = missing.length > 5 ? ` (and ${missing.length - 5} more)` : '';
+      throw new AppError(ErrorCode.NOT_FOUND, `input.documentIds: no document has the id ${shown}${more}`, {
+        kind: 'Document',
+        missing: missing.slice(0, 20),
+      });
+    }
     return ids;
   }
 

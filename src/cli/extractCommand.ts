@@ -12,7 +12,7 @@ import type { ExtractionSummary } from '../extraction/jobPort.js';
 import type { ExtractionEstimate } from '../extraction/types.js';
 import type { Logger } from '../logger.js';
 import { createServices, type Services } from '../services.js';
-import { CliError, UsageError } from './cliErrors.js';
+import { UsageError } from './cliErrors.js';
 import { progressReporter } from './progress.js';
 
 const EXTRACT_USAGE =
@@ -92,7 +92,6 @@ export async function extractWith(
   json: boolean,
 ): Promise<ExtractReport> {
   const extractGraph = services.extractGraph;
-  if (!extractGraph) throw new CliError('graph extraction is not available in this build of Cairn');
   const input: RawExtractGraphInput = {
     documentIds: request.documentIds,
     filter: request.filter ? filterSpec(request.filter) : null,

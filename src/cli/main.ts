@@ -63,8 +63,8 @@ Commands:
 
 Configuration comes from CAIRN_* environment variables, and from a .env file in the working folder for those
 not set (see docs/configuration.md). On the embedded database (no CAIRN_DATABASE_URL) one process holds the data
-folder: while \`cairn serve\` runs, stats, import and keys work through its API (with --api-key or CAIRN_API_KEY
-once authentication is on); reindex and migrate need the server stopped.`;
+folder: while \`cairn serve\` runs, stats, import, extract and keys work through its API (with --api-key or
+CAIRN_API_KEY once authentication is on); reindex and migrate need the server stopped.`;
 
 /** The version in package.json (shipped beside dist/, also in the Docker image). */
 function version(): string {

@@ -80,7 +80,6 @@ describe.each(dbTargets())('extractGraph ($name)', (target) => {
       [{}, /exactly one of documentIds and filter/],
       [{ documentIds: ['x-1'], filter: {} }, /exactly one of documentIds and filter/],
       [{ documentIds: [] }, /input\.documentIds: give at least one document id/],
-      [{ documentIds: ['x-1', 'nope'] }, /no document has the id "nope"/],
       [{ filter: { tags: 'missing' } }, /input\.filter: selects no document/],
       [{ documentIds: ['x-1'], extractors: [] }, /input\.extractors: name at least one extractor/],
     ];
@@ -89,6 +88,9 @@ describe.each(dbTargets())('extractGraph ($name)', (target) => {
       expect(res.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
       expect(res.errors?.[0]?.message).toMatch(message);
     }
+    const unknown = await extract({ documentIds: ['x-1', 'nope'] });
+    expect(unknown.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    expect(unknown.errors?.[0]?.message).toMatch(/input\.documentIds: no document has the id "nope"/);
   });
 
   it('runs a job to SUCCEEDED, with progress over importJobUpdated and the counts of its documents', async () => {

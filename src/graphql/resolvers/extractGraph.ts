@@ -4,7 +4,6 @@ import {
   type ImportJobRecord,
   type SourceRecord,
 } from '../../../importers/index.js';
-import { AppError, ErrorCode } from '../../errors.js';
 import type { ExtractorName } from '../../extraction/types.js';
 import type { ExtractionSummary } from '../../extraction/jobPort.js';
 import type { GraphQLContext } from '../context.js';
@@ -19,18 +18,15 @@ export const toExtractorEnum = (names: readonly ExtractorName[]): Extractor[] =>
 export const fromExtractorEnum = (names: readonly Extractor[] | null | undefined): string[] | null | undefined =>
   names === null || names === undefined ? names : names.map((n) => n.toLowerCase());
 
-/** The job's extraction summary, or null where no extractor is wired in. */
-async function summaryOf(ids: readonly string[], { services }: GraphQLContext): Promise<ExtractionSummary | null> {
-  return services.extractGraph ? services.extractGraph.summary(ids) : null;
-}
+/** The documents' extraction summary, or null where no extractor is wired in. */
+const summaryOf = (ids: readonly string[], { services }: GraphQLContext): Promise<ExtractionSummary | null> =>
+  services.extractGraph.summary(ids);
 
 /** extractGraph, and the extraction fields of import jobs and sources. */
 export const extractGraphResolvers: Resolvers = {
   Mutation: {
-    extractGraph: (_, { input }, { services }) => {
-      if (!services.extractGraph)
-        throw new AppError(ErrorCode.INTERNAL_SERVER_ERROR, 'graph extraction is not available on this server');
-      return services.extractGraph.submit({
+    extractGraph: (_, { input }, { services }) =>
+      services.extractGraph.submit({
         documentIds: input.documentIds,
         filter:
           input.filter === undefined || input.filter === null
@@ -38,8 +34,7 @@ export const extractGraphResolvers: Resolvers = {
             : toFilterSpec(input.filter, 'input.filter'),
         extractors: fromExtractorEnum(input.extractors),
         dryRun: input.dryRun,
-      });
-    },
+      }),
   },
   ImportJob: {
     extraction: (job: ImportJobRecord, _, context) => summaryOf(extractionDocumentsOf(job), context),
@@ -49,7 +44,7 @@ export const extractGraphResolvers: Resolvers = {
   Source: {
     extractors: (source: SourceRecord) => (source.extractors ? toExtractorEnum(source.extractors) : null),
     extraction: async (source: SourceRecord, _, context) => {
-      if (!source.lastJobId || !context.services.extractGraph) return null;
+      if (!source.lastJobId || !context.services.extractGraph.extractor) return null;
       const job = await context.services.imports.job(source.lastJobId);
       return summaryOf(job ? documentIdsOf(job) : [], context);
     },
