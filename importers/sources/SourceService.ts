@@ -278,8 +278,16 @@ export class SourceService {
       if (!this.extractor || extractors === null) return;
       const fresh = ids.filter((id) => !queued.has(id));
       if (fresh.length === 0) return;
-      await this.extractor.enqueue(fresh, { extractors });
       for (const id of fresh) queued.add(id);
+      // The documents are written (and queued with the configured extractors): a failure here must not fail the sync.
+      await this.extractor
+        .enqueue(fresh, { extractors })
+        .catch((err: unknown) =>
+          this.deps.logger.warn(
+            { err: (err as Error).message, sourceId: source.id },
+            "could not queue a sync's documents with the source's extractors",
+          ),
+        );
     };
   }
 
