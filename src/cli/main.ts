@@ -50,7 +50,8 @@ Commands:
   keys revoke <id>      revoke a key at once
   sources add <name> --kind GIT|SITE|OPENAPI|FOLDER [--url U] [--branch B] [--include G]… [--exclude G]…
         [--path P] [--sitemap U] [--prefix P] [--max-pages N] [--concurrency N] [--delay-ms N]
-        [--tag T]… [--type T] [--schedule CRON] [--timeout SECONDS] [--deploy-key FILE] [--known-hosts FILE]
+        [--tag T]… [--type T] [--extractors structural,offline,llm] [--schedule CRON] [--timeout SECONDS]
+        [--deploy-key FILE] [--known-hosts FILE]
                         register a source that syncs on its schedule (see docs/sources.md)
   sources list [--json] list sources: kind, status, documents, schedule, last and next run
   sources sync <name>   sync a source now, with progress; exit 1 unless every item synced
@@ -151,6 +152,7 @@ function sourcesOptions(values: CliOptions): SourcesCommandOptions {
     knownHostsFile: values['known-hosts'],
     tags: values.tag,
     type: values.type,
+    extractors: values.extractors,
     schedule: values.schedule,
     timeout: values.timeout,
     keepDocuments: values['keep-documents'],

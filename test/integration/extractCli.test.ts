@@ -89,6 +89,17 @@ describe('cairn extract', () => {
     expect(extractor!.requests).toBe(0);
   });
 
+  it('gives a source its extractors with sources add --extractors', async () => {
+    const args = ['sources', 'add', 'spec', '--kind', 'openapi', '--url', 'https://example.com/openapi.json'];
+    const added = await runCliInProcess([...args, '--extractors', 'structural,offline'], env);
+    expect(added.code).toBe(0);
+    const read = await t.gql<{ source: { extractors: string[] | null } }>('{ source(id: "spec") { extractors } }');
+    expect(read.data!.source.extractors).toEqual(['STRUCTURAL', 'OFFLINE']);
+    const bad = await runCliInProcess(['sources', 'add', 'spec-2', ...args.slice(3), '--extractors', 'nlp'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--extractors: unknown extractor "nlp"/);
+  });
+
   it('runs in process on the services it is given', async () => {
     const report = await extractWith(
       t.services,
