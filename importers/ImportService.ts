@@ -52,6 +52,9 @@ export type SourceSyncExecutor = (
   },
 ) => Promise<ItemOutcome>;
 
+/** Runs an extractGraph job to its final status (importers/extract registers it). */
+export type ExtractJobExecutor = (job: ImportJobRecord, context: JobContext) => Promise<ImportJobStatus>;
+
 /** What the import service is built from. */
 export interface ImportServiceDeps {
   db: Db;
@@ -81,6 +84,7 @@ export class ImportService {
   /** Serialises writes per spec id; source syncs write specs through it too. */
   readonly specGuard: SpecGuard;
   private sourceSync: SourceSyncExecutor | undefined;
+  private extractJobs: ExtractJobExecutor | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: ImportServiceDeps) {
@@ -125,14 +129,19 @@ export class ImportService {
     this.sourceSync = executor;
   }
 
+  /** Registers what runs an extractGraph job. */
+  setExtractExecutor(executor: ExtractJobExecutor): void {
+    this.extractJobs = executor;
+  }
+
   /** Records a job for a validated request and runs it (or queues it when `async`). */
   async submit(request: ImportRequest, options: SubmitOptions = {}): Promise<ImportJobRecord> {
     return this.run((await this.record(request)).id, options);
   }
 
   /** Records a QUEUED job without starting it (a caller that must note the job first starts it with `run`). */
-  record(request: ImportRequest): Promise<ImportJobRecord> {
-    return this.jobs.create(request, itemLabels(request));
+  record(request: ImportRequest, labels: readonly string[] = itemLabels(request)): Promise<ImportJobRecord> {
+    return this.jobs.create(request, labels);
   }
 
   /** A job by id, or undefined. */
@@ -189,6 +198,15 @@ export class ImportService {
   }
 
   private async execute(job: ImportJobRecord, context: JobContext): Promise<ImportJobStatus> {
+    if (job.request.kind === 'extract') {
+      if (!this.extractJobs)
+        throw new AppError(ErrorCode.INTERNAL_SERVER_ERROR, 'graph extraction is not available in this process');
+      const progress = async (done: number, total: number) => {
+        await context.progress(done, total);
+        this.progressListeners.get(job.id)?.({ done, total });
+      };
+      return this.extractJobs(job, { ...context, progress });
+    }
     const rebuildFailed = (err: unknown) =>
       this.deps.logger.warn(
         { err, jobId: job.id },
@@ -261,6 +279,7 @@ export class ImportService {
     onProgress: ((done: number, total: number) => Promise<void>) | undefined,
   ): Promise<ItemOutcome> {
     const request = job.request;
+    if (request.kind === 'extract') throw new Error('extractGraph jobs run whole, never item by item here');
     if (request.kind === 'source') {
       if (!this.sourceSync)
         throw new AppError(ErrorCode.INTERNAL_SERVER_ERROR, 'source syncs are not available in this process');
@@ -282,7 +301,7 @@ export class ImportService {
   }
 
   private async planItem(
-    request: Exclude<ImportRequest, { kind: 'source' }>,
+    request: Exclude<ImportRequest, { kind: 'source' | 'extract' }>,
     item: ImportJobItemRecord,
   ): Promise<SpecImportPlan> {
     if (request.kind === 'openapi') return this.planSource(request, item);
@@ -296,7 +315,7 @@ export class ImportService {
   }
 
   private async planSource(
-    request: Exclude<ImportRequest, { kind: 'source' }>,
+    request: Exclude<ImportRequest, { kind: 'source' | 'extract' }>,
     item: ImportJobItemRecord,
   ): Promise<SpecImportPlan> {
     switch (request.kind) {
@@ -413,5 +432,7 @@ function itemLabels(request: ImportRequest): string[] {
       return request.files;
     case 'source':
       return [`sync of source "${request.sourceName}"`];
+    case 'extract':
+      return []; // its documents: the caller gives them (see record)
   }
 }

@@ -31,8 +31,10 @@ import { createGraphStore } from './graph/createGraphStore.js';
 import { MentionLinker } from './graph/mentions/MentionLinker.js';
 import { PostgresMentionIndex } from './graph/mentions/PostgresMentionIndex.js';
 import { OutboxWorker } from './graph/mentions/OutboxWorker.js';
+import type { DocumentExtractor } from './extraction/jobPort.js';
 import {
   createSafeFetcher,
+  ExtractGraphService,
   ImportService,
   SourceService,
   type Resolver,
@@ -70,6 +72,8 @@ export interface Services {
   imports: ImportService;
   /** Registered sources (git, site, spec URL, folder), their schedules and syncs. */
   sources: SourceService;
+  /** extractGraph jobs and extraction counts of jobs and sources. */
+  extractGraph: ExtractGraphService;
   readiness: Readiness;
   /** API keys: creation, revocation and verification. */
   apiKeys: ApiKeyService;
@@ -97,6 +101,8 @@ export interface CreateServicesOptions {
   now?: () => Date;
   /** Use these extractors instead of the built-in ones (tests inject deterministic ones). */
   extractors?: Extractor[];
+  /** Builds what extractGraph jobs extract with (tests inject a small one; the extraction service otherwise). */
+  documentExtractor?: (parts: { documents: DocumentService }) => DocumentExtractor;
 }
 
 /** Applies migrations and picks the embedder; unless told otherwise, checks it against the one the store recorded. */
@@ -144,11 +150,13 @@ interface ImportParts {
   db: Db;
   documents: DocumentService;
   graph: GraphService;
+  /** What extractGraph jobs and source syncs extract with. */
+  extraction: DocumentExtractor;
 }
 
 /** Import jobs and registered sources, started (their pollers only when `importQueue` is not false). */
 async function startImports(
-  { db, documents, graph }: ImportParts,
+  { db, documents, graph, extraction }: ImportParts,
   config: Config,
   logger: Logger,
   options: CreateServicesOptions,
@@ -182,11 +190,18 @@ async function startImports(
     limits: config,
     logger,
     tickMs: options.importQueue === false ? 0 : config.sources.tickMs,
+    llmModel: Boolean(config.extraction.llm.model),
     ...(options.now ? { now: options.now } : {}),
   });
+  // Before the queue starts, so a queued extractGraph job finds what runs it.
+  const extractor = options.documentExtractor?.({ documents }) ?? extraction;
+  const extractGraph = new ExtractGraphService(
+    { imports, sources, documents, config: config.extraction, logger },
+    extractor,
+  );
   await imports.start();
   sources.start();
-  return { imports, sources };
+  return { imports, sources, extractGraph };
 }
 
 /** Documents, queueing extraction in their writes when an extractor is configured, and the extraction service. */
@@ -240,7 +255,12 @@ export async function createServices(
       retryMs: config.leaderRetryMs,
       logger,
     });
-    const { imports, sources } = await startImports({ db, documents, graph }, config, logger, options);
+    const { imports, sources, extractGraph } = await startImports(
+      { db, documents, graph, extraction },
+      config,
+      logger,
+      options,
+    );
     // One-shot CLI commands leave extraction to the server (a killed one-shot would hold leases until they run out).
     if (options.importQueue !== false) await extraction.start();
     const apiKeys = new ApiKeyService(db, {
@@ -274,6 +294,7 @@ export async function createServices(
       leadership,
       imports,
       sources,
+      extractGraph,
       readiness,
       apiKeys,
       extraction,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../src/db/Db.js';
 import { toDate, toDateOrNull } from '../../src/db/rowValues.js';
+import type { ExtractionEstimate } from '../../src/extraction/types.js';
 import { encodeCursor, type KeysetCursor } from '../../src/shared/cursor.js';
 import type {
   ImportJobItemRecord,
@@ -21,6 +22,8 @@ interface JobRow {
   chunk_count: number;
   embedded_chunk_count: number;
   warnings: string[];
+  extraction_tokens: number;
+  extraction_estimate: ExtractionEstimate | null;
   created_at: Date | string;
   started_at: Date | string | null;
   finished_at: Date | string | null;
@@ -38,7 +41,7 @@ interface ItemRow {
 }
 
 const JOB_COLUMNS =
-  'id, kind, status, request, progress_done, progress_total, chunk_count, embedded_chunk_count, warnings, created_at, started_at, finished_at';
+  'id, kind, status, request, progress_done, progress_total, chunk_count, embedded_chunk_count, warnings, extraction_tokens, extraction_estimate, created_at, started_at, finished_at';
 const MAX_WARNINGS = 200;
 /** SQL: a RUNNING job's lease ran out before the time in parameter `now` (NULL only in rows of a release without leases). */
 const leaseExpired = (now: string) =>
@@ -78,6 +81,7 @@ function toJob(row: JobRow, items: ImportJobItemRecord[]): ImportJobRecord {
     chunkCount: row.chunk_count,
     embeddedChunkCount: row.embedded_chunk_count,
     warnings: row.warnings,
+    extraction: { tokens: row.extraction_tokens, estimate: row.extraction_estimate },
     createdAt: toDate(row.created_at),
     startedAt: toDateOrNull(row.started_at),
     finishedAt: toDateOrNull(row.finished_at),
@@ -273,6 +277,39 @@ export class ImportJobRepository {
       `UPDATE import_job_items SET status = 'FAILED', error_code = $3, error = $4, finished_at = now() WHERE job_id = $1 AND ordinal = $2`,
       [jobId, ordinal, code, message],
     );
+  }
+
+  /** Adds warnings to a job (the first MAX_WARNINGS are kept). */
+  async addWarnings(jobId: string, warnings: readonly string[]): Promise<void> {
+    await this.db.query(
+      `UPDATE import_jobs SET warnings = (SELECT coalesce(jsonb_agg(w), '[]') FROM (SELECT w FROM jsonb_array_elements(warnings || $2::jsonb) w LIMIT ${MAX_WARNINGS}) s)
+        WHERE id = $1`,
+      [jobId, JSON.stringify(warnings)],
+    );
+  }
+
+  /** Adds model tokens an extractGraph job spent. */
+  async addExtractionTokens(jobId: string, tokens: number): Promise<void> {
+    if (tokens > 0)
+      await this.db.query(`UPDATE import_jobs SET extraction_tokens = extraction_tokens + $2 WHERE id = $1`, [
+        jobId,
+        tokens,
+      ]);
+  }
+
+  /** Ends a dry run's items at once: the estimate is recorded and every document counts as done (nothing was sent). */
+  async completeDryRun(jobId: string, estimate: ExtractionEstimate): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.query(
+        `UPDATE import_job_items SET status = 'SUCCEEDED', document_ids = ARRAY[label], finished_at = now()
+          WHERE job_id = $1 AND status = 'PENDING'`,
+        [jobId],
+      );
+      await tx.query(
+        `UPDATE import_jobs SET extraction_estimate = $2, progress_done = progress_total, heartbeat_at = now() WHERE id = $1`,
+        [jobId, JSON.stringify(estimate)],
+      );
+    });
   }
 
   /** Sets the progress counters. */

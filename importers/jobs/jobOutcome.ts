@@ -16,3 +16,7 @@ export function resultOrError(job: ImportJobRecord, async: boolean | null | unde
 
 /** The documents a job wrote, each once. */
 export const documentIdsOf = (job: ImportJobRecord): string[] => [...new Set(job.items.flatMap((i) => i.documentIds))];
+
+/** The documents whose extraction a job reports: an extractGraph job's every document, else those the job wrote. */
+export const extractionDocumentsOf = (job: ImportJobRecord): string[] =>
+  job.request.kind === 'extract' ? job.items.map((i) => i.label) : documentIdsOf(job);

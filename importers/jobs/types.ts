@@ -1,7 +1,8 @@
 import type { DocumentDefaultsInput } from '../../src/documents/validateInput.js';
+import type { ExtractionEstimate, ExtractorName } from '../../src/extraction/types.js';
 
 /** What an import reads from. */
-export type ImportKind = 'url' | 'openapi' | 'upload' | 'directory' | 'source';
+export type ImportKind = 'url' | 'openapi' | 'upload' | 'directory' | 'source' | 'extract';
 
 /** Where a job stands. INTERRUPTED jobs stopped with the process and can be resumed. */
 export type ImportJobStatus = 'QUEUED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'PARTIAL' | 'INTERRUPTED';
@@ -42,7 +43,9 @@ export type ImportRequest =
     }
   | { kind: 'directory'; root: string; files: string[]; defaults: DocumentDefaults }
   /** A sync of a registered source: one item, whose work the sources module does (importers/sources). */
-  | { kind: 'source'; sourceId: string; sourceName: string };
+  | { kind: 'source'; sourceId: string; sourceName: string }
+  /** extractGraph: one item per document (its label is the document id); null extractors: the configured ones. */
+  | { kind: 'extract'; extractors: ExtractorName[] | null; dryRun: boolean };
 
 /** One source of a job: a URL, a spec, an uploaded file or a file of a folder. */
 export interface ImportJobItemRecord {
@@ -65,6 +68,8 @@ export interface ImportJobRecord {
   chunkCount: number;
   embeddedChunkCount: number;
   warnings: string[];
+  /** extractGraph jobs: model tokens spent, and a dry run's estimate (null otherwise). */
+  extraction: { tokens: number; estimate: ExtractionEstimate | null };
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;

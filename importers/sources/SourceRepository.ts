@@ -1,6 +1,7 @@
 import type { Db } from '../../src/db/Db.js';
 import { toDate, toDateOrNull } from '../../src/db/rowValues.js';
 import type { DocumentTypeName } from '../../src/documents/types.js';
+import type { ExtractorName } from '../../src/extraction/types.js';
 import type { JsonObject } from '../../src/shared/json.js';
 import type {
   NewSource,
@@ -19,6 +20,7 @@ interface SourceRow {
   config: JsonObject;
   tags: string[];
   document_type: DocumentTypeName | null;
+  extractors: ExtractorName[] | null;
   schedule: string | null;
   sync_timeout_ms: number;
   status: SourceStatus;
@@ -47,6 +49,7 @@ function toSource(row: SourceRow): SourceRecord {
     name: row.name,
     tags: row.tags,
     documentType: row.document_type,
+    extractors: row.extractors,
     schedule: row.schedule,
     syncTimeoutMs: row.sync_timeout_ms,
     status: row.status,
@@ -87,8 +90,8 @@ export class SourceRepository {
 
   async create(id: string, source: NewSource, nextRunAt: Date | null): Promise<SourceRecord> {
     const { rows } = await this.db.query<SourceRow>(
-      `INSERT INTO sources (id, name, kind, config, tags, document_type, schedule, sync_timeout_ms, next_run_at, deploy_key, ssh_known_hosts)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
+      `INSERT INTO sources (id, name, kind, config, tags, document_type, schedule, sync_timeout_ms, next_run_at, deploy_key, ssh_known_hosts, extractors)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *`,
       [id, ...settingValues(source, nextRunAt)],
     );
     return toSource(rows[0] as SourceRow);
@@ -114,7 +117,7 @@ export class SourceRepository {
   async update(source: SourceRecord, nextRunAt: Date | null): Promise<SourceRecord | undefined> {
     const { rows } = await this.db.query<SourceRow>(
       `UPDATE sources SET name = $2, kind = $3, config = $4, tags = $5, document_type = $6, schedule = $7, sync_timeout_ms = $8,
-                          next_run_at = $9, deploy_key = $10, ssh_known_hosts = $11, updated_at = now()
+                          next_run_at = $9, deploy_key = $10, ssh_known_hosts = $11, extractors = $12, updated_at = now()
         WHERE id = $1 RETURNING *`,
       [source.id, ...settingValues(source, nextRunAt)],
     );
@@ -232,7 +235,7 @@ export class SourceRepository {
   }
 }
 
-/** A source's stored settings in the column order of `create` and `update` ($2 to $11). */
+/** A source's stored settings in the column order of `create` and `update` ($2 to $12). */
 function settingValues(source: NewSource, nextRunAt: Date | null): unknown[] {
   return [
     source.name,
@@ -245,5 +248,6 @@ function settingValues(source: NewSource, nextRunAt: Date | null): unknown[] {
     nextRunAt,
     source.deployKey ? JSON.stringify(source.deployKey) : null,
     source.sshKnownHosts,
+    source.extractors,
   ];
 }

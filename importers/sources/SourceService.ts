@@ -4,6 +4,7 @@ import { KeyedLock } from '../../src/db/KeyedLock.js';
 import type { DocumentService } from '../../src/documents/DocumentService.js';
 import type { InputLimits } from '../../src/documents/validateInput.js';
 import { AppError, ErrorCode, isAppError, notFound } from '../../src/errors.js';
+import type { DocumentExtractor } from '../../src/extraction/jobPort.js';
 import type { GraphService } from '../../src/graph/GraphService.js';
 import type { Logger } from '../../src/logger.js';
 import type { ImportService, SourceSyncExecutor } from '../ImportService.js';
@@ -32,6 +33,8 @@ export interface SourceServiceDeps {
   logger: Logger;
   /** How often due schedules are looked for; 0 leaves it to `tick()` calls. */
   tickMs: number;
+  /** CAIRN_EXTRACTION_LLM_MODEL is set: sources may choose the `llm` extractor. */
+  llmModel?: boolean;
   /** The time (tests inject one). */
   now?: () => Date;
   /** A signal that fires once a sync has run for `ms` (tests inject one they fire themselves). */
@@ -58,6 +61,8 @@ export class SourceService {
   private ticking = false;
   /** Serialises a source's check-and-record of a sync across instances. */
   private readonly syncLock: KeyedLock;
+  /** Queues a sync's documents with the source's extractors (set by the extractGraph service). */
+  private extractor: Pick<DocumentExtractor, 'enqueue'> | undefined;
 
   constructor(private readonly deps: SourceServiceDeps) {
     this.repository = new SourceRepository(deps.db);
@@ -87,6 +92,11 @@ export class SourceService {
     if (this.timer) clearInterval(this.timer);
   }
 
+  /** Lets syncs queue their documents for extraction with the source's own extractors. */
+  useExtractor(extractor: Pick<DocumentExtractor, 'enqueue'>): void {
+    this.extractor = extractor;
+  }
+
   async list(): Promise<SourceRecord[]> {
     return this.repository.list();
   }
@@ -109,7 +119,7 @@ export class SourceService {
 
   /** Registers a source; its first scheduled sync is the schedule's next time (syncSource runs one now). */
   async create(raw: RawSourceInput): Promise<SourceRecord> {
-    const source = validateNewSource(raw, { folderRoot: this.deps.runtime.folderRoot });
+    const source = validateNewSource(raw, this.limits());
     if (source.kind === 'GIT') await this.refuseBlockedGitHost(source.config.url);
     if (await this.repository.getByName(source.name)) throw nameTaken(source.name);
     const id = randomUUID();
@@ -125,7 +135,7 @@ export class SourceService {
   /** Changes a source; a new schedule takes effect at once (its next run is computed from now). */
   async update(id: string, raw: RawSourceInput): Promise<SourceRecord> {
     const source = await this.find(id);
-    const patch = validateSourcePatch(source, raw, { folderRoot: this.deps.runtime.folderRoot });
+    const patch = validateSourcePatch(source, raw, this.limits());
     if (patch.config?.kind === 'GIT') await this.refuseBlockedGitHost(patch.config.config.url);
     if (patch.name !== undefined && patch.name !== source.name && (await this.repository.getByName(patch.name)))
       throw nameTaken(patch.name);
@@ -252,6 +262,35 @@ export class SourceService {
     return job && OPEN_JOB.has(job.status) ? job : undefined;
   }
 
+  private limits() {
+    return { folderRoot: this.deps.runtime.folderRoot, llmModel: this.deps.llmModel ?? false };
+  }
+
+  /**
+   * The batch hook of a sync: records the documents on the job and, for a source that chose its extractors, queues
+   * those not queued yet in this sync with them (the document write itself queued them with the configured ones).
+   */
+  private batchHook(source: SourceRecord, context: Parameters<SourceSyncExecutor>[2]) {
+    const queued = new Set<string>();
+    return async (ids: readonly string[]) => {
+      await context.onBatchWritten(ids);
+      const extractors = source.extractors;
+      if (!this.extractor || extractors === null) return;
+      const fresh = ids.filter((id) => !queued.has(id));
+      if (fresh.length === 0) return;
+      for (const id of fresh) queued.add(id);
+      // The documents are written (and queued with the configured extractors): a failure here must not fail the sync.
+      await this.extractor
+        .enqueue(fresh, { extractors })
+        .catch((err: unknown) =>
+          this.deps.logger.warn(
+            { err: (err as Error).message, sourceId: source.id },
+            "could not queue a sync's documents with the source's extractors",
+          ),
+        );
+    };
+  }
+
   private async refuseBlockedGitHost(url: string): Promise<void> {
     try {
       await vetGitUrl(url, this.deps.runtime.importConfig.allowPrivateHosts, this.deps.runtime.resolve);
@@ -278,7 +317,7 @@ export class SourceService {
         source,
         {
           signal: AbortSignal.any([context.signal, timeout.signal]),
-          onBatchWritten: context.onBatchWritten,
+          onBatchWritten: this.batchHook(source, context),
           progress: context.progress,
         },
         report,

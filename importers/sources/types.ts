@@ -1,4 +1,5 @@
 import type { DocumentTypeName } from '../../src/documents/types.js';
+import type { ExtractorName } from '../../src/extraction/types.js';
 import type { JsonObject } from '../../src/shared/json.js';
 import type { SealedSecret } from '../../src/shared/secretBox.js';
 
@@ -78,6 +79,8 @@ export type SourceRecord = SourceConfig &
     name: string;
     tags: string[];
     documentType: DocumentTypeName | null;
+    /** The extractors of the source's documents; null: the configured ones (CAIRN_EXTRACTION_EXTRACTORS). */
+    extractors: ExtractorName[] | null;
     schedule: string | null;
     syncTimeoutMs: number;
     status: SourceStatus;
@@ -107,6 +110,7 @@ export type NewSource = SourceConfig &
     name: string;
     tags: string[];
     documentType: DocumentTypeName | null;
+    extractors: ExtractorName[] | null;
     schedule: string | null;
     syncTimeoutMs: number;
   };
@@ -117,6 +121,7 @@ export interface SourcePatch {
   config?: SourceConfig;
   tags?: string[];
   documentType?: DocumentTypeName | null;
+  extractors?: ExtractorName[] | null;
   schedule?: string | null;
   syncTimeoutMs?: number;
   deployKey?: StoredDeployKey | null;

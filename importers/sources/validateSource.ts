@@ -2,6 +2,7 @@ import path from 'node:path';
 import { validateTags } from '../../src/documents/tagExpression.js';
 import { DOCUMENT_TYPES, type DocumentTypeName } from '../../src/documents/types.js';
 import { badInput } from '../../src/errors.js';
+import { validateExtractors } from '../extract/validateExtractGraph.js';
 import { validateImportUrl } from '../validateImportInput.js';
 import { parseGitRemote } from './kinds/gitRemote.js';
 import { validateSchedule } from './schedule.js';
@@ -24,6 +25,8 @@ export interface RawSourceInput {
   tags?: readonly string[] | null;
   /** Storage form (lower case). */
   documentType?: string | null;
+  /** Lower-case extractor names; null on update: back to the configured ones. */
+  extractors?: readonly string[] | null;
   schedule?: string | null;
   syncTimeoutSeconds?: number | null;
   /** GIT over ssh: the private deploy key (stored sealed, never returned); "" or null on update removes it. */
@@ -36,6 +39,8 @@ export interface RawSourceInput {
 export interface SourceLimits {
   /** The only folder FOLDER sources may read under; undefined allows none. */
   folderRoot: string | undefined;
+  /** CAIRN_EXTRACTION_LLM_MODEL is set (a source may only choose `llm` then). */
+  llmModel?: boolean;
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9 _.-]{0,99}$/;
@@ -156,6 +161,7 @@ export function validateNewSource(raw: RawSourceInput, limits: SourceLimits, pre
     name: validateName(raw.name, `${prefix}.name`),
     tags: validateTags(raw.tags ?? [], `${prefix}.tags`),
     documentType: validateType(raw.documentType, `${prefix}.documentType`),
+    extractors: validateExtractors(raw.extractors, `${prefix}.extractors`, { llmModel: limits.llmModel ?? false }),
     schedule: validateSchedule(raw.schedule, `${prefix}.schedule`),
     syncTimeoutMs: intIn(raw.syncTimeoutSeconds, `${prefix}.syncTimeoutSeconds`, 1, 86_400, DEFAULT_TIMEOUT_S) * 1000,
     // Set by the service once the key is checked and sealed (sshSettings.ts).
@@ -206,6 +212,10 @@ export function validateSourcePatch(
   if (config) patch.config = config;
   if (raw.tags !== undefined && raw.tags !== null) patch.tags = validateTags(raw.tags, `${prefix}.tags`);
   if (raw.documentType !== undefined) patch.documentType = validateType(raw.documentType, `${prefix}.documentType`);
+  if (raw.extractors !== undefined)
+    patch.extractors = validateExtractors(raw.extractors, `${prefix}.extractors`, {
+      llmModel: limits.llmModel ?? false,
+    });
   if (raw.schedule !== undefined) patch.schedule = validateSchedule(raw.schedule, `${prefix}.schedule`);
   if (raw.syncTimeoutSeconds !== undefined && raw.syncTimeoutSeconds !== null)
     patch.syncTimeoutMs =

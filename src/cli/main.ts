@@ -9,6 +9,7 @@ import { projectPath } from '../paths.js';
 import { createServices } from '../services.js';
 import { CliError, describeCliError, UsageError } from './cliErrors.js';
 import { formatStats } from './formatStats.js';
+import { extractCommand, parseExtractRequest, type ExtractCommandOptions } from './extractCommand.js';
 import { buildImportRequest, importCommand } from './importCommand.js';
 import { keysCommand, parseKeysAction } from './keysCommand.js';
 import { mcpCommand } from './mcpCommand.js';
@@ -17,6 +18,7 @@ import { reindexCommand } from './reindexCommand.js';
 import { remoteImport, remoteKeys, remoteStats } from './remoteCommands.js';
 import { serve } from './serve.js';
 import { ServerClient } from './ServerClient.js';
+import { remoteExtract } from './remoteExtract.js';
 import { remoteSources } from './remoteSources.js';
 import { sourcesCommand, type SourcesCommandOptions } from './sourcesCommand.js';
 
@@ -38,6 +40,9 @@ Commands:
   import dir <path>     import md, txt, rst, html, pdf, docx, yaml and json files under a folder
         [--tag T]… [--type MANUAL|TUTORIAL|…] [--title T] [--source S] [--json]
                         --json prints one NDJSON line per item and a summary; exit 1 when any item failed
+  extract --all | --document <id>… | --type T --tag T… [--extractors structural,offline,llm] [--dry-run] [--json]
+                        extract entities and relationships from documents, with progress; --dry-run sends
+                        nothing and prints what an LLM extraction would cost; exit 1 unless every document succeeded
   keys create --role admin|editor|agent|reader --name <name> [--json] [--force]
                         create an API key and print it once (only its SHA-256 is stored);
                         the first key must be an admin key (--force creates another role anyway)
@@ -45,7 +50,8 @@ Commands:
   keys revoke <id>      revoke a key at once
   sources add <name> --kind GIT|SITE|OPENAPI|FOLDER [--url U] [--branch B] [--include G]… [--exclude G]…
         [--path P] [--sitemap U] [--prefix P] [--max-pages N] [--concurrency N] [--delay-ms N]
-        [--tag T]… [--type T] [--schedule CRON] [--timeout SECONDS] [--deploy-key FILE] [--known-hosts FILE]
+        [--tag T]… [--type T] [--extractors structural,offline,llm] [--schedule CRON] [--timeout SECONDS]
+        [--deploy-key FILE] [--known-hosts FILE]
                         register a source that syncs on its schedule (see docs/sources.md)
   sources list [--json] list sources: kind, status, documents, schedule, last and next run
   sources sync <name>   sync a source now, with progress; exit 1 unless every item synced
@@ -58,8 +64,8 @@ Commands:
 
 Configuration comes from CAIRN_* environment variables, and from a .env file in the working folder for those
 not set (see docs/configuration.md). On the embedded database (no CAIRN_DATABASE_URL) one process holds the data
-folder: while \`cairn serve\` runs, stats, import and keys work through its API (with --api-key or CAIRN_API_KEY
-once authentication is on); reindex and migrate need the server stopped.`;
+folder: while \`cairn serve\` runs, stats, import, extract and keys work through its API (with --api-key or
+CAIRN_API_KEY once authentication is on); reindex and migrate need the server stopped.`;
 
 /** The version in package.json (shipped beside dist/, also in the Docker image). */
 function version(): string {
@@ -107,6 +113,10 @@ function parseCommandLine(argv: string[]) {
       timeout: { type: 'string' },
       'keep-documents': { type: 'boolean', default: false },
       format: { type: 'string' },
+      all: { type: 'boolean', default: false },
+      document: { type: 'string', multiple: true, default: [] },
+      extractors: { type: 'string' },
+      'dry-run': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
       version: { type: 'boolean', short: 'v', default: false },
     },
@@ -142,10 +152,17 @@ function sourcesOptions(values: CliOptions): SourcesCommandOptions {
     knownHostsFile: values['known-hosts'],
     tags: values.tag,
     type: values.type,
+    extractors: values.extractors,
     schedule: values.schedule,
     timeout: values.timeout,
     keepDocuments: values['keep-documents'],
   };
+}
+
+/** The options of `cairn extract`. */
+function extractOptions(values: CliOptions): ExtractCommandOptions {
+  const { all, document: documents, type, tag: tags, extractors, 'dry-run': dryRun, json } = values;
+  return { all, documents, type, tags, extractors, dryRun, json };
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -159,7 +176,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${version()}\n`);
     return 0;
   }
-  const known = ['serve', 'mcp', 'tools', 'reindex', 'import', 'keys', 'sources', 'stats', 'migrate'];
+  const known = ['serve', 'mcp', 'tools', 'reindex', 'import', 'extract', 'keys', 'sources', 'stats', 'migrate'];
   // Before loadConfig, so a typo is reported as such even when the environment is incomplete.
   if (!known.includes(command)) throw new UsageError(`unknown command "${command}" (commands: ${known.join(', ')})`);
   // Needs no configuration or database: the definitions are static.
@@ -196,6 +213,12 @@ async function main(argv: string[]): Promise<number> {
       };
       const request = await buildImportRequest(positionals.slice(1), config, opts);
       return client ? remoteImport(client, request, values.json) : importCommand(config, logger, request, opts);
+    }
+    case 'extract': {
+      const request = parseExtractRequest(positionals.slice(1), extractOptions(values));
+      return client
+        ? remoteExtract(client, request, values.json)
+        : extractCommand(config, logger, request, values.json);
     }
     case 'sources': {
       const sourceOptions = sourcesOptions(values);

@@ -132,7 +132,8 @@ function itemsOf(client: ServerClient, request: ImportRequest): RemoteItem[] {
       }));
     case 'upload':
     case 'source':
-      throw new Error(`the CLI never builds a${request.kind === 'upload' ? 'n upload' : ' source'} import request`);
+    case 'extract':
+      throw new Error(`the CLI never builds a ${request.kind} import request for \`cairn import\``);
   }
 }
 

@@ -27,6 +27,7 @@ function graphqlInput(raw: RawSourceInput): Record<string, unknown> {
     Object.entries(raw).filter(([, v]) => v !== null && v !== undefined),
   );
   if (typeof raw.documentType === 'string') input.documentType = raw.documentType.toUpperCase();
+  if (raw.extractors) input.extractors = raw.extractors.map((e) => e.toUpperCase());
   return input;
 }
 

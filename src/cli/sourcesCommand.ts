@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { SourceRecord } from '../../importers/index.js';
 import type { RawSourceInput } from '../../importers/index.js';
+import { validateExtractors } from '../../importers/index.js';
+import { isAppError } from '../errors.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { createServices } from '../services.js';
@@ -24,6 +26,8 @@ export interface SourcesCommandOptions {
   delayMs?: string | undefined;
   tags: string[];
   type?: string | undefined;
+  /** Comma list of extractors (structural, offline, llm). */
+  extractors?: string | undefined;
   schedule?: string | undefined;
   timeout?: string | undefined;
   /** A file holding the private deploy key of a GIT source over ssh (a key never goes on the command line). */
@@ -34,7 +38,7 @@ export interface SourcesCommandOptions {
 
 export const USAGE =
   'usage: cairn sources add <name> --kind GIT|SITE|OPENAPI|FOLDER [--url U] [--branch B] [--include G]… [--exclude G]… [--path P] ' +
-  '[--sitemap U] [--prefix P] [--max-pages N] [--concurrency N] [--delay-ms N] [--tag T]… [--type T] [--schedule S] [--timeout SECONDS] [--deploy-key FILE] [--known-hosts FILE] ' +
+  '[--sitemap U] [--prefix P] [--max-pages N] [--concurrency N] [--delay-ms N] [--tag T]… [--type T] [--extractors structural,offline,llm] [--schedule S] [--timeout SECONDS] [--deploy-key FILE] [--known-hosts FILE] ' +
   '| sources list [--json] | sources sync <name|id> [--json] | sources remove <name|id> [--keep-documents]';
 
 function int(raw: string | undefined, flag: string): number | undefined {
@@ -49,6 +53,16 @@ function readOption(file: string | undefined, flag: string): string | null {
     return readFileSync(file, 'utf8');
   } catch (err) {
     throw new UsageError(`${flag}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+}
+
+/** `--extractors`: checked names (a model for `llm` is checked where the source is created). */
+function extractorList(raw: string | undefined): string[] | null {
+  if (raw === undefined) return null;
+  try {
+    return validateExtractors(raw.split(','), '--extractors', { llmModel: true });
+  } catch (err) {
+    throw isAppError(err) ? new UsageError(err.message) : err;
   }
 }
 
@@ -71,6 +85,7 @@ export function rawInput(name: string, o: SourcesCommandOptions): RawSourceInput
     delayMs: int(o.delayMs, '--delay-ms') ?? null,
     tags: o.tags,
     documentType: o.type?.toLowerCase() ?? null,
+    extractors: extractorList(o.extractors),
     schedule: o.schedule ?? null,
     syncTimeoutSeconds: int(o.timeout, '--timeout') ?? null,
     deployKey: readOption(o.deployKeyFile, '--deploy-key'),

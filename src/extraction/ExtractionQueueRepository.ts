@@ -1,3 +1,4 @@
+import type { ExtractionSummary } from './jobPort.js';
 import type { Db, Queryable } from '../db/Db.js';
 import type { ExtractionStatusCounts, ExtractorName } from './types.js';
 
@@ -205,6 +206,25 @@ export class ExtractionQueueRepository {
     );
     const n = (s: ExtractionStatus) => rows.find((r) => r.status === s)?.n ?? 0;
     return { pending: n('PENDING') + n('REMOVED'), running: n('RUNNING'), done: n('DONE'), failed: n('FAILED') };
+  }
+
+  /** Documents by state with the entities and relationships they support, over these ids (deleted ones left out). */
+  async summary(documentIds: readonly string[]): Promise<ExtractionSummary> {
+    const { rows } = await this.db.query<{ status: ExtractionStatus; n: number; e: number; r: number }>(
+      `SELECT status, count(*)::int AS n, coalesce(sum(entity_count), 0)::int AS e,
+              coalesce(sum(relationship_count), 0)::int AS r
+         FROM extraction_documents WHERE document_id = ANY($1::text[]) AND status <> 'REMOVED' GROUP BY status`,
+      [[...new Set(documentIds)]],
+    );
+    const n = (s: ExtractionStatus) => rows.find((r) => r.status === s)?.n ?? 0;
+    return {
+      pending: n('PENDING'),
+      running: n('RUNNING'),
+      done: n('DONE'),
+      failed: n('FAILED'),
+      entities: rows.reduce((sum, r) => sum + Number(r.e), 0),
+      relationships: rows.reduce((sum, r) => sum + Number(r.r), 0),
+    };
   }
 
   /** One document's state, or undefined when it was never queued. */

@@ -1,6 +1,7 @@
 import type { Db } from '../db/Db.js';
 import type { DocumentService } from '../documents/DocumentService.js';
 import type { DocumentWriteHook } from '../documents/DocumentWriteHook.js';
+import type { DocumentRecord } from '../documents/types.js';
 import type { GraphService } from '../graph/GraphService.js';
 import type { ExtractionConfig } from '../config.js';
 import type { Logger } from '../logger.js';
@@ -9,8 +10,13 @@ import type { ExtractionState } from './ExtractionQueueRepository.js';
 import { ExtractionRepository } from './ExtractionRepository.js';
 import { ExtractionWorker, type WorkerTimers } from './ExtractionWorker.js';
 import { ExtractionWriteHook } from './ExtractionWriteHook.js';
+import type { DocumentExtractor, ExtractionSummary } from './jobPort.js';
+import { estimateExtraction } from './llm/index.js';
+import { extractionCacheKey } from './runExtractors.js';
 import type {
   DocumentExtractionOutcome,
+  DocumentForExtraction,
+  ExtractionEstimate,
   ExtractionStatusCounts,
   ExtractOptions,
   Extractor,
@@ -34,13 +40,14 @@ export interface ExtractionServiceDeps {
  * Extraction as the API layer sees it: the queue (enqueue, state, counts), the background worker, and extracting a
  * document now. Documents are attached after the DocumentService is built (it takes this service's write hook).
  */
-export class ExtractionService {
+export class ExtractionService implements DocumentExtractor {
   readonly repository: ExtractionRepository;
   /** The document write hook that queues extraction; undefined when no configured extractor is available. */
   readonly writeHook: DocumentWriteHook | undefined;
   private pipeline: ExtractionPipeline | undefined;
   private worker: ExtractionWorker | undefined;
   private readonly configured: ExtractorName[];
+  private documents: DocumentService | undefined;
 
   constructor(private readonly deps: ExtractionServiceDeps) {
     this.repository = new ExtractionRepository(deps.db);
@@ -58,6 +65,7 @@ export class ExtractionService {
   /** Connects the documents (built with `writeHook`) and builds the pipeline and worker. */
   attach(documents: DocumentService): void {
     const { config } = this.deps;
+    this.documents = documents;
     this.pipeline = new ExtractionPipeline({
       db: this.deps.db,
       documents,
@@ -123,8 +131,59 @@ export class ExtractionService {
     return this.pipeline.extract(documentId, options);
   }
 
+  /** Extraction state, entities and relationships summed over these documents (an import job's, a source's sync). */
+  summary(documentIds: readonly string[]): Promise<ExtractionSummary> {
+    return this.repository.queue.summary(documentIds);
+  }
+
+  /**
+   * What extracting these documents would send to the model, before anything is sent (extractGraph's dryRun): only the
+   * LLM extractor costs tokens, and only for chunks its cache lacks.
+   */
+  async estimate(documentIds: readonly string[], extractors: readonly ExtractorName[]): Promise<ExtractionEstimate> {
+    if (!this.documents) throw new Error('ExtractionService.attach was not called');
+    const llm = extractors.includes('llm') ? this.deps.extractors.find((e) => e.name === 'llm') : undefined;
+    const chunks: { documentId: string; title: string; content: string }[] = [];
+    let cached = 0;
+    let total = 0;
+    for (const id of documentIds) {
+      const loaded = await this.documents.withChunks(id);
+      if (!loaded) continue;
+      total += loaded.chunks.length;
+      if (!llm) continue;
+      const document = forEstimate(loaded.document);
+      const keys = loaded.chunks.map((c) => extractionCacheKey(llm, document, c));
+      const hits = await this.repository.cache.getMany(keys);
+      loaded.chunks.forEach((c, i) => {
+        if (hits.has(keys[i] as string)) cached++;
+        else chunks.push({ documentId: id, title: loaded.document.title, content: c.content });
+      });
+    }
+    if (llm) return estimateExtraction(chunks, this.deps.config.llm, cached, documentIds.length);
+    return {
+      documents: documentIds.length,
+      chunks: total,
+      cachedChunks: 0,
+      estimatedInputTokens: 0,
+      estimatedOutputTokens: 0,
+      estimatedCostUsd: null,
+    };
+  }
+
   /** Extracts everything queued that this instance may take, and resolves when done (CLI one-shots and tests). */
   async drain(): Promise<void> {
     await this.worker?.drain();
   }
+}
+
+/** The document as the extractors' cache keys read it. */
+function forEstimate(d: DocumentRecord): DocumentForExtraction {
+  return {
+    id: d.id,
+    title: d.title,
+    documentType: d.documentType,
+    source: d.source,
+    tags: d.tags,
+    metadata: d.metadata,
+  };
 }

@@ -47,6 +47,7 @@ export const ROOT_FIELD_ROLES: {
     createSource: 'editor',
     updateSource: 'editor',
     syncSource: 'editor',
+    extractGraph: 'editor',
     deleteSource: 'admin',
     deleteDocument: 'admin',
     deleteEntity: 'admin',

@@ -4,7 +4,7 @@ import type { EmbeddingProvider } from '../../src/embeddings/EmbeddingProvider.j
 import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
 import { silentLogger } from '../../src/logger.js';
 import { startHttpServer, type RunningServer } from '../../src/server/httpServer.js';
-import { createServices, type Services } from '../../src/services.js';
+import { createServices, type CreateServicesOptions, type Services } from '../../src/services.js';
 import type { DbTarget } from './databases.js';
 
 /** A GraphQL response as the server sends it. */
@@ -31,6 +31,8 @@ export async function startTestServer(
   graphStore?: GraphStore,
   /** Seconds on the clock the rate limits read (default: the real one). */
   clock?: () => number,
+  /** More options for createServices (e.g. the documentExtractor of extractGraph tests). */
+  extra: CreateServicesOptions = {},
 ): Promise<TestServer> {
   const database = await target.createDatabase();
   const config = loadConfig({
@@ -40,7 +42,11 @@ export async function startTestServer(
     ...database.env,
     ...env,
   });
-  const services = await createServices(config, silentLogger(), { embedder, ...(graphStore ? { graphStore } : {}) });
+  const services = await createServices(config, silentLogger(), {
+    ...extra,
+    embedder,
+    ...(graphStore ? { graphStore } : {}),
+  });
   const server = await startHttpServer(services, 0, '127.0.0.1', clock);
   return {
     services,

@@ -451,6 +451,10 @@ export type Source = {
   lastErrorCode: Maybe<Scalars['String']['output']>;
   /** Counts of the last sync. */
   counts: SourceSyncCounts;
+  /** The extractors of the source's documents; null: the configured ones (CAIRN_EXTRACTION_EXTRACTORS). */
+  extractors: Maybe<Array<Extractor>>;
+  /** Extraction of the documents the last sync wrote (null when this server does not extract). */
+  extraction: Maybe<ExtractionSummary>;
   /** Live documents the source owns. */
   documentCount: Scalars['Int']['output'];
   /** The source's sync jobs, newest first (`first` defaults to 10, at most 100). */
@@ -496,6 +500,8 @@ export type CreateSourceInput = {
   delayMs?: InputMaybe<Scalars['Int']['input']>;
   tags?: InputMaybe<Array<Scalars['String']['input']>>;
   documentType?: InputMaybe<DocumentType>;
+  /** The extractors of the source's documents (default: the configured ones). */
+  extractors?: InputMaybe<Array<Extractor>>;
   schedule?: InputMaybe<Scalars['String']['input']>;
   /** Default 3600. */
   syncTimeoutSeconds?: InputMaybe<Scalars['Int']['input']>;
@@ -520,6 +526,8 @@ export type UpdateSourceInput = {
   delayMs?: InputMaybe<Scalars['Int']['input']>;
   tags?: InputMaybe<Array<Scalars['String']['input']>>;
   documentType?: InputMaybe<DocumentType>;
+  /** The extractors of the source's documents; null: back to the configured ones. */
+  extractors?: InputMaybe<Array<Extractor>>;
   schedule?: InputMaybe<Scalars['String']['input']>;
   syncTimeoutSeconds?: InputMaybe<Scalars['Int']['input']>;
 };
@@ -556,7 +564,9 @@ export type ImportKind =
   | 'UPLOAD'
   | 'DIRECTORY'
   /** A sync of a registered source. */
-  | 'SOURCE';
+  | 'SOURCE'
+  /** extractGraph: extraction of chosen documents (one item per document). */
+  | 'EXTRACT';
 
 export type ImportProgress = {
   __typename?: 'ImportProgress';
@@ -589,9 +599,61 @@ export type ImportJob = {
   chunkCount: Scalars['Int']['output'];
   /** Chunks whose text was new and had to be embedded (0 when a re-import changed nothing). */
   embeddedChunkCount: Scalars['Int']['output'];
+  /** Extraction of the job's documents: their state, and the entities and relationships they support (null when this server does not extract). */
+  extraction: Maybe<ExtractionSummary>;
+  /** extractGraph jobs: model tokens spent so far (0 for other jobs). */
+  extractionTokens: Scalars['Int']['output'];
+  /** extractGraph with dryRun: what the extraction would send and cost; null otherwise. */
+  extractionEstimate: Maybe<ExtractionEstimate>;
   createdAt: Scalars['DateTime']['output'];
   startedAt: Maybe<Scalars['DateTime']['output']>;
   finishedAt: Maybe<Scalars['DateTime']['output']>;
+};
+
+/** An extractor that builds the graph from documents (docs/graph.md, "Where the graph comes from"). */
+export type Extractor =
+  /** The document's own structure: its title, links between documents, code identifiers, defined terms, tags. */
+  | 'STRUCTURAL'
+  /** Named entities and key terms from prose, with an offline NLP library. */
+  | 'OFFLINE'
+  /** Typed entities and relationships from an OpenAI-compatible chat model (needs CAIRN_EXTRACTION_LLM_MODEL). */
+  | 'LLM';
+
+/** Which documents extractGraph extracts, and how. Give exactly one of documentIds and filter. */
+export type ExtractGraphInput = {
+  /** 1 to 1000 document ids. */
+  documentIds?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /** The documents a filter selects; `{}` selects every document (at most 100000). */
+  filter?: InputMaybe<DocumentFilter>;
+  /** Default: the configured ones (CAIRN_EXTRACTION_EXTRACTORS). */
+  extractors?: InputMaybe<Array<Extractor>>;
+  /** Send nothing to the model: the job finishes at once with `extractionEstimate`. */
+  dryRun?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** Extraction state of some documents, and the entities and relationships they support. */
+export type ExtractionSummary = {
+  __typename?: 'ExtractionSummary';
+  /** Documents waiting for extraction. */
+  pending: Scalars['Int']['output'];
+  running: Scalars['Int']['output'];
+  done: Scalars['Int']['output'];
+  failed: Scalars['Int']['output'];
+  entities: Scalars['Int']['output'];
+  relationships: Scalars['Int']['output'];
+};
+
+/** What an extraction would send to the model, before anything is sent (extractGraph's dryRun). */
+export type ExtractionEstimate = {
+  __typename?: 'ExtractionEstimate';
+  documents: Scalars['Int']['output'];
+  chunks: Scalars['Int']['output'];
+  /** Chunks whose answer is cached: they cost nothing. */
+  cachedChunks: Scalars['Int']['output'];
+  estimatedInputTokens: Scalars['Int']['output'];
+  estimatedOutputTokens: Scalars['Int']['output'];
+  /** USD, when prices per token are configured (CAIRN_EXTRACTION_LLM_PRICE_INPUT/OUTPUT); otherwise null. */
+  estimatedCostUsd: Maybe<Scalars['Float']['output']>;
 };
 
 /** The outcome of an import mutation. With `async: true`, `job` is QUEUED or already RUNNING and the rest is empty. */
@@ -1183,6 +1245,8 @@ export type Mutation = {
   deleteSource: DeleteSourcePayload;
   /** Syncs a source now ('Sync now'); returns its job (the running one if a sync is under way). `async: false` waits for it. */
   syncSource: ImportJob;
+  /** Extracts entities and relationships from chosen documents as an import job (progress over importJobUpdated); with a token cap (CAIRN_EXTRACTION_MAX_TOKENS_PER_JOB) it stops PARTIAL when spent, keeping what it extracted. */
+  extractGraph: ImportJob;
   /** Creates an API key (admin). The key is in the answer only; creating the first key turns authentication on. */
   createApiKey: CreatedApiKey;
   /** Revokes an API key at once (admin); revoking a revoked key changes nothing. */
@@ -1304,6 +1368,11 @@ export type MutationDeleteSourceArgs = {
 export type MutationSyncSourceArgs = {
   id: Scalars['ID']['input'];
   async?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+
+export type MutationExtractGraphArgs = {
+  input: ExtractGraphInput;
 };
 
 
@@ -1437,6 +1506,10 @@ export type ResolversTypes = {
   ImportProgress: ResolverTypeWrapper<ImportProgress>;
   ImportError: ResolverTypeWrapper<ImportError>;
   ImportJob: ResolverTypeWrapper<ImportJobRecord>;
+  Extractor: Extractor;
+  ExtractGraphInput: ExtractGraphInput;
+  ExtractionSummary: ResolverTypeWrapper<ExtractionSummary>;
+  ExtractionEstimate: ResolverTypeWrapper<ExtractionEstimate>;
   ImportResult: ResolverTypeWrapper<ImportJobRecord>;
   ImportJobEdge: ResolverTypeWrapper<Omit<ImportJobEdge, 'node'> & { node: ResolversTypes['ImportJob'] }>;
   ImportJobConnection: ResolverTypeWrapper<Omit<ImportJobConnection, 'edges' | 'nodes'> & { edges: Array<ResolversTypes['ImportJobEdge']>, nodes: Array<ResolversTypes['ImportJob']> }>;
@@ -1518,6 +1591,9 @@ export type ResolversParentTypes = {
   ImportProgress: ImportProgress;
   ImportError: ImportError;
   ImportJob: ImportJobRecord;
+  ExtractGraphInput: ExtractGraphInput;
+  ExtractionSummary: ExtractionSummary;
+  ExtractionEstimate: ExtractionEstimate;
   ImportResult: ImportJobRecord;
   ImportJobEdge: Omit<ImportJobEdge, 'node'> & { node: ResolversParentTypes['ImportJob'] };
   ImportJobConnection: Omit<ImportJobConnection, 'edges' | 'nodes'> & { edges: Array<ResolversParentTypes['ImportJobEdge']>, nodes: Array<ResolversParentTypes['ImportJob']> };
@@ -1751,6 +1827,8 @@ export type SourceResolvers<ContextType = GraphQLContext, ParentType extends Res
   lastError?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   lastErrorCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   counts?: Resolver<ResolversTypes['SourceSyncCounts'], ParentType, ContextType>;
+  extractors?: Resolver<Maybe<Array<ResolversTypes['Extractor']>>, ParentType, ContextType>;
+  extraction?: Resolver<Maybe<ResolversTypes['ExtractionSummary']>, ParentType, ContextType>;
   documentCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   jobs?: Resolver<Array<ResolversTypes['ImportJob']>, ParentType, ContextType, Partial<SourceJobsArgs>>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
@@ -1785,9 +1863,30 @@ export type ImportJobResolvers<ContextType = GraphQLContext, ParentType extends 
   warnings?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   chunkCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   embeddedChunkCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  extraction?: Resolver<Maybe<ResolversTypes['ExtractionSummary']>, ParentType, ContextType>;
+  extractionTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  extractionEstimate?: Resolver<Maybe<ResolversTypes['ExtractionEstimate']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   startedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   finishedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+};
+
+export type ExtractionSummaryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ExtractionSummary'] = ResolversParentTypes['ExtractionSummary']> = {
+  pending?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  running?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  done?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  failed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  entities?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  relationships?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type ExtractionEstimateResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ExtractionEstimate'] = ResolversParentTypes['ExtractionEstimate']> = {
+  documents?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  chunks?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  cachedChunks?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  estimatedInputTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  estimatedOutputTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  estimatedCostUsd?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
 };
 
 export type ImportResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ImportResult'] = ResolversParentTypes['ImportResult']> = {
@@ -1984,6 +2083,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   updateSource?: Resolver<ResolversTypes['Source'], ParentType, ContextType, RequireFields<MutationUpdateSourceArgs, 'id' | 'input'>>;
   deleteSource?: Resolver<ResolversTypes['DeleteSourcePayload'], ParentType, ContextType, RequireFields<MutationDeleteSourceArgs, 'id' | 'keepDocuments'>>;
   syncSource?: Resolver<ResolversTypes['ImportJob'], ParentType, ContextType, RequireFields<MutationSyncSourceArgs, 'id' | 'async'>>;
+  extractGraph?: Resolver<ResolversTypes['ImportJob'], ParentType, ContextType, RequireFields<MutationExtractGraphArgs, 'input'>>;
   createApiKey?: Resolver<ResolversTypes['CreatedApiKey'], ParentType, ContextType, RequireFields<MutationCreateApiKeyArgs, 'input'>>;
   revokeApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
 };
@@ -2017,6 +2117,8 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ImportProgress?: ImportProgressResolvers<ContextType>;
   ImportError?: ImportErrorResolvers<ContextType>;
   ImportJob?: ImportJobResolvers<ContextType>;
+  ExtractionSummary?: ExtractionSummaryResolvers<ContextType>;
+  ExtractionEstimate?: ExtractionEstimateResolvers<ContextType>;
   ImportResult?: ImportResultResolvers<ContextType>;
   ImportJobEdge?: ImportJobEdgeResolvers<ContextType>;
   ImportJobConnection?: ImportJobConnectionResolvers<ContextType>;

@@ -4,6 +4,7 @@ import { apiKeyResolvers } from './apiKeys.js';
 import { documentResolvers } from './documents.js';
 import { enrichmentResolvers } from './enrichment.js';
 import { curationResolvers } from './curation.js';
+import { extractGraphResolvers } from './extractGraph.js';
 import { graphResolvers } from './graph.js';
 import { importResolvers } from './imports.js';
 import { searchResolvers } from './search.js';
@@ -29,11 +30,12 @@ export const resolvers: Resolvers = {
     ...curationResolvers.Mutation,
     ...importResolvers.Mutation,
     ...sourceResolvers.Mutation,
+    ...extractGraphResolvers.Mutation,
     ...apiKeyResolvers.Mutation,
   },
   Subscription: subscriptionResolvers.Subscription,
-  ImportJob: importResolvers.ImportJob,
-  Source: sourceResolvers.Source,
+  ImportJob: { ...importResolvers.ImportJob, ...extractGraphResolvers.ImportJob },
+  Source: { ...sourceResolvers.Source, ...extractGraphResolvers.Source },
   ImportResult: importResolvers.ImportResult,
   Entity: graphResolvers.Entity,
   EnrichedChunk: enrichmentResolvers.EnrichedChunk,

@@ -1,11 +1,13 @@
 import type { RawSourceInput } from '../../../importers/index.js';
+import { fromExtractorEnum } from './extractGraph.js';
 import type { CreateSourceInput, Resolvers, SourceKind, SourceStatus, UpdateSourceInput } from '../generated/types.js';
 
 /** GraphQL source input in the service's form (document types in storage case). */
 function rawSource(input: CreateSourceInput | UpdateSourceInput): RawSourceInput {
-  const { documentType, ...rest } = input;
+  const { documentType, extractors, ...rest } = input;
   return {
     ...rest,
+    ...(extractors !== undefined ? { extractors: fromExtractorEnum(extractors) } : {}),
     ...(documentType !== undefined ? { documentType: documentType === null ? null : documentType.toLowerCase() } : {}),
   };
 }

@@ -104,7 +104,9 @@ export type ImportKind =
   | 'UPLOAD'
   | 'DIRECTORY'
   /** A sync of a registered source. */
-  | 'SOURCE';
+  | 'SOURCE'
+  /** extractGraph: extraction of chosen documents (one item per document). */
+  | 'EXTRACT';
 
 /** Imports a web page (HTML becomes markdown), a text, markdown, PDF or DOCX file, or an OpenAPI spec, by URL. */
 export type ImportUrlInput = {

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { extractWith, parseExtractRequest, type ExtractCommandOptions } from '../../src/cli/extractCommand.js';
+import { recordServerUrl } from '../../src/db/dataDirLock.js';
+import { runCliInProcess } from '../helpers/cli.js';
+import { dbTargets } from '../helpers/databases.js';
+import { startTestServer, type TestServer } from '../helpers/testServer.js';
+import { WordExtractor } from '../helpers/wordExtractor.js';
+
+// `cairn extract`: usage errors, the job through a running server's API (the server of this test holds the PGlite
+// folder and recorded its URL, as `cairn serve` does), and the same job run in process on services given to it.
+
+const options = (given: Partial<ExtractCommandOptions>): ExtractCommandOptions => ({
+  all: false,
+  documents: [],
+  type: undefined,
+  tags: [],
+  extractors: undefined,
+  dryRun: false,
+  json: false,
+  ...given,
+});
+
+describe('cairn extract', () => {
+  let t: TestServer;
+  let extractor: WordExtractor | undefined;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    const [pglite] = dbTargets();
+    t = await startTestServer(pglite!, { CAIRN_EXTRACTION_LLM_MODEL: 'stub-model' }, undefined, undefined, undefined, {
+      documentExtractor: ({ documents }) => (extractor = new WordExtractor(documents)),
+    });
+    recordServerUrl(path.join(t.config.dataDir, 'pglite'), t.server.url);
+    env = { CAIRN_DATA_DIR: t.config.dataDir, CAIRN_EMBEDDING_PROVIDER: 'hashing' };
+    const docs = [
+      { id: 'c-1', title: 'One', content: 'Alice met Bob.', tags: ['guide'], documentType: 'TUTORIAL' },
+      { id: 'c-2', title: 'Two', content: 'Carol met Dan.\n\nDan met Erin.', tags: ['ref'] },
+    ];
+    const res = await t.gql('mutation($d: [CreateDocumentInput!]!) { upsertDocuments(input: $d) { chunkCount } }', {
+      d: docs,
+    });
+    expect(res.errors).toBeUndefined();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('reports usage errors in the style of the other commands', async () => {
+    const cases: [string[], RegExp][] = [
+      [['extract'], /give exactly one of --all, --document <id>… and --type\/--tag/],
+      [['extract', '--all', '--document', 'c-1'], /give exactly one of/],
+      [['extract', '--all', '--extractors', 'structural,magic'], /--extractors: unknown extractor "magic"/],
+      [['extract', '--type', 'novel'], /--type: must be one of manual, tutorial/],
+      [['extract', 'c-1'], /extract takes no arguments/],
+    ];
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-extract-usage-'));
+    try {
+      for (const [args, message] of cases) {
+        const res = await runCliInProcess(args, { CAIRN_DATA_DIR: dir });
+        expect({ args, code: res.code }).toEqual({ args, code: 2 });
+        expect(res.stderr).toMatch(message);
+        expect(res.stderr).toMatch(/Run `cairn --help` for usage\./);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('runs through the running server with a progress line and a summary', async () => {
+    const res = await runCliInProcess(['extract', '--all', '--extractors', 'structural,offline'], env);
+    expect(res.stderr).toContain('working through its API');
+    expect(res.stderr).toMatch(/2\/2 documents \(100%\)/);
+    // Capitalised words of the contents: c-1 Alice, Bob (1 pair); c-2 Carol, Dan, Erin (2 pairs).
+    expect(res.stderr).toMatch(/SUCCEEDED: 2 documents, 5 entities, 3 relationships, 0 failed, 0 tokens \(job /);
+    expect(res.code).toBe(0);
+
+    const dry = await runCliInProcess(['extract', '--tag', 'ref', '--extractors', 'llm', '--dry-run', '--json'], env);
+    expect(dry.code).toBe(0);
+    const summary = JSON.parse(dry.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    expect(summary).toMatchObject({
+      event: 'summary',
+      status: 'SUCCEEDED',
+      documents: 1,
+      tokens: 0,
+      estimate: { documents: 1, chunks: 2, estimatedCostUsd: null },
+    });
+    expect(extractor!.requests).toBe(0);
+  });
+
+  it('gives a source its extractors with sources add --extractors', async () => {
+    const args = ['sources', 'add', 'spec', '--kind', 'openapi', '--url', 'https://example.com/openapi.json'];
+    const added = await runCliInProcess([...args, '--extractors', 'structural,offline'], env);
+    expect(added.code).toBe(0);
+    const read = await t.gql<{ source: { extractors: string[] | null } }>('{ source(id: "spec") { extractors } }');
+    expect(read.data!.source.extractors).toEqual(['STRUCTURAL', 'OFFLINE']);
+    const bad = await runCliInProcess(['sources', 'add', 'spec-2', ...args.slice(3), '--extractors', 'nlp'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--extractors: unknown extractor "nlp"/);
+  });
+
+  it('runs in process on the services it is given', async () => {
+    const report = await extractWith(
+      t.services,
+      parseExtractRequest([], options({ documents: ['c-2'], extractors: 'llm' })),
+      true,
+    );
+    expect(report).toMatchObject({ status: 'SUCCEEDED', documents: 1, failed: 0, summary: { done: 1, entities: 3 } });
+    expect(report.tokens).toBeGreaterThan(0);
+    expect(extractor!.requests).toBe(2);
+  });
+});
