@@ -227,6 +227,22 @@ function documentsWithExtraction(
   return { extraction, documents };
 }
 
+/** Readiness with the graph's check: the store answers (and is initialised), with the outbox backlog. */
+function graphReadiness(
+  readiness: Readiness,
+  store: GraphStore,
+  initStore: () => Promise<void>,
+  linker: MentionLinker,
+): Readiness {
+  readiness.register('graph', async () => {
+    await store.ping();
+    await initStore(); // only until it has succeeded once
+    const backlog = await linker.mentions.backlog();
+    return { ok: true, detail: `${store.kind}; outbox backlog ${backlog}` };
+  });
+  return readiness;
+}
+
 /** Composition root: opens the database, applies migrations, picks the embedder and wires the services. */
 export async function createServices(
   config: Config,
@@ -271,13 +287,7 @@ export async function createServices(
       if (topic === undefined || topic === 'names') linker.forgetNames();
       if (topic === undefined || topic === 'keys') apiKeys.forgetActive();
     });
-    const readiness = new Readiness(db, embedder);
-    readiness.register('graph', async () => {
-      await store.ping();
-      await initStore(); // only until it has succeeded once
-      const backlog = await linker.mentions.backlog();
-      return { ok: true, detail: `${store.kind}; outbox backlog ${backlog}` };
-    });
+    const readiness = graphReadiness(new Readiness(db, embedder), store, initStore, linker);
     return {
       config,
       logger,
