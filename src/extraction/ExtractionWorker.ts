@@ -86,11 +86,13 @@ export class ExtractionWorker {
 
   /** Claims and extracts until the queue has nothing this worker may take; resolves when all of it is done. */
   async drain(): Promise<void> {
-    for (;;) {
+    // A document finished meanwhile may queue others again (documents linking to its new page entity): look again
+    // until nothing is pending, a bounded number of times.
+    for (let round = 0; round < 100; round++) {
       await this.ticking;
       const claimed = await this.claimAndRun();
       await Promise.all([...this.running.values()].map((r) => r.done));
-      if (claimed === 0 && this.running.size === 0) return;
+      if (claimed === 0 && this.running.size === 0 && (await this.queue.statusCounts()).pending === 0) return;
     }
   }
 

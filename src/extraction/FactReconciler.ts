@@ -178,14 +178,14 @@ export function entityWrite(id: string, facts: readonly EntityFact[], existing: 
 function relationshipWrite(id: string, s: FactSupport): RelationshipWrite {
   const facts = s.facts as RelationshipFact[];
   const fact = facts[0] as RelationshipFact;
-  const cooccurrenceOnly = facts.every((f) => f.cooccurrence);
   const description = facts.find((f) => f.description !== null)?.description;
+  // Every relationship weighs the chunks that support it: the graph lane's PageRank follows heavier edges more.
   return {
     id,
     type: fact.type,
     fromId: fact.fromId,
     toId: fact.toId,
-    properties: cooccurrenceOnly ? { weight: s.chunks } : description ? { description } : {},
+    properties: { weight: s.chunks, ...(description ? { description } : {}) },
     origin: 'EXTRACTED',
   };
 }

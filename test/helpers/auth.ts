@@ -4,6 +4,7 @@ import { silentLogger } from '../../src/logger.js';
 import { startHttpServer, type RunningServer } from '../../src/server/httpServer.js';
 import { createServices, type Services } from '../../src/services.js';
 import type { GqlResponse } from './testServer.js';
+import { NO_BACKGROUND_EXTRACTION } from './backgroundWork.js';
 
 /** An HTTP answer to a GraphQL request: status, headers and parsed body. */
 export interface GqlHttpResponse<T = Record<string, unknown>> {
@@ -46,6 +47,7 @@ export async function startServerOn(env: Record<string, string>): Promise<Server
     NODE_ENV: 'test',
     CAIRN_EMBEDDING_PROVIDER: 'hashing',
     CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0',
+    ...NO_BACKGROUND_EXTRACTION,
     ...env,
   });
   const services = await createServices(config, silentLogger(), {

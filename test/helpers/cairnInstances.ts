@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { projectPath } from '../../src/paths.js';
 import { childEnv, CLI_MAIN } from './cli.js';
+import { NO_BACKGROUND_EXTRACTION } from './backgroundWork.js';
 
 /** Neo4j connection settings for the instances' shared graph store. */
 export interface Neo4jSettings {
@@ -51,6 +52,7 @@ const DEFAULTS: Record<string, string> = {
   CAIRN_RATE_LIMIT_PER_SECOND: '0',
   CAIRN_LOG_LEVEL: 'info',
   CAIRN_DATABASE_POOL_SIZE: '8',
+  ...NO_BACKGROUND_EXTRACTION,
 };
 
 /**

@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { projectPath } from '../../src/paths.js';
+import { NO_BACKGROUND_EXTRACTION } from './backgroundWork.js';
 
 /** Environment for a child Cairn process: the parent's PATH, nothing else inherited implicitly. */
 export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'test', ...extra };
+  return { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'test', ...NO_BACKGROUND_EXTRACTION, ...extra };
 }
 
 /** The CLI compiled from the current sources by test/globalSetup.mjs (plain node starts it in a third of tsx's CPU). */
@@ -48,7 +49,7 @@ export async function runCliInProcess(
       return true;
     }) as typeof process.stdout.write;
   for (const key of Object.keys(process.env)) if (key.startsWith('CAIRN_')) delete process.env[key];
-  Object.assign(process.env, { NODE_ENV: 'test' }, env);
+  Object.assign(process.env, { NODE_ENV: 'test' }, NO_BACKGROUND_EXTRACTION, env);
   process.stdout.write = capture('stdout');
   process.stderr.write = capture('stderr');
   try {

@@ -5,6 +5,7 @@ import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEm
 import { startHttpServer } from '../../src/server/httpServer.js';
 import { createServices, type Services } from '../../src/services.js';
 import { scratchPglite } from './databases.js';
+import { NO_BACKGROUND_EXTRACTION } from './backgroundWork.js';
 
 /** A real server on a scratch PGlite whose info-level log is kept in memory, for tests of what gets logged. */
 export interface LoggedServer {
@@ -28,6 +29,7 @@ export async function startLoggedServer(): Promise<LoggedServer> {
     ...database.env,
     CAIRN_EMBEDDING_PROVIDER: 'hashing',
     CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0',
+    ...NO_BACKGROUND_EXTRACTION,
   });
   const services = await createServices(config, logger, { embedder: new HashingEmbeddingProvider({ dimensions: 64 }) });
   const server = await startHttpServer(services, 0, '127.0.0.1');

@@ -6,6 +6,7 @@ import { silentLogger } from '../../src/logger.js';
 import { startHttpServer, type RunningServer } from '../../src/server/httpServer.js';
 import { createServices, type CreateServicesOptions, type Services } from '../../src/services.js';
 import type { DbTarget } from './databases.js';
+import { NO_BACKGROUND_EXTRACTION } from './backgroundWork.js';
 
 /** A GraphQL response as the server sends it. */
 export interface GqlResponse<T = Record<string, unknown>> {
@@ -39,6 +40,7 @@ export async function startTestServer(
     NODE_ENV: 'test',
     CAIRN_EMBEDDING_PROVIDER: 'hashing',
     CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0',
+    ...NO_BACKGROUND_EXTRACTION,
     ...database.env,
     ...env,
   });

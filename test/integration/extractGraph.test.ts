@@ -38,6 +38,8 @@ describe.each(dbTargets())('extractGraph ($name)', (target) => {
     t = await startTestServer(
       target,
       {
+        // Extraction is on, so extractGraph takes requests; no extractor runs behind the job's back (extractors: []).
+        CAIRN_EXTRACTION_EXTRACTORS: 'structural,offline',
         CAIRN_EXTRACTION_LLM_MODEL: 'stub-model',
         // Room for one document and a bit: the second one takes it over the cap, the third is left.
         CAIRN_EXTRACTION_MAX_TOKENS_PER_JOB: String(PER_DOCUMENT + 1),
@@ -45,7 +47,7 @@ describe.each(dbTargets())('extractGraph ($name)', (target) => {
       undefined,
       undefined,
       undefined,
-      { documentExtractor: ({ documents }) => (extractor = new WordExtractor(documents)) },
+      { documentExtractor: ({ documents }) => (extractor = new WordExtractor(documents)), extractors: [] },
     );
     const input = ids.map((id, i) => ({ id, title: `Doc ${i}`, content: TEXT, tags: i === 2 ? ['odd'] : ['even'] }));
     const written = await t.gql(
