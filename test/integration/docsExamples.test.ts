@@ -40,7 +40,12 @@ describe.each(dbTargets())('documentation examples on $name', (target) => {
   const blocks = docBlocks(root, pages);
   beforeAll(async () => {
     // Imports in the examples fetch example.com hosts, which fail fast here and leave their async jobs FAILED.
-    server = await startTestServer(target, { CAIRN_RATE_LIMIT_PER_SECOND: '0', CAIRN_IMPORT_TIMEOUT_MS: '2000' });
+    // The examples run against the defaults users get, extraction included.
+    server = await startTestServer(target, {
+      CAIRN_RATE_LIMIT_PER_SECOND: '0',
+      CAIRN_IMPORT_TIMEOUT_MS: '2000',
+      CAIRN_EXTRACTION_EXTRACTORS: 'structural,offline',
+    });
   });
   afterAll(async () => {
     await server.close();
