@@ -78,8 +78,12 @@ export class MentionMatcher {
 
   /** Every whole-word occurrence of a name in `text` (offsets in the folded text), in order of its end. */
   matchesIn(text: string): NameMatch[] {
+    return this.matchesInFolded(text, foldForMatching(text)).sort(byPosition);
+  }
+
+  /** `matchesIn` over text already folded (`foldForMatching(text)`), in no particular order. */
+  matchesInFolded(text: string, folded: string): NameMatch[] {
     if (!this.matcher) return [];
-    const folded = foldForMatching(text);
     // Offsets map back to the original text only when folding kept its length (nearly always).
     const aligned = folded.length === text.length;
     const out: NameMatch[] = [];
@@ -92,6 +96,14 @@ export class MentionMatcher {
     }
     return out;
   }
+}
+
+/**
+ * Orders matches by end, then start (the longer first), then entity id: one order whatever order the names were
+ * given in, so matchers built from the same names in any order, or in parts, agree.
+ */
+export function byPosition(a: NameMatch, b: NameMatch): number {
+  return a.end - b.end || a.start - b.start || (a.entityId < b.entityId ? -1 : a.entityId > b.entityId ? 1 : 0);
 }
 
 interface Pattern {

@@ -5,6 +5,7 @@ import { chunksRelation, documentsRelation } from '../../documents/relations.js'
 import type { DocumentFilterSpec } from '../../documents/types.js';
 import type { MentionOp } from '../types.js';
 import type { EntityName } from './MentionMatcher.js';
+import type { NameChange } from './NameCache.js';
 
 /** A mention row: an entity named in a chunk (or, for explicit links, in a whole document). */
 export interface MentionRow {
@@ -102,12 +103,30 @@ export class MentionRepository {
     return rows.map((r) => ({ entityId: r.entity_id, name: r.name, aliases: r.aliases }));
   }
 
-  /** A cheap fingerprint of the name table, to know when a cached matcher is stale. */
-  async namesVersion(q: Queryable = this.db): Promise<string> {
-    const { rows } = await q.query<{ v: string }>(
-      `SELECT count(*)::text || '/' || coalesce(max(updated_at)::text, '') AS v FROM entity_names`,
+  /**
+   * The names' version (migration 018): one row, bumped by every statement that writes entity_names, so reading it
+   * costs the same at any number of names. Changes numbered up to it are visible once it is read.
+   */
+  async namesVersion(q: Queryable = this.db): Promise<bigint> {
+    const { rows } = await q.query<{ v: string }>('SELECT version::text AS v FROM entity_names_version');
+    return BigInt(rows[0]?.v ?? '0');
+  }
+
+  /**
+   * Entities whose name changed after `version`: each with its current linking name, or `name: undefined` when it
+   * was deleted or no longer links by name.
+   */
+  async namesChangedSince(q: Queryable, version: bigint): Promise<NameChange[]> {
+    const { rows } = await q.query<{ entity_id: string; name: string | null; aliases: string[] | null }>(
+      `SELECT c.entity_id, n.name, n.aliases FROM entity_name_changes c
+         LEFT JOIN entity_names n ON n.entity_id = c.entity_id AND n.link_by_name
+        WHERE c.version > $1::bigint`,
+      [version.toString()],
     );
-    return rows[0]?.v ?? '';
+    return rows.map((r) => ({
+      entityId: r.entity_id,
+      name: r.name === null ? undefined : { entityId: r.entity_id, name: r.name, aliases: r.aliases ?? [] },
+    }));
   }
 
   /** Which of these ids are known entities. */
