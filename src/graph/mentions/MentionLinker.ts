@@ -235,14 +235,18 @@ export class MentionLinker implements DocumentWriteHook {
   /** Brings the cache to `version` at least (read before the names, so no change numbered up to it is missed). */
   private async refresh(q: Queryable, version: bigint): Promise<void> {
     const cached = this.cached;
-    if (cached) {
-      cached.names.apply(await this.mentions.namesChangedSince(q, cached.version));
+    const changes = cached ? await this.mentions.namesChangedSince(q, cached.version, CHANGES_READ_MAX) : undefined;
+    if (cached && changes) {
+      cached.names.apply(changes);
       cached.version = version;
     } else {
       this.cached = { version, checkedAt: 0, names: new NameCache(await this.mentions.allNames(q)) };
     }
   }
 }
+
+/** Past this many changed names, a refresh reads all names instead (and builds the automaton anew). */
+const CHANGES_READ_MAX = 20_000;
 
 /** How long query linking trusts the cached names before checking the names' version again. */
 const QUERY_NAMES_MAX_AGE_MS = 1000;

@@ -114,19 +114,26 @@ export class MentionRepository {
 
   /**
    * Entities whose name changed after `version`: each with its current linking name, or `name: undefined` when it
-   * was deleted or no longer links by name.
+   * was deleted or no longer links by name. Undefined when more than `limit` changed (reading all names is cheaper).
+   * Two index lookups (the change log by version, the names by id), whatever the size of the name table.
    */
-  async namesChangedSince(q: Queryable, version: bigint): Promise<NameChange[]> {
-    const { rows } = await q.query<{ entity_id: string; name: string | null; aliases: string[] | null }>(
-      `SELECT c.entity_id, n.name, n.aliases FROM entity_name_changes c
-         LEFT JOIN entity_names n ON n.entity_id = c.entity_id AND n.link_by_name
-        WHERE c.version > $1::bigint`,
-      [version.toString()],
+  async namesChangedSince(q: Queryable, version: bigint, limit: number): Promise<NameChange[] | undefined> {
+    const changed = await q.query<{ entity_id: string }>(
+      'SELECT entity_id FROM entity_name_changes WHERE version > $1::bigint ORDER BY version LIMIT $2',
+      [version.toString(), limit + 1],
     );
-    return rows.map((r) => ({
-      entityId: r.entity_id,
-      name: r.name === null ? undefined : { entityId: r.entity_id, name: r.name, aliases: r.aliases ?? [] },
-    }));
+    if (changed.rows.length > limit) return undefined;
+    const ids = changed.rows.map((r) => r.entity_id);
+    if (ids.length === 0) return [];
+    const { rows } = await q.query<{ entity_id: string; name: string; aliases: string[] }>(
+      'SELECT entity_id, name, aliases FROM entity_names WHERE entity_id = ANY($1::text[]) AND link_by_name',
+      [ids],
+    );
+    const current = new Map(rows.map((r) => [r.entity_id, r]));
+    return ids.map((entityId) => {
+      const n = current.get(entityId);
+      return { entityId, name: n ? { entityId, name: n.name, aliases: n.aliases } : undefined };
+    });
   }
 
   /** Which of these ids are known entities. */
