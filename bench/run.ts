@@ -1,4 +1,4 @@
-// `npm run bench [-- --only=pglite|postgres|local|latency|graph|musique|api|importers]` (several: --only=pglite,postgres):
+// `npm run bench [-- --only=pglite|postgres|local|latency|graph|musique|api|names|importers]` (several: --only=pglite,postgres):
 // SciFact ingest and per-mode search on PGlite and the real Postgres server (hashing embedder; `local`: a real model
 // from CAIRN_BENCH_LOCAL_MODEL on both), latency at scale, graph stores, MuSiQue, API questions (hashing embedder, and
 // the local model when CAIRN_BENCH_LOCAL_MODEL is set), importers.
@@ -9,6 +9,7 @@ import { benchMusique } from './musique.js';
 import { benchSciFactEnrich } from './sciFactEnrich.js';
 import { benchImporters } from './importers.js';
 import { benchLatency } from './latency.js';
+import { benchNameScale } from './nameScale.js';
 import { machineLine, publish, type Table } from './report.js';
 import { benchSciFact, HASHING_EMBEDDER, localModelEmbedder } from './sciFact.js';
 
@@ -83,6 +84,10 @@ if (runs('api')) {
   tables.push(
     ...(await benchApiQuestions({ embedders: [HASHING_EMBEDDER, ...(folder ? [localModelEmbedder(folder)] : [])] })),
   );
+}
+if (runs('names')) {
+  console.log('Entity names at scale: write latency at 100,000 entities against 1,000, and the name cache …');
+  tables.push(...(await benchNameScale({ serverUrl })));
 }
 if (runs('importers')) {
   console.log('Importers …');

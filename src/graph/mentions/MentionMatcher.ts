@@ -60,15 +60,9 @@ const TRAILING_PARENTHETICAL = /\s*\([^()]*\)\s*$/u;
 export class MentionMatcher {
   private readonly matcher: AhoCorasick<Pattern> | undefined;
 
-  constructor(names: readonly EntityName[]) {
-    const patterns = names.flatMap((n) => {
-      const full = new Set([n.name, ...n.aliases].map((p) => foldForMatching(p.trim())));
-      return namePatterns(n.name, n.aliases).map((pattern) => ({
-        pattern,
-        data: { entityId: n.entityId, capitalOnly: !full.has(pattern) && !/\s/u.test(pattern) },
-      }));
-    });
-    this.matcher = patterns.length > 0 ? new AhoCorasick(patterns) : undefined;
+  /** A matcher of `names`; `patterns`, when given, are theirs already (`matchPatterns`), so they are not folded again. */
+  constructor(names: readonly EntityName[], patterns: readonly MatchPattern[] = names.flatMap(matchPatterns)) {
+    this.matcher = patterns.length > 0 ? new AhoCorasick([...patterns]) : undefined;
   }
 
   /** Ids of the entities mentioned in `text`. */
@@ -109,6 +103,21 @@ export function byPosition(a: NameMatch, b: NameMatch): number {
 interface Pattern {
   entityId: string;
   capitalOnly: boolean;
+}
+
+/** A folded form of an entity's name and how it matches. */
+export interface MatchPattern {
+  pattern: string;
+  data: Pattern;
+}
+
+/** The patterns a matcher looks for to find `name` (its `namePatterns`). */
+export function matchPatterns(name: EntityName): MatchPattern[] {
+  const full = new Set([name.name, ...name.aliases].map((p) => foldForMatching(p.trim())));
+  return namePatterns(name.name, name.aliases).map((pattern) => ({
+    pattern,
+    data: { entityId: name.entityId, capitalOnly: !full.has(pattern) && !/\s/u.test(pattern) },
+  }));
 }
 
 function isUpperCase(cp: number | undefined): boolean {

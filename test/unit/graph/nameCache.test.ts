@@ -40,21 +40,23 @@ describe('NameCache', () => {
       fc.property(
         fc.array(changeArb, { maxLength: 8 }),
         fc.array(fc.array(changeArb, { minLength: 1, maxLength: 4 }), { maxLength: 8 }),
-        fc.integer({ min: 0, max: 6 }),
+        fc.array(fc.integer({ min: 0, max: 5 }), { maxLength: 3 }),
         fc.array(textArb, { minLength: 1, maxLength: 4 }),
-        (seed, batches, deltaLimit, texts) => {
+        (seed, batches, caps, texts) => {
           const initial = replay([], [seed]);
-          const cache = new NameCache(initial, deltaLimit);
+          const cache = new NameCache(initial, caps);
           for (const batch of batches) cache.apply(batch);
           const final = replay(initial, batches);
           const rebuilt = new MentionMatcher(final);
           const index = WordIndex.of(final);
-          for (const text of texts) {
+          // Every name ever written, so old names of renamed and deleted entities are in the text too.
+          const history = [seed, ...batches].flat().flatMap((c) => (c.name ? [c.name.name, ...c.name.aliases] : []));
+          for (const text of [...texts, history.join(', ')]) {
             expect(cache.matchesIn(text)).toEqual(rebuilt.matchesIn(text));
             expect(partialNameMatches(text, cache, new Set())).toEqual(partialNameMatches(text, index, new Set()));
           }
           expect(cache.stats().names).toBe(final.length);
-          expect(cache.stats().pending).toBeLessThanOrEqual(deltaLimit);
+          expect(cache.stats().pending).toBeLessThanOrEqual(caps.reduce((a, b) => a + b, 0));
         },
       ),
       { numRuns: 300 },
@@ -74,16 +76,27 @@ describe('NameCache', () => {
     expect(cache.stats()).toEqual({ names: 1, pending: 2, builds: 1 });
   });
 
-  it('builds the main automaton again once more names changed than the delta holds', () => {
-    const cache = new NameCache([], 2);
-    cache.apply([{ entityId: 'a', name: { entityId: 'a', name: 'Alpha Node', aliases: [] } }]);
-    cache.apply([{ entityId: 'b', name: { entityId: 'b', name: 'Beta Node', aliases: [] } }]);
-    expect(cache.stats()).toEqual({ names: 2, pending: 2, builds: 1 });
-    cache.apply([{ entityId: 'c', name: { entityId: 'c', name: 'Gamma Node', aliases: [] } }]);
-    expect(cache.stats()).toEqual({ names: 3, pending: 0, builds: 2 });
+  it('moves changes from the newest delta to older ones, and builds the main automaton when the oldest overflows', () => {
+    const cache = new NameCache([], [3, 1]);
+    const add = (id: string, name: string) =>
+      cache.apply([{ entityId: id, name: { entityId: id, name, aliases: [] } }]);
+    add('a', 'Alpha Node');
+    expect(cache.stats()).toEqual({ names: 1, pending: 1, builds: 1 });
+    add('b', 'Beta Node');
+    add('c', 'Gamma Node');
+    expect(cache.stats()).toEqual({ names: 3, pending: 3, builds: 1 });
+    add('d', 'Delta Node');
+    expect(cache.stats()).toEqual({ names: 4, pending: 0, builds: 2 });
     // Writing a name again unchanged is no change.
-    cache.apply([{ entityId: 'c', name: { entityId: 'c', name: 'Gamma Node', aliases: [] } }]);
+    add('d', 'Delta Node');
     expect(cache.stats().pending).toBe(0);
-    expect([...cache.entitiesIn('Alpha Node and Gamma Node')].sort()).toEqual(['a', 'c']);
+    // A rename in the newest delta shadows the old name in the older delta.
+    add('e', 'Epsilon Node');
+    add('f', 'Zeta Node');
+    add('e', 'Eta Node');
+    expect(cache.stats()).toEqual({ names: 6, pending: 3, builds: 2 });
+    expect(
+      cache.matchesIn('Alpha Node, Epsilon Node, Eta Node, Zeta Node').map((m) => `${m.entityId}:${m.pattern}`),
+    ).toEqual(['a:alpha node', 'e:eta node', 'f:zeta node']);
   });
 });
