@@ -20,7 +20,6 @@ const NAMES_LOCK = [0x4341494e, 0];
 export class MentionLinker implements DocumentWriteHook {
   readonly mentions: MentionRepository;
   private cached: CachedNames | undefined;
-  private refreshing: Promise<void> | undefined;
 
   constructor(
     private readonly db: Db,
@@ -207,41 +206,36 @@ export class MentionLinker implements DocumentWriteHook {
 
   /**
    * The current names as of the version `q` reads: one row read when nothing changed, else only the names changed
-   * since the cached version (the whole table on the first load). One refresh runs at a time; concurrent callers wait
-   * for it and use it when it is as new as the version they read.
+   * since the cached version (the whole table on the first load). The version is read before the names, so no change
+   * numbered up to it is missed. Callers never wait for each other's reads (a write waiting, inside its transaction,
+   * for a read that needs a connection could deadlock the pool, or PGlite's one connection): concurrent ones may read
+   * alike, and only a result newer than the cache is applied.
    */
   private async load(q: Queryable): Promise<NameCache> {
     const version = await this.mentions.namesVersion(q);
-    for (;;) {
+    const covered = () => {
       const cached = this.cached;
-      if (cached && cached.version >= version) {
-        cached.checkedAt = this.now();
-        return cached.names;
-      }
-      if (this.refreshing) {
-        await this.refreshing.catch(() => undefined);
-        continue;
-      }
-      const refresh = this.refresh(q, version);
-      this.refreshing = refresh;
-      try {
-        await refresh;
-      } finally {
-        this.refreshing = undefined;
-      }
-    }
-  }
-
-  /** Brings the cache to `version` at least (read before the names, so no change numbered up to it is missed). */
-  private async refresh(q: Queryable, version: bigint): Promise<void> {
-    const cached = this.cached;
-    const changes = cached ? await this.mentions.namesChangedSince(q, cached.version, CHANGES_READ_MAX) : undefined;
-    if (cached && changes) {
-      cached.names.apply(changes);
-      cached.version = version;
+      if (!cached || cached.version < version) return undefined;
+      cached.checkedAt = this.now();
+      return cached.names;
+    };
+    const since = this.cached?.version;
+    const changes = since === undefined ? undefined : await this.mentions.namesChangedSince(q, since, CHANGES_READ_MAX);
+    const current = covered();
+    if (current) return current;
+    if (changes && this.cached) {
+      // Changes since `since` or earlier, applied onto a cache at `since` or later: a superset, applied alike.
+      this.cached.names.apply(changes);
+      this.cached.version = version;
     } else {
-      this.cached = { version, checkedAt: 0, names: new NameCache(await this.mentions.allNames(q)) };
+      const names = await this.mentions.allNames(q);
+      // Another caller may have finished first: build the automaton only if this is still the newest.
+      const latest = covered();
+      if (latest) return latest;
+      this.cached = { version, checkedAt: 0, names: new NameCache(names) };
     }
+    this.cached.checkedAt = this.now();
+    return this.cached.names;
   }
 }
 
