@@ -1,4 +1,5 @@
-// `npm run bench [-- --only=pglite|postgres|local|latency|graph|musique|api|importers|extract-musique|extract-scifact|extract-vite]` (several: --only=pglite,postgres):
+// `npm run bench [-- --only=pglite|postgres|local|latency|graph|musique|api|names|names-cache|importers|extract-musique|
+// extract-scifact|extract-vite]` (several: --only=pglite,postgres):
 // SciFact ingest and per-mode search on PGlite and the real Postgres server (hashing embedder; `local`: a real model
 // from CAIRN_BENCH_LOCAL_MODEL on both), latency at scale, graph stores, MuSiQue, API questions (hashing embedder, and
 // the local model when CAIRN_BENCH_LOCAL_MODEL is set), importers.
@@ -12,6 +13,8 @@ import { benchMusiqueExtracted } from './extraction/musique.js';
 import { benchSciFactExtracted } from './extraction/sciFact.js';
 import { benchViteExtracted } from './extraction/vite.js';
 import { benchLatency } from './latency.js';
+import { benchNameScale, measureNameCache } from './nameScale.js';
+import { generatedEntities } from './nameScaleData.js';
 import { machineLine, publish, type Table } from './report.js';
 import { benchSciFact, HASHING_EMBEDDER, localModelEmbedder } from './sciFact.js';
 
@@ -99,6 +102,13 @@ if (runs('extract-scifact')) {
 if (runs('extract-vite')) {
   console.log("Vite's docs imported, extracted and asked …");
   tables.push(...(await benchViteExtracted()));
+}
+if (runs('names')) {
+  console.log('Entity names at scale: write latency at 100,000 entities against 1,000, and the name cache …');
+  tables.push(...(await benchNameScale({ serverUrl })));
+} else if (runs('names-cache')) {
+  console.log('Entity names at scale: the name cache …');
+  tables.push(measureNameCache(generatedEntities(100_000)));
 }
 if (runs('importers')) {
   console.log('Importers …');

@@ -6,14 +6,8 @@ import { AppError, ErrorCode } from '../../errors.js';
 import type { MentionOp } from '../types.js';
 import { MentionMatcher, nameForms, type EntityName } from './MentionMatcher.js';
 import { MentionRepository, type MentionRow } from './MentionRepository.js';
-import {
-  MENTION_COUNT_CAP,
-  nameWords,
-  partialNameMatches,
-  rankQueryEntities,
-  type NameIndex,
-  type QueryEntity,
-} from './queryEntities.js';
+import { NameCache, type NameCacheStats } from './NameCache.js';
+import { MENTION_COUNT_CAP, partialNameMatches, rankQueryEntities, type QueryEntity } from './queryEntities.js';
 
 /** The advisory lock ("CAIN", 0) that orders name registration against document writes. */
 const NAMES_LOCK = [0x4341494e, 0];
@@ -25,7 +19,7 @@ const NAMES_LOCK = [0x4341494e, 0];
  */
 export class MentionLinker implements DocumentWriteHook {
   readonly mentions: MentionRepository;
-  private cached: NameCache | undefined;
+  private cached: CachedNames | undefined;
 
   constructor(
     private readonly db: Db,
@@ -55,7 +49,7 @@ export class MentionLinker implements DocumentWriteHook {
   /** Recomputes automatic mentions of changed documents and adds explicit ones. */
   async afterWrite(tx: Queryable, documents: readonly WrittenDocument[]): Promise<void> {
     const changed = documents.filter((d) => d.changed);
-    const matcher = changed.length > 0 ? await this.matcher(tx) : undefined;
+    const matcher = changed.length > 0 ? await this.load(tx) : undefined;
     const auto: MentionRow[] = [];
     for (const d of changed)
       for (const c of d.chunks)
@@ -132,7 +126,7 @@ export class MentionLinker implements DocumentWriteHook {
       await announceChange(tx, 'names');
       return this.mentions.upsertNames(tx, names);
     });
-    this.cached = undefined;
+    this.forgetNames();
     // Entities that do not link by name get no backfill (their explicit links stay as they are).
     const linked = names.filter((n) => linking.has(n.entityId));
     if (linked.length === 0) return;
@@ -198,18 +192,26 @@ export class MentionLinker implements DocumentWriteHook {
   /** Forgets an entity's name and mentions. */
   async entityDeleted(entityId: string): Promise<void> {
     await this.db.transaction(async (tx) => {
+      // Under the names lock, like new names: a document write in flight cannot record a mention of the entity after
+      // its name is gone, and the next one reads the deletion.
+      await tx.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', NAMES_LOCK);
       await announceChange(tx, 'names');
       await this.mentions.deleteName(tx, entityId);
     });
-    this.cached = undefined;
+    this.forgetNames();
   }
 
   /**
-   * Drops the cached names (another process changed them): the next query reloads them. Document writes do not need
-   * this (they compare the name table's fingerprint in their own transaction); queries would trust the cache a second.
+   * Makes the next query check the names' version (another process changed them) instead of trusting the cache for a
+   * second. Document writes do not need this: they check the version in their own transaction.
    */
   forgetNames(): void {
-    this.cached = undefined;
+    if (this.cached) this.cached.checkedAt = Number.NEGATIVE_INFINITY;
+  }
+
+  /** The cached names' size and history (for benchmarks and reports); undefined before the first load. */
+  nameCacheStats(): NameCacheStats | undefined {
+    return this.cached?.names.stats();
   }
 
   private async linkOpsFor(tx: Queryable, documentIds: readonly string[]): Promise<MentionOp[]> {
@@ -229,9 +231,10 @@ export class MentionLinker implements DocumentWriteHook {
     // Queries accept names up to QUERY_NAMES_MAX_AGE_MS old (writes through this process drop the cache at once);
     // document writes always check, so the mentions they record are never computed from stale names.
     const cached = this.cached;
-    const cache = cached && this.now() - cached.checkedAt < QUERY_NAMES_MAX_AGE_MS ? cached : await this.load(this.db);
-    const exact = cache.matcher.matchesIn(text);
-    const partial = partialNameMatches(text, cache, new Set(exact.map((m) => m.entityId)));
+    const names =
+      cached && this.now() - cached.checkedAt < QUERY_NAMES_MAX_AGE_MS ? cached.names : await this.load(this.db);
+    const exact = names.matchesIn(text);
+    const partial = partialNameMatches(text, names, new Set(exact.map((m) => m.entityId)));
     const counts = await this.mentions.mentionCounts(
       [...exact.map((m) => m.entityId), ...partial.map((p) => p.entityId)],
       MENTION_COUNT_CAP,
@@ -239,40 +242,53 @@ export class MentionLinker implements DocumentWriteHook {
     return rankQueryEntities(exact, partial, counts);
   }
 
-  /** The matcher over all names, rebuilt only when the name table changed. */
-  private async matcher(q: Queryable): Promise<MentionMatcher> {
-    return (await this.load(q)).matcher;
-  }
-
+  /**
+   * The current names as of the version `q` reads: one row read when nothing changed, else only the names changed
+   * since the cached version (the whole table on the first load). The version is read before the names, so no change
+   * numbered up to it is missed. Callers never wait for each other's reads (a write waiting, inside its transaction,
+   * for a read that needs a connection could deadlock the pool, or PGlite's one connection): concurrent ones may read
+   * alike, and only a result newer than the cache is applied.
+   */
   private async load(q: Queryable): Promise<NameCache> {
     const version = await this.mentions.namesVersion(q);
-    if (this.cached?.version !== version) {
+    const covered = () => {
+      const cached = this.cached;
+      if (!cached || cached.version < version) return undefined;
+      cached.checkedAt = this.now();
+      return cached.names;
+    };
+    const since = this.cached?.version;
+    const changes = since === undefined ? undefined : await this.mentions.namesChangedSince(q, since, CHANGES_READ_MAX);
+    const current = covered();
+    if (current) return current;
+    if (changes && this.cached) {
+      // Changes since `since` or earlier, applied onto a cache at `since` or later: a superset, applied alike.
+      this.cached.names.apply(changes);
+      this.cached.version = version;
+    } else {
       const names = await this.mentions.allNames(q);
-      const tokenized = names.map((n) => ({ ...n, words: nameWords(n.name) }));
-      const namesByWord = new Map<string, number[]>();
-      tokenized.forEach((n, i) => {
-        for (const w of new Set(n.words)) {
-          const list = namesByWord.get(w);
-          if (list) list.push(i);
-          else namesByWord.set(w, [i]);
-        }
-      });
-      this.cached = { version, checkedAt: 0, matcher: new MentionMatcher(names), names: tokenized, namesByWord };
+      // Another caller may have finished first: build the automaton only if this is still the newest.
+      const latest = covered();
+      if (latest) return latest;
+      this.cached = { version, checkedAt: 0, names: new NameCache(names) };
     }
     this.cached.checkedAt = this.now();
-    return this.cached;
+    return this.cached.names;
   }
 }
 
-/** How long query linking trusts the cached names before checking the name table's fingerprint again. */
+/** Past this many changed names, a refresh reads all names instead (and builds the automaton anew). */
+const CHANGES_READ_MAX = 20_000;
+
+/** How long query linking trusts the cached names before checking the names' version again. */
 const QUERY_NAMES_MAX_AGE_MS = 1000;
 
-/** The names and their matcher, as of one fingerprint of the name table. */
-interface NameCache extends NameIndex {
-  version: string;
-  /** When the fingerprint was last confirmed (performance.now()). */
+/** The names and their matcher, as of one version of the names. */
+interface CachedNames {
+  version: bigint;
+  /** When the version was last confirmed (performance.now()). */
   checkedAt: number;
-  matcher: MentionMatcher;
+  names: NameCache;
 }
 
 function dedupeOps(ops: MentionOp[]): MentionOp[] {

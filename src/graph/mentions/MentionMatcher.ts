@@ -64,15 +64,9 @@ const TRAILING_PARENTHETICAL = /\s*\([^()]*\)\s*$/u;
 export class MentionMatcher {
   private readonly matcher: AhoCorasick<Pattern> | undefined;
 
-  constructor(names: readonly EntityName[]) {
-    const patterns = names.flatMap((n) => {
-      const full = new Set([n.name, ...n.aliases].map((p) => foldForMatching(p.trim())));
-      return namePatterns(n.name, n.aliases).map((pattern) => ({
-        pattern,
-        data: { entityId: n.entityId, capitalOnly: !full.has(pattern) && !/\s/u.test(pattern) },
-      }));
-    });
-    this.matcher = patterns.length > 0 ? new AhoCorasick(patterns) : undefined;
+  /** A matcher of `names`; `patterns`, when given, are theirs already (`matchPatterns`), so they are not folded again. */
+  constructor(names: readonly EntityName[], patterns: readonly MatchPattern[] = names.flatMap(matchPatterns)) {
+    this.matcher = patterns.length > 0 ? new AhoCorasick([...patterns]) : undefined;
   }
 
   /** Ids of the entities mentioned in `text`. */
@@ -82,8 +76,12 @@ export class MentionMatcher {
 
   /** Every whole-word occurrence of a name in `text` (offsets in the folded text), in order of its end. */
   matchesIn(text: string): NameMatch[] {
+    return this.matchesInFolded(text, foldForMatching(text)).sort(byPosition);
+  }
+
+  /** `matchesIn` over text already folded (`foldForMatching(text)`), in no particular order. */
+  matchesInFolded(text: string, folded: string): NameMatch[] {
     if (!this.matcher) return [];
-    const folded = foldForMatching(text);
     // Offsets map back to the original text only when folding kept its length (nearly always).
     const aligned = folded.length === text.length;
     const out: NameMatch[] = [];
@@ -98,9 +96,32 @@ export class MentionMatcher {
   }
 }
 
+/**
+ * Orders matches by end, then start (the longer first), then entity id: one order whatever order the names were
+ * given in, so matchers built from the same names in any order, or in parts, agree.
+ */
+export function byPosition(a: NameMatch, b: NameMatch): number {
+  return a.end - b.end || a.start - b.start || (a.entityId < b.entityId ? -1 : a.entityId > b.entityId ? 1 : 0);
+}
+
 interface Pattern {
   entityId: string;
   capitalOnly: boolean;
+}
+
+/** A folded form of an entity's name and how it matches. */
+export interface MatchPattern {
+  pattern: string;
+  data: Pattern;
+}
+
+/** The patterns a matcher looks for to find `name` (its `namePatterns`). */
+export function matchPatterns(name: EntityName): MatchPattern[] {
+  const full = new Set([name.name, ...name.aliases].map((p) => foldForMatching(p.trim())));
+  return namePatterns(name.name, name.aliases).map((pattern) => ({
+    pattern,
+    data: { entityId: name.entityId, capitalOnly: !full.has(pattern) && !/\s/u.test(pattern) },
+  }));
 }
 
 function isUpperCase(cp: number | undefined): boolean {

@@ -6,6 +6,7 @@ import type { DocumentFilterSpec } from '../../documents/types.js';
 import type { MentionOp } from '../types.js';
 import { nameKeys } from '../../extraction/nameKey.js';
 import type { EntityName } from './MentionMatcher.js';
+import type { NameChange } from './NameCache.js';
 
 /** A mention row: an entity named in a chunk (or, for explicit links, in a whole document). */
 export interface MentionRow {
@@ -115,12 +116,37 @@ export class MentionRepository {
     return rows.map((r) => ({ entityId: r.entity_id, name: r.name, aliases: r.aliases }));
   }
 
-  /** A cheap fingerprint of the name table, to know when a cached matcher is stale. */
-  async namesVersion(q: Queryable = this.db): Promise<string> {
-    const { rows } = await q.query<{ v: string }>(
-      `SELECT count(*)::text || '/' || coalesce(max(updated_at)::text, '') AS v FROM entity_names`,
+  /**
+   * The names' version (migration 018): one row, bumped by every statement that writes entity_names, so reading it
+   * costs the same at any number of names. Changes numbered up to it are visible once it is read.
+   */
+  async namesVersion(q: Queryable = this.db): Promise<bigint> {
+    const { rows } = await q.query<{ v: string }>('SELECT version::text AS v FROM entity_names_version');
+    return BigInt(rows[0]?.v ?? '0');
+  }
+
+  /**
+   * Entities whose name changed after `version`: each with its current linking name, or `name: undefined` when it
+   * was deleted or no longer links by name. Undefined when more than `limit` changed (reading all names is cheaper).
+   * Two index lookups (the change log by version, the names by id), whatever the size of the name table.
+   */
+  async namesChangedSince(q: Queryable, version: bigint, limit: number): Promise<NameChange[] | undefined> {
+    const changed = await q.query<{ entity_id: string }>(
+      'SELECT entity_id FROM entity_name_changes WHERE version > $1::bigint ORDER BY version LIMIT $2',
+      [version.toString(), limit + 1],
     );
-    return rows[0]?.v ?? '';
+    if (changed.rows.length > limit) return undefined;
+    const ids = changed.rows.map((r) => r.entity_id);
+    if (ids.length === 0) return [];
+    const { rows } = await q.query<{ entity_id: string; name: string; aliases: string[] }>(
+      'SELECT entity_id, name, aliases FROM entity_names WHERE entity_id = ANY($1::text[]) AND link_by_name',
+      [ids],
+    );
+    const current = new Map(rows.map((r) => [r.entity_id, r]));
+    return ids.map((entityId) => {
+      const n = current.get(entityId);
+      return { entityId, name: n ? { entityId, name: n.name, aliases: n.aliases } : undefined };
+    });
   }
 
   /** Which of these ids are known entities. */

@@ -13,11 +13,67 @@ export interface QueryEntity {
   sharedWith: number;
 }
 
+/** A name with its content words (`nameWords`). */
+export type TokenizedName = EntityName & { words: string[] };
+
 /** Names tokenized for partial matching. */
 export interface NameIndex {
-  names: (EntityName & { words: string[] })[];
-  /** Indexes into `names` of the names holding each word, ascending. */
-  namesByWord: Map<string, number[]>;
+  /** The name of an entity, if it links by name. */
+  nameOf(entityId: string): TokenizedName | undefined;
+  /** Ids of the entities whose name holds `word`. */
+  idsWithWord(word: string): Iterable<string>;
+}
+
+/** A `NameIndex` that names are added to and removed from one at a time. */
+export class WordIndex implements NameIndex {
+  private readonly names = new Map<string, TokenizedName>();
+  private readonly byWord = new Map<string, Set<string>>();
+
+  static of(names: Iterable<EntityName>): WordIndex {
+    const index = new WordIndex();
+    for (const n of names) index.set(n);
+    return index;
+  }
+
+  get size(): number {
+    return this.names.size;
+  }
+
+  nameOf(entityId: string): TokenizedName | undefined {
+    return this.names.get(entityId);
+  }
+
+  idsWithWord(word: string): Iterable<string> {
+    return this.byWord.get(word) ?? [];
+  }
+
+  values(): IterableIterator<TokenizedName> {
+    return this.names.values();
+  }
+
+  /** Records (or replaces) an entity's name. */
+  set(name: EntityName): void {
+    this.delete(name.entityId);
+    const tokenized = { entityId: name.entityId, name: name.name, aliases: name.aliases, words: nameWords(name.name) };
+    this.names.set(name.entityId, tokenized);
+    for (const w of tokenized.words) {
+      const ids = this.byWord.get(w);
+      if (ids) ids.add(name.entityId);
+      else this.byWord.set(w, new Set([name.entityId]));
+    }
+  }
+
+  /** Forgets an entity's name. */
+  delete(entityId: string): void {
+    const prior = this.names.get(entityId);
+    if (!prior) return;
+    this.names.delete(entityId);
+    for (const w of prior.words) {
+      const ids = this.byWord.get(w);
+      ids?.delete(entityId);
+      if (ids?.size === 0) this.byWord.delete(w);
+    }
+  }
 }
 
 /** A name most of whose words the query holds. */
@@ -100,17 +156,23 @@ function byScore(a: QueryEntity, b: QueryEntity): number {
  */
 export function partialNameMatches(query: string, index: NameIndex, skip: ReadonlySet<string>): PartialMatch[] {
   const words = new Set(nameWords(query));
-  const sharing = new Set<number>();
-  for (const w of words) for (const i of index.namesByWord.get(w) ?? []) sharing.add(i);
+  const sharing = new Set<string>();
+  for (const w of words) for (const id of index.idsWithWord(w)) sharing.add(id);
   const out: PartialMatch[] = [];
-  for (const i of sharing) {
-    const n = index.names[i];
+  for (const id of sharing) {
+    const n = index.nameOf(id);
     if (!n || skip.has(n.entityId) || n.words.length < 2) continue;
     const shared = n.words.filter((w) => words.has(w));
     const overlap = shared.length / n.words.length;
     if (overlap >= 0.5 && shared.length >= 1) out.push({ entityId: n.entityId, overlap, words: shared });
   }
-  out.sort((a, b) => b.overlap - a.overlap || b.words.length - a.words.length);
+  // The id breaks ties, so the order does not depend on the order names were recorded in.
+  out.sort(
+    (a, b) =>
+      b.overlap - a.overlap ||
+      b.words.length - a.words.length ||
+      (a.entityId < b.entityId ? -1 : a.entityId > b.entityId ? 1 : 0),
+  );
   return out.slice(0, MAX_PARTIAL);
 }
 

@@ -5,6 +5,7 @@ import {
   partialNameMatches,
   rankQueryEntities,
   specificity,
+  WordIndex,
 } from '../../../src/graph/mentions/queryEntities.js';
 
 const names = [
@@ -16,12 +17,7 @@ const names = [
   { entityId: 'aaa', name: 'Bright Star Pictures', aliases: [] },
 ];
 const matcher = new MentionMatcher(names);
-const index = (() => {
-  const tokenized = names.map((n) => ({ ...n, words: nameWords(n.name) }));
-  const namesByWord = new Map<string, number[]>();
-  tokenized.forEach((n, i) => n.words.forEach((w) => namesByWord.set(w, [...(namesByWord.get(w) ?? []), i])));
-  return { names: tokenized, namesByWord };
-})();
+const index = WordIndex.of(names);
 const rank = (query: string, counts: Record<string, number> = {}) => {
   const exact = matcher.matchesIn(query);
   return rankQueryEntities(
