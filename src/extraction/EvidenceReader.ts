@@ -53,7 +53,7 @@ export class EvidenceReader {
    */
   async pages(factKeys: readonly string[], first: number, offset: number): Promise<Map<string, EvidencePage>> {
     const out = new Map<string, EvidencePage>(factKeys.map((k) => [k, { items: [], totalCount: 0 }]));
-    if (factKeys.length === 0 || first <= 0) return out;
+    if (factKeys.length === 0) return out;
     const { rows } = await this.db.query<EvidenceRow>(
       `SELECT fact_key, document_id, chunk_id, extractor, quote, confidence, created_at, total
          FROM (SELECT v.*, count(*) OVER (PARTITION BY v.fact_key)::int AS total,
@@ -71,9 +71,9 @@ export class EvidenceReader {
       page.totalCount = r.total;
       page.items.push(toEvidenceItem(r));
     }
-    // A page past the end has no rows to carry the total.
+    // A page past the end (or of size 0) has no rows to carry the total.
     const missing = [...out].filter(([, p]) => p.items.length === 0).map(([k]) => k);
-    if (offset > 0 && missing.length > 0) {
+    if ((offset > 0 || first <= 0) && missing.length > 0) {
       const counts = await this.db.query<{ fact_key: string; n: number }>(
         `SELECT fact_key, count(*)::int AS n FROM extraction_evidence WHERE fact_key = ANY($1::text[]) GROUP BY fact_key`,
         [missing],

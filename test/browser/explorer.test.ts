@@ -282,4 +282,37 @@ suite('graph explorer (/explorer)', () => {
     expect(await page.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss)).toBeUndefined();
     expect(errors).toEqual([]);
   });
+
+  it('tells extracted entities apart: origin in the panel and the legend, evidence quotes linking to documents', async () => {
+    await gqlOk(
+      t,
+      `mutation { createDocument(input: { id: "guide:hmr", title: "HMR guide", content: "Hot Module Replacement swaps modules." }) { document { id } } }`,
+    );
+    await t.services.graph.upsertGraph(
+      [
+        { id: 'x:hmr', type: 'Concept', name: 'Hot Module Replacement' },
+        { id: 'x:esm', type: 'Concept', name: 'Native ESM' },
+      ],
+      [{ fromId: 'x:hmr', type: 'RELATED_TO', toId: 'x:esm' }],
+      { origin: 'EXTRACTED' },
+    );
+    await t.services.db.query(
+      `INSERT INTO extraction_evidence (fact_key, fact, document_id, chunk_id, extractor, quote, confidence)
+       VALUES ('e:x:hmr', '{}'::jsonb, 'guide:hmr', NULL, 'offline', 'Hot Module Replacement swaps modules', 0.8)`,
+    );
+    const { page, errors } = await open('?entity=x:hmr');
+    await page.locator('#panel [data-field=name]', { hasText: 'Hot Module Replacement' }).waitFor();
+    expect(await text(page, '#panel [data-field=origin]')).toBe('EXTRACTED');
+    const quote = page.locator('#panel [data-field=evidence] li').first();
+    expect(await quote.locator('q').textContent()).toBe('Hot Module Replacement swaps modules');
+    expect(await quote.locator('a').getAttribute('href')).toBe('/knowledge/guide%3Ahmr');
+    const before = await waitIdle(page, false);
+    expect(before.nodeIds).toEqual(expect.arrayContaining(['x:hmr', 'x:esm']));
+    expect(await text(page, '#legend [data-key="origin:EXTRACTED"] .count')).toBe('2');
+    await page.locator('#legend [data-key="origin:EXTRACTED"]').click();
+    const hidden = await snapshot(page);
+    expect(hidden.nodeIds).not.toContain('x:esm');
+    expect(hidden.nodes).toBe(before.nodes - 2);
+    expect(errors).toEqual([]);
+  });
 });

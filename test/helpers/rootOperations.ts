@@ -61,6 +61,9 @@ export const ROOT_OPERATIONS: RootOperation[] = [
   ),
   m('updateEntity', 'editor', () => 'mutation { updateEntity(id: "svc:missing", input: { name: "x" }) { id } }'),
   m('deleteEntity', 'admin', () => 'mutation { deleteEntity(id: "svc:missing") { deleted } }'),
+  m('mergeEntities', 'admin', () => 'mutation { mergeEntities(keepId: "svc:a", mergeId: "svc:missing") { id } }'),
+  m('undoMerge', 'admin', () => 'mutation { undoMerge(mergeId: "merge_missing") { id } }'),
+  m('rejectEntity', 'admin', () => 'mutation { rejectEntity(id: "svc:missing") { deleted } }'),
   m('upsertGraph', 'editor', () => 'mutation { upsertGraph(input: { entities: [] }) { entities { id } } }'),
   m(
     'createRelationship',

@@ -103,6 +103,10 @@ describe.each(laneShare(serverRuns()))('graph provenance and curation over Graph
     expect(rel.data!.entity.relationships[0]!.evidence.nodes.map((n) => n.quote)).toEqual([
       'Vite serves modules over native ESM',
     ]);
+    const countOnly = await t.gql<{ entity: { evidence: { totalCount: number; nodes: unknown[] } } }>(
+      `{ entity(id: "x:vite") { evidence(first: 0) { totalCount nodes { quote } } } }`,
+    );
+    expect(countOnly.data!.entity.evidence).toEqual({ totalCount: 3, nodes: [] });
     const manual = await t.gql<{ entity: { evidence: EvidencePage } }>(
       `{ entity(id: "m:team") { evidence { ${EVIDENCE} } } }`,
     );
