@@ -64,6 +64,11 @@ export const ROOT_OPERATIONS: RootOperation[] = [
   m('mergeEntities', 'admin', () => 'mutation { mergeEntities(keepId: "svc:a", mergeId: "svc:missing") { id } }'),
   m('undoMerge', 'admin', () => 'mutation { undoMerge(mergeId: "merge_missing") { id } }'),
   m('rejectEntity', 'admin', () => 'mutation { rejectEntity(id: "svc:missing") { deleted } }'),
+  m(
+    'extractGraph',
+    'editor',
+    () => 'mutation { extractGraph(input: { documentIds: ["doc:missing"], extractors: [STRUCTURAL] }) { id } }',
+  ),
   m('upsertGraph', 'editor', () => 'mutation { upsertGraph(input: { entities: [] }) { entities { id } } }'),
   m(
     'createRelationship',

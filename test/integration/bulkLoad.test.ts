@@ -12,6 +12,7 @@ import { dropHnswIndex, ensureHnswIndex } from '../../src/retrieval/vectorIndex.
 import { openDb } from '../../src/db/openDb.js';
 import { createServices, type Services } from '../../src/services.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
+import { NO_BACKGROUND_EXTRACTION } from '../helpers/backgroundWork.js';
 
 /** The HNSW index's oid, or undefined while it is dropped: a new oid means it was rebuilt. */
 async function hnswOid(db: Db): Promise<string | undefined> {
@@ -33,6 +34,7 @@ describe.each(dbTargets())('bulk loads ($name)', (target) => {
   beforeAll(async () => {
     scratch = await target.createDatabase();
     const config = loadConfig({
+      ...NO_BACKGROUND_EXTRACTION,
       ...scratch.env,
       CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0',
       CAIRN_CHUNK_SIZE: '100',
@@ -155,7 +157,7 @@ describe.each(dbTargets())('bulk loads ($name)', (target) => {
 
     // Two processes finishing loads at once: both return, one index.
     await dropHnswIndex(services.db);
-    const other = await openDb(loadConfig({ ...scratch.env }));
+    const other = await openDb(loadConfig({ ...NO_BACKGROUND_EXTRACTION, ...scratch.env }));
     try {
       await Promise.all([ensureHnswIndex(services.db), ensureHnswIndex(other)]);
     } finally {
@@ -170,7 +172,7 @@ describe.each(dbTargets())('bulk loads ($name)', (target) => {
 
   it('a failed rebuild is reported, not thrown, when the caller asks (an import keeps its result)', async () => {
     if (target.name !== 'postgres') return;
-    const other = await openDb(loadConfig({ ...scratch.env }));
+    const other = await openDb(loadConfig({ ...NO_BACKGROUND_EXTRACTION, ...scratch.env }));
     const errors: unknown[] = [];
     const result = await withBulkLoad(
       other,
@@ -207,7 +209,7 @@ describe.each(dbTargets())('bulk loads ($name)', (target) => {
     await dying.progress(1000, 0.1); // ... and the process dies here: finish never runs
     expect(await hnswOid(services.db)).toBeUndefined();
     const restarted = await createServices(
-      loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }),
+      loadConfig({ ...NO_BACKGROUND_EXTRACTION, ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }),
       silentLogger(),
       {
         embedder: new HashingEmbeddingProvider({ dimensions: 64 }),

@@ -8,6 +8,7 @@ import { silentLogger } from '../../src/logger.js';
 import { createServices, type Services } from '../../src/services.js';
 import { createScratchDatabase, scratchPglite, type ScratchDatabase } from '../helpers/databases.js';
 import { ensurePostgresTemplate } from '../helpers/templates.js';
+import { NO_BACKGROUND_EXTRACTION } from '../helpers/backgroundWork.js';
 
 /** The hashing embedder, holding every call until released (a sync started stays RUNNING meanwhile). */
 class HeldEmbedder extends HashingEmbeddingProvider {
@@ -67,6 +68,7 @@ describeServer('locks shared by instances on one database', () => {
     queue = false,
   ): Promise<Services> => {
     const config = loadConfig({
+      ...NO_BACKGROUND_EXTRACTION,
       NODE_ENV: 'test',
       ...database.env,
       CAIRN_EMBEDDING_PROVIDER: 'hashing',
@@ -120,6 +122,7 @@ describe('locks on the embedded database', () => {
     database = await scratchPglite();
     const embedder = new HeldEmbedder();
     const config = loadConfig({
+      ...NO_BACKGROUND_EXTRACTION,
       NODE_ENV: 'test',
       ...database.env,
       CAIRN_EMBEDDING_PROVIDER: 'hashing',

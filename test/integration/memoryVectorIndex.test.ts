@@ -12,6 +12,7 @@ import { setEmbeddingColumn } from '../../src/retrieval/vectorIndex.js';
 import { VectorSearch } from '../../src/retrieval/VectorSearch.js';
 import { createServices, type Services } from '../../src/services.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
+import { NO_BACKGROUND_EXTRACTION } from '../helpers/backgroundWork.js';
 
 const VOCAB = (
   'river stone lantern harbor copper meadow signal orchard glacier violet engine cedar thunder marble ' +
@@ -85,6 +86,7 @@ describe('in-memory vector index on PGlite', () => {
   const open = (env: Record<string, string> = {}, logger: Logger = silentLogger()) =>
     createServices(
       loadConfig({
+        ...NO_BACKGROUND_EXTRACTION,
         ...scratch.env,
         CAIRN_CHUNK_SIZE: '120',
         CAIRN_CHUNK_OVERLAP: '10',
@@ -237,6 +239,7 @@ describe('in-memory vector index over its cap', () => {
     const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
     const scratch = await dbTargets()[0]!.createDatabase();
     const config = loadConfig({
+      ...NO_BACKGROUND_EXTRACTION,
       ...scratch.env,
       CAIRN_CHUNK_SIZE: '120',
       CAIRN_CHUNK_OVERLAP: '10',
@@ -269,7 +272,7 @@ const server = dbTargets().find((t) => t.name === 'postgres');
   it('creates no log or trigger: the server keeps HNSW', async () => {
     const scratch = await server!.createDatabase();
     const s = await createServices(
-      loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }),
+      loadConfig({ ...NO_BACKGROUND_EXTRACTION, ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }),
       silentLogger(),
       {
         embedder: new HashingEmbeddingProvider({ dimensions: 32 }),

@@ -5,6 +5,7 @@ import { silentLogger } from '../../src/logger.js';
 import { MentionLinker } from '../../src/graph/mentions/MentionLinker.js';
 import { createServices, type Services } from '../../src/services.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
+import { NO_BACKGROUND_EXTRACTION } from '../helpers/backgroundWork.js';
 
 // Two server instances on one database: names one writes reach the other's query linking within a second, and the
 // other's document writes link them at once.
@@ -17,7 +18,7 @@ suite('entity names across server instances ($name)', (target) => {
   let b: Services;
   beforeAll(async () => {
     scratch = await (target as (typeof servers)[number]).createDatabase();
-    const config = loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' });
+    const config = loadConfig({ ...NO_BACKGROUND_EXTRACTION, ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' });
     const open = () =>
       createServices(config, silentLogger(), { embedder: new HashingEmbeddingProvider({ dimensions: 64 }) });
     a = await open();
@@ -70,9 +71,13 @@ describe.each(dbTargets())('query linking by name similarity ($name)', (target) 
   let s: Services;
   beforeAll(async () => {
     scratch = await target.createDatabase();
-    s = await createServices(loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }), silentLogger(), {
-      embedder: new HashingEmbeddingProvider({ dimensions: 64 }),
-    });
+    s = await createServices(
+      loadConfig({ ...NO_BACKGROUND_EXTRACTION, ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }),
+      silentLogger(),
+      {
+        embedder: new HashingEmbeddingProvider({ dimensions: 64 }),
+      },
+    );
     await s.graph.upsertGraph(
       [
         { id: 'svc:gw', type: 'Service', name: 'Gateway' },

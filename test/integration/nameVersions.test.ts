@@ -7,6 +7,7 @@ import { MentionLinker } from '../../src/graph/mentions/MentionLinker.js';
 import { silentLogger } from '../../src/logger.js';
 import { createServices, type Services } from '../../src/services.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
+import { NO_BACKGROUND_EXTRACTION } from '../helpers/backgroundWork.js';
 
 // Document writes learn whether their cached names are current from the names' version (one row), never by reading
 // the name table, and see every name change: their own process's, another process's, renames and deletions.
@@ -25,9 +26,13 @@ const doc = (id: string, content: string): DocumentInput => ({
 });
 
 const open = (scratch: ScratchDatabase) =>
-  createServices(loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }), silentLogger(), {
-    embedder: new HashingEmbeddingProvider({ dimensions: 64 }),
-  });
+  createServices(
+    loadConfig({ ...NO_BACKGROUND_EXTRACTION, ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }),
+    silentLogger(),
+    {
+      embedder: new HashingEmbeddingProvider({ dimensions: 64 }),
+    },
+  );
 
 async function mentioned(s: Services, documentId: string): Promise<string[]> {
   const { rows } = await s.db.query<{ entity_id: string }>(

@@ -8,6 +8,7 @@ import { KeywordSearch } from '../../src/retrieval/KeywordSearch.js';
 import { VectorSearch } from '../../src/retrieval/VectorSearch.js';
 import { createServices } from '../../src/services.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
+import { NO_BACKGROUND_EXTRACTION } from '../helpers/backgroundWork.js';
 
 // On a server, reads are prepared by name once per connection (pg_prepared_statements lists them); writes and DDL run
 // unnamed; CAIRN_DATABASE_PREPARED_STATEMENTS=false prepares nothing. withLock pins one connection to look at.
@@ -31,7 +32,9 @@ suite('prepared statements on a server ($name)', (target) => {
   beforeAll(async () => {
     scratch = await (target as (typeof servers)[number]).createDatabase();
     db = await openDb(loadConfig(scratch.env));
-    unprepared = await openDb(loadConfig({ ...scratch.env, CAIRN_DATABASE_PREPARED_STATEMENTS: 'false' }));
+    unprepared = await openDb(
+      loadConfig({ ...NO_BACKGROUND_EXTRACTION, ...scratch.env, CAIRN_DATABASE_PREPARED_STATEMENTS: 'false' }),
+    );
     await db.exec('CREATE TABLE notes (id int PRIMARY KEY, body text)');
   });
   afterAll(async () => {
@@ -94,7 +97,7 @@ suite('prepared statements on a server ($name)', (target) => {
   it('ranks exactly as unprepared statements do, also once Postgres switches to a generic plan', async () => {
     const embedder = new HashingEmbeddingProvider({ dimensions: 64 });
     const services = await createServices(
-      loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }),
+      loadConfig({ ...NO_BACKGROUND_EXTRACTION, ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }),
       silentLogger(),
       { embedder },
     );
@@ -116,7 +119,9 @@ suite('prepared statements on a server ($name)', (target) => {
       await services.close();
     }
     // One connection, so every call reuses the same prepared statements (Postgres tries custom plans five times).
-    const pinned = await openDb(loadConfig({ ...scratch.env, CAIRN_DATABASE_POOL_SIZE: '1' }));
+    const pinned = await openDb(
+      loadConfig({ ...NO_BACKGROUND_EXTRACTION, ...scratch.env, CAIRN_DATABASE_POOL_SIZE: '1' }),
+    );
     try {
       for (let round = 0; round < 3; round++) {
         for (const [i, word] of words.entries()) {

@@ -9,6 +9,7 @@ import { createServices, type Services } from '../../src/services.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
 import { failureOf } from '../helpers/failureOf.js';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/gitHttpServer.js';
+import { NO_BACKGROUND_EXTRACTION } from '../helpers/backgroundWork.js';
 
 /** Services over a fresh store (in-memory PGlite unless `databaseEnv` says), FOLDER sources allowed under `folderRoot`. */
 async function services(
@@ -19,6 +20,7 @@ async function services(
   resolve?: (host: string) => Promise<{ address: string; family: 4 | 6 }[]>,
 ): Promise<Services> {
   const config = loadConfig({
+    ...NO_BACKGROUND_EXTRACTION,
     NODE_ENV: 'test',
     ...databaseEnv,
     CAIRN_EMBEDDING_PROVIDER: 'hashing',

@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
 import { silentLogger } from '../../src/logger.js';
 import { createServices, type Services } from '../../src/services.js';
+import { NO_BACKGROUND_EXTRACTION } from '../helpers/backgroundWork.js';
 
 /** The hashing embedder, holding its second call until released (each file is embedded by its own call). */
 class SecondCallGate extends HashingEmbeddingProvider {
@@ -52,6 +53,7 @@ describe('a source sync stopped mid-way', () => {
   const open = (embedder: HashingEmbeddingProvider): Promise<Services> =>
     createServices(
       loadConfig({
+        ...NO_BACKGROUND_EXTRACTION,
         NODE_ENV: 'test',
         CAIRN_DATA_DIR: dataDir,
         CAIRN_EMBEDDING_PROVIDER: 'hashing',

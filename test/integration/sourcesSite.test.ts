@@ -13,6 +13,7 @@ import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
 import { createSafeFetcher } from '../../importers/http/safeFetch.js';
 import { loadConfig as configFor } from '../../src/config.js';
+import { NO_BACKGROUND_EXTRACTION } from '../helpers/backgroundWork.js';
 
 /** The safe fetcher with loopback allowed, as the services under test use it. */
 const createSafeFetcherForTest = () =>
@@ -93,6 +94,7 @@ describe.each(dbTargets())('SITE and OPENAPI sources on a real local site ($name
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-site-'));
     database = await target.createDatabase();
     const config = loadConfig({
+      ...NO_BACKGROUND_EXTRACTION,
       NODE_ENV: 'test',
       ...database.env,
       CAIRN_EMBEDDING_PROVIDER: 'hashing',

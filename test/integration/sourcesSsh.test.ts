@@ -11,6 +11,7 @@ import { createServices, type Services } from '../../src/services.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
 import { failureOf } from '../helpers/failureOf.js';
 import { createSshGitRepo, newKeyPair, sshdUnderTest, type SshGitRepo } from '../helpers/sshGitServer.js';
+import { NO_BACKGROUND_EXTRACTION } from '../helpers/backgroundWork.js';
 
 const sshd = sshdUnderTest();
 const SECRET = 'first-secret-key-of-at-least-32-characters';
@@ -27,6 +28,7 @@ const KEY_BODY = (privateKey: string) => privateKey.split('\n')[1] as string;
     const deploy = newKeyPair();
     const open = (env: Record<string, string>) => {
       const config = loadConfig({
+        ...NO_BACKGROUND_EXTRACTION,
         NODE_ENV: 'test',
         ...database.env,
         CAIRN_EMBEDDING_PROVIDER: 'hashing',

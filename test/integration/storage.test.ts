@@ -9,6 +9,7 @@ import { silentLogger } from '../../src/logger.js';
 import { reindex } from '../../src/retrieval/reindex.js';
 import { createServices } from '../../src/services.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
+import { NO_BACKGROUND_EXTRACTION } from '../helpers/backgroundWork.js';
 
 describe.each(dbTargets())('storage ($name)', (target) => {
   let scratch: ScratchDatabase;
@@ -18,7 +19,7 @@ describe.each(dbTargets())('storage ($name)', (target) => {
   afterAll(async () => {
     await scratch?.drop();
   });
-  const config = () => loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' });
+  const config = () => loadConfig({ ...NO_BACKGROUND_EXTRACTION, ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' });
 
   it('applies migrations once; concurrent servers take turns', async () => {
     const all = loadMigrations().map((m) => m.version);

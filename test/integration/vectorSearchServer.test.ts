@@ -5,6 +5,7 @@ import { silentLogger } from '../../src/logger.js';
 import { VectorSearch } from '../../src/retrieval/VectorSearch.js';
 import { createServices, type Services } from '../../src/services.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
+import { NO_BACKGROUND_EXTRACTION } from '../helpers/backgroundWork.js';
 
 // HNSW only exists on a server: ef_search per connection, widening for large limits, the exact fallback for filters.
 const servers = dbTargets().filter((t) => t.name === 'postgres');
@@ -16,7 +17,12 @@ suite('vector search on a server ($name)', (target) => {
   const embedder = new HashingEmbeddingProvider({ dimensions: 64 });
   beforeAll(async () => {
     scratch = await (target as (typeof servers)[number]).createDatabase();
-    const config = loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0', CAIRN_HNSW_EF_SEARCH: '120' });
+    const config = loadConfig({
+      ...NO_BACKGROUND_EXTRACTION,
+      ...scratch.env,
+      CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0',
+      CAIRN_HNSW_EF_SEARCH: '120',
+    });
     services = await createServices(config, silentLogger(), { embedder });
     // 200 one-chunk documents; the 4 tagged "needle" are about something else than the query below.
     await services.documents.upsertMany(
@@ -56,7 +62,12 @@ suite('vector search on a server ($name)', (target) => {
   it('answers a selective filter with every match even when ef_search is tiny (HNSW alone would come back short)', async () => {
     // ef_search 4 on these connections: HNSW sees 4 candidates, nearly all payment notes, so the filter leaves fewer.
     const narrow = await createServices(
-      loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0', CAIRN_HNSW_EF_SEARCH: '4' }),
+      loadConfig({
+        ...NO_BACKGROUND_EXTRACTION,
+        ...scratch.env,
+        CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0',
+        CAIRN_HNSW_EF_SEARCH: '4',
+      }),
       silentLogger(),
       { embedder },
     );
@@ -90,7 +101,7 @@ suite('vector search on a server ($name)', (target) => {
       'DROP INDEX chunks_embedding_hnsw; CREATE INDEX chunks_embedding_hnsw ON chunks USING hnsw (embedding vector_cosine_ops)',
     );
     const restarted = await createServices(
-      loadConfig({ ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }),
+      loadConfig({ ...NO_BACKGROUND_EXTRACTION, ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }),
       silentLogger(),
       { embedder },
     );
@@ -116,6 +127,7 @@ suite('vector search on a server ($name)', (target) => {
     url.searchParams.set('options', '-c statement_timeout=12345');
     const other = await createServices(
       loadConfig({
+        ...NO_BACKGROUND_EXTRACTION,
         CAIRN_DATABASE_URL: url.toString(),
         CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0',
         CAIRN_HNSW_EF_SEARCH: '77',
@@ -139,9 +151,13 @@ suite('vector search on a server ($name)', (target) => {
   ])('stores and searches %i-dimension embeddings (HNSW index: %s)', async (dimensions, kind) => {
     const wide = await (target as (typeof servers)[number]).createDatabase();
     const big = new HashingEmbeddingProvider({ dimensions });
-    const s = await createServices(loadConfig({ ...wide.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }), silentLogger(), {
-      embedder: big,
-    });
+    const s = await createServices(
+      loadConfig({ ...NO_BACKGROUND_EXTRACTION, ...wide.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }),
+      silentLogger(),
+      {
+        embedder: big,
+      },
+    );
     try {
       await s.documents.upsertMany(
         ['glacier moraine sediment', 'payment retry policy', 'lighthouse keeper logbook'].map((content, i) => ({
