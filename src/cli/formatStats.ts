@@ -28,7 +28,7 @@ export function formatStats(s: StatsReport): string {
     `Chunks:    ${s.chunkCount}`,
     `Embedder:  ${describeEmbedder(s.embedder)}`,
     `Database:  ${s.database}`,
-    `Graph extraction: ${s.extraction.pending} pending, ${s.extraction.running} running, ${s.extraction.done} done, ${s.extraction.failed} failed`,
+    `Extracted: ${s.extraction.done} documents (${s.extraction.pending} pending, ${s.extraction.running} running, ${s.extraction.failed} failed)`,
     ...section('By type', s.byType),
     ...section('By source', s.bySource),
     ...section('Top tags', s.topTags),
