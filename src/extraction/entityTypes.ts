@@ -9,7 +9,7 @@ const COMPATIBLE_GROUPS: readonly (readonly string[])[] = [
   ['Person', 'Author', 'Character'],
   ['Organization', 'Company', 'Team', 'Community'],
   ['Technology', 'Product', 'Software', 'Library', 'Framework', 'Tool', 'Package', 'Platform', 'Plugin', 'Component'],
-  ['API', 'Function', 'Method', 'Class', 'Identifier', 'Hook', 'Endpoint', 'Operation', 'Command', 'Interface'],
+  ['Api', 'API', 'Function', 'Method', 'Class', 'Identifier', 'Hook', 'Endpoint', 'Operation', 'Command', 'Interface'],
   ['ConfigOption', 'CliFlag', 'EnvVariable', 'Setting', 'Option', 'Parameter'],
   ['Location', 'Place', 'City', 'Country', 'Region'],
 ];

@@ -42,7 +42,7 @@ export function typeOfTitle(title: string): string {
     return DISAMBIGUATOR_TYPES[note] ?? DISAMBIGUATOR_TYPES[last] ?? typeOfTitle(disambiguated.bare);
   }
   const bare = title.replace(/`/g, '').trim();
-  if (/\bAPIs?$/.test(bare)) return 'API';
+  if (/\bAPIs?$/.test(bare)) return 'Api'; // the OpenAPI importer's type for an API
   if (/\bCLI$|\bcommand[- ]line\b/i.test(bare)) return 'Tool';
   // The same types the identifier extraction gives, so that a package's page and its mentions are one entity.
   if (isIdentifierLike(bare)) return classifyCode(bare)[0]?.type ?? 'Identifier';

@@ -71,9 +71,9 @@ describe('splitDisambiguator', () => {
 
 describe('typeOfTitle', () => {
   it.each([
-    ['HMR API', 'API'],
+    ['HMR API', 'Api'],
     ['Environment API for Plugins', 'Topic'],
-    ['JavaScript API', 'API'],
+    ['JavaScript API', 'Api'],
     ['Command Line Interface', 'Tool'],
     ['Vite CLI', 'Tool'],
     ['Kiss and Tell (1945 film)', 'Film'],
