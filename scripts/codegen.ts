@@ -34,6 +34,7 @@ const output = await codegen({
       Entity: '../../graph/types.js#EntityRecord',
       Relationship: '../../graph/types.js#RelationshipRecord',
       Evidence: '../../extraction/ExtractionEvidenceService.js#EvidenceView',
+      DocumentExtraction: '../../extraction/ExtractionService.js#ExtractionState',
       EntityMerge: '../../graph/curation/MergeRepository.js#MergeRecord',
       Neighbor: '../../graph/types.js#NeighborRecord',
       Subgraph: '../../graph/traversal.js#SubgraphRecord',

@@ -29,10 +29,15 @@ export interface LinkFact {
   toDocumentId: string;
 }
 
+/** A link that pointed to no stored document when it was extracted (`u:<a source it may point to>`). */
+export interface UnresolvedLinkFact {
+  href: string;
+}
+
 /** One row of support: a fact, the chunk that supports it and the extractor that found it there. */
 export interface EvidenceRow {
   factKey: string;
-  fact: EntityFact | RelationshipFact | LinkFact;
+  fact: EntityFact | RelationshipFact | LinkFact | UnresolvedLinkFact;
   documentId: string;
   chunkId: string | null;
   extractor: string;
@@ -128,6 +133,15 @@ export class EvidenceRepository {
       [[...new Set(documentIds)]],
     );
     return new Map(rows.map((r) => [r.document_id, r.id]));
+  }
+
+  /** Documents with a link that pointed nowhere when they were extracted and may point to this source now. */
+  async documentsLinkingToSource(source: string, documentId: string): Promise<string[]> {
+    const { rows } = await this.db.query<{ document_id: string }>(
+      `SELECT DISTINCT document_id FROM extraction_evidence WHERE fact_key = $1 AND document_id <> $2 ORDER BY 1`,
+      [`u:${source}`, documentId],
+    );
+    return rows.map((r) => r.document_id);
   }
 
   /** Documents linking to `documentId` that have no LINKS_TO evidence to `pageEntityId` yet (to extract again). */

@@ -66,11 +66,13 @@ export class ExtractionPipeline {
     });
     options.signal?.throwIfAborted();
     const homes = evidence.pageEntityId ? [{ documentId, entityId: evidence.pageEntityId }] : [];
-    const live = await this.replaceAndReconcile(documentId, evidence.rows, homes);
-    if (evidence.pageEntityId) {
-      const linking = await this.deps.repository.evidence.documentsLinkingWithout(documentId, evidence.pageEntityId);
-      await this.deps.repository.queue.enqueue(this.deps.db, linking);
-    }
+    const live = await this.replaceAndReconcile(
+      documentId,
+      evidence.rows,
+      homes,
+      evidence.pageEntityId,
+      document.source,
+    );
     const mine = new Set(evidence.rows.map((r) => r.factKey));
     const failures = runs.flatMap((r) => r.failures);
     return {
@@ -100,15 +102,42 @@ export class ExtractionPipeline {
     documentId: string,
     rows: Parameters<ExtractionRepository['evidence']['replaceDocument']>[1],
     homes: { documentId: string; entityId: string }[],
+    pageEntityId?: string,
+    source?: string | null,
   ): Promise<Set<string>> {
     return this.deps.db.withLock(
       RECONCILE_LOCK,
       async () => {
         const before = await this.deps.repository.evidence.replaceDocument(documentId, rows);
-        return this.reconciler.reconcile([...before, ...rows.map((r) => r.factKey)], homes);
+        const live = await this.reconciler.reconcile([...before, ...rows.map((r) => r.factKey)], homes);
+        // Under the lock, so that two linked pages extracted at once never both miss their LINKS_TO: whichever comes
+        // second sees the other's page entity or link, and queues the linking document again.
+        const again = pageEntityId
+          ? await this.deps.repository.evidence.documentsLinkingWithout(documentId, pageEntityId)
+          : [];
+        if (pageEntityId && (await this.linksNowResolvable(rows, pageEntityId))) again.push(documentId);
+        if (source) again.push(...(await this.deps.repository.evidence.documentsLinkingToSource(source, documentId)));
+        await this.deps.repository.queue.enqueue(this.deps.db, again);
+        return live;
       },
       { pollMs: 25 },
     );
+  }
+
+  /** Whether a page this document links to has a page entity now but the document no LINKS_TO to it yet. */
+  private async linksNowResolvable(
+    rows: readonly { factKey: string; fact: unknown }[],
+    pageEntityId: string,
+  ): Promise<boolean> {
+    const targets = rows.filter((r) => r.factKey.startsWith('l:')).map((r) => r.factKey.slice(2));
+    if (targets.length === 0) return false;
+    const linked = new Set(
+      rows
+        .filter((r) => r.factKey.startsWith('r:') && (r.fact as { type?: string }).type === 'LINKS_TO')
+        .map((r) => (r.fact as { toId: string }).toId),
+    );
+    const pages = await this.deps.repository.evidence.pageEntities(targets);
+    return [...pages.values()].some((entityId) => entityId !== pageEntityId && !linked.has(entityId));
   }
 }
 

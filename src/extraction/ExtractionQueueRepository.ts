@@ -227,27 +227,34 @@ export class ExtractionQueueRepository {
     };
   }
 
-  /** One document's state, or undefined when it was never queued. */
-  async state(documentId: string): Promise<ExtractionState | undefined> {
+  /** Documents' states by id (documents never queued are absent). */
+  async states(documentIds: readonly string[]): Promise<Map<string, ExtractionState>> {
     const { rows } = await this.db.query<StateRow>(
       `SELECT document_id, status, requested_at, attempts, job_id, extractors, error, warnings, entity_count,
-              relationship_count, extracted_at FROM extraction_documents WHERE document_id = $1`,
-      [documentId],
+              relationship_count, extracted_at FROM extraction_documents WHERE document_id = ANY($1::text[])`,
+      [[...new Set(documentIds)]],
     );
-    const r = rows[0];
-    if (!r) return undefined;
-    return {
-      documentId: r.document_id,
-      status: r.status,
-      requestedAt: toDate(r.requested_at),
-      attempts: r.attempts,
-      jobId: r.job_id,
-      extractors: r.extractors,
-      error: r.error,
-      warnings: r.warnings,
-      entityCount: r.entity_count,
-      relationshipCount: r.relationship_count,
-      extractedAt: r.extracted_at === null ? null : toDate(r.extracted_at),
-    };
+    return new Map(rows.map((r) => [r.document_id, toState(r)]));
   }
+
+  /** One document's state, or undefined when it was never queued. */
+  async state(documentId: string): Promise<ExtractionState | undefined> {
+    return (await this.states([documentId])).get(documentId);
+  }
+}
+
+function toState(r: StateRow): ExtractionState {
+  return {
+    documentId: r.document_id,
+    status: r.status,
+    requestedAt: toDate(r.requested_at),
+    attempts: r.attempts,
+    jobId: r.job_id,
+    extractors: r.extractors,
+    error: r.error,
+    warnings: r.warnings,
+    entityCount: r.entity_count,
+    relationshipCount: r.relationship_count,
+    extractedAt: r.extracted_at === null ? null : toDate(r.extracted_at),
+  };
 }

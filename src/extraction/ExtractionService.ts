@@ -7,6 +7,8 @@ import type { ExtractionConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import { ExtractionPipeline } from './ExtractionPipeline.js';
 import type { ExtractionState } from './ExtractionQueueRepository.js';
+
+export type { ExtractionState } from './ExtractionQueueRepository.js';
 import { ExtractionRepository } from './ExtractionRepository.js';
 import { ExtractionWorker, type WorkerTimers } from './ExtractionWorker.js';
 import { ExtractionWriteHook } from './ExtractionWriteHook.js';
@@ -113,6 +115,11 @@ export class ExtractionService implements DocumentExtractor {
   /** Documents by extraction state. */
   statusCounts(): Promise<ExtractionStatusCounts> {
     return this.repository.queue.statusCounts();
+  }
+
+  /** Documents' extraction states by id (documents never queued are absent). */
+  documentStates(documentIds: readonly string[]): Promise<Map<string, ExtractionState>> {
+    return this.repository.queue.states(documentIds);
   }
 
   /** One document's extraction state (undefined: never queued). */

@@ -87,12 +87,15 @@ export class ExtractionWorker {
   /** Claims and extracts until the queue has nothing this worker may take; resolves when all of it is done. */
   async drain(): Promise<void> {
     // A document finished meanwhile may queue others again (documents linking to its new page entity): look again
-    // until nothing is pending, a bounded number of times.
+    // until nothing is pending or running, a bounded number of times (another instance's running documents end it).
     for (let round = 0; round < 100; round++) {
       await this.ticking;
       const claimed = await this.claimAndRun();
       await Promise.all([...this.running.values()].map((r) => r.done));
-      if (claimed === 0 && this.running.size === 0 && (await this.queue.statusCounts()).pending === 0) return;
+      if (claimed !== 0 || this.running.size !== 0) continue;
+      // A poll of this worker may be claiming right now: its documents count as running until it is awaited above.
+      const counts = await this.queue.statusCounts();
+      if (counts.pending + counts.running === 0) return;
     }
   }
 

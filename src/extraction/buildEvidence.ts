@@ -217,7 +217,7 @@ async function linkRows(
       (l): l is typeof l & { toDocumentId: string } => l.toDocumentId !== undefined && l.toDocumentId !== document.id,
     );
   const pages = await deps.repository.evidence.pageEntities(resolved.map((l) => l.toDocumentId));
-  const rows: EvidenceRow[] = [];
+  const rows: EvidenceRow[] = unresolvedLinkRows(document, links, bySource);
   for (const l of resolved) {
     const base = { documentId: document.id, chunkId: l.chunk.id, extractor: l.extractor, confidence: 1 };
     const quote = `[${l.link.text}](${l.link.href})`.slice(0, 200);
@@ -228,6 +228,49 @@ async function linkRows(
     rows.push({ ...base, factKey: `r:${relationshipId(pageEntityId, 'LINKS_TO', toId)}`, fact, quote });
   }
   return rows;
+}
+
+/**
+ * A `u:<source>` row for each place an unresolved link may point to, so that the document written there later (an
+ * import writes pages in any order) finds this one and has it extracted again. Links that leave the document's own
+ * site are left out: no import of the site can bring their target.
+ */
+function unresolvedLinkRows(
+  document: DocumentForExtraction,
+  links: readonly {
+    link: { href: string; text: string };
+    chunk: ChunkForExtraction;
+    extractor: string;
+    targets: string[];
+  }[],
+  bySource: ReadonlyMap<string, string>,
+): EvidenceRow[] {
+  const rows: EvidenceRow[] = [];
+  for (const l of links) {
+    if (l.targets.some((t) => bySource.has(t)) || !sameSite(document.source, l.link.href)) continue;
+    const quote = `[${l.link.text}](${l.link.href})`.slice(0, 200);
+    for (const target of l.targets)
+      rows.push({
+        factKey: `u:${target}`,
+        fact: { href: l.link.href },
+        documentId: document.id,
+        chunkId: l.chunk.id,
+        extractor: l.extractor,
+        quote,
+        confidence: 1,
+      });
+  }
+  return rows;
+}
+
+/** Whether a link stays within the document's site: relative, or an absolute URL of the same origin. */
+function sameSite(source: string | null, href: string): boolean {
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(href) && !href.startsWith('//')) return true;
+  try {
+    return source !== null && new URL(href, source).origin === new URL(source).origin;
+  } catch {
+    return false;
+  }
 }
 
 function specificity(f: Found): number {

@@ -3,6 +3,7 @@ import type { ChunkRecord, DocumentSummary } from '../documents/types.js';
 import type { EvidenceViewPage } from '../extraction/ExtractionEvidenceService.js';
 import type { EntityRecord, RelationshipRecord } from '../graph/types.js';
 import type { Services } from '../services.js';
+import type { ExtractionState } from '../extraction/ExtractionService.js';
 import type { TextBudget } from './TextBudget.js';
 
 /** Batching loaders, created per request so nothing is cached across requests. */
@@ -17,6 +18,8 @@ export interface Loaders {
   /** Key: `${first}:${entityId}` */
   documentIdsByEntity: DataLoader<string, string[]>;
   entityIdsByDocument: DataLoader<string, string[]>;
+  /** A document's extraction state; null when it was never queued. */
+  extractionByDocument: DataLoader<string, ExtractionState | null>;
   /** Key: `${first}:${offset}:${factKey}` (fact key 'e:<entity id>' or 'r:<relationship id>'). */
   evidenceByFact: DataLoader<string, EvidenceViewPage>;
 }
@@ -70,6 +73,10 @@ export function createLoaders(services: Services, budget: TextBudget): Loaders {
         for (const [id, docs] of await graph.documentIdsByEntity(ids, first)) results.set(`${first}:${id}`, docs);
       }
       return keys.map((k) => results.get(k) ?? []);
+    }),
+    extractionByDocument: new DataLoader(async (ids: readonly string[]) => {
+      const states = await services.extraction.documentStates(ids);
+      return ids.map((id) => states.get(id) ?? null);
     }),
     entityIdsByDocument: new DataLoader(async (ids) => {
       const map = await graph.entityIdsByDocument(ids);

@@ -55,6 +55,13 @@ describe.each(dbTargets())('the graph builds itself from an imported docs site (
       '{ knowledgeStats { extraction { pending running done failed } } }',
     );
     expect(res.data?.knowledgeStats.extraction).toEqual({ pending: 0, running: 0, done: 4, failed: 0 });
+    const doc = await t.gql<{ document: { extraction: Record<string, unknown> } }>(
+      '{ document(id: "file:docsite/guide/caching.md") { extraction { status error entities relationships extractedAt } } }',
+    );
+    expect(doc.errors).toBeUndefined();
+    expect(doc.data?.document.extraction).toMatchObject({ status: 'DONE', error: null });
+    expect(doc.data?.document.extraction.entities).toBeGreaterThan(3);
+    expect(doc.data?.document.extraction.extractedAt).toEqual(expect.any(String));
   });
 
   it('makes pages, code identifiers and defined terms entities, each with quoted evidence', async () => {

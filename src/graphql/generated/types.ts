@@ -5,6 +5,7 @@ import type { DocumentView, ChunkRecord, IndexResultRecord } from '../../documen
 import type { SearchHitRecord } from '../../retrieval/types.js';
 import type { EntityRecord, RelationshipRecord, NeighborRecord } from '../../graph/types.js';
 import type { EvidenceView } from '../../extraction/ExtractionEvidenceService.js';
+import type { ExtractionState } from '../../extraction/ExtractionService.js';
 import type { MergeRecord } from '../../graph/curation/MergeRepository.js';
 import type { SubgraphRecord, PathRecord } from '../../graph/traversal.js';
 import type { GraphStatsRecord } from '../../graph/GraphService.js';
@@ -65,7 +66,36 @@ export type Document = {
   chunks: Array<Chunk>;
   /** Entities this document mentions (automatically or explicitly). */
   entities: Array<Entity>;
+  /** Where graph extraction stands for this document; null when it was never queued (extraction off when it was written). */
+  extraction: Maybe<DocumentExtraction>;
 };
+
+/** Graph extraction of one document. */
+export type DocumentExtraction = {
+  __typename?: 'DocumentExtraction';
+  status: DocumentExtractionStatus;
+  /** Why the last extraction failed (FAILED), or which chunks failed. */
+  error: Maybe<Scalars['String']['output']>;
+  /** Things to know about the last extraction (a model answer cut at max_tokens, no entity found, a link to no document). */
+  warnings: Array<Scalars['String']['output']>;
+  /** Entities and relationships this document supports after its last extraction. */
+  entities: Scalars['Int']['output'];
+  relationships: Scalars['Int']['output'];
+  /** When it was last written or asked for. */
+  requestedAt: Scalars['DateTime']['output'];
+  /** When its last extraction finished. */
+  extractedAt: Maybe<Scalars['DateTime']['output']>;
+};
+
+/** Where a document's graph extraction stands. */
+export type DocumentExtractionStatus =
+  /** Written or changed since its last extraction; waiting for a worker. */
+  | 'PENDING'
+  /** Being extracted by an instance. */
+  | 'RUNNING'
+  | 'DONE'
+  /** Extraction failed (see error); writing the document again retries it. */
+  | 'FAILED';
 
 /** A contiguous slice of a document's content, embedded for search. */
 export type Chunk = {
@@ -1465,6 +1495,8 @@ export type ResolversTypes = {
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  DocumentExtraction: ResolverTypeWrapper<ExtractionState>;
+  DocumentExtractionStatus: DocumentExtractionStatus;
   Chunk: ResolverTypeWrapper<ChunkRecord>;
   IndexResult: ResolverTypeWrapper<IndexResultRecord>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
@@ -1557,6 +1589,7 @@ export type ResolversParentTypes = {
   ID: Scalars['ID']['output'];
   String: Scalars['String']['output'];
   Int: Scalars['Int']['output'];
+  DocumentExtraction: ExtractionState;
   Chunk: ChunkRecord;
   IndexResult: IndexResultRecord;
   Boolean: Scalars['Boolean']['output'];
@@ -1653,6 +1686,17 @@ export type DocumentResolvers<ContextType = GraphQLContext, ParentType extends R
   chunkCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   chunks?: Resolver<Array<ResolversTypes['Chunk']>, ParentType, ContextType>;
   entities?: Resolver<Array<ResolversTypes['Entity']>, ParentType, ContextType>;
+  extraction?: Resolver<Maybe<ResolversTypes['DocumentExtraction']>, ParentType, ContextType>;
+};
+
+export type DocumentExtractionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DocumentExtraction'] = ResolversParentTypes['DocumentExtraction']> = {
+  status?: Resolver<ResolversTypes['DocumentExtractionStatus'], ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  warnings?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  entities?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  relationships?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  requestedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  extractedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
 };
 
 export type ChunkResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Chunk'] = ResolversParentTypes['Chunk']> = {
@@ -2092,6 +2136,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   DateTime?: GraphQLScalarType;
   JSON?: GraphQLScalarType;
   Document?: DocumentResolvers<ContextType>;
+  DocumentExtraction?: DocumentExtractionResolvers<ContextType>;
   Chunk?: ChunkResolvers<ContextType>;
   IndexResult?: IndexResultResolvers<ContextType>;
   DeletePayload?: DeletePayloadResolvers<ContextType>;

@@ -49,12 +49,18 @@ export const documentResolvers: Resolvers = {
     documentType: (doc) => doc.documentType.toUpperCase() as Uppercase<typeof doc.documentType>,
     chunkCount: (doc, _, { loaders }) => loaders.chunkCountByDocumentId.load(doc.id),
     chunks: (doc, _, { loaders }) => loaders.chunksByDocumentId.load(doc.id),
+    extraction: (doc, _, { loaders }) => loaders.extractionByDocument.load(doc.id),
     entities: async (doc, _, { loaders }) => {
       const ids = await loaders.entityIdsByDocument.load(doc.id);
       return (await loaders.entityById.loadMany(ids)).filter(
         (e): e is EntityRecord => e !== null && !(e instanceof Error),
       );
     },
+  },
+  DocumentExtraction: {
+    status: (state) => (state.status === 'REMOVED' ? 'PENDING' : state.status),
+    entities: (state) => state.entityCount,
+    relationships: (state) => state.relationshipCount,
   },
   Chunk: {
     // Every chunk text sent counts against the response's budget, as whole documents' texts do.

@@ -42,6 +42,7 @@ export const resolvers: Resolvers = {
   Relationship: graphResolvers.Relationship,
   EntityMerge: curationResolvers.EntityMerge,
   Document: documentResolvers.Document,
+  DocumentExtraction: documentResolvers.DocumentExtraction,
   Chunk: documentResolvers.Chunk,
   ApiKey: apiKeyResolvers.ApiKey,
 };
