@@ -1,11 +1,19 @@
 import { relationshipId } from '../graph/validateGraphInput.js';
 import { ENTITY_TYPE_PATTERN, RELATIONSHIP_TYPE_PATTERN } from '../graph/types.js';
 import type { EntityFact, EvidenceRow, RelationshipFact } from './EvidenceRepository.js';
+import { compatibleTypes, isVagueType } from './entityTypes.js';
 import type { ExtractionRepository } from './ExtractionRepository.js';
+import { nameKey } from './nameKey.js';
 import { resolveLinkTarget } from './structural/index.js';
 import { lookupKeys, resolveCandidate, type Resolution, type ResolutionContext } from './resolveEntities.js';
 import type { ExtractorRun } from './runExtractors.js';
-import type { CandidateKind, ChunkForExtraction, DocumentForExtraction, EntityCandidate } from './types.js';
+import type {
+  CandidateKind,
+  ChunkForExtraction,
+  DocumentForExtraction,
+  EntityCandidate,
+  RelationshipCandidate,
+} from './types.js';
 
 /** Co-occurrence pairs come from at most this many entities of a chunk, the most specific first. */
 export const COOCCURRENCE_ENTITIES_PER_CHUNK = 8;
@@ -32,7 +40,8 @@ export interface DocumentEvidence {
   warnings: string[];
 }
 
-interface Found {
+/** A candidate of one chunk and the entity it resolved to. */
+export interface Found {
   candidate: EntityCandidate;
   chunk: ChunkForExtraction;
   extractor: string;
@@ -66,12 +75,37 @@ export async function buildEvidence(
     const resolution = memo.get(memoKey);
     if (resolution) found.push({ ...c, resolution });
   }
+  joinNewNamesOfOneThing(found);
   const rows: EvidenceRow[] = found.map((f) => entityRow(document.id, f));
   rows.push(...relationshipRows(document.id, chunks, runs, found));
-  rows.push(...cooccurrenceRows(document.id, found));
+  rows.push(...cooccurrenceRows(document.id, found, sentenceAwareChunks(chunks, runs)));
   const pageEntityId = found.find((f) => f.candidate.kind === 'page')?.resolution.entityId;
   rows.push(...(await linkRows(document, chunks, runs, pageEntityId, deps)));
   return { rows, pageEntityId, warnings };
+}
+
+/**
+ * One document may name a new thing twice under types that are compatible but make different ids: a vague one
+ * ("EnvironmentModuleNode" as a name in prose, a Concept; `envPrefix` in prose, an Identifier) and a specific one
+ * (the same in code, a Type; a ConfigOption). When the specific ones agree on one id, the vague ones join it.
+ */
+export function joinNewNamesOfOneThing(
+  found: { candidate: { name: string; type: string }; resolution: Resolution }[],
+): void {
+  const byKey = new Map<string, typeof found>();
+  for (const f of found.filter((x) => x.resolution.tier === 'new')) {
+    const key = nameKey(f.candidate.name);
+    byKey.set(key, [...(byKey.get(key) ?? []), f]);
+  }
+  for (const group of byKey.values()) {
+    const specific = group.filter((f) => !isVagueType(f.candidate.type));
+    const target = specific[0];
+    if (!target || specific.some((f) => f.resolution.entityId !== target.resolution.entityId)) continue;
+    for (const f of group) {
+      if (isVagueType(f.candidate.type) && compatibleTypes(f.candidate.type, target.candidate.type))
+        f.resolution = { entityId: target.resolution.entityId, tier: 'new' };
+    }
+  }
 }
 
 function validCandidate(c: EntityCandidate, warnings: string[]): boolean {
@@ -132,12 +166,12 @@ function relationshipRows(
         found.find((f) => f.chunk === chunk && f.extractor === run.extractor.name && f.candidate.name === name)
           ?.resolution.entityId;
       for (const r of result?.relationships ?? []) {
-        const fromId = idOf(r.from);
-        const toId = idOf(r.to);
-        if (!fromId || !toId || fromId === toId || !RELATIONSHIP_TYPE_PATTERN.test(r.type)) continue;
-        const fact: RelationshipFact = { fromId, type: r.type, toId, description: r.description?.trim() || null };
+        const from = idOf(r.from);
+        const to = idOf(r.to);
+        if (!from || !to || from === to || !RELATIONSHIP_TYPE_PATTERN.test(r.type)) continue;
+        const fact = relationshipFact(run.extractor.name, r, from, to);
         rows.push({
-          factKey: `r:${relationshipId(fromId, r.type, toId)}`,
+          factKey: `r:${relationshipId(fact.fromId, fact.type, fact.toId)}`,
           fact,
           documentId,
           chunkId: chunk.id,
@@ -151,10 +185,45 @@ function relationshipRows(
   return rows;
 }
 
-/** RELATED_TO evidence for each pair among the most specific entities of each chunk. */
-function cooccurrenceRows(documentId: string, found: readonly Found[]): EvidenceRow[] {
+/**
+ * The fact an extractor's relationship states between two resolved entities. A RELATED_TO from an extractor that
+ * does not read meaning (the offline NLP: two names in one sentence) is co-occurrence evidence, weak alone, and has
+ * no direction: its ends go in id order, so both orders of appearance support one fact. The LLM's RELATED_TO is a
+ * relationship the model stated.
+ */
+export function relationshipFact(
+  extractor: string,
+  r: Pick<RelationshipCandidate, 'type' | 'description'>,
+  from: string,
+  to: string,
+): RelationshipFact {
+  const description = r.description?.trim() || null;
+  if (r.type !== 'RELATED_TO' || extractor === 'llm') return { fromId: from, type: r.type, toId: to, description };
+  const [fromId, toId] = cmp(to, from) < 0 ? [to, from] : [from, to];
+  return { fromId, type: r.type, toId, description, cooccurrence: true };
+}
+
+/** Extractors that report which names share a sentence (their RELATED_TO). */
+const SENTENCE_COOCCURRENCE_EXTRACTORS = new Set(['offline']);
+
+/** The chunks an extractor read sentence by sentence: there, two names in one chunk but no sentence are no evidence. */
+export function sentenceAwareChunks(chunks: readonly ChunkForExtraction[], runs: readonly ExtractorRun[]): Set<string> {
+  const aware = new Set<string>();
+  for (const run of runs.filter((r) => SENTENCE_COOCCURRENCE_EXTRACTORS.has(r.extractor.name)))
+    run.results.forEach((result, i) => {
+      if (result) aware.add((chunks[i] as ChunkForExtraction).id);
+    });
+  return aware;
+}
+
+/** RELATED_TO evidence for each pair among the most specific entities of each chunk not read sentence by sentence. */
+export function cooccurrenceRows(
+  documentId: string,
+  found: readonly Found[],
+  skip: ReadonlySet<string>,
+): EvidenceRow[] {
   const byChunk = new Map<ChunkForExtraction, Map<string, Found>>();
-  for (const f of found) {
+  for (const f of found.filter((x) => !skip.has(x.chunk.id))) {
     const entities = byChunk.get(f.chunk) ?? new Map<string, Found>();
     byChunk.set(f.chunk, entities);
     const seen = entities.get(f.resolution.entityId);

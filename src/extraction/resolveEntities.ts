@@ -1,5 +1,5 @@
 import type { NamedEntity } from '../graph/mentions/EntityNameLookup.js';
-import { compatibleTypes } from './entityTypes.js';
+import { compatibleTypes, typeFamily } from './entityTypes.js';
 import { extractedEntityId, fuzzyMatches, nameKey, nameKeys, trigramSimilarity } from './nameKey.js';
 
 /** A name to resolve to an entity. */
@@ -71,7 +71,7 @@ export function resolveCandidate(candidate: ResolutionCandidate, context: Resolu
     .filter((x) => x.score > 0)
     .sort((a, b) => b.score - a.score || byPreference(a.e, b.e))[0];
   if (fuzzy) return { entityId: fuzzy.e.entityId, tier: 'fuzzy', existing: fuzzy.e };
-  return { entityId: extractedEntityId(candidate.type, key), tier: 'new' };
+  return { entityId: extractedEntityId(typeFamily(candidate.type), key), tier: 'new' };
 }
 
 /** The lookups resolution needs for a batch: every key and three-character key prefix of the candidates. */
