@@ -157,16 +157,25 @@ function sameEntity(w: EntityWrite, e: EntityRecord | undefined): boolean {
   );
 }
 
+/** How a name is written, most telling first: mixed case ("Vite"), lower case, then capitals (emphasis: "VITE"). */
+function casingRank(name: string): number {
+  const upper = /\p{Lu}/u.test(name);
+  const lower = /\p{Ll}/u.test(name);
+  return upper && lower ? 0 : lower ? 1 : 2;
+}
+
 /** The entity its support describes: a page's name first, then the plainest match; aliases from every non-fuzzy form. */
 export function entityWrite(id: string, facts: readonly EntityFact[], existing: NamedEntity | undefined): EntityWrite {
   const sorted = [...facts].sort(
     (a, b) =>
       Number(b.kind === 'page') - Number(a.kind === 'page') ||
       TIER_RANK[a.tier] - TIER_RANK[b.tier] ||
+      casingRank(a.name) - casingRank(b.name) ||
       (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
   );
   const best = sorted[0] as EntityFact;
-  const name = existing?.name ?? best.name;
+  // The title of the page about it names it, even when it was first found under another form ("VITE" → "Vite").
+  const name = (best.kind === 'page' ? best.name : undefined) ?? existing?.name ?? best.name;
   const seen = new Set([nameKey(name)]);
   const aliases: string[] = [];
   for (const f of sorted.filter((x) => x.tier !== 'fuzzy')) {

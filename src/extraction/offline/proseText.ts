@@ -23,11 +23,15 @@ const SKIPPED_LINE = /^\s*(?::::|\[[^\]]+\]:\s|\|?\s*:?-{3,}:?\s*(?:\||$)|<!--|-
 const CODE_LINE = /^\s*(?:(?:import|export|const|let|var|function|return|if|await)\s|\/\/|[})\]])|[{;,(]\s*$/;
 const DOTTED_IDENTIFIER = /(?<![\w.$/-])[A-Za-z_$][\w$-]+(?:\.[A-Za-z_$][\w$-]*)+(?![\w$/-])/g;
 
+/** A chunk that starts inside a link ("Import Guide](/guide/features.md)"): half a link text names nothing. */
+const CUT_LINK_TAIL = /^[^[\]\n]{0,200}\]\([^)\s]*\)/;
+
 /** Removes what can never be prose and spans several lines: front matter, comments, script and style elements. */
 function dropMultilineNoise(chunk: string): string {
   return chunk
     .replace(/\r\n?/g, '\n')
     .replace(/^---\n[\s\S]*?\n---(?:\n|$)/, '')
+    .replace(CUT_LINK_TAIL, ' ')
     .replace(/<!--[\s\S]*?-->/g, ' ')
     .replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, ' ')
     .replace(/<\/?(?:h[1-6]|p|div|br|li|ul|ol|tr|td|th|table|section|template|blockquote)\b[^>]*>/gi, '\n\n');

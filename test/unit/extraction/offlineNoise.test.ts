@@ -15,6 +15,12 @@ describe('offline extraction: what reads like a name but is not one', () => {
     expect(found('Kiss and Tell is a 1945 American comedy film.', 'name')).toContain('Kiss and Tell');
   });
 
+  it('takes nothing from a link cut by the chunk boundary', () => {
+    const text = 'Import Guide](/guide/features.html#glob-import):\n\nVite supports Rollup plugins.';
+    expect(found(text, 'name')).not.toContain('Import Guide');
+    expect(found(text, 'name')).toContain('Rollup');
+  });
+
   it('takes no article into a name', () => {
     expect(found('It grew by 5 MB from Rolldown: The Rolldown binary is larger than esbuild.', 'name')).toEqual([
       'Rolldown',

@@ -141,6 +141,20 @@ describe('one entity for one thing under compatible types', () => {
     expect(found[0]?.resolution.entityId).toBe('x:configoption:cachedir');
   });
 
+  it('names an entity by its page title, else by its most telling form', () => {
+    const vite = [entityFact('VITE', 'term'), entityFact('Vite', 'name'), entityFact('vite', 'identifier')];
+    expect(entityWrite('x:concept:vite', vite, undefined).name).toBe('Vite');
+    const known = {
+      entityId: 'x:concept:vite',
+      type: 'Concept',
+      name: 'VITE',
+      aliases: [],
+      origin: 'EXTRACTED' as const,
+      keys: nameKeys('VITE'),
+    };
+    expect(entityWrite(known.entityId, [...vite, entityFact('Vite', 'page', 'Topic')], known).name).toBe('Vite');
+  });
+
   it('types the entity by the most telling type it was found with', () => {
     expect(mostSpecificType(['Identifier', 'Concept', 'Function'])).toBe('Function');
     const write = entityWrite(
