@@ -143,7 +143,9 @@ function isSpecific(phrase: readonly Word[], ranks: WordRanks): boolean {
   }
   const word = phrase[0];
   if (!word || word.role !== 'noun') return false;
-  if (isAcronym(word.text)) return !ranks.isCommon(word.lower);
+  // Two letters stand for too many things ("CI", "MS", "PR"); a lone plural names a kind, not a thing ("frameworks").
+  if (isAcronym(word.text)) return word.text.replace(/s$/, '').length > 2 && !ranks.isCommon(word.lower);
+  if (/[^s]s$/.test(word.lower)) return false;
   // Participles the tagger took for nouns ("invalidated") are no terms.
   if (word.text !== word.lower || /ed$/.test(word.lower)) return false;
   const rareParts = word.parts.filter((part) => part.length > 2 && !ranks.isCommon(part));

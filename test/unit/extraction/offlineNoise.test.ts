@@ -46,6 +46,12 @@ describe('offline extraction: what reads like a term but is not one', () => {
     expect(terms).toContain('module graph');
   });
 
+  it('takes no two-letter acronym and no lone plural for a term', () => {
+    const terms = found('The CI runs on every PR; frameworks use a monorepo and HMR.', 'term');
+    for (const vague of ['CI', 'PR', 'frameworks']) expect(terms).not.toContain(vague);
+    expect(terms).toEqual(expect.arrayContaining(['monorepo', 'HMR']));
+  });
+
   it('ends no term on a common gerund', () => {
     const terms = found('This can be set via the CLI using `--host` and dependency pre-bundling.', 'term');
     expect(terms).not.toContain('CLI using');
