@@ -5,7 +5,13 @@ import { compatibleTypes, isVagueType } from './entityTypes.js';
 import type { ExtractionRepository } from './ExtractionRepository.js';
 import { nameKey } from './nameKey.js';
 import { resolveLinkTarget } from './structural/index.js';
-import { lookupKeys, resolveCandidate, type Resolution, type ResolutionContext } from './resolveEntities.js';
+import {
+  lookupKeys,
+  proseWordMeetsCode,
+  resolveCandidate,
+  type Resolution,
+  type ResolutionContext,
+} from './resolveEntities.js';
 import type { ExtractorRun } from './runExtractors.js';
 import type {
   CandidateKind,
@@ -70,7 +76,7 @@ export async function buildEvidence(
   const memo = new Map<string, Resolution | undefined>();
   const found: Found[] = [];
   for (const c of candidates) {
-    const memoKey = JSON.stringify([c.candidate.name, c.candidate.type, c.candidate.aliases ?? []]);
+    const memoKey = JSON.stringify([c.candidate.name, c.candidate.type, c.candidate.aliases ?? [], c.candidate.kind]);
     if (!memo.has(memoKey)) memo.set(memoKey, resolveCandidate(c.candidate, context));
     const resolution = memo.get(memoKey);
     if (resolution) found.push({ ...c, resolution });
@@ -90,7 +96,7 @@ export async function buildEvidence(
  * (the same in code, a Type; a ConfigOption). When the specific ones agree on one id, the vague ones join it.
  */
 export function joinNewNamesOfOneThing(
-  found: { candidate: { name: string; type: string }; resolution: Resolution }[],
+  found: { candidate: { name: string; type: string; kind?: CandidateKind }; resolution: Resolution }[],
 ): void {
   const byKey = new Map<string, typeof found>();
   for (const f of found.filter((x) => x.resolution.tier === 'new')) {
@@ -102,7 +108,8 @@ export function joinNewNamesOfOneThing(
     const target = specific[0];
     if (!target || specific.some((f) => f.resolution.entityId !== target.resolution.entityId)) continue;
     for (const f of group) {
-      if (isVagueType(f.candidate.type) && compatibleTypes(f.candidate.type, target.candidate.type))
+      const joins = compatibleTypes(f.candidate.type, target.candidate.type);
+      if (isVagueType(f.candidate.type) && joins && !proseWordMeetsCode(f.candidate, target.candidate.type))
         f.resolution = { entityId: target.resolution.entityId, tier: 'new' };
     }
   }

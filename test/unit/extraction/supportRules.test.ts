@@ -155,6 +155,32 @@ describe('one entity for one thing under compatible types', () => {
     expect(entityWrite(known.entityId, [...vite, entityFact('Vite', 'page', 'Topic')], known).name).toBe('Vite');
   });
 
+  it('never joins a common word of prose to code spelled alike', () => {
+    const hook = {
+      entityId: 'x:api:config',
+      type: 'Hook',
+      name: 'config',
+      aliases: [],
+      origin: 'EXTRACTED' as const,
+      keys: nameKeys('config'),
+    };
+    const word = { name: 'config', type: 'Concept', kind: 'term' as const };
+    expect(resolveCandidate(word, { ...none, known: [hook] })?.entityId).toBe('x:concept:config');
+    const concept = { ...hook, entityId: 'x:concept:config', type: 'Concept' };
+    const code = { name: 'config', type: 'Hook', kind: 'identifier' as const };
+    expect(resolveCandidate(code, { ...none, known: [concept] })?.entityId).toBe('x:api:config');
+    // A name (not a plain word) still joins: the page "HMR API" and the term "HMR API".
+    const api = { ...hook, entityId: 'x:api:hmr-api', type: 'API', name: 'HMR API', keys: nameKeys('HMR API') };
+    const term = { name: 'HMR API', type: 'Concept', kind: 'term' as const };
+    expect(resolveCandidate(term, { ...none, known: [api] })?.entityId).toBe(api.entityId);
+    const found = [
+      { candidate: word, resolution: resolveCandidate(word, none) as Resolution },
+      { candidate: code, resolution: resolveCandidate(code, none) as Resolution },
+    ];
+    joinNewNamesOfOneThing(found);
+    expect(found[0]?.resolution.entityId).toBe('x:concept:config');
+  });
+
   it('types the entity by the most telling type it was found with', () => {
     expect(mostSpecificType(['Identifier', 'Concept', 'Function'])).toBe('Function');
     const write = entityWrite(
