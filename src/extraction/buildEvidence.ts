@@ -1,25 +1,12 @@
 import { relationshipId } from '../graph/validateGraphInput.js';
 import { ENTITY_TYPE_PATTERN, RELATIONSHIP_TYPE_PATTERN } from '../graph/types.js';
 import type { EntityFact, EvidenceRow, RelationshipFact } from './EvidenceRepository.js';
-import { compatibleTypes, isVagueType } from './entityTypes.js';
 import type { ExtractionRepository } from './ExtractionRepository.js';
-import { nameKey } from './nameKey.js';
+import { joinNewNamesOfOneThing, relationshipFact } from './resolvedFacts.js';
 import { resolveLinkTarget } from './structural/index.js';
-import {
-  lookupKeys,
-  proseWordMeetsCode,
-  resolveCandidate,
-  type Resolution,
-  type ResolutionContext,
-} from './resolveEntities.js';
+import { lookupKeys, resolveCandidate, type Resolution, type ResolutionContext } from './resolveEntities.js';
 import type { ExtractorRun } from './runExtractors.js';
-import type {
-  CandidateKind,
-  ChunkForExtraction,
-  DocumentForExtraction,
-  EntityCandidate,
-  RelationshipCandidate,
-} from './types.js';
+import type { CandidateKind, ChunkForExtraction, DocumentForExtraction, EntityCandidate } from './types.js';
 
 /** Co-occurrence pairs come from at most this many entities of a chunk, the most specific first. */
 export const COOCCURRENCE_ENTITIES_PER_CHUNK = 8;
@@ -88,31 +75,6 @@ export async function buildEvidence(
   const pageEntityId = found.find((f) => f.candidate.kind === 'page')?.resolution.entityId;
   rows.push(...(await linkRows(document, chunks, runs, pageEntityId, deps)));
   return { rows, pageEntityId, warnings };
-}
-
-/**
- * One document may name a new thing twice under types that are compatible but make different ids: a vague one
- * ("EnvironmentModuleNode" as a name in prose, a Concept; `envPrefix` in prose, an Identifier) and a specific one
- * (the same in code, a Type; a ConfigOption). When the specific ones agree on one id, the vague ones join it.
- */
-export function joinNewNamesOfOneThing(
-  found: { candidate: { name: string; type: string; kind?: CandidateKind }; resolution: Resolution }[],
-): void {
-  const byKey = new Map<string, typeof found>();
-  for (const f of found.filter((x) => x.resolution.tier === 'new')) {
-    const key = nameKey(f.candidate.name);
-    byKey.set(key, [...(byKey.get(key) ?? []), f]);
-  }
-  for (const group of byKey.values()) {
-    const specific = group.filter((f) => !isVagueType(f.candidate.type));
-    const target = specific[0];
-    if (!target || specific.some((f) => f.resolution.entityId !== target.resolution.entityId)) continue;
-    for (const f of group) {
-      const joins = compatibleTypes(f.candidate.type, target.candidate.type);
-      if (isVagueType(f.candidate.type) && joins && !proseWordMeetsCode(f.candidate, target.candidate.type))
-        f.resolution = { entityId: target.resolution.entityId, tier: 'new' };
-    }
-  }
 }
 
 function validCandidate(c: EntityCandidate, warnings: string[]): boolean {
@@ -190,24 +152,6 @@ function relationshipRows(
     });
   }
   return rows;
-}
-
-/**
- * The fact an extractor's relationship states between two resolved entities. A RELATED_TO from an extractor that
- * does not read meaning (the offline NLP: two names in one sentence) is co-occurrence evidence, weak alone, and has
- * no direction: its ends go in id order, so both orders of appearance support one fact. The LLM's RELATED_TO is a
- * relationship the model stated.
- */
-export function relationshipFact(
-  extractor: string,
-  r: Pick<RelationshipCandidate, 'type' | 'description'>,
-  from: string,
-  to: string,
-): RelationshipFact {
-  const description = r.description?.trim() || null;
-  if (r.type !== 'RELATED_TO' || extractor === 'llm') return { fromId: from, type: r.type, toId: to, description };
-  const [fromId, toId] = cmp(to, from) < 0 ? [to, from] : [from, to];
-  return { fromId, type: r.type, toId, description, cooccurrence: true };
 }
 
 /** Extractors that report which names share a sentence (their RELATED_TO). */

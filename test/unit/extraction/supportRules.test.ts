@@ -1,11 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  cooccurrenceRows,
-  joinNewNamesOfOneThing,
-  relationshipFact,
-  sentenceAwareChunks,
-  type Found,
-} from '../../../src/extraction/buildEvidence.js';
+import { cooccurrenceRows, sentenceAwareChunks, type Found } from '../../../src/extraction/buildEvidence.js';
+import { joinNewNamesOfOneThing, relationshipFact } from '../../../src/extraction/resolvedFacts.js';
 import type { ExtractorRun } from '../../../src/extraction/runExtractors.js';
 import type { Extractor } from '../../../src/extraction/types.js';
 import { mostSpecificType, typeFamily } from '../../../src/extraction/entityTypes.js';
