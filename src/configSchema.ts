@@ -203,11 +203,13 @@ const extraction = {
     .default(5)
     .describe('claims of one document before its extraction is marked failed'),
   CAIRN_EXTRACTION_TERM_MIN_DOCUMENTS: int(1, 1000)
-    .default(2)
-    .describe('documents that must name a key term (not a proper name) before it becomes an entity'),
+    .default(3)
+    .describe(
+      'documents that must name a key term (or a one-word name only the offline extractor found) before it becomes an entity',
+    ),
   CAIRN_EXTRACTION_COOCCURRENCE_MIN_CHUNKS: int(1, 1000)
     .default(2)
-    .describe('chunks in which two entities must appear together before a `RELATED_TO` joins them'),
+    .describe('distinct sentences that must name two entities together before a co-occurrence `RELATED_TO` joins them'),
   CAIRN_EXTRACTION_FUZZY_THRESHOLD: z.coerce
     .number()
     .min(0.5)

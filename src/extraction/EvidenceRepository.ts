@@ -50,6 +50,13 @@ export interface FactSupport {
   factKey: string;
   documents: number;
   chunks: number;
+  /**
+   * The most distinct quotes one extractor gave: for a co-occurrence, the distinct sentences (or chunk passages)
+   * naming both entities; a passage repeated by overlapping chunks or copied across pages counts once.
+   */
+  quotes: number;
+  /** The extractors that found it (`cooccurrence` for chunk-level co-occurrence). */
+  extractors: string[];
   facts: (EntityFact | RelationshipFact)[];
 }
 
@@ -76,15 +83,30 @@ export class EvidenceRepository {
       fact_key: string;
       documents: number;
       chunks: number;
+      quotes: number;
+      extractors: string[];
       facts: (EntityFact | RelationshipFact)[];
     }>(
       `SELECT fact_key, count(DISTINCT document_id)::int AS documents,
-              count(DISTINCT (document_id, coalesce(chunk_id, 0)))::int AS chunks, jsonb_agg(DISTINCT fact) AS facts
-         FROM extraction_evidence WHERE fact_key = ANY($1::text[]) GROUP BY fact_key`,
+              count(DISTINCT (document_id, coalesce(chunk_id, 0)))::int AS chunks,
+              (SELECT max(n)::int FROM (SELECT count(DISTINCT q.quote) AS n FROM extraction_evidence q
+                                         WHERE q.fact_key = e.fact_key GROUP BY q.extractor) per) AS quotes,
+              array_agg(DISTINCT extractor ORDER BY extractor) AS extractors, jsonb_agg(DISTINCT fact) AS facts
+         FROM extraction_evidence e WHERE fact_key = ANY($1::text[]) GROUP BY fact_key`,
       [[...new Set(factKeys)]],
     );
     return new Map(
-      rows.map((r) => [r.fact_key, { factKey: r.fact_key, documents: r.documents, chunks: r.chunks, facts: r.facts }]),
+      rows.map((r) => [
+        r.fact_key,
+        {
+          factKey: r.fact_key,
+          documents: r.documents,
+          chunks: r.chunks,
+          quotes: r.quotes,
+          extractors: r.extractors,
+          facts: r.facts,
+        },
+      ]),
     );
   }
 

@@ -3,7 +3,9 @@ import type { NamedEntity } from '../graph/mentions/EntityNameLookup.js';
 import type { EntityRecord, EntityWrite, Origin, RelationshipRecord, RelationshipWrite } from '../graph/types.js';
 import type { EntityFact, FactSupport, RelationshipFact } from './EvidenceRepository.js';
 import type { ExtractionRepository } from './ExtractionRepository.js';
+import { mostSpecificType } from './entityTypes.js';
 import { isSpecificName, nameKey } from './nameKey.js';
+import { isGenericHeading } from './structural/index.js';
 
 /** When support is enough (CAIRN_EXTRACTION_TERM_MIN_DOCUMENTS, CAIRN_EXTRACTION_COOCCURRENCE_MIN_CHUNKS). */
 export interface SupportRules {
@@ -19,9 +21,9 @@ const TIER_RANK: Record<EntityFact['tier'], number> = { new: 0, name: 0, alias: 
 /**
  * Decides from its support whether each fact belongs in the graph, and makes the graph say so: writes supported
  * facts as EXTRACTED, deletes EXTRACTED facts without support, and never touches a MANUAL or IMPORTED fact.
- * - entities of kind page, name, identifier or tag need one supporting chunk; a `term` needs termMinDocuments documents;
- * - relationships need both endpoints in the graph; co-occurrence alone needs cooccurrenceMinChunks chunks, and its
- *   weight is their count.
+ * - entities need the support entitySupported says;
+ * - relationships need both endpoints in the graph and the support relationshipSupported says; a co-occurrence's
+ *   weight is the count of its chunks.
  */
 export class FactReconciler {
   constructor(
@@ -46,7 +48,7 @@ export class FactReconciler {
       const existing = named.get(id);
       const s = support.get(`e:${id}`);
       if (existing && existing.origin !== 'EXTRACTED') live.add(id);
-      else if (s && this.entitySupported(s)) {
+      else if (s && entitySupported(s, this.rules)) {
         writes.push(entityWrite(id, s.facts as EntityFact[], existing));
         live.add(id);
       } else if (existing) removeEntities.push(id);
@@ -74,12 +76,6 @@ export class FactReconciler {
     return new Set([...[...live].map((id) => `e:${id}`), ...liveKeys]);
   }
 
-  private entitySupported(s: FactSupport): boolean {
-    const facts = s.facts as EntityFact[];
-    if (facts.some((f) => f.kind !== 'term')) return s.chunks >= 1;
-    return s.documents >= this.rules.termMinDocuments;
-  }
-
   private async relationships(
     relKeys: readonly string[],
     support: ReadonlyMap<string, FactSupport>,
@@ -104,7 +100,7 @@ export class FactReconciler {
       if (record && !mine) continue; // a person's or an importer's relationship: never touched
       const s = support.get(key);
       const fact = (facts.get(key) ?? [])[0];
-      if (s && fact && exists(fact.fromId) && exists(fact.toId) && this.relationshipSupported(s)) {
+      if (s && fact && exists(fact.fromId) && exists(fact.toId) && relationshipSupported(s, this.rules)) {
         const write = relationshipWrite(id, s);
         if (!record || JSON.stringify(record.properties) !== JSON.stringify(write.properties)) out.writes.push(write);
         out.liveKeys.add(key);
@@ -113,17 +109,38 @@ export class FactReconciler {
     return out;
   }
 
-  private relationshipSupported(s: FactSupport): boolean {
-    const facts = s.facts as RelationshipFact[];
-    if (facts.some((f) => !f.cooccurrence)) return s.chunks >= 1;
-    return s.chunks >= this.rules.cooccurrenceMinChunks;
-  }
-
   /** Only the writes that change the stored entity (an unchanged one costs no write and no mention backfill). */
   private async changedOnly(writes: readonly EntityWrite[]): Promise<EntityWrite[]> {
     const stored = new Map((await this.graph.getEntities(writes.map((w) => w.id))).map((e) => [e.id, e]));
     return writes.filter((w) => !sameEntity(w, stored.get(w.id)));
   }
+}
+
+/**
+ * Whether an entity's support is enough: none for a generic heading; one chunk for a page, a defined name, an identifier or a tag. Weak kinds need
+ * termMinDocuments documents: a key term (a noun phrase may be specific to one page only by accident), and a proper
+ * name that is one plain word found by the offline NLP alone ("Dashboard", "Incognito": a capitalised menu label or
+ * emphasis reads like a name; one that recurs across documents, like "Nuxt", is one).
+ */
+export function entitySupported(s: FactSupport, rules: SupportRules): boolean {
+  const facts = s.facts as EntityFact[];
+  // "Features", "Getting Started": a page title or a name that is a generic heading names no thing.
+  if (facts.every((f) => f.kind !== 'identifier' && f.kind !== 'tag' && isGenericHeading(f.name))) return false;
+  const offlineOnly = s.extractors.every((x) => x === 'offline');
+  const weak = (f: EntityFact) => f.kind === 'term' || (f.kind === 'name' && offlineOnly && !isSpecificName(f.name));
+  if (facts.some((f) => !weak(f))) return s.chunks >= 1;
+  return s.documents >= rules.termMinDocuments;
+}
+
+/**
+ * Whether a relationship's support is enough: one chunk for a stated relationship (a link, a definition, the
+ * LLM's); a co-occurrence only (RELATED_TO) needs cooccurrenceMinChunks distinct passages naming both (sentences
+ * where the offline NLP ran, else chunks). A passage repeated by overlapping chunks or copied across pages counts once.
+ */
+export function relationshipSupported(s: FactSupport, rules: SupportRules): boolean {
+  const facts = s.facts as RelationshipFact[];
+  if (facts.some((f) => !f.cooccurrence)) return s.chunks >= 1;
+  return Math.min(s.chunks, s.quotes) >= rules.cooccurrenceMinChunks;
 }
 
 function originOf(record: RelationshipRecord | EntityRecord | undefined): Origin | undefined {
@@ -140,16 +157,25 @@ function sameEntity(w: EntityWrite, e: EntityRecord | undefined): boolean {
   );
 }
 
+/** How a name is written, most telling first: mixed case ("Vite"), lower case, then capitals (emphasis: "VITE"). */
+function casingRank(name: string): number {
+  const upper = /\p{Lu}/u.test(name);
+  const lower = /\p{Ll}/u.test(name);
+  return upper && lower ? 0 : lower ? 1 : 2;
+}
+
 /** The entity its support describes: a page's name first, then the plainest match; aliases from every non-fuzzy form. */
 export function entityWrite(id: string, facts: readonly EntityFact[], existing: NamedEntity | undefined): EntityWrite {
   const sorted = [...facts].sort(
     (a, b) =>
       Number(b.kind === 'page') - Number(a.kind === 'page') ||
       TIER_RANK[a.tier] - TIER_RANK[b.tier] ||
+      casingRank(a.name) - casingRank(b.name) ||
       (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
   );
   const best = sorted[0] as EntityFact;
-  const name = existing?.name ?? best.name;
+  // The title of the page about it names it, even when it was first found under another form ("VITE" → "Vite").
+  const name = (best.kind === 'page' ? best.name : undefined) ?? existing?.name ?? best.name;
   const seen = new Set([nameKey(name)]);
   const aliases: string[] = [];
   for (const f of sorted.filter((x) => x.tier !== 'fuzzy')) {
@@ -165,7 +191,8 @@ export function entityWrite(id: string, facts: readonly EntityFact[], existing: 
     kinds.has('name') || kinds.has('identifier') || ((kinds.has('page') || kinds.has('term')) && isSpecificName(name));
   return {
     id,
-    type: existing?.type ?? best.type,
+    // An extracted entity's type may sharpen as support grows (Identifier, then Function), never blur.
+    type: mostSpecificType([...(existing?.type ? [existing.type] : []), ...sorted.map((f) => f.type)]) ?? best.type,
     name,
     aliases: aliases.sort(),
     description: sorted.find((f) => f.description !== null)?.description ?? null,

@@ -2,6 +2,7 @@ import { relationshipId } from '../graph/validateGraphInput.js';
 import { ENTITY_TYPE_PATTERN, RELATIONSHIP_TYPE_PATTERN } from '../graph/types.js';
 import type { EntityFact, EvidenceRow, RelationshipFact } from './EvidenceRepository.js';
 import type { ExtractionRepository } from './ExtractionRepository.js';
+import { joinNewNamesOfOneThing, relationshipFact } from './resolvedFacts.js';
 import { resolveLinkTarget } from './structural/index.js';
 import { lookupKeys, resolveCandidate, type Resolution, type ResolutionContext } from './resolveEntities.js';
 import type { ExtractorRun } from './runExtractors.js';
@@ -32,7 +33,8 @@ export interface DocumentEvidence {
   warnings: string[];
 }
 
-interface Found {
+/** A candidate of one chunk and the entity it resolved to. */
+export interface Found {
   candidate: EntityCandidate;
   chunk: ChunkForExtraction;
   extractor: string;
@@ -61,14 +63,15 @@ export async function buildEvidence(
   const memo = new Map<string, Resolution | undefined>();
   const found: Found[] = [];
   for (const c of candidates) {
-    const memoKey = JSON.stringify([c.candidate.name, c.candidate.type, c.candidate.aliases ?? []]);
+    const memoKey = JSON.stringify([c.candidate.name, c.candidate.type, c.candidate.aliases ?? [], c.candidate.kind]);
     if (!memo.has(memoKey)) memo.set(memoKey, resolveCandidate(c.candidate, context));
     const resolution = memo.get(memoKey);
     if (resolution) found.push({ ...c, resolution });
   }
+  joinNewNamesOfOneThing(found);
   const rows: EvidenceRow[] = found.map((f) => entityRow(document.id, f));
   rows.push(...relationshipRows(document.id, chunks, runs, found));
-  rows.push(...cooccurrenceRows(document.id, found));
+  rows.push(...cooccurrenceRows(document.id, found, sentenceAwareChunks(chunks, runs)));
   const pageEntityId = found.find((f) => f.candidate.kind === 'page')?.resolution.entityId;
   rows.push(...(await linkRows(document, chunks, runs, pageEntityId, deps)));
   return { rows, pageEntityId, warnings };
@@ -132,12 +135,12 @@ function relationshipRows(
         found.find((f) => f.chunk === chunk && f.extractor === run.extractor.name && f.candidate.name === name)
           ?.resolution.entityId;
       for (const r of result?.relationships ?? []) {
-        const fromId = idOf(r.from);
-        const toId = idOf(r.to);
-        if (!fromId || !toId || fromId === toId || !RELATIONSHIP_TYPE_PATTERN.test(r.type)) continue;
-        const fact: RelationshipFact = { fromId, type: r.type, toId, description: r.description?.trim() || null };
+        const from = idOf(r.from);
+        const to = idOf(r.to);
+        if (!from || !to || from === to || !RELATIONSHIP_TYPE_PATTERN.test(r.type)) continue;
+        const fact = relationshipFact(run.extractor.name, r, from, to);
         rows.push({
-          factKey: `r:${relationshipId(fromId, r.type, toId)}`,
+          factKey: `r:${relationshipId(fact.fromId, fact.type, fact.toId)}`,
           fact,
           documentId,
           chunkId: chunk.id,
@@ -151,10 +154,27 @@ function relationshipRows(
   return rows;
 }
 
-/** RELATED_TO evidence for each pair among the most specific entities of each chunk. */
-function cooccurrenceRows(documentId: string, found: readonly Found[]): EvidenceRow[] {
+/** Extractors that report which names share a sentence (their RELATED_TO). */
+const SENTENCE_COOCCURRENCE_EXTRACTORS = new Set(['offline']);
+
+/** The chunks an extractor read sentence by sentence: there, two names in one chunk but no sentence are no evidence. */
+export function sentenceAwareChunks(chunks: readonly ChunkForExtraction[], runs: readonly ExtractorRun[]): Set<string> {
+  const aware = new Set<string>();
+  for (const run of runs.filter((r) => SENTENCE_COOCCURRENCE_EXTRACTORS.has(r.extractor.name)))
+    run.results.forEach((result, i) => {
+      if (result) aware.add((chunks[i] as ChunkForExtraction).id);
+    });
+  return aware;
+}
+
+/** RELATED_TO evidence for each pair among the most specific entities of each chunk not read sentence by sentence. */
+export function cooccurrenceRows(
+  documentId: string,
+  found: readonly Found[],
+  skip: ReadonlySet<string>,
+): EvidenceRow[] {
   const byChunk = new Map<ChunkForExtraction, Map<string, Found>>();
-  for (const f of found) {
+  for (const f of found.filter((x) => !skip.has(x.chunk.id))) {
     const entities = byChunk.get(f.chunk) ?? new Map<string, Found>();
     byChunk.set(f.chunk, entities);
     const seen = entities.get(f.resolution.entityId);

@@ -1,5 +1,6 @@
 import type { NamedEntity } from '../graph/mentions/EntityNameLookup.js';
-import { compatibleTypes } from './entityTypes.js';
+import { compatibleTypes, isGenericType, typeFamily } from './entityTypes.js';
+import type { CandidateKind } from './types.js';
 import { extractedEntityId, fuzzyMatches, nameKey, nameKeys, trigramSimilarity } from './nameKey.js';
 
 /** A name to resolve to an entity. */
@@ -7,6 +8,21 @@ export interface ResolutionCandidate {
   name: string;
   type: string;
   aliases?: readonly string[];
+  /** How the extractor found it; a key term's plain word never joins code of the same spelling. */
+  kind?: CandidateKind;
+}
+
+const PLAIN_WORD = /^\p{Ll}[\p{Ll}\d]*$/u;
+
+/**
+ * True when a candidate and an entity type would join a common word of prose to code spelled alike: the term
+ * "config" (the project's configuration) is not the `config` hook, nor the word "build" the `build` command. A plain
+ * lower-case word found as a key term never joins a specific type, and found as code never joins a generic one.
+ */
+export function proseWordMeetsCode(candidate: ResolutionCandidate, type: string | null): boolean {
+  if (type === null || !PLAIN_WORD.test(candidate.name.trim())) return false;
+  if (candidate.kind === 'term') return !isGenericType(type);
+  return candidate.kind === 'identifier' && isGenericType(type);
 }
 
 /** How a candidate found its entity: a recorded name or alias, a declared acronym, a fuzzy match, or a new id. */
@@ -37,7 +53,8 @@ function preference(candidateType: string, key: string) {
 }
 
 /** An entity of unknown type (recorded before types were) matches exactly only, never fuzzily. */
-const compatible = (e: NamedEntity, type: string) => e.type === null || compatibleTypes(e.type, type);
+const compatible = (e: NamedEntity, candidate: ResolutionCandidate) =>
+  (e.type === null || compatibleTypes(e.type, candidate.type)) && !proseWordMeetsCode(candidate, e.type);
 
 /**
  * Resolves one candidate, in tiers: a recorded name or alias with the same normalised key (case, accents,
@@ -50,17 +67,17 @@ export function resolveCandidate(candidate: ResolutionCandidate, context: Resolu
   const key = nameKey(candidate.name);
   if (key === '') return undefined;
   const byPreference = preference(candidate.type, key);
-  const exact = context.known.filter((e) => e.keys.includes(key) && compatible(e, candidate.type)).sort(byPreference);
+  const exact = context.known.filter((e) => e.keys.includes(key) && compatible(e, candidate)).sort(byPreference);
   const best = exact[0];
   if (best) return { entityId: best.entityId, tier: best.keys[0] === key ? 'name' : 'alias', existing: best };
   const aliasKeys = nameKeys(candidate.name, candidate.aliases).slice(1);
   const declared = context.known
-    .filter((e) => e.keys.some((k) => aliasKeys.includes(k)) && compatible(e, candidate.type))
+    .filter((e) => e.keys.some((k) => aliasKeys.includes(k)) && compatible(e, candidate))
     .sort(byPreference)[0];
   if (declared) return { entityId: declared.entityId, tier: 'acronym', existing: declared };
   if (context.rejectedKeys.has(key)) return undefined;
   const fuzzy = context.known
-    .filter((e) => e.type !== null && compatibleTypes(e.type, candidate.type))
+    .filter((e) => e.type !== null && compatible(e, candidate))
     .map((e) => ({
       e,
       score: Math.max(
@@ -71,7 +88,7 @@ export function resolveCandidate(candidate: ResolutionCandidate, context: Resolu
     .filter((x) => x.score > 0)
     .sort((a, b) => b.score - a.score || byPreference(a.e, b.e))[0];
   if (fuzzy) return { entityId: fuzzy.e.entityId, tier: 'fuzzy', existing: fuzzy.e };
-  return { entityId: extractedEntityId(candidate.type, key), tier: 'new' };
+  return { entityId: extractedEntityId(typeFamily(candidate.type), key), tier: 'new' };
 }
 
 /** The lookups resolution needs for a batch: every key and three-character key prefix of the candidates. */

@@ -105,11 +105,20 @@ function nameType(words: readonly Token[]): string {
   return 'Concept';
 }
 
-/** Trims a run to a name: drops a sentence-initial word that is not a proper noun, and a trailing connector. */
-function trimRun(tokens: readonly Token[], start: number, end: number, firstWord: number): Token[] {
+/**
+ * Trims a run to a name: drops a sentence-initial word that is not a proper noun, or that is a common word before
+ * another capitalised one (an imperative: "Select Create", "Use CSS"; the tagger calls it a proper noun), and a
+ * trailing connector.
+ */
+function trimRun(tokens: readonly Token[], start: number, end: number, firstWord: number, ranks: WordRanks): Token[] {
   let words = tokens.slice(start, end);
-  if (start === firstWord && words[0]?.pos !== 'PROPN') words = words.slice(1);
-  while (words.length > 0 && !isCapitalised(words[0] as Token)) words = words.slice(1);
+  const first = words[0];
+  const second = words[1];
+  const commonOpener =
+    first !== undefined && second !== undefined && isCapitalised(second) && ranks.isCommon(first.lower);
+  if (start === firstWord && (first?.pos !== 'PROPN' || commonOpener)) words = words.slice(1);
+  // "The Rolldown binary": an article opens a noun phrase, not a name.
+  while (words.length > 0 && (!isCapitalised(words[0] as Token) || words[0]?.pos === 'DET')) words = words.slice(1);
   while (words.length > 0 && !isCapitalised(words[words.length - 1] as Token)) words = words.slice(0, -1);
   return words;
 }
@@ -159,7 +168,7 @@ export function findNames(sentence: Sentence, ranks: WordRanks): FoundName[] {
       continue;
     }
     const end = runEnd(tokens, index);
-    const words = trimRun(tokens, index, end, firstWord);
+    const words = trimRun(tokens, index, end, firstWord, ranks);
     const atSentenceStart = words[0] !== undefined && words[0] === tokens[firstWord];
     // A word left after dropping the sentence's first word ("Strongly Cached") is a label, not a name.
     const labelRest = index === firstWord && words.length === 1 && words[0] !== token;

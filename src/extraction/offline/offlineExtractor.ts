@@ -19,7 +19,7 @@ import { toSentences } from './sentences.js';
 import { findTerms } from './terms.js';
 
 /** Bump when the rules change the output for the same text (the cache key includes it). */
-export const OFFLINE_EXTRACTOR_VERSION = 1;
+export const OFFLINE_EXTRACTOR_VERSION = 2;
 
 export const NAME_CONFIDENCE = 0.7;
 export const SINGLE_WORD_NAME_CONFIDENCE = 0.6;

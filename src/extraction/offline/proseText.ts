@@ -42,6 +42,8 @@ const DOTTED_IDENTIFIER = /(?<![\w.$/-])[A-Za-z_$][\w$-]+(?:\.[A-Za-z_$][\w$-]*)
 
 /** The end of front matter when a chunk begins inside it: a cut line, YAML-like lines, a closing '---'. */
 const FRONT_MATTER_TAIL = /^[^\n]*\n(?:[\w.-]+:(?:[ \t][^\n]*)?\n|[ \t]+\S[^\n]*\n|-[ \t]+-[^\n]*\n)*---[ \t]*(?:\n|$)/;
+/** A chunk that starts inside a link ("Import Guide](/guide/features.md)"): half a link text names nothing. */
+const CUT_LINK_TAIL = /^[^[\]\n]{0,200}\]\([^)\s]*\)/;
 
 /** Removes what can never be prose and spans several lines: front matter, comments, script and style elements. */
 function dropMultilineNoise(chunk: string): string {
@@ -49,6 +51,7 @@ function dropMultilineNoise(chunk: string): string {
     .replace(/\r\n?/g, '\n')
     .replace(/^---\n(?=[\w.-]+:)(?:[\s\S]*?\n---(?:\n|$)|[\s\S]*$)/, '')
     .replace(FRONT_MATTER_TAIL, '')
+    .replace(CUT_LINK_TAIL, ' ')
     .replace(/<!--[\s\S]*?-->/g, ' ')
     .replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, ' ')
     .replace(/<\/?(?:h[1-6]|p|div|br|li|ul|ol|tr|td|th|table|section|template|blockquote)\b[^>]*>/gi, '\n\n');

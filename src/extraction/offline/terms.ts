@@ -25,15 +25,6 @@ const GENERIC_MODIFIERS = new Set(
   ).split(' '),
 );
 
-/** Heads that make a phrase a description rather than a term ("dependency changes", "plugin data"). */
-const GENERIC_HEADS = new Set(
-  (
-    'change changes data field fields key keys part parts value values feature features setting settings way ways ' +
-    'number issue issues information detail details documentation docs thing things kind kinds type types example ' +
-    'examples case cases usage list lists set sets time level levels side order support stuff purpose purposes'
-  ).split(' '),
-);
-
 type Role = 'noun' | 'modifier' | 'gerund' | 'none';
 
 /** A word of a phrase after joining hyphenated parts ("server" "-" "side" → "server-side"). */
@@ -111,33 +102,66 @@ function toWords(tokens: readonly Token[], ranks: WordRanks): Word[] {
   return words;
 }
 
-/** Trims a run of phrase words to a noun phrase: no leading gerund, ends on a noun or a gerund after a noun. */
-function trimPhrase(run: readonly Word[]): Word[] {
+const isCommonWord = (word: Word, ranks: WordRanks) => word.parts.every((part) => ranks.isCommon(part));
+
+/**
+ * Trims a run of phrase words to a noun phrase: no leading gerund, ends on a noun or on a rare gerund after a noun
+ * ("dependency pre-bundling", not "CLI using"); a common adjective before one noun is dropped.
+ */
+function trimPhrase(run: readonly Word[], ranks: WordRanks): Word[] {
   let phrase = [...run];
   while (phrase.length > 0 && phrase[0]?.role === 'gerund') phrase = phrase.slice(1);
   while (phrase.length > 0) {
     const last = phrase[phrase.length - 1] as Word;
     // A gerund ends a term after a noun ("dependency pre-bundling"), not after an adjective ("worth supporting").
-    if (last.role === 'noun' || (last.role === 'gerund' && phrase[phrase.length - 2]?.role === 'noun')) break;
+    const gerundEnd =
+      last.role === 'gerund' && phrase[phrase.length - 2]?.role === 'noun' && !isCommonWord(last, ranks);
+    if (last.role === 'noun' || gerundEnd) break;
     phrase = phrase.slice(0, -1);
   }
   // A leading participle qualifies, it does not name ("resolved plugins", "listed dependencies").
   while (phrase.length > 1 && /ed$/.test(phrase[0]?.lower ?? '')) phrase = phrase.slice(1);
   // Gerunds inside a phrase are verbs ("modules using"), except as its last word.
   const innerGerund = phrase.findIndex((word, index) => word.role === 'gerund' && index < phrase.length - 1);
-  if (innerGerund >= 0) return trimPhrase(phrase.slice(innerGerund + 1));
+  if (innerGerund >= 0) return trimPhrase(phrase.slice(innerGerund + 1), ranks);
+  // A common adjective and one noun qualify the noun ("valuable feedback"); in a longer phrase ("hot module
+  // replacement") the adjective belongs to the name.
+  const first = phrase[0];
+  if (phrase.length === 2 && first?.role === 'modifier' && isCommonWord(first, ranks)) return phrase.slice(1);
   return phrase.length > MAX_TERM_WORDS ? phrase.slice(-MAX_TERM_WORDS) : phrase;
+}
+
+/**
+ * Nouns that, heading a phrase, make it an aspect, a description or a group of something rather than a thing: "plugin
+ * side", "affected module list", "compatibility issues", "plugin authors", "CLI option", "dependency changes", "plugin
+ * data". A plural head counts as its singular.
+ */
+const GENERIC_HEADS = new Set(
+  (
+    'side way list kind sort case part issue problem improvement change feature support result thing stuff area ' +
+    'aspect point level bit lot number amount detail matter option version value step reason purpose example ' +
+    'author user maintainer adopter partner project link discussion data field key setting information ' +
+    'documentation docs type time order set'
+  ).split(' '),
+);
+
+function hasGenericHead(phrase: readonly Word[]): boolean {
+  const head = phrase[phrase.length - 1]?.parts.at(-1) ?? '';
+  return GENERIC_HEADS.has(head) || GENERIC_HEADS.has(head.replace(/s$/, ''));
 }
 
 function isSpecific(phrase: readonly Word[], ranks: WordRanks): boolean {
   if (GENERIC_HEADS.has(phrase[phrase.length - 1]?.lower ?? '')) return false;
   // The rare word must name the thing: "consistent way" and "maximum number" are no terms.
   if (phrase.length > 1) {
+    if (hasGenericHead(phrase)) return false;
     return phrase.some((word) => word.role !== 'modifier' && word.parts.some((part) => !ranks.isCommon(part)));
   }
   const word = phrase[0];
   if (!word || word.role !== 'noun') return false;
-  if (isAcronym(word.text)) return !ranks.isCommon(word.lower);
+  // Two letters stand for too many things ("CI", "MS", "PR"); a lone plural names a kind, not a thing ("frameworks").
+  if (isAcronym(word.text)) return word.text.replace(/s$/, '').length > 2 && !ranks.isCommon(word.lower);
+  if (/[^s]s$/.test(word.lower)) return false;
   // Participles the tagger took for nouns ("invalidated") are no terms.
   if (word.text !== word.lower || /ed$/.test(word.lower)) return false;
   const rareParts = word.parts.filter((part) => part.length > 2 && !ranks.isCommon(part));
@@ -165,7 +189,7 @@ export function findTerms(sentence: Sentence, ranks: WordRanks): FoundTerm[] {
     }
     let end = start;
     while (end < words.length && words[end]?.role !== 'none') end += 1;
-    const phrase = trimPhrase(dropVerbBeforeObject(words.slice(start, end), words[end]));
+    const phrase = trimPhrase(dropVerbBeforeObject(words.slice(start, end), words[end]), ranks);
     if (phrase.length > 0 && isSpecific(phrase, ranks)) {
       terms.push({ term: phrase.map((word) => word.text).join(' '), words: phrase.length });
     }

@@ -51,10 +51,10 @@ const OBJECT_ROOTS = new Set(
 );
 /** `vite.dev`, `example.com`: host names, not config keys. */
 const TOP_LEVEL_DOMAINS = new Set(['com', 'org', 'net', 'dev', 'io', 'rs', 'app', 'co', 'uk', 'de', 'fr', 'jp', 'edu']);
+/** Globals and Node's core modules: their members are runtime APIs (`fs.readFile`), never config keys. */
 const MEMBER_ROOTS = new Set(
-  `import process window globalThis self document navigator console this module exports require JSON Object Math Promise`.split(
-    ' ',
-  ),
+  `import process window globalThis self document navigator console this module exports require JSON Object Math Promise
+  fs path os url http https crypto util child_process worker_threads`.split(/\s+/),
 );
 
 /** Inline code (or a heading) as the identifiers it names; [] for values, keywords, local paths and prose. */

@@ -179,7 +179,8 @@ function isRareWord(word: string): boolean {
   return bare.length > 1 && !COMMON_WORDS.has(bare) && !COMMON_WORDS.has(singular(bare));
 }
 
-function isGenericPhrase(phrase: string): boolean {
+/** Whether a phrase is a heading that names no particular thing ("Features", "Getting Started"). */
+export function isGenericPhrase(phrase: string): boolean {
   const lower = phrase
     .toLowerCase()
     .replace(/[^\p{L}\p{N}\s-]/gu, '')
