@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Services } from '../../src/services.js';
 import { DATA_DIR } from '../datasets.js';
 import { machineLine, type Table } from '../report.js';
-import { containsPhrase, extractionStore, waitForExtraction } from './store.js';
+import { askEnrich, containsPhrase, extractionStore, waitForExtraction } from './store.js';
 
 interface Paragraph {
   title: string;
@@ -109,18 +109,7 @@ async function score(services: Services, corpus: Paragraph[], questions: Questio
     answerGraphOff: 0,
     graphChunks: 0,
   };
-  const { enrich, rag } = services.config;
-  const ask = (query: string, graph: boolean) =>
-    services.enricher.enrich({
-      query,
-      topK: rag.topK,
-      maxEntities: graph ? enrich.maxEntities : 0,
-      graphDepth: 1,
-      maxChars: enrich.maxChars,
-      filter: {},
-      mode: undefined,
-      graphShare: graph ? enrich.graphShare : 0,
-    });
+  const ask = (query: string, graph: boolean) => askEnrich(services, query, graph);
   for (const q of questions) {
     const supporting = q.paragraphs
       .filter((p) => p.is_supporting)

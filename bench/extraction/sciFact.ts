@@ -2,7 +2,7 @@ import type { Services } from '../../src/services.js';
 import { sciFactDocument, type BeirDataset } from '../datasets.js';
 import { distinct, ndcgAt, percentile } from '../metrics.js';
 import { machineLine, type Table } from '../report.js';
-import { extractionStore, mean, waitForExtraction } from './store.js';
+import { askEnrich, extractionStore, mean, waitForExtraction } from './store.js';
 
 /**
  * SciFact with the graph extracted from its abstracts: the cost of extraction on ingest (time until every document is
@@ -73,18 +73,7 @@ async function ingest(services: Services, data: BeirDataset): Promise<number> {
 }
 
 async function measureQueries(services: Services, data: BeirDataset) {
-  const { enrich, rag } = services.config;
-  const ask = (query: string, graph: boolean) =>
-    services.enricher.enrich({
-      query,
-      topK: rag.topK,
-      maxEntities: graph ? enrich.maxEntities : 0,
-      graphDepth: 1,
-      maxChars: enrich.maxChars,
-      filter: {},
-      mode: undefined,
-      graphShare: graph ? enrich.graphShare : 0,
-    });
+  const ask = (query: string, graph: boolean) => askEnrich(services, query, graph);
   const enrichScores: number[] = [];
   const searchScores: number[] = [];
   const onMs: number[] = [];

@@ -1,6 +1,7 @@
 import { loadConfig } from '../../src/config.js';
 import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
 import { silentLogger } from '../../src/logger.js';
+import type { EnrichedContextRecord } from '../../src/enrichment/types.js';
 import { createServices, type Services } from '../../src/services.js';
 
 /** A scratch store for the extraction benchmarks: in-memory PGlite (or the server), hashing embedder. */
@@ -40,4 +41,19 @@ export function containsPhrase(text: string, phrase: string): boolean {
 /** The mean of a list (0 when empty). */
 export function mean(values: readonly number[]): number {
   return values.length > 0 ? values.reduce((a, b) => a + b, 0) / values.length : 0;
+}
+
+/** enrichContext at the configured defaults, with the graph lane on, or off (maxEntities 0 and graphShare 0). */
+export function askEnrich(services: Services, query: string, graph: boolean): Promise<EnrichedContextRecord> {
+  const { enrich, rag } = services.config;
+  return services.enricher.enrich({
+    query,
+    topK: rag.topK,
+    maxEntities: graph ? enrich.maxEntities : 0,
+    graphDepth: 1,
+    maxChars: enrich.maxChars,
+    filter: {},
+    mode: undefined,
+    graphShare: graph ? enrich.graphShare : 0,
+  });
 }

@@ -2,12 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { documentIdForFile, walkDirectory } from '../../importers/index.js';
 import { validateDocumentDefaults } from '../../src/documents/validateInput.js';
-import type { EnrichedContextRecord } from '../../src/enrichment/types.js';
 import type { Services } from '../../src/services.js';
 import { projectRoot } from '../../src/paths.js';
 import { DATA_DIR } from '../datasets.js';
 import { machineLine, type Table } from '../report.js';
-import { containsPhrase, extractionStore, mean, waitForExtraction } from './store.js';
+import { askEnrich, containsPhrase, extractionStore, mean, waitForExtraction } from './store.js';
 import { graphSample, judgedPrecision, topDegreeTable } from './viteGraph.js';
 
 /** One question of bench/data/vite-questions.json. */
@@ -72,18 +71,7 @@ export async function benchViteExtracted(databaseUrl?: string): Promise<Table[]>
 }
 
 async function score(services: Services, questions: ViteQuestion[]) {
-  const { enrich, rag } = services.config;
-  const ask = (query: string, graph: boolean): Promise<EnrichedContextRecord> =>
-    services.enricher.enrich({
-      query,
-      topK: rag.topK,
-      maxEntities: graph ? enrich.maxEntities : 0,
-      graphDepth: 1,
-      maxChars: enrich.maxChars,
-      filter: {},
-      mode: undefined,
-      graphShare: graph ? enrich.graphShare : 0,
-    });
+  const ask = (query: string, graph: boolean) => askEnrich(services, query, graph);
   const rows = { hitOn: [0], hitOff: [0], hitSearch: [0], answerOn: [0], answerOff: [0], graphChunks: [0] };
   for (const key of Object.keys(rows)) rows[key as keyof typeof rows] = [];
   let graphAddedPage = 0;

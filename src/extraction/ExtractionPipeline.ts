@@ -141,7 +141,8 @@ export class ExtractionPipeline {
   }
 }
 
-function forExtraction(d: DocumentRecord): DocumentForExtraction {
+/** The document as extractors (and their cache keys) read it. */
+export function forExtraction(d: DocumentRecord): DocumentForExtraction {
   return {
     id: d.id,
     title: d.title,

@@ -1,11 +1,10 @@
 import type { Db } from '../db/Db.js';
 import type { DocumentService } from '../documents/DocumentService.js';
 import type { DocumentWriteHook } from '../documents/DocumentWriteHook.js';
-import type { DocumentRecord } from '../documents/types.js';
 import type { GraphService } from '../graph/GraphService.js';
 import type { ExtractionConfig } from '../config.js';
 import type { Logger } from '../logger.js';
-import { ExtractionPipeline } from './ExtractionPipeline.js';
+import { ExtractionPipeline, forExtraction } from './ExtractionPipeline.js';
 import type { ExtractionState } from './ExtractionQueueRepository.js';
 
 export type { ExtractionState } from './ExtractionQueueRepository.js';
@@ -17,7 +16,6 @@ import { estimateExtraction } from './llm/index.js';
 import { extractionCacheKey } from './runExtractors.js';
 import type {
   DocumentExtractionOutcome,
-  DocumentForExtraction,
   ExtractionEstimate,
   ExtractionStatusCounts,
   ExtractOptions,
@@ -158,7 +156,7 @@ export class ExtractionService implements DocumentExtractor {
       if (!loaded) continue;
       total += loaded.chunks.length;
       if (!llm) continue;
-      const document = forEstimate(loaded.document);
+      const document = forExtraction(loaded.document);
       const keys = loaded.chunks.map((c) => extractionCacheKey(llm, document, c));
       const hits = await this.repository.cache.getMany(keys);
       loaded.chunks.forEach((c, i) => {
@@ -181,16 +179,4 @@ export class ExtractionService implements DocumentExtractor {
   async drain(): Promise<void> {
     await this.worker?.drain();
   }
-}
-
-/** The document as the extractors' cache keys read it. */
-function forEstimate(d: DocumentRecord): DocumentForExtraction {
-  return {
-    id: d.id,
-    title: d.title,
-    documentType: d.documentType,
-    source: d.source,
-    tags: d.tags,
-    metadata: d.metadata,
-  };
 }
