@@ -45,7 +45,7 @@ describe.each(dbTargets())('extraction from document writes ($name)', (target) =
     ]);
   });
 
-  it('links a page entity to its home, and by name only when the name is specific', async () => {
+  it('links a specific page entity to its home and by name, and makes none of a generic heading', async () => {
     await s.documents.upsertMany([
       doc('doc:features', 'Features', 'features.md', 'What it does.'),
       doc('doc:ssr', 'Server Side Rendering', 'ssr.md', 'How it renders.'),
@@ -54,12 +54,9 @@ describe.each(dbTargets())('extraction from document writes ($name)', (target) =
     const { rows } = await s.db.query<{ entity_id: string; link_by_name: boolean; origin: string }>(
       `SELECT entity_id, link_by_name, origin FROM entity_names WHERE entity_id IN ('x:topic:feature', 'x:topic:server-side-rendering') ORDER BY 1`,
     );
-    expect(rows).toEqual([
-      { entity_id: 'x:topic:feature', link_by_name: false, origin: 'EXTRACTED' },
-      { entity_id: 'x:topic:server-side-rendering', link_by_name: true, origin: 'EXTRACTED' },
-    ]);
-    const homes = await s.graph.documentIdsByEntity(['x:topic:feature'], 5);
-    expect(homes.get('x:topic:feature')).toEqual(['doc:features']);
+    expect(rows).toEqual([{ entity_id: 'x:topic:server-side-rendering', link_by_name: true, origin: 'EXTRACTED' }]);
+    const homes = await s.graph.documentIdsByEntity(['x:topic:server-side-rendering'], 5);
+    expect(homes.get('x:topic:server-side-rendering')).toEqual(['doc:ssr']);
   });
 
   it('queues nothing for an unchanged document', async () => {
