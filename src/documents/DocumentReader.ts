@@ -49,8 +49,14 @@ export class DocumentReader {
 
   /** A live document with all its chunks in order (what extraction reads), or undefined. */
   async withChunks(id: string): Promise<{ document: DocumentRecord; chunks: ChunkRecord[] } | undefined> {
-    const [document] = await this.documents.findByIds([id]);
-    if (!document) return undefined;
-    return { document, chunks: await this.chunks.findByDocumentIds([id]) };
+    return (await this.manyWithChunks([id]))[0];
+  }
+
+  /** Live documents with all their chunks in order, in two queries; missing ids are left out. */
+  async manyWithChunks(ids: readonly string[]): Promise<{ document: DocumentRecord; chunks: ChunkRecord[] }[]> {
+    const documents = await this.documents.findByIds(ids);
+    if (documents.length === 0) return [];
+    const chunks = await this.chunks.findByDocumentIds(documents.map((d) => d.id));
+    return documents.map((document) => ({ document, chunks: chunks.filter((c) => c.documentId === document.id) }));
   }
 }

@@ -40,6 +40,9 @@ export interface ExtractionServiceDeps {
  * Extraction as the API layer sees it: the queue (enqueue, state, counts), the background worker, and extracting a
  * document now. Documents are attached after the DocumentService is built (it takes this service's write hook).
  */
+/** Documents read at once while estimating a dry run. */
+const ESTIMATE_BATCH = 200;
+
 export class ExtractionService implements DocumentExtractor {
   readonly repository: ExtractionRepository;
   /** The document write hook that queues extraction; undefined when no configured extractor is available. */
@@ -146,23 +149,26 @@ export class ExtractionService implements DocumentExtractor {
    * LLM extractor costs tokens, and only for chunks its cache lacks.
    */
   async estimate(documentIds: readonly string[], extractors: readonly ExtractorName[]): Promise<ExtractionEstimate> {
-    if (!this.documents) throw new Error('ExtractionService.attach was not called');
+    const documents = this.documents;
+    if (!documents) throw new Error('ExtractionService.attach was not called');
     const llm = extractors.includes('llm') ? this.deps.extractors.find((e) => e.name === 'llm') : undefined;
     const chunks: { documentId: string; title: string; content: string }[] = [];
     let cached = 0;
     let total = 0;
-    for (const id of documentIds) {
-      const loaded = await this.documents.withChunks(id);
-      if (!loaded) continue;
-      total += loaded.chunks.length;
-      if (!llm) continue;
-      const document = forExtraction(loaded.document);
-      const keys = loaded.chunks.map((c) => extractionCacheKey(llm, document, c));
-      const hits = await this.repository.cache.getMany(keys);
-      loaded.chunks.forEach((c, i) => {
-        if (hits.has(keys[i] as string)) cached++;
-        else chunks.push({ documentId: id, title: loaded.document.title, content: c.content });
-      });
+    for (let at = 0; at < documentIds.length; at += ESTIMATE_BATCH) {
+      const batch = documentIds.slice(at, at + ESTIMATE_BATCH);
+      if (!llm) {
+        for (const n of (await documents.chunkCounts(batch)).values()) total += n;
+        continue;
+      }
+      const loaded = (await documents.manyWithChunks(batch)).flatMap(({ document, chunks: own }) =>
+        own.map((chunk) => ({ document, chunk, key: extractionCacheKey(llm, forExtraction(document), chunk) })),
+      );
+      const hits = await this.repository.cache.getMany(loaded.map((l) => l.key));
+      for (const { document, chunk, key } of loaded) {
+        if (hits.has(key)) cached++;
+        else chunks.push({ documentId: document.id, title: document.title, content: chunk.content });
+      }
     }
     if (llm) return estimateExtraction(chunks, this.deps.config.llm, cached, documentIds.length);
     return {

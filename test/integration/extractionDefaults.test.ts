@@ -35,7 +35,14 @@ describe.each(dbTargets())('the graph builds itself from an imported docs site (
   };
 
   beforeAll(async () => {
-    t = await startTestServer(target, { CAIRN_EXTRACTION_EXTRACTORS: 'structural,offline' });
+    t = await startTestServer(target, {
+      CAIRN_EXTRACTION_EXTRACTORS: 'structural,offline',
+      // A model no request can reach: a dry run must estimate without sending anything.
+      CAIRN_EXTRACTION_LLM_MODEL: 'unreachable-model',
+      CAIRN_EXTRACTION_LLM_BASE_URL: 'http://127.0.0.1:9/v1',
+      CAIRN_EXTRACTION_LLM_API_KEY: 'sk-never-sent',
+      CAIRN_EXTRACTION_LLM_PRICE_INPUT: '1',
+    });
     const files = await walkDirectory(SITE);
     const job = await t.services.imports.submit({
       kind: 'directory',
@@ -103,6 +110,21 @@ describe.each(dbTargets())('the graph builds itself from an imported docs site (
     expect(res.data?.enrichContext.citations.map((c) => c.documentId)).toContain(
       'file:docsite/config/cache-options.md',
     );
+  });
+
+  it('estimates what the LLM would be sent for the chosen documents, sending nothing', async () => {
+    const res = await t.gql<{
+      extractGraph: { status: string; extractionEstimate: Record<string, number | null> };
+    }>(
+      'mutation { extractGraph(input: { filter: {}, extractors: [LLM], dryRun: true }) { status extractionEstimate { documents chunks cachedChunks estimatedInputTokens estimatedCostUsd } } }',
+    );
+    expect(res.errors).toBeUndefined();
+    expect(res.data?.extractGraph.status).toBe('SUCCEEDED');
+    const estimate = res.data?.extractGraph.extractionEstimate ?? {};
+    expect(estimate).toMatchObject({ documents: 4, cachedChunks: 0 });
+    expect(estimate.chunks).toBeGreaterThanOrEqual(4);
+    expect(estimate.estimatedInputTokens).toBeGreaterThan(0);
+    expect(estimate.estimatedCostUsd).toBeGreaterThan(0);
   });
 
   it('removes what a changed page alone supported, and keeps what a person wrote', async () => {

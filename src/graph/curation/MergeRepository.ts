@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/Db.js';
 import { toDate, toDateOrNull } from '../../db/rowValues.js';
 import type { JsonObject } from '../../shared/json.js';
-import type { EntityRecord, Origin, RelationshipRecord } from '../types.js';
+import type { EntityRecord, RelationshipRecord } from '../types.js';
 
 /** An evidence row as a snapshot keeps it (see EvidenceReader's StoredEvidence; dates as ISO text). */
 export interface SnapshotEvidence {
@@ -15,26 +15,11 @@ export interface SnapshotEvidence {
   createdAt: string;
 }
 
-/** An entity as a snapshot keeps it. */
-export interface SnapshotEntity {
-  id: string;
-  type: string;
-  name: string;
-  aliases: string[];
-  description: string | null;
-  properties: JsonObject;
-  origin: Origin;
-}
+/** An entity as a snapshot keeps it: its record without the timestamps. */
+export type SnapshotEntity = Omit<EntityRecord, 'createdAt' | 'updatedAt'>;
 
-/** A relationship as a snapshot keeps it. */
-export interface SnapshotRelationship {
-  id: string;
-  type: string;
-  fromId: string;
-  toId: string;
-  properties: JsonObject;
-  origin: Origin;
-}
+/** A relationship as a snapshot keeps it: its record without the timestamp. */
+export type SnapshotRelationship = Omit<RelationshipRecord, 'createdAt'>;
 
 /** What a merge changed, so that undoMerge can put it back. */
 export interface MergeSnapshot {
