@@ -8,12 +8,16 @@ import { DATA_DIR } from './datasets.js';
 import type { Table } from './report.js';
 import { machineLine } from './report.js';
 
-interface Paragraph {
+/** A paragraph of MuSiQue's corpus. */
+export interface Paragraph {
   title: string;
   text: string;
 }
-interface Question {
+/** A MuSiQue question with its paragraphs (the supporting ones marked) and its answer. */
+export interface Question {
   question: string;
+  answer: string;
+  answer_aliases?: string[];
   paragraphs: { title: string; paragraph_text: string; is_supporting: boolean }[];
 }
 

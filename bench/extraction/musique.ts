@@ -2,19 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Services } from '../../src/services.js';
 import { DATA_DIR } from '../datasets.js';
+import type { Paragraph, Question } from '../musique.js';
 import { machineLine, type Table } from '../report.js';
 import { askEnrich, containsPhrase, extractionStore, waitForExtraction } from './store.js';
 
-interface Paragraph {
-  title: string;
-  text: string;
-}
-interface Question {
-  question: string;
-  answer: string;
-  answer_aliases?: string[];
-  paragraphs: { title: string; paragraph_text: string; is_supporting: boolean }[];
-}
 
 interface Scores {
   questions: number;
