@@ -6,7 +6,6 @@ import type { Paragraph, Question } from '../musique.js';
 import { machineLine, type Table } from '../report.js';
 import { askEnrich, containsPhrase, extractionStore, waitForExtraction } from './store.js';
 
-
 interface Scores {
   questions: number;
   enrichRecall: number;
