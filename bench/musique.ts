@@ -22,6 +22,29 @@ export interface Question {
 }
 
 /** Options of the MuSiQue run. */
+/** Writes the corpus as documents `p<index>`, 200 a batch; `entityIdsOf` links each paragraph to given entities. */
+export async function ingestParagraphs(
+  services: Services,
+  corpus: Paragraph[],
+  entityIdsOf?: (p: Paragraph) => string[],
+): Promise<void> {
+  for (let i = 0; i < corpus.length; i += 200) {
+    await services.documents.upsertMany(
+      corpus.slice(i, i + 200).map((p, j) => ({
+        id: `p${i + j}`,
+        title: p.title,
+        content: p.text,
+        documentType: 'reference' as const,
+        source: 'musique',
+        tags: [],
+        metadata: {},
+        expiresAt: null,
+        ...(entityIdsOf ? { entityIds: entityIdsOf(p) } : {}),
+      })),
+    );
+  }
+}
+
 export interface MusiqueOptions {
   databaseUrl?: string;
   /** Questions to ask (default all). */
@@ -108,21 +131,7 @@ async function withStore<T>(
         [],
       );
     }
-    for (let i = 0; i < corpus.length; i += 200) {
-      await services.documents.upsertMany(
-        corpus.slice(i, i + 200).map((p, j) => ({
-          id: `p${i + j}`,
-          title: p.title,
-          content: p.text,
-          documentType: 'reference' as const,
-          source: 'musique',
-          tags: [],
-          metadata: {},
-          expiresAt: null,
-          entityIds: [entityOf.get(p.title) as string],
-        })),
-      );
-    }
+    await ingestParagraphs(services, corpus, (p) => [entityOf.get(p.title) as string]);
     if (relatedTo) {
       // RELATED_TO when one paragraph's text names another's title, read back through the API's own document mentions.
       const rels = new Map<string, { fromId: string; toId: string; type: string }>();

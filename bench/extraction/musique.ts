@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Services } from '../../src/services.js';
 import { DATA_DIR } from '../datasets.js';
-import type { Paragraph, Question } from '../musique.js';
+import { ingestParagraphs, type Paragraph, type Question } from '../musique.js';
 import { machineLine, type Table } from '../report.js';
 import { askEnrich, containsPhrase, extractionStore, waitForExtraction } from './store.js';
 
@@ -29,20 +29,7 @@ export async function benchMusiqueExtracted(databaseUrl?: string): Promise<{ tab
   const services = await extractionStore('structural,offline', databaseUrl);
   try {
     const t0 = performance.now();
-    for (let i = 0; i < corpus.length; i += 200) {
-      await services.documents.upsertMany(
-        corpus.slice(i, i + 200).map((p, j) => ({
-          id: `p${i + j}`,
-          title: p.title,
-          content: p.text,
-          documentType: 'reference' as const,
-          source: 'musique',
-          tags: [],
-          metadata: {},
-          expiresAt: null,
-        })),
-      );
-    }
+    await ingestParagraphs(services, corpus);
     await waitForExtraction(services);
     const seconds = (performance.now() - t0) / 1000;
     const stats = await services.graph.stats(0);

@@ -8,7 +8,8 @@ import { integer, pageArgs } from './schemas.js';
 
 const { Query } = ROOT_FIELD_ROLES;
 
-const entityJson = (e: EntityRecord) => ({
+/** An entity as MCP tools return it. */
+export const entityJson = (e: EntityRecord) => ({
   id: e.id,
   type: e.type,
   name: e.name,

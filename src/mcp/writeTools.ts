@@ -4,6 +4,7 @@ import { ROOT_FIELD_ROLES } from '../graphql/fieldRoles.js';
 import { validateDocumentInput } from '../documents/validateInput.js';
 import { badInput } from '../errors.js';
 import { defineTool, jsonOutput } from './toolDefinition.js';
+import { entityJson } from './graphTools.js';
 import { documentTypeSchema, jsonObjectSchema, tagsSchema } from './schemas.js';
 
 const { Mutation } = ROOT_FIELD_ROLES;
@@ -116,14 +117,7 @@ export const createEntityTool = defineTool({
   }),
   async run(args, { services }) {
     const e = await services.graph.createEntity(args);
-    return jsonOutput({
-      id: e.id,
-      type: e.type,
-      name: e.name,
-      aliases: e.aliases,
-      description: e.description,
-      properties: e.properties,
-    });
+    return jsonOutput(entityJson(e));
   },
 });
 

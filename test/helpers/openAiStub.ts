@@ -1,7 +1,18 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { DocumentForExtraction } from '../../src/extraction/types.js';
 
 /** One hand-written answer of the stub to `POST /v1/chat/completions`. */
+/** The document the LLM extractor tests extract from. */
+export const stubDocument: DocumentForExtraction = {
+  id: 'doc-1',
+  title: 'Vite guide',
+  documentType: 'markdown',
+  source: null,
+  tags: [],
+  metadata: {},
+};
+
 export interface StubAnswer {
   /** HTTP status; default 200. */
   status?: number;

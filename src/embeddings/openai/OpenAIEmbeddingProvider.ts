@@ -1,9 +1,9 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { AppError, ErrorCode } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { embedInBatches, l2Normalize } from '../batching.js';
 import type { EmbedderInfo, EmbeddingProvider } from '../EmbeddingProvider.js';
+import { attemptsOfRequest, countingFetch } from '../../shared/countingFetch.js';
 
 /** Model used when `CAIRN_EMBEDDING_MODEL` is not set. */
 export const DEFAULT_OPENAI_MODEL = 'text-embedding-3-small';
@@ -48,22 +48,6 @@ export interface OpenAIEmbeddingOptions {
 }
 
 type EmbeddingRequest = OpenAI.Embeddings.EmbeddingCreateParams;
-
-/** Attempts of the request whose async context the SDK is fetching in, for messages ("after 3 attempts"). */
-const attemptsOfRequest = new AsyncLocalStorage<{ attempts: number }>();
-
-/** The SDK's fetch, counting attempts. */
-const countingFetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-  const counter = attemptsOfRequest.getStore();
-  if (counter) counter.attempts++;
-  return fetch(input, init).catch((err: unknown) => {
-    // Inside a vm context (Jest) Node's DOMException fails the SDK's `instanceof Error`, and its timeout abort would
-    // be reported as a plain connection failure: hand it an Error of this realm with the same name.
-    if (err instanceof Error || typeof err !== 'object' || err === null) throw err;
-    const { name, message } = err as { name?: unknown; message?: unknown };
-    throw Object.assign(new Error(String(message), { cause: err }), { name: String(name) });
-  });
-};
 
 /** Embeds through an OpenAI-compatible `/embeddings` endpoint (OpenAI, Ollama, vLLM, LM Studio). */
 export class OpenAIEmbeddingProvider implements EmbeddingProvider {

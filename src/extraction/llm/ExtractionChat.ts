@@ -1,8 +1,8 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { AppError, ErrorCode } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { answerJsonSchema, type ChatMessage, type ExtractionTypes } from './prompt.js';
+import { attemptsOfRequest, countingFetch } from '../../shared/countingFetch.js';
 
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 // Sent to servers that need no key (Ollama, vLLM, LM Studio): the SDK refuses an empty one.
@@ -28,20 +28,6 @@ export interface ChatAnswer {
   promptTokens: number;
   completionTokens: number;
 }
-
-/** Attempts of the request whose async context the SDK fetches in, for messages ("after 3 attempts"). */
-const attemptsOfRequest = new AsyncLocalStorage<{ attempts: number }>();
-
-/** The SDK's fetch, counting attempts and handing it timeout errors of this realm (see OpenAIEmbeddingProvider). */
-const countingFetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-  const counter = attemptsOfRequest.getStore();
-  if (counter) counter.attempts++;
-  return fetch(input, init).catch((err: unknown) => {
-    if (err instanceof Error || typeof err !== 'object' || err === null) throw err;
-    const { name, message } = err as { name?: unknown; message?: unknown };
-    throw Object.assign(new Error(String(message), { cause: err }), { name: String(name) });
-  });
-};
 
 /**
  * Chat completions for the extractor: structured output by a strict `json_schema`, or by `json_object` once the

@@ -1,8 +1,15 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { loadConfig, type LlmExtractionConfig } from '../../../src/config.js';
 import { LlmExtractor, type Wait } from '../../../src/extraction/llm/index.js';
-import { ChunkExtractionError, type DocumentForExtraction } from '../../../src/extraction/types.js';
-import { chatCompletion, errorAnswer, jsonCompletion, OpenAiStub, type StubAnswer } from '../../helpers/openAiStub.js';
+import { ChunkExtractionError } from '../../../src/extraction/types.js';
+import {
+  chatCompletion,
+  errorAnswer,
+  jsonCompletion,
+  OpenAiStub,
+  stubDocument,
+  type StubAnswer,
+} from '../../helpers/openAiStub.js';
 
 let stub: OpenAiStub | undefined;
 
@@ -11,14 +18,7 @@ afterEach(async () => {
   stub = undefined;
 });
 
-const document: DocumentForExtraction = {
-  id: 'doc-1',
-  title: 'Vite guide',
-  documentType: 'markdown',
-  source: null,
-  tags: [],
-  metadata: {},
-};
+const document = stubDocument;
 const PASSAGE =
   'Vite uses Rollup to bundle code for production. Hot Module Replacement (HMR) updates modules in place.';
 const chunk = { id: 'chunk-1', ordinal: 0, content: PASSAGE };

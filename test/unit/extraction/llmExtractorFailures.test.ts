@@ -6,8 +6,7 @@ import { pino } from 'pino';
 import { loadConfig, type LlmExtractionConfig } from '../../../src/config.js';
 import { AppError, ErrorCode } from '../../../src/errors.js';
 import { LlmExtractor } from '../../../src/extraction/llm/index.js';
-import type { DocumentForExtraction } from '../../../src/extraction/types.js';
-import { errorAnswer, jsonCompletion, OpenAiStub, type StubAnswer } from '../../helpers/openAiStub.js';
+import { errorAnswer, jsonCompletion, OpenAiStub, stubDocument, type StubAnswer } from '../../helpers/openAiStub.js';
 
 const SECRET = 'sk-test-SECRET-0123456789abcdef';
 
@@ -18,14 +17,7 @@ afterEach(async () => {
   stub = undefined;
 });
 
-const document: DocumentForExtraction = {
-  id: 'doc-1',
-  title: 'Vite guide',
-  documentType: 'markdown',
-  source: null,
-  tags: [],
-  metadata: {},
-};
+const document = stubDocument;
 const chunk = { id: 'chunk-1', ordinal: 0, content: 'Vite uses Rollup to bundle code for production.' };
 const GOOD = {
   entities: [
