@@ -75,7 +75,3 @@ export function envelopeProblem(body: unknown): AppError | undefined {
   if ('params' in body && !isPlainObject(body.params)) return invalid('params', '"params" must be an object');
   return undefined;
 }
-
-/** The id of a message whose envelope is valid, to echo in an error about it. */
-export const idOf = (body: unknown): string | number | null =>
-  isPlainObject(body) && validId(body.id) ? body.id : null;
