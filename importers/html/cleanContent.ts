@@ -1,6 +1,6 @@
 import { collapsedText, isElement, type DomElement } from './dom.js';
 import { codeLanguage } from './codeLanguage.js';
-import { replaceMath } from './math.js';
+import { isMathContainer, replaceMath, replaceMathContainer } from './math.js';
 import { normaliseTable } from './tables.js';
 
 /** Attribute that keeps an element's original heading level (Readability turns h1 into h2). */
@@ -211,6 +211,7 @@ function walk(parent: DomElement, context: WalkContext): void {
       replaceMath(node);
       continue;
     }
+    if (isMathContainer(node) && replaceMathContainer(node)) continue;
     const action = classify(node, context);
     if (action === 'drop') {
       node.remove();

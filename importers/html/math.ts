@@ -23,7 +23,7 @@ function texOf(math: DomElement): string {
 }
 
 /**
- * Replaces a MathML `<math>` element with a `<span>` (inline) or `<div>` (display="block") holding its TeX, which
+ * Replaces a MathML `<math>` element with a `<span>` (inline) or `<p>` (display="block") holding its TeX, which
  * the markdown step writes as `$…$` or `$$…$$`. An equation with no text is removed.
  */
 export function replaceMath(math: DomElement): void {
@@ -35,8 +35,28 @@ export function replaceMath(math: DomElement): void {
   const block =
     math.getAttribute('display')?.trim().toLowerCase() === 'block' ||
     math.getAttribute('mode')?.trim().toLowerCase() === 'display';
-  const stand = math.ownerDocument.createElement(block ? 'div' : 'span');
+  // A paragraph, not a div: Readability moves a div's lone text into a new <p> and drops the div, marker and all.
+  const stand = math.ownerDocument.createElement(block ? 'p' : 'span');
   stand.setAttribute(MATH_ATTRIBUTE, block ? 'block' : 'inline');
   stand.textContent = tex;
   math.replaceWith(stand);
+}
+
+/**
+ * True for an element that wraps one rendered equation (MathJax 3's `<mjx-container>`): its glyphs carry no text
+ * and its class ("MathJax CtxtMenu_Attached_0") reads as a menu to Readability, which would drop the equation.
+ */
+export const isMathContainer = (element: DomElement): boolean => element.localName === 'mjx-container';
+
+/**
+ * Replaces a math container with its equation (its MathML copy, as `replaceMath` writes it); a display container
+ * (`display="true"`) gives a display equation. A container with no MathML is left alone.
+ */
+export function replaceMathContainer(container: DomElement): boolean {
+  const math = container.querySelector('math');
+  if (!math) return false;
+  if (container.getAttribute('display')?.trim().toLowerCase() === 'true') math.setAttribute('display', 'block');
+  container.replaceWith(math);
+  replaceMath(math);
+  return true;
 }

@@ -11,10 +11,19 @@ export function refDocument(ref: string, documentUrl: string): string | undefine
 
 const escapeToken = (token: string): string => token.replace(/~/g, '~0').replace(/\//g, '~1');
 
+/** Where a spec keeps its named schemas (Swagger 2 and OpenAPI 3), which local `$ref`s point to by name. */
+const SCHEMA_MAPS: ReadonlySet<string> = new Set(['#/definitions', '#/components/schemas']);
+
+const notImported = (ref: string): string => `Not imported: $ref "${ref}" could not be resolved`;
+
+/** What stands in for a named schema that is only an unreadable `$ref`: any value fits it, and it says why. */
+const placeholderSchema = (ref: string): Json => ({ description: notImported(ref), 'x-cairn-unresolved': ref });
+
 /**
  * Removes every `$ref` of `doc` (read from `documentUrl`) whose document could not be read, calling `skipped` with its
- * JSON pointer. A removed response stays as one with only a description (a response map may not be empty); anything
- * else goes, array entries included.
+ * JSON pointer. A removed response stays as one with only a description (a response map may not be empty), and a
+ * named schema (`definitions`, `components/schemas`) as a placeholder schema saying it was not resolved, so the local
+ * `$ref`s to it still resolve; anything else goes, array entries included.
  */
 export function pruneUnresolvedRefs(
   doc: unknown,
@@ -51,7 +60,8 @@ export function pruneUnresolvedRefs(
         continue;
       }
       skipped(hit.ref, child, hit.reason);
-      if (key === 'responses') object[name] = { description: `Not imported: $ref "${hit.ref}" could not be resolved` };
+      if (SCHEMA_MAPS.has(pointer)) object[name] = placeholderSchema(hit.ref);
+      else if (key === 'responses') object[name] = { description: notImported(hit.ref) };
       else delete object[name];
     }
   };

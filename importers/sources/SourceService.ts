@@ -10,6 +10,7 @@ import type { Logger } from '../../src/logger.js';
 import type { ImportService, SourceSyncExecutor } from '../ImportService.js';
 import type { ImportJobRecord, ItemOutcome } from '../jobs/types.js';
 import { ImportAborted } from '../pipeline/writePlan.js';
+import { refuseBlockedUrl } from './addressCheck.js';
 import type { SourceDriver, SourceRuntime } from './kinds/driver.js';
 import { folderDriver } from './kinds/folder.js';
 import { gitDriver, vetGitUrl } from './kinds/git.js';
@@ -19,7 +20,7 @@ import { nextRunAfter } from './schedule.js';
 import { SourceRepository, type SyncResult } from './SourceRepository.js';
 import { openDeployKey, resolveSshSettings } from './sshSettings.js';
 import { emptyReport, SourceSyncer, syncTimedOut, type SyncReport } from './SourceSyncer.js';
-import type { SourceRecord } from './types.js';
+import type { SourceConfig, SourceRecord } from './types.js';
 import { validateNewSource, validateSourcePatch, type RawSourceInput } from './validateSource.js';
 
 /** What the source service is built from. */
@@ -120,7 +121,7 @@ export class SourceService {
   /** Registers a source; its first scheduled sync is the schedule's next time (syncSource runs one now). */
   async create(raw: RawSourceInput): Promise<SourceRecord> {
     const source = validateNewSource(raw, this.limits());
-    if (source.kind === 'GIT') await this.refuseBlockedGitHost(source.config.url);
+    await this.refuseBlockedAddresses(source);
     if (await this.repository.getByName(source.name)) throw nameTaken(source.name);
     const id = randomUUID();
     const ssh = await resolveSshSettings(id, source, raw, undefined, this.deps.runtime.secrets);
@@ -136,7 +137,7 @@ export class SourceService {
   async update(id: string, raw: RawSourceInput): Promise<SourceRecord> {
     const source = await this.find(id);
     const patch = validateSourcePatch(source, raw, this.limits());
-    if (patch.config?.kind === 'GIT') await this.refuseBlockedGitHost(patch.config.config.url);
+    if (patch.config) await this.refuseBlockedAddresses(patch.config);
     if (patch.name !== undefined && patch.name !== source.name && (await this.repository.getByName(patch.name)))
       throw nameTaken(patch.name);
     const config = patch.config ?? { kind: source.kind, config: source.config };
@@ -289,6 +290,17 @@ export class SourceService {
           ),
         );
     };
+  }
+
+  /** Refuses a source whose URLs are at blocked addresses now, as its sync would (which checks every fetch again). */
+  private async refuseBlockedAddresses(source: SourceConfig): Promise<void> {
+    const { runtime } = this.deps;
+    if (source.kind === 'GIT') await this.refuseBlockedGitHost(source.config.url);
+    if (source.kind === 'OPENAPI') await refuseBlockedUrl(source.config.url, 'input.url', runtime);
+    if (source.kind === 'SITE') {
+      await refuseBlockedUrl(source.config.url, 'input.url', runtime);
+      if (source.config.sitemapUrl) await refuseBlockedUrl(source.config.sitemapUrl, 'input.sitemapUrl', runtime);
+    }
   }
 
   private async refuseBlockedGitHost(url: string): Promise<void> {

@@ -3,6 +3,15 @@ import { badInput } from '../../src/errors.js';
 
 const NICKNAMES = new Set(['@hourly', '@daily', '@weekly']);
 
+/** When the schedule first fires, or null if never; croner's search overflows the stack on some impossible dates. */
+function firstRun(cron: Cron): Date | null {
+  try {
+    return cron.nextRun();
+  } catch {
+    return null;
+  }
+}
+
 /** Validates a schedule: 5-field cron (minute hour day month weekday, UTC) or @hourly, @daily, @weekly; null is manual. */
 export function validateSchedule(value: string | null | undefined, field: string): string | null {
   if (value === undefined || value === null || value.trim() === '') return null;
@@ -16,11 +25,15 @@ export function validateSchedule(value: string | null | undefined, field: string
   }
   if (schedule.split(' ').length !== 5)
     throw badInput(field, `"${schedule.slice(0, 100)}" has ${schedule.split(' ').length} fields, not 5: ${hint}`);
+  let cron: Cron;
   try {
-    new Cron(schedule, { paused: true, timezone: 'UTC' });
+    cron = new Cron(schedule, { paused: true, timezone: 'UTC' });
   } catch (err) {
     throw badInput(field, `"${schedule.slice(0, 100)}" is not a valid schedule (${(err as Error).message}): ${hint}`);
   }
+  // "0 0 31 2 *" parses, but no date has it: the source would never sync and show no next run.
+  if (firstRun(cron) === null)
+    throw badInput(field, `"${schedule}" never fires (no date has that day of the month in that month): ${hint}`);
   return schedule;
 }
 

@@ -23,11 +23,14 @@ export async function callTool(
   args: unknown,
 ): Promise<CallToolResult> {
   const tool = findTool(name);
+  // An unknown name lists the tools this key may call, not every tool (tools/list shows the same).
   if (!tool)
     return toolError(
       badInput(
         'name',
-        `there is no tool "${name.slice(0, 100)}"; the tools are ${CAIRN_TOOLS.map((t) => t.name).join(', ')}`,
+        `there is no tool "${name.slice(0, 100)}"; the tools are ${toolsFor(principal)
+          .map((t) => t.name)
+          .join(', ')}`,
       ),
     );
   try {

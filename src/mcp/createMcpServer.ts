@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
   GetPromptRequestSchema,
@@ -17,6 +18,7 @@ import type { Services } from '../services.js';
 import { callTool, toolsFor } from './callTool.js';
 import { protocolError } from './protocolErrors.js';
 import { ANSWER_PROMPT, getAnswerPrompt } from './prompts.js';
+import { invalidParamsResponse } from './requestParams.js';
 import { RESOURCE_TEMPLATES, listResources, readResource } from './resources.js';
 import { argumentsSchema } from './tools.js';
 import type { ToolDefinition } from './toolDefinition.js';
@@ -62,12 +64,25 @@ async function orProtocolError<T>(services: Services, what: string, fn: () => Pr
   }
 }
 
+/** The SDK's server, refusing a request whose params do not fit its method as Invalid params with a readable message. */
+class CairnMcpServer extends Server {
+  override async connect(transport: Transport): Promise<void> {
+    await super.connect(transport);
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      const refusal = invalidParamsResponse(message);
+      if (!refusal) deliver?.(message, extra);
+      else transport.send(refusal).catch((err: unknown) => this.onerror?.(err as Error));
+    };
+  }
+}
+
 /**
  * An MCP server (the SDK's) answering for one principal: the tools it may call, the documents and entities as
  * resources, and the "answer with Cairn context" prompt. Over HTTP one is built per request, for the request's key.
  */
 export function createMcpServer(services: Services, principal: Principal): Server {
-  const server = new Server(
+  const server = new CairnMcpServer(
     { name: 'cairn', title: 'Cairn', version: cairnVersion() },
     { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: INSTRUCTIONS },
   );

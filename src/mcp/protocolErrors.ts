@@ -1,4 +1,4 @@
-import { ErrorCode as RpcCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode as RpcCode } from '@modelcontextprotocol/sdk/types.js';
 import { AppError, ErrorCode, isAppError, loggableError, redactCredentials } from '../errors.js';
 import type { Logger } from '../logger.js';
 
@@ -12,10 +12,33 @@ const INVALID_PARAMS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * A JSON-RPC error as the SDK sends it (its `code`, `message` and `data`). Not the SDK's McpError: that one puts
+ * "MCP error <code>: " in its message, which then goes over the wire and a client adds the same prefix again.
+ */
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'RpcError';
+  }
+}
+
+/** An AppError as a JSON-RPC error: the message starts with Cairn's code, `data` carries the code and details. */
+export function rpcErrorOf(error: AppError, rpc: number): RpcError {
+  return new RpcError(rpc, `${error.code}: ${redactCredentials(error.message)}`, {
+    ...error.details,
+    code: error.code,
+  });
+}
+
+/**
  * Resources and prompts have no tool-error result: their failures are JSON-RPC errors, whose message starts with
  * Cairn's code and whose `data` carries the code and details. Unexpected errors are logged and masked.
  */
-export function protocolError(err: unknown, logger: Logger, what: string): McpError {
+export function protocolError(err: unknown, logger: Logger, what: string): RpcError {
   const app = isAppError(err) ? err : undefined;
   if (!app) logger.error({ err: loggableError(err), what }, 'unexpected error in an MCP request');
   const shown = app ?? new AppError(ErrorCode.INTERNAL_SERVER_ERROR, 'Internal server error');
@@ -25,6 +48,5 @@ export function protocolError(err: unknown, logger: Logger, what: string): McpEr
       : INVALID_PARAMS.has(shown.code)
         ? RpcCode.InvalidParams
         : RpcCode.InternalError;
-  const message = redactCredentials(shown.message);
-  return new McpError(rpc, `${shown.code}: ${message}`, { ...shown.details, code: shown.code });
+  return rpcErrorOf(shown, rpc);
 }

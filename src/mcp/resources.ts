@@ -74,9 +74,10 @@ export async function listResources(
       description: `${d.documentType.toUpperCase()} document${d.source ? ` from ${d.source}` : ''}`,
     }));
     const last = page.rows.at(-1)?.cursor;
-    const next: ListPosition =
-      page.hasNextPage && last ? { kind: 'documents', after: last } : { kind: 'entities', after: null };
-    return { resources, nextCursor: encodePosition(next) };
+    if (page.hasNextPage && last) return { resources, nextCursor: encodePosition({ kind: 'documents', after: last }) };
+    // The entities follow only if there is one: a cursor to an empty page would make clients ask for nothing.
+    const anyEntity = (await findEntityPage(services.graph, {}, 1, null, '')).edges.length > 0;
+    return anyEntity ? { resources, nextCursor: encodePosition({ kind: 'entities', after: null }) } : { resources };
   }
   const page = await findEntityPage(services.graph, {}, RESOURCE_PAGE_SIZE, position.after, '');
   const resources = page.edges.map(({ node: e }) => ({

@@ -31,7 +31,8 @@ export function argumentsError(error: z.ZodError): AppError {
   const field =
     issue.path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('') ||
     'arguments';
-  const reason = issue.message.replace(/^Invalid input: /, '');
+  // zod calls a JSON object with any keys a "record".
+  const reason = issue.message.replace(/^Invalid input: /, '').replace(/^expected record\b/, 'expected an object');
   const message = issue.code === 'invalid_type' && /received undefined$/.test(reason) ? 'is required' : reason;
   return badInput(field, message);
 }

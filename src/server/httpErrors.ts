@@ -2,9 +2,17 @@ import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { AppError, ErrorCode, loggableError } from '../errors.js';
 import { clientSafeMessage } from '../graphql/clientMessage.js';
 import type { Logger } from '../logger.js';
+import { RpcCode, answersJsonRpc, sendJsonRpcError } from './jsonRpcErrors.js';
 
-/** Answers like a GraphQL error, so clients handle one error shape on every route. */
-export function sendError(res: Response, status: number, error: AppError): void {
+/**
+ * Answers like a GraphQL error, so clients handle one error shape on every route; on /mcp, as a JSON-RPC error object
+ * (`rpcCode` when given), the one shape MCP clients read.
+ */
+export function sendError(res: Response, status: number, error: AppError, rpcCode?: number): void {
+  if (answersJsonRpc(res)) {
+    sendJsonRpcError(res, status, error, rpcCode);
+    return;
+  }
   res.status(status).json({ errors: [{ message: error.message, extensions: { ...error.details, code: error.code } }] });
 }
 
@@ -45,7 +53,12 @@ export function bodyErrorHandler(logger: Logger, maxBodyBytes: number): ErrorReq
         ),
       );
     } else if (e.type === 'entity.parse.failed') {
-      sendError(res, 400, new AppError(ErrorCode.BAD_REQUEST, 'The request body is not valid JSON.'));
+      sendError(
+        res,
+        400,
+        new AppError(ErrorCode.BAD_REQUEST, 'The request body is not valid JSON.'),
+        RpcCode.PARSE_ERROR,
+      );
     } else {
       sendUnexpected(logger, res, err);
     }

@@ -22,6 +22,7 @@ import { loadTypeDefs } from '../graphql/schema.js';
 import type { Services } from '../services.js';
 import { createGuard, principalOf } from './guard.js';
 import { bodyErrorHandler, finalErrorHandler, malformedPathHandler, notFoundHandler } from './httpErrors.js';
+import { preParseGuard } from './preParseGuard.js';
 import { RateLimiter } from './RateLimiter.js';
 import { redactedRequest } from './requestLog.js';
 import { uploadHandler } from './uploadRoute.js';
@@ -152,6 +153,7 @@ function mountGraphql(
     '/graphql',
     graphqlGuard,
     express.json({ limit: config.maxBodyBytes }),
+    preParseGuard(config.graphqlLimits),
     expressMiddleware(apollo, {
       context: async ({ req, res }) => {
         const principal = principalOf(res);

@@ -1,4 +1,5 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import express, { type Express, type RequestHandler } from 'express';
 import { unauthenticated } from '../auth/ApiKeyService.js';
 import { AppError, ErrorCode } from '../errors.js';
@@ -6,6 +7,7 @@ import { createMcpServer } from '../mcp/createMcpServer.js';
 import type { Services } from '../services.js';
 import { principalOf } from './guard.js';
 import { bodyErrorHandler, sendError } from './httpErrors.js';
+import { answerErrorsAsJsonRpc, envelopeProblem } from './jsonRpcErrors.js';
 
 /**
  * One MCP message per POST, answered as JSON (the Streamable HTTP transport in stateless mode): each request is
@@ -25,6 +27,17 @@ function mcpHandler(services: Services): RequestHandler {
         400,
         new AppError(ErrorCode.BAD_REQUEST, 'Send one JSON-RPC message per request; batches are not accepted.'),
       );
+      return;
+    }
+    // A body that is not JSON is left to the transport, which refuses it (415) before reading it.
+    const json = req.is('application/json') !== false;
+    const problem = json ? envelopeProblem(req.body) : undefined;
+    if (problem) {
+      sendError(res, 400, problem);
+      return;
+    }
+    if (json && !JSONRPCMessageSchema.safeParse(req.body).success) {
+      sendError(res, 400, new AppError(ErrorCode.BAD_REQUEST, 'The body is not a JSON-RPC 2.0 message.'));
       return;
     }
     try {
@@ -55,15 +68,20 @@ const onlyPost: RequestHandler = (_req, res) => {
   );
 };
 
-/** Mounts the MCP endpoint at /mcp behind `guard` (the API's keys, roles and rate limit). */
+/**
+ * Mounts the MCP endpoint at /mcp behind `guard` (the API's keys, roles and rate limit); every refusal there, from the
+ * guard's 401 to the body limit's 413, is a JSON-RPC error object with the HTTP status kept.
+ */
 export function mountMcp(app: Express, services: Services, guard: RequestHandler): void {
   const { config, logger } = services;
   app.post(
     '/mcp',
+    answerErrorsAsJsonRpc,
     guard,
-    express.json({ limit: config.maxBodyBytes }),
+    // Not strict: a body of JSON that is not an object (`"tools/list"`) is an invalid request, not unparseable text.
+    express.json({ limit: config.maxBodyBytes, strict: false }),
     mcpHandler(services),
     bodyErrorHandler(logger, config.maxBodyBytes),
   );
-  app.all('/mcp', onlyPost);
+  app.all('/mcp', answerErrorsAsJsonRpc, onlyPost);
 }

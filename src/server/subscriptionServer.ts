@@ -21,6 +21,7 @@ import { createContext } from '../graphql/context.js';
 import { createFormatError } from '../graphql/formatError.js';
 import type { Resolvers } from '../graphql/generated/types.js';
 import { subscriptionProblem } from '../graphql/operationLimits.js';
+import { preParseProblem } from '../graphql/preParseLimits.js';
 import type { Logger } from '../logger.js';
 import type { Services } from '../services.js';
 import type { RateLimiter } from './RateLimiter.js';
@@ -103,6 +104,8 @@ function checkOperation(
   request: { query: string; operationName: string | undefined; variables: Record<string, unknown> },
   principal: Principal,
 ): DocumentNode | GraphQLError[] {
+  const tooComplex = preParseProblem(request.query, options.graphqlLimits);
+  if (tooComplex) return [asGraphQLError(tooComplex)];
   let document: DocumentNode;
   try {
     document = parse(request.query, { maxTokens: options.graphqlLimits.maxTokens });

@@ -83,9 +83,7 @@ describe.each(dbTargets())('MCP over Streamable HTTP ($name)', (db) => {
     const res = await post(t.server.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
-    expect(((await res.json()) as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code).toBe(
-      'UNAUTHENTICATED',
-    );
+    expect(((await res.json()) as { error: { data: { code: string } } }).error.data.code).toBe('UNAUTHENTICATED');
     const bad = await post(
       t.server.url,
       { jsonrpc: '2.0', id: 1, method: 'tools/list' },
@@ -191,9 +189,7 @@ describe.each(dbTargets())('MCP over Streamable HTTP ($name)', (db) => {
     };
     const res = await post(t.server.url, body, { authorization: `Bearer ${keys.admin}` });
     expect(res.status).toBe(413);
-    expect(((await res.json()) as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code).toBe(
-      'PAYLOAD_TOO_LARGE',
-    );
+    expect(((await res.json()) as { error: { data: { code: string } } }).error.data.code).toBe('PAYLOAD_TOO_LARGE');
     expect((await clients.admin.listTools()).tools.length).toBe(11);
   });
 

@@ -104,9 +104,7 @@ describe.each(dbTargets())('MCP without keys, with a failing lane, over the rate
     });
     expect(res.status).toBe(429);
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(((await res.json()) as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code).toBe(
-      'RATE_LIMITED',
-    );
+    expect(((await res.json()) as { error: { data: { code: string } } }).error.data.code).toBe('RATE_LIMITED');
   });
 });
 

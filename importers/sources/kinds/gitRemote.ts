@@ -42,6 +42,7 @@ export function parseGitRemote(raw: string | null | undefined, field: string): G
   // eslint-disable-next-line no-control-regex -- control characters are exactly what this check refuses
   if (/[\s\0-\x1f\x7f'"\\`]/.test(url))
     throw badInput(field, 'must not contain spaces, quotes, backslashes or control characters');
+  refuseOtherTransports(url, field);
   if (/^https?:\/\//i.test(url)) return httpRemote(url, field);
   if (/^ssh:\/\//i.test(url)) return sshUrlRemote(url, field);
   const scp = /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? null : SCP_LIKE.exec(url);
@@ -52,6 +53,28 @@ export function parseGitRemote(raw: string | null | undefined, field: string): G
     );
   const [, user, host = '', path = ''] = scp;
   return sshRemote(url, user, host, undefined, path, field);
+}
+
+const ALLOWED =
+  "a source's repository must be an https:// URL or an ssh remote (ssh://git@host/org/repo.git or git@host:org/repo.git)";
+// git's `<transport>::<address>` runs the remote helper git-remote-<transport>; `ext::` runs any command given.
+const REMOTE_HELPER = /^([A-Za-z][A-Za-z0-9+.-]*)::/;
+// What git reads as a path on this machine: absolute, relative, home-relative, or file://.
+const LOCAL_PATH = /^(?:\/|\.{1,2}(?:\/|$)|~|file:)/i;
+
+/** Refuses the remote forms git accepts besides http(s) and ssh: remote helpers (`ext::`, `fd::`) and local paths. */
+function refuseOtherTransports(url: string, field: string): void {
+  const helper = REMOTE_HELPER.exec(url)?.[1];
+  if (helper !== undefined)
+    throw badInput(
+      field,
+      `"${helper.slice(0, 40)}::" selects git's remote helper "${helper.slice(0, 40)}" (ext:: runs a command on this server), which is not allowed; ${ALLOWED}`,
+    );
+  if (LOCAL_PATH.test(url))
+    throw badInput(
+      field,
+      `"${url.slice(0, 100)}" is a path on this server, which GIT sources do not read; ${ALLOWED}, or use a FOLDER source for files on this machine`,
+    );
 }
 
 function httpRemote(url: string, field: string): GitRemote {

@@ -6,6 +6,7 @@ import type { FetchedResource } from '../../http/SafeFetcher.js';
 import { PAGE_ACCEPT, planFetched } from '../../pipeline/planSources.js';
 import { canonicalUrl } from '../../url/canonicalUrl.js';
 import type { SiteConfig } from '../types.js';
+import { refuseBlockedUrl } from '../addressCheck.js';
 import type { DriverContext, SourceDriver, SyncItem } from './driver.js';
 import { readSitemap } from './sitemap.js';
 
@@ -39,6 +40,8 @@ export function siteDriver(config: SiteConfig): SourceDriver {
     async *items(context: DriverContext): AsyncIterable<SyncItem> {
       const start = new URL(config.url);
       const { fetcher, importConfig } = context.runtime;
+      // The start page's own address first, so a blocked host is reported by the URL given, not by /robots.txt.
+      await refuseBlockedUrl(config.url, undefined, context.runtime);
       const robots = await readRobots(start, context);
       const robotsDelay = Math.min((robots?.getCrawlDelay(importConfig.userAgent) ?? 0) * 1000, MAX_CRAWL_DELAY_MS);
       const pace = pacer(Math.max(config.delayMs, robotsDelay), context.signal);

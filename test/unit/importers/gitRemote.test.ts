@@ -35,7 +35,7 @@ describe('parseGitRemote', () => {
     expect(refused('git@host:-upload-pack=x')).toMatch(/must name a repository path/);
     expect(refused('ssh://-user@host/repo.git')).toMatch(/not an ssh user name/);
     expect(refused('ext::sh -c touch% /tmp/pwned')).toMatch(/spaces/);
-    expect(refused('file:///etc/repo.git')).toMatch(/other schemes are not allowed/);
+    expect(refused('file:///etc/repo.git')).toMatch(/is a path on this server, which GIT sources do not read/);
     expect(refused('https://user:secret@github.com/acme/docs.git')).toMatch(/deploy key/);
     expect(refused('ssh://git:secret@github.com/acme/docs.git')).toMatch(/must not carry a password/);
   });
