@@ -2,16 +2,18 @@
  * Which pairs of names in one sentence the sentence states a relation between, rather than lists together.
  * "Kiss and Tell is a 1945 film starring Shirley Temple" states one: the two names are linked by a verb or a
  * preposition. "Storybook, SvelteKit and Astro support Vite" lists three names; no pair of it is stated, not even
- * SvelteKit–Vite, since a listed name stands for the whole list. A pair is stated when:
+ * SvelteKit–Vite, since a listed name stands for its list. A pair is stated when:
  * - the sentence is running text (not a list item, a table cell or a heading) naming at most MAX_STATED_MENTIONS
- *   names and terms;
- * - neither name is listed: joined to a neighbouring name only by commas, "and", "or", slashes and the like;
- * - the words between them hold a verb or a preposition, and no clause break (";", ":").
+ *   names and terms (more: it enumerates them);
+ * - neither name is an item of a list: a chain of names and nouns joined by commas and a conjunction ("and", "or"),
+ *   or by slashes;
+ * - the words between them hold a verb or a preposition, and no clause break (";", ":", ", and"); or the two are in
+ *   one apposition, a chain joined by commas alone ("Nashville, Tennessee").
  */
 import type { Sentence, Token } from './sentences.js';
 
 /** A sentence naming more than this many things enumerates them. */
-export const MAX_STATED_MENTIONS = 3;
+export const MAX_STATED_MENTIONS = 5;
 
 /** Words that join the items of a list. */
 const LIST_WORDS = new Set(['and', 'or', 'nor', '&', '/', 'plus', 'vs', 'vs.', 'versus']);
@@ -55,13 +57,59 @@ function locate(sentence: Sentence, names: readonly string[]): Located[] | undef
   return located.sort((a, b) => a.start - b.start);
 }
 
-/** Whether the words between two names only join items of a list ("Nuxt, SvelteKit and Astro", "Vite/Rollup"). */
-function joinsList(between: readonly Token[]): boolean {
+const isJoiner = (token: Token): boolean =>
+  token.pos === 'CCONJ' || LIST_JOINERS.has(token.text) || LIST_WORDS.has(token.lower);
+const isNominal = (token: Token): boolean => token.code || token.pos === 'NOUN' || token.pos === 'PROPN';
+
+/** How the words between two items join them: as items of one list or apposition chain, or not at all. */
+function joinOf(between: readonly Token[]): 'list' | 'apposition' | undefined {
   const words = between.map((token) => token.lower).join(' ');
   const rest = words.includes('as well as') ? between.filter((t) => !['as', 'well'].includes(t.lower)) : between;
-  return rest.every(
-    (token) => token.pos === 'PUNCT' || token.pos === 'CCONJ' || token.pos === 'DET' || LIST_WORDS.has(token.lower),
-  );
+  if (rest.length === 0 || !rest.every((token) => isJoiner(token) || token.pos === 'DET')) return undefined;
+  if (!rest.some(isJoiner)) return undefined;
+  return rest.length === between.length && rest.every((token) => token.text === ',' || token.pos === 'DET')
+    ? 'apposition'
+    : 'list';
+}
+
+interface Chains {
+  /** Names that are items of a list (a chain joined by "and", "or", a slash …). */
+  listed: Set<string>;
+  /** The apposition chain (joined by commas alone: "Nashville, Tennessee") of each name in one. */
+  apposition: Map<string, number>;
+}
+
+/**
+ * Chains of items (the names, and the nouns outside them) joined by commas, "and", "or", slashes: a chain with a
+ * conjunction is a list ("Storybook, SvelteKit and Astro"); one of commas alone is an apposition ("McDowell County,
+ * West Virginia, United States"; "Kiss and Tell, a film").
+ */
+function chainsOf(tokens: readonly Token[], located: readonly Located[]): Chains {
+  const inName = new Set(located.flatMap((m) => Array.from({ length: m.end - m.start }, (_, i) => m.start + i)));
+  const items: { name?: string; start: number; end: number }[] = [
+    ...located,
+    ...tokens.flatMap((token, i) => (!inName.has(i) && isNominal(token) ? [{ start: i, end: i + 1 }] : [])),
+  ].sort((a, b) => a.start - b.start);
+  const chains: { names: string[]; list: boolean }[] = [];
+  let current = { names: [] as string[], list: false };
+  for (const [i, item] of items.entries()) {
+    const previous = items[i - 1];
+    const join = previous && previous.end <= item.start ? joinOf(tokens.slice(previous.end, item.start)) : undefined;
+    if (!join) {
+      chains.push(current);
+      current = { names: [], list: false };
+    }
+    if (join === 'list') current.list = true;
+    if (item.name !== undefined) current.names.push(item.name);
+  }
+  chains.push(current);
+  const result: Chains = { listed: new Set(), apposition: new Map() };
+  chains.forEach((chain, index) => {
+    for (const name of chain.names)
+      if (chain.list) result.listed.add(name);
+      else if (chain.names.length > 1) result.apposition.set(name, index);
+  });
+  return result;
 }
 
 /** Whether the words between two names link them in one statement: a verb or a preposition, no clause break. */
@@ -69,26 +117,7 @@ function links(between: readonly Token[]): boolean {
   if (between.some((token) => CLAUSE_BREAKS.has(token.text))) return false;
   // ", and" / ", but" joins two clauses: each says its own thing.
   if (between.some((token, i) => token.pos === 'CCONJ' && between[i - 1]?.text === ',')) return false;
-  return !joinsList(between) && between.some((token) => LINKING_TAGS.has(token.pos));
-}
-
-const isJoiner = (token: Token | undefined): boolean =>
-  token !== undefined && (token.pos === 'CCONJ' || LIST_JOINERS.has(token.text));
-const isNominal = (token: Token | undefined): boolean =>
-  token !== undefined && (token.code || token.pos === 'NOUN' || token.pos === 'PROPN');
-
-/**
- * Whether the mention [start, end) is an item of a list: joined by a comma, "and", "or", a slash to a noun or a name
- * on either side ("Bluesky, X, or Mastodon"). An apposition ("French Polynesia, an overseas territory") is not one.
- */
-function inList(tokens: readonly Token[], start: number, end: number): boolean {
-  let after = end;
-  while (isJoiner(tokens[after])) after += 1;
-  if (after > end && tokens[after]?.pos === 'DET' && tokens[after - 1]?.pos === 'CCONJ') after += 1;
-  if (after > end && isNominal(tokens[after])) return true;
-  let before = start - 1;
-  while (isJoiner(tokens[before])) before -= 1;
-  return before < start - 1 && isNominal(tokens[before]);
+  return between.some((token) => LINKING_TAGS.has(token.pos));
 }
 
 /** The pairs (pairKey) of `names`, all mentioned in `sentence`, that the sentence states a relation between. */
@@ -98,16 +127,13 @@ export function statedPairs(sentence: Sentence, names: readonly string[]): Set<s
   if (sentence.block !== 'paragraph' || distinct.length < 2 || distinct.length > MAX_STATED_MENTIONS) return stated;
   const located = locate(sentence, distinct);
   if (!located) return stated;
-  const between = (a: Located, b: Located) => sentence.tokens.slice(a.end, Math.max(a.end, b.start));
-  const listed = new Set(located.filter((m) => inList(sentence.tokens, m.start, m.end)).map((m) => m.name));
-  for (const [i, a] of located.entries()) {
-    const b = located[i + 1];
-    if (b && (b.start < a.end || joinsList(between(a, b)))) [a.name, b.name].forEach((name) => listed.add(name));
-  }
+  const { listed, apposition } = chainsOf(sentence.tokens, located);
   for (const [i, a] of located.entries()) {
     for (const b of located.slice(i + 1)) {
       if (listed.has(a.name) || listed.has(b.name) || b.start < a.end) continue;
-      if (links(between(a, b))) stated.add(pairKey(a.name, b.name));
+      const chain = apposition.get(a.name);
+      const appositive = chain !== undefined && chain === apposition.get(b.name);
+      if (appositive || links(sentence.tokens.slice(a.end, b.start))) stated.add(pairKey(a.name, b.name));
     }
   }
   return stated;

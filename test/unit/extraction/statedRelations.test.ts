@@ -55,9 +55,15 @@ describe('a co-occurrence the sentence states', () => {
   });
 
   it('is not a sentence that names many things', () => {
-    const many = 'Evan You created Vite with help from Anthony Fu, Patak Dev and Bjorn Lu in Singapore.';
+    const few = 'In 2020 Evan You built Vite in Singapore with Anthony Fu.';
+    expect(relatedInOneSentence(few)).toContain('Evan You | Vite');
+    const many = 'In 2020 Evan You built Vite in Singapore for Rolldown with Anthony Fu at VoidZero near Shanghai.';
     expect(pairs(many).length).toBeGreaterThan(0);
     expect(relatedInOneSentence(many)).toEqual([]);
+  });
+
+  it('is an apposition of names joined by commas alone', () => {
+    expect(relatedInOneSentence('Snow moved to Nashville, Tennessee in 1949.')).toEqual(['Nashville | Tennessee']);
   });
 
   it('is not in a list item, a table cell or a heading', () => {
