@@ -209,7 +209,9 @@ const extraction = {
     ),
   CAIRN_EXTRACTION_COOCCURRENCE_MIN_CHUNKS: int(1, 1000)
     .default(2)
-    .describe('distinct sentences that must name two entities together before a co-occurrence `RELATED_TO` joins them'),
+    .describe(
+      'distinct sentences that must name two entities together before a co-occurrence `RELATED_TO` joins them, when no sentence states the relation (names listed together, or in a list, a table, a heading); one sentence that states the relation (a verb or a preposition between the two) is enough',
+    ),
   CAIRN_EXTRACTION_FUZZY_THRESHOLD: z.coerce
     .number()
     .min(0.5)

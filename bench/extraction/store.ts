@@ -11,6 +11,8 @@ export async function extractionStore(extractors: string, databaseUrl?: string):
     CAIRN_RAG_MAX_TOP_K: '100',
     CAIRN_EXTRACTION_EXTRACTORS: extractors,
     CAIRN_EXTRACTION_POLL_MS: '50',
+    // These parts score what enrichContext returns, not how fast: a loaded machine must not cut a lane short.
+    CAIRN_ENRICH_LANE_TIMEOUT_MS: '120000',
     ...(databaseUrl ? { CAIRN_DATABASE_URL: databaseUrl } : {}),
   });
   return createServices(config, silentLogger(), { embedder: new HashingEmbeddingProvider({ dimensions: 1024 }) });

@@ -22,6 +22,8 @@ export interface RelationshipFact {
   description: string | null;
   /** Evidence of two entities named in one chunk (a weighted RELATED_TO). */
   cooccurrence?: boolean;
+  /** A co-occurrence whose sentence states the relation (RelationshipCandidate.stated): one passage is enough. */
+  stated?: boolean;
 }
 
 /** A link to another document (fact key `l:<document id>`): never materialised, it tells whom to revisit. */

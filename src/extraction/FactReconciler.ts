@@ -6,6 +6,7 @@ import type { ExtractionRepository } from './ExtractionRepository.js';
 import { mostSpecificType } from './entityTypes.js';
 import { isSpecificName, nameKey } from './nameKey.js';
 import { isGenericHeading } from './structural/index.js';
+import { cooccurrenceSupported } from './supportRule.js';
 
 /** When support is enough (CAIRN_EXTRACTION_TERM_MIN_DOCUMENTS, CAIRN_EXTRACTION_COOCCURRENCE_MIN_CHUNKS). */
 export interface SupportRules {
@@ -134,13 +135,13 @@ export function entitySupported(s: FactSupport, rules: SupportRules): boolean {
 
 /**
  * Whether a relationship's support is enough: one chunk for a stated relationship (a link, a definition, the
- * LLM's); a co-occurrence only (RELATED_TO) needs cooccurrenceMinChunks distinct passages naming both (sentences
- * where the offline NLP ran, else chunks). A passage repeated by overlapping chunks or copied across pages counts once.
+ * LLM's); a co-occurrence only (RELATED_TO) as cooccurrenceSupported says (one sentence that states it, else
+ * cooccurrenceMinChunks distinct passages).
  */
 export function relationshipSupported(s: FactSupport, rules: SupportRules): boolean {
   const facts = s.facts as RelationshipFact[];
   if (facts.some((f) => !f.cooccurrence)) return s.chunks >= 1;
-  return Math.min(s.chunks, s.quotes) >= rules.cooccurrenceMinChunks;
+  return cooccurrenceSupported(s, rules.cooccurrenceMinChunks);
 }
 
 function originOf(record: RelationshipRecord | EntityRecord | undefined): Origin | undefined {

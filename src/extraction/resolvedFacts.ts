@@ -35,17 +35,17 @@ export function joinNewNamesOfOneThing(
 /**
  * The fact an extractor's relationship states between two resolved entities. A RELATED_TO from an extractor that
  * does not read meaning (the offline NLP: two names in one sentence) is co-occurrence evidence, weak alone, and has
- * no direction: its ends go in id order, so both orders of appearance support one fact. The LLM's RELATED_TO is a
- * relationship the model stated.
+ * no direction: its ends go in id order, so both orders of appearance support one fact; `stated` when its sentence
+ * links the two rather than lists them. The LLM's RELATED_TO is a relationship the model stated.
  */
 export function relationshipFact(
   extractor: string,
-  r: Pick<RelationshipCandidate, 'type' | 'description'>,
+  r: Pick<RelationshipCandidate, 'type' | 'description' | 'stated'>,
   from: string,
   to: string,
 ): RelationshipFact {
   const description = r.description?.trim() || null;
   if (r.type !== 'RELATED_TO' || extractor === 'llm') return { fromId: from, type: r.type, toId: to, description };
   const [fromId, toId] = cmp(to, from) < 0 ? [to, from] : [from, to];
-  return { fromId, type: r.type, toId, description, cooccurrence: true };
+  return { fromId, type: r.type, toId, description, cooccurrence: true, ...(r.stated ? { stated: true } : {}) };
 }

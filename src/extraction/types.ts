@@ -40,6 +40,11 @@ export interface RelationshipCandidate {
   description?: string;
   quote: string;
   confidence: number;
+  /**
+   * A RELATED_TO of an extractor that does not read meaning (two names in one sentence) whose sentence links the two
+   * by a verb or a preposition rather than lists them: one passage is enough support.
+   */
+  stated?: boolean;
 }
 
 /** A link found in a chunk (markdown or HTML), as written; the pipeline resolves it to a stored document. */

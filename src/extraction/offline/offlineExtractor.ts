@@ -1,6 +1,7 @@
 /**
  * The offline extractor: proper names and key terms from a chunk's prose, and RELATED_TO between those named in one
- * sentence, with wink-nlp (pure JS, no network). Markdown syntax, code and URLs are removed first (proseText.ts).
+ * sentence (marked `stated` when the sentence links the two rather than lists them), with wink-nlp (pure JS, no
+ * network). Markdown syntax, code and URLs are removed first (proseText.ts).
  */
 import type {
   ChunkExtraction,
@@ -16,10 +17,11 @@ import { findNames } from './names.js';
 import { toProse } from './proseText.js';
 import { quoteOf } from './quote.js';
 import { toSentences } from './sentences.js';
+import { statedPairs } from './statedPairs.js';
 import { findTerms } from './terms.js';
 
 /** Bump when the rules change the output for the same text (the cache key includes it). */
-export const OFFLINE_EXTRACTOR_VERSION = 2;
+export const OFFLINE_EXTRACTOR_VERSION = 3;
 
 export const NAME_CONFIDENCE = 0.7;
 export const SINGLE_WORD_NAME_CONFIDENCE = 0.6;
@@ -66,7 +68,12 @@ export function extractOffline(text: string): ChunkExtraction {
         confidence: found.words > 1 ? TERM_CONFIDENCE : SINGLE_WORD_TERM_CONFIDENCE,
       });
     }
-    mentionsBySentence.push({ sentence: sentence.text, mentions: orderOfAppearance(sentence.text, mentions) });
+    const ordered = orderOfAppearance(sentence.text, mentions);
+    const stated = statedPairs(
+      sentence,
+      ordered.map((m) => m.name),
+    );
+    mentionsBySentence.push({ sentence: sentence.text, mentions: ordered, stated });
   }
   return {
     entities: [...entities.values()],

@@ -8,11 +8,21 @@
 /** A word the tokenizer keeps whole; it stands for the code span at the same position in `codes`. */
 export const CODE_PLACEHOLDER = 'zqcodespanzq';
 
+/** What a block of prose was in the chunk: running text, or markup that lists things (a list item, a table cell, a heading). */
+export type BlockKind = 'paragraph' | 'list' | 'table' | 'heading';
+
 export interface ProseText {
   /** Blocks separated by '\n'. */
   text: string;
   /** The code spans, in the order their placeholders appear in `text`. */
   codes: string[];
+  /** The kind of each block (line) of `text`, in order. */
+  kinds: BlockKind[];
+}
+
+interface Block {
+  text: string;
+  kind: BlockKind;
 }
 
 const FENCE = /^\s{0,3}(```|~~~)/;
@@ -105,13 +115,15 @@ function startsInsideFence(lines: readonly string[]): boolean {
   return first !== undefined && bare(first) && (second === undefined || !bare(second));
 }
 
-/** Splits a markdown chunk into its prose blocks: one string per paragraph, list item, table cell or heading. */
-function proseBlocks(chunk: string): string[] {
-  const blocks: string[] = [];
+/** Splits a markdown chunk into its prose blocks: one per paragraph, list item, table cell or heading. */
+function proseBlocks(chunk: string): Block[] {
+  const blocks: Block[] = [];
   let paragraph: string[] = [];
+  let kind: BlockKind = 'paragraph';
   const flush = (): void => {
-    if (paragraph.length > 0) blocks.push(paragraph.join(' '));
+    if (paragraph.length > 0) blocks.push({ text: paragraph.join(' '), kind });
     paragraph = [];
+    kind = 'paragraph';
   };
   const lines = dropMultilineNoise(chunk).split('\n');
   let inFence = startsInsideFence(lines);
@@ -130,12 +142,13 @@ function proseBlocks(chunk: string): string[] {
     const heading = HEADING.exec(line);
     if (heading) {
       flush();
-      blocks.push(foldHeadingCase(heading[1] ?? ''));
+      blocks.push({ text: foldHeadingCase(heading[1] ?? ''), kind: 'heading' });
     } else if (line.trim().startsWith('|')) {
       flush();
-      blocks.push(...line.split('|').filter((cell) => cell.trim() !== ''));
+      for (const cell of line.split('|').filter((c) => c.trim() !== '')) blocks.push({ text: cell, kind: 'table' });
     } else if (LIST_ITEM.test(line)) {
       flush();
+      kind = 'list';
       paragraph.push(line.replace(LIST_ITEM, ''));
     } else {
       paragraph.push(line);
@@ -149,14 +162,16 @@ function proseBlocks(chunk: string): string[] {
 export function toProse(chunk: string): ProseText {
   const codes: string[] = [];
   const lines: string[] = [];
+  const kinds: BlockKind[] = [];
   for (const block of proseBlocks(chunk)) {
     const blockCodes: string[] = [];
-    const line = dropInlineSyntax(maskCode(block, blockCodes));
+    const line = dropInlineSyntax(maskCode(block.text, blockCodes));
     if (!/\p{L}/u.test(line.replaceAll(CODE_PLACEHOLDER, ''))) continue;
     lines.push(line);
+    kinds.push(block.kind);
     // A placeholder inside dropped syntax (an image's alt text) would shift the others: keep them aligned.
     const left = line.split(CODE_PLACEHOLDER).length - 1;
     codes.push(...(left === blockCodes.length ? blockCodes : Array.from({ length: left }, () => '`…`')));
   }
-  return { text: lines.join('\n'), codes };
+  return { text: lines.join('\n'), codes, kinds };
 }

@@ -1,7 +1,7 @@
 /** Sentences and tagged tokens of prose, by wink-nlp with its English lite model (no network, pure JS). */
 import winkNLP from 'wink-nlp';
 import model from 'wink-eng-lite-web-model';
-import { CODE_PLACEHOLDER, type ProseText } from './proseText.js';
+import { CODE_PLACEHOLDER, type BlockKind, type ProseText } from './proseText.js';
 
 export interface Token {
   text: string;
@@ -20,6 +20,8 @@ export interface Sentence {
   tokens: Token[];
   /** The sentence as written, code spans put back. */
   text: string;
+  /** The kind of block it is in: running text, or a list item, a table cell, a heading. */
+  block: BlockKind;
 }
 
 type Nlp = ReturnType<typeof winkNLP>;
@@ -54,14 +56,17 @@ export function toSentences(prose: ProseText): Sentence[] {
   const sentences: Sentence[] = [];
   let current: Token[] = [];
   let codeIndex = 0;
+  let line = 0;
   const close = (): void => {
-    if (current.length > 0) sentences.push({ tokens: current, text: renderSentence(current) });
+    const block = prose.kinds[line] ?? 'paragraph';
+    if (current.length > 0) sentences.push({ tokens: current, text: renderSentence(current), block });
     current = [];
   };
   for (const [index, text] of texts.entries()) {
     const type = types[index] ?? '';
     if (type === 'tabCRLF' && text.includes('\n')) {
       close();
+      line += text.split('\n').length - 1;
       continue;
     }
     const code = text === CODE_PLACEHOLDER;
