@@ -6,8 +6,9 @@ import {
   type ImportRequest,
   type ItemEvent,
   validateOpenApiImport,
+  scanDirectory,
+  skippedFileWarnings,
   validateUrlImport,
-  walkDirectory,
 } from '../../importers/index.js';
 import type { Config } from '../config.js';
 import { validateDocumentDefaults } from '../documents/validateInput.js';
@@ -15,6 +16,7 @@ import { badInput, ErrorCode, isAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createServices } from '../services.js';
 import { UsageError } from './cliErrors.js';
+import { printSkipped } from './importOutput.js';
 import { progressReporter } from './progress.js';
 
 /** Options shared by the `import` sub-commands. */
@@ -109,10 +111,13 @@ async function buildRequest(
       const root = path.resolve(targets[0] as string);
       if (!(await statTarget('import dir', root)).isDirectory())
         throw badInput('import dir', `${root} is not a folder`);
-      const files = await walkDirectory(root);
-      if (files.length === 0)
-        throw badInput('import dir', `${root} has no md, txt, rst, html, pdf, docx, yaml or json files`);
-      return { kind: 'directory', root, files, defaults: validateDocumentDefaults(raw, 'import dir') };
+      const { files, skipped } = await scanDirectory(root);
+      if (files.length === 0) {
+        const why = skippedFileWarnings(skipped).map((w) => `; ${w}`);
+        throw badInput('import dir', `${root} has no md, txt, rst, html, pdf, docx, yaml or json files${why.join('')}`);
+      }
+      const defaults = validateDocumentDefaults(raw, 'import dir');
+      return { kind: 'directory', root, files, defaults, ...(skipped.length > 0 ? { skipped } : {}) };
     }
   }
 }
@@ -190,6 +195,7 @@ export async function importCommand(
     const total =
       request.kind === 'url' ? request.urls.length : request.kind === 'directory' ? request.files.length : 1;
     let changed = 0;
+    printSkipped(request, opts.json);
     const print = itemPrinter(total, opts.json);
     const job = await services.imports.submit(request, {
       onItem: (event) => {

@@ -5,11 +5,13 @@ import {
   documentIdForFile,
   type DocumentDefaults,
   type ImportRequest,
+  skippedFileWarnings,
 } from '../../importers/index.js';
 import { ErrorCode, isAppError } from '../errors.js';
 import { CliError } from './cliErrors.js';
 import { formatStats, type StatsReport } from './formatStats.js';
 import { printKeyCreated, printKeyList, printKeyRevoked, type KeyJson, type KeysAction } from './keysOutput.js';
+import { printSkipped } from './importOutput.js';
 import { progressReporter } from './progress.js';
 import type { ServerClient } from './ServerClient.js';
 
@@ -140,12 +142,14 @@ function itemsOf(client: ServerClient, request: ImportRequest): RemoteItem[] {
 /** `cairn import url|openapi|dir` through the server: one mutation per item; exit 1 when any item failed. */
 export async function remoteImport(client: ServerClient, request: ImportRequest, json: boolean): Promise<number> {
   const items = itemsOf(client, request);
+  printSkipped(request, json);
   const bar = progressReporter('items', false);
   let failed = 0;
   let chunks = 0;
   let embedded = 0;
   const documents = new Set<string>();
-  const warnings: string[] = [];
+  // Each file is a job of its own on the server: the skipped ones are told here.
+  const warnings = request.kind === 'directory' ? skippedFileWarnings(request.skipped ?? []) : [];
   for (const [ordinal, item] of items.entries()) {
     try {
       const result = await item.run();
