@@ -16,6 +16,7 @@ import { badInput, ErrorCode, isAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createServices } from '../services.js';
 import { UsageError } from './cliErrors.js';
+import { importGraphLines, importGraphReport, type ImportGraphReport } from './importGraphSummary.js';
 import { printSkipped } from './importOutput.js';
 import { progressReporter } from './progress.js';
 
@@ -161,7 +162,7 @@ function itemPrinter(total: number, json: boolean): (event: ItemEvent) => void {
 }
 
 /** A one-paragraph account of the job, saying plainly when nothing had to be re-embedded. */
-function summarize(job: ImportJobRecord, changed: number): string {
+function summarize(job: ImportJobRecord, changed: number, graph: ImportGraphReport): string {
   const failed = job.items.filter((i) => i.status === 'FAILED').length;
   const docs = new Set(job.items.flatMap((i) => i.documentIds)).size;
   const lines = [
@@ -170,6 +171,7 @@ function summarize(job: ImportJobRecord, changed: number): string {
   ];
   if (failed === 0 && changed === 0 && job.embeddedChunkCount === 0)
     lines.push('Nothing changed since the last import: no chunk was re-embedded.');
+  lines.push(...importGraphLines(graph, docs, 'here'));
   if (failed > 0)
     lines.push(`${failed} failed; resume with the resumeImportJob mutation (job ${job.id}) once the cause is fixed.`);
   for (const w of job.warnings.slice(0, 20)) lines.push(`warning: ${w}`);
@@ -195,6 +197,7 @@ export async function importCommand(
     const total =
       request.kind === 'url' ? request.urls.length : request.kind === 'directory' ? request.files.length : 1;
     let changed = 0;
+    const before = await services.graph.stats(0);
     printSkipped(request, opts.json);
     const print = itemPrinter(total, opts.json);
     const job = await services.imports.submit(request, {
@@ -203,6 +206,12 @@ export async function importCommand(
         print(event);
       },
     });
+    const documentIds = [...new Set(job.items.flatMap((i) => i.documentIds))];
+    const graph = importGraphReport(
+      before,
+      await services.graph.stats(0),
+      await services.extractGraph.summary(documentIds),
+    );
     if (opts.json) {
       const summary = {
         event: 'summary',
@@ -212,10 +221,11 @@ export async function importCommand(
         chunkCount: job.chunkCount,
         embeddedChunkCount: job.embeddedChunkCount,
         changedDocuments: changed,
+        ...graph,
       };
       process.stdout.write(`${JSON.stringify(summary)}\n`);
     } else {
-      process.stderr.write(`\n${summarize(job, changed)}\n`);
+      process.stderr.write(`\n${summarize(job, changed, graph)}\n`);
     }
     return job.status === 'SUCCEEDED' ? 0 : 1;
   } finally {
