@@ -20,8 +20,9 @@ describe('a clean shutdown of cairn serve', () => {
     const exited = new Promise<number | null>((resolve) => server.child.once('close', (code) => resolve(code)));
     expect(server.logs()).toContain('this process is the leader');
     server.child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    const code = await exited;
     const logs = server.logs();
+    expect({ code, logs }).toEqual({ code: 0, logs: expect.any(String) }); // the logs say why when it is not 0
     expect(logs).toContain('shutting down');
     expect(logs).not.toContain('lost the leader lock');
     // Nothing at warn (40) or above once the shutdown began.
