@@ -19,6 +19,7 @@ Commands:
                         a file's $refs may read files in its folder and under it;
                         --skip-unresolved-refs imports the rest when a $ref cannot be read (one warning each)
   import dir <path>     import md, txt, rst, html, pdf, docx, yaml and json files under a folder
+                        (other files are listed as skipped, with why)
         [--tag T]… [--type MANUAL|TUTORIAL|…] [--title T] [--source S] [--json]
                         --json prints one NDJSON line per item and a summary; exit 1 when any item failed
   extract --all | --document <id>… | --type T --tag T… [--extractors structural,offline,llm] [--dry-run] [--json]
@@ -38,7 +39,7 @@ Commands:
   sources sync <name>   sync a source now, with progress; exit 1 unless every item synced
   sources remove <name> [--keep-documents]
                         remove a source and its documents (or keep them as ordinary documents)
-  stats [--json]        print document and chunk counts
+  stats [--json]        print document, chunk, extraction and graph counts
   migrate               apply database migrations and exit
   --api-key KEY         the key sent to a running server (default: CAIRN_API_KEY); needed once authentication is on
   --version             print the version
