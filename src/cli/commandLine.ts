@@ -19,9 +19,9 @@ Commands:
                         a file's $refs may read files in its folder and under it;
                         --skip-unresolved-refs imports the rest when a $ref cannot be read (one warning each)
   import dir <path>     import md, txt, rst, html, pdf, docx, yaml and json files under a folder
-                        (other files are listed as skipped, with why)
         [--tag T]… [--type MANUAL|TUTORIAL|…] [--title T] [--source S] [--json]
-                        --json prints one NDJSON line per item and a summary; exit 1 when any item failed
+                        other files are listed as skipped, with why; --json prints one NDJSON line per item
+                        and a summary; exit 1 when any item failed
   extract --all | --document <id>… | --type T --tag T… [--extractors structural,offline,llm] [--dry-run] [--json]
                         extract entities and relationships from documents, with progress; --dry-run sends
                         nothing and prints what an LLM extraction would cost; exit 1 unless every document succeeded
