@@ -26,6 +26,7 @@ import { documentIdForFile, planFile, planOpenApi, planUrl, type PlanDeps } from
 import { type BulkLoad, withBulkLoad } from '../src/retrieval/BulkLoad.js';
 import { ensureHnswIndex } from '../src/retrieval/vectorIndex.js';
 import { ImportAborted, writePlan, type PlanWriter } from './pipeline/writePlan.js';
+import { skippedFileWarnings } from './pipeline/walkDirectory.js';
 import { SpecGuard } from './openapi/SpecGuard.js';
 import type { SpecImportPlan } from './openapi/specOrigin.js';
 import type { ImportPlan } from './types.js';
@@ -140,8 +141,12 @@ export class ImportService {
   }
 
   /** Records a QUEUED job without starting it (a caller that must note the job first starts it with `run`). */
-  record(request: ImportRequest, labels: readonly string[] = itemLabels(request)): Promise<ImportJobRecord> {
-    return this.jobs.create(request, labels);
+  async record(request: ImportRequest, labels: readonly string[] = itemLabels(request)): Promise<ImportJobRecord> {
+    const job = await this.jobs.create(request, labels);
+    const warnings = request.kind === 'directory' ? skippedFileWarnings(request.skipped ?? []) : [];
+    if (warnings.length === 0) return job;
+    await this.jobs.addWarnings(job.id, warnings);
+    return { ...job, warnings: [...job.warnings, ...warnings] };
   }
 
   /** A job by id, or undefined. */

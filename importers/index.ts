@@ -7,7 +7,13 @@ export type { DocumentDefaults, ImportJobRecord, ImportRequest, ItemEvent } from
 export { FINISHED_STATUSES } from './jobs/types.js';
 export { documentIdForFile } from './pipeline/planSources.js';
 export { detectDocumentType } from './url/detectDocumentType.js';
-export { walkDirectory } from './pipeline/walkDirectory.js';
+export {
+  scanDirectory,
+  skippedFileWarnings,
+  walkDirectory,
+  type DirectoryScan,
+  type SkippedFile,
+} from './pipeline/walkDirectory.js';
 export { validateOpenApiImport, validateUploadImport, validateUrlImport } from './validateImportInput.js';
 export { SourceService } from './sources/SourceService.js';
 export type { SourceRecord } from './sources/types.js';

@@ -55,7 +55,8 @@ export class Leadership {
    */
   lost(): void {
     void (this.attempt ?? Promise.resolve()).then(async () => {
-      if (this.leader) await this.step(false);
+      // A lock released by stop() is no loss: only a leader that did not choose to stop warns.
+      if (this.leader && !this.stopped) await this.step(false);
     });
   }
 
@@ -73,7 +74,7 @@ export class Leadership {
     this.stopped = true;
     this.timers.clear(this.timer);
     await this.attempt;
-    if (this.leader) await this.step(false);
+    if (this.leader) await this.step(false, 'stopping');
     await this.lock.release();
   }
 
@@ -83,15 +84,17 @@ export class Leadership {
     if (held !== this.leader && !this.stopped) await this.step(held);
   }
 
-  private async step(leader: boolean): Promise<void> {
+  /** Starts or stops the tasks; `why` tells a lock lost to the database (a warning) from a clean stop (quiet). */
+  private async step(leader: boolean, why: 'lost' | 'stopping' = 'lost'): Promise<void> {
     this.leader = leader;
     if (leader) {
       for (const t of this.tasks) t.start();
       this.options.logger.info('this process is the leader: it runs the expiry sweep and the graph outbox');
-    } else {
-      await Promise.all(this.tasks.map((t) => t.stop().catch(() => undefined)));
-      this.options.logger.warn('this process lost the leader lock: its background work stopped');
+      return;
     }
+    await Promise.all(this.tasks.map((t) => t.stop().catch(() => undefined)));
+    if (why === 'stopping') this.options.logger.debug('leader stopping: background work stopped, lock released');
+    else this.options.logger.warn('this process lost the leader lock: its background work stopped');
   }
 
   private schedule(): void {

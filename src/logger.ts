@@ -34,7 +34,7 @@ function prettyStream(destination: NodeJS.WritableStream | undefined): Destinati
     return pretty({
       colorize: destination === undefined,
       translateTime: 'SYS:HH:MM:ss.l',
-      ignore: 'pid,hostname,service',
+      ignore: 'pid,hostname,service,request',
       sync: true,
       ...(destination ? { destination } : {}),
     });

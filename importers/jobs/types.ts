@@ -41,7 +41,14 @@ export type ImportRequest =
       /** The caller chose `documentId` (a spec's id is then taken from it as chosen, not derived). */
       idGiven?: boolean;
     }
-  | { kind: 'directory'; root: string; files: string[]; defaults: DocumentDefaults }
+  | {
+      kind: 'directory';
+      root: string;
+      files: string[];
+      defaults: DocumentDefaults;
+      /** Files under `root` that are not imported, and why: the job's warnings name them. */
+      skipped?: { path: string; reason: string }[];
+    }
   /** A sync of a registered source: one item, whose work the sources module does (importers/sources). */
   | { kind: 'source'; sourceId: string; sourceName: string }
   /** extractGraph: one item per document (its label is the document id); null extractors: the configured ones. */

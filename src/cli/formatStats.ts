@@ -8,9 +8,20 @@ export interface StatsReport extends KnowledgeCounts {
   /** Documents by graph extraction state. */
   extraction: ExtractionStatusCounts;
   database: string;
+  /** The knowledge graph's size, whatever wrote it (importers, extraction, the API). */
+  graph: { entityCount: number; relationshipCount: number; byType: CountByKey[] };
 }
 
 const MAX_ROWS = 10;
+
+/** The graph counts `cairn stats` shows, from graphStats. */
+export function graphPart(g: {
+  entityCount: number;
+  relationshipCount: number;
+  byType: CountByKey[];
+}): StatsReport['graph'] {
+  return { entityCount: g.entityCount, relationshipCount: g.relationshipCount, byType: g.byType };
+}
 
 /** "  manual  12" rows under a heading, the longest lists cut to the first MAX_ROWS. */
 function section(title: string, counts: CountByKey[]): string[] {
@@ -21,7 +32,7 @@ function section(title: string, counts: CountByKey[]): string[] {
   return ['', `${title}:`, ...shown.map((c) => `  ${c.key.padEnd(width)}  ${c.count}`), ...more];
 }
 
-/** `cairn stats` for people: counts, the embedder and the database, then the largest groups. */
+/** `cairn stats` for people: counts, the embedder, the database and the graph, then the largest groups. */
 export function formatStats(s: StatsReport): string {
   const lines = [
     `Documents: ${s.documentCount}`,
@@ -29,9 +40,11 @@ export function formatStats(s: StatsReport): string {
     `Embedder:  ${describeEmbedder(s.embedder)}`,
     `Database:  ${s.database}`,
     `Extracted: ${s.extraction.done} documents (${s.extraction.pending} pending, ${s.extraction.running} running, ${s.extraction.failed} failed)`,
+    `Graph:     ${s.graph.entityCount} entities, ${s.graph.relationshipCount} relationships`,
     ...section('By type', s.byType),
     ...section('By source', s.bySource),
     ...section('Top tags', s.topTags),
+    ...section('Entities by type', s.graph.byType),
   ];
   return `${lines.join('\n')}\n`;
 }

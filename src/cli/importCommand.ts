@@ -6,8 +6,9 @@ import {
   type ImportRequest,
   type ItemEvent,
   validateOpenApiImport,
+  scanDirectory,
+  skippedFileWarnings,
   validateUrlImport,
-  walkDirectory,
 } from '../../importers/index.js';
 import type { Config } from '../config.js';
 import { validateDocumentDefaults } from '../documents/validateInput.js';
@@ -15,6 +16,8 @@ import { badInput, ErrorCode, isAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createServices } from '../services.js';
 import { UsageError } from './cliErrors.js';
+import { importGraphLines, importGraphReport, type ImportGraphReport } from './importGraphSummary.js';
+import { printSkipped } from './importOutput.js';
 import { progressReporter } from './progress.js';
 
 /** Options shared by the `import` sub-commands. */
@@ -109,10 +112,13 @@ async function buildRequest(
       const root = path.resolve(targets[0] as string);
       if (!(await statTarget('import dir', root)).isDirectory())
         throw badInput('import dir', `${root} is not a folder`);
-      const files = await walkDirectory(root);
-      if (files.length === 0)
-        throw badInput('import dir', `${root} has no md, txt, rst, html, pdf, docx, yaml or json files`);
-      return { kind: 'directory', root, files, defaults: validateDocumentDefaults(raw, 'import dir') };
+      const { files, skipped } = await scanDirectory(root);
+      if (files.length === 0) {
+        const why = skippedFileWarnings(skipped).map((w) => `; ${w}`);
+        throw badInput('import dir', `${root} has no md, txt, rst, html, pdf, docx, yaml or json files${why.join('')}`);
+      }
+      const defaults = validateDocumentDefaults(raw, 'import dir');
+      return { kind: 'directory', root, files, defaults, ...(skipped.length > 0 ? { skipped } : {}) };
     }
   }
 }
@@ -156,7 +162,7 @@ function itemPrinter(total: number, json: boolean): (event: ItemEvent) => void {
 }
 
 /** A one-paragraph account of the job, saying plainly when nothing had to be re-embedded. */
-function summarize(job: ImportJobRecord, changed: number): string {
+function summarize(job: ImportJobRecord, changed: number, graph: ImportGraphReport): string {
   const failed = job.items.filter((i) => i.status === 'FAILED').length;
   const docs = new Set(job.items.flatMap((i) => i.documentIds)).size;
   const lines = [
@@ -165,6 +171,7 @@ function summarize(job: ImportJobRecord, changed: number): string {
   ];
   if (failed === 0 && changed === 0 && job.embeddedChunkCount === 0)
     lines.push('Nothing changed since the last import: no chunk was re-embedded.');
+  lines.push(...importGraphLines(graph, docs, 'here'));
   if (failed > 0)
     lines.push(`${failed} failed; resume with the resumeImportJob mutation (job ${job.id}) once the cause is fixed.`);
   for (const w of job.warnings.slice(0, 20)) lines.push(`warning: ${w}`);
@@ -190,6 +197,8 @@ export async function importCommand(
     const total =
       request.kind === 'url' ? request.urls.length : request.kind === 'directory' ? request.files.length : 1;
     let changed = 0;
+    const before = await services.graph.stats(0);
+    printSkipped(request, opts.json);
     const print = itemPrinter(total, opts.json);
     const job = await services.imports.submit(request, {
       onItem: (event) => {
@@ -197,6 +206,12 @@ export async function importCommand(
         print(event);
       },
     });
+    const documentIds = [...new Set(job.items.flatMap((i) => i.documentIds))];
+    const graph = importGraphReport(
+      before,
+      await services.graph.stats(0),
+      await services.extractGraph.summary(documentIds),
+    );
     if (opts.json) {
       const summary = {
         event: 'summary',
@@ -206,10 +221,11 @@ export async function importCommand(
         chunkCount: job.chunkCount,
         embeddedChunkCount: job.embeddedChunkCount,
         changedDocuments: changed,
+        ...graph,
       };
       process.stdout.write(`${JSON.stringify(summary)}\n`);
     } else {
-      process.stderr.write(`\n${summarize(job, changed)}\n`);
+      process.stderr.write(`\n${summarize(job, changed, graph)}\n`);
     }
     return job.status === 'SUCCEEDED' ? 0 : 1;
   } finally {

@@ -5,11 +5,15 @@ import {
   documentIdForFile,
   type DocumentDefaults,
   type ImportRequest,
+  skippedFileWarnings,
 } from '../../importers/index.js';
 import { ErrorCode, isAppError } from '../errors.js';
+import type { ExtractionSummary } from '../extraction/jobPort.js';
 import { CliError } from './cliErrors.js';
-import { formatStats, type StatsReport } from './formatStats.js';
+import { formatStats, graphPart, type StatsReport } from './formatStats.js';
 import { printKeyCreated, printKeyList, printKeyRevoked, type KeyJson, type KeysAction } from './keysOutput.js';
+import { importGraphLines, importGraphReport } from './importGraphSummary.js';
+import { printSkipped } from './importOutput.js';
 import { progressReporter } from './progress.js';
 import type { ServerClient } from './ServerClient.js';
 
@@ -20,10 +24,13 @@ const KEY_FIELDS = 'id name role createdAt lastUsedAt revokedAt';
 
 /** `cairn stats` through the server: knowledgeStats. */
 export async function remoteStats(client: ServerClient, json: boolean): Promise<number> {
-  const { knowledgeStats } = await client.graphql<{ knowledgeStats: Omit<StatsReport, 'database'> }>(
-    '{ knowledgeStats { documentCount chunkCount byType { key count } bySource { key count } topTags { key count } embedder { provider model dimensions } extraction { pending running done failed } } }',
+  const { knowledgeStats, graphStats } = await client.graphql<{
+    knowledgeStats: Omit<StatsReport, 'database' | 'graph'>;
+    graphStats: StatsReport['graph'];
+  }>(
+    '{ knowledgeStats { documentCount chunkCount byType { key count } bySource { key count } topTags { key count } embedder { provider model dimensions } extraction { pending running done failed } } graphStats { entityCount relationshipCount byType { key count } } }',
   );
-  const stats: StatsReport = { ...knowledgeStats, database: 'pglite' };
+  const stats: StatsReport = { ...knowledgeStats, database: 'pglite', graph: graphPart(graphStats) };
   process.stdout.write(json ? `${JSON.stringify(stats)}\n` : formatStats(stats));
   return 0;
 }
@@ -70,11 +77,36 @@ export async function remoteKeys(client: ServerClient, action: KeysAction, json:
 
 /** One import as the server reports it. */
 interface RemoteResult {
-  job: { id: string; status: string; chunkCount: number; embeddedChunkCount: number; warnings: string[] };
+  job: {
+    id: string;
+    status: string;
+    chunkCount: number;
+    embeddedChunkCount: number;
+    warnings: string[];
+    extraction: ExtractionSummary | null;
+  };
   documents: { id: string }[];
 }
 
-const RESULT_FIELDS = 'job { id status chunkCount embeddedChunkCount warnings } documents { id }';
+const RESULT_FIELDS =
+  'job { id status chunkCount embeddedChunkCount warnings extraction { pending running done failed entities relationships } } documents { id }';
+
+/** The graph's size, as the server counts it. */
+async function remoteGraphCounts(client: ServerClient): Promise<{ entityCount: number; relationshipCount: number }> {
+  const { graphStats } = await client.graphql<{ graphStats: { entityCount: number; relationshipCount: number } }>(
+    '{ graphStats { entityCount relationshipCount } }',
+  );
+  return graphStats;
+}
+
+/** The extraction of every item's documents, summed (null when the server does not extract). */
+function addExtraction(sum: ExtractionSummary | null, item: ExtractionSummary | null): ExtractionSummary | null {
+  if (item === null) return sum;
+  if (sum === null) return { ...item };
+  for (const key of ['pending', 'running', 'done', 'failed', 'entities', 'relationships'] as const)
+    sum[key] += item[key];
+  return sum;
+}
 
 /** One item of a remote import: a URL, a spec or a file of a folder, imported by one mutation. */
 interface RemoteItem {
@@ -140,12 +172,16 @@ function itemsOf(client: ServerClient, request: ImportRequest): RemoteItem[] {
 /** `cairn import url|openapi|dir` through the server: one mutation per item; exit 1 when any item failed. */
 export async function remoteImport(client: ServerClient, request: ImportRequest, json: boolean): Promise<number> {
   const items = itemsOf(client, request);
+  printSkipped(request, json);
   const bar = progressReporter('items', false);
   let failed = 0;
   let chunks = 0;
   let embedded = 0;
   const documents = new Set<string>();
-  const warnings: string[] = [];
+  // Each file is a job of its own on the server: the skipped ones are told here.
+  const warnings = request.kind === 'directory' ? skippedFileWarnings(request.skipped ?? []) : [];
+  const before = await remoteGraphCounts(client);
+  let extraction: ExtractionSummary | null = null;
   for (const [ordinal, item] of items.entries()) {
     try {
       const result = await item.run();
@@ -153,6 +189,7 @@ export async function remoteImport(client: ServerClient, request: ImportRequest,
       embedded += result.job.embeddedChunkCount;
       for (const d of result.documents) documents.add(d.id);
       warnings.push(...result.job.warnings);
+      extraction = addExtraction(extraction, result.job.extraction);
       if (json)
         process.stdout.write(
           `${JSON.stringify({ event: 'item', jobId: result.job.id, ordinal, label: item.label, status: 'SUCCEEDED', documentIds: result.documents.map((d) => d.id), chunkCount: result.job.chunkCount, embeddedChunkCount: result.job.embeddedChunkCount })}\n`,
@@ -169,15 +206,17 @@ export async function remoteImport(client: ServerClient, request: ImportRequest,
     if (!json) bar({ done: ordinal + 1, total: items.length });
   }
   const status = failed === 0 ? 'SUCCEEDED' : failed === items.length ? 'FAILED' : 'PARTIAL';
+  const graph = importGraphReport(before, await remoteGraphCounts(client), extraction);
   if (json) {
     process.stdout.write(
-      `${JSON.stringify({ event: 'summary', status, items: items.length, failed, chunkCount: chunks, embeddedChunkCount: embedded })}\n`,
+      `${JSON.stringify({ event: 'summary', status, items: items.length, failed, chunkCount: chunks, embeddedChunkCount: embedded, ...graph })}\n`,
     );
   } else {
     const lines = [
       `${status}: ${items.length - failed}/${items.length} items imported, ${documents.size} documents, ${chunks} chunks, ${embedded} embedded (through the server).`,
     ];
     if (failed === 0 && embedded === 0) lines.push('Nothing changed since the last import: no chunk was re-embedded.');
+    lines.push(...importGraphLines(graph, documents.size, 'server'));
     for (const w of warnings.slice(0, 20)) lines.push(`warning: ${w}`);
     process.stderr.write(`\n${lines.join('\n')}\n`);
   }

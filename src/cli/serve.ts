@@ -45,22 +45,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     await services.close().catch(() => undefined);
     throw listenError(err, config.host, config.port);
   }
-  // The CLI run beside this server (which holds the embedded data folder) finds it through the folder's lock.
-  const folder = embeddedFolder(config);
-  if (folder) recordServerUrl(folder, reachableUrl(server.url));
-  logger.info(
-    { url: `${server.url}/graphql`, database: services.db.kind, embedder: services.embedder.info },
-    `Cairn is ready at ${server.url}/graphql`,
-  );
-  // Load PGlite's in-memory vector copy in the background, so the first search does not pay for it.
-  const warming = performance.now();
-  services.search
-    .warm()
-    .then(
-      (chunks) =>
-        chunks > 0 && logger.info({ chunks, ms: Math.round(performance.now() - warming) }, 'vector search warmed up'),
-    )
-    .catch((err: unknown) => logger.warn({ err }, 'could not warm up vector search; the first search will load it'));
+  // Before anything says the server is ready: a signal sent on reading that line must find the handlers in place.
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -77,4 +62,20 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  // The CLI run beside this server (which holds the embedded data folder) finds it through the folder's lock.
+  const folder = embeddedFolder(config);
+  if (folder) recordServerUrl(folder, reachableUrl(server.url));
+  logger.info(
+    { url: `${server.url}/graphql`, database: services.db.kind, embedder: services.embedder.info },
+    `Cairn is ready at ${server.url}/graphql`,
+  );
+  // Load PGlite's in-memory vector copy in the background, so the first search does not pay for it.
+  const warming = performance.now();
+  services.search
+    .warm()
+    .then(
+      (chunks) =>
+        chunks > 0 && logger.info({ chunks, ms: Math.round(performance.now() - warming) }, 'vector search warmed up'),
+    )
+    .catch((err: unknown) => logger.warn({ err }, 'could not warm up vector search; the first search will load it'));
 }

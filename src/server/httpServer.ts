@@ -25,6 +25,7 @@ import { bodyErrorHandler, finalErrorHandler, malformedPathHandler, notFoundHand
 import { preParseGuard } from './preParseGuard.js';
 import { RateLimiter } from './RateLimiter.js';
 import { redactedRequest } from './requestLog.js';
+import { requestLine } from './requestLine.js';
 import { uploadHandler } from './uploadRoute.js';
 import { startSubscriptionServer } from './subscriptionServer.js';
 import { landingPagePlugin, mountWebAssets } from './webAssets.js';
@@ -125,9 +126,12 @@ function createApollo({
   });
 }
 
-/** Logs each request (not the probes) under the caller's x-request-id when it is sane, else a fresh one. */
-function requestLogger(logger: Services['logger']): RequestHandler {
-  return pinoHttp({
+/**
+ * Gives each request the caller's x-request-id when it is sane, else a fresh one, and logs it (not the probes): the
+ * full record with headers at debug, one short line at info (requestLine.ts).
+ */
+function requestLogger(logger: Services['logger']): RequestHandler[] {
+  const full = pinoHttp({
     logger,
     genReqId: (req, res) => {
       const given = req.headers['x-request-id'];
@@ -136,8 +140,10 @@ function requestLogger(logger: Services['logger']): RequestHandler {
       return id;
     },
     autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+    customLogLevel: (_req, _res, err) => (err ? 'error' : 'debug'),
     serializers: { req: redactedRequest },
   });
+  return [full, requestLine(logger)];
 }
 
 /** Mounts Apollo at /graphql behind the guard (except the landing page), with the body limit. */
@@ -213,7 +219,7 @@ export async function startHttpServer(
   const apollo = createApollo({ httpServer, typeDefs, resolvers: secured, armor, logger });
   await apollo.start();
 
-  app.use(requestLogger(logger));
+  app.use(...requestLogger(logger));
   app.use(malformedPathHandler);
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

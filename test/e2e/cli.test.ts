@@ -117,7 +117,7 @@ describe('cairn command (embedded default)', () => {
       expect(fs.existsSync(path.join(cwd, 'store', 'pglite'))).toBe(true);
       const human = await runCli(['stats'], { CAIRN_EMBEDDING_DIMENSIONS: '32' }, cwd);
       expect(human.stdout).toBe(
-        'Documents: 0\nChunks:    0\nEmbedder:  hashing/hashing-v1 (32 dimensions)\nDatabase:  pglite\nExtracted: 0 documents (0 pending, 0 running, 0 failed)\n',
+        'Documents: 0\nChunks:    0\nEmbedder:  hashing/hashing-v1 (32 dimensions)\nDatabase:  pglite\nExtracted: 0 documents (0 pending, 0 running, 0 failed)\nGraph:     0 entities, 0 relationships\n',
       );
     } finally {
       fs.rmSync(cwd, { recursive: true, force: true });

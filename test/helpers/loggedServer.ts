@@ -7,7 +7,7 @@ import { createServices, type Services } from '../../src/services.js';
 import { scratchPglite } from './databases.js';
 import { NO_BACKGROUND_EXTRACTION } from './backgroundWork.js';
 
-/** A real server on a scratch PGlite whose info-level log is kept in memory, for tests of what gets logged. */
+/** A real server on a scratch PGlite whose log is kept in memory, for tests of what gets logged. */
 export interface LoggedServer {
   url: string;
   services: Services;
@@ -16,11 +16,14 @@ export interface LoggedServer {
   close(): Promise<void>;
 }
 
-/** Starts a LoggedServer on 127.0.0.1. */
-export async function startLoggedServer(): Promise<LoggedServer> {
+/**
+ * Starts a LoggedServer on 127.0.0.1, logging at `level`: debug by default, where each request's full record (headers,
+ * query) is logged, which the redaction tests read.
+ */
+export async function startLoggedServer(level = 'debug'): Promise<LoggedServer> {
   let logged = '';
   const logger = pino(
-    { level: 'info' },
+    { level },
     new Writable({ write: (chunk: Buffer, _enc, done) => ((logged += chunk.toString()), done()) }),
   );
   const database = await scratchPglite();

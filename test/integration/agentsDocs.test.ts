@@ -12,7 +12,7 @@ import { connectHttp, connectStdio, ok } from '../helpers/mcp.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
 // Every example of docs/agents.md, run or sent as written against a real server. The examples name
-// http://127.0.0.1:4000 and $CAIRN_API_KEY; the tests put in the test server's URL and a real agent key.
+// http://127.0.0.1:4000 and $CAIRN_AGENT_KEY; the tests put in the test server's URL and a real agent key.
 
 const run = promisify(execFile);
 const DOC = fs.readFileSync(projectPath('docs/agents.md'), 'utf8');
@@ -57,7 +57,7 @@ describe('docs/agents.md examples (pglite)', () => {
 
   it('curl', async () => {
     const { stdout } = await run('bash', ['-c', local(example('curl'))], {
-      env: { PATH: process.env.PATH, CAIRN_API_KEY: key },
+      env: { PATH: process.env.PATH, CAIRN_AGENT_KEY: key },
     });
     const { result } = JSON.parse(stdout) as {
       result: { content: { text: string }[]; structuredContent: { citations: { documentId: string }[] } };
@@ -71,7 +71,7 @@ describe('docs/agents.md examples (pglite)', () => {
     fs.writeFileSync(file, local(example('typescript')));
     const { stdout } = await run(process.execPath, ['--import', 'tsx', file], {
       cwd: projectPath(),
-      env: childEnv({ CAIRN_API_KEY: key }),
+      env: childEnv({ CAIRN_AGENT_KEY: key }),
     });
     expect(stdout).toContain('[1] ACH failures runbook');
     expect(stdout).toContain("documentId: 'rb:ach'");
@@ -80,14 +80,14 @@ describe('docs/agents.md examples (pglite)', () => {
   it(`Python with httpx (${httpxImportable ? 'run with python3' : 'httpx is not importable: its exact request is sent'})`, async () => {
     const code = local(example('python'));
     if (httpxImportable) {
-      const { stdout } = await run('python3', ['-c', code], { env: { PATH: process.env.PATH, CAIRN_API_KEY: key } });
+      const { stdout } = await run('python3', ['-c', code], { env: { PATH: process.env.PATH, CAIRN_AGENT_KEY: key } });
       expect(stdout).toMatch(/^\d\.\d\d ACH failures runbook \(rb:ach\): ACH transfers fail/);
       return;
     }
     // The request httpx would send: the URL, the two headers and `payload` (written as JSON-compatible Python).
     const url = /httpx\.post\(\s*"([^"]+)"/.exec(code)?.[1];
     const payload = JSON.parse(/payload = (\{[\s\S]*?\n\})/.exec(code)?.[1] ?? 'null') as unknown;
-    expect(code).toContain(`"Authorization": f"Bearer {os.environ['CAIRN_API_KEY']}"`);
+    expect(code).toContain(`"Authorization": f"Bearer {os.environ['CAIRN_AGENT_KEY']}"`);
     expect(code).toContain('"Accept": "application/json, text/event-stream"');
     const res = await fetch(url!, {
       method: 'POST',
@@ -115,18 +115,18 @@ describe('docs/agents.md examples (pglite)', () => {
     const cursor = JSON.parse(local(example('cursor'))) as {
       mcpServers: { cairn: { url: string; headers: { Authorization: string } } };
     };
-    const claudeCode = /--transport http cairn (\S+) --header "Authorization: (Bearer \$CAIRN_API_KEY)"/.exec(
+    const claudeCode = /--transport http cairn (\S+) --header "Authorization: (Bearer \$CAIRN_AGENT_KEY)"/.exec(
       local(example('claude-code')),
     );
     const agents = local(example('openai-agents'));
     const agentsUrl = /"url": "([^"]+)"/.exec(agents)?.[1];
-    expect(agents).toContain(`"headers": {"Authorization": f"Bearer {os.environ['CAIRN_API_KEY']}"}`);
+    expect(agents).toContain(`"headers": {"Authorization": f"Bearer {os.environ['CAIRN_AGENT_KEY']}"}`);
     const endpoints = [
       {
         url: cursor.mcpServers.cairn.url,
-        auth: cursor.mcpServers.cairn.headers.Authorization.replace('${env:CAIRN_API_KEY}', key),
+        auth: cursor.mcpServers.cairn.headers.Authorization.replace('${env:CAIRN_AGENT_KEY}', key),
       },
-      { url: claudeCode?.[1], auth: claudeCode?.[2]?.replace('$CAIRN_API_KEY', key) },
+      { url: claudeCode?.[1], auth: claudeCode?.[2]?.replace('$CAIRN_AGENT_KEY', key) },
       { url: agentsUrl, auth: `Bearer ${key}` },
     ];
     for (const { url, auth } of endpoints) {

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Writable } from 'node:stream';
 import pg from 'pg';
+import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import type { Db } from '../../src/db/Db.js';
 import { openDb } from '../../src/db/openDb.js';
@@ -45,13 +47,25 @@ function countingTask(): LeaderTask & { running: boolean; starts: number } {
 }
 
 /** One simulated process: its own Db (so its own lock connection), a task and hand-driven timers. */
-async function processOn(env: Record<string, string>) {
+async function processOn(env: Record<string, string>, log = logger) {
   const db = await openDb(loadConfig(env));
   const task = countingTask();
   const timers = new ManualTimers();
   const lock = db.sessionLock(KEY, () => leadership.lost());
-  const leadership: Leadership = new Leadership(lock, [task], { retryMs: 1000, logger, timers });
+  const leadership: Leadership = new Leadership(lock, [task], { retryMs: 1000, logger: log, timers });
   return { db, task, timers, leadership };
+}
+
+/** A logger that keeps its warnings (and worse) in memory. */
+function warningsLogger() {
+  const messages: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      messages.push((JSON.parse(chunk.toString()) as { msg: string }).msg);
+      done();
+    },
+  });
+  return { log: pino({ level: 'warn' }, stream), messages };
 }
 
 /** Resolves once `cond` holds, polling the event loop (a lost connection is noticed asynchronously). */
@@ -74,7 +88,8 @@ const server = dbTargets().find((t) => t.name === 'postgres');
   });
 
   it('one process leads; when its connection dies, another takes over at its next retry', async () => {
-    const a = await processOn(scratch.env);
+    const warnings = warningsLogger();
+    const a = await processOn(scratch.env, warnings.log);
     const b = await processOn(scratch.env);
     dbs.push(a.db, b.db);
     await a.leadership.start();
@@ -98,6 +113,7 @@ const server = dbTargets().find((t) => t.name === 'postgres');
     expect(rowCount).toBe(1);
     await until(() => !a.task.running);
     expect(a.leadership.isLeader).toBe(false);
+    expect(warnings.messages).toEqual(['this process lost the leader lock: its background work stopped']);
 
     // B takes over when its retry interval passes, not before.
     expect(b.task.running).toBe(false);
@@ -116,7 +132,9 @@ const server = dbTargets().find((t) => t.name === 'postgres');
     a.timers.tick();
     await until(() => a.task.running);
     expect(a.task.starts).toBe(2);
+    // Stopping on purpose gives the lock up without a warning: only the loss above warned.
     await a.leadership.stop();
+    expect(warnings.messages).toHaveLength(1);
   });
 });
 
@@ -139,15 +157,17 @@ const server = dbTargets().find((t) => t.name === 'postgres');
 });
 
 describe('leadership on PGlite', () => {
-  it('the one process is the leader at once', async () => {
+  it('the one process is the leader at once, and stops without a warning', async () => {
     const scratch = await dbTargets()[0]!.createDatabase();
-    const p = await processOn(scratch.env);
+    const warnings = warningsLogger();
+    const p = await processOn(scratch.env, warnings.log);
     try {
       await p.leadership.start();
       expect(p.leadership.isLeader).toBe(true);
       expect(p.task.running).toBe(true);
       await p.leadership.stop();
       expect(p.task.running).toBe(false);
+      expect(warnings.messages).toEqual([]);
     } finally {
       await p.db.close();
       await scratch.drop();
