@@ -57,10 +57,32 @@ const LEAVE = 'Employees accrue paid leave monthly. Requests go to your manager 
 const CHECKLIST =
   'Checklist: every replica needs a health check before a failover drill. Keep the on-call rota current. ' +
   'Review disk usage weekly.';
-const DOCS = [RUNBOOK, LEAVE, CHECKLIST];
+/** A small knowledge base of its own (tag `kb1`): one runbook that answers, and policies that do not. */
+const KB1 = [
+  {
+    id: 'kb1:failover',
+    title: 'Database failover',
+    content: 'On a database failover, promote the standby replica, then repoint the connection pooler at it.',
+  },
+  { id: 'kb1:leave', title: 'Leave policy', content: 'Employees accrue paid leave monthly and ask their manager.' },
+  {
+    id: 'kb1:travel',
+    title: 'Travel policy',
+    content: 'Book trains for journeys under four hours; flights need approval.',
+  },
+  {
+    id: 'kb1:expenses',
+    title: 'Expense policy',
+    content: 'Submit receipts within thirty days; meals are capped per day.',
+  },
+].map((d) => ({ ...d, tags: ['kb1'] }));
+const DOCS = [RUNBOOK, LEAVE, CHECKLIST, ...KB1.map((d) => d.content)];
 
+/** enrichContext over the `ops` documents unless `input` names another filter. */
 async function ask(t: TestServer, input: Record<string, unknown>): Promise<Enriched> {
-  const res = await t.gql<{ enrichContext: Enriched }>(ENRICH, { input: { maxEntities: 0, graphShare: 0, ...input } });
+  const res = await t.gql<{ enrichContext: Enriched }>(ENRICH, {
+    input: { maxEntities: 0, graphShare: 0, filter: { tags: 'ops' }, ...input },
+  });
   expect(res.errors).toBeUndefined();
   return res.data!.enrichContext;
 }
@@ -91,13 +113,17 @@ describe.each(laneShare(serverRuns()))('enrichContext passages ($name)', (run) =
   let t: TestServer;
   beforeAll(async () => {
     t = await startRunServer(run);
-    const res = await t.gql(`mutation($input: [CreateDocumentInput!]!) { upsertDocuments(input: $input) { changed } }`, {
-      input: [
-        { id: 'rb:failover', title: 'Database failover runbook', content: RUNBOOK },
-        { id: 'hr:leave', title: 'Leave policy', content: LEAVE },
-        { id: 'rb:checklist', title: 'Replica checklist', content: CHECKLIST },
-      ],
-    });
+    const res = await t.gql(
+      `mutation($input: [CreateDocumentInput!]!) { upsertDocuments(input: $input) { changed } }`,
+      {
+        input: [
+          { id: 'rb:failover', title: 'Database failover runbook', content: RUNBOOK, tags: ['ops'] },
+          { id: 'hr:leave', title: 'Leave policy', content: LEAVE, tags: ['ops'] },
+          { id: 'rb:checklist', title: 'Replica checklist', content: CHECKLIST, tags: ['ops'] },
+          ...KB1,
+        ],
+      },
+    );
     expect(res.errors).toBeUndefined();
   });
   afterAll(async () => {
@@ -134,20 +160,19 @@ describe.each(laneShare(serverRuns()))('enrichContext passages ($name)', (run) =
   });
 
   it('leaves an unrelated page out when one document answers, and cites only what the context holds', async () => {
-    const e = await ask(t, { query: 'What do I do when the database fails over?', topK: 3 });
-    expect(e.context).toContain('standby replica');
-    expect(e.context).not.toContain('paid leave');
-    expect(e.documents.map((d) => d.id)).not.toContain('hr:leave');
-    expect(e.citations.map((c) => c.documentId)).not.toContain('hr:leave');
-    expect(e.citations.map((c) => c.documentId)[0]).toBe('rb:failover');
-    const leave = e.chunks.find((c) => c.document.id === 'hr:leave');
-    if (leave) expect(leave.citation).toBeNull();
+    const e = await ask(t, { query: 'What do I do when the database fails over?', topK: 3, filter: { tags: 'kb1' } });
+    expect(e.context).toContain('promote the standby replica');
+    expect(e.context).not.toContain('policy');
+    expect(e.documents.map((d) => d.id)).toEqual(['kb1:failover']);
+    expect(e.citations.map((c) => c.documentId)).toEqual(['kb1:failover']);
+    for (const c of e.chunks) if (c.document.id !== 'kb1:failover') expect(c.citation).toBeNull();
     for (const c of e.chunks) if (c.citation !== null) expect(e.context).toContain(`[${c.citation}] `);
   });
 
   it('records an unanswered question as a knowledge gap, not one a low-scoring passage answers', async () => {
-    await ask(t, { query: 'What do I do when the database fails over?' });
-    await ask(t, { query: 'How do I renew my passport abroad?' });
+    // "fails over" is the runbook's "failover": answered, although half the question's words are not in it verbatim.
+    await ask(t, { query: 'What do I do when the database fails over?', filter: { tags: 'kb1' } });
+    await ask(t, { query: 'How do I renew my passport abroad?', filter: { tags: 'kb1' } });
     const res = await t.gql<{ knowledgeGaps: { nodes: { query: string }[] } }>(
       `{ knowledgeGaps(first: 20) { nodes { query } } }`,
     );
