@@ -181,9 +181,11 @@ export class ContextEnricher {
     return result;
   }
 
-  /** Each loaded candidate's share of the query's words, for the relevance floor (empty if it cannot be read). */
+  /** Each loaded candidate's share of the query's words, for the relevance floor (empty if not needed or not read). */
   private async hitCoverage(query: string, wide: RankedSearch | undefined): Promise<Map<string, number>> {
-    if (!wide || wide.chosen.length < 2) return new Map();
+    const top = Math.max(0, ...(wide?.chosen ?? []).map((h) => h.score));
+    // Only hits under the score floor need their coverage read (see relevanceFloor).
+    if (!wide || wide.chosen.every((h) => h.score >= this.options.relevanceFloor * top)) return new Map();
     return this.search
       .queryCoverage(
         query,
