@@ -89,10 +89,19 @@ export function alignToSentences(text: string, s: number, e: number, edges: Span
   if (next !== undefined) end = endBefore(text, next);
   else if (edges.docEnd) end = textEnd;
   else if (e >= textEnd && endsWithSentenceEnd(text.slice(start, e))) end = e;
-  else {
-    const inside = starts.filter((p) => p > start && p <= e);
-    const last = inside[inside.length - 1];
-    if (last !== undefined && endBefore(text, last) > start) end = endBefore(text, last);
-  }
+  else end = lastSentenceEnd(text, start, e, starts) ?? e;
   return [start, Math.max(start, end)];
+}
+
+const END_MARK = /[.!?…。！？]["'’”»)\]*_`]*(?=\s|$)/g;
+
+/** The latest sentence end in text[start, e): after end punctuation, or before a line that starts a sentence. */
+function lastSentenceEnd(text: string, start: number, e: number, starts: readonly number[]): number | undefined {
+  let best: number | undefined;
+  for (const m of text.slice(start, e).matchAll(END_MARK)) best = start + m.index + m[0].length;
+  for (const p of starts) {
+    const before = endBefore(text, p);
+    if (p > start && p <= e && before > start && (best === undefined || before > best)) best = before;
+  }
+  return best;
 }
