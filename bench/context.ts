@@ -29,11 +29,11 @@ interface ContextScores {
  * against without (interleaved in one run). Runs on main's code too (where `expandNeighbors` is ignored), which is how
  * today's defaults are measured.
  */
-export async function benchContext(sets = ['musique', 'vite']): Promise<Table[]> {
+export async function benchContext(sets = ['musique', 'vite'], expand?: string): Promise<Table[]> {
   const tables: Table[] = [];
   if (sets.includes('musique')) {
     const { corpus, questions } = loadMusique();
-    const services = await store();
+    const services = await store(expand);
     try {
       await writeMusique(services, corpus);
       console.log(`  MuSiQue written and extracted (${corpus.length} paragraphs)`);
@@ -44,7 +44,7 @@ export async function benchContext(sets = ['musique', 'vite']): Promise<Table[]>
     }
   }
   if (sets.includes('vite')) {
-    const services = await store();
+    const services = await store(expand);
     try {
       const files = await importViteDocs(services);
       console.log(`  Vite docs imported and extracted (${files.length} pages)`);
@@ -61,8 +61,11 @@ export async function benchContext(sets = ['musique', 'vite']): Promise<Table[]>
  * The extraction benchmarks' store; lanes get a minute (the default 2 s drops a lane on a machine shared with other
  * jobs, which would measure the load rather than the context).
  */
-function store(): Promise<Services> {
-  return extractionStore('structural,offline', undefined, { CAIRN_ENRICH_LANE_TIMEOUT_MS: '60000' });
+function store(expand?: string): Promise<Services> {
+  return extractionStore('structural,offline', undefined, {
+    CAIRN_ENRICH_LANE_TIMEOUT_MS: '60000',
+    ...(expand ? { CAIRN_ENRICH_EXPAND_NEIGHBORS: expand } : {}),
+  });
 }
 
 function table(corpus: string, s: { on: ContextScores; off: ContextScores }): Table {

@@ -106,8 +106,11 @@ if (runs('extract-vite')) {
 }
 if (runs('context')) {
   console.log('The context an agent receives: MuSiQue-100 and the Vite docs questions …');
-  // CAIRN_BENCH_CONTEXT_SETS=vite (or musique) runs one question set only.
-  tables.push(...(await benchContext(process.env.CAIRN_BENCH_CONTEXT_SETS?.split(','))));
+  // CAIRN_BENCH_CONTEXT_SETS=vite (or musique) runs one question set only; CAIRN_BENCH_EXPAND_NEIGHBORS sets the
+  // expansion measured as "on" (default: the configured default).
+  tables.push(
+    ...(await benchContext(process.env.CAIRN_BENCH_CONTEXT_SETS?.split(','), process.env.CAIRN_BENCH_EXPAND_NEIGHBORS)),
+  );
 }
 if (runs('names')) {
   console.log('Entity names at scale: write latency at 100,000 entities against 1,000, and the name cache …');

@@ -83,9 +83,9 @@ export function alignToSentences(text: string, s: number, e: number, edges: Span
     const inside = starts.find((p) => p > s && p < e);
     if (inside !== undefined) start = inside;
   }
-  let end = e;
   const textEnd = endBefore(text, text.length);
   const next = starts.find((p) => p > start && endBefore(text, p) >= e);
+  let end: number;
   if (next !== undefined) end = endBefore(text, next);
   else if (edges.docEnd) end = textEnd;
   else if (e >= textEnd && endsWithSentenceEnd(text.slice(start, e))) end = e;
