@@ -278,7 +278,7 @@ const enrichment = {
       'default `graphShare` of `enrichContext`: the share of `maxChars` held for graph evidence; `0` turns it off ([enrichment](enrichment.md#graph-evidence))',
     ),
   CAIRN_ENRICH_EXPAND_NEIGHBORS: int(0, 10)
-    .default(2)
+    .default(1)
     .describe(
       'default `expandNeighbors` of `enrichContext`: chunks on each side of a selected hit that may join it while budget is left; `0` turns the expansion off ([enrichment](enrichment.md#what-the-context-holds))',
     ),

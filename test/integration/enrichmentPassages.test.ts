@@ -131,7 +131,12 @@ describe.each(laneShare(serverRuns()))('enrichContext passages ($name)', (run) =
   });
 
   it('starts and ends every passage at a sentence edge, neighbouring chunks joined without their overlap', async () => {
-    const e = await ask(t, { query: 'promote the standby replica failover command', topK: 1, maxChars: 6000 });
+    const e = await ask(t, {
+      query: 'promote the standby replica failover command',
+      topK: 1,
+      maxChars: 6000,
+      expandNeighbors: 2,
+    });
     const shown = passages(e.context);
     expect(shown.length).toBeGreaterThan(0);
     for (const p of shown) expect(wholeSentences(p)).toBe(true);
@@ -149,11 +154,11 @@ describe.each(laneShare(serverRuns()))('enrichContext passages ($name)', (run) =
 
   it('fills the budget with the neighbouring chunks before a weaker hit', async () => {
     const query = 'promote the standby replica with the failover command';
-    const small = await ask(t, { query, topK: 1, maxChars: 1200 });
+    const small = await ask(t, { query, topK: 1, maxChars: 1200, expandNeighbors: 2 });
     // The matched chunk grows with its neighbours (more than one 500-character chunk) before anything else joins.
     const runbook = passages(small.context).find((p) => p.includes('promote the standby replica')) ?? '';
     expect(runbook.length).toBeGreaterThan(800);
-    const large = await ask(t, { query, topK: 1, maxChars: 6000 });
+    const large = await ask(t, { query, topK: 1, maxChars: 6000, expandNeighbors: 2 });
     // The weaker hit comes once the runbook's neighbourhood is in.
     expect(large.context).toContain('Replica checklist');
     expect(large.context.indexOf('Replica checklist')).toBeGreaterThan(large.context.indexOf('Step 10 of'));
