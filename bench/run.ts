@@ -1,10 +1,11 @@
 // `npm run bench [-- --only=pglite|postgres|local|latency|graph|musique|api|names|names-cache|importers|extract-musique|
-// extract-scifact|extract-vite]` (several: --only=pglite,postgres):
+// extract-scifact|extract-vite|context]` (several: --only=pglite,postgres):
 // SciFact ingest and per-mode search on PGlite and the real Postgres server (hashing embedder; `local`: a real model
 // from CAIRN_BENCH_LOCAL_MODEL on both), latency at scale, graph stores, MuSiQue, API questions (hashing embedder, and
 // the local model when CAIRN_BENCH_LOCAL_MODEL is set), importers.
 import { loadSciFact } from './datasets.js';
 import { benchApiQuestions } from './apiQuestions.js';
+import { benchContext } from './context.js';
 import { benchGraph } from './graph.js';
 import { benchMusique } from './musique.js';
 import { benchSciFactEnrich } from './sciFactEnrich.js';
@@ -102,6 +103,14 @@ if (runs('extract-scifact')) {
 if (runs('extract-vite')) {
   console.log("Vite's docs imported, extracted and asked …");
   tables.push(...(await benchViteExtracted()));
+}
+if (runs('context')) {
+  console.log('The context an agent receives: MuSiQue-100 and the Vite docs questions …');
+  // CAIRN_BENCH_CONTEXT_SETS=vite (or musique) runs one question set only; CAIRN_BENCH_EXPAND_NEIGHBORS sets the
+  // expansion measured as "on" (default: the configured default).
+  tables.push(
+    ...(await benchContext(process.env.CAIRN_BENCH_CONTEXT_SETS?.split(','), process.env.CAIRN_BENCH_EXPAND_NEIGHBORS)),
+  );
 }
 if (runs('names')) {
   console.log('Entity names at scale: write latency at 100,000 entities against 1,000, and the name cache …');

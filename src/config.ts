@@ -163,6 +163,8 @@ function toConfig(e: Env) {
       gapScoreThreshold: e.CAIRN_GAP_SCORE_THRESHOLD,
       graphShare: e.CAIRN_ENRICH_GRAPH_SHARE,
       gapMinCoverage: e.CAIRN_GAP_MIN_COVERAGE,
+      expandNeighbors: e.CAIRN_ENRICH_EXPAND_NEIGHBORS,
+      relevanceFloor: e.CAIRN_ENRICH_RELEVANCE_FLOOR,
     },
     expirySweepIntervalMs: e.CAIRN_EXPIRY_SWEEP_INTERVAL_MS,
     maxDocumentChars: e.CAIRN_MAX_DOCUMENT_CHARS,

@@ -279,19 +279,34 @@ const enrichment = {
     .describe(
       'default `graphShare` of `enrichContext`: the share of `maxChars` held for graph evidence; `0` turns it off ([enrichment](enrichment.md#graph-evidence))',
     ),
+  CAIRN_ENRICH_EXPAND_NEIGHBORS: int(0, 10)
+    .default(1)
+    .describe(
+      'default `expandNeighbors` of `enrichContext`: chunks on each side of a selected hit that may join it while budget is left; `0` turns the expansion off ([enrichment](enrichment.md#what-the-context-holds))',
+    ),
+  CAIRN_ENRICH_RELEVANCE_FLOOR: z.coerce
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.3)
+    .describe(
+      'documents-lane hits scoring under this share of the best hit, and holding under half the query words the best-covering hit holds, stay out of the context; `0` turns the floor off ([enrichment](enrichment.md#what-the-context-holds))',
+    ),
   CAIRN_GAP_SCORE_THRESHOLD: z.coerce
     .number()
     .min(0)
     .max(1)
     .default(0.2)
-    .describe('queries whose best score is below this are recorded as [knowledge gaps](enrichment.md#knowledge-gaps)'),
+    .describe(
+      'when a query has no words to match, a best score below this records a [knowledge gap](enrichment.md#knowledge-gaps)',
+    ),
   CAIRN_GAP_MIN_COVERAGE: z.coerce
     .number()
     .min(0)
     .max(1)
     .default(0.6)
     .describe(
-      'a query none of whose top three chunks holds this share of its words is recorded as a knowledge gap; `0` turns the rule off',
+      'a query none of whose passages in the context holds this share of its words is recorded as a [knowledge gap](enrichment.md#knowledge-gaps); `0` decides by the best score instead',
     ),
 };
 

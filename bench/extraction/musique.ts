@@ -23,14 +23,11 @@ interface Scores {
  * given as many documents, and whether the answer string reaches `context` with the graph lane on and off.
  */
 export async function benchMusiqueExtracted(databaseUrl?: string): Promise<{ table: Table; seconds: number }> {
-  const dir = path.join(DATA_DIR, 'musique');
-  const corpus = JSON.parse(fs.readFileSync(path.join(dir, 'musique_train_corpus.json'), 'utf8')) as Paragraph[];
-  const questions = JSON.parse(fs.readFileSync(path.join(dir, 'musique_train.json'), 'utf8')) as Question[];
+  const { corpus, questions } = loadMusique();
   const services = await extractionStore('structural,offline', databaseUrl);
   try {
     const t0 = performance.now();
-    await ingestParagraphs(services, corpus);
-    await waitForExtraction(services);
+    await writeMusique(services, corpus);
     const seconds = (performance.now() - t0) / 1000;
     const stats = await services.graph.stats(0);
     const s = await score(services, corpus, questions);
@@ -72,6 +69,20 @@ export async function benchMusiqueExtracted(databaseUrl?: string): Promise<{ tab
   } finally {
     await services.close();
   }
+}
+
+/** MuSiQue-100: its paragraphs and questions from shared/data/musique. */
+export function loadMusique(): { corpus: Paragraph[]; questions: Question[] } {
+  const dir = path.join(DATA_DIR, 'musique');
+  const corpus = JSON.parse(fs.readFileSync(path.join(dir, 'musique_train_corpus.json'), 'utf8')) as Paragraph[];
+  const questions = JSON.parse(fs.readFileSync(path.join(dir, 'musique_train.json'), 'utf8')) as Question[];
+  return { corpus, questions };
+}
+
+/** Writes one document per paragraph (id `p<index>`, title and text, as a user would) and waits for extraction. */
+export async function writeMusique(services: Services, corpus: Paragraph[]): Promise<void> {
+  await ingestParagraphs(services, corpus);
+  await waitForExtraction(services);
 }
 
 async function score(services: Services, corpus: Paragraph[], questions: Question[]): Promise<Scores> {

@@ -5,8 +5,13 @@ import type { EnrichedContextRecord } from '../../src/enrichment/types.js';
 import { createServices, type Services } from '../../src/services.js';
 
 /** A scratch store for the extraction benchmarks: in-memory PGlite (or the server), hashing embedder. */
-export async function extractionStore(extractors: string, databaseUrl?: string): Promise<Services> {
+export async function extractionStore(
+  extractors: string,
+  databaseUrl?: string,
+  env: Record<string, string> = {},
+): Promise<Services> {
   const config = loadConfig({
+    ...env,
     CAIRN_DATA_DIR: 'memory://',
     CAIRN_RAG_MAX_TOP_K: '100',
     CAIRN_EXTRACTION_EXTRACTORS: extractors,

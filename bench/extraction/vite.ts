@@ -10,7 +10,7 @@ import { askEnrich, containsPhrase, extractionStore, mean, waitForExtraction } f
 import { graphSample, judgedPrecision, topDegreeTable } from './viteGraph.js';
 
 /** One question of bench/data/vite-questions.json. */
-interface ViteQuestion {
+export interface ViteQuestion {
   question: string;
   /** Pages that answer it, relative to shared/data/docs/vite. */
   pages: string[];
@@ -26,23 +26,10 @@ const DOCS_ROOT = path.join(DATA_DIR, 'docs', 'vite', 'docs');
  * with the graph lane on and off. Also the extracted graph's size, its most connected entities and a sample to judge.
  */
 export async function benchViteExtracted(databaseUrl?: string): Promise<Table[]> {
-  // The file is a question set ({ corpus, about, questions }); its questions carry more fields than these.
-  const questions = (
-    JSON.parse(fs.readFileSync(path.join(projectRoot, 'bench', 'data', 'vite-questions.json'), 'utf8')) as {
-      questions: ViteQuestion[];
-    }
-  ).questions;
+  const questions = loadViteQuestions();
   const services = await extractionStore('structural,offline', databaseUrl);
   try {
-    const files = await walkDirectory(DOCS_ROOT);
-    const job = await services.imports.submit({
-      kind: 'directory',
-      root: DOCS_ROOT,
-      files,
-      defaults: validateDocumentDefaults({}, 'import dir'),
-    });
-    if (job.status !== 'SUCCEEDED') throw new Error(`the Vite docs import ended ${job.status}`);
-    await waitForExtraction(services);
+    const files = await importViteDocs(services);
     const stats = await services.graph.stats(30);
     const s = await score(services, questions);
     const sample = await graphSample(services);
@@ -68,6 +55,29 @@ export async function benchViteExtracted(databaseUrl?: string): Promise<Table[]>
   } finally {
     await services.close();
   }
+}
+
+/** The Vite question set's questions (the file is { corpus, about, questions }; its questions carry more fields). */
+export function loadViteQuestions(): ViteQuestion[] {
+  return (
+    JSON.parse(fs.readFileSync(path.join(projectRoot, 'bench', 'data', 'vite-questions.json'), 'utf8')) as {
+      questions: ViteQuestion[];
+    }
+  ).questions;
+}
+
+/** Imports Vite's docs as `cairn import dir` does and waits for their extraction; returns the files imported. */
+export async function importViteDocs(services: Services): Promise<string[]> {
+  const files = await walkDirectory(DOCS_ROOT);
+  const job = await services.imports.submit({
+    kind: 'directory',
+    root: DOCS_ROOT,
+    files,
+    defaults: validateDocumentDefaults({}, 'import dir'),
+  });
+  if (job.status !== 'SUCCEEDED') throw new Error(`the Vite docs import ended ${job.status}`);
+  await waitForExtraction(services);
+  return files;
 }
 
 async function score(services: Services, questions: ViteQuestion[]) {

@@ -5,9 +5,10 @@ import type { Logger } from '../logger.js';
 import type { LoadedChunk } from '../documents/hitLoader.js';
 import type { RankedSearch, SearchService } from '../retrieval/SearchService.js';
 import type { FusedHit } from '../retrieval/fusion.js';
-import type { SearchHitRecord } from '../retrieval/types.js';
 import { describeEntities, whyEvidence } from './explain.js';
+import { contextPassages, layOutLane, splitHits, widenRanking } from './documentsLane.js';
 import { formatContext } from './formatContext.js';
+import { isKnowledgeGap } from './gapRule.js';
 import { GraphLane, type GraphStepResult } from './GraphLane.js';
 import {
   decodeGapCursor,
@@ -24,8 +25,12 @@ export interface EnricherOptions {
   laneTimeoutMs: number;
   /** Best scores below this record a knowledge gap. */
   gapScoreThreshold: number;
-  /** A query none of whose top chunks holds this share of its words records a knowledge gap (0 turns the rule off). */
+  /** A query none of whose passages in the context holds this share of its words is a knowledge gap (see gapRule). */
   gapMinCoverage: number;
+  /** Default chunks each side of a selected hit that may join it (see layOutDocuments). */
+  expandNeighbors: number;
+  /** Share of the best hit's score under which a hit must match the query's words to stay (see relevanceFloor). */
+  relevanceFloor: number;
 }
 
 /** A lane's outcome; a failure keeps the cause's error code (TIMEOUT when it ran out of time). */
@@ -39,8 +44,6 @@ type GraphStep =
 type LaneRank = { chunk: EnrichedChunkRecord; rank: number };
 
 const TIMED_OUT = Symbol('timed out');
-/** Top chunks whose word coverage decides a gap. */
-const GAP_COVERAGE_HITS = 3;
 
 async function lane<T>(name: string, timeoutMs: number, work: () => Promise<T>): Promise<Lane<T>> {
   const start = performance.now();
@@ -128,28 +131,23 @@ export class ContextEnricher {
     ]);
     if (!ranked.ok && !graph.ok) throw bothFailed(ranked, graph);
     const secondStep = performance.now();
-    const [docs, step] = await Promise.all([
+    const neighbors = request.expandNeighbors ?? this.options.expandNeighbors;
+    // The selected hits, the weaker ones that may fill the budget, and their neighbours, read together.
+    const wide = ranked.ok ? widenRanking(ranked.value, request.maxChars, neighbors) : undefined;
+    const [docs, step, coverage] = await Promise.all([
       ranked.ok
-        ? lane('documents', Math.max(1, timeoutMs - ranked.ms), () => this.search.loadRanked(ranked.value))
+        ? lane('documents', Math.max(1, timeoutMs - ranked.ms), () => this.search.loadRanked(wide as RankedSearch))
         : ranked,
       this.graphStep(request, ranked.ok ? ranked.value : undefined, graph.ok ? graph.value : []),
-      ranked.ok
-        ? this.recordGap(request, ranked.value.chosen).catch((err: unknown) =>
-            this.logger.warn({ err }, 'could not record a knowledge gap'),
-          )
-        : undefined,
+      this.hitCoverage(request.query, wide),
     ]);
     if (!docs.ok && !graph.ok) throw bothFailed(docs, graph);
     const warnings: string[] = [];
     if (!docs.ok) warnings.push(docs.error);
     if (!graph.ok) warnings.push(graph.error);
-    const hits = docs.ok ? docs.value : [];
-    const chunks: EnrichedChunkRecord[] = hits.map((hit, i) => ({
-      hit,
-      lane: 'DOCUMENTS',
-      why: whyChunk(hit, i),
-      citation: null,
-    }));
+    const floor = this.options.relevanceFloor;
+    const lanes = splitHits(docs.ok ? docs.value : [], ranked.ok ? ranked.value.chosen : [], coverage, floor);
+    const chunks = lanes.selected;
     // The graph step counts the ranking's chunks by position; a chunk deleted before its row was read leaves a hole.
     const byChunkId = new Map(chunks.map((c, i) => [c.hit.chunk.id, { chunk: c, rank: i + 1 }]));
     const ranks = ranked.ok ? ranked.value.chosen.map((h) => byChunkId.get(h.chunkId)) : [];
@@ -177,7 +175,26 @@ export class ContextEnricher {
     }
     const graphMs = graph.ms + (performance.now() - secondStep);
     const timings = { retrievalMs: ranked.ms + (docs.ok && ranked.ok ? docs.ms : 0), graphMs };
-    return assembleContext(request, chunks, entities, relationships, { ...timings, started }, warnings);
+    const laidOut = layOutLane(chunks, lanes.weaker, request, neighbors);
+    const result = assembleContext(request, laidOut, entities, relationships, { ...timings, started }, warnings);
+    if (ranked.ok) await this.recordGap(request, ranked.value.chosen, result);
+    return result;
+  }
+
+  /** Each loaded candidate's share of the query's words, for the relevance floor (empty if not needed or not read). */
+  private async hitCoverage(query: string, wide: RankedSearch | undefined): Promise<Map<string, number>> {
+    const top = Math.max(0, ...(wide?.chosen ?? []).map((h) => h.score));
+    // Only hits under the score floor need their coverage read (see relevanceFloor).
+    if (!wide || wide.chosen.every((h) => h.score >= this.options.relevanceFloor * top)) return new Map();
+    return this.search
+      .queryCoverage(
+        query,
+        wide.chosen.map((h) => h.chunkId),
+      )
+      .catch((err: unknown) => {
+        this.logger.warn({ err }, "could not read the hits' query coverage; the relevance floor uses scores alone");
+        return new Map<string, number>();
+      });
   }
 
   /**
@@ -216,32 +233,35 @@ export class ContextEnricher {
   }
 
   /**
-   * Records a knowledge gap when nothing matched well: the lanes' best score is under `gapScoreThreshold`, or no top
-   * chunk holds at least `gapMinCoverage` of the query's words ("what is the vacation policy" answered by a page that
-   * matches only "policy" is a gap, however well that page scores).
+   * Records a knowledge gap when the context does not answer the query (see gapRule: decided by the query words its
+   * passages hold); a failure is logged, never thrown.
    */
-  private async recordGap(request: EnrichRequest, hits: readonly FusedHit[]): Promise<void> {
-    // Fused HYBRID scores are relative to the query's own hits; the lanes' own scores say how well anything matched.
-    const best = Math.max(
-      0,
-      ...hits.map((h) =>
-        Math.max(
-          h.vectorScore ?? 0,
-          h.keywordScore ?? 0,
-          h.vectorScore == null && h.keywordScore == null ? h.score : 0,
-        ),
-      ),
-    );
-    let gap = hits.length === 0 || best < this.options.gapScoreThreshold;
-    if (!gap && this.options.gapMinCoverage > 0) {
-      const coverage = await this.search.queryCoverage(
-        request.query,
-        hits.slice(0, GAP_COVERAGE_HITS).map((h) => h.chunkId),
-      );
-      gap = Math.max(0, ...coverage.values()) < this.options.gapMinCoverage;
+  private async recordGap(
+    request: EnrichRequest,
+    hits: readonly FusedHit[],
+    result: EnrichedContextRecord,
+  ): Promise<void> {
+    try {
+      const best = bestLaneScore(hits);
+      const passages = contextPassages(result.chunks);
+      const coverage = passages.length > 0 ? await this.search.textCoverage(request.query, passages) : [];
+      const settings = { minCoverage: this.options.gapMinCoverage, scoreThreshold: this.options.gapScoreThreshold };
+      if (isKnowledgeGap({ coverage, passages: passages.length, bestScore: best }, settings))
+        await this.gaps.record(request.query, best, request.filter);
+    } catch (err) {
+      this.logger.warn({ err }, 'could not record a knowledge gap');
     }
-    if (gap) await this.gaps.record(request.query, best, request.filter);
   }
+}
+
+/** The lanes' best own score: fused HYBRID scores are relative to the query's own hits. */
+function bestLaneScore(hits: readonly FusedHit[]): number {
+  return Math.max(
+    0,
+    ...hits.map((h) =>
+      Math.max(h.vectorScore ?? 0, h.keywordScore ?? 0, h.vectorScore == null && h.keywordScore == null ? h.score : 0),
+    ),
+  );
 }
 
 /** Formats the context within the budget (at most maxEntities entities) and reports what it had to leave out. */
@@ -328,8 +348,4 @@ function graphChunks(
     };
     return [{ hit, lane: 'GRAPH' as const, why, citation: null, ...(via ? { via } : {}) }];
   });
-}
-
-function whyChunk(hit: SearchHitRecord, index: number): string {
-  return `rank ${index + 1} for the query (score ${hit.score.toFixed(3)})`;
 }

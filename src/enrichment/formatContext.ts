@@ -1,4 +1,5 @@
 import type { EntityRecord, RelationshipRecord } from '../graph/types.js';
+import { alignedChunkText } from './expandContext.js';
 import type { CitationRecord, EnrichedChunkRecord, EnrichedEntityRecord } from './types.js';
 
 /** What fitted in the budget. */
@@ -89,19 +90,28 @@ export function formatContext(
     citations.push(citationOf(n, doc));
   };
   const documentsLimit = documentsLaneLimit(chunks, maxChars, graphShare);
+  let graphSeen = false;
+  const shownByDoc = new Map(chunks.flatMap((c) => (c.shown ? [[c.hit.document.id, c.shown] as const] : [])));
   // In the given order (the enricher puts the documents lane first, save the documents of entities the query names);
   // the documents lane stops at its limit, graph evidence may use the whole budget.
   for (const c of chunks) {
     if (c.lane === 'DOCUMENTS') {
       // A chunk that scored 0 matched nothing of the query: it stays in `chunks` but is never cited.
       if (c.hit.score <= 0) continue;
-      limit = documentsLimit;
-      cite(c, c.hit.chunk.content.trim());
+      // After graph evidence come weaker hits of other documents (see layOutLane): they may use what is left.
+      limit = graphSeen ? maxChars : documentsLimit;
+      // Laid out (see layOutDocuments): '' marks a chunk shown in its document's passage, null one left out.
+      if (c.text === null) omittedChunks++;
+      else if (c.text === '') omittedChunks += shownIn(c, numberOf, shownByDoc.get(c.hit.document.id)) ? 0 : 1;
+      else cite(c, c.text ?? alignedChunkText(c.hit.chunk));
     } else {
       limit = maxChars;
+      graphSeen = true;
       const via = c.via?.chunk.citation;
       c.why = c.why.replace('{cite}', via ? `[${via}]` : `chunk ${c.via?.rank ?? 1}`);
-      cite(c, `(${c.why})\n${c.hit.chunk.content.trim()}`);
+      // Evidence already shown in its document's passage is cited there rather than repeated.
+      if (!shownIn(c, numberOf, shownByDoc.get(c.hit.document.id)))
+        cite(c, `(${c.why})\n${alignedChunkText(c.hit.chunk)}`);
     }
   }
   limit = maxChars;
@@ -112,7 +122,11 @@ export function formatContext(
 }
 
 /** The documents lane's share: what graph evidence is held (graphShare of the budget, or what it needs if less) is not its. */
-function documentsLaneLimit(chunks: readonly EnrichedChunkRecord[], maxChars: number, graphShare: number): number {
+export function documentsLaneLimit(
+  chunks: readonly EnrichedChunkRecord[],
+  maxChars: number,
+  graphShare: number,
+): number {
   const graphChunks = chunks.filter((c) => c.lane === 'GRAPH');
   const graphNeed = graphChunks.reduce(
     (sum, c) => sum + c.hit.document.title.length + c.why.length + c.hit.chunk.content.length + 16,
@@ -150,6 +164,22 @@ function entityLine(entity: EntityRecord): string {
 
 function relationshipLine(r: RelationshipRecord, byId: ReadonlyMap<string, EntityRecord>): string {
   return `- ${byId.get(r.fromId)?.name} -[${r.type}]-> ${byId.get(r.toId)?.name}\n`;
+}
+
+/**
+ * Gives `c` its document's citation when its chunk is already in the context (its ordinal among those the cited
+ * document's passages show); false when it is not there.
+ */
+function shownIn(
+  c: EnrichedChunkRecord,
+  numberOf: ReadonlyMap<string, number>,
+  shown: readonly (readonly [number, number])[] | undefined,
+): boolean {
+  const n = numberOf.get(c.hit.document.id);
+  const o = c.hit.chunk.ordinal;
+  if (n === undefined || !shown?.some(([lo, hi]) => lo <= o && o <= hi)) return false;
+  c.citation = n;
+  return true;
 }
 
 /** The text that appends chunk `next` to an entry ending with chunk `last` of the same document. */

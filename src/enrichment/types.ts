@@ -19,6 +19,12 @@ export interface EnrichRequest {
    * lane leaves unused goes to the other. See `formatContext`.
    */
   graphShare: number;
+  /**
+   * Chunks on each side of a selected hit that may join it in the context while budget is left (0 turns the expansion
+   * off: each chunk is then cut to its whole sentences); undefined means CAIRN_ENRICH_EXPAND_NEIGHBORS. See
+   * `layOutDocuments`.
+   */
+  expandNeighbors?: number | undefined;
 }
 
 /** Which lane brought a chunk. */
@@ -36,6 +42,13 @@ export interface EnrichedChunkRecord {
   via?: { chunk: EnrichedChunkRecord; rank: number };
   /** Citation number in `context`, or null when the budget cut it. */
   citation: number | null;
+  /**
+   * Documents lane, once laid out (see `layOutDocuments`): the document's passage text on its first record (whole
+   * sentences, with neighbouring chunks), '' on its other records, null on selected hits the budget left out.
+   */
+  text?: string | null;
+  /** On a document's first record: the chunk ordinals (first, last) its passages show. */
+  shown?: readonly (readonly [number, number])[];
 }
 
 /** An entity in the context, with the reason it is there. */

@@ -65,6 +65,7 @@ export function toEnrichRequest(input: EnrichContextInput, config: Pick<Config, 
     mode: input.mode ?? undefined,
     minScore: input.minScore == null ? undefined : validateMinScore(input.minScore),
     graphShare: input.graphShare == null ? enrich.graphShare : shareIn(input.graphShare, 'input.graphShare'),
+    expandNeighbors: intIn(input.expandNeighbors, enrich.expandNeighbors, 0, 10, 'input.expandNeighbors'),
   };
 }
 

@@ -54,6 +54,26 @@ export class KeywordSearch {
   }
 
   /**
+   * For each text (with its title), the share of the query's lexemes it holds, a lexeme also counting when the text
+   * holds a longer one it begins or a shorter one that begins it (both at least 4 letters: "fail" and "failov" from
+   * "fails over" and "failover"). Empty when the query has no lexemes (only stop words).
+   */
+  async textCoverage(query: string, texts: readonly { title: string; text: string }[]): Promise<number[]> {
+    if (texts.length === 0) return [];
+    const { rows } = await this.db.query<{ i: number; coverage: number }>(
+      `SELECT t.i::int AS i, avg((l = ANY(v.lexemes) OR (length(l) >= 4 AND EXISTS (
+                SELECT 1 FROM unnest(v.lexemes) p
+                 WHERE length(p) >= 4 AND (left(p, length(l)) = l OR left(l, length(p)) = p))))::int)::float8 AS coverage
+         FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS t(title, body, i)
+        CROSS JOIN LATERAL (SELECT tsvector_to_array(keyword_vector(t.title, t.body)) AS lexemes) v
+        CROSS JOIN unnest(tsvector_to_array(keyword_vector('', $1))) AS l
+        GROUP BY t.i ORDER BY t.i`,
+      [query, texts.map((t) => t.title), texts.map((t) => t.text)],
+    );
+    return rows.map((r) => Number(r.coverage));
+  }
+
+  /**
    * The `limit` best chunks by BM25 that pass the filter, best first; `score` is BM25 divided by the most any chunk
    * could score for this query (Σ idf · (k1 + 1)), so 0..1.
    */

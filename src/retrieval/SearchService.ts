@@ -243,6 +243,11 @@ export class SearchService {
     return this.keywords.coverage(query, chunkIds);
   }
 
+  /** For each text with its title, the share of the query's words it holds (see `KeywordSearch.textCoverage`). */
+  textCoverage(query: string, texts: readonly { title: string; text: string }[]): Promise<number[]> {
+    return this.keywords.textCoverage(query, texts);
+  }
+
   /** Chunks with their documents by id, as hits load them (for context built from chunks found another way). */
   loadChunks(chunkIds: readonly string[]): Promise<Map<string, LoadedChunk>> {
     return loadChunks(this.db, chunkIds);

@@ -317,6 +317,8 @@ export type EnrichContextInput = {
   minScore?: InputMaybe<Scalars['Float']['input']>;
   /** Share of `maxChars` held for graph evidence when the graph finds any, 0-1 (default CAIRN_ENRICH_GRAPH_SHARE). 0 turns graph evidence off; what one lane leaves unused goes to the other. */
   graphShare?: InputMaybe<Scalars['Float']['input']>;
+  /** Chunks on each side of a selected chunk that may join it in `context` while budget is left, 0-10 (default CAIRN_ENRICH_EXPAND_NEIGHBORS, 1). 0 turns the expansion off; passages are whole sentences either way. */
+  expandNeighbors?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** Which lane of enrichContext brought a chunk. */

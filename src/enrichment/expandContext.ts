@@ -1,0 +1,199 @@
+import type { ChunkRecord, DocumentSummary } from '../documents/types.js';
+import { alignToSentences } from './sentences.js';
+import type { EnrichedChunkRecord } from './types.js';
+
+/**
+ * How the documents lane fills its share of the budget from chunks (see docs/enrichment.md, "What the context holds"):
+ * 1. each selected hit (the first `topK` of the ranking that pass the relevance floor), as whole sentences;
+ * 2. while budget is left, round r = 1..`neighbors`: the chunk r before and r after each selected hit, in rank order,
+ *    joined to it without the chunks' overlap;
+ * 3. while budget is left, the weaker hits after the first `topK`, as whole sentences.
+ * Each step is taken only if the whole section still fits; passages of one document join into one entry.
+ */
+export interface LayoutOptions {
+  /** Chunks each side of a selected hit that may join it (0: no expansion). */
+  neighbors: number;
+  /** Characters the documents lane may use, section heading and citation lines included. */
+  limit: number;
+}
+
+const HEADING = '## Relevant knowledge\n';
+const SEPARATOR = '\n…\n';
+
+interface Span {
+  lo: number;
+  hi: number;
+}
+
+/** One document's part of the context while it is laid out. */
+interface DocLayout {
+  document: DocumentSummary;
+  /** Known chunks by ordinal: the hits and the neighbours read with them. */
+  chunks: Map<number, ChunkRecord>;
+  /** Ordinal ranges that were read: an ordinal inside one with no chunk is past the document's end. */
+  read: Span[];
+  spans: Span[];
+  records: EnrichedChunkRecord[];
+  text: string;
+}
+
+/** A chunk's own text cut to whole sentences, for a chunk read without its neighbours. */
+export function alignedChunkText(chunk: ChunkRecord): string {
+  const [s, e] = alignToSentences(chunk.content, 0, chunk.content.length, {
+    docStart: chunk.ordinal === 0,
+    docEnd: false,
+  });
+  return chunk.content.slice(s, e).trim();
+}
+
+/**
+ * Lays out the documents lane: returns the records in context order, each document's first record carrying the
+ * document's whole passage text (`text`) and the ordinals it shows (`shown`), its other records `text: ''`. Selected
+ * hits that did not fit are returned with `text: null` (never cited); weaker hits that did not fit are left out.
+ */
+export function layOutDocuments(
+  selected: readonly EnrichedChunkRecord[],
+  weaker: readonly EnrichedChunkRecord[],
+  options: LayoutOptions,
+): EnrichedChunkRecord[] {
+  const docs = new Map<string, DocLayout>();
+  for (const r of [...selected, ...weaker]) learn(docs, r, options.neighbors);
+  const order: DocLayout[] = [];
+  const cost = () =>
+    order.length === 0
+      ? 0
+      : HEADING.length +
+        order.reduce((sum, d, i) => sum + `[${i + 1}] ${d.document.title}\n`.length + d.text.length + 2, 0);
+  /** Adds chunk `ordinal` of `doc` to the layout if the section still fits. */
+  const tryAdd = (doc: DocLayout, ordinal: number): boolean => {
+    if (covered(doc.spans, ordinal)) return true;
+    if (!doc.chunks.has(ordinal)) return false;
+    const saved = { spans: doc.spans, text: doc.text };
+    const isNew = doc.spans.length === 0;
+    doc.spans = addSpan(doc, ordinal);
+    doc.text = render(doc);
+    if (isNew) order.push(doc);
+    if (cost() <= options.limit) return true;
+    Object.assign(doc, saved);
+    if (isNew) order.pop();
+    return false;
+  };
+  const placed = new Set<EnrichedChunkRecord>();
+  const place = (r: EnrichedChunkRecord): void => {
+    const doc = docs.get(r.hit.document.id) as DocLayout;
+    if (tryAdd(doc, r.hit.chunk.ordinal)) {
+      doc.records.push(r);
+      placed.add(r);
+    }
+  };
+  selected.forEach(place);
+  for (let round = 1; round <= options.neighbors; round++) {
+    for (const r of selected) {
+      if (!placed.has(r)) continue;
+      const doc = docs.get(r.hit.document.id) as DocLayout;
+      const o = r.hit.chunk.ordinal;
+      for (const target of [o + round, o - round]) {
+        // Only a chunk that continues the passage around this hit (a gap would be a separate passage).
+        if (covered(doc.spans, target + (target > o ? -1 : 1))) tryAdd(doc, target);
+      }
+    }
+  }
+  weaker.forEach(place);
+  return finish(order, selected, placed);
+}
+
+/** Records the hit's chunk and its neighbours in its document's layout. */
+function learn(docs: Map<string, DocLayout>, r: EnrichedChunkRecord, neighbors: number): void {
+  const id = r.hit.document.id;
+  let doc = docs.get(id);
+  if (!doc) {
+    doc = { document: r.hit.document, chunks: new Map(), read: [], spans: [], records: [], text: '' };
+    docs.set(id, doc);
+  }
+  const o = r.hit.chunk.ordinal;
+  doc.chunks.set(o, r.hit.chunk);
+  for (const n of r.hit.neighbors ?? []) doc.chunks.set(n.ordinal, n);
+  if (r.hit.neighbors !== undefined && neighbors > 0) doc.read.push({ lo: o - neighbors, hi: o + neighbors });
+}
+
+function covered(spans: readonly Span[], ordinal: number): boolean {
+  return spans.some((s) => s.lo <= ordinal && ordinal <= s.hi);
+}
+
+/** The spans with `ordinal` added, sorted, merging spans that touch (or are one known chunk apart). */
+function addSpan(doc: DocLayout, ordinal: number): Span[] {
+  const spans = [...doc.spans, { lo: ordinal, hi: ordinal }].sort((a, b) => a.lo - b.lo);
+  const merged: Span[] = [];
+  for (const s of spans) {
+    const last = merged[merged.length - 1];
+    const bridgeable = last && s.lo === last.hi + 2 && doc.chunks.has(last.hi + 1);
+    if (last && (s.lo <= last.hi + 1 || bridgeable)) last.hi = Math.max(last.hi, s.hi);
+    else merged.push({ ...s });
+  }
+  return merged;
+}
+
+/** Whether `ordinal` is known to be past the document's last chunk. */
+function pastEnd(doc: DocLayout, ordinal: number): boolean {
+  return !doc.chunks.has(ordinal) && doc.read.some((r) => r.lo <= ordinal && ordinal <= r.hi);
+}
+
+/** The document's passages, each cut to whole sentences, joined by an ellipsis line. */
+function render(doc: DocLayout): string {
+  return doc.spans
+    .map((s) => renderSpan(doc, s))
+    .filter((t) => t !== '')
+    .join(SEPARATOR);
+}
+
+/**
+ * The text of chunks lo..hi without their overlaps, widened (or, where the text around is unknown, narrowed) to whole
+ * sentences using the chunks just before and after when they were read.
+ */
+function renderSpan(doc: DocLayout, span: Span): string {
+  const prev = doc.chunks.get(span.lo - 1);
+  const next = doc.chunks.get(span.hi + 1);
+  const seq: ChunkRecord[] = [];
+  for (let o = span.lo - (prev ? 1 : 0); o <= span.hi + (next ? 1 : 0); o++) {
+    const c = doc.chunks.get(o);
+    if (c) seq.push(c);
+  }
+  let text = '';
+  let end = -1;
+  let s = 0;
+  let e = 0;
+  for (const c of seq) {
+    if (end < 0) text = c.content;
+    else if (c.charStart <= end) text += c.content.slice(end - c.charStart);
+    else text += `\n\n${c.content}`; // only white space lies between (the chunker's guarantee)
+    end = c.charEnd;
+    if (c.ordinal === span.lo) s = text.length - c.content.length;
+    if (c.ordinal === span.hi) e = text.length;
+  }
+  const first = seq[0]?.ordinal ?? span.lo;
+  const last = seq[seq.length - 1]?.ordinal ?? span.hi;
+  const [a, b] = alignToSentences(text, s, e, { docStart: first === 0, docEnd: pastEnd(doc, last + 1) });
+  return text.slice(a, b).trim();
+}
+
+/** The records in context order: each laid-out document's records, then the selected hits that did not fit. */
+function finish(
+  order: readonly DocLayout[],
+  selected: readonly EnrichedChunkRecord[],
+  placed: ReadonlySet<EnrichedChunkRecord>,
+): EnrichedChunkRecord[] {
+  const out: EnrichedChunkRecord[] = [];
+  for (const doc of order) {
+    doc.records.forEach((r, i) => {
+      r.text = i === 0 ? doc.text : '';
+      if (i === 0) r.shown = doc.spans.map((s) => [s.lo, s.hi] as const);
+      out.push(r);
+    });
+  }
+  for (const r of selected) {
+    if (placed.has(r)) continue;
+    r.text = null;
+    out.push(r);
+  }
+  return out;
+}
