@@ -78,16 +78,12 @@ describe('a spec of thousands of files (DigitalOcean)', () => {
     console.log(`DigitalOcean by URL: ${fetched.length + 1} files, ${Date.now() - started} ms`);
   }, 300_000);
 
-  // On the Postgres server the CLI imports into the server's database, over the import by URL: the chunks are the same,
-  // so their embeddings are reused and Postgres indexes no vector again (the store is not what is under test). PGlite's
-  // folder is the running server's: there the CLI imports into a fresh one.
   it('imports from disk with cairn import openapi <file>', async () => {
-    const shared = t.config.databaseUrl;
-    const database = shared ? undefined : await store.createDatabase();
+    const database = await store.createDatabase();
     try {
       const started = Date.now();
       const env = {
-        ...(database?.env ?? { CAIRN_DATABASE_URL: shared! }),
+        ...database.env,
         CAIRN_EMBEDDING_PROVIDER: 'hashing',
         CAIRN_EMBEDDING_DIMENSIONS: String(DIMENSIONS),
       };
@@ -105,7 +101,7 @@ describe('a spec of thousands of files (DigitalOcean)', () => {
       expect(operationIds(item?.documentIds ?? [], 'do')).toHaveLength(OPERATIONS);
       console.log(`DigitalOcean from disk (CLI): ${Date.now() - started} ms`);
     } finally {
-      await database?.drop();
+      await database.drop();
     }
   }, 300_000);
 
