@@ -48,6 +48,8 @@ export default {
   testTimeout: 60000,
   // Builds the migrated template databases suites copy and the compiled CLI they run (see the file).
   globalSetup: '<rootDir>/test/globalSetup.mjs',
+  // Slowest suites first, on a clean clone too (see the file).
+  testSequencer: '<rootDir>/test/sequencer.mjs',
   projects: [
     {
       ...shared,

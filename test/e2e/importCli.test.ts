@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { openPgliteDb } from '../../src/db/pgliteDb.js';
 import { projectPath } from '../../src/paths.js';
 import { runCli, runCliInProcess, startCliServer } from '../helpers/cli.js';
+import { scratchPglite, type ScratchDatabase } from '../helpers/databases.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
 
 interface ItemLine {
@@ -22,9 +23,10 @@ const lines = (stdout: string) =>
     .split('\n')
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
-// The `cairn import` commands on a data folder of their own: the first as the program itself, the others run in this
-// process (runCliInProcess) to spare a process start each.
+// The `cairn import` commands on a data folder of their own (a copy of the migrated template): the first as the program
+// itself, the others run in this process (runCliInProcess) to spare a process start each.
 describe('cairn import (embedded default)', () => {
+  let data: ScratchDatabase;
   let dataDir: string;
   let folder: string;
   let site: FixtureSite;
@@ -45,7 +47,8 @@ describe('cairn import (embedded default)', () => {
   };
 
   beforeAll(async () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-import-'));
+    data = await scratchPglite();
+    dataDir = data.env.CAIRN_DATA_DIR!;
     folder = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-dir-')), 'handbook');
     fs.cpSync(projectPath('test', 'fixtures', 'imports', 'handbook'), folder, { recursive: true });
     // Hidden folders and node_modules must be skipped (they cannot live in the repository's fixture).
@@ -67,7 +70,7 @@ describe('cairn import (embedded default)', () => {
   });
   afterAll(async () => {
     await site?.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await data?.drop();
     fs.rmSync(path.dirname(folder), { recursive: true, force: true });
   });
 

@@ -3,25 +3,29 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { runCli, runCliInProcess, startCliServer } from '../helpers/cli.js';
+import { scratchPglite, type ScratchDatabase } from '../helpers/databases.js';
 import { createSshGitRepo, newKeyPair, sshdUnderTest } from '../helpers/sshGitServer.js';
 
 const lastJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1) as string) as Record<string, unknown>;
 
-// `cairn sources` on a data folder of its own: `add` as the program itself, the rest in this process (runCliInProcess).
+// `cairn sources` on a data folder of its own (a copy of the migrated template): `add` as the program itself, the rest
+// in this process (runCliInProcess), which is just as much another process to a server holding the folder.
 describe('cairn sources', () => {
+  let data: ScratchDatabase;
   let dataDir: string;
   let root: string;
   const env = () => ({ CAIRN_DATA_DIR: dataDir, CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_SOURCES_FOLDER_ROOT: root });
 
-  beforeAll(() => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-sources-cli-'));
+  beforeAll(async () => {
+    data = await scratchPglite();
+    dataDir = data.env.CAIRN_DATA_DIR!;
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-sources-root-'));
     fs.mkdirSync(path.join(root, 'handbook'));
     fs.writeFileSync(path.join(root, 'handbook', 'intro.md'), '# Intro\n\nWelcome.');
     fs.writeFileSync(path.join(root, 'handbook', 'leave.md'), '# Leave\n\nAsk your lead.');
   });
-  afterAll(() => {
-    fs.rmSync(dataDir, { recursive: true, force: true });
+  afterAll(async () => {
+    await data?.drop();
     fs.rmSync(root, { recursive: true, force: true });
   });
 
@@ -76,8 +80,8 @@ describe('cairn sources', () => {
   }, 400_000); // six commands, each opening the embedded store
 
   it('works through the server that holds the data folder, following a sync over the subscription', async () => {
-    const held = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-sources-held-'));
-    const heldEnv = { ...env(), CAIRN_DATA_DIR: held, CAIRN_SOURCES_TICK_MS: '0' };
+    const held = await scratchPglite();
+    const heldEnv = { ...env(), ...held.env, CAIRN_SOURCES_TICK_MS: '0' };
     const server = await startCliServer(heldEnv);
     try {
       const added = await runCli(
@@ -86,7 +90,8 @@ describe('cairn sources', () => {
       );
       expect(added.stderr).toContain(`the server at ${server.url}`);
       expect(lastJson(added.stdout)).toMatchObject({ name: 'handbook', kind: 'FOLDER', status: 'NEVER_SYNCED' });
-      const synced = await runCli(['sources', 'sync', 'handbook', '--json'], heldEnv);
+      const synced = await runCliInProcess(['sources', 'sync', 'handbook', '--json'], heldEnv);
+      expect(synced.stderr).toContain(`the server at ${server.url}`);
       expect(synced.code).toBe(0);
       const events = synced.stdout
         .trim()
@@ -99,14 +104,14 @@ describe('cairn sources', () => {
         status: 'SUCCEEDED',
         counts: { added: 1 },
       });
-      const listed = await runCli(['sources', 'list', '--json'], heldEnv);
+      const listed = await runCliInProcess(['sources', 'list', '--json'], heldEnv);
       expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ name: 'handbook', documentCount: 1 })]);
-      const removed = await runCli(['sources', 'remove', 'handbook'], heldEnv);
+      const removed = await runCliInProcess(['sources', 'remove', 'handbook'], heldEnv);
       expect(removed.stdout).toMatch(/1 document\(s\) removed, 0 kept/);
     } finally {
       server.child.kill('SIGTERM');
       await new Promise((resolve) => server.child.once('exit', resolve));
-      fs.rmSync(held, { recursive: true, force: true });
+      await held.drop();
     }
   }, 400_000);
 
@@ -137,7 +142,7 @@ describe('cairn sources', () => {
           deployKeyPublicKey: key.publicKey.trim(),
           deployKeyFingerprint: expect.stringMatching(/^SHA256:/),
         });
-        const synced = await runCli(['sources', 'sync', 'private', '--json'], sshEnv);
+        const synced = await runCliInProcess(['sources', 'sync', 'private', '--json'], sshEnv);
         expect(lastJson(synced.stdout)).toMatchObject({ event: 'summary', status: 'SUCCEEDED', counts: { added: 1 } });
       } finally {
         repo.close();

@@ -1,8 +1,6 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startCliServer } from '../helpers/cli.js';
+import { scratchPglite, type ScratchDatabase } from '../helpers/databases.js';
 import { gqlAt, stopChild } from '../helpers/remoteServer.js';
 
 // Fault: `cairn serve` on the embedded database (PGlite in a data folder) is killed with SIGKILL while idle — no
@@ -23,6 +21,7 @@ const WORDS = [
 ];
 
 describe('fault: PGlite server killed with SIGKILL while idle', () => {
+  let data: ScratchDatabase;
   let dataDir: string;
   const env = () => ({
     CAIRN_DATA_DIR: dataDir,
@@ -30,10 +29,13 @@ describe('fault: PGlite server killed with SIGKILL while idle', () => {
     CAIRN_RATE_LIMIT_PER_SECOND: '0',
   });
 
-  beforeAll(() => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-kill9-'));
+  beforeAll(async () => {
+    data = await scratchPglite(); // a copy of the migrated template
+    dataDir = data.env.CAIRN_DATA_DIR!;
   });
-  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  afterAll(async () => {
+    await data?.drop();
+  });
 
   it('keeps every acknowledged write across kill -9 and a restart on the same folder', async () => {
     const first = await startCliServer(env());

@@ -108,12 +108,11 @@ describe('in-memory vector index on PGlite', () => {
     );
     for (const vector of await embedder.embed(texts)) {
       for (const filter of FILTERS) {
+        // One exact scan per filter: its top 40 begins with its top 7 and top 1 (up to ties at the cut, which
+        // expectSameRanking leaves open), so each limit of the memory path is checked against it.
+        const top = await exact.search(vector, filter, 40);
         for (const limit of [1, 7, 40])
-          expectSameRanking(
-            await memory.search(vector, filter, limit),
-            await exact.search(vector, filter, limit),
-            limit,
-          );
+          expectSameRanking(await memory.search(vector, filter, limit), top.slice(0, limit), limit);
       }
     }
     // In sync: every embedded chunk is held and the log is consumed.

@@ -9,6 +9,7 @@ import { AppError, ErrorCode } from '../../src/errors.js';
 import { projectPath } from '../../src/paths.js';
 import { runCliInProcess, startCliServer } from '../helpers/cli.js';
 import { gqlAs } from '../helpers/auth.js';
+import { scratchPglite, type ScratchDatabase } from '../helpers/databases.js';
 import { stopChild } from '../helpers/remoteServer.js';
 
 // One process per PGlite folder: a second open (in this process or another, e.g. the CLI beside `cairn serve`) is
@@ -68,6 +69,7 @@ describe('PGlite data folder lock (in process)', () => {
 });
 
 describe('cairn CLI beside a running `cairn serve` on the same data folder', () => {
+  let data: ScratchDatabase;
   let dataDir: string;
   let folder: string;
   const env = () => ({
@@ -92,15 +94,16 @@ describe('cairn CLI beside a running `cairn serve` on the same data folder', () 
     };
   };
 
-  beforeAll(() => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-pglock-cli-'));
+  beforeAll(async () => {
+    data = await scratchPglite(); // a copy of the migrated template
+    dataDir = data.env.CAIRN_DATA_DIR!;
     folder = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-pglock-docs-'));
     fs.writeFileSync(path.join(folder, 'guide.md'), '# Guide\n\nImported through the running server.');
     fs.mkdirSync(path.join(folder, 'faq'));
     fs.writeFileSync(path.join(folder, 'faq', 'refunds.txt'), 'Refunds take five days.');
   });
-  afterAll(() => {
-    fs.rmSync(dataDir, { recursive: true, force: true });
+  afterAll(async () => {
+    await data?.drop();
     fs.rmSync(folder, { recursive: true, force: true });
   });
 

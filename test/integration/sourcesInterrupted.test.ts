@@ -7,6 +7,7 @@ import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEm
 import { silentLogger } from '../../src/logger.js';
 import { createServices, type Services } from '../../src/services.js';
 import { NO_BACKGROUND_EXTRACTION } from '../helpers/backgroundWork.js';
+import { scratchPglite, type ScratchDatabase } from '../helpers/databases.js';
 
 /** The hashing embedder, holding its second call until released (each file is embedded by its own call). */
 class SecondCallGate extends HashingEmbeddingProvider {
@@ -37,17 +38,19 @@ class SecondCallGate extends HashingEmbeddingProvider {
 // process over the same store, imports only the rest and ends with every file's document.
 describe('a source sync stopped mid-way', () => {
   let root: string;
+  let data: ScratchDatabase;
   let dataDir: string;
-  beforeAll(() => {
+  beforeAll(async () => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-sources-stop-'));
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-sources-data-'));
+    data = await scratchPglite(); // a copy of the migrated template
+    dataDir = data.env.CAIRN_DATA_DIR!;
     fs.mkdirSync(path.join(root, 'book'));
     for (const name of ['a', 'b', 'c', 'd'])
       fs.writeFileSync(path.join(root, 'book', `${name}.md`), `# ${name}\n\nChapter ${name} of the book.`);
   });
-  afterAll(() => {
+  afterAll(async () => {
     fs.rmSync(root, { recursive: true, force: true });
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await data?.drop();
   });
 
   const open = (embedder: HashingEmbeddingProvider): Promise<Services> =>
