@@ -194,7 +194,7 @@ const extraction = {
     .default(2)
     .describe('batches one instance extracts at once, and documents each batch runs its extractors on at once'),
   CAIRN_EXTRACTION_BATCH_DOCUMENTS: int(1, 1000)
-    .default(32)
+    .default(64)
     .describe(
       'documents the worker claims together and reconciles in one round (one lock, one write of names, facts and mentions)',
     ),
