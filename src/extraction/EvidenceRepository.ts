@@ -97,7 +97,7 @@ export class EvidenceRepository {
               (SELECT max(n)::int FROM (SELECT count(DISTINCT q.quote) AS n FROM extraction_evidence q
                                          WHERE q.fact_key = e.fact_key GROUP BY q.extractor) per) AS quotes,
               array_agg(DISTINCT extractor ORDER BY extractor) AS extractors, jsonb_agg(DISTINCT fact) AS facts
-         FROM unnest($1::text[]) AS k(key) JOIN extraction_evidence e ON e.fact_key = k.key GROUP BY fact_key`,
+         FROM extraction_evidence e WHERE fact_key = ANY($1::text[]) GROUP BY fact_key`,
       [[...new Set(factKeys)]],
     );
     return new Map(

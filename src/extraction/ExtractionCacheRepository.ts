@@ -24,9 +24,7 @@ export class ExtractionCacheRepository {
       prompt_tokens: number;
       completion_tokens: number;
     }>(
-      // A join, not `key = ANY(...)`: a batch's hundreds of keys made the planner scan the whole table.
-      `SELECT c.key, c.extractor, c.result, c.prompt_tokens, c.completion_tokens
-         FROM unnest($1::text[]) AS k(key) JOIN extraction_cache c ON c.key = k.key`,
+      'SELECT key, extractor, result, prompt_tokens, completion_tokens FROM extraction_cache WHERE key = ANY($1::text[])',
       [[...new Set(keys)]],
     );
     return new Map(
