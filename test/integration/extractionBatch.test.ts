@@ -71,7 +71,7 @@ describe.each(dbTargets())('extraction in batches ($name)', (target) => {
     expect((await s.graph.getEntities(ids)).map((e) => e.id).sort()).toEqual([...ids].sort());
     const state = await s.extraction.documentState('doc:b3');
     expect(state?.entityCount).toBe(3);
-  });
+  }, 60_000);
 
   it('writes documents while a batch holds the reconcile lock', async () => {
     const watch = watchReconcile(s.db);
@@ -94,5 +94,5 @@ describe.each(dbTargets())('extraction in batches ($name)', (target) => {
       'x:technology:esbuild',
       'x:technology:vite',
     ]);
-  });
+  }, 60_000);
 });
