@@ -90,6 +90,7 @@ function extractionConfig(e: Env) {
   return {
     extractors: parseExtractorList(e.CAIRN_EXTRACTION_EXTRACTORS) as ('structural' | 'offline' | 'llm')[],
     concurrency: e.CAIRN_EXTRACTION_CONCURRENCY,
+    batchDocuments: e.CAIRN_EXTRACTION_BATCH_DOCUMENTS,
     pollMs: e.CAIRN_EXTRACTION_POLL_MS,
     leaseMs: e.CAIRN_EXTRACTION_LEASE_MS,
     maxAttempts: e.CAIRN_EXTRACTION_MAX_ATTEMPTS,

@@ -190,7 +190,14 @@ const extraction = {
     .describe(
       'which extractors build the graph from every written document: a comma list of `structural`, `offline`, `llm`; `none` turns extraction off ([graph](graph.md#where-the-graph-comes-from))',
     ),
-  CAIRN_EXTRACTION_CONCURRENCY: int(1, 32).default(2).describe('documents one instance extracts at once'),
+  CAIRN_EXTRACTION_CONCURRENCY: int(1, 32)
+    .default(2)
+    .describe('batches one instance extracts at once, and documents each batch runs its extractors on at once'),
+  CAIRN_EXTRACTION_BATCH_DOCUMENTS: int(1, 1000)
+    .default(64)
+    .describe(
+      'documents the worker claims together and reconciles in one round (one lock, one write of names, facts and mentions)',
+    ),
   CAIRN_EXTRACTION_POLL_MS: int(0)
     .default(1000)
     .describe('how often an idle instance looks for queued extraction work; `0`: only when this instance writes'),

@@ -35,7 +35,8 @@ export async function waitForExtraction(services: Services, timeoutMs = 30 * 60_
     if (counts.pending + counts.running === 0) return;
     if (performance.now() - started > timeoutMs)
       throw new Error(`extraction did not finish: ${JSON.stringify(counts)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Every half second: each look counts every document's state, work the figure should not include.
+    await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
 

@@ -23,6 +23,16 @@ export async function lockDocumentTitle(q: Queryable, documentId: string): Promi
   return rows[0]?.title;
 }
 
+/** Locks the live documents among `documentIds` for update (in id order); returns their titles by id. */
+export async function lockDocumentTitles(q: Queryable, documentIds: readonly string[]): Promise<Map<string, string>> {
+  if (documentIds.length === 0) return new Map();
+  const { rows } = await q.query<{ id: string; title: string }>(
+    'SELECT id, title FROM documents WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE',
+    [[...new Set(documentIds)]],
+  );
+  return new Map(rows.map((r) => [r.id, r.title]));
+}
+
 /** A chunk whose text may contain a phrase, with its document's title. */
 export interface PhraseCandidate {
   id: string;

@@ -68,10 +68,15 @@ export class EvidenceRepository {
 
   /** Replaces a document's evidence; returns the fact keys it supported before. One transaction. */
   replaceDocument(documentId: string, rows: readonly EvidenceRow[]): Promise<string[]> {
+    return this.replaceDocuments([documentId], rows);
+  }
+
+  /** Replaces the evidence of documents (`rows` is all of theirs); returns the fact keys they supported before. */
+  replaceDocuments(documentIds: readonly string[], rows: readonly EvidenceRow[]): Promise<string[]> {
     return this.db.transaction(async (tx) => {
       const { rows: old } = await tx.query<{ fact_key: string }>(
-        'DELETE FROM extraction_evidence WHERE document_id = $1 RETURNING fact_key',
-        [documentId],
+        'DELETE FROM extraction_evidence WHERE document_id = ANY($1::text[]) RETURNING fact_key',
+        [[...new Set(documentIds)]],
       );
       await insertEvidence(tx, rows);
       return [...new Set(old.map((r) => r.fact_key))];
@@ -159,24 +164,28 @@ export class EvidenceRepository {
     return new Map(rows.map((r) => [r.document_id, r.id]));
   }
 
-  /** Documents with a link that pointed nowhere when they were extracted and may point to this source now. */
-  async documentsLinkingToSource(source: string, documentId: string): Promise<string[]> {
+  /** Documents with a link that pointed nowhere when they were extracted and may point to one of these sources now. */
+  async documentsLinkingToSources(written: readonly { documentId: string; source: string }[]): Promise<string[]> {
+    if (written.length === 0) return [];
     const { rows } = await this.db.query<{ document_id: string }>(
-      `SELECT DISTINCT document_id FROM extraction_evidence WHERE fact_key = $1 AND document_id <> $2 ORDER BY 1`,
-      [`u:${source}`, documentId],
+      `SELECT DISTINCT e.document_id FROM unnest($1::text[], $2::text[]) AS x(source, document_id)
+         JOIN extraction_evidence e ON e.fact_key = 'u:' || x.source AND e.document_id <> x.document_id ORDER BY 1`,
+      [written.map((w) => w.source), written.map((w) => w.documentId)],
     );
     return rows.map((r) => r.document_id);
   }
 
-  /** Documents linking to `documentId` that have no LINKS_TO evidence to `pageEntityId` yet (to extract again). */
-  async documentsLinkingWithout(documentId: string, pageEntityId: string): Promise<string[]> {
+  /** Documents linking to one of `pages` that have no LINKS_TO evidence to its page entity yet (to extract again). */
+  async documentsLinkingWithout(pages: readonly { documentId: string; pageEntityId: string }[]): Promise<string[]> {
+    if (pages.length === 0) return [];
     const { rows } = await this.db.query<{ document_id: string }>(
-      `SELECT DISTINCT l.document_id FROM extraction_evidence l
-        WHERE l.fact_key = $1 AND l.document_id <> $2 AND NOT EXISTS (
+      `SELECT DISTINCT l.document_id FROM unnest($1::text[], $2::text[]) AS x(document_id, page_entity_id)
+         JOIN extraction_evidence l ON l.fact_key = 'l:' || x.document_id AND l.document_id <> x.document_id
+        WHERE NOT EXISTS (
           SELECT 1 FROM extraction_evidence r WHERE r.document_id = l.document_id AND r.fact_key LIKE 'r:%'
-             AND r.fact->>'type' = 'LINKS_TO' AND r.fact->>'toId' = $3)
+             AND r.fact->>'type' = 'LINKS_TO' AND r.fact->>'toId' = x.page_entity_id)
         ORDER BY 1`,
-      [`l:${documentId}`, documentId, pageEntityId],
+      [pages.map((p) => p.documentId), pages.map((p) => p.pageEntityId)],
     );
     return rows.map((r) => r.document_id);
   }

@@ -147,28 +147,38 @@ export class ExtractionQueueRepository {
    * next run instead). A finished REMOVED row is deleted: the document is gone and so are the facts it alone supported.
    */
   async finish(claim: ClaimedDocument, result: ExtractionResult): Promise<void> {
-    if (claim.removed) {
+    await this.finishMany([{ claim, result }]);
+  }
+
+  /** Records the outcomes of several claims (see `finish`): three statements for any number. */
+  async finishMany(finished: readonly { claim: ClaimedDocument; result: ExtractionResult }[]): Promise<void> {
+    if (finished.length === 0) return;
+    const removed = finished.filter((f) => f.claim.removed).map((f) => f.claim);
+    const done = finished.filter((f) => !f.claim.removed);
+    if (removed.length > 0)
       await this.db.query(
-        `DELETE FROM extraction_documents WHERE document_id = $1 AND status = 'REMOVED' AND requested_at = $2::timestamptz`,
-        [claim.documentId, claim.token],
+        `DELETE FROM extraction_documents d USING unnest($1::text[], $2::text[]) AS x(id, token)
+          WHERE d.document_id = x.id AND d.status = 'REMOVED' AND d.requested_at = x.token::timestamptz`,
+        [removed.map((c) => c.documentId), removed.map((c) => c.token)],
       );
-    } else {
+    if (done.length > 0)
       await this.db.query(
-        `UPDATE extraction_documents SET status = $3, error = $4, warnings = $5::jsonb, entity_count = $6,
-                relationship_count = $7, extracted_at = now(), locked_until = NULL
-          WHERE document_id = $1 AND status = 'RUNNING' AND requested_at = $2::timestamptz`,
+        `UPDATE extraction_documents d SET status = x.status, error = x.error, warnings = x.warnings::jsonb,
+                entity_count = x.entities, relationship_count = x.relationships, extracted_at = now(), locked_until = NULL
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::int[])
+                AS x(id, token, status, error, warnings, entities, relationships)
+          WHERE d.document_id = x.id AND d.status = 'RUNNING' AND d.requested_at = x.token::timestamptz`,
         [
-          claim.documentId,
-          claim.token,
-          result.status,
-          result.error?.slice(0, 2000) ?? null,
-          JSON.stringify(result.warnings.slice(0, 50)),
-          result.entities,
-          result.relationships,
+          done.map((f) => f.claim.documentId),
+          done.map((f) => f.claim.token),
+          done.map((f) => f.result.status),
+          done.map((f) => f.result.error?.slice(0, 2000) ?? null),
+          done.map((f) => JSON.stringify(f.result.warnings.slice(0, 50))),
+          done.map((f) => f.result.entities),
+          done.map((f) => f.result.relationships),
         ],
       );
-    }
-    await this.release(claim.documentId);
+    await this.release(finished.map((f) => f.claim.documentId));
   }
 
   /**
@@ -184,10 +194,11 @@ export class ExtractionQueueRepository {
   }
 
   /** Lets others take a row requested again while it was being extracted. */
-  private async release(documentId: string): Promise<void> {
+  private async release(documentIds: readonly string[]): Promise<void> {
     await this.db.query(
-      `UPDATE extraction_documents SET locked_until = NULL WHERE document_id = $1 AND status IN ('PENDING', 'REMOVED')`,
-      [documentId],
+      `UPDATE extraction_documents SET locked_until = NULL
+        WHERE document_id = ANY($1::text[]) AND status IN ('PENDING', 'REMOVED')`,
+      [documentIds],
     );
   }
 

@@ -83,6 +83,7 @@ export class ExtractionService implements DocumentExtractor {
       this.pipeline,
       {
         concurrency: config.concurrency,
+        batchDocuments: config.batchDocuments,
         pollMs: config.pollMs,
         leaseMs: config.leaseMs,
         maxAttempts: config.maxAttempts,

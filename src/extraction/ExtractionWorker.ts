@@ -1,6 +1,7 @@
 import type { Logger } from '../logger.js';
 import type { ExtractionPipeline } from './ExtractionPipeline.js';
-import type { ClaimedDocument, ExtractionQueueRepository } from './ExtractionQueueRepository.js';
+import type { ClaimedDocument, ExtractionQueueRepository, ExtractionResult } from './ExtractionQueueRepository.js';
+import type { DocumentExtractionOutcome } from './types.js';
 
 /** Timers the worker uses (tests inject their own, so no test waits for time to pass). */
 export interface WorkerTimers {
@@ -10,7 +11,10 @@ export interface WorkerTimers {
 
 /** Worker settings (config.extraction). */
 export interface ExtractionWorkerOptions {
+  /** Batches in hand at once; each batch also runs its extractors on this many documents at once. */
   concurrency: number;
+  /** Documents claimed together and reconciled in one round. */
+  batchDocuments: number;
   /** How often to look for queued work; 0: only when nudged. */
   pollMs: number;
   leaseMs: number;
@@ -34,12 +38,14 @@ const realTimers: WorkerTimers = {
 };
 
 /**
- * Extracts queued documents in the background: claims up to `concurrency` at once under a lease it renews every third
- * of `leaseMs`, and takes over documents whose lease ran out (their instance died). Nothing is lost on a crash: the
- * row stays queued until its outcome is recorded, and a rerun replaces the document's evidence whole.
+ * Extracts queued documents in the background, in batches: claims up to `batchDocuments` at once (at most
+ * `concurrency` batches in hand) under a lease it renews every third of `leaseMs`, reconciles each batch in one round,
+ * and takes over documents whose lease ran out (their instance died). Nothing is lost on a crash: the row stays
+ * queued until its outcome is recorded, and a rerun replaces the document's evidence whole.
  */
 export class ExtractionWorker {
   private readonly running = new Map<string, { claim: ClaimedDocument; done: Promise<void> }>();
+  private batches = 0;
   private readonly stopping = new AbortController();
   private readonly now: () => Date;
   private readonly timers: WorkerTimers;
@@ -125,7 +131,7 @@ export class ExtractionWorker {
     }
   }
 
-  /** One claim at a time, so that this worker never holds more than `concurrency` documents. */
+  /** One claim at a time, so that this worker never holds more than `concurrency` batches. */
   private claimAndRun(): Promise<number> {
     const next = this.claiming.then(() => this.claimOnce());
     this.claiming = next.catch(() => undefined);
@@ -133,51 +139,76 @@ export class ExtractionWorker {
   }
 
   private async claimOnce(): Promise<number> {
-    const free = this.options.concurrency - this.running.size;
-    if (free <= 0 || this.stopping.signal.aborted) return 0;
+    if (this.batches >= this.options.concurrency || this.stopping.signal.aborted) return 0;
     const now = this.now();
     const claims = await this.queue.claim(
       now,
       new Date(now.getTime() + this.options.leaseMs),
-      free,
+      this.options.batchDocuments,
       this.options.maxAttempts,
     );
-    for (const claim of claims) {
-      const done = this.process(claim).finally(() => {
-        this.running.delete(claim.documentId);
-        this.nudge();
-      });
-      this.running.set(claim.documentId, { claim, done });
-    }
+    if (claims.length === 0) return 0;
+    this.batches += 1;
+    const done = this.process(claims).finally(() => {
+      this.batches -= 1;
+      for (const claim of claims) this.running.delete(claim.documentId);
+      this.nudge();
+    });
+    for (const claim of claims) this.running.set(claim.documentId, { claim, done });
     return claims.length;
   }
 
-  private async process(claim: ClaimedDocument): Promise<void> {
+  /** Extracts a batch and records each document's outcome; a document that failed alone is retried alone. */
+  private async process(claims: readonly ClaimedDocument[]): Promise<void> {
     const signal = this.stopping.signal;
+    let results: Map<string, DocumentExtractionOutcome | Error>;
     try {
-      if (claim.removed) {
-        await this.pipeline.remove(claim.documentId);
-        await this.queue.finish(claim, { status: 'DONE', warnings: [], entities: 0, relationships: 0 });
-        return;
-      }
-      const outcome = await this.pipeline.extract(claim.documentId, {
-        ...(claim.extractors ? { extractors: claim.extractors } : {}),
-        signal,
-      });
-      await this.queue.finish(claim, {
-        status: outcome.status === 'FAILED' ? 'FAILED' : 'DONE',
-        ...(outcome.error !== undefined ? { error: outcome.error } : {}),
-        warnings: outcome.warnings,
-        entities: outcome.entities,
-        relationships: outcome.relationships,
-      });
+      results = await this.pipeline.extractBatch(
+        claims.map((c) => ({ documentId: c.documentId, removed: c.removed, extractors: c.extractors })),
+        { signal, parallel: this.options.concurrency },
+      );
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      const retryAt = signal.aborted ? this.now() : new Date(this.now().getTime() + RETRY_AFTER_MS);
+      await this.retry(claims, err);
+      return;
+    }
+    const finished = claims.flatMap((claim) => {
+      const r = results.get(claim.documentId);
+      return r === undefined || r instanceof Error ? [] : [{ claim, result: toResult(r) }];
+    });
+    try {
+      await this.queue.finishMany(finished);
+    } catch (err) {
+      await this.retry(
+        finished.map((f) => f.claim),
+        err,
+      );
+    }
+    for (const claim of claims) {
+      const r = results.get(claim.documentId);
+      if (r === undefined || r instanceof Error) await this.retry([claim], r ?? new Error('not extracted'));
+    }
+  }
+
+  /** Queues claims again after an error that may pass (the database or graph store was away): later, or at once. */
+  private async retry(claims: readonly ClaimedDocument[], err: unknown): Promise<void> {
+    const signal = this.stopping.signal;
+    const message = err instanceof Error ? err.message : String(err);
+    const retryAt = signal.aborted ? this.now() : new Date(this.now().getTime() + RETRY_AFTER_MS);
+    for (const claim of claims) {
       if (!signal.aborted) this.logger.warn({ err, documentId: claim.documentId }, 'extraction failed; retrying later');
       await this.queue
         .retryLater(claim, message, retryAt)
         .catch((e: unknown) => this.logger.warn({ err: e }, 'could not queue an extraction again'));
     }
   }
+}
+
+function toResult(outcome: DocumentExtractionOutcome): ExtractionResult {
+  return {
+    status: outcome.status === 'FAILED' ? 'FAILED' : 'DONE',
+    ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+    warnings: outcome.warnings,
+    entities: outcome.entities,
+    relationships: outcome.relationships,
+  };
 }

@@ -4,7 +4,8 @@ import type { EntityFact, EvidenceRow, RelationshipFact } from './EvidenceReposi
 import type { ExtractionRepository } from './ExtractionRepository.js';
 import { joinNewNamesOfOneThing, relationshipFact } from './resolvedFacts.js';
 import { resolveLinkTarget } from './structural/index.js';
-import { lookupKeys, resolveCandidate, type Resolution, type ResolutionContext } from './resolveEntities.js';
+import { BatchNames } from './batchNames.js';
+import { resolveCandidate, type Resolution } from './resolveEntities.js';
 import type { ExtractorRun } from './runExtractors.js';
 import type { CandidateKind, ChunkForExtraction, DocumentForExtraction, EntityCandidate } from './types.js';
 
@@ -14,8 +15,6 @@ export const COOCCURRENCE_ENTITIES_PER_CHUNK = 8;
 export const COOCCURRENCE = 'cooccurrence';
 /** Longest candidate name taken. */
 const MAX_NAME = 200;
-/** Fuzzy-match candidates read per key prefix. */
-const FUZZY_CANDIDATES_PER_PREFIX = 200;
 
 const KIND_RANK: Record<CandidateKind, number> = { page: 0, name: 0, identifier: 1, tag: 2, term: 3 };
 
@@ -24,6 +23,8 @@ export interface EvidenceDeps {
   repository: ExtractionRepository;
   idsBySource(sources: readonly string[]): Promise<Map<string, string>>;
   fuzzyThreshold: number;
+  /** The names of the batch this document belongs to (read once for all); absent: read for this document. */
+  names?: BatchNames;
 }
 
 /** A document's evidence, and its page entity (the thing it is about), if any. */
@@ -31,6 +32,8 @@ export interface DocumentEvidence {
   rows: EvidenceRow[];
   pageEntityId: string | undefined;
   warnings: string[];
+  /** The document's source (links elsewhere that pointed nowhere may point to it now). */
+  source: string | null;
 }
 
 /** A candidate of one chunk and the entity it resolved to. */
@@ -56,10 +59,14 @@ export async function buildEvidence(
         .map((candidate) => ({ candidate, chunk: chunks[i] as ChunkForExtraction, extractor: run.extractor.name })),
     ),
   );
-  const context = await resolutionContext(
-    candidates.map((c) => c.candidate),
-    deps,
-  );
+  const names =
+    deps.names ??
+    (await BatchNames.load(
+      candidates.map((c) => c.candidate),
+      deps.repository,
+      deps.fuzzyThreshold,
+    ));
+  const context = names.contextFor(candidates.map((c) => c.candidate));
   const memo = new Map<string, Resolution | undefined>();
   const found: Found[] = [];
   for (const c of candidates) {
@@ -69,12 +76,13 @@ export async function buildEvidence(
     if (resolution) found.push({ ...c, resolution });
   }
   joinNewNamesOfOneThing(found);
+  names.remember(found);
   const rows: EvidenceRow[] = found.map((f) => entityRow(document.id, f));
   rows.push(...relationshipRows(document.id, chunks, runs, found));
   rows.push(...cooccurrenceRows(document.id, found, sentenceAwareChunks(chunks, runs)));
   const pageEntityId = found.find((f) => f.candidate.kind === 'page')?.resolution.entityId;
   rows.push(...(await linkRows(document, chunks, runs, pageEntityId, deps)));
-  return { rows, pageEntityId, warnings };
+  return { rows, pageEntityId, warnings, source: document.source };
 }
 
 function validCandidate(c: EntityCandidate, warnings: string[]): boolean {
@@ -83,20 +91,6 @@ function validCandidate(c: EntityCandidate, warnings: string[]): boolean {
   if (ENTITY_TYPE_PATTERN.test(c.type)) return true;
   warnings.push(`entity "${name}" has an invalid type "${c.type}"; skipped`);
   return false;
-}
-
-async function resolutionContext(
-  candidates: readonly EntityCandidate[],
-  deps: EvidenceDeps,
-): Promise<ResolutionContext> {
-  const { keys, prefixes } = lookupKeys(candidates);
-  const [byKey, byPrefix, rejectedKeys] = await Promise.all([
-    deps.repository.names.byKeys(keys),
-    deps.repository.names.byKeyPrefixes(prefixes, FUZZY_CANDIDATES_PER_PREFIX),
-    deps.repository.rejections.rejected(keys),
-  ]);
-  const known = new Map([...byKey, ...byPrefix].map((e) => [e.entityId, e]));
-  return { known: [...known.values()], rejectedKeys, fuzzyThreshold: deps.fuzzyThreshold };
 }
 
 function entityRow(documentId: string, f: Found): EvidenceRow {

@@ -37,16 +37,72 @@ export interface ExtractorRun {
   budgetExhausted: boolean;
 }
 
+/** A document and its chunks, as one extractor run reads them. */
+export interface DocumentChunks {
+  document: DocumentForExtraction;
+  chunks: readonly ChunkForExtraction[];
+}
+
+/** What an extractor run may be given: a token budget, an abort signal, and how many documents it extracts at once. */
+export interface RunOptions {
+  budget?: TokenBudget;
+  signal?: AbortSignal;
+  parallel?: number;
+}
+
 /** Runs one extractor over the chunks the cache does not hold, stores what it found and spends its tokens. */
 export async function runExtractor(
   extractor: Extractor,
   document: DocumentForExtraction,
   chunks: readonly ChunkForExtraction[],
   cache: ExtractionCacheRepository,
-  options: { budget?: TokenBudget; signal?: AbortSignal },
+  options: RunOptions,
 ): Promise<ExtractorRun> {
-  const keys = chunks.map((c) => extractionCacheKey(extractor, document, c));
-  const cached = await cache.getMany(keys);
+  const [run] = await runExtractorOnMany(extractor, [{ document, chunks }], cache, options);
+  if (run instanceof Error || run === undefined) throw run ?? new Error('no extractor run');
+  return run;
+}
+
+/**
+ * Runs one extractor over a batch of documents: one cache read and one cache write for all of them (the model's
+ * results are stored call by call: they cost tokens). A document whose extraction threw gets its error, and the
+ * others go on; an abort ends the whole batch.
+ */
+export async function runExtractorOnMany(
+  extractor: Extractor,
+  documents: readonly DocumentChunks[],
+  cache: ExtractionCacheRepository,
+  options: RunOptions,
+): Promise<(ExtractorRun | Error)[]> {
+  const keys = documents.map((d) => d.chunks.map((c) => extractionCacheKey(extractor, d.document, c)));
+  const cached = await cache.getMany(keys.flat());
+  const later: CachedExtraction[] = [];
+  const store = async (entries: CachedExtraction[]) => {
+    if (extractor.name === 'llm') await cache.putMany(entries);
+    else later.push(...entries);
+  };
+  const runs: (ExtractorRun | Error)[] = [];
+  await eachAtMost(documents.length, options.parallel ?? 1, async (i) => {
+    const d = documents[i] as DocumentChunks;
+    try {
+      runs[i] = await extractDocument(extractor, d, keys[i] as string[], cached, store, options);
+    } catch (err) {
+      if (options.signal?.aborted) throw err;
+      runs[i] = err instanceof Error ? err : new Error(String(err));
+    }
+  });
+  await cache.putMany(later);
+  return runs;
+}
+
+async function extractDocument(
+  extractor: Extractor,
+  { document, chunks }: DocumentChunks,
+  keys: readonly string[],
+  cached: ReadonlyMap<string, CachedExtraction>,
+  store: (entries: CachedExtraction[]) => Promise<void>,
+  options: RunOptions,
+): Promise<ExtractorRun> {
   const run: ExtractorRun = { extractor, results: [], warnings: [], failures: [], tokens: 0, budgetExhausted: false };
   const fresh = new Map<number, ChunkExtraction>();
   const missing = chunks.map((c, i) => ({ c, i })).filter(({ i }) => !cached.has(keys[i] as string));
@@ -76,11 +132,20 @@ export async function runExtractor(
       options.budget?.spend(promptTokens + completionTokens);
       entries.push({ key: keys[i] as string, extractor: extractor.name, result, promptTokens, completionTokens });
     });
-    await cache.putMany(entries);
+    await store(entries);
   }
   run.results = chunks.map((_, i) => fresh.get(i) ?? cached.get(keys[i] as string)?.result);
   for (const r of fresh.values()) run.warnings.push(...r.warnings.map((w) => `${extractor.name}: ${w}`));
   return run;
+}
+
+/** Calls `fn` for 0…n-1, at most `limit` at once, in order of start. */
+async function eachAtMost(n: number, limit: number, fn: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < n) await fn(next++);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, n)) }, lane));
 }
 
 /**

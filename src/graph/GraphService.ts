@@ -242,11 +242,7 @@ export class GraphService {
       await this.store.upsertRelationships(
         relationships.slice(i, i + MAX_GRAPH_BATCH).map((r) => ({ ...r, origin: 'EXTRACTED' as const })),
       );
-    for (const home of homes) {
-      await this.linker.linkExplicit(home.documentId, [home.entityId]).catch((err: unknown) => {
-        if (!(err instanceof AppError && err.code === ErrorCode.NOT_FOUND)) throw err;
-      });
-    }
+    await this.linker.linkExplicitWhereLive(homes);
     this.outbox?.nudge();
   }
 

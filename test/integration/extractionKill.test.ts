@@ -61,7 +61,13 @@ suite('a killed extracting instance ($name)', (target) => {
     await s.documents.upsertMany([FIRST]);
     await s.documents.upsertMany([HUNG]);
     child = spawn(process.execPath, ['--import', 'tsx', projectPath('test/helpers/extractionChild.ts')], {
-      env: childEnv({ ...env, CAIRN_EXTRACTION_POLL_MS: '100', CAIRN_TEST_HANG_MARKER: marker }),
+      // One document a batch: the first finishes before the second hangs.
+      env: childEnv({
+        ...env,
+        CAIRN_EXTRACTION_POLL_MS: '100',
+        CAIRN_EXTRACTION_BATCH_DOCUMENTS: '1',
+        CAIRN_TEST_HANG_MARKER: marker,
+      }),
       cwd: projectPath(),
       stdio: ['ignore', 'pipe', 'inherit'],
     });

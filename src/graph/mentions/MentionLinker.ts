@@ -1,7 +1,12 @@
 import { announceChange } from '../../db/changeFeed.js';
 import type { Db, Queryable } from '../../db/Db.js';
 import type { DocumentWriteHook, WrittenDocument } from '../../documents/DocumentWriteHook.js';
-import { documentsRelation, lockChunksMatchingPhrases, lockDocumentTitle } from '../../documents/relations.js';
+import {
+  documentsRelation,
+  lockChunksMatchingPhrases,
+  lockDocumentTitle,
+  lockDocumentTitles,
+} from '../../documents/relations.js';
 import { AppError, ErrorCode } from '../../errors.js';
 import type { MentionOp } from '../types.js';
 import { MentionMatcher, nameForms, type EntityName } from './MentionMatcher.js';
@@ -105,6 +110,39 @@ export class MentionLinker implements DocumentWriteHook {
         await this.mentions.enqueue(
           tx,
           entityIds.map((entityId) => ({ op: 'link' as const, entityId, documentId, documentTitle: title })),
+        );
+    });
+  }
+
+  /** Links documents explicitly to entities in one transaction; a document or entity that does not exist is skipped. */
+  async linkExplicitWhereLive(links: readonly { documentId: string; entityId: string }[]): Promise<void> {
+    if (links.length === 0) return;
+    await this.db.transaction(async (tx) => {
+      const titles = await lockDocumentTitles(
+        tx,
+        links.map((l) => l.documentId),
+      );
+      await tx.query('SELECT pg_advisory_xact_lock_shared($1::int, $2::int)', NAMES_LOCK);
+      const entities = await this.mentions.existingEntityIds(
+        tx,
+        links.map((l) => l.entityId),
+      );
+      const live = links.filter((l) => titles.has(l.documentId) && entities.has(l.entityId));
+      if (live.length === 0) return;
+      await this.mentions.insert(
+        tx,
+        live.map((l) => ({ entityId: l.entityId, documentId: l.documentId, chunkId: null })),
+        'explicit',
+      );
+      if (this.mirror)
+        await this.mentions.enqueue(
+          tx,
+          live.map((l) => ({
+            op: 'link' as const,
+            entityId: l.entityId,
+            documentId: l.documentId,
+            documentTitle: titles.get(l.documentId) ?? '',
+          })),
         );
     });
   }
