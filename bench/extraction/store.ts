@@ -4,10 +4,13 @@ import { silentLogger } from '../../src/logger.js';
 import type { EnrichedContextRecord } from '../../src/enrichment/types.js';
 import { createServices, type Services } from '../../src/services.js';
 
-/** A scratch store for the extraction benchmarks: in-memory PGlite (or the server), hashing embedder. */
-export async function extractionStore(extractors: string, databaseUrl?: string): Promise<Services> {
+/**
+ * A scratch store for the extraction benchmarks: in-memory PGlite (or the server), hashing embedder. `dataDir` keeps
+ * PGlite's data in that folder instead, so that a later run can ask again without ingesting.
+ */
+export async function extractionStore(extractors: string, databaseUrl?: string, dataDir?: string): Promise<Services> {
   const config = loadConfig({
-    CAIRN_DATA_DIR: 'memory://',
+    CAIRN_DATA_DIR: dataDir ?? 'memory://',
     CAIRN_RAG_MAX_TOP_K: '100',
     CAIRN_EXTRACTION_EXTRACTORS: extractors,
     CAIRN_EXTRACTION_POLL_MS: '50',
