@@ -14,6 +14,8 @@ export async function extractionStore(extractors: string, databaseUrl?: string, 
     CAIRN_RAG_MAX_TOP_K: '100',
     CAIRN_EXTRACTION_EXTRACTORS: extractors,
     CAIRN_EXTRACTION_POLL_MS: '50',
+    // A busy machine must slow the figures down, not fail the run with a lane timeout.
+    CAIRN_ENRICH_LANE_TIMEOUT_MS: '60000',
     ...(databaseUrl ? { CAIRN_DATABASE_URL: databaseUrl } : {}),
   });
   return createServices(config, silentLogger(), { embedder: new HashingEmbeddingProvider({ dimensions: 1024 }) });
