@@ -85,6 +85,21 @@ describe.each(laneShare(serverRuns()))('graph evidence for a query that names no
     await t?.close();
   });
 
+  it('reads no evidence chunks of a name more chunks mention than the cap, only its count', async () => {
+    const request = { filter: {}, queryVector: null, homeChunks: 3, perEntity: 4, scanPerEntity: 32, countCap: 1000 };
+    const mentions = t.services.graph.linker.mentions;
+    const all = await mentions.evidence(['term:cells', 'term:heart'], request);
+    const capped = await mentions.evidence(['term:cells', 'term:heart'], { ...request, chunksUpToMentions: 4 });
+    const cells = all.mentionCounts.get('term:cells') ?? 0;
+    expect(cells).toBeGreaterThan(4);
+    expect(all.rows.some((r) => r.entityId === 'term:cells')).toBe(true);
+    expect(capped.rows.some((r) => r.entityId === 'term:cells')).toBe(false);
+    expect(capped.mentionCounts.get('term:cells')).toBe(cells);
+    expect(capped.rows.filter((r) => r.entityId === 'term:heart')).toEqual(
+      all.rows.filter((r) => r.entityId === 'term:heart'),
+    );
+  });
+
   it('appends no graph evidence that search ranks below the documents it would return next', async () => {
     const query = 'Do stem cells improve heart function after myocardial infarction?';
     const res = await t.gql<{ enrichContext: Enriched }>(ENRICH, { input: { query, topK: 2, maxEntities: 5 } });
