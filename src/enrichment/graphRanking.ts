@@ -3,8 +3,13 @@ import { specificity } from '../graph/mentions/queryEntities.js';
 import type { RelationshipRecord } from '../graph/types.js';
 import type { FusedHit } from '../retrieval/fusion.js';
 import { RankGraph } from './RankGraph.js';
-import { foldForMatching } from '../graph/mentions/MentionMatcher.js';
-import { mentionFactors, namesSpecifically, relationshipWeight, type EntityNames } from './nameEvidence.js';
+import {
+  leadsSpecifically,
+  mentionFactors,
+  namesSpecifically,
+  relationshipWeight,
+  type EntityNames,
+} from './nameEvidence.js';
 
 /** An entity the graph lane reached from the query: named by it, or a neighbour of one that is. */
 export interface SeedEntity {
@@ -145,7 +150,8 @@ export function rankGraph(input: RankingInput): RankingResult {
     if (!via || !reason) continue;
     const sim = similarity.get(chunkId) ?? 0;
     if (!nextDocuments.has(documentId)) {
-      if (!leadsSpecifically(input, via)) continue;
+      const seed = input.seeds.find((s) => s.id === via && s.depth === 0);
+      if (!leadsSpecifically(input.names.get(via), input.mentionCounts.get(via) ?? 0, seed)) continue;
       const isHome =
         home.has(`${via}\u0000${chunkId}`) ||
         [...graph.neighbors(C(chunkId))].some(([node]) => home.has(`${node.slice(2)}\u0000${chunkId}`));
@@ -212,19 +218,6 @@ function specificSeeds(input: RankingInput): SeedEntity[] {
     .filter(
       (s) => !s.matched || namesSpecifically(s.matched, input.names.get(s.id), input.mentionCounts.get(s.id) ?? 0),
     );
-}
-
-/**
- * Whether an entity is specific enough for the evidence it leads to to stand on its own: the query's span or, for an
- * entity the query does not name, its own name passes `namesSpecifically`.
- */
-function leadsSpecifically(input: RankingInput, entityId: string): boolean {
-  const names = input.names.get(entityId);
-  const mentions = input.mentionCounts.get(entityId) ?? 0;
-  const seed = input.seeds.find((s) => s.id === entityId && s.depth === 0);
-  if (seed?.matched) return seed.exact && namesSpecifically(seed.matched, names, mentions);
-  if (!names) return false;
-  return namesSpecifically({ form: foldForMatching(names.name), sharedWith: 1 }, names, mentions);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { rankGraph, type RankingInput } from '../../../src/enrichment/graphRanking.js';
+import { leadsSpecifically } from '../../../src/enrichment/nameEvidence.js';
 import type { FusedHit } from '../../../src/retrieval/fusion.js';
 
 const fused = (chunkId: string, documentId: string, score: number): FusedHit => ({
@@ -55,5 +56,22 @@ describe('graph evidence against what search ranks next', () => {
   it('takes the evidence of a generic term the query names when it is the documents lane next', () => {
     const ranked = rankGraph({ ...input(), pool: [fused('c-lane', 'd-lane', 1), fused('c-close', 'd-close', 0.9)] });
     expect(ranked.chunks.map((c) => c.documentId)).toContain('d-close');
+  });
+});
+
+describe('leadsSpecifically', () => {
+  const names = (name: string) => ({ name, aliases: [] });
+
+  it('judges a query entity by the span the query wrote, and only an exact match', () => {
+    const exact = { exact: true, matched: { form: 'cells', sharedWith: 1 } };
+    expect(leadsSpecifically(names('Cells'), 30, exact)).toBe(false);
+    expect(leadsSpecifically(names('Cells'), 3, exact)).toBe(true);
+    expect(leadsSpecifically(names('Shirley Temple'), 3, { ...exact, exact: false })).toBe(false);
+  });
+
+  it('judges an entity the query does not name by its own name', () => {
+    expect(leadsSpecifically(names('Shirley Temple'), 30)).toBe(true);
+    expect(leadsSpecifically(names('Patients'), 30)).toBe(false);
+    expect(leadsSpecifically(undefined, 1)).toBe(false);
   });
 });
