@@ -4,20 +4,23 @@ import { silentLogger } from '../../src/logger.js';
 import type { EnrichedContextRecord } from '../../src/enrichment/types.js';
 import { createServices, type Services } from '../../src/services.js';
 
-/** A scratch store for the extraction benchmarks: in-memory PGlite (or the server), hashing embedder. */
+/**
+ * A scratch store for the extraction benchmarks: in-memory PGlite (or the server), hashing embedder. `env` overrides
+ * settings, e.g. `CAIRN_DATA_DIR` keeps PGlite's data in a folder so that a later run can ask again without ingesting.
+ */
 export async function extractionStore(
   extractors: string,
   databaseUrl?: string,
   env: Record<string, string> = {},
 ): Promise<Services> {
   const config = loadConfig({
-    ...env,
     CAIRN_DATA_DIR: 'memory://',
     CAIRN_RAG_MAX_TOP_K: '100',
     CAIRN_EXTRACTION_EXTRACTORS: extractors,
     CAIRN_EXTRACTION_POLL_MS: '50',
     // These parts score what enrichContext returns, not how fast: a loaded machine must not cut a lane short.
     CAIRN_ENRICH_LANE_TIMEOUT_MS: '120000',
+    ...env,
     ...(databaseUrl ? { CAIRN_DATABASE_URL: databaseUrl } : {}),
   });
   return createServices(config, silentLogger(), { embedder: new HashingEmbeddingProvider({ dimensions: 1024 }) });

@@ -5,6 +5,7 @@ import { nearestNeighbors } from '../graph/traversal.js';
 import type { EntityRecord, RelationshipRecord } from '../graph/types.js';
 import { toVectorSql } from '../db/vector.js';
 import { rankGraph, type RankingResult, type SeedEntity } from './graphRanking.js';
+import { NAME_EVIDENCE } from './nameEvidence.js';
 import type { EnrichRequest } from './types.js';
 
 /** Home chunks read per entity (a long home document offers its chunks closest to the query). */
@@ -111,6 +112,8 @@ export class GraphLane {
             perEntity: MENTIONS_PER_ENTITY,
             scanPerEntity: MENTION_SCAN,
             countCap: MENTION_COUNT_CAP,
+            // A name more chunks mention never leads evidence on its own (see graphRanking.ts): its chunks go unread.
+            chunksUpToMentions: NAME_EVIDENCE.anyNameMentions,
           })
         : this.graph.linker.mentions
             .mentionCounts(ids, MENTION_COUNT_CAP)

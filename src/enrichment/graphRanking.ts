@@ -3,7 +3,13 @@ import { specificity } from '../graph/mentions/queryEntities.js';
 import type { RelationshipRecord } from '../graph/types.js';
 import type { FusedHit } from '../retrieval/fusion.js';
 import { RankGraph } from './RankGraph.js';
-import { mentionFactors, namesSpecifically, relationshipWeight, type EntityNames } from './nameEvidence.js';
+import {
+  leadsSpecifically,
+  mentionFactors,
+  namesSpecifically,
+  relationshipWeight,
+  type EntityNames,
+} from './nameEvidence.js';
 
 /** An entity the graph lane reached from the query: named by it, or a neighbour of one that is. */
 export interface SeedEntity {
@@ -132,6 +138,10 @@ export function rankGraph(input: RankingInput): RankingResult {
   // would only displace what search ranked next; an entity's home document needs no such proof.
   const laneSimilarities = input.hits.flatMap((h) => (h.similarity === null ? [] : [h.similarity]));
   const mentionFloor = laneSimilarities.length > 0 ? Math.min(...laneSimilarities) : Infinity;
+  const specific = specificSeeds(input);
+  // A generic term ("cells", "patients") reaches arbitrary documents: evidence it leads to must be among those search
+  // itself ranks right after the lane's.
+  const nextDocuments = searchNextDocuments(input, laneDocuments);
   const candidates: GraphChunk[] = [];
   for (const [chunkId, documentId] of documentOf) {
     if (laneDocuments.has(documentId) || !similarity.has(chunkId)) continue;
@@ -139,10 +149,14 @@ export function rankGraph(input: RankingInput): RankingResult {
     const reason = via ? reasons.get(via) : undefined;
     if (!via || !reason) continue;
     const sim = similarity.get(chunkId) ?? 0;
-    const isHome =
-      home.has(`${via}\u0000${chunkId}`) ||
-      [...graph.neighbors(C(chunkId))].some(([node]) => home.has(`${node.slice(2)}\u0000${chunkId}`));
-    if (!isHome && sim < mentionFloor) continue;
+    if (!nextDocuments.has(documentId)) {
+      const seed = input.seeds.find((s) => s.id === via && s.depth === 0);
+      if (!leadsSpecifically(input.names.get(via), input.mentionCounts.get(via) ?? 0, seed)) continue;
+      const isHome =
+        home.has(`${via}\u0000${chunkId}`) ||
+        [...graph.neighbors(C(chunkId))].some(([node]) => home.has(`${node.slice(2)}\u0000${chunkId}`));
+      if (!isHome && sim < mentionFloor) continue;
+    }
     const score =
       (ranks.get(C(chunkId)) ?? 0) *
       (1 - GRAPH_RANKING.similarityWeight + GRAPH_RANKING.similarityWeight * Math.max(0, sim));
@@ -157,7 +171,7 @@ export function rankGraph(input: RankingInput): RankingResult {
   }
   candidates.sort((a, b) => b.score - a.score || b.similarity - a.similarity || (a.chunkId < b.chunkId ? -1 : 1));
   const top = candidates[0]?.score ?? 0;
-  const namedHomes = homesOfNamed(input);
+  const namedHomes = homesOfNamed(input, specific);
   const named = new Map(namedHomes.map((d, i) => [d, i]));
   // Home chunks of named entities go first, so that the topK cut keeps them.
   candidates.sort((a, b) => (named.get(a.documentId) ?? Infinity) - (named.get(b.documentId) ?? Infinity));
@@ -195,16 +209,34 @@ function buildGraph(input: RankingInput, factors: ReadonlyMap<string, number>) {
 }
 
 /**
- * The home documents of the best exact query entities, in seed order, each document once; only entities the query
- * names specifically (see `namesSpecifically`): a generic or shared name is weak evidence of what the query is about.
+ * The exact query entities the query names specifically (see `namesSpecifically`), in seed order: a generic or shared
+ * name is weak evidence of what the query is about.
  */
-function homesOfNamed(input: RankingInput): string[] {
-  const seeds = input.seeds
+function specificSeeds(input: RankingInput): SeedEntity[] {
+  return input.seeds
     .filter((s) => s.depth === 0 && s.exact && input.known.has(s.id))
     .filter(
       (s) => !s.matched || namesSpecifically(s.matched, input.names.get(s.id), input.mentionCounts.get(s.id) ?? 0),
-    )
-    .slice(0, NAMED_HOME_SEEDS);
+    );
+}
+
+/**
+ * The documents search ranks right after the lane's (as many as the lane has chunks), from the fused pool: the ones
+ * graph evidence would stand in for.
+ */
+function searchNextDocuments(input: RankingInput, laneDocuments: ReadonlySet<string>): Set<string> {
+  const next = new Set<string>();
+  const wanted = Math.max(1, input.hits.length);
+  for (const h of input.pool) {
+    if (next.size >= wanted) break;
+    if (!laneDocuments.has(h.documentId)) next.add(h.documentId);
+  }
+  return next;
+}
+
+/** The home documents of the best specific query entities, in seed order, each document once. */
+function homesOfNamed(input: RankingInput, specific: readonly SeedEntity[]): string[] {
+  const seeds = specific.slice(0, NAMED_HOME_SEEDS);
   const out: string[] = [];
   for (const s of seeds)
     for (const row of input.evidence)

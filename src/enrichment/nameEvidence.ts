@@ -52,6 +52,20 @@ export function namesSpecifically(
 }
 
 /**
+ * Whether an entity is specific enough for the graph evidence it leads to to stand on its own: the query's span (an
+ * exact match) or, for an entity the query does not name, its own name passes `namesSpecifically`.
+ */
+export function leadsSpecifically(
+  names: EntityNames | undefined,
+  mentions: number,
+  seed?: { exact: boolean; matched?: { form: string; sharedWith: number } },
+): boolean {
+  if (seed?.matched) return seed.exact && namesSpecifically(seed.matched, names, mentions);
+  if (!names) return false;
+  return namesSpecifically({ form: foldForMatching(names.name), sharedWith: 1 }, names, mentions);
+}
+
+/**
  * The weight of a relationship in the ranking: 1, or for one carrying `properties.weight` (the number of chunks that
  * support an extracted RELATED_TO) 1 + ln(weight), so that co-occurring often counts without drowning the evidence
  * edges of an entity.

@@ -25,6 +25,8 @@ export interface EvidenceRequest {
   scanPerEntity: number;
   /** Mentions are counted up to this many per entity. */
   countCap: number;
+  /** Entities that more chunks than this mention get their count only, no evidence chunks (absent: every entity). */
+  chunksUpToMentions?: number;
 }
 
 /** Evidence rows with every entity's mention count. */
@@ -224,6 +226,7 @@ export class MentionRepository {
     const perEntity = params.add(request.perEntity);
     const scan = params.add(request.scanPerEntity);
     const countCap = params.add(request.countCap);
+    const upTo = params.add(request.chunksUpToMentions ?? request.countCap);
     // One row per entity at least (chunk_id null when it has no evidence), carrying its mention count.
     const { rows } = await this.db.query<{
       entity_id: string;
@@ -239,13 +242,13 @@ export class MentionRepository {
         LEFT JOIN LATERAL (
           (SELECT c.id AS chunk_id, c.document_id, true AS home, ${sim} AS similarity
              FROM ${documentsRelation('d')} JOIN ${chunksRelation('c')} ON c.document_id = d.id
-            WHERE d.id IN (SELECT m.document_id FROM mentions m WHERE m.entity_id = e.id AND m.source = 'explicit' AND m.chunk_id IS NULL
+            WHERE k.n <= ${upTo} AND d.id IN (SELECT m.document_id FROM mentions m WHERE m.entity_id = e.id AND m.source = 'explicit' AND m.chunk_id IS NULL
                            UNION SELECT d2.id FROM ${documentsRelation('d2')} JOIN entity_names n ON n.entity_id = e.id WHERE lower(d2.title) = lower(n.name))
               AND ${passes}
             ORDER BY similarity DESC, c.id LIMIT ${homeCap})
           UNION ALL
           (SELECT c.id, c.document_id, false, ${sim} AS similarity
-             FROM (SELECT m.chunk_id FROM mentions m WHERE m.entity_id = e.id AND m.chunk_id IS NOT NULL LIMIT ${scan}) mm
+             FROM (SELECT m.chunk_id FROM mentions m WHERE k.n <= ${upTo} AND m.entity_id = e.id AND m.chunk_id IS NOT NULL LIMIT ${scan}) mm
              JOIN ${chunksRelation('c')} ON c.id = mm.chunk_id JOIN ${documentsRelation('d')} ON d.id = c.document_id
             WHERE ${passes}
             ORDER BY similarity DESC, c.id LIMIT ${perEntity})
