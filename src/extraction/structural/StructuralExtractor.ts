@@ -13,7 +13,7 @@ import { pageCandidate } from './page.js';
 import { extractAcronyms, extractDefinedTerms } from './terms.js';
 
 /** Bump when the output for the same input changes: cached chunk results are then extracted again. */
-export const STRUCTURAL_EXTRACTOR_VERSION = 'structural@2';
+export const STRUCTURAL_EXTRACTOR_VERSION = 'structural@3';
 
 const GLOSSARY_TITLE = /\b(glossary|terminology|definitions|terms)\b/i;
 

@@ -2,6 +2,7 @@ import type { EntityCandidate } from '../types.js';
 import { classifyCode } from './classifyCode.js';
 import { firstLineQuote, quoteAt } from './markdown.js';
 import { isIdentifierLike, splitDisambiguator } from './names.js';
+import { namesOnlyThis } from './terms.js';
 
 /** Entity types for a disambiguator's last word: "Kiss and Tell (1945 film)" is a Film. */
 const DISAMBIGUATOR_TYPES: Record<string, string> = {
@@ -60,7 +61,8 @@ export function pageCandidate(title: string, chunkText: string): EntityCandidate
   if (!/[\p{L}\p{N}]/u.test(name)) return undefined;
   const disambiguated = splitDisambiguator(name);
   const aliases = disambiguated ? [disambiguated.bare] : [];
-  if (disambiguated && /^[A-Z][A-Z0-9]+s?$/.test(disambiguated.note)) aliases.push(disambiguated.note);
+  if (disambiguated && /^[A-Z][A-Z0-9]+s?$/.test(disambiguated.note) && namesOnlyThis(disambiguated.note))
+    aliases.push(disambiguated.note);
   return {
     name,
     type: typeOfTitle(name),

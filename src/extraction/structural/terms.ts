@@ -1,6 +1,7 @@
 import type { EntityCandidate } from '../types.js';
 import { quoteAt } from './markdown.js';
 import { isSpecificName } from './names.js';
+import { wordRanks } from '../offline/commonWords.js';
 
 /** Bold labels of fields, not terms: `- **Type:** string`, `**Default:** 'localhost'`. */
 const FIELD_LABELS = new Set(
@@ -118,7 +119,16 @@ export function extractAcronyms(prose: string, text: string): EntityCandidate[] 
 }
 
 function acronymCandidate(name: string, acronym: string, quote: string): EntityCandidate {
-  return { name, type: 'Concept', aliases: [acronym], kind: 'name', quote, confidence: 0.85 };
+  const aliases = namesOnlyThis(acronym) ? [acronym] : [];
+  return { name, type: 'Concept', aliases, kind: 'name', quote, confidence: 0.85 };
+}
+
+/**
+ * Whether an acronym can stand as a name: names are matched in text without regard to case, so an acronym that is a
+ * common word ("OF" for osteitis fibrosa, "ARE", "IS", "US") would be found in nearly every passage.
+ */
+export function namesOnlyThis(acronym: string): boolean {
+  return !wordRanks().isCommon(acronym.replace(/s$/, '').toLowerCase()) && !wordRanks().isCommon(acronym.toLowerCase());
 }
 
 /** The shortest run of trailing words whose initials spell the acronym (stopwords may be skipped), or undefined. */
