@@ -6,6 +6,7 @@ import type { LoadedChunk } from '../documents/hitLoader.js';
 import type { RankedSearch, SearchService } from '../retrieval/SearchService.js';
 import type { FusedHit } from '../retrieval/fusion.js';
 import type { SearchHitRecord } from '../retrieval/types.js';
+import { documentsLaneChunks, documentsLaneSearch } from './documentsLane.js';
 import { describeEntities, whyEvidence } from './explain.js';
 import { formatContext } from './formatContext.js';
 import { GraphLane, type GraphStepResult } from './GraphLane.js';
@@ -123,7 +124,9 @@ export class ContextEnricher {
       ...(request.mode ? { mode: request.mode } : {}),
     };
     const [ranked, graph] = await Promise.all([
-      lane('documents', timeoutMs, () => this.search.rankWithPool(searchArgs)),
+      lane('documents', timeoutMs, async () =>
+        documentsLaneChunks(await this.search.rankWithPool(documentsLaneSearch(searchArgs))),
+      ),
       lane('graph', timeoutMs, () => this.graphLane.seeds(request)),
     ]);
     if (!ranked.ok && !graph.ok) throw bothFailed(ranked, graph);
