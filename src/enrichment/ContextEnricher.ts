@@ -5,6 +5,8 @@ import type { Logger } from '../logger.js';
 import type { LoadedChunk } from '../documents/hitLoader.js';
 import type { RankedSearch, SearchService } from '../retrieval/SearchService.js';
 import type { FusedHit } from '../retrieval/fusion.js';
+import type { SearchHitRecord } from '../retrieval/types.js';
+import { documentsLaneChunks, documentsLaneSearch } from './documentsLaneOrder.js';
 import { describeEntities, whyEvidence } from './explain.js';
 import { contextPassages, layOutLane, splitHits, widenRanking } from './documentsLane.js';
 import { formatContext } from './formatContext.js';
@@ -126,7 +128,9 @@ export class ContextEnricher {
       ...(request.mode ? { mode: request.mode } : {}),
     };
     const [ranked, graph] = await Promise.all([
-      lane('documents', timeoutMs, () => this.search.rankWithPool(searchArgs)),
+      lane('documents', timeoutMs, async () =>
+        documentsLaneChunks(await this.search.rankWithPool(documentsLaneSearch(searchArgs))),
+      ),
       lane('graph', timeoutMs, () => this.graphLane.seeds(request)),
     ]);
     if (!ranked.ok && !graph.ok) throw bothFailed(ranked, graph);

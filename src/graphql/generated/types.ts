@@ -301,7 +301,7 @@ export type ExtractionCounts = {
 export type EnrichContextInput = {
   /** The agent's question or task. */
   query: Scalars['String']['input'];
-  /** Chunks to retrieve (default CAIRN_RAG_TOP_K, capped by CAIRN_RAG_MAX_TOP_K). */
+  /** Documents the documents lane retrieves, ranked as search with groupByDocument ranks them: each brings its best chunk, and its other chunks among the topK best (default CAIRN_RAG_TOP_K, capped by CAIRN_RAG_MAX_TOP_K). */
   topK?: InputMaybe<Scalars['Int']['input']>;
   /** Entities in the result (default CAIRN_KG_MAX_ENTITIES_IN_CONTEXT); 0 leaves the graph lane out, graph evidence included. */
   maxEntities?: InputMaybe<Scalars['Int']['input']>;
