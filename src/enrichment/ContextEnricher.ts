@@ -5,7 +5,6 @@ import type { Logger } from '../logger.js';
 import type { LoadedChunk } from '../documents/hitLoader.js';
 import type { RankedSearch, SearchService } from '../retrieval/SearchService.js';
 import type { FusedHit } from '../retrieval/fusion.js';
-import type { SearchHitRecord } from '../retrieval/types.js';
 import { documentsLaneChunks, documentsLaneSearch } from './documentsLaneOrder.js';
 import { describeEntities, whyEvidence } from './explain.js';
 import { contextPassages, layOutLane, splitHits, widenRanking } from './documentsLane.js';
