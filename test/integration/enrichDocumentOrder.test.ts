@@ -98,15 +98,20 @@ describe('enrichContext ranks documents the way grouped search does', () => {
     for (const graph of [false, true]) {
       const e = await s.enricher.enrich(request(topK, graph));
       expect(e.warnings).toEqual([]);
-      expect(e.documents.map((d) => d.id)).toEqual(expected);
-      expect(e.citations.map((c) => c.documentId)).toEqual(expected);
+      // The relevance floor may leave out the weak office guide, and weaker hits may follow to fill the budget: the
+      // strong pages lead in grouped search's order, and the grouped pages present keep that order.
+      const ids = e.documents.map((d) => d.id);
+      const strong = expected.slice(0, Math.min(topK, 2));
+      expect(ids.slice(0, strong.length)).toEqual(strong);
+      expect(ids.filter((id) => expected.includes(id))).toEqual(expected.filter((id) => ids.includes(id)));
+      expect(e.citations.map((c) => c.documentId)).toEqual(ids);
     }
   });
 
   it("leads with each page's best chunk and still carries the best chunks of a page", async () => {
     const e = await s.enricher.enrich(request(3, false));
     const lane = e.chunks.filter((c) => c.lane === 'DOCUMENTS');
-    expect(lane.map((c) => c.hit.document.id)).toEqual(['doc:note', 'doc:handbook', 'doc:office', 'doc:handbook']);
+    expect([...new Set(lane.map((c) => c.hit.document.id))].slice(0, 2)).toEqual(['doc:note', 'doc:handbook']);
     const best = await s.search.search({ query: QUERY, topK: 3, filter: {} });
     const laneChunks = new Set(lane.map((c) => c.hit.chunk.id));
     for (const h of best) expect(laneChunks.has(h.chunk.id)).toBe(true);

@@ -109,11 +109,14 @@ describe.each(laneShare(serverRuns()))('graph evidence for a query that names no
     const found = await t.gql<{ search: { document: { id: string } }[] }>(SEARCH, {
       input: { query, topK: 10, groupByDocument: true },
     });
-    const lane = new Set(e.chunks.filter((c) => c.lane === 'DOCUMENTS').map((c) => c.document.id));
-    const next = found.data!.search.map((h) => h.document.id).filter((d) => !lane.has(d));
+    // The documents lane leads with search's first topK documents and carries at most 2·topK − 1 chunks; weaker
+    // documents-lane hits that fill the budget do not count as the lane's.
+    const ranked = found.data!.search.map((h) => h.document.id);
+    const lane = new Set(ranked.slice(0, 2));
+    const next = ranked.filter((d) => !lane.has(d));
     const graph = e.chunks.filter((c) => c.lane === 'GRAPH').map((c) => c.document.id);
     // The generic term's own page would come through its home link; search ranks the heart abstracts first.
     expect(graph).not.toContain('sci:cells');
-    for (const d of graph) expect(next.slice(0, lane.size).includes(d)).toBe(true);
+    for (const d of graph) expect(next.slice(0, 2 * lane.size - 1).includes(d)).toBe(true);
   });
 });
