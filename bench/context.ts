@@ -4,6 +4,7 @@ import { loadMusique, writeMusique } from './extraction/musique.js';
 import { containsPhrase, extractionStore, mean } from './extraction/store.js';
 import { importViteDocs, loadViteQuestions } from './extraction/vite.js';
 import { machineLine, type Table } from './report.js';
+import { defaultEnrichRequest } from './enrichRequest.js';
 
 /** One question of a set: its text and the strings any of which answers it. */
 interface AnswerQuestion {
@@ -130,18 +131,9 @@ async function score(
 
 /** enrichContext at the configured defaults, `expandNeighbors` as given (undefined: the default). */
 function ask(services: Services, query: string, expandNeighbors: number | undefined): Promise<EnrichedContextRecord> {
-  const { enrich, rag } = services.config;
-  return services.enricher.enrich({
-    query,
-    topK: rag.topK,
-    maxEntities: enrich.maxEntities,
-    graphDepth: 1,
-    maxChars: enrich.maxChars,
-    filter: {},
-    mode: undefined,
-    graphShare: enrich.graphShare,
-    ...(expandNeighbors === undefined ? {} : { expandNeighbors }),
-  });
+  return services.enricher.enrich(
+    defaultEnrichRequest(services, query, expandNeighbors === undefined ? {} : { expandNeighbors }),
+  );
 }
 
 function answered(text: string, q: AnswerQuestion): boolean {

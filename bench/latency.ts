@@ -21,6 +21,7 @@ import {
 } from './latencyLoad.js';
 import { percentile } from './metrics.js';
 import { machineLine, type Table } from './report.js';
+import { defaultEnrichRequest } from './enrichRequest.js';
 
 /** How much the part loads and how many queries it measures. */
 export interface LatencySizes {
@@ -115,17 +116,7 @@ async function measure(
   keeper: GraphKeeper,
 ): Promise<Measured> {
   const { enrich } = services.config;
-  const ask = (query: string) =>
-    services.enricher.enrich({
-      query,
-      topK: TOP_K,
-      maxEntities: enrich.maxEntities,
-      graphDepth: 1,
-      maxChars: enrich.maxChars,
-      filter: {},
-      mode: undefined,
-      graphShare: enrich.graphShare,
-    });
+  const ask = (query: string) => services.enricher.enrich(defaultEnrichRequest(services, query, { topK: TOP_K }));
   const m: Measured = {
     total: [],
     retrieval: [],

@@ -3,6 +3,7 @@ import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEm
 import { silentLogger } from '../../src/logger.js';
 import type { EnrichedContextRecord } from '../../src/enrichment/types.js';
 import { createServices, type Services } from '../../src/services.js';
+import { defaultEnrichRequest } from '../enrichRequest.js';
 
 /**
  * A scratch store for the extraction benchmarks: in-memory PGlite (or the server), hashing embedder. `env` overrides
@@ -56,15 +57,7 @@ export function mean(values: readonly number[]): number {
 
 /** enrichContext at the configured defaults, with the graph lane on, or off (maxEntities 0 and graphShare 0). */
 export function askEnrich(services: Services, query: string, graph: boolean): Promise<EnrichedContextRecord> {
-  const { enrich, rag } = services.config;
-  return services.enricher.enrich({
-    query,
-    topK: rag.topK,
-    maxEntities: graph ? enrich.maxEntities : 0,
-    graphDepth: 1,
-    maxChars: enrich.maxChars,
-    filter: {},
-    mode: undefined,
-    graphShare: graph ? enrich.graphShare : 0,
-  });
+  return services.enricher.enrich(
+    defaultEnrichRequest(services, query, graph ? {} : { maxEntities: 0, graphShare: 0 }),
+  );
 }

@@ -7,6 +7,7 @@ import { latencyOf, runLoad } from '../load/load.js';
 import { cpuBetween, cpuSnapshot, type ProcessGroups } from './cpu.js';
 import { sciFactId, VECTOR_INDEX } from './load.js';
 import type { PeerProcess, PeerRetriever } from './PeerProcess.js';
+import { defaultEnrichRequest } from '../enrichRequest.js';
 
 export const TOP_K = 10;
 
@@ -60,21 +61,12 @@ export function httpSide(url: string, queries: readonly string[]): Side {
 
 /** Cairn's ContextEnricher called in this process with the server's configuration. */
 export function inProcessSide(services: Services, queries: readonly string[]): Side {
-  const { enrich } = services.config;
   return {
     name: 'Cairn ContextEnricher in process',
     async ask(i) {
       const start = performance.now();
-      const result = await services.enricher.enrich({
-        query: queries[i % queries.length] as string,
-        topK: TOP_K,
-        maxEntities: enrich.maxEntities,
-        graphDepth: 1,
-        maxChars: enrich.maxChars,
-        filter: {},
-        mode: undefined,
-        graphShare: enrich.graphShare,
-      });
+      const query = queries[i % queries.length] as string;
+      const result = await services.enricher.enrich(defaultEnrichRequest(services, query, { topK: TOP_K }));
       return {
         ms: performance.now() - start,
         documents: distinct(result.chunks.map((c) => sciFactId(c.hit.document.id))),
