@@ -18,6 +18,7 @@ import { runLoad } from '../load/load.js';
 import { startServerProcess } from '../load/server.js';
 import { cpuBetween, cpuSnapshot } from './cpu.js';
 import { enrichBody, TOP_K } from './measure.js';
+import { defaultEnrichRequest } from '../enrichRequest.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -138,18 +139,7 @@ const firstLine = (s: string) => s.replace(/\s+/g, ' ').trim().slice(0, 110);
 const services = await createServices(loadConfig({ CAIRN_DATA_DIR: 'memory://', ...env }), silentLogger(), {
   importQueue: false,
 });
-const { enrich } = services.config;
-const ask = (q: string) =>
-  services.enricher.enrich({
-    query: q,
-    topK: TOP_K,
-    maxEntities: enrich.maxEntities,
-    graphDepth: 1,
-    maxChars: enrich.maxChars,
-    filter: {},
-    mode: undefined,
-    graphShare: enrich.graphShare,
-  });
+const ask = (q: string) => services.enricher.enrich(defaultEnrichRequest(services, q, { topK: TOP_K }));
 const driver = neo4j.driver(target.uri, neo4j.auth.basic(target.user, target.password), {
   disableLosslessIntegers: true,
 });
