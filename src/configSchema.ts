@@ -321,6 +321,9 @@ const documents = {
   CAIRN_EXPIRY_SWEEP_INTERVAL_MS: int(0)
     .default(60000)
     .describe('how often expired documents are deleted; `0` disables the sweep'),
+  CAIRN_AUDIT_RETENTION_DAYS: int(0)
+    .default(90)
+    .describe('days the audit log keeps an entry (swept with expired documents); `0` keeps every entry'),
   CAIRN_MAX_DOCUMENT_CHARS: int(1).default(5_000_000).describe('largest accepted document content'),
   CAIRN_MAX_RESPONSE_TEXT_CHARS: int(1)
     .default(20_000_000)

@@ -1,3 +1,6 @@
+import { AuditRecorder } from './audit/AuditRecorder.js';
+import { AuditService } from './audit/AuditService.js';
+import { runAs, SWEEPER_ACTOR } from './audit/actor.js';
 import { ApiKeyService } from './auth/ApiKeyService.js';
 import type { Config } from './config.js';
 import { CHANGES_CHANNEL } from './db/changeFeed.js';
@@ -79,8 +82,22 @@ export interface Services {
   apiKeys: ApiKeyService;
   /** Graph extraction from documents: its queue, background worker and state. */
   extraction: ExtractionService;
+  /** The audit log: who changed what, and undo. */
+  audit: AuditService;
   /** Stops background work and closes the database. */
   close(): Promise<void>;
+}
+
+/** The sweep's work, as the sweeper's own actor: expired documents, then audit entries past retention. */
+function sweepsOf(documents: DocumentService, audit: AuditService): { deleteExpired(): Promise<number> } {
+  return {
+    deleteExpired: () =>
+      runAs(SWEEPER_ACTOR, async () => {
+        const deleted = await documents.deleteExpired();
+        await audit.sweep();
+        return deleted;
+      }),
+  };
 }
 
 /** Options for tools that must start on a store whose embedder differs (reindex). */
@@ -206,12 +223,12 @@ async function startImports(
 
 /** Documents, queueing extraction in their writes when an extractor is configured, and the extraction service. */
 function documentsWithExtraction(
-  parts: { db: Db; graph: GraphService; linker: MentionLinker; embedder: EmbeddingProvider },
+  parts: { db: Db; graph: GraphService; linker: MentionLinker; embedder: EmbeddingProvider; recorder: AuditRecorder },
   config: Config,
   logger: Logger,
   options: CreateServicesOptions,
 ) {
-  const { db, graph, linker, embedder } = parts;
+  const { db, graph, linker, embedder, recorder } = parts;
   const extraction = new ExtractionService({
     db,
     graph,
@@ -222,9 +239,33 @@ function documentsWithExtraction(
     ...(options.now ? { now: options.now } : {}),
   });
   const hook = extraction.writeHook ? composeWriteHooks(linker, extraction.writeHook) : linker;
-  const documents = new DocumentService(db, embedder, config.chunking, hook);
+  const documents = new DocumentService(db, embedder, config.chunking, hook, recorder.documentSink());
   extraction.attach(documents);
   return { extraction, documents };
+}
+
+/** The graph and document services, with the mention linker, the Neo4j outbox and the audit log they record to. */
+function graphAndDocuments(
+  parts: { db: Db; store: GraphStore; embedder: EmbeddingProvider },
+  config: Config,
+  logger: Logger,
+  options: CreateServicesOptions,
+) {
+  const { db, store, embedder } = parts;
+  const mirror = store.kind === 'neo4j';
+  const linker = new MentionLinker(db, mirror);
+  const outbox = mirror ? new OutboxWorker(linker.mentions, store, logger) : undefined;
+  const recorder = new AuditRecorder(db);
+  const lock = new KeyedLock(db, ENTITY_CREATE_LOCK_SPACE);
+  const graph = new GraphService(store, linker, lock, outbox, recorder.graphAudit());
+  const { extraction, documents } = documentsWithExtraction(
+    { db, graph, linker, embedder, recorder },
+    config,
+    logger,
+    options,
+  );
+  const audit = new AuditService(db, recorder, { documents, graph }, config.auditRetentionDays);
+  return { linker, outbox, graph, extraction, documents, audit };
 }
 
 /** Readiness with the graph's check: the store answers (and is initialised), with the outbox backlog. */
@@ -253,11 +294,8 @@ export async function createServices(
   try {
     const embedder = await prepareDatabase(db, config, logger, options);
     const { store, init: initStore } = await openGraphStore(db, config, logger, options);
-    const mirror = store.kind === 'neo4j';
-    const linker = new MentionLinker(db, mirror);
-    const outbox = mirror ? new OutboxWorker(linker.mentions, store, logger) : undefined;
-    const graph = new GraphService(store, linker, new KeyedLock(db, ENTITY_CREATE_LOCK_SPACE), outbox);
-    const { extraction, documents } = documentsWithExtraction({ db, graph, linker, embedder }, config, logger, options);
+    const parts = graphAndDocuments({ db, store, embedder }, config, logger, options);
+    const { linker, outbox, graph, extraction, documents, audit } = parts;
     const search = new SearchService(db, embedder, config.rag, config.search, {
       memoryIndexMaxChunks: config.vectorMemoryIndexMaxChunks,
       efSearch: config.hnswEfSearch,
@@ -265,7 +303,7 @@ export async function createServices(
     });
     const gaps = new KnowledgeGapRepository(db);
     const enricher = new ContextEnricher(search, graph, gaps, config.enrich, logger);
-    const sweeper = new ExpirySweeper(documents, config.expirySweepIntervalMs, logger);
+    const sweeper = new ExpirySweeper(sweepsOf(documents, audit), config.expirySweepIntervalMs, logger);
     const leaderLock = db.sessionLock(LEADER_LOCK_KEY, () => leadership.lost());
     const leadership: Leadership = new Leadership(leaderLock, outbox ? [sweeper, outbox] : [sweeper], {
       retryMs: config.leaderRetryMs,
@@ -298,6 +336,7 @@ export async function createServices(
       graph,
       ...provenanceParts(db, graph, documents),
       enricher,
+      audit,
       gaps,
       outbox,
       sweeper,

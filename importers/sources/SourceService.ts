@@ -16,6 +16,7 @@ import { folderDriver } from './kinds/folder.js';
 import { gitDriver, vetGitUrl } from './kinds/git.js';
 import { openApiDriver } from './kinds/openapi.js';
 import { siteDriver } from './kinds/site.js';
+import { runAs, SCHEDULER_ACTOR } from '../../src/audit/actor.js';
 import { nextRunAfter } from './schedule.js';
 import { SourceRepository, type SyncResult } from './SourceRepository.js';
 import { openDeployKey, resolveSshSettings } from './sshSettings.js';
@@ -85,7 +86,7 @@ export class SourceService {
   /** Starts looking for due schedules every `tickMs`. */
   start(): void {
     if (this.deps.tickMs <= 0) return;
-    this.timer = setInterval(() => void this.tick(), this.deps.tickMs);
+    this.timer = setInterval(() => void runAs(SCHEDULER_ACTOR, () => this.tick()), this.deps.tickMs);
     this.timer.unref();
   }
 

@@ -11,6 +11,7 @@ import { isLiveAt } from './filterSql.js';
 import { DocumentReader } from './DocumentReader.js';
 import { documentIdsBySource } from './extractionReads.js';
 import type { DocumentWriteHook } from './DocumentWriteHook.js';
+import type { DocumentChangeSink } from './DocumentChangeSink.js';
 import { knowledgeCounts, type KnowledgeCounts } from './statsRepository.js';
 import { generateDocumentId } from './validateInput.js';
 import type { DocumentInput, DocumentPatch, DocumentRecord, IndexResultRecord } from './types.js';
@@ -33,6 +34,7 @@ export class DocumentService extends DocumentReader {
     private readonly embedder: EmbeddingProvider,
     private readonly chunking: { size: number; overlap: number },
     private readonly hook?: DocumentWriteHook,
+    private readonly changes?: DocumentChangeSink,
   ) {
     super(new DocumentRepository(db), new ChunkRepository(db));
   }
@@ -55,8 +57,9 @@ export class DocumentService extends DocumentReader {
   /** Deletes a document only if `owner` owns it; true when it did. */
   deleteOwned(id: string, owner: string): Promise<boolean> {
     return this.db.transaction(async (tx) => {
+      const before = await this.beforeDelete(tx, id);
       const existed = await this.documents.deleteOwned(tx, id, owner);
-      if (existed) await this.hook?.afterDelete(tx, id);
+      if (existed) await this.afterDelete(tx, id, before);
       return existed;
     });
   }
@@ -100,13 +103,25 @@ export class DocumentService extends DocumentReader {
 
   /** Deletes a document and (by cascade) its chunks and mentions. */
   delete(id: string): Promise<boolean> {
-    const hook = this.hook;
-    if (!hook) return this.documents.delete(id);
+    if (!this.hook && !this.changes) return this.documents.delete(id);
     return this.db.transaction(async (tx) => {
+      const before = await this.beforeDelete(tx, id);
       const existed = await this.documents.delete(id, tx);
-      if (existed) await hook.afterDelete(tx, id);
+      if (existed) await this.afterDelete(tx, id, before);
       return existed;
     });
+  }
+
+  /** The document as it is before a delete, when the change sink wants it. */
+  private async beforeDelete(tx: Queryable, id: string): Promise<DocumentRecord | undefined> {
+    if (!this.changes) return undefined;
+    const [before] = await this.documents.findByIds([id], tx);
+    return before;
+  }
+
+  private async afterDelete(tx: Queryable, id: string, before: DocumentRecord | undefined): Promise<void> {
+    await this.hook?.afterDelete(tx, id);
+    if (before) await this.changes?.deleted(tx, before);
   }
 
   /**
@@ -176,6 +191,10 @@ export class DocumentService extends DocumentReader {
         owner,
       );
       const { embeddedPerDoc: embedded, chunkIds } = await this.replaceChunks(tx, changed, vectors);
+      await this.changes?.written(
+        tx,
+        [...written.values()].map((after) => ({ before: current.get(after.id), after })),
+      );
       await this.hook?.afterWrite(
         tx,
         prepared.map((p) => ({

@@ -1,4 +1,5 @@
 import type { KeyedLock } from '../db/KeyedLock.js';
+import type { GraphAudit } from './GraphAudit.js';
 import { AppError, ErrorCode, badInput, notFound } from '../errors.js';
 import { intIn } from '../shared/intIn.js';
 import type { GraphStore } from './GraphStore.js';
@@ -47,6 +48,7 @@ export class GraphService {
     /** Serialises creates of one id, so that of concurrent creators exactly one succeeds. */
     private readonly createLock: KeyedLock,
     private readonly outbox?: OutboxWorker,
+    private readonly audit?: GraphAudit,
   ) {}
 
   /** Creates an entity; CONFLICT when the given id exists. */
@@ -58,8 +60,9 @@ export class GraphService {
           id: write.id,
         });
       }
-      const [entity] = await this.writeEntities([write]);
-      return entity as EntityRecord;
+      const [entity] = (await this.writeEntities([write])) as [EntityRecord];
+      await this.audit?.entityCreated(entity);
+      return entity;
     });
   }
 
@@ -80,15 +83,27 @@ export class GraphService {
           ? validateEntityInput({ type: current.type, name: current.name, properties: patch.properties }).properties
           : current.properties,
     };
-    const [entity] = await this.writeEntities([write]);
-    return entity as EntityRecord;
+    const [entity] = (await this.writeEntities([write])) as [EntityRecord];
+    await this.audit?.entityUpdated(current, entity);
+    return entity;
   }
 
   /** Deletes an entity, its relationships and its mentions. */
   async deleteEntity(id: string): Promise<boolean> {
+    const before = this.audit ? await this.beforeDelete(id) : undefined;
     const existed = await this.store.deleteEntity(id);
     await this.linker.entityDeleted(id);
+    if (existed && before) await this.audit?.entityDeleted(before.entity, before.relationships);
     return existed;
+  }
+
+  /** An entity and its relationships as they are, for the audit log, before a delete. */
+  private async beforeDelete(
+    id: string,
+  ): Promise<{ entity: EntityRecord; relationships: RelationshipRecord[] } | undefined> {
+    const [entity] = await this.store.getEntities([id]);
+    if (!entity) return undefined;
+    return { entity, relationships: await this.store.relationshipsOf([id], 'BOTH') };
   }
 
   /**
@@ -112,18 +127,33 @@ export class GraphService {
     assertDistinctIds(relationships, 'input.relationships', (r) => `relationship ${r.fromId} -[${r.type}]-> ${r.toId}`);
     await this.requireEndpoints(relationships, new Set(entities.map((e) => e.id)));
     const written = await this.writeEntities(entities);
-    return { entities: written, relationships: await this.store.upsertRelationships(relationships) };
+    const rels = await this.store.upsertRelationships(relationships);
+    await this.audit?.graphUpserted(written, rels, options.origin);
+    return { entities: written, relationships: rels };
   }
 
   /** Creates (or updates the properties of) one relationship. */
   async createRelationship(raw: RawRelationshipInput): Promise<RelationshipRecord> {
-    const [rel] = await this.store.upsertRelationships([validateRelationshipInput(raw)]);
-    return rel as RelationshipRecord;
+    const write = validateRelationshipInput(raw);
+    const before = this.audit
+      ? (await this.store.relationshipsOf([write.fromId], 'OUT', [write.type])).find((r) => r.toId === write.toId)
+      : undefined;
+    const [rel] = (await this.store.upsertRelationships([write])) as [RelationshipRecord];
+    await this.audit?.relationshipWritten(rel, before);
+    return rel;
   }
 
   /** Deletes one relationship. */
-  deleteRelationship(id: string): Promise<boolean> {
-    return this.store.deleteRelationship(id);
+  async deleteRelationship(id: string): Promise<boolean> {
+    const [before] = this.audit ? await this.store.getRelationships([id]) : [];
+    const existed = await this.store.deleteRelationship(id);
+    if (existed && before) await this.audit?.relationshipDeleted(before);
+    return existed;
+  }
+
+  /** Entities by id; missing ids are absent. */
+  entitiesByIds(ids: readonly string[]): Promise<EntityRecord[]> {
+    return this.store.getEntities(ids);
   }
 
   /** Links a document explicitly to entities. */

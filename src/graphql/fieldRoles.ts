@@ -1,4 +1,6 @@
 import { buildSchema, type GraphQLFieldResolver } from 'graphql';
+import { actorOf } from '../audit/actorOf.js';
+import { runAs } from '../audit/actor.js';
 import { requireRole, type Role } from '../auth/roles.js';
 import type { GraphQLContext } from './context.js';
 import type { MutationResolvers, QueryResolvers, Resolvers } from './generated/types.js';
@@ -30,6 +32,7 @@ export const ROOT_FIELD_ROLES: {
     search: 'agent',
     enrichContext: 'agent',
     apiKeys: 'admin',
+    auditLog: 'admin',
   },
   Mutation: {
     createDocument: 'editor',
@@ -57,6 +60,8 @@ export const ROOT_FIELD_ROLES: {
     deleteRelationship: 'admin',
     createApiKey: 'admin',
     revokeApiKey: 'admin',
+    // Undo writes like the edit it reverts: editors may undo, as they may edit.
+    undo: 'editor',
   },
 };
 
@@ -88,9 +93,10 @@ export function secureResolvers(resolvers: Resolvers, typeDefs: string): Resolve
       if (!resolve) problems.push(`${type}.${field} has no resolver`);
       if (!role || !resolve) continue;
       const what = `${type}.${field}`;
+      // The principal is the actor of every change the field makes (the audit log reads it from the async context).
       wrapped[field] = (parent, args, context, info) => {
         requireRole(context.principal, role, what);
-        return resolve(parent, args, context, info);
+        return runAs(actorOf(context.principal), () => resolve(parent, args, context, info));
       };
     }
     secured[type] = wrapped;

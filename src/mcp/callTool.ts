@@ -1,5 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { requireRole, roleAtLeast, type Principal } from '../auth/roles.js';
+import { actorOf } from '../audit/actorOf.js';
+import { runAs } from '../audit/actor.js';
 import { badInput } from '../errors.js';
 import { TextBudget } from '../graphql/TextBudget.js';
 import type { Services } from '../services.js';
@@ -37,11 +39,13 @@ export async function callTool(
     requireRole(principal, tool.role, `The ${tool.name} tool`);
     const parsed = tool.input.safeParse(args ?? {});
     if (!parsed.success) return toolError(argumentsError(parsed.error));
-    const output = await tool.run(parsed.data, {
-      services,
-      principal,
-      budget: new TextBudget(services.config.maxResponseTextChars),
-    });
+    const output = await runAs(actorOf(principal), () =>
+      tool.run(parsed.data, {
+        services,
+        principal,
+        budget: new TextBudget(services.config.maxResponseTextChars),
+      }),
+    );
     return { content: [{ type: 'text', text: output.text }], structuredContent: output.structured };
   } catch (err) {
     return failureResult(err, services.logger, tool.name);

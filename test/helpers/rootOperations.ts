@@ -38,6 +38,7 @@ export const ROOT_OPERATIONS: RootOperation[] = [
   q('search', 'agent', () => '{ search(input: { query: "payments" }) { score } }'),
   q('enrichContext', 'agent', () => '{ enrichContext(input: { query: "payments" }) { context } }'),
   q('apiKeys', 'admin', () => '{ apiKeys { id } }'),
+  q('auditLog', 'admin', () => '{ auditLog(first: 1) { totalCount } }'),
   q('sources', 'reader', () => '{ sources { id } }'),
   q('source', 'reader', () => '{ source(id: "missing") { id } }'),
   m(
@@ -100,4 +101,5 @@ export const ROOT_OPERATIONS: RootOperation[] = [
     (n) => `mutation { createApiKey(input: { name: "made-${n}", role: READER }) { apiKey { id } } }`,
   ),
   m('revokeApiKey', 'admin', () => 'mutation { revokeApiKey(id: "0000000000000000") { id } }'),
+  m('undo', 'editor', () => 'mutation { undo(auditId: "999999999") { id } }'),
 ];

@@ -56,7 +56,14 @@ describe.each(dbTargets())('documentation examples on $name', (target) => {
     const curls = blocks.flatMap((b) => b.examples).filter((e) => e.kind === 'curl');
     expect(graphql.length).toBeGreaterThan(30);
     expect(new Set(graphql.map((e) => e.where.split(':')[0]))).toEqual(
-      new Set(['docs/api.md', 'docs/graph.md', 'docs/enrichment.md', 'docs/importing.md', 'docs/security.md']),
+      new Set([
+        'docs/api.md',
+        'docs/audit.md',
+        'docs/graph.md',
+        'docs/enrichment.md',
+        'docs/importing.md',
+        'docs/security.md',
+      ]),
     );
     expect(curls.filter((e) => e.where.startsWith('README.md'))).toHaveLength(3);
   });

@@ -1067,6 +1067,68 @@ export type Role =
   /** Reads documents, the graph, statistics, gaps and import jobs. */
   | 'READER';
 
+/** Who made a change: an API key, or a local actor (`local` while authentication is off or from the CLI, `scheduler`, `expiry sweep`). */
+export type AuditActor = {
+  __typename?: 'AuditActor';
+  /** The API key's id, or null for a local actor. */
+  keyId: Maybe<Scalars['ID']['output']>;
+  name: Scalars['String']['output'];
+};
+
+/** What an audit entry changed. */
+export type AuditTargetKind =
+  | 'DOCUMENT'
+  | 'ENTITY'
+  | 'RELATIONSHIP';
+
+/** One recorded change. */
+export type AuditEntry = {
+  __typename?: 'AuditEntry';
+  id: Scalars['ID']['output'];
+  at: Scalars['DateTime']['output'];
+  actor: AuditActor;
+  /** The change, e.g. createDocument, updateEntity, deleteRelationship, upsertGraph, undo. */
+  operation: Scalars['String']['output'];
+  targetKind: AuditTargetKind;
+  /** What it changed: the document, entity or relationship id first (a relationship's endpoints follow it). */
+  targetIds: Array<Scalars['ID']['output']>;
+  /** The changed fields as they were (null for a create). A delete keeps everything needed to re-create it. */
+  before: Maybe<Scalars['JSON']['output']>;
+  /** The changed fields as they became (null for a delete); content appears as contentHash and contentChars. */
+  after: Maybe<Scalars['JSON']['output']>;
+  /** The entry this one undid. */
+  undoes: Maybe<Scalars['ID']['output']>;
+  /** The undo that reverted this entry, if any. */
+  undoneBy: Maybe<Scalars['ID']['output']>;
+};
+
+export type AuditEntryEdge = {
+  __typename?: 'AuditEntryEdge';
+  cursor: Scalars['String']['output'];
+  node: AuditEntry;
+};
+
+export type AuditEntryConnection = {
+  __typename?: 'AuditEntryConnection';
+  edges: Array<AuditEntryEdge>;
+  nodes: Array<AuditEntry>;
+  totalCount: Scalars['Int']['output'];
+  pageInfo: PageInfo;
+};
+
+/** Which audit entries to list; every given condition must hold. */
+export type AuditFilter = {
+  /** An API key's id or an actor's name. */
+  actor?: InputMaybe<Scalars['String']['input']>;
+  /** Entries that touched this document, entity or relationship id. */
+  targetId?: InputMaybe<Scalars['ID']['input']>;
+  operation?: InputMaybe<Scalars['String']['input']>;
+  /** Entries at or after this time. */
+  from?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Entries before this time. */
+  to?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
 /** An API key. Cairn keeps only a SHA-256 of the key itself. */
 export type ApiKey = {
   __typename?: 'ApiKey';
@@ -1129,6 +1191,8 @@ export type Query = {
   source: Maybe<Source>;
   /** Every API key, revoked ones included (admin). */
   apiKeys: Array<ApiKey>;
+  /** Who changed what, newest first (admin): every document, entity and relationship change, with a compact before and after. */
+  auditLog: AuditEntryConnection;
 };
 
 
@@ -1199,6 +1263,13 @@ export type QueryImportJobsArgs = {
 
 export type QuerySourceArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type QueryAuditLogArgs = {
+  filter?: InputMaybe<AuditFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** Live updates over graphql-ws (the same /graphql URL and port, the same API keys, sent as connectionParams.authorization). */
@@ -1283,6 +1354,13 @@ export type Mutation = {
   createApiKey: CreatedApiKey;
   /** Revokes an API key at once (admin); revoking a revoked key changes nothing. */
   revokeApiKey: ApiKey;
+  /**
+   * Reverts one audit entry (editor): an update gets its previous values back, a delete re-creates the document (with
+   * its chunks) or the entity (with its relationships), a create is deleted. The undo is itself audited; its entry is
+   * returned. CONFLICT when the entry was undone already or a later change touched one of its targets; BAD_USER_INPUT for
+   * entries that cannot be undone (bulk graph writes, API keys, undos).
+   */
+  undo: AuditEntry;
 };
 
 
@@ -1415,6 +1493,11 @@ export type MutationCreateApiKeyArgs = {
 
 export type MutationRevokeApiKeyArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type MutationUndoArgs = {
+  auditId: Scalars['ID']['input'];
 };
 
 
@@ -1575,6 +1658,12 @@ export type ResolversTypes = {
   RejectEntityPayload: ResolverTypeWrapper<RejectEntityPayload>;
   LinkDocumentEntitiesInput: LinkDocumentEntitiesInput;
   Role: Role;
+  AuditActor: ResolverTypeWrapper<AuditActor>;
+  AuditTargetKind: AuditTargetKind;
+  AuditEntry: ResolverTypeWrapper<AuditEntry>;
+  AuditEntryEdge: ResolverTypeWrapper<AuditEntryEdge>;
+  AuditEntryConnection: ResolverTypeWrapper<AuditEntryConnection>;
+  AuditFilter: AuditFilter;
   ApiKey: ResolverTypeWrapper<ApiKeyRecord>;
   CreatedApiKey: ResolverTypeWrapper<CreatedApiKeyRecord>;
   CreateApiKeyInput: CreateApiKeyInput;
@@ -1657,6 +1746,11 @@ export type ResolversParentTypes = {
   EntityMerge: MergeRecord;
   RejectEntityPayload: RejectEntityPayload;
   LinkDocumentEntitiesInput: LinkDocumentEntitiesInput;
+  AuditActor: AuditActor;
+  AuditEntry: AuditEntry;
+  AuditEntryEdge: AuditEntryEdge;
+  AuditEntryConnection: AuditEntryConnection;
+  AuditFilter: AuditFilter;
   ApiKey: ApiKeyRecord;
   CreatedApiKey: CreatedApiKeyRecord;
   CreateApiKeyInput: CreateApiKeyInput;
@@ -2068,6 +2162,36 @@ export type RejectEntityPayloadResolvers<ContextType = GraphQLContext, ParentTyp
   rejectedName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
+export type AuditActorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditActor'] = ResolversParentTypes['AuditActor']> = {
+  keyId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type AuditEntryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditEntry'] = ResolversParentTypes['AuditEntry']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  actor?: Resolver<ResolversTypes['AuditActor'], ParentType, ContextType>;
+  operation?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  targetKind?: Resolver<ResolversTypes['AuditTargetKind'], ParentType, ContextType>;
+  targetIds?: Resolver<Array<ResolversTypes['ID']>, ParentType, ContextType>;
+  before?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  after?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  undoes?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  undoneBy?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+};
+
+export type AuditEntryEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditEntryEdge'] = ResolversParentTypes['AuditEntryEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['AuditEntry'], ParentType, ContextType>;
+};
+
+export type AuditEntryConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditEntryConnection'] = ResolversParentTypes['AuditEntryConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['AuditEntryEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['AuditEntry']>, ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
 export type ApiKeyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ApiKey'] = ResolversParentTypes['ApiKey']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -2099,6 +2223,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   sources?: Resolver<Array<ResolversTypes['Source']>, ParentType, ContextType>;
   source?: Resolver<Maybe<ResolversTypes['Source']>, ParentType, ContextType, RequireFields<QuerySourceArgs, 'id'>>;
   apiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType>;
+  auditLog?: Resolver<ResolversTypes['AuditEntryConnection'], ParentType, ContextType, RequireFields<QueryAuditLogArgs, 'first'>>;
 };
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
@@ -2132,6 +2257,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   extractGraph?: Resolver<ResolversTypes['ImportJob'], ParentType, ContextType, RequireFields<MutationExtractGraphArgs, 'input'>>;
   createApiKey?: Resolver<ResolversTypes['CreatedApiKey'], ParentType, ContextType, RequireFields<MutationCreateApiKeyArgs, 'input'>>;
   revokeApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
+  undo?: Resolver<ResolversTypes['AuditEntry'], ParentType, ContextType, RequireFields<MutationUndoArgs, 'auditId'>>;
 };
 
 export type Resolvers<ContextType = GraphQLContext> = {
@@ -2184,6 +2310,10 @@ export type Resolvers<ContextType = GraphQLContext> = {
   UpsertGraphPayload?: UpsertGraphPayloadResolvers<ContextType>;
   EntityMerge?: EntityMergeResolvers<ContextType>;
   RejectEntityPayload?: RejectEntityPayloadResolvers<ContextType>;
+  AuditActor?: AuditActorResolvers<ContextType>;
+  AuditEntry?: AuditEntryResolvers<ContextType>;
+  AuditEntryEdge?: AuditEntryEdgeResolvers<ContextType>;
+  AuditEntryConnection?: AuditEntryConnectionResolvers<ContextType>;
   ApiKey?: ApiKeyResolvers<ContextType>;
   CreatedApiKey?: CreatedApiKeyResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;

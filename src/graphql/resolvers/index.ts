@@ -1,6 +1,7 @@
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type { Resolvers } from '../generated/types.js';
 import { apiKeyResolvers } from './apiKeys.js';
+import { auditResolvers } from './audit.js';
 import { documentResolvers } from './documents.js';
 import { enrichmentResolvers } from './enrichment.js';
 import { curationResolvers } from './curation.js';
@@ -23,6 +24,7 @@ export const resolvers: Resolvers = {
     ...importResolvers.Query,
     ...sourceResolvers.Query,
     ...apiKeyResolvers.Query,
+    ...auditResolvers.Query,
   },
   Mutation: {
     ...documentResolvers.Mutation,
@@ -32,6 +34,7 @@ export const resolvers: Resolvers = {
     ...sourceResolvers.Mutation,
     ...extractGraphResolvers.Mutation,
     ...apiKeyResolvers.Mutation,
+    ...auditResolvers.Mutation,
   },
   Subscription: subscriptionResolvers.Subscription,
   ImportJob: { ...importResolvers.ImportJob, ...extractGraphResolvers.ImportJob },

@@ -1,0 +1,114 @@
+import type { DocumentService } from '../documents/DocumentService.js';
+import type { DocumentPatch, DocumentTypeName } from '../documents/types.js';
+import { AppError, ErrorCode } from '../errors.js';
+import type { GraphService } from '../graph/GraphService.js';
+import type { Origin } from '../graph/types.js';
+import type { JsonObject } from '../shared/json.js';
+import type { AuditEntryRecord, AuditState } from './types.js';
+
+interface Targets {
+  documents: DocumentService;
+  graph: GraphService;
+}
+
+function str(state: AuditState, key: string): string {
+  return String(state[key] ?? '');
+}
+
+function dateOrNull(value: unknown): Date | null {
+  return typeof value === 'string' ? new Date(value) : null;
+}
+
+/** The fields of a document's `before` as a patch (only the fields the change touched are present). */
+function documentPatch(before: AuditState): DocumentPatch {
+  const patch: DocumentPatch = {};
+  if ('title' in before) patch.title = str(before, 'title');
+  if ('content' in before) patch.content = str(before, 'content');
+  if ('documentType' in before) patch.documentType = before.documentType as DocumentTypeName;
+  if ('source' in before) patch.source = (before.source as string | null) ?? null;
+  if ('tags' in before) patch.tags = before.tags as string[];
+  if ('metadata' in before) patch.metadata = before.metadata as JsonObject;
+  if ('expiresAt' in before) patch.expiresAt = dateOrNull(before.expiresAt);
+  return patch;
+}
+
+async function revertDocument(entry: AuditEntryRecord, { documents }: Targets, id: string): Promise<void> {
+  if (entry.before === null) {
+    await documents.delete(id);
+  } else if (entry.after === null) {
+    const b = entry.before;
+    await documents.create({
+      id,
+      title: str(b, 'title'),
+      content: str(b, 'content'),
+      documentType: b.documentType as DocumentTypeName,
+      source: (b.source as string | null) ?? null,
+      tags: (b.tags as string[]) ?? [],
+      metadata: (b.metadata as JsonObject) ?? {},
+      expiresAt: dateOrNull(b.expiresAt),
+    });
+  } else {
+    await documents.update(id, documentPatch(entry.before));
+  }
+}
+
+async function revertEntity(entry: AuditEntryRecord, { graph }: Targets, id: string): Promise<void> {
+  const b = entry.before;
+  if (b === null) {
+    await graph.deleteEntity(id);
+    return;
+  }
+  const fields = {
+    type: str(b, 'type'),
+    name: str(b, 'name'),
+    aliases: b.aliases as string[],
+    description: (b.description as string | null) ?? null,
+    properties: b.properties,
+  };
+  if (entry.after !== null) {
+    await graph.updateEntity(id, fields);
+    return;
+  }
+  const relationships = ((b.relationships as AuditState[] | undefined) ?? []).map((r) => ({
+    fromId: str(r, 'fromId'),
+    toId: str(r, 'toId'),
+    type: str(r, 'type'),
+    properties: r.properties,
+  }));
+  const origin = b.origin as Origin;
+  await graph.upsertGraph([{ id, ...fields }], [], origin === 'MANUAL' ? {} : { origin });
+  // An endpoint deleted since cannot take its relationship back; the others return.
+  const ends = new Set([id, ...relationships.flatMap((r) => [r.fromId, r.toId])]);
+  const alive = new Set((await graph.entitiesByIds([...ends])).map((e) => e.id));
+  const back = relationships.filter((r) => alive.has(r.fromId) && alive.has(r.toId));
+  if (back.length > 0) await graph.upsertGraph([], back, origin === 'MANUAL' ? {} : { origin });
+}
+
+async function revertRelationship(entry: AuditEntryRecord, { graph }: Targets): Promise<void> {
+  const state = entry.after === null ? entry.before : (entry.before ?? entry.after);
+  if (state === null) return;
+  if (entry.before === null) {
+    await graph.deleteRelationship(str(state, 'id'));
+    return;
+  }
+  await graph.createRelationship({
+    fromId: str(state, 'fromId'),
+    toId: str(state, 'toId'),
+    type: str(state, 'type'),
+    properties: state.properties,
+  });
+}
+
+/** Writes back what `entry` changed, through the services (so validation, linking and the mirror all apply). */
+export async function revert(entry: AuditEntryRecord, targets: Targets): Promise<void> {
+  const id = entry.targetIds[0] ?? '';
+  if (entry.operation === 'upsertGraph' || entry.operation === 'undo')
+    throw new AppError(
+      ErrorCode.BAD_USER_INPUT,
+      `audit entry ${entry.id} (${entry.operation}) cannot be undone: only single document, entity and relationship changes can; change its targets directly`,
+      { id: entry.id, operation: entry.operation },
+    );
+  if (entry.targetKind === 'DOCUMENT') await revertDocument(entry, targets, id);
+  else if (entry.targetKind === 'ENTITY') await revertEntity(entry, targets, id);
+  else await revertRelationship(entry, targets);
+}
