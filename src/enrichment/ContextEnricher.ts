@@ -93,6 +93,11 @@ export class ContextEnricher {
     this.graphLane = new GraphLane(graph);
   }
 
+  /** Records a question someone judged poorly answered (the admin page's "record as a gap"), unfiltered. */
+  recordReportedGap(query: string, bestScore: number): Promise<void> {
+    return this.gaps.record(query, bestScore, {});
+  }
+
   /**
    * One page of knowledge gaps, most frequent first. `after` is a cursor of an earlier page: every page of one listing
    * reads the gaps as they stood when its first page was read.

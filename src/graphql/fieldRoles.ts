@@ -62,6 +62,7 @@ export const ROOT_FIELD_ROLES: {
     revokeApiKey: 'admin',
     // Undo writes like the edit it reverts: editors may undo, as they may edit.
     undo: 'editor',
+    recordKnowledgeGap: 'editor',
   },
 };
 

@@ -275,6 +275,52 @@ describeBrowser('knowledge pages (chromium)', () => {
     });
   }, 90_000);
 
+  test('what the agent sees: the context as an agent gets it, its parts, and a gap recorded in one click', async () => {
+    const question = 'How does the Payment Service render markdown?';
+    await withPage('/knowledge', async (page) => {
+      const form = page.getByRole('form', { name: 'Ask as an agent' });
+      await form.getByLabel('Question').fill(question);
+      await form.getByLabel('Max chars').fill('3000');
+      await form.getByRole('button', { name: 'Ask' }).click();
+      const context = page.getByTestId('agent-context');
+      await context.waitFor();
+      // Exactly what enrichContext returns to an agent for the same input.
+      const direct = await gqlOk<{ enrichContext: { context: string } }>(
+        t,
+        'query($q: String!) { enrichContext(input: { query: $q, maxChars: 3000 }) { context } }',
+        { q: question },
+      );
+      expect(await context.textContent()).toBe(direct.enrichContext.context);
+      expect(await page.getByTestId('agent-chunk').first().innerText()).toContain('Markdown safety');
+      const entities = await page.getByTestId('agent-entity').allInnerTexts();
+      expect(entities).toEqual(
+        expect.arrayContaining([expect.stringContaining('Payment Service'), expect.stringContaining('Ledger')]),
+      );
+      expect(await page.getByTestId('agent-timings').innerText()).toMatch(/graph lane \d+ ms/);
+      await page.getByRole('button', { name: 'Record as a knowledge gap' }).click();
+      await page.getByRole('status').filter({ hasText: 'Recorded as a knowledge gap.' }).waitFor();
+      await page.getByTestId('gap-row').filter({ hasText: question }).waitFor();
+    });
+  });
+
+  test('history lists changes and undoes one', async () => {
+    await gqlOk(t, 'mutation { updateDocument(id: "faq:refunds", input: { title: "Refunds (draft)" }) { changed } }');
+    const log = await gqlOk<{ auditLog: { nodes: { id: string }[] } }>(
+      t,
+      '{ auditLog(first: 1, filter: { targetId: "faq:refunds", operation: "updateDocument" }) { nodes { id } } }',
+    );
+    const id = log.auditLog.nodes[0]?.id ?? '';
+    await withPage('/knowledge', async (page) => {
+      const row = page.locator(`[data-testid="history-row"][data-audit-id="${id}"]`);
+      expect(await row.innerText()).toContain('faq:refunds');
+      await row.getByRole('button', { name: 'Undo' }).click();
+      await row.getByText('undone').waitFor();
+      await page.getByRole('cell', { name: 'undo', exact: true }).first().waitFor();
+    });
+    const doc = await gqlOk<{ document: { title: string } }>(t, '{ document(id: "faq:refunds") { title } }');
+    expect(doc.document.title).toBe('Refunds');
+  });
+
   // Last: creating the first key turns authentication on for this server.
   test('asks for an API key when the server needs one and keeps it for the tab', async () => {
     const { createApiKey } = await gqlOk<{ createApiKey: { key: string } }>(

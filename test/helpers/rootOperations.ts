@@ -102,4 +102,5 @@ export const ROOT_OPERATIONS: RootOperation[] = [
   ),
   m('revokeApiKey', 'admin', () => 'mutation { revokeApiKey(id: "0000000000000000") { id } }'),
   m('undo', 'editor', () => 'mutation { undo(auditId: "999999999") { id } }'),
+  m('recordKnowledgeGap', 'editor', (n) => `mutation { recordKnowledgeGap(query: "gap ${n}") }`),
 ];

@@ -2,6 +2,8 @@
 // generated from the schema (`npm run codegen`), so a schema change that breaks a page fails `codegen:check` or the
 // type check.
 import type {
+  AgentViewQuery,
+  AuditLogQuery,
   DocumentDetailQuery,
   DocumentsQuery,
   DocumentType,
@@ -15,6 +17,10 @@ import type {
 
 export {
   AccessCheckDocument as ACCESS_CHECK_QUERY,
+  AgentViewDocument as AGENT_VIEW_QUERY,
+  AuditLogDocument as AUDIT_LOG_QUERY,
+  RecordKnowledgeGapDocument as RECORD_GAP_MUTATION,
+  UndoDocument as UNDO_MUTATION,
   DeleteDocumentDocument as DELETE_MUTATION,
   DocumentDetailDocument as DOCUMENT_QUERY,
   DocumentsDocument as DOCUMENTS_QUERY,
@@ -27,7 +33,7 @@ export {
   SourcesLiveDocument as SOURCES_SUBSCRIPTION,
   SyncSourceDocument as SYNC_SOURCE_MUTATION,
 } from '../shared/generated/graphql';
-export type { DocumentFilter, SearchInput } from '../shared/generated/graphql';
+export type { DocumentFilter, EnrichContextInput, SearchInput } from '../shared/generated/graphql';
 
 /** The document types of the schema, in its order. */
 export const DOCUMENT_TYPES = [
@@ -53,6 +59,10 @@ export type DocumentRow = DocumentsQuery['documents']['nodes'][number];
 export type ImportJob = JobFieldsFragment;
 /** A document with everything the inspector shows. */
 export type DocumentDetail = NonNullable<DocumentDetailQuery['document']>;
+/** What enrichContext returned, as the agent view shows it. */
+export type AgentContext = AgentViewQuery['enrichContext'];
+/** One audit log entry of the history panel. */
+export type AuditRow = AuditLogQuery['auditLog']['nodes'][number];
 /** A row of the sources panel. */
 export type SourceRow = SourceFieldsFragment;
 

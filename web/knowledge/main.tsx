@@ -3,9 +3,11 @@ import { useCallback, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import '../shared/admin.css';
 import './knowledge.css';
+import { AgentView } from './AgentView';
 import { DocumentInspector } from './DocumentInspector';
 import { DocumentTable } from './DocumentTable';
 import { GapsList } from './GapsList';
+import { HistoryPanel } from './HistoryPanel';
 import { ImportForm } from './ImportForm';
 import { changeApiKey, KeyGate } from './KeyGate';
 import { dashboardHref, Link, useRoute } from './router';
@@ -22,12 +24,14 @@ function Dashboard({ params }: { params: URLSearchParams }) {
       <h1>Knowledge</h1>
       <SummaryCards refresh={refresh} />
       <SearchPanel />
+      <AgentView onGapRecorded={changed} />
       <DocumentTable params={params} refresh={refresh} onDeleted={changed} />
       <SourcesPanel />
       <div className="two-columns">
         <ImportForm onFinished={changed} />
         <GapsList refresh={refresh} />
       </div>
+      <HistoryPanel refresh={refresh} onChanged={changed} />
     </>
   );
 }

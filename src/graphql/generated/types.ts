@@ -1361,6 +1361,12 @@ export type Mutation = {
    * entries that cannot be undone (bulk graph writes, API keys, undos).
    */
   undo: AuditEntry;
+  /**
+   * Records a question the knowledge base answers poorly as a knowledge gap (editor), as enrichContext does by itself
+   * for low-scoring calls: e.g. from the admin page that shows what an agent sees. `bestScore` is the best score the
+   * context had (0-1, default 0).
+   */
+  recordKnowledgeGap: Scalars['Boolean']['output'];
 };
 
 
@@ -1498,6 +1504,12 @@ export type MutationRevokeApiKeyArgs = {
 
 export type MutationUndoArgs = {
   auditId: Scalars['ID']['input'];
+};
+
+
+export type MutationRecordKnowledgeGapArgs = {
+  query: Scalars['String']['input'];
+  bestScore?: InputMaybe<Scalars['Float']['input']>;
 };
 
 
@@ -2258,6 +2270,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   createApiKey?: Resolver<ResolversTypes['CreatedApiKey'], ParentType, ContextType, RequireFields<MutationCreateApiKeyArgs, 'input'>>;
   revokeApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
   undo?: Resolver<ResolversTypes['AuditEntry'], ParentType, ContextType, RequireFields<MutationUndoArgs, 'auditId'>>;
+  recordKnowledgeGap?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationRecordKnowledgeGapArgs, 'query' | 'bestScore'>>;
 };
 
 export type Resolvers<ContextType = GraphQLContext> = {

@@ -1,5 +1,7 @@
 import type { Resolvers } from '../generated/types.js';
 import { toConnection } from '../connection.js';
+import { badInput } from '../../errors.js';
+import { validateQueryText } from '../../retrieval/SearchService.js';
 import { knowledgeGapPage, toEnrichRequest } from '../inputs.js';
 
 /** enrichContext and knowledgeGaps. */
@@ -9,6 +11,14 @@ export const enrichmentResolvers: Resolvers = {
     knowledgeGaps: async (_, { first, after }, { services }) => {
       const { edges, ...pageInfo } = await knowledgeGapPage(services.enricher, first, after);
       return toConnection(edges, pageInfo);
+    },
+  },
+  Mutation: {
+    recordKnowledgeGap: async (_, { query, bestScore }, { services }) => {
+      const score = bestScore ?? 0;
+      if (!Number.isFinite(score) || score < 0 || score > 1) throw badInput('bestScore', 'must be from 0 to 1');
+      await services.enricher.recordReportedGap(validateQueryText(query), score);
+      return true;
     },
   },
   EnrichedChunk: {

@@ -35,6 +35,7 @@ export const resolvers: Resolvers = {
     ...extractGraphResolvers.Mutation,
     ...apiKeyResolvers.Mutation,
     ...auditResolvers.Mutation,
+    ...enrichmentResolvers.Mutation,
   },
   Subscription: subscriptionResolvers.Subscription,
   ImportJob: { ...importResolvers.ImportJob, ...extractGraphResolvers.ImportJob },

@@ -63,6 +63,36 @@ export type SearchInput = {
   expandNeighbors?: number | null | undefined;
 };
 
+export type EnrichContextInput = {
+  /** The agent's question or task. */
+  query: string;
+  /** Documents the documents lane retrieves, ranked as search with groupByDocument ranks them: each brings its best chunk, and its other chunks among the topK best (default CAIRN_RAG_TOP_K, capped by CAIRN_RAG_MAX_TOP_K). */
+  topK?: number | null | undefined;
+  /** Entities in the result (default CAIRN_KG_MAX_ENTITIES_IN_CONTEXT); 0 leaves the graph lane out, graph evidence included. */
+  maxEntities?: number | null | undefined;
+  /** Hops around the entities the query names, 1-3 (default 1). */
+  graphDepth?: number | null | undefined;
+  /** Budget in characters for `context` (default CAIRN_ENRICH_MAX_CHARS, 6000). */
+  maxChars?: number | null | undefined;
+  /** Scopes both lanes: the chunks, and the entities (only those a document passing the filter mentions). */
+  filter?: DocumentFilter | null | undefined;
+  /** Ranking of the documents lane (default CAIRN_SEARCH_MODE, HYBRID). */
+  mode?: SearchMode | null | undefined;
+  /** Minimum chunk `score` (0-1), as in search; never below CAIRN_RAG_MIN_SCORE_FLOOR. Chunks under it stay out of the context. */
+  minScore?: number | null | undefined;
+  /** Share of `maxChars` held for graph evidence when the graph finds any, 0-1 (default CAIRN_ENRICH_GRAPH_SHARE). 0 turns graph evidence off; what one lane leaves unused goes to the other. */
+  graphShare?: number | null | undefined;
+  /** Chunks on each side of a selected chunk that may join it in `context` while budget is left, 0-10 (default CAIRN_ENRICH_EXPAND_NEIGHBORS, 1). 0 turns the expansion off; passages are whole sentences either way. */
+  expandNeighbors?: number | null | undefined;
+};
+
+/** Which lane of enrichContext brought a chunk. */
+export type EnrichLane =
+  /** Document retrieval (search). */
+  | 'DOCUMENTS'
+  /** Graph evidence: a chunk of an entity's document, or one mentioning it, reached through the knowledge graph. */
+  | 'GRAPH';
+
 /** Where a source's documents come from. */
 export type SourceKind =
   /** A git repository (https URL, branch, include/exclude globs). */
@@ -169,6 +199,12 @@ export type EntityFilter = {
   origin?: Array<Origin> | null | undefined;
 };
 
+/** What an audit entry changed. */
+export type AuditTargetKind =
+  | 'DOCUMENT'
+  | 'ENTITY'
+  | 'RELATIONSHIP';
+
 export type KnowledgeSummaryQueryVariables = Exact<{ [key: string]: never; }>;
 
 
@@ -254,6 +290,36 @@ export type AccessCheckQueryVariables = Exact<{ [key: string]: never; }>;
 
 
 export type AccessCheckQuery = { __typename: 'Query' };
+
+export type AgentViewQueryVariables = Exact<{
+  input: EnrichContextInput;
+}>;
+
+
+export type AgentViewQuery = { enrichContext: { context: string, truncated: boolean, omittedChunks: number, omittedEntities: number, warnings: Array<string>, timings: { retrievalMs: number, graphMs: number, totalMs: number }, chunks: Array<{ lane: EnrichLane, score: number, citation: number | null, why: string, chunk: { id: string, ordinal: number }, document: { id: string, title: string } }>, entities: Array<{ why: string, depth: number, entity: { id: string, name: string, type: string } }> } };
+
+export type RecordKnowledgeGapMutationVariables = Exact<{
+  query: string;
+  bestScore?: number | null | undefined;
+}>;
+
+
+export type RecordKnowledgeGapMutation = { recordKnowledgeGap: boolean };
+
+export type AuditLogQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type AuditLogQuery = { auditLog: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, at: string, operation: string, targetKind: AuditTargetKind, targetIds: Array<string>, undoneBy: string | null, undoes: string | null, actor: { name: string } }> } };
+
+export type UndoMutationVariables = Exact<{
+  auditId: string;
+}>;
+
+
+export type UndoMutation = { undo: { id: string } };
 
 export type EntitySummaryFragment = { id: string, type: string, name: string, origin: Origin };
 
@@ -641,6 +707,80 @@ export const AccessCheckDocument = new TypedDocumentString(`
   __typename
 }
     `) as unknown as TypedDocumentString<AccessCheckQuery, AccessCheckQueryVariables>;
+export const AgentViewDocument = new TypedDocumentString(`
+    query AgentView($input: EnrichContextInput!) {
+  enrichContext(input: $input) {
+    context
+    truncated
+    omittedChunks
+    omittedEntities
+    warnings
+    timings {
+      retrievalMs
+      graphMs
+      totalMs
+    }
+    chunks {
+      lane
+      score
+      citation
+      why
+      chunk {
+        id
+        ordinal
+      }
+      document {
+        id
+        title
+      }
+    }
+    entities {
+      why
+      depth
+      entity {
+        id
+        name
+        type
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<AgentViewQuery, AgentViewQueryVariables>;
+export const RecordKnowledgeGapDocument = new TypedDocumentString(`
+    mutation RecordKnowledgeGap($query: String!, $bestScore: Float) {
+  recordKnowledgeGap(query: $query, bestScore: $bestScore)
+}
+    `) as unknown as TypedDocumentString<RecordKnowledgeGapMutation, RecordKnowledgeGapMutationVariables>;
+export const AuditLogDocument = new TypedDocumentString(`
+    query AuditLog($first: Int, $after: String) {
+  auditLog(first: $first, after: $after) {
+    totalCount
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+    nodes {
+      id
+      at
+      actor {
+        name
+      }
+      operation
+      targetKind
+      targetIds
+      undoneBy
+      undoes
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<AuditLogQuery, AuditLogQueryVariables>;
+export const UndoDocument = new TypedDocumentString(`
+    mutation Undo($auditId: ID!) {
+  undo(auditId: $auditId) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<UndoMutation, UndoMutationVariables>;
 export const ExplorerSearchDocument = new TypedDocumentString(`
     query ExplorerSearch($text: String!, $first: Int) {
   entities(filter: {nameContains: $text}, first: $first) {

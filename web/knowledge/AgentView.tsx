@@ -1,0 +1,173 @@
+// "What the agent sees": a question with enrichContext's options, and the context exactly as an agent receives it,
+// with each chunk's lane, score and why, each entity's why, and the lanes' timings.
+import { useState, type FormEvent } from 'react';
+import { gql } from '../shared/graphql';
+import { AGENT_VIEW_QUERY, RECORD_GAP_MUTATION, type AgentContext, type EnrichContextInput } from './api';
+import { documentHref, explorerHref, Link } from './router';
+import { ErrorNotice, formatScore, Loading, Panel } from './ui';
+
+type Result =
+  | { status: 'idle' }
+  | { status: 'loading' }
+  | { status: 'error'; error: unknown }
+  | { status: 'ok'; query: string; context: AgentContext; gap: 'no' | 'saving' | 'saved' | { error: unknown } };
+
+const OPTIONS = [
+  { name: 'topK', label: 'Top K', min: 1, max: 100 },
+  { name: 'maxEntities', label: 'Max entities', min: 0, max: 100 },
+  { name: 'graphDepth', label: 'Depth', min: 1, max: 3 },
+  { name: 'maxChars', label: 'Max chars', min: 200, max: 100000 },
+] as const;
+
+type OptionName = (typeof OPTIONS)[number]['name'];
+
+function ContextParts({ context }: { context: AgentContext }) {
+  return (
+    <div className="agent-parts">
+      <h3>Chunks ({context.chunks.length})</h3>
+      <ol className="hits" aria-label="Chunks in the context">
+        {context.chunks.map((c) => (
+          <li key={`${c.lane}:${c.chunk.id}`} className="hit" data-testid="agent-chunk">
+            <div className="hit-head">
+              <span className="hit-rank">{c.citation ? `[${c.citation}]` : 'left out'}</span>
+              <Link href={documentHref(c.document.id)} className="hit-title">
+                {c.document.title}
+              </Link>
+              <span className="badge">{c.lane}</span>
+              <span className="muted">
+                chunk {c.chunk.ordinal} · score {formatScore(c.score)}
+              </span>
+            </div>
+            <p className="muted">{c.why}</p>
+          </li>
+        ))}
+      </ol>
+      <h3>Entities ({context.entities.length})</h3>
+      <ul className="agent-entities" aria-label="Entities in the context">
+        {context.entities.map((e) => (
+          <li key={e.entity.id} data-testid="agent-entity">
+            <a href={explorerHref(e.entity.id)}>{e.entity.name}</a> <span className="badge">{e.entity.type}</span>{' '}
+            <span className="muted">
+              depth {e.depth} · {e.why}
+            </span>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+function GapButton({ result, onRecord }: { result: Extract<Result, { status: 'ok' }>; onRecord(): void }) {
+  if (result.gap === 'saved') return <span role="status">Recorded as a knowledge gap.</span>;
+  return (
+    <>
+      <button type="button" onClick={onRecord} disabled={result.gap === 'saving'}>
+        Record as a knowledge gap
+      </button>
+      {typeof result.gap === 'object' ? <ErrorNotice error={result.gap.error} title="Not recorded" /> : null}
+    </>
+  );
+}
+
+/** The question form and what enrichContext gives an agent for it. */
+export function AgentView({ onGapRecorded }: { onGapRecorded(): void }) {
+  const [query, setQuery] = useState('');
+  const [options, setOptions] = useState<Record<OptionName, string>>({
+    topK: '',
+    maxEntities: '',
+    graphDepth: '1',
+    maxChars: '',
+  });
+  const [tags, setTags] = useState('');
+  const [result, setResult] = useState<Result>({ status: 'idle' });
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!query.trim()) return;
+    const input: EnrichContextInput = { query: query.trim() };
+    for (const { name } of OPTIONS) if (options[name].trim()) input[name] = Number(options[name]);
+    if (tags.trim()) input.filter = { tags: tags.trim() };
+    setResult({ status: 'loading' });
+    try {
+      const data = await gql(AGENT_VIEW_QUERY, { input });
+      setResult({ status: 'ok', query: query.trim(), context: data.enrichContext, gap: 'no' });
+    } catch (error) {
+      setResult({ status: 'error', error });
+    }
+  };
+
+  const recordGap = async () => {
+    if (result.status !== 'ok') return;
+    const best = Math.max(0, ...result.context.chunks.filter((c) => c.lane === 'DOCUMENTS').map((c) => c.score));
+    setResult({ ...result, gap: 'saving' });
+    try {
+      await gql(RECORD_GAP_MUTATION, { query: result.query, bestScore: Math.min(1, best) });
+      setResult({ ...result, gap: 'saved' });
+      onGapRecorded();
+    } catch (error) {
+      setResult({ ...result, gap: { error } });
+    }
+  };
+
+  return (
+    <Panel title="What the agent sees" id="agent-view">
+      <form className="form-row" onSubmit={submit} aria-label="Ask as an agent">
+        <label className="grow">
+          Question
+          <input
+            name="question"
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+            placeholder="what does the ledger depend on?"
+            required
+          />
+        </label>
+        {OPTIONS.map((o) => (
+          <label key={o.name} className="narrow">
+            {o.label}
+            <input
+              name={o.name}
+              type="number"
+              min={o.min}
+              max={o.max}
+              value={options[o.name]}
+              onChange={(e) => setOptions({ ...options, [o.name]: e.target.value })}
+              placeholder="default"
+            />
+          </label>
+        ))}
+        <label>
+          Tags
+          <input name="tags" value={tags} onChange={(e) => setTags(e.target.value)} placeholder="payments" />
+        </label>
+        <button type="submit" className="primary" disabled={result.status === 'loading'}>
+          Ask
+        </button>
+      </form>
+      {result.status === 'loading' ? <Loading what="Building the context" /> : null}
+      {result.status === 'error' ? <ErrorNotice error={result.error} title="enrichContext failed" /> : null}
+      {result.status === 'ok' ? (
+        <>
+          <p className="muted" data-testid="agent-timings">
+            {result.context.context.length} characters · documents lane {result.context.timings.retrievalMs.toFixed(0)}{' '}
+            ms · graph lane {result.context.timings.graphMs.toFixed(0)} ms · total{' '}
+            {result.context.timings.totalMs.toFixed(0)} ms
+            {result.context.truncated
+              ? ` · the budget left out ${result.context.omittedChunks} chunks and ${result.context.omittedEntities} entities`
+              : ''}
+          </p>
+          {result.context.warnings.map((w) => (
+            <p key={w} className="notice">
+              {w}
+            </p>
+          ))}
+          <pre className="agent-context" data-testid="agent-context">
+            {result.context.context}
+          </pre>
+          <GapButton result={result} onRecord={() => void recordGap()} />
+          <ContextParts context={result.context} />
+        </>
+      ) : null}
+    </Panel>
+  );
+}
