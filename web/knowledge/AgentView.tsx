@@ -69,6 +69,55 @@ function GapButton({ result, onRecord }: { result: Extract<Result, { status: 'ok
   );
 }
 
+/** The question and enrichContext's options. */
+function AgentForm(props: {
+  query: string;
+  setQuery(value: string): void;
+  options: Record<OptionName, string>;
+  setOptions(value: Record<OptionName, string>): void;
+  tags: string;
+  setTags(value: string): void;
+  busy: boolean;
+  onSubmit(e: FormEvent): void;
+}) {
+  const { query, setQuery, options, setOptions, tags, setTags, busy, onSubmit } = props;
+  return (
+    <form className="form-row" onSubmit={onSubmit} aria-label="Ask as an agent">
+      <label className="grow">
+        Question
+        <input
+          name="question"
+          value={query}
+          onChange={(e) => setQuery(e.target.value)}
+          placeholder="what does the ledger depend on?"
+          required
+        />
+      </label>
+      {OPTIONS.map((o) => (
+        <label key={o.name} className="narrow">
+          {o.label}
+          <input
+            name={o.name}
+            type="number"
+            min={o.min}
+            max={o.max}
+            value={options[o.name]}
+            onChange={(e) => setOptions({ ...options, [o.name]: e.target.value })}
+            placeholder="default"
+          />
+        </label>
+      ))}
+      <label>
+        Tags
+        <input name="tags" value={tags} onChange={(e) => setTags(e.target.value)} placeholder="payments" />
+      </label>
+      <button type="submit" className="primary" disabled={busy}>
+        Ask
+      </button>
+    </form>
+  );
+}
+
 /** The question form and what enrichContext gives an agent for it. */
 export function AgentView({ onGapRecorded }: { onGapRecorded(): void }) {
   const [query, setQuery] = useState('');
@@ -111,39 +160,16 @@ export function AgentView({ onGapRecorded }: { onGapRecorded(): void }) {
 
   return (
     <Panel title="What the agent sees" id="agent-view">
-      <form className="form-row" onSubmit={submit} aria-label="Ask as an agent">
-        <label className="grow">
-          Question
-          <input
-            name="question"
-            value={query}
-            onChange={(e) => setQuery(e.target.value)}
-            placeholder="what does the ledger depend on?"
-            required
-          />
-        </label>
-        {OPTIONS.map((o) => (
-          <label key={o.name} className="narrow">
-            {o.label}
-            <input
-              name={o.name}
-              type="number"
-              min={o.min}
-              max={o.max}
-              value={options[o.name]}
-              onChange={(e) => setOptions({ ...options, [o.name]: e.target.value })}
-              placeholder="default"
-            />
-          </label>
-        ))}
-        <label>
-          Tags
-          <input name="tags" value={tags} onChange={(e) => setTags(e.target.value)} placeholder="payments" />
-        </label>
-        <button type="submit" className="primary" disabled={result.status === 'loading'}>
-          Ask
-        </button>
-      </form>
+      <AgentForm
+        query={query}
+        setQuery={setQuery}
+        options={options}
+        setOptions={setOptions}
+        tags={tags}
+        setTags={setTags}
+        busy={result.status === 'loading'}
+        onSubmit={submit}
+      />
       {result.status === 'loading' ? <Loading what="Building the context" /> : null}
       {result.status === 'error' ? <ErrorNotice error={result.error} title="enrichContext failed" /> : null}
       {result.status === 'ok' ? (
