@@ -1,6 +1,6 @@
 // fetch for GraphiQL that adds the tab's API key on every call (so a key entered later is used at once) and, like
 // web/shared/graphql.ts, asks for a key once when the server answers UNAUTHENTICATED.
-import { authHeaders, setApiKey } from '../shared/graphql';
+import { askForKey, authHeaders } from '../shared/graphql';
 
 function isUnauthenticated(body: unknown): boolean {
   const errors = (body as { errors?: { extensions?: { code?: unknown } }[] } | null)?.errors;
@@ -18,8 +18,6 @@ export async function authFetch(input: RequestInfo | URL, init: RequestInit = {}
     .json()
     .catch(() => null);
   if (!isUnauthenticated(body)) return res;
-  const key = window.prompt('This Cairn server needs an API key (kept for this tab only):');
-  if (!key?.trim()) return res;
-  setApiKey(key.trim());
+  if (!(await askForKey())) return res;
   return authFetch(input, init, true);
 }

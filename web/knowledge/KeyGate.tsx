@@ -2,16 +2,19 @@
 // prompts once (web/shared/graphql.ts asks on UNAUTHENTICATED) instead of once per panel.
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { apiKey, gql, setApiKey } from '../shared/graphql';
+import { askForApiKey } from '../shared/keyDialog';
 import { ACCESS_CHECK_QUERY } from './api';
 import { describeError, ErrorNotice, Loading } from './ui';
 
-/** Asks for a key (empty forgets it) and reloads so every panel uses it. */
-export function changeApiKey(): void {
-  const entered = window.prompt(
-    apiKey() ? 'API key for this tab (leave empty to forget the current one):' : 'API key for this tab:',
+/** Asks for a key (or to forget the stored one) and reloads so every panel uses the change. */
+export async function changeApiKey(): Promise<void> {
+  const stored = apiKey() !== null;
+  const choice = await askForApiKey(
+    stored ? 'Enter another API key, or forget the one this tab uses.' : 'Enter an API key for this tab.',
+    stored,
   );
-  if (entered === null) return;
-  setApiKey(entered.trim() || null);
+  if (choice.kind === 'cancel') return;
+  setApiKey(choice.kind === 'use' ? choice.key : null);
   window.location.reload();
 }
 
@@ -36,7 +39,7 @@ export function KeyGate({ children }: { children: ReactNode }) {
     <>
       <ErrorNotice error={state.error} title={needsKey ? 'This server needs an API key' : 'Cannot reach the server'} />
       {needsKey ? (
-        <button type="button" className="primary" onClick={changeApiKey}>
+        <button type="button" className="primary" onClick={() => void changeApiKey()}>
           Enter an API key
         </button>
       ) : (

@@ -54,7 +54,7 @@ function App() {
           <a href="/explorer">Graph explorer</a>
           <a href="/graphiql">GraphiQL</a>
         </nav>
-        <button type="button" className="key-button" onClick={changeApiKey}>
+        <button type="button" className="key-button" onClick={() => void changeApiKey()}>
           API key…
         </button>
       </header>

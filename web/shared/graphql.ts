@@ -1,5 +1,6 @@
 // The one GraphQL client of the admin pages: same-origin POST /graphql, with the API key kept in session storage.
 import type { TypedDocumentString } from './generated/graphql';
+import { askForApiKey } from './keyDialog';
 
 /** Session-storage key under which the pages keep the API key. */
 export const API_KEY_STORAGE = 'cairn.apiKey';
@@ -39,21 +40,19 @@ export function authHeaders(): Record<string, string> {
   return key ? { authorization: `Bearer ${key}` } : {};
 }
 
-let pendingPrompt: Promise<string | null> | undefined;
-
-/** Asks for a key once even when several requests are refused at the same time; they all share the answer. */
-function askForKey(): Promise<string | null> {
-  pendingPrompt ??= Promise.resolve().then(() => {
-    const key = window.prompt('This Cairn server needs an API key (kept for this tab only):')?.trim() || null;
-    if (key) setApiKey(key);
-    pendingPrompt = undefined;
-    return key;
-  });
-  return pendingPrompt;
+/**
+ * Asks for a key with the masked form (requests refused at the same time share one form) and stores it; null when
+ * none was given.
+ */
+export async function askForKey(): Promise<string | null> {
+  const choice = await askForApiKey('This Cairn server needs an API key.', false);
+  if (choice.kind !== 'use') return null;
+  setApiKey(choice.key);
+  return choice.key;
 }
 
 /**
- * Runs one operation. On UNAUTHENTICATED it asks for a key once (window.prompt), stores it and retries;
+ * Runs one operation. On UNAUTHENTICATED it asks for a key once (the key form), stores it and retries;
  * any other error is thrown as GraphQLRequestError.
  */
 export async function gql<T, V>(document: TypedDocumentString<T, V>, variables?: V, retried = false): Promise<T> {
