@@ -303,8 +303,30 @@ describeBrowser('knowledge pages (chromium)', () => {
     });
   });
 
-  test('history lists changes and undoes one', async () => {
-    await gqlOk(t, 'mutation { updateDocument(id: "faq:refunds", input: { title: "Refunds (draft)" }) { changed } }');
+  test('an edit in the inspector is saved, listed in History and undone there', async () => {
+    const read = () =>
+      gqlOk<{ document: { title: string; tags: string[]; content: string; documentType: string } }>(
+        t,
+        '{ document(id: "faq:refunds") { title tags content documentType } }',
+      );
+    const before = (await read()).document;
+    await withPage(`/knowledge/${encodeURIComponent('faq:refunds')}`, async (page) => {
+      await page.getByRole('button', { name: 'Edit' }).click();
+      const form = page.getByRole('form', { name: 'Edit document' });
+      await form.getByLabel('Title').fill('Refunds and chargebacks');
+      await form.getByLabel('Type').selectOption('POLICY');
+      await form.getByLabel(/Tags/).fill('billing, chargebacks');
+      await form.getByLabel('Content').fill('Refunds take 5 business days. Chargebacks take 30 days.');
+      await form.getByRole('button', { name: 'Save' }).click();
+      await page.getByTestId('document-title').filter({ hasText: 'Refunds and chargebacks' }).waitFor();
+      expect(await page.getByTestId('document-content').innerText()).toContain('Chargebacks take 30 days.');
+    });
+    expect((await read()).document).toEqual({
+      title: 'Refunds and chargebacks',
+      tags: ['billing', 'chargebacks'],
+      content: 'Refunds take 5 business days. Chargebacks take 30 days.',
+      documentType: 'POLICY',
+    });
     const log = await gqlOk<{ auditLog: { nodes: { id: string }[] } }>(
       t,
       '{ auditLog(first: 1, filter: { targetId: "faq:refunds", operation: "updateDocument" }) { nodes { id } } }',
@@ -317,8 +339,8 @@ describeBrowser('knowledge pages (chromium)', () => {
       await row.getByText('undone').waitFor();
       await page.getByRole('cell', { name: 'undo', exact: true }).first().waitFor();
     });
-    const doc = await gqlOk<{ document: { title: string } }>(t, '{ document(id: "faq:refunds") { title } }');
-    expect(doc.document.title).toBe('Refunds');
+    // The store is back to its prior state, read through GraphQL.
+    expect((await read()).document).toEqual(before);
   });
 
   // Last: creating the first key turns authentication on for this server.

@@ -1,6 +1,7 @@
 // The document inspector: metadata, tags linking to the filtered table, sanitised markdown, chunks and entities.
-import { useMemo, type ReactNode } from 'react';
+import { useMemo, useState, type ReactNode } from 'react';
 import { DOCUMENT_QUERY, type DocumentDetail } from './api';
+import { DocumentEditor } from './DocumentEditor';
 import { renderMarkdown } from './markdown';
 import { dashboardHref, explorerHref, Link } from './router';
 import { Empty, ErrorNotice, formatDate, Loading, Panel } from './ui';
@@ -49,9 +50,58 @@ function Metadata({ doc }: { doc: DocumentDetail }) {
   );
 }
 
+/** The content, chunks, metadata and entities of a document. */
+function InspectorBody({ doc }: { doc: DocumentDetail }) {
+  return (
+    <div className="inspector-grid">
+      <div className="inspector-main">
+        <Panel title="Content">
+          <Content markdown={doc.content} />
+        </Panel>
+        <Panel title={`Chunks (${doc.chunks.length})`}>
+          <ol className="chunks">
+            {doc.chunks.map((c) => (
+              <li key={c.id} data-testid="chunk">
+                <div className="muted">
+                  #{c.ordinal} · chars {c.charStart}–{c.charEnd}
+                </div>
+                <pre className="chunk-text">{c.content}</pre>
+              </li>
+            ))}
+          </ol>
+        </Panel>
+      </div>
+      <aside className="inspector-side">
+        <Panel title="Metadata">
+          <Metadata doc={doc} />
+          <h3>JSON metadata</h3>
+          <pre className="json" data-testid="document-json">
+            {JSON.stringify(doc.metadata, null, 2)}
+          </pre>
+        </Panel>
+        <Panel title={`Entities (${doc.entities.length})`}>
+          {doc.entities.length === 0 ? (
+            <Empty>No entity is linked to this document.</Empty>
+          ) : (
+            <ul className="entities">
+              {doc.entities.map((e) => (
+                <li key={e.id} data-testid="entity">
+                  <a href={explorerHref(e.id)}>{e.name}</a> <span className="badge">{e.type}</span>
+                  {e.description && <div className="muted">{e.description}</div>}
+                </li>
+              ))}
+            </ul>
+          )}
+        </Panel>
+      </aside>
+    </div>
+  );
+}
+
 /** The inspector for one document id. */
 export function DocumentInspector({ id }: { id: string }) {
   const q = useQuery(DOCUMENT_QUERY, { id });
+  const [editing, setEditing] = useState(false);
   const back = (
     <Link href={dashboardHref()} className="back">
       ← All documents
@@ -83,48 +133,21 @@ export function DocumentInspector({ id }: { id: string }) {
     <div className="inspector">
       {back}
       <h1 data-testid="document-title">{doc.title}</h1>
-      <div className="inspector-grid">
-        <div className="inspector-main">
-          <Panel title="Content">
-            <Content markdown={doc.content} />
-          </Panel>
-          <Panel title={`Chunks (${doc.chunks.length})`}>
-            <ol className="chunks">
-              {doc.chunks.map((c) => (
-                <li key={c.id} data-testid="chunk">
-                  <div className="muted">
-                    #{c.ordinal} · chars {c.charStart}–{c.charEnd}
-                  </div>
-                  <pre className="chunk-text">{c.content}</pre>
-                </li>
-              ))}
-            </ol>
-          </Panel>
-        </div>
-        <aside className="inspector-side">
-          <Panel title="Metadata">
-            <Metadata doc={doc} />
-            <h3>JSON metadata</h3>
-            <pre className="json" data-testid="document-json">
-              {JSON.stringify(doc.metadata, null, 2)}
-            </pre>
-          </Panel>
-          <Panel title={`Entities (${doc.entities.length})`}>
-            {doc.entities.length === 0 ? (
-              <Empty>No entity is linked to this document.</Empty>
-            ) : (
-              <ul className="entities">
-                {doc.entities.map((e) => (
-                  <li key={e.id} data-testid="entity">
-                    <a href={explorerHref(e.id)}>{e.name}</a> <span className="badge">{e.type}</span>
-                    {e.description && <div className="muted">{e.description}</div>}
-                  </li>
-                ))}
-              </ul>
-            )}
-          </Panel>
-        </aside>
-      </div>
+      {editing ? (
+        <DocumentEditor
+          doc={doc}
+          onSaved={() => {
+            setEditing(false);
+            q.reload();
+          }}
+          onCancel={() => setEditing(false)}
+        />
+      ) : (
+        <button type="button" onClick={() => setEditing(true)}>
+          Edit
+        </button>
+      )}
+      <InspectorBody doc={doc} />
     </div>
   );
 }

@@ -15,6 +15,17 @@ export type DocumentType =
   | 'REFERENCE'
   | 'OTHER';
 
+/** Fields to change; omitted fields keep their values, and `null` clears an optional one. */
+export type UpdateDocumentInput = {
+  title?: string | null | undefined;
+  content?: string | null | undefined;
+  documentType?: DocumentType | null | undefined;
+  source?: string | null | undefined;
+  tags?: Array<string> | null | undefined;
+  metadata?: unknown;
+  expiresAt?: string | null | undefined;
+};
+
 /** Restricts documents and search hits. All given parts must match. */
 export type DocumentFilter = {
   /** Any of these types. */
@@ -320,6 +331,14 @@ export type UndoMutationVariables = Exact<{
 
 
 export type UndoMutation = { undo: { id: string } };
+
+export type UpdateDocumentMutationVariables = Exact<{
+  id: string;
+  input: UpdateDocumentInput;
+}>;
+
+
+export type UpdateDocumentMutation = { updateDocument: { changed: boolean, chunkCount: number } };
 
 export type EntitySummaryFragment = { id: string, type: string, name: string, origin: Origin };
 
@@ -781,6 +800,14 @@ export const UndoDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<UndoMutation, UndoMutationVariables>;
+export const UpdateDocumentDocument = new TypedDocumentString(`
+    mutation UpdateDocument($id: ID!, $input: UpdateDocumentInput!) {
+  updateDocument(id: $id, input: $input) {
+    changed
+    chunkCount
+  }
+}
+    `) as unknown as TypedDocumentString<UpdateDocumentMutation, UpdateDocumentMutationVariables>;
 export const ExplorerSearchDocument = new TypedDocumentString(`
     query ExplorerSearch($text: String!, $first: Int) {
   entities(filter: {nameContains: $text}, first: $first) {
