@@ -4,6 +4,7 @@ import type { Logger } from '../../src/logger.js';
 import { fitPlanToDocumentLimits } from '../ImportService.js';
 import type { DocumentDefaults, ItemOutcome } from '../jobs/types.js';
 import type { SpecGuard } from '../openapi/SpecGuard.js';
+import { skippedFileWarnings } from '../pipeline/walkDirectory.js';
 import { ImportAborted, writePlan, type PlanWriter } from '../pipeline/writePlan.js';
 import type { DriverContext, LoadedItem, SourceDriver, SourceRuntime, SyncItem } from './kinds/driver.js';
 import type { SourceRepository } from './SourceRepository.js';
@@ -80,6 +81,10 @@ export class SourceSyncer {
       skip: (reason) => {
         report.counts.skipped += 1;
         if (report.warnings.length < 100) report.warnings.push(reason);
+      },
+      skipFiles: (files) => {
+        report.counts.skipped += files.length;
+        report.warnings.push(...skippedFileWarnings(files));
       },
       setTotal: (n) => {
         total = n;

@@ -136,6 +136,31 @@ describe.each(dbTargets())('FOLDER sources ($name)', (target) => {
     expect(await s.sources.jobs(source.id, 10)).toHaveLength(5);
   });
 
+  it('counts the files no importer reads and names them, by reason, in the sync job warnings', async () => {
+    write(path.join(root, 'pictures'), {
+      'guide.md': '# Guide\n\nRead me.',
+      'logo.png': 'png',
+      'img/arch.svg': '<svg/>',
+      'flow.drawio': '<mxfile/>',
+      '.hidden.png': 'never content',
+      'node_modules/dep.png': 'never content',
+    });
+    const source = await s.sources.create({ name: 'pictures', kind: 'FOLDER', path: 'pictures' });
+    const job = await s.sources.sync(source.id, { async: false });
+    expect(job.status).toBe('SUCCEEDED');
+    expect((await s.sources.find(source.id)).counts).toEqual({
+      added: 1,
+      updated: 0,
+      removed: 0,
+      unchanged: 0,
+      skipped: 3,
+    });
+    expect(job.warnings).toEqual([
+      'skipped 1 file: flow.drawio (no importer reads diagram files; describe the diagram in a markdown file)',
+      'skipped 2 files: img/arch.svg, logo.png (Cairn imports text, not images)',
+    ]);
+  });
+
   it('refuses a folder outside CAIRN_SOURCES_FOLDER_ROOT', async () => {
     const err = await failureOf(s.sources.create({ name: 'etc', kind: 'FOLDER', path: '../../etc' }));
     expect(err).toMatchObject({ code: 'BAD_USER_INPUT' });
@@ -318,5 +343,19 @@ describe('GIT sources over a real git HTTP server', () => {
     expect(after.status).toBe('FAILED');
     expect(after.lastErrorCode).toBe('NOT_FOUND');
     expect(after.lastError).toMatch(/no branch "release"/);
+  });
+
+  it('counts the files of its globs no importer reads and names them in the sync job warnings', async () => {
+    repo.commit({
+      'assets/guide.md': '# Guide\n\nassets',
+      'assets/logo.png': 'png',
+      'assets/.keep': '',
+      'elsewhere/photo.png': 'png',
+    });
+    const source = await s.sources.create({ name: 'assets', kind: 'GIT', url: repo.url, include: ['assets/**'] });
+    const job = await s.sources.sync(source.id, { async: false });
+    expect(job.status).toBe('SUCCEEDED');
+    expect((await s.sources.find(source.id)).counts).toMatchObject({ added: 1, skipped: 1 });
+    expect(job.warnings).toEqual(['skipped 1 file: assets/logo.png (Cairn imports text, not images)']);
   });
 });
