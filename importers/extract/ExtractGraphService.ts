@@ -36,9 +36,9 @@ export class ExtractGraphService {
     readonly extractor: DocumentExtractor | undefined,
   ) {
     if (!extractor) return; // jobs are refused once their input is checked
-    deps.imports.setExtractExecutor((job, context) =>
+    deps.imports.setExtractExecutor((job, context, jobs) =>
       runExtractJob(job, context, {
-        jobs: deps.imports.jobs,
+        jobs,
         extractor,
         configured: deps.config.extractors,
         maxTokensPerJob: deps.config.maxTokensPerJob,
