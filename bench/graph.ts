@@ -6,6 +6,7 @@ import { HashingEmbeddingProvider } from '../src/embeddings/hashing/HashingEmbed
 import type { GraphStore } from '../src/graph/GraphStore.js';
 import { MentionMatcher, type EntityName } from '../src/graph/mentions/MentionMatcher.js';
 import { Neo4jGraphStore } from '../src/graph/neo4j/Neo4jGraphStore.js';
+import { PostgresGraphStore } from '../src/graph/postgres/PostgresGraphStore.js';
 import { neighbors } from '../src/graph/traversal.js';
 import { silentLogger } from '../src/logger.js';
 import { dropHnswIndex } from '../src/retrieval/vectorIndex.js';
@@ -141,6 +142,9 @@ async function benchLinking(
   ];
 }
 
+/** The Postgres graph store on the services' database, measured directly (the services keep theirs private). */
+const storeOf = (services: Services): GraphStore => new PostgresGraphStore(services.db);
+
 /** Runs `fn` on fresh services over PGlite (temp dir) or a server database URL, with a 256-d hashing embedder. */
 async function withServices<T>(databaseUrl: string | undefined, fn: (services: Services) => Promise<T>): Promise<T> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-graph-bench-'));
@@ -169,7 +173,7 @@ export async function benchGraph(options: {
 
   console.log('Graph: Postgres store on PGlite …');
   await withServices(undefined, async (services) => {
-    results.push(await benchStore('Postgres store on PGlite (embedded)', services.graph.store, graph));
+    results.push(await benchStore('Postgres store on PGlite (embedded)', storeOf(services), graph));
     console.log('Mention linking on PGlite …');
     linking.push(...(await benchLinking('PGlite', services, data, names)));
   });
@@ -178,7 +182,7 @@ export async function benchGraph(options: {
     const db = await createScratchDatabase(options.pgServerUrl);
     try {
       await withServices(db.url, async (services) => {
-        results.push(await benchStore('Postgres store on Postgres 16 (server)', services.graph.store, graph));
+        results.push(await benchStore('Postgres store on Postgres 16 (server)', storeOf(services), graph));
         console.log('Mention linking on the Postgres server …');
         linking.push(...(await benchLinking('Postgres 16 (server)', services, data, names)));
       });

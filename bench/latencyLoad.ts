@@ -2,6 +2,9 @@ import neo4j, { type Session } from 'neo4j-driver';
 import { corpusEntityNames } from './graphData.js';
 import type { BeirDataset } from './datasets.js';
 import { namedGraph, perturbedCorpus, type NamedGraph } from './syntheticCorpus.js';
+import { createGraphStore } from '../src/graph/createGraphStore.js';
+import type { GraphStore } from '../src/graph/GraphStore.js';
+import { MentionLinker } from '../src/graph/mentions/MentionLinker.js';
 import type { MentionOp } from '../src/graph/types.js';
 import { dropHnswIndex, ensureHnswIndex } from '../src/retrieval/vectorIndex.js';
 import type { Services } from '../src/services.js';
@@ -59,7 +62,7 @@ export async function loadAtScale(
     throw new Error(`SciFact yields only ${names.length} entity names, ${sizes.entities} wanted`);
   const graph = namedGraph(names, sizes.relationships, prefix);
   // What GraphService.upsertGraph records after writing entities to the store: names for linking and query matching.
-  await services.graph.linker.entitiesChanged(
+  await new MentionLinker(services.db, services.outbox !== undefined).entitiesChanged(
     graph.entities.map((e) => ({ entityId: e.id, name: e.name, aliases: e.aliases })),
   );
 
@@ -112,7 +115,17 @@ export async function loadAtScale(
  * after other work wiped the database.
  */
 export async function writeGraphToNeo4j(services: Services, graph: NamedGraph): Promise<Neo4jWrite> {
-  const store = services.graph.store;
+  // A store of its own on the configured Neo4j (the services keep theirs private).
+  const store = createGraphStore(services.config, services.db, services.logger);
+  try {
+    return await writeThrough(store, services, graph);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Writes the graph and the mirrored mentions through `store`, timing each. */
+async function writeThrough(store: GraphStore, services: Services, graph: NamedGraph): Promise<Neo4jWrite> {
   let t0 = performance.now();
   for (let i = 0; i < graph.entities.length; i += GRAPH_BATCH)
     await store.upsertEntities(graph.entities.slice(i, i + GRAPH_BATCH));

@@ -135,7 +135,7 @@ async function withStore<T>(
     if (relatedTo) {
       // RELATED_TO when one paragraph's text names another's title, read back through the API's own document mentions.
       const rels = new Map<string, { fromId: string; toId: string; type: string }>();
-      const mentioned = await services.graph.linker.mentions.entityIdsByDocument(corpus.map((_, i) => `p${i}`));
+      const mentioned = await services.graph.entityIdsByDocument(corpus.map((_, i) => `p${i}`));
       corpus.forEach((p, i) => {
         const from = entityOf.get(p.title) as string;
         for (const to of mentioned.get(`p${i}`) ?? [])

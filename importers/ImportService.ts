@@ -53,8 +53,12 @@ export type SourceSyncExecutor = (
   },
 ) => Promise<ItemOutcome>;
 
-/** Runs an extractGraph job to its final status (importers/extract registers it). */
-export type ExtractJobExecutor = (job: ImportJobRecord, context: JobContext) => Promise<ImportJobStatus>;
+/** Runs an extractGraph job to its final status (importers/extract registers it), recording its items in `jobs`. */
+export type ExtractJobExecutor = (
+  job: ImportJobRecord,
+  context: JobContext,
+  jobs: ImportJobRepository,
+) => Promise<ImportJobStatus>;
 
 /** What the import service is built from. */
 export interface ImportServiceDeps {
@@ -75,15 +79,15 @@ export interface ImportServiceDeps {
 
 /** Records imports as jobs and runs them: URL, OpenAPI, uploaded file and folder imports. */
 export class ImportService {
-  readonly jobs: ImportJobRepository;
-  readonly uploads: UploadRepository;
-  readonly runner: ImportJobRunner;
+  private readonly jobs: ImportJobRepository;
+  private readonly uploads: UploadRepository;
+  private readonly runner: ImportJobRunner;
   private readonly listeners = new Map<string, (event: ItemEvent) => void>();
   private readonly progressListeners = new Map<string, (progress: { done: number; total: number }) => void>();
   private readonly planDeps: PlanDeps;
   private readonly writer: PlanWriter;
   /** Serialises writes per spec id; source syncs write specs through it too. */
-  readonly specGuard: SpecGuard;
+  private readonly specGuard: SpecGuard;
   private sourceSync: SourceSyncExecutor | undefined;
   private extractJobs: ExtractJobExecutor | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -159,6 +163,31 @@ export class ImportService {
     return this.jobs.list(first, after, status);
   }
 
+  /** A source's sync jobs, newest first. */
+  jobsForSource(sourceId: string, first: number): Promise<ImportJobRecord[]> {
+    return this.jobs.listForSource(sourceId, first);
+  }
+
+  /** Lets the queue take recorded jobs now rather than at its next poll. */
+  kickQueue(): void {
+    this.runner.kick();
+  }
+
+  /** Waits until a job that runs elsewhere (another caller here, or another instance) ends. */
+  waitFor(jobId: string): Promise<ImportJobRecord> {
+    return this.runner.waitFor(jobId);
+  }
+
+  /** Runs `write` as the only writer of the plan's spec id, once the spec may take that id (see SpecGuard). */
+  writeSpec<T>(plan: SpecImportPlan, write: () => Promise<T>): Promise<T> {
+    return this.specGuard.write(plan, write);
+  }
+
+  /** Keeps an uploaded file until it is imported or expires. */
+  saveUpload(fileName: string, contentType: string | null, bytes: Buffer): Promise<UploadRecord> {
+    return this.uploads.save(fileName, contentType, bytes);
+  }
+
   /** An unexpired upload (without its bytes), or undefined. */
   findUpload(id: string): Promise<UploadRecord | undefined> {
     return this.uploads.find(id);
@@ -210,7 +239,7 @@ export class ImportService {
         await context.progress(done, total);
         this.progressListeners.get(job.id)?.({ done, total });
       };
-      return this.extractJobs(job, { ...context, progress });
+      return this.extractJobs(job, { ...context, progress }, this.jobs);
     }
     const rebuildFailed = (err: unknown) =>
       this.deps.logger.warn(

@@ -141,10 +141,18 @@ async function prepareDatabase(
 }
 
 /** Evidence of extracted facts for the API, and admins' curation of the graph. */
-function provenanceParts(db: Db, graph: GraphService, documents: DocumentService) {
+function provenanceParts(
+  db: Db,
+  graph: GraphService,
+  internals: { store: GraphStore; linker: MentionLinker },
+  documents: DocumentService,
+) {
   return {
     evidence: new ExtractionEvidenceService(db, documents),
-    curation: new CurationService(db, graph, { reader: new EvidenceReader(db), curation: new EvidenceCuration() }),
+    curation: new CurationService(db, graph, internals, {
+      reader: new EvidenceReader(db),
+      curation: new EvidenceCuration(),
+    }),
   };
 }
 
@@ -334,7 +342,7 @@ export async function createServices(
       documents,
       search,
       graph,
-      ...provenanceParts(db, graph, documents),
+      ...provenanceParts(db, graph, { store, linker }, documents),
       enricher,
       audit,
       gaps,

@@ -33,12 +33,12 @@ export interface ExtractGraphDeps {
 export class ExtractGraphService {
   constructor(
     private readonly deps: ExtractGraphDeps,
-    readonly extractor: DocumentExtractor | undefined,
+    private readonly extractor: DocumentExtractor | undefined,
   ) {
     if (!extractor) return; // jobs are refused once their input is checked
-    deps.imports.setExtractExecutor((job, context) =>
+    deps.imports.setExtractExecutor((job, context, jobs) =>
       runExtractJob(job, context, {
-        jobs: deps.imports.jobs,
+        jobs,
         extractor,
         configured: deps.config.extractors,
         maxTokensPerJob: deps.config.maxTokensPerJob,
@@ -64,6 +64,11 @@ export class ExtractGraphService {
     );
     const async = request.dryRun ? false : (options.async ?? true);
     return this.deps.imports.run(job.id, { ...options, async });
+  }
+
+  /** Whether this process extracts (it has an extractor): without one, summaries are null and jobs refused. */
+  extracts(): boolean {
+    return this.extractor !== undefined;
   }
 
   /** Extraction state, entities and relationships of these documents; null without an extractor. */

@@ -39,8 +39,8 @@ function storedOrigin(value: unknown): SpecOrigin | undefined {
 export async function readStoredSpec(specId: string, deps: SpecGuardDeps): Promise<StoredSpec | undefined> {
   const ids = specIds(specId);
   const [[overview], [api]] = await Promise.all([
-    deps.documents.documents.findByIds([ids.overviewDocument]),
-    deps.graph.store.getEntities([ids.api]),
+    deps.documents.findByIds([ids.overviewDocument]),
+    deps.graph.getEntities([ids.api]),
   ]);
   if (!overview && !api) return undefined;
   const metadata = overview?.metadata ?? {};
@@ -52,7 +52,7 @@ export async function readStoredSpec(specId: string, deps: SpecGuardDeps): Promi
     titles: infoTitle !== undefined ? [infoTitle] : [title, ...(api ? [api.name, ...api.aliases] : [])],
     source: overview?.source ?? null,
     sourceUrl: typeof api?.properties.source === 'string' ? api.properties.source : null,
-    operationDocumentIds: await deps.documents.documents.idsWithPrefix(ids.documentPrefix),
+    operationDocumentIds: await deps.documents.idsWithPrefix(ids.documentPrefix),
   };
   if (origin) stored.origin = origin;
   if (Array.isArray(metadata.serverHosts)) stored.serverHosts = strings(metadata.serverHosts);

@@ -111,6 +111,7 @@ export async function loadOpenApiSpec(source: SpecSource, deps: LoadSpecDeps): P
     limit: pLimit(REF_READ_CONCURRENCY),
     local: source.file && !sourceUrl ? await localRefRoot(source.file) : undefined,
     skipUnresolved: deps.skipUnresolvedRefs ?? false,
+    swagger2: specVersion === '2.0',
     unresolved: new Map(),
     cache: new Map(),
     skippedWarnings: new Set(),

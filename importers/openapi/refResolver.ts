@@ -31,6 +31,8 @@ export interface RefReadState {
   local: LocalRefRoot | undefined;
   /** Skip `$ref`s whose document cannot be read (with a warning each) instead of failing. */
   skipUnresolved: boolean;
+  /** A Swagger 2 spec: the placeholders of skipped parameters and headers take its shape. */
+  swagger2: boolean;
   /** Documents that could not be read while skipping: URL → why. */
   unresolved: Map<string, string>;
   /** Documents read so far, so a second pass reads nothing twice. */
@@ -170,11 +172,17 @@ async function readRef(state: RefReadState, file: FileInfo): Promise<Buffer> {
 /** Drops the `$ref`s of one document whose targets could not be read, with a warning each. */
 export function pruneSkippedRefs(state: RefReadState, doc: unknown, documentUrl: string): void {
   if (state.unresolved.size === 0) return;
-  pruneUnresolvedRefs(doc, documentUrl, state.unresolved, (ref, pointer, reason) => {
-    state.skippedWarnings.add(
-      `Skipped $ref "${ref}" at ${documentLabel(state, documentUrl)}${pointer}: ${reason.replace(/^\$ref "[^"]*"( at \S+)?:? ?/, '')}`,
-    );
-  });
+  pruneUnresolvedRefs(
+    doc,
+    documentUrl,
+    state.unresolved,
+    (ref, pointer, reason) => {
+      state.skippedWarnings.add(
+        `Skipped $ref "${ref}" at ${documentLabel(state, documentUrl)}${pointer}: ${reason.replace(/^\$ref "[^"]*"( at \S+)?:? ?/, '')}`,
+      );
+    },
+    state.swagger2,
+  );
 }
 
 /** Parses a `$ref` target with the same YAML limits as the root document. */

@@ -31,6 +31,16 @@ function whySkipped(name: string): string {
 }
 
 /**
+ * How an import reports a file of this relative path it does not read, or undefined for a file that is never content
+ * (hidden, or under node_modules), which is left out without a word.
+ */
+export function skippedFile(relative: string): SkippedFile | undefined {
+  const segments = relative.split('/');
+  if (segments.some((s) => s.startsWith('.') || SKIPPED_FOLDERS.has(s))) return undefined;
+  return { path: relative, reason: whySkipped(segments.at(-1) ?? relative) };
+}
+
+/**
  * Lists the importable files under `root` (relative, `/`-separated, sorted) and the other files, with why they are
  * left out. Hidden entries and node_modules are skipped without a word: they are never content.
  */

@@ -103,7 +103,7 @@ export async function writePlan(
 
   if (plan.replacePrefix) {
     const keep = new Set(outcome.documentIds);
-    const vanished = (await writer.documents.documents.idsWithPrefix(plan.replacePrefix)).filter((id) => !keep.has(id));
+    const vanished = (await writer.documents.idsWithPrefix(plan.replacePrefix)).filter((id) => !keep.has(id));
     const owner = options.owner;
     for (const id of vanished)
       await (owner === undefined ? writer.documents.delete(id) : writer.documents.deleteOwned(id, owner));
@@ -118,13 +118,13 @@ export async function writePlan(
 /** Deletes the importer's entities and relationships that the plan no longer has (see ImportPlan.replaceEntityPrefixes). */
 async function replaceGraph(plan: ImportPlan, writer: PlanWriter, outcome: ItemOutcome): Promise<void> {
   const keep = new Set(plan.entities.flatMap((e) => (e.id ? [e.id] : [])));
-  const staleEntities = (
-    await writer.graph.linker.mentions.entityIdsWithPrefix(plan.replaceEntityPrefixes ?? [])
-  ).filter((id) => !keep.has(id));
+  const staleEntities = (await writer.graph.entityIdsWithPrefix(plan.replaceEntityPrefixes ?? [])).filter(
+    (id) => !keep.has(id),
+  );
   for (const id of staleEntities) await writer.graph.deleteEntity(id);
   const types = new Set(plan.replaceRelationshipTypes ?? []);
   const wanted = new Set(plan.relationships.map((r) => relationshipId(r.fromId ?? '', r.type ?? '', r.toId ?? '')));
-  const staleRelationships = (await writer.graph.store.relationshipsAmong([...keep])).filter(
+  const staleRelationships = (await writer.graph.relationshipsAmong([...keep])).filter(
     (r) => types.has(r.type) && !wanted.has(r.id),
   );
   for (const r of staleRelationships) await writer.graph.deleteRelationship(r.id);

@@ -56,7 +56,7 @@ const SOURCE_SYNC_LOCK_SPACE = 0x5359;
 
 /** Registered sources: their settings, schedules and syncs (each sync runs as an import job). */
 export class SourceService {
-  readonly repository: SourceRepository;
+  private readonly repository: SourceRepository;
   private readonly syncer: SourceSyncer;
   private readonly now: () => Date;
   private timer: NodeJS.Timeout | undefined;
@@ -74,7 +74,7 @@ export class SourceService {
       repository: this.repository,
       documents: deps.documents,
       writer: { documents: deps.documents, graph: deps.graph, limits: deps.limits },
-      specGuard: deps.imports.specGuard,
+      specGuard: { write: (plan, write) => deps.imports.writeSpec(plan, write) },
       runtime: deps.runtime,
       drivers: (source) => driverFor(source, this.deps.runtime, this.repository),
       logger: deps.logger,
@@ -171,9 +171,9 @@ export class SourceService {
     }
     let documentsRemoved = 0;
     let documentsKept = 0;
-    if (keepDocuments) documentsKept = await this.deps.documents.documents.detachOwnedBy(source.id);
+    if (keepDocuments) documentsKept = await this.deps.documents.detachOwnedBy(source.id);
     else
-      for (const docId of await this.deps.documents.documents.idsOwnedBy(source.id))
+      for (const docId of await this.deps.documents.idsOwnedBy(source.id))
         if (await this.deps.documents.deleteOwned(docId, source.id)) documentsRemoved += 1;
     await this.repository.delete(source.id);
     return { source, documentsRemoved, documentsKept };
@@ -195,23 +195,23 @@ export class SourceService {
       return { job: recorded, fresh: true };
     });
     if (options.async !== false) {
-      if (fresh) this.deps.imports.runner.kick();
+      if (fresh) this.deps.imports.kickQueue();
       return job;
     }
     // Waiting, the job runs here at once (a CLI runs only its own job).
     return fresh
       ? this.deps.imports.run(job.id, options.onProgress ? { onProgress: options.onProgress } : {})
-      : this.deps.imports.runner.waitFor(job.id);
+      : this.deps.imports.waitFor(job.id);
   }
 
   /** The source's sync jobs, newest first. */
   jobs(id: string, first: number): Promise<ImportJobRecord[]> {
-    return this.deps.imports.jobs.listForSource(id, first);
+    return this.deps.imports.jobsForSource(id, first);
   }
 
   /** Live documents owned by each of these sources. */
   documentCounts(ids: readonly string[]): Promise<Map<string, number>> {
-    return this.deps.documents.documents.countOwnedBy(ids);
+    return this.deps.documents.countOwnedBy(ids);
   }
 
   /** Starts the syncs whose scheduled time has come; each due run is taken by one process only. Returns their jobs. */
@@ -260,7 +260,7 @@ export class SourceService {
 
   private async openJob(source: SourceRecord): Promise<ImportJobRecord | undefined> {
     if (!source.lastJobId) return undefined;
-    const job = await this.deps.imports.jobs.get(source.lastJobId);
+    const job = await this.deps.imports.job(source.lastJobId);
     return job && OPEN_JOB.has(job.status) ? job : undefined;
   }
 

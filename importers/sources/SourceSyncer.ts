@@ -4,6 +4,7 @@ import type { Logger } from '../../src/logger.js';
 import { fitPlanToDocumentLimits } from '../ImportService.js';
 import type { DocumentDefaults, ItemOutcome } from '../jobs/types.js';
 import type { SpecGuard } from '../openapi/SpecGuard.js';
+import { skippedFileWarnings } from '../pipeline/walkDirectory.js';
 import { ImportAborted, writePlan, type PlanWriter } from '../pipeline/writePlan.js';
 import type { DriverContext, LoadedItem, SourceDriver, SourceRuntime, SyncItem } from './kinds/driver.js';
 import type { SourceRepository } from './SourceRepository.js';
@@ -14,7 +15,8 @@ export interface SyncerDeps {
   repository: SourceRepository;
   documents: DocumentService;
   writer: PlanWriter;
-  specGuard: SpecGuard;
+  /** Serialises the writes of one spec id (the import service's guard). */
+  specGuard: Pick<SpecGuard, 'write'>;
   runtime: SourceRuntime;
   drivers: (source: SourceRecord) => SourceDriver;
   logger: Logger;
@@ -59,7 +61,7 @@ export class SourceSyncer {
   /** Runs the sync, filling `report` as it goes (a sync that throws leaves in it what it had done). */
   async sync(source: SourceRecord, hooks: SyncHooks, report: SyncReport = emptyReport()): Promise<SyncReport> {
     const { repository, documents } = this.deps;
-    const ownedBefore = new Set(await documents.documents.idsOwnedBy(source.id));
+    const ownedBefore = new Set(await documents.idsOwnedBy(source.id));
     // An item whose documents someone deleted since is imported again: its record no longer vouches for it.
     const previous = new Map(
       [...(await repository.items(source.id))].map(([key, item]) => [
@@ -80,6 +82,10 @@ export class SourceSyncer {
       skip: (reason) => {
         report.counts.skipped += 1;
         if (report.warnings.length < 100) report.warnings.push(reason);
+      },
+      skipFiles: (files) => {
+        report.counts.skipped += files.length;
+        report.warnings.push(...skippedFileWarnings(files));
       },
       setTotal: (n) => {
         total = n;
@@ -193,7 +199,7 @@ export class SourceSyncer {
   /** Removes documents the source owns that no item lists (written by a sync stopped before it recorded the item). */
   private async sweepStray(sourceId: string): Promise<number> {
     const listed = new Set([...(await this.deps.repository.items(sourceId)).values()].flatMap((i) => i.documentIds));
-    const stray = (await this.deps.documents.documents.idsOwnedBy(sourceId)).filter((id) => !listed.has(id));
+    const stray = (await this.deps.documents.idsOwnedBy(sourceId)).filter((id) => !listed.has(id));
     return this.removeOwned(sourceId, stray);
   }
 }

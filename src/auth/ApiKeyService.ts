@@ -27,7 +27,7 @@ const MAX_ACCEPTED = 10_000;
 
 /** Creates, lists, revokes and verifies API keys; shared by the server, GraphQL and the CLI. */
 export class ApiKeyService {
-  readonly repository: ApiKeyRepository;
+  private readonly repository: ApiKeyRepository;
   private readonly activeCacheMs: number;
   private readonly touchIntervalMs: number;
   private readonly onTouchError: (err: unknown) => void;

@@ -54,8 +54,7 @@ export async function keysCommand(config: Config, action: KeysAction, json: bool
     await migrate(db);
     const keys = new ApiKeyService(db);
     if (action.kind === 'create') {
-      if (action.role !== 'admin' && !action.force && !(await keys.repository.anyActive()))
-        throw firstKeyNotAdmin(action.role);
+      if (action.role !== 'admin' && !action.force && !(await keys.anyActive())) throw firstKeyNotAdmin(action.role);
       const created = await keys.create(action.name, action.role);
       printKeyCreated(keyJsonOf(created.apiKey), created.key, json);
     } else if (action.kind === 'list') {

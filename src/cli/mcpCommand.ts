@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import { ErrorCode, isAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createMcpServer } from '../mcp/createMcpServer.js';
+import { answerUnreadableLines } from '../mcp/unreadableLines.js';
 import { createServices, type Services } from '../services.js';
 import { CliError } from './cliErrors.js';
 
@@ -26,7 +27,8 @@ function folderHeldError(err: unknown, config: Config): unknown {
 }
 
 const isRequest = (m: JSONRPCMessage): boolean => 'method' in m && 'id' in m;
-const isResponse = (m: JSONRPCMessage): boolean => 'id' in m && ('result' in m || 'error' in m);
+// An error with id null answers a line that was never a request (see answerUnreadableLines): it closes none.
+const isResponse = (m: JSONRPCMessage): boolean => 'id' in m && m.id !== null && ('result' in m || 'error' in m);
 
 /** Counts the requests read and not yet answered; the returned function resolves once none is left. */
 function trackRequests(transport: StdioServerTransport): () => Promise<void> {
@@ -66,6 +68,7 @@ export async function mcpCommand(config: Config, logger: Logger): Promise<number
   // embedded folder is left consistent and unlocked for the next launch.
   const transport = new StdioServerTransport();
   await server.connect(transport);
+  answerUnreadableLines(transport);
   const answered = trackRequests(transport);
   const closed = new Promise<void>((resolve) => {
     server.onclose = resolve;

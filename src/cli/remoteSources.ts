@@ -1,6 +1,6 @@
 import type { RawSourceInput } from '../../importers/index.js';
 import { progressReporter } from './progress.js';
-import { sourcesAction, sourcesTable, syncSummary } from './sourcesOutput.js';
+import { sourcesAction, sourcesTable, syncSummary, syncWarnings } from './sourcesOutput.js';
 import type { ServerClient } from './ServerClient.js';
 import { rawInput, USAGE, type SourcesCommandOptions } from './sourcesCommand.js';
 
@@ -67,11 +67,15 @@ export async function remoteSources(
       );
       const report = progressReporter('items', opts.json);
       let status = '';
-      await client.subscribe<{ importJobUpdated: { status: string; progress: { done: number; total: number } } }>(
-        'subscription($id: ID!) { importJobUpdated(id: $id) { status progress { done total } } }',
+      let warnings: string[] = [];
+      await client.subscribe<{
+        importJobUpdated: { status: string; progress: { done: number; total: number }; warnings: string[] };
+      }>(
+        'subscription($id: ID!) { importJobUpdated(id: $id) { status progress { done total } warnings } }',
         { id: job.id },
         ({ importJobUpdated: j }) => {
           status = j.status;
+          warnings = j.warnings;
           if (j.progress.total > 0) report(j.progress);
         },
       );
@@ -79,10 +83,10 @@ export async function remoteSources(
         `query($id: ID!) { source(id: $id) { ${FIELDS} } }`,
         { id: target },
       );
-      if (opts.json) out(JSON.stringify({ event: 'summary', jobId: job.id, jobStatus: status, ...after }));
+      if (opts.json) out(JSON.stringify({ event: 'summary', jobId: job.id, jobStatus: status, ...after, warnings }));
       else
         process.stderr.write(
-          `\nSync of "${after.name}" ${after.status}: ${syncSummary(after.counts)}.${after.lastError ? `\n${after.lastErrorCode}: ${after.lastError}` : ''}\n`,
+          `\nSync of "${after.name}" ${after.status}: ${syncSummary(after.counts)}.${after.lastError ? `\n${after.lastErrorCode}: ${after.lastError}` : ''}\n${syncWarnings(warnings)}`,
         );
       return after.status === 'SUCCEEDED' ? 0 : 1;
     }

@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { createServices } from '../services.js';
 import { UsageError } from './cliErrors.js';
-import { sourcesAction, sourcesTable, syncSummary } from './sourcesOutput.js';
+import { sourcesAction, sourcesTable, syncSummary, syncWarnings } from './sourcesOutput.js';
 import { progressReporter } from './progress.js';
 
 /** Options of `cairn sources` (flags of main's parser). */
@@ -153,11 +153,11 @@ export async function sourcesCommand(
         const after = await sources.find(source.id);
         if (opts.json)
           process.stdout.write(
-            `${JSON.stringify({ event: 'summary', jobId: job.id, jobStatus: job.status, ...toJson(after) })}\n`,
+            `${JSON.stringify({ event: 'summary', jobId: job.id, jobStatus: job.status, ...toJson(after), warnings: job.warnings })}\n`,
           );
         else
           process.stderr.write(
-            `\nSync of "${after.name}" ${after.status}: ${syncSummary(after.counts)}.${after.lastError ? `\n${after.lastErrorCode}: ${after.lastError}` : ''}\n`,
+            `\nSync of "${after.name}" ${after.status}: ${syncSummary(after.counts)}.${after.lastError ? `\n${after.lastErrorCode}: ${after.lastError}` : ''}\n${syncWarnings(job.warnings)}`,
           );
         return after.status === 'SUCCEEDED' ? 0 : 1;
       }

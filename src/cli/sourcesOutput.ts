@@ -50,6 +50,13 @@ export function syncSummary(counts: SyncCounts): string {
   return `added ${counts.added}, updated ${counts.updated}, removed ${counts.removed}, unchanged ${counts.unchanged}, skipped ${counts.skipped}`;
 }
 
+/** Warnings shown after a sync's last line: files left out and why, items that failed (the first 20). */
+export function syncWarnings(warnings: readonly string[]): string {
+  const shown = warnings.slice(0, 20).map((w) => `warning: ${w}\n`);
+  if (warnings.length > 20) shown.push(`and ${warnings.length - 20} more warnings\n`);
+  return shown.join('');
+}
+
 /** The action and source name of `cairn sources …`, or a UsageError quoting `usage`. */
 export function sourcesAction(args: readonly string[], usage: string): { action: string; target: string | undefined } {
   const [action, target, ...extra] = args;

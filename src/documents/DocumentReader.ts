@@ -8,8 +8,8 @@ export type { DocumentPage } from './DocumentRepository.js';
 /** Reads of live documents and their chunks, as the API (GraphQL, MCP) asks for them; DocumentService adds the writes. */
 export class DocumentReader {
   constructor(
-    readonly documents: DocumentRepository,
-    readonly chunks: ChunkRepository,
+    protected readonly documents: DocumentRepository,
+    protected readonly chunks: ChunkRepository,
   ) {}
 
   /** Live documents (without their content) newest first, after an optional keyset cursor. */
@@ -35,6 +35,26 @@ export class DocumentReader {
   /** Every chunk of the documents whose chunk texts fit in `maxChars` together (see ChunkRepository). */
   chunksWithin(documentIds: readonly string[], maxChars: number): Promise<ChunkRecord[]> {
     return this.chunks.findByDocumentIdsWithin(documentIds, maxChars);
+  }
+
+  /** The live (unexpired) documents among `ids`, with their content, in no particular order. */
+  findByIds(ids: readonly string[]): Promise<DocumentRecord[]> {
+    return this.documents.findByIds(ids);
+  }
+
+  /** Ids of all documents (expired or not) whose id starts with `prefix`. */
+  idsWithPrefix(prefix: string): Promise<string[]> {
+    return this.documents.idsWithPrefix(prefix);
+  }
+
+  /** Ids of the documents (expired or not) a source owns. */
+  idsOwnedBy(owner: string): Promise<string[]> {
+    return this.documents.idsOwnedBy(owner);
+  }
+
+  /** Live documents per owning source, for the given sources. */
+  countOwnedBy(owners: readonly string[]): Promise<Map<string, number>> {
+    return this.documents.countOwnedBy(owners);
   }
 
   /** The documents among `documentIds` that have chunks. */

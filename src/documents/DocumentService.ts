@@ -64,6 +64,11 @@ export class DocumentService extends DocumentReader {
     });
   }
 
+  /** Leaves a source's documents in place, owned by no source; returns how many. */
+  detachOwnedBy(owner: string): Promise<number> {
+    return this.documents.detachOwnedBy(owner);
+  }
+
   /** Applies a partial update to an existing document. */
   async update(id: string, patch: DocumentPatch): Promise<IndexResultRecord> {
     const [current] = await this.documents.findByIds([id]);

@@ -1,7 +1,6 @@
 import { isEmptyFilter } from '../documents/filterSql.js';
 import type { GraphService } from '../graph/GraphService.js';
 import { MENTION_COUNT_CAP } from '../graph/mentions/queryEntities.js';
-import { nearestNeighbors } from '../graph/traversal.js';
 import type { EntityRecord, RelationshipRecord } from '../graph/types.js';
 import { toVectorSql } from '../db/vector.js';
 import { rankGraph, type RankingResult, type SeedEntity } from './graphRanking.js';
@@ -44,7 +43,7 @@ export class GraphLane {
   async seeds(request: EnrichRequest): Promise<SeedEntity[]> {
     if (request.maxEntities === 0) return [];
     const scoped = !isEmptyFilter(request.filter);
-    let named = await this.graph.linker.entitiesInQuery(request.query);
+    let named = await this.graph.entitiesInQuery(request.query);
     if (scoped) {
       const within = await this.inScope(
         named.map((n) => n.entityId),
@@ -57,7 +56,7 @@ export class GraphLane {
     const seedIds = named.map((n) => n.entityId);
     // Scoping drops neighbours after the traversal, so it reads more of them per seed.
     const limit = request.maxEntities * (scoped ? 8 : 2);
-    const around = await nearestNeighbors(this.graph.store, seedIds, {
+    const around = await this.graph.nearestNeighbors(seedIds, {
       depth: request.graphDepth,
       direction: 'BOTH',
       limit,
@@ -98,14 +97,14 @@ export class GraphLane {
   async rank(request: EnrichRequest, seeds: readonly SeedEntity[], docs: DocumentsLaneView): Promise<GraphStepResult> {
     const byChunk =
       docs.hits.length > 0
-        ? await this.graph.linker.mentions.entityIdsByChunk(docs.hits.map((h) => h.chunkId))
+        ? await this.graph.entityIdsByChunk(docs.hits.map((h) => h.chunkId))
         : new Map<string, string[]>();
     const hits = docs.hits.map((h) => ({ ...h, entityIds: byChunk.get(h.chunkId) ?? [] }));
     const ids = evidenceEntities(seeds, hits);
     if (ids.length === 0) return { chunks: [], entities: [], namedHomes: [], records: new Map(), relationships: [] };
     const [evidence, read] = await Promise.all([
       request.graphShare > 0
-        ? this.graph.linker.mentions.evidence(ids, {
+        ? this.graph.mentionEvidence(ids, {
             filter: request.filter,
             queryVector: docs.queryVector ? toVectorSql(docs.queryVector) : null,
             homeChunks: HOME_CHUNKS,
@@ -115,10 +114,8 @@ export class GraphLane {
             // A name more chunks mention never leads evidence on its own (see graphRanking.ts): its chunks go unread.
             chunksUpToMentions: NAME_EVIDENCE.anyNameMentions,
           })
-        : this.graph.linker.mentions
-            .mentionCounts(ids, MENTION_COUNT_CAP)
-            .then((mentionCounts) => ({ rows: [], mentionCounts })),
-      this.graph.store.entitiesAndRelationshipsAmong(ids),
+        : this.graph.mentionCounts(ids, MENTION_COUNT_CAP).then((mentionCounts) => ({ rows: [], mentionCounts })),
+      this.graph.entitiesAndRelationshipsAmong(ids),
     ]);
     const records = new Map(read.entities.map((e) => [e.id, e]));
     const ranked = rankGraph({
@@ -136,7 +133,7 @@ export class GraphLane {
 
   /** Those of `ids` that a live document passing the request's filter mentions. */
   private async inScope(ids: readonly string[], request: EnrichRequest): Promise<Set<string>> {
-    return this.graph.linker.mentions.entityIdsMentionedWithin(ids, request.filter);
+    return this.graph.entityIdsMentionedWithin(ids, request.filter);
   }
 }
 

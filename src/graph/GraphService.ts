@@ -2,11 +2,24 @@ import type { KeyedLock } from '../db/KeyedLock.js';
 import type { GraphAudit } from './GraphAudit.js';
 import { AppError, ErrorCode, badInput, notFound } from '../errors.js';
 import { intIn } from '../shared/intIn.js';
-import type { GraphStore } from './GraphStore.js';
+import type { EntitiesAndRelationships, GraphStore } from './GraphStore.js';
 import type { MentionLinker } from './mentions/MentionLinker.js';
+import type { Evidence, EvidenceRequest } from './mentions/MentionRepository.js';
+import type { QueryEntity } from './mentions/queryEntities.js';
+import type { NameCacheStats } from './mentions/NameCache.js';
 import type { OutboxWorker } from './mentions/OutboxWorker.js';
 import { MAX_SUBGRAPH_SEEDS, toNeighborOptions, toPathDepth, type NeighborArgs } from './readLimits.js';
-import { neighbors, shortestPath, subgraph, type PathRecord, type SubgraphRecord } from './traversal.js';
+import {
+  nearestNeighbors,
+  neighbors,
+  shortestPath,
+  subgraph,
+  type NeighborOptions,
+  type NeighborRef,
+  type PathRecord,
+  type SubgraphRecord,
+} from './traversal.js';
+import type { DocumentFilterSpec } from '../documents/types.js';
 import type {
   Direction,
   EntityFilterSpec,
@@ -43,8 +56,8 @@ export interface GraphStatsRecord extends GraphCounts {
 /** Graph use cases: validation, writes to the store, and keeping mention links in step. */
 export class GraphService {
   constructor(
-    readonly store: GraphStore,
-    readonly linker: MentionLinker,
+    private readonly store: GraphStore,
+    private readonly linker: MentionLinker,
     /** Serialises creates of one id, so that of concurrent creators exactly one succeeds. */
     private readonly createLock: KeyedLock,
     private readonly outbox?: OutboxWorker,
@@ -164,8 +177,18 @@ export class GraphService {
 
   /** Counts, plus the number of mention changes still waiting for Neo4j. */
   async stats(topDegree = 10): Promise<GraphStatsRecord> {
-    const [counts, outboxBacklog] = await Promise.all([this.store.counts(topDegree), this.linker.mentions.backlog()]);
+    const [counts, outboxBacklog] = await Promise.all([this.store.counts(topDegree), this.outboxBacklog()]);
     return { ...counts, outboxBacklog };
+  }
+
+  /** Mention changes still waiting for Neo4j (0 on the Postgres store). */
+  outboxBacklog(): Promise<number> {
+    return this.linker.mentions.backlog();
+  }
+
+  /** How the cached entity names were built and checked (diagnostics), or undefined before the first build. */
+  nameCacheStats(): NameCacheStats | undefined {
+    return this.linker.nameCacheStats();
   }
 
   /** Entities by id, in no particular order; missing ids are absent. */
@@ -256,6 +279,51 @@ export class GraphService {
   /** Distinct entities mentioned by each document. */
   entityIdsByDocument(documentIds: readonly string[]): Promise<Map<string, string[]>> {
     return this.linker.mentions.entityIdsByDocument(documentIds);
+  }
+
+  /** The entities whose names the query text holds, best first (enrichContext's seeds). */
+  entitiesInQuery(query: string): Promise<QueryEntity[]> {
+    return this.linker.entitiesInQuery(query);
+  }
+
+  /** Entities around each seed, nearest first, by options the caller has already bounded (no argument checks). */
+  nearestNeighbors(seedIds: readonly string[], options: NeighborOptions): Promise<Map<string, NeighborRef[]>> {
+    return nearestNeighbors(this.store, seedIds, options);
+  }
+
+  /** Entities and the relationships among them, in one read. */
+  entitiesAndRelationshipsAmong(ids: readonly string[]): Promise<EntitiesAndRelationships> {
+    return this.store.entitiesAndRelationshipsAmong(ids);
+  }
+
+  /** The relationships whose both ends are among `ids`. */
+  relationshipsAmong(ids: readonly string[]): Promise<RelationshipRecord[]> {
+    return this.store.relationshipsAmong(ids);
+  }
+
+  /** Distinct entities mentioned by each chunk. */
+  entityIdsByChunk(chunkIds: readonly string[]): Promise<Map<string, string[]>> {
+    return this.linker.mentions.entityIdsByChunk(chunkIds);
+  }
+
+  /** Those of `entityIds` that a live document passing `filter` mentions. */
+  entityIdsMentionedWithin(entityIds: readonly string[], filter: DocumentFilterSpec): Promise<Set<string>> {
+    return this.linker.mentions.entityIdsMentionedWithin(entityIds, filter);
+  }
+
+  /** Entities whose ids start with one of `prefixes` (an import's own ids). */
+  entityIdsWithPrefix(prefixes: readonly string[]): Promise<string[]> {
+    return this.linker.mentions.entityIdsWithPrefix(prefixes);
+  }
+
+  /** The chunks that are evidence for each entity, with its mention counts (see MentionRepository.evidence). */
+  mentionEvidence(entityIds: readonly string[], request: EvidenceRequest): Promise<Evidence> {
+    return this.linker.mentions.evidence(entityIds, request);
+  }
+
+  /** How many chunks mention each entity, counted up to `cap`. */
+  mentionCounts(entityIds: readonly string[], cap: number): Promise<Map<string, number>> {
+    return this.linker.mentions.mentionCounts(entityIds, cap);
   }
 
   /**

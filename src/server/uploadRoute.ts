@@ -155,7 +155,7 @@ export function uploadHandler(services: Services) {
     try {
       const file = await readMultipartFile(req, cap);
       if (file.bytes.length === 0) throw new AppError(ErrorCode.BAD_USER_INPUT, 'the file is empty');
-      const upload = await services.imports.uploads.save(file.fileName, file.contentType, file.bytes);
+      const upload = await services.imports.saveUpload(file.fileName, file.contentType, file.bytes);
       res
         .status(201)
         .json({ ...upload, createdAt: upload.createdAt.toISOString(), expiresAt: upload.expiresAt.toISOString() });

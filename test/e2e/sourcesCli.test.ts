@@ -6,6 +6,7 @@ import { runCli, runCliInProcess, startCliServer } from '../helpers/cli.js';
 import { scratchPglite, type ScratchDatabase } from '../helpers/databases.js';
 import { createSshGitRepo, newKeyPair, sshdUnderTest } from '../helpers/sshGitServer.js';
 
+const LOGO_SKIPPED = 'skipped 1 file: logo.png (Cairn imports text, not images)';
 const lastJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1) as string) as Record<string, unknown>;
 
 // `cairn sources` on a data folder of its own (a copy of the migrated template): `add` as the program itself, the rest
@@ -23,6 +24,7 @@ describe('cairn sources', () => {
     fs.mkdirSync(path.join(root, 'handbook'));
     fs.writeFileSync(path.join(root, 'handbook', 'intro.md'), '# Intro\n\nWelcome.');
     fs.writeFileSync(path.join(root, 'handbook', 'leave.md'), '# Leave\n\nAsk your lead.');
+    fs.writeFileSync(path.join(root, 'handbook', 'logo.png'), 'png');
   });
   afterAll(async () => {
     await data?.drop();
@@ -54,13 +56,15 @@ describe('cairn sources', () => {
       event: 'summary',
       jobStatus: 'SUCCEEDED',
       status: 'SUCCEEDED',
-      counts: { added: 2, updated: 0, removed: 0, unchanged: 0, skipped: 0 },
+      counts: { added: 2, updated: 0, removed: 0, unchanged: 0, skipped: 1 },
+      warnings: [LOGO_SKIPPED],
     });
 
     fs.rmSync(path.join(root, 'handbook', 'leave.md'));
     const again = await runCliInProcess(['sources', 'sync', 'handbook'], env());
     expect(again.code).toBe(0);
-    expect(again.stderr).toMatch(/SUCCEEDED: added 0, updated 0, removed 1, unchanged 1, skipped 0/);
+    expect(again.stderr).toMatch(/SUCCEEDED: added 0, updated 0, removed 1, unchanged 1, skipped 1/);
+    expect(again.stderr).toContain(`warning: ${LOGO_SKIPPED}\n`);
 
     const listed = await runCliInProcess(['sources', 'list', '--json'], env());
     expect(JSON.parse(listed.stdout)).toEqual([
@@ -102,7 +106,8 @@ describe('cairn sources', () => {
         event: 'summary',
         jobStatus: 'SUCCEEDED',
         status: 'SUCCEEDED',
-        counts: { added: 1 },
+        counts: { added: 1, skipped: 1 },
+        warnings: [LOGO_SKIPPED],
       });
       const listed = await runCliInProcess(['sources', 'list', '--json'], heldEnv);
       expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ name: 'handbook', documentCount: 1 })]);

@@ -87,9 +87,9 @@ describe.each(laneShare(serverRuns()))('graph evidence for a query that names no
 
   it('reads no evidence chunks of a name more chunks mention than the cap, only its count', async () => {
     const request = { filter: {}, queryVector: null, homeChunks: 3, perEntity: 4, scanPerEntity: 32, countCap: 1000 };
-    const mentions = t.services.graph.linker.mentions;
-    const all = await mentions.evidence(['term:cells', 'term:heart'], request);
-    const capped = await mentions.evidence(['term:cells', 'term:heart'], { ...request, chunksUpToMentions: 4 });
+    const graph = t.services.graph;
+    const all = await graph.mentionEvidence(['term:cells', 'term:heart'], request);
+    const capped = await graph.mentionEvidence(['term:cells', 'term:heart'], { ...request, chunksUpToMentions: 4 });
     const cells = all.mentionCounts.get('term:cells') ?? 0;
     expect(cells).toBeGreaterThan(4);
     expect(all.rows.some((r) => r.entityId === 'term:cells')).toBe(true);

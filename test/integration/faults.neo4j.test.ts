@@ -50,7 +50,7 @@ function doc(n: number, round = 0): { id: string; title: string; content: string
     );
     return rows.map((r) => r.pair).sort();
   };
-  const backlog = () => t.services.graph.linker.mentions.backlog();
+  const backlog = () => t.services.graph.outboxBacklog();
 
   beforeAll(async () => {
     const s = settings as NonNullable<typeof settings>;

@@ -94,7 +94,7 @@ describeServer('locks shared by instances on one database', () => {
     );
     expect(recorded.rows[0]?.n).toBe(1);
     embedder.open();
-    expect((await a.imports.runner.waitFor(jobs[0]!.id)).status).toBe('SUCCEEDED');
+    expect((await a.imports.waitFor(jobs[0]!.id)).status).toBe('SUCCEEDED');
   });
 
   it('keeps connections for the writes of a spec-lock holder while many imports wait (pool of 2)', async () => {

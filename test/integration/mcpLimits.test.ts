@@ -74,7 +74,7 @@ describe.each(dbTargets())('MCP without keys, with a failing lane, over the rate
       }),
     });
     expect(res.status).toBe(415);
-    expect(await t.services.graph.store.getEntities(['svc:evil'])).toEqual([]);
+    expect(await t.services.graph.getEntities(['svc:evil'])).toEqual([]);
   });
 
   it('keeps enrich_context degrade-safe: the graph lane answers with a warning when the documents lane fails', async () => {

@@ -197,3 +197,51 @@ describe('cairn mcp with piped input', () => {
     expect(answers.find((a) => a.id === 3)?.result.structuredContent).toMatchObject({ gaps: [] });
   });
 });
+
+describe('cairn mcp refusing what is not a JSON-RPC request', () => {
+  it('answers unreadable lines with Parse error and Invalid Request (id null), then serves the next request', async () => {
+    const child = spawn(process.execPath, [CLI_MAIN, 'mcp'], {
+      env: childEnv({ ...BASE_ENV, CAIRN_DATA_DIR: 'memory://' }),
+      cwd: projectPath(),
+    });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } },
+    };
+    const lines = [
+      JSON.stringify(initialize),
+      JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      '{}',
+      JSON.stringify({ jsonrpc: '2.0', id: { n: 1 }, method: 'tools/list' }),
+      '{"jsonrpc":',
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search', arguments: 'q=ach' } }),
+      JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'resources/read', params: { uri: 'cairn://documents/none' } }),
+      JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'resources/list' }),
+    ];
+    child.stdin.end(`${lines.join('\n')}\n`);
+    expect(await exited).toBe(0);
+    type Answer = { id: number | null; result?: unknown; error?: { code: number; message: string; data?: unknown } };
+    const answers = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Answer);
+    const refusals = answers.filter((a) => a.id === null).map((a) => a.error);
+    expect(refusals.map((e) => e?.code).sort()).toEqual([-32700, -32600, -32600].sort());
+    for (const error of refusals) {
+      expect(error?.message).toMatch(/^BAD_REQUEST: A line is not/);
+      expect(error?.data).toMatchObject({ code: 'BAD_REQUEST' });
+    }
+    const byId = (id: number) => answers.find((a) => a.id === id);
+    expect(byId(2)?.error).toMatchObject({
+      code: -32602,
+      message: 'BAD_USER_INPUT: params.arguments: expected an object, received string',
+    });
+    expect(byId(3)?.error).toMatchObject({ code: -32002, message: 'NOT_FOUND: document "none" does not exist' });
+    expect(byId(4)?.result).toEqual({ resources: [] });
+  });
+});

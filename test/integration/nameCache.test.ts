@@ -32,7 +32,7 @@ suite('entity names across server instances ($name)', (target) => {
 
   it('sees names written elsewhere in document writes at once', async () => {
     await b.graph.upsertGraph([{ id: 'svc:ledger', type: 'Service', name: 'Ledger' }], []);
-    expect(exactIds(await a.graph.linker.entitiesInQuery('why is Ledger slow'))).toEqual(['svc:ledger']);
+    expect(exactIds(await a.graph.entitiesInQuery('why is Ledger slow'))).toEqual(['svc:ledger']);
 
     await b.graph.upsertGraph([{ id: 'svc:billing-gateway', type: 'Service', name: 'Billing Gateway' }], []);
     // A document written through `a` right away links the new name: writes never use a stale cache.
@@ -96,7 +96,7 @@ describe.each(dbTargets())('query linking by name similarity ($name)', (target) 
 
   it('finds names in the query, then names sharing at least half their words, best overlap first', async () => {
     const linked = async (q: string) =>
-      (await s.graph.linker.entitiesInQuery(q)).map((e) => `${e.exact ? '=' : '~'}${e.entityId}`);
+      (await s.graph.entitiesInQuery(q)).map((e) => `${e.exact ? '=' : '~'}${e.entityId}`);
     expect(await linked('why is the payment gateway down?')).toEqual(['=svc:gw', '~svc:pay', '~svc:arch']);
     expect(await linked('ledger service archive export')).toEqual(['~svc:ledger', '~svc:arch']);
     expect(await linked('nothing related here')).toEqual([]);

@@ -118,7 +118,7 @@ describe.each(dbTargets())('entity name versions ($name)', (target) => {
     await s.graph.upsertGraph([{ id: 'svc:pay', type: 'Service', name: 'Payment Gateway' }], []);
     await s.documents.create(doc('doc:svc2', 'The Quartz Ledger calls the Billing Gateway, now the Payment Gateway.'));
     expect(await mentioned(s, 'doc:svc2')).toEqual(['svc:pay']);
-    const inQuery = await s.graph.linker.entitiesInQuery('is the Quartz Ledger or the Payment Gateway down?');
+    const inQuery = await s.graph.entitiesInQuery('is the Quartz Ledger or the Payment Gateway down?');
     expect(inQuery.filter((e) => e.exact).map((e) => e.entityId)).toEqual(['svc:pay']);
   });
 });
@@ -155,6 +155,6 @@ shared('entity name changes across processes ($name)', (target) => {
     await b.graph.upsertGraph([{ id: 'svc:new', type: 'Service', name: 'Chargeback Queue' }], []);
     await a.documents.create(doc('doc:3', 'Drain the Refund Queue and the Chargeback Queue.'));
     expect(await mentioned(a, 'doc:3')).toEqual(['svc:new']);
-    expect(a.graph.linker.nameCacheStats()?.builds).toBe(1);
+    expect(a.graph.nameCacheStats()?.builds).toBe(1);
   });
 });

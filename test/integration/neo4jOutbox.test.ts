@@ -56,13 +56,13 @@ const script = (cmd: 'start' | 'stop') =>
     const stats = await t.gql<{ document: { id: string } }>(`{ document(id: "doc:outage") { id } }`);
     expect(stats.data!.document.id).toBe('doc:outage');
     await expect(t.services.outbox!.drain()).rejects.toBeTruthy();
-    expect(await t.services.graph.linker.mentions.backlog()).toBeGreaterThan(0);
+    expect(await t.services.graph.outboxBacklog()).toBeGreaterThan(0);
     const ready = await fetch(`${t.server.url}/readyz`);
     expect(ready.status).toBe(503);
 
     await script('start');
     await t.services.outbox!.drain();
-    expect(await t.services.graph.linker.mentions.backlog()).toBe(0);
+    expect(await t.services.graph.outboxBacklog()).toBe(0);
     expect(await mentioned('svc:billing')).toEqual(['doc:outage']);
     const after = await t.gql<{ graphStats: { outboxBacklog: number } }>(`{ graphStats { outboxBacklog } }`);
     expect(after.data!.graphStats.outboxBacklog).toBe(0);

@@ -204,10 +204,7 @@ describe.each(dbTargets())('search modes ($name)', (target) => {
     expect(fullStatements).toBe(bareStatements + 1);
     expect(full.errors).toBeUndefined();
     expect(full.data!.search.map((h) => h.document.id)).toEqual(bare.data!.search.map((h) => h.document.id));
-    const stored = await t.services.documents.documents.findByIds([
-      ...new Set(hits.map((h) => h.document.id)),
-      'narwhal',
-    ]);
+    const stored = await t.services.documents.findByIds([...new Set(hits.map((h) => h.document.id)), 'narwhal']);
     expect(stored.find((d) => d.id === 'narwhal')?.content.length).toBeGreaterThan(3000);
     for (const h of full.data!.search)
       expect(h.document.content).toBe(

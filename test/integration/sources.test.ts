@@ -91,7 +91,7 @@ describe.each(dbTargets())('FOLDER sources ($name)', (target) => {
       'file:handbook/notes.txt',
       'file:handbook/ops/oncall.md',
     ]);
-    const [intro] = await s.documents.documents.findByIds(['file:handbook/intro.md']);
+    const [intro] = await s.documents.findByIds(['file:handbook/intro.md']);
     expect(intro?.tags).toEqual(['team']);
 
     write(dir, {
@@ -132,8 +132,33 @@ describe.each(dbTargets())('FOLDER sources ($name)', (target) => {
     // Two "Sync now" at once start one sync: the second gets the first one's job.
     const [j1, j2] = await Promise.all([s.sources.sync(source.id), s.sources.sync(source.id)]);
     expect(j2.id).toBe(j1.id);
-    expect((await s.imports.runner.waitFor(j1.id)).status).toBe('SUCCEEDED');
+    expect((await s.imports.waitFor(j1.id)).status).toBe('SUCCEEDED');
     expect(await s.sources.jobs(source.id, 10)).toHaveLength(5);
+  });
+
+  it('counts the files no importer reads and names them, by reason, in the sync job warnings', async () => {
+    write(path.join(root, 'pictures'), {
+      'guide.md': '# Guide\n\nRead me.',
+      'logo.png': 'png',
+      'img/arch.svg': '<svg/>',
+      'flow.drawio': '<mxfile/>',
+      '.hidden.png': 'never content',
+      'node_modules/dep.png': 'never content',
+    });
+    const source = await s.sources.create({ name: 'pictures', kind: 'FOLDER', path: 'pictures' });
+    const job = await s.sources.sync(source.id, { async: false });
+    expect(job.status).toBe('SUCCEEDED');
+    expect((await s.sources.find(source.id)).counts).toEqual({
+      added: 1,
+      updated: 0,
+      removed: 0,
+      unchanged: 0,
+      skipped: 3,
+    });
+    expect(job.warnings).toEqual([
+      'skipped 1 file: flow.drawio (no importer reads diagram files; describe the diagram in a markdown file)',
+      'skipped 2 files: img/arch.svg, logo.png (Cairn imports text, not images)',
+    ]);
   });
 
   it('refuses a folder outside CAIRN_SOURCES_FOLDER_ROOT', async () => {
@@ -161,7 +186,7 @@ describe.each(dbTargets())('FOLDER sources ($name)', (target) => {
     expect(after.status).toBe('PARTIAL');
     expect(after.lastErrorCode).toBe('CONFLICT');
     expect(after.lastError).toMatch(/mine\.md.*made by hand/);
-    const [hand] = await s.documents.documents.findByIds(['file:clash/mine.md']);
+    const [hand] = await s.documents.findByIds(['file:clash/mine.md']);
     expect(hand?.content).toBe('typed by a person');
     expect(Object.keys(await ownedDocuments(s, source.id))).toEqual(['file:clash/other.md']);
 
@@ -200,7 +225,7 @@ describe.each(dbTargets())('FOLDER sources ($name)', (target) => {
     clock.now = new Date('2026-03-02T10:15:00Z');
     const [job] = await s.sources.tick();
     expect(job).toBeDefined();
-    expect((await s.imports.runner.waitFor(job!.id)).status).toBe('SUCCEEDED');
+    expect((await s.imports.waitFor(job!.id)).status).toBe('SUCCEEDED');
     const after = await s.sources.find(source.id);
     expect(after.lastRunAt?.toISOString()).toBe('2026-03-02T10:15:00.000Z');
     expect(after.nextRunAt?.toISOString()).toBe('2026-03-02T10:30:00.000Z');
@@ -262,7 +287,7 @@ describe('GIT sources over a real git HTTP server', () => {
       `${prefix}/docs/a.md`,
       `${prefix}/docs/deep/b.md`,
     ]);
-    const [a] = await s.documents.documents.findByIds([`${prefix}/docs/a.md`]);
+    const [a] = await s.documents.findByIds([`${prefix}/docs/a.md`]);
     expect(a?.metadata).toMatchObject({ commit: c1, path: 'docs/a.md', repository: repo.url });
 
     const c2 = repo.commit({
@@ -278,7 +303,7 @@ describe('GIT sources over a real git HTTP server', () => {
     const docs = await ownedDocuments(s, source.id);
     expect(Object.keys(docs)).toEqual([`${prefix}/docs/a.md`, `${prefix}/docs/c.md`]);
     expect(docs[`${prefix}/docs/a.md`]).toContain('alpha two');
-    const [a2] = await s.documents.documents.findByIds([`${prefix}/docs/a.md`]);
+    const [a2] = await s.documents.findByIds([`${prefix}/docs/a.md`]);
     expect(a2?.metadata).toMatchObject({ commit: c2 });
   });
 
@@ -318,5 +343,19 @@ describe('GIT sources over a real git HTTP server', () => {
     expect(after.status).toBe('FAILED');
     expect(after.lastErrorCode).toBe('NOT_FOUND');
     expect(after.lastError).toMatch(/no branch "release"/);
+  });
+
+  it('counts the files of its globs no importer reads and names them in the sync job warnings', async () => {
+    repo.commit({
+      'assets/guide.md': '# Guide\n\nassets',
+      'assets/logo.png': 'png',
+      'assets/.keep': '',
+      'elsewhere/photo.png': 'png',
+    });
+    const source = await s.sources.create({ name: 'assets', kind: 'GIT', url: repo.url, include: ['assets/**'] });
+    const job = await s.sources.sync(source.id, { async: false });
+    expect(job.status).toBe('SUCCEEDED');
+    expect((await s.sources.find(source.id)).counts).toMatchObject({ added: 1, skipped: 1 });
+    expect(job.warnings).toEqual(['skipped 1 file: assets/logo.png (Cairn imports text, not images)']);
   });
 });

@@ -79,7 +79,7 @@ describe('a source sync stopped mid-way', () => {
     const stopped = first.imports.stop();
     gate.open();
     await stopped;
-    expect((await first.imports.jobs.get(job.id))?.status).toBe('INTERRUPTED');
+    expect((await first.imports.job(job.id))?.status).toBe('INTERRUPTED');
     const stoppedSource = await first.sources.find(source.id);
     expect(stoppedSource.status).toBe('FAILED');
     expect(stoppedSource.lastErrorCode).toBe('INTERRUPTED');

@@ -136,7 +136,7 @@ describe.each(dbTargets())('SITE and OPENAPI sources on a real local site ($name
     expect(after.counts).toEqual({ added: 1, updated: 1, removed: 1, unchanged: 1, skipped: 2 });
     expect(counter.notModified - before304).toBe(1);
     expect(await owned(s, source.id)).toEqual(['/docs/b.html', '/docs/c.html', '/docs/keep.html']);
-    const [b] = await s.documents.documents.findByIds([
+    const [b] = await s.documents.findByIds([
       (await s.db.query<{ id: string }>("SELECT id FROM documents WHERE metadata->>'url' LIKE '%/docs/b.html'"))
         .rows[0]!.id,
     ]);

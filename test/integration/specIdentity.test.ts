@@ -65,14 +65,10 @@ describe.each(dbTargets())('OpenAPI spec identity: specId and the collision guar
   });
 
   const importSpec = (input: Record<string, unknown>) => t.gql<ImportResult>(IMPORT_OPENAPI, { input });
-  const documentIds = async (prefix: string) => (await t.services.documents.documents.idsWithPrefix(prefix)).sort();
+  const documentIds = async (prefix: string) => (await t.services.documents.idsWithPrefix(prefix)).sort();
   const entityIds = async (specId: string) =>
     (
-      await t.services.graph.linker.mentions.entityIdsWithPrefix([
-        `operation:${specId}:`,
-        `schema:${specId}:`,
-        `tag:${specId}:`,
-      ])
+      await t.services.graph.entityIdsWithPrefix([`operation:${specId}:`, `schema:${specId}:`, `tag:${specId}:`])
     ).sort();
   const documentCount = async () =>
     (await t.gql<{ knowledgeStats: { documentCount: number } }>('{ knowledgeStats { documentCount } }')).data!
@@ -134,7 +130,7 @@ describe.each(dbTargets())('OpenAPI spec identity: specId and the collision guar
     ]);
     expect(await documentIds('openapi:api')).toEqual(before.docs);
     expect(await entityIds('api')).toEqual(before.entities);
-    const api = await t.services.graph.store.getEntities(['api:api', 'api:orders-api']);
+    const api = await t.services.graph.getEntities(['api:api', 'api:orders-api']);
     expect(api.map((e) => e.properties.specId).sort()).toEqual(['api', 'orders-api']);
   });
 

@@ -7,6 +7,7 @@ import type { Resolver } from '../../http/fetchTarget.js';
 import type { DocumentDefaults } from '../../jobs/types.js';
 import type { SpecImportPlan } from '../../openapi/specOrigin.js';
 import type { PlanDeps } from '../../pipeline/planSources.js';
+import type { SkippedFile } from '../../pipeline/walkDirectory.js';
 import type { SourceItemRecord, SourceRecord } from '../types.js';
 
 /** An item's documents as planned now, with what to record about it. */
@@ -58,6 +59,8 @@ export interface DriverContext {
   defaults: DocumentDefaults;
   /** Counts an item left out (a blocked link, a page robots.txt disallows, one past the page limit) and says why. */
   skip(reason: string): void;
+  /** Counts files of a folder or repository that no importer reads, naming them by reason as `import dir` does. */
+  skipFiles(files: readonly SkippedFile[]): void;
   /** The number of items, once the kind knows it. */
   setTotal(total: number): void;
 }

@@ -3,7 +3,7 @@ import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError, ErrorCode } from '../../../src/errors.js';
 import { documentIdForFile, planFile } from '../../pipeline/planSources.js';
-import { walkDirectory } from '../../pipeline/walkDirectory.js';
+import { scanDirectory } from '../../pipeline/walkDirectory.js';
 import type { FolderConfig } from '../types.js';
 import type { DriverContext, SourceDriver, SyncItem } from './driver.js';
 
@@ -15,7 +15,8 @@ export function folderDriver(config: FolderConfig): SourceDriver {
   return {
     async *items(context: DriverContext): AsyncIterable<SyncItem> {
       const root = await checkedRoot(config.path, context.runtime.folderRoot);
-      const files = await walkDirectory(root);
+      const { files, skipped } = await scanDirectory(root);
+      context.skipFiles(skipped);
       context.setTotal(files.length);
       const cap = context.runtime.importConfig.uploadMaxBytes;
       for (const relative of files) {

@@ -5,6 +5,7 @@ import { AppError, ErrorCode } from '../../../src/errors.js';
 import { SUPPORTED_FILE_EXTENSIONS } from '../../files/detectFileFormat.js';
 import { checkUrl, normalizeAllowList, systemResolver, vetTarget } from '../../http/fetchTarget.js';
 import { documentIdForFile, planFile } from '../../pipeline/planSources.js';
+import { skippedFile, type SkippedFile } from '../../pipeline/walkDirectory.js';
 import type { GitConfig } from '../types.js';
 import type { DriverContext, SourceDriver, SyncItem } from './driver.js';
 import { git, listTree } from './gitCli.js';
@@ -37,7 +38,14 @@ export function gitDriver(config: GitConfig, sourceId: string, ssh?: GitSshAcces
         context.runtime.resolve,
       );
       commit = await fetchBranch(dir, config, remote, pin, ssh, context);
-      const files = (await listTree(dir, commit, context.signal)).filter((f) => selected(f.path, config));
+      const chosen = (await listTree(dir, commit, context.signal)).filter((f) => selected(f.path, config));
+      const files = chosen.filter((f) => importable(f.path));
+      context.skipFiles(
+        chosen.flatMap((f): SkippedFile[] => {
+          const skipped = importable(f.path) ? undefined : skippedFile(f.path);
+          return skipped ? [skipped] : [];
+        }),
+      );
       context.setTotal(files.length);
       const cap = context.runtime.importConfig.uploadMaxBytes;
       const repo = repositoryName(remote);
@@ -85,9 +93,11 @@ export function gitDriver(config: GitConfig, sourceId: string, ssh?: GitSshAcces
   };
 }
 
-/** Whether a repository path is an importable file the include globs take and the exclude globs leave. */
+/** A file of a format an importer reads. */
+const importable = (file: string): boolean => EXTENSIONS.has(path.posix.extname(file).toLowerCase());
+
+/** A path the include globs take and the exclude globs leave. */
 function selected(file: string, config: GitConfig): boolean {
-  if (!EXTENSIONS.has(path.posix.extname(file).toLowerCase())) return false;
   const match = (glob: string) => minimatch(file, glob, { dot: true });
   return config.include.some(match) && !config.exclude.some(match);
 }

@@ -4,6 +4,8 @@ import { AppError, ErrorCode, badInput, notFound } from '../../errors.js';
 import type { EvidenceCuration } from '../../extraction/EvidenceCuration.js';
 import { entityFactKey, relationshipFactKey, type EvidenceReader } from '../../extraction/EvidenceReader.js';
 import type { GraphService } from '../GraphService.js';
+import type { GraphStore } from '../GraphStore.js';
+import type { MentionLinker } from '../mentions/MentionLinker.js';
 import type { EntityRecord, RelationshipRecord, RelationshipWrite } from '../types.js';
 import { relationshipId, validateEntityId } from '../validateGraphInput.js';
 import {
@@ -31,12 +33,19 @@ export interface RejectionRecord {
 export class CurationService {
   private readonly merges: MergeRepository;
 
+  private readonly store: GraphStore;
+  private readonly linker: MentionLinker;
+
+  /** `internals`: the graph's store and mention linker, which curation rewrites beside the graph service. */
   constructor(
     private readonly db: Db,
     private readonly graph: GraphService,
+    internals: { store: GraphStore; linker: MentionLinker },
     private readonly evidence: { reader: EvidenceReader; curation: EvidenceCuration },
   ) {
     this.merges = new MergeRepository(db);
+    this.store = internals.store;
+    this.linker = internals.linker;
   }
 
   /**
@@ -52,10 +61,10 @@ export class CurationService {
     const merged = byId.get(mergeId);
     if (!keep) throw notFound('Entity', keepId);
     if (!merged) throw notFound('Entity', mergeId);
-    const store = this.graph.store;
+    const store = this.store;
     const relationships = await store.relationshipsOf([mergeId], 'BOTH');
     const explicitDocumentIds = [
-      ...new Set((await this.graph.linker.mentionsOf(mergeId, 'explicit')).map((m) => m.documentId)),
+      ...new Set((await this.linker.mentionsOf(mergeId, 'explicit')).map((m) => m.documentId)),
     ];
     const keepMentionsBefore = await this.keepMentions(keepId);
     const factKeys = [entityFactKey(mergeId), ...relationships.map((r) => relationshipFactKey(r.id))];
@@ -64,7 +73,7 @@ export class CurationService {
     const [keepAfter] = await store.upsertEntities([
       { ...keep, aliases: mergedAliases(keep, merged), origin: keep.origin },
     ]);
-    await this.graph.linker.entitiesChanged([{ entityId: keepId, name: keep.name, aliases: keepAfter!.aliases }]);
+    await this.linker.entitiesChanged([{ entityId: keepId, name: keep.name, aliases: keepAfter!.aliases }]);
     const rewired = rewire(relationships, mergeId, keepId);
     const existing = new Set((await store.getRelationships(rewired.map((r) => r.write.id))).map((r) => r.id));
     const created = rewired.filter((r) => !existing.has(r.write.id)).map((r) => r.write);
@@ -144,7 +153,7 @@ export class CurationService {
         'id',
         `entity "${id}" is ${entity.origin}, not EXTRACTED: rejectEntity only refuses extracted entities; use deleteEntity`,
       );
-    const relationships = await this.graph.store.relationshipsOf([id], 'BOTH');
+    const relationships = await this.store.relationshipsOf([id], 'BOTH');
     const rejectedName = await this.db.transaction(async (tx) => {
       const key = await this.evidence.curation.reject(tx, entity.name);
       await this.evidence.curation.deleteFacts(tx, [
@@ -160,9 +169,9 @@ export class CurationService {
   /** Puts back what a merge changed (its preconditions checked). */
   private async restore(record: MergeRecord): Promise<void> {
     const s = record.snapshot;
-    const store = this.graph.store;
+    const store = this.store;
     const [merged, keep] = await store.upsertEntities([s.merged, s.keepBefore]);
-    await this.graph.linker.entitiesChanged(
+    await this.linker.entitiesChanged(
       [merged!, keep!].map((e) => ({ entityId: e.id, name: e.name, aliases: e.aliases })),
     );
     for (const id of s.createdRelationshipIds) await store.deleteRelationship(id);
@@ -176,7 +185,7 @@ export class CurationService {
     });
     for (const source of ['auto', 'explicit'] as const) {
       const added = s.addedMentions.filter((m) => m.source === source);
-      await this.graph.linker.removeMentions(
+      await this.linker.removeMentions(
         added.map((m) => ({ entityId: record.keepId, documentId: m.documentId, chunkId: m.chunkId })),
         source,
       );
@@ -189,7 +198,7 @@ export class CurationService {
   private async keepMentions(keepId: string): Promise<Map<string, MergeSnapshot['addedMentions'][number]>> {
     const out = new Map<string, MergeSnapshot['addedMentions'][number]>();
     for (const source of ['auto', 'explicit'] as const)
-      for (const m of await this.graph.linker.mentionsOf(keepId, source))
+      for (const m of await this.linker.mentionsOf(keepId, source))
         out.set(`${source}\u0000${m.documentId}\u0000${m.chunkId ?? ''}`, {
           documentId: m.documentId,
           chunkId: m.chunkId,
@@ -201,7 +210,7 @@ export class CurationService {
   /** Links a document explicitly to an entity, unless the document is gone meanwhile. */
   private async linkIfLive(documentId: string, entityId: string): Promise<void> {
     try {
-      await this.graph.linker.linkExplicit(documentId, [entityId]);
+      await this.linker.linkExplicit(documentId, [entityId]);
     } catch (err) {
       if (!(err instanceof AppError && err.code === ErrorCode.NOT_FOUND)) throw err;
     }

@@ -448,7 +448,7 @@ export type SourceSyncCounts = {
   updated: Scalars['Int']['output'];
   removed: Scalars['Int']['output'];
   unchanged: Scalars['Int']['output'];
-  /** Items left out: links to blocked addresses, pages robots.txt disallows, pages past the limit. */
+  /** Items left out: links to blocked addresses, pages robots.txt disallows, pages past the limit, files no importer reads (FOLDER, GIT; the sync job's `warnings` name them and why). */
   skipped: Scalars['Int']['output'];
 };
 

@@ -44,7 +44,7 @@ export const extractGraphResolvers: Resolvers = {
   Source: {
     extractors: (source: SourceRecord) => (source.extractors ? toExtractorEnum(source.extractors) : null),
     extraction: async (source: SourceRecord, _, context) => {
-      if (!source.lastJobId || !context.services.extractGraph.extractor) return null;
+      if (!source.lastJobId || !context.services.extractGraph.extracts()) return null;
       const job = await context.services.imports.job(source.lastJobId);
       return summaryOf(job ? documentIdsOf(job) : [], context);
     },
