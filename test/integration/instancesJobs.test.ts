@@ -6,6 +6,7 @@ import { createScratchDatabase, type ScratchDatabase } from '../helpers/database
 import { neo4jTestSettings } from '../helpers/graphStores.js';
 import { gqlAt } from '../helpers/remoteServer.js';
 import { ensurePostgresTemplate } from '../helpers/templates.js';
+import { eventually } from '../helpers/eventually.js';
 
 // Two `cairn serve` processes on one Postgres database (and one Neo4j when available): the import queue, its leases
 // and the spec-id lock must make them behave as one instance.
@@ -96,9 +97,7 @@ describeServer('two Cairn instances on one database', () => {
   const openJobs = async () =>
     Number((await sql.query(`SELECT count(*) AS n FROM import_jobs WHERE status IN ('QUEUED', 'RUNNING')`)).rows[0].n);
   const untilNoOpenJobs = async (ms: number) => {
-    const deadline = Date.now() + ms;
-    while ((await openJobs()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect(await openJobs()).toBe(0);
+    await eventually(async () => (await openJobs()) === 0, { within: ms, what: 'every job finishing' });
   };
 
   // 100 imports: five rounds of 20 in flight, claimed by eight job runners (four per instance) racing for each.
@@ -179,13 +178,15 @@ describeServer('two Cairn instances on one database', () => {
     expect(await written()).toBeGreaterThanOrEqual(900);
     await a.kill('SIGKILL');
     await request;
-    const killedAt = Date.now();
-    const deadline = killedAt + 60_000;
-    let row: { status: string; attempts: number; runner_id: string } | undefined;
-    do {
-      await new Promise((r) => setTimeout(r, 100));
-      row = (await sql.query('SELECT status, attempts, runner_id FROM import_jobs WHERE id = $1', [job!.id])).rows[0];
-    } while (row?.status !== 'SUCCEEDED' && Date.now() < deadline);
+    type JobRow = { status: string; attempts: number; runner_id: string };
+    const row = await eventually(
+      async () => {
+        const r = (await sql.query('SELECT status, attempts, runner_id FROM import_jobs WHERE id = $1', [job!.id]))
+          .rows[0] as JobRow | undefined;
+        return r?.status === 'SUCCEEDED' ? r : undefined;
+      },
+      { within: 60_000, what: "the killed instance's job succeeding on the other" },
+    );
     expect(row).toMatchObject({ status: 'SUCCEEDED', attempts: 2 });
     expect(row?.runner_id).not.toBe(job!.runner_id);
     // The vector index the killed instance dropped for the load is back.
