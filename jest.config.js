@@ -14,8 +14,7 @@ const serialSuites = [
   '/test/integration/faults\\.neo4j\\.test\\.ts$',
   '/test/integration/neo4j[A-Za-z]*\\.test\\.ts$',
   '/test/integration/pgliteFairness\\.test\\.ts$',
-  // Two Cairn servers on the shared Neo4j (multiInstance wipes it first).
-  '/test/integration/instancesJobs\\.test\\.ts$',
+  // Two Cairn servers on the shared Neo4j, which it wipes first (instancesJobs keeps its graph in Postgres: parallel).
   '/test/integration/multiInstance\\.test\\.ts$',
 ];
 const splitSuites = [
