@@ -115,9 +115,8 @@ function doc(n: number, round = 0): { id: string; title: string; content: string
     expect((await fetch(`${t.server.url}/readyz`)).status).toBe(503);
 
     await neo4jScript('start');
-    const until = Date.now() + 120_000; // the worker's backoff is capped at 30 s
-    while ((await backlog()) > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 250));
-    expect(await backlog()).toBe(0);
+    // The worker's backoff is capped at 30 s.
+    await eventually(async () => (await backlog()) === 0, { within: 120_000, every: 250, what: 'the outbox draining' });
     const expected = await postgresPairs();
     expect(expected).toContain('svc:gateway doc:0'); // round 1 of doc 0 names Gateway and Scheduler
     expect(expected).not.toContain('svc:ledger doc:0'); // round 0 named Ledger: the rewrite must have unlinked it
