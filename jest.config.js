@@ -14,8 +14,7 @@ const serialSuites = [
   '/test/integration/faults\\.neo4j\\.test\\.ts$',
   '/test/integration/neo4j[A-Za-z]*\\.test\\.ts$',
   '/test/integration/pgliteFairness\\.test\\.ts$',
-  // Two Cairn servers on the shared Neo4j (multiInstance wipes it first).
-  '/test/integration/instancesJobs\\.test\\.ts$',
+  // Two Cairn servers on the shared Neo4j, which it wipes first (instancesJobs keeps its graph in Postgres: parallel).
   '/test/integration/multiInstance\\.test\\.ts$',
 ];
 const splitSuites = [
@@ -45,7 +44,8 @@ const shared = {
 };
 
 export default {
-  testTimeout: 60000,
+  // A bound on a hang, not a measure of speed: a CLI spawn or a PGlite start-up takes a minute at load 20 on 2 cores.
+  testTimeout: 120000,
   // Builds the migrated template databases suites copy and the compiled CLI they run (see the file).
   globalSetup: '<rootDir>/test/globalSetup.mjs',
   // Slowest suites first, on a clean clone too (see the file).

@@ -6,6 +6,7 @@ import { openPgliteDb } from '../../src/db/pgliteDb.js';
 import { projectPath } from '../../src/paths.js';
 import { runCli, runCliInProcess, startCliServer } from '../helpers/cli.js';
 import { scratchPglite, type ScratchDatabase } from '../helpers/databases.js';
+import { eventually } from '../helpers/eventually.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
 
 interface ItemLine {
@@ -231,7 +232,7 @@ describe('cairn import (embedded default)', () => {
       `mutation { importUrl(input: {url: "${site.url}/slow-a", async: true}) { job { id } } }`,
     );
     const jobId = started.importUrl.job.id;
-    for (let i = 0; i < 50 && !site.hits.get('/slow-a'); i++) await new Promise((r) => setTimeout(r, 100));
+    await eventually(() => site.hits.get('/slow-a'), { what: 'the job fetching /slow-a' });
     expect(site.hits.get('/slow-a')).toBe(1);
     const died = new Promise((r) => child.on('exit', r));
     child.kill('SIGKILL');
@@ -241,19 +242,17 @@ describe('cairn import (embedded default)', () => {
     const again = await startCliServer(env());
     try {
       type Job = { importJob: { status: string; documents: { id: string }[] } };
-      let job = await gql<Job>(
-        `query($id: ID!) { importJob(id: $id) { status documents { id } } }`,
-        { id: jobId },
-        again.url,
+      const job = await eventually(
+        async () => {
+          const found = await gql<Job>(
+            `query($id: ID!) { importJob(id: $id) { status documents { id } } }`,
+            { id: jobId },
+            again.url,
+          );
+          return found.importJob.status !== 'RUNNING' && found;
+        },
+        { what: 'the restarted server finishing the job' },
       );
-      for (let i = 0; i < 100 && job.importJob.status === 'RUNNING'; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        job = await gql<Job>(
-          `query($id: ID!) { importJob(id: $id) { status documents { id } } }`,
-          { id: jobId },
-          again.url,
-        );
-      }
       expect(job.importJob).toEqual({ status: 'SUCCEEDED', documents: [{ id: `${site.url}/slow-a` }] });
       expect(site.hits.get('/slow-a')).toBe(2);
     } finally {

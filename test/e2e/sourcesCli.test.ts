@@ -88,7 +88,8 @@ describe('cairn sources', () => {
     const heldEnv = { ...env(), ...held.env, CAIRN_SOURCES_TICK_MS: '0' };
     const server = await startCliServer(heldEnv);
     try {
-      const added = await runCli(
+      // In process: to the server, this Jest worker is just as much another process (the first test spawns one).
+      const added = await runCliInProcess(
         ['sources', 'add', 'handbook', '--kind', 'folder', '--path', 'handbook', '--json'],
         heldEnv,
       );
@@ -136,7 +137,7 @@ describe('cairn sources', () => {
         CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: `127.0.0.1:${sshd!.port}`,
       };
       try {
-        const added = await runCli(
+        const added = await runCliInProcess(
           ['sources', 'add', 'private', '--kind', 'git', '--url', repo.url, '--deploy-key', keyFile, '--json'],
           sshEnv,
         );

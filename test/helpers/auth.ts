@@ -64,13 +64,3 @@ export async function startServerOn(env: Record<string, string>): Promise<Server
     },
   };
 }
-
-/** Polls `check` until it returns true or `timeoutMs` passes; returns the last answer. */
-export async function eventually(check: () => Promise<boolean>, timeoutMs = 8000, stepMs = 100): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-}

@@ -19,6 +19,37 @@ export interface FixtureSite {
   close(): Promise<void>;
 }
 
+/** A route that answers only once the test releases it, and tells the test when its request has arrived. */
+export interface HeldRoute {
+  route: Route;
+  /** Resolves when the first request for the route arrives. */
+  requested: Promise<void>;
+  /** Sends the answer to every request held so far and answers later ones at once. */
+  release(): void;
+}
+
+/** Holds requests for `answer` until `release()`: a test acts while a fetch is in flight, without racing a delay. */
+export function heldRoute(answer: { body: string | Buffer; type: string; status?: number }): HeldRoute {
+  let arrived!: () => void;
+  const requested = new Promise<void>((resolve) => (arrived = resolve));
+  let released = false;
+  const held: http.ServerResponse[] = [];
+  const send = (res: http.ServerResponse) =>
+    res.writeHead(answer.status ?? 200, { 'content-type': answer.type }).end(answer.body);
+  return {
+    route: (_req, res) => {
+      arrived();
+      if (released) send(res);
+      else held.push(res);
+    },
+    requested,
+    release() {
+      released = true;
+      held.splice(0).forEach(send);
+    },
+  };
+}
+
 /** Starts a fixture site; unknown paths answer 404. */
 export async function startFixtureSite(initial: Record<string, Route> = {}): Promise<FixtureSite> {
   const routes = new Map(Object.entries(initial));

@@ -7,7 +7,8 @@ import { ApiKeyService } from '../../src/auth/ApiKeyService.js';
 import { ROLES, roleAtLeast, type Role } from '../../src/auth/roles.js';
 import { loadTypeDefs } from '../../src/graphql/schema.js';
 import { startHttpServer } from '../../src/server/httpServer.js';
-import { codeOf, eventually, gqlAs } from '../helpers/auth.js';
+import { codeOf, gqlAs } from '../helpers/auth.js';
+import { eventually } from '../helpers/eventually.js';
 import { dbTargets } from '../helpers/databases.js';
 import { ROOT_OPERATIONS } from '../helpers/rootOperations.js';
 import { startLoggedServer } from '../helpers/loggedServer.js';
@@ -157,7 +158,7 @@ describe.each(dbTargets())('access control ($name)', (target) => {
       await gqlAs(t.server.url, key, '{ documents { totalCount } }');
       const first = await lastUsed();
       expect(first).toBeInstanceOf(Date);
-      await new Promise((r) => setTimeout(r, 20));
+      // now() has microsecond resolution: an unthrottled second write would change the stamp.
       await gqlAs(t.server.url, key, '{ documents { totalCount } }');
       expect((await lastUsed())?.getTime()).toBe(first?.getTime());
     });
@@ -315,12 +316,10 @@ describe.each(dbTargets())('access control ($name)', (target) => {
       // A second service over the same database writes the key, like `cairn keys create` does.
       const elsewhere = new ApiKeyService(t.services.db);
       const { key } = await elsewhere.create('from-elsewhere', 'reader');
-      expect(
-        await eventually(
-          async () =>
-            codeOf(await gqlAs(t.server.url, undefined, '{ documents { totalCount } }')) === 'UNAUTHENTICATED',
-        ),
-      ).toBe(true);
+      await eventually(
+        async () => codeOf(await gqlAs(t.server.url, undefined, '{ documents { totalCount } }')) === 'UNAUTHENTICATED',
+        { what: 'authentication turning on' },
+      );
       expect(codeOf(await gqlAs(t.server.url, key, '{ documents { totalCount } }'))).toBeUndefined();
       expect((await fetch(`${t.server.url}/healthz`)).status).toBe(200);
     });
@@ -382,9 +381,9 @@ describe('request logs', () => {
       const { key } = await server.services.apiKeys.create('logged', 'reader');
       expect(codeOf(await gqlAs(server.url, key, '{ documents { totalCount } }'))).toBeUndefined();
       expect(codeOf(await gqlAs(server.url, `${key}x`, '{ documents { totalCount } }'))).toBe('UNAUTHENTICATED');
-      expect(
-        await eventually(async () => (server.logged().match(/request completed|request errored/g) ?? []).length >= 2),
-      ).toBe(true);
+      await eventually(() => (server.logged().match(/request completed|request errored/g) ?? []).length >= 2, {
+        what: 'both requests logged',
+      });
       expect(server.logged()).toContain('"authorization":"[redacted]"');
       expect(server.logged()).not.toContain(key.slice(23));
     } finally {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { codeOf, eventually, gqlAs, startServerOn, type ServerOn } from '../helpers/auth.js';
+import { codeOf, gqlAs, startServerOn, type ServerOn } from '../helpers/auth.js';
+import { eventually } from '../helpers/eventually.js';
 import { runCli, runCliInProcess } from '../helpers/cli.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
 
@@ -42,11 +43,12 @@ describe.each(dbTargets())('access control through the cairn command ($name)', (
     server ??= await startServerOn(env);
     const url = server.server.url;
     // On Postgres the running server notices the CLI's first key within its cache interval.
-    expect(
-      await eventually(
-        async () => codeOf(await gqlAs(url, undefined, '{ documents { totalCount } }')) === 'UNAUTHENTICATED',
-      ),
-    ).toBe(true);
+    await eventually(
+      async () => codeOf(await gqlAs(url, undefined, '{ documents { totalCount } }')) === 'UNAUTHENTICATED',
+      {
+        what: 'the server noticing the first key',
+      },
+    );
     // The 401 points at an admin key, never at the agent key that locks its creator out.
     const keyless = (await gqlAs(url, undefined, '{ documents { totalCount } }')).body.errors?.[0]?.message ?? '';
     expect(keyless).toContain('keys create --role admin');

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { redactCredentials } from '../../src/errors.js';
 import { clientSafeMessage, MAX_CLIENT_MESSAGE, MAX_ECHOED_VALUE } from '../../src/graphql/clientMessage.js';
+import { eventually } from '../helpers/eventually.js';
 import { startLoggedServer, type LoggedServer } from '../helpers/loggedServer.js';
 
 const SECRET = 'hunter2-Pa55word';
@@ -91,8 +92,10 @@ describe("Apollo's and graphql-js's request errors repeat no credentials and no 
     });
     expect(res.status).toBe(400);
     expect(await res.text()).not.toContain(SECRET);
-    await new Promise((resolve) => setTimeout(resolve, 50)); // pino-http logs once the response has finished
-    const logged = t.logged();
+    // pino-http logs once the response has finished.
+    const logged = await eventually(() => t.logged().includes('/graphql?query=') && t.logged(), {
+      what: 'the request logged',
+    });
     expect(logged).toContain('/graphql?query=');
     expect(logged).toContain('***');
     expect(logged).not.toContain(SECRET);

@@ -12,6 +12,7 @@ import { childEnv } from '../helpers/cli.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
 import { doc, EXTRACTION_ENV } from '../helpers/extractionScenario.js';
 import { TextMarkupExtractor } from '../helpers/TextMarkupExtractor.js';
+import { eventually } from '../helpers/eventually.js';
 
 // Instances sharing a server database: one is killed (SIGKILL) while it extracts; another takes its document over once
 // the lease runs out, and the evidence ends as if nothing had happened.
@@ -34,12 +35,13 @@ const HUNG = doc(
 
 /** Resolves once `file` exists (the child writes it when it hangs), failing after `ms`. */
 async function fileAppears(file: string, child: ChildProcess, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!fs.existsSync(file)) {
-    if (child.exitCode !== null) throw new Error(`the extracting instance exited (${child.exitCode})`);
-    if (Date.now() > deadline) throw new Error('the extracting instance never reached the hanging chunk');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await eventually(
+    () => {
+      if (child.exitCode !== null) throw new Error(`the extracting instance exited (${child.exitCode})`);
+      return fs.existsSync(file);
+    },
+    { within: ms, what: 'the extracting instance reaching the hanging chunk' },
+  );
 }
 
 suite('a killed extracting instance ($name)', (target) => {

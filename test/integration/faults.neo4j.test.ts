@@ -5,6 +5,7 @@ import { dbTargets } from '../helpers/databases.js';
 import { graphStoreTargets, neo4jTestSettings } from '../helpers/graphStores.js';
 import { killNeo4j, neo4jScript } from '../helpers/neo4jProcess.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
+import { eventually } from '../helpers/eventually.js';
 
 // Fault: the Neo4j server dies (SIGKILL, no shutdown) in the middle of an ingest whose documents mention entities.
 // Documents live in Postgres and queue their mention changes in the outbox in the same transaction, so the ingest
@@ -93,9 +94,10 @@ function doc(n: number, round = 0): { id: string; title: string; content: string
     for (const [b, input] of batches.entries()) {
       if (b === KILL_AT) {
         // Once the worker is delivering mentions, kill Neo4j without waiting: the next batches race the kill.
-        const deadline = Date.now() + 60_000;
-        while ((await neo4jPairs()).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-        expect((await neo4jPairs()).length).toBeGreaterThan(0);
+        await eventually(async () => (await neo4jPairs()).length > 0, {
+          within: 60_000,
+          what: 'the worker delivering mentions to Neo4j',
+        });
         killed = killNeo4j();
       }
       results.push(
@@ -113,9 +115,8 @@ function doc(n: number, round = 0): { id: string; title: string; content: string
     expect((await fetch(`${t.server.url}/readyz`)).status).toBe(503);
 
     await neo4jScript('start');
-    const until = Date.now() + 120_000; // the worker's backoff is capped at 30 s
-    while ((await backlog()) > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 250));
-    expect(await backlog()).toBe(0);
+    // The worker's backoff is capped at 30 s.
+    await eventually(async () => (await backlog()) === 0, { within: 120_000, every: 250, what: 'the outbox draining' });
     const expected = await postgresPairs();
     expect(expected).toContain('svc:gateway doc:0'); // round 1 of doc 0 names Gateway and Scheduler
     expect(expected).not.toContain('svc:ledger doc:0'); // round 0 named Ledger: the rewrite must have unlinked it

@@ -8,6 +8,7 @@ import type { EntityWrite } from '../../src/graph/types.js';
 import { relationshipId, validateRelationshipInput } from '../../src/graph/validateGraphInput.js';
 import { graphStoreTargets } from '../helpers/graphStores.js';
 import { laneShare } from '../helpers/lanes.js';
+import { eventually } from '../helpers/eventually.js';
 
 const entity = (id: string, name: string, type = 'Service', aliases: string[] = []): EntityWrite => ({
   id,
@@ -98,7 +99,8 @@ describe.each(laneShare(graphStoreTargets()))('GraphStore contract ($name)', (ta
 
   it('upserting an entity again replaces fields but keeps createdAt', async () => {
     const [before] = await store.getEntities(['f']);
-    await new Promise((r) => setTimeout(r, 5));
+    // Dates come back in milliseconds: once the clock has passed createdAt's, a rewritten createdAt would show.
+    await eventually(() => Date.now() > before!.createdAt.getTime(), { every: 1, what: 'the next millisecond' });
     const [after] = await store.upsertEntities([
       { ...entity('f', 'Foxtrot'), description: 'changed', aliases: ['fox'] },
     ]);

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { eventually } from '../helpers/auth.js';
+import { eventually } from '../helpers/eventually.js';
 import { dbTargets } from '../helpers/databases.js';
 import { startLoggedServer } from '../helpers/loggedServer.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
@@ -256,11 +256,9 @@ describe('request logs', () => {
       ];
       for (const [method, path, headers] of requests)
         await raw(server.url, method, path, headers, method === 'POST' ? '{"query":"{ __typename }"}' : undefined);
-      expect(
-        await eventually(
-          async () => (logged().match(/request completed|request errored/g) ?? []).length >= requests.length,
-        ),
-      ).toBe(true);
+      await eventually(() => (logged().match(/request completed|request errored/g) ?? []).length >= requests.length, {
+        what: 'every request logged',
+      });
       expect(logged()).not.toMatch(/s3cr3t/);
       expect(logged()).toContain(
         '"url":"/knowledge/page?q=visible&api_key=[redacted]&access_token=[redacted]&token=[redacted]&key=[redacted]',

@@ -4,6 +4,7 @@ import { projectPath } from '../../src/paths.js';
 import { dbTargets } from '../helpers/databases.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
+import { eventually } from '../helpers/eventually.js';
 
 const IMPORT_URL = `mutation($input: ImportUrlInput!) {
   importUrl(input: $input) {
@@ -243,12 +244,14 @@ describe.each(dbTargets())('imports over GraphQL ($name)', (target) => {
     expect(['QUEUED', 'RUNNING']).toContain(res.data!.importUrl.job.status);
     expect(res.data!.importUrl.documents).toEqual([]);
     const id = res.data!.importUrl.job.id;
-    let job: { status: string; progress: { done: number; total: number }; documents: { id: string }[] } | undefined;
-    for (let i = 0; i < 100; i++) {
-      job = (await t.gql<{ importJob: NonNullable<typeof job> }>(JOB, { id })).data!.importJob;
-      if (job.status === 'SUCCEEDED') break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    type Job = { status: string; progress: { done: number; total: number }; documents: { id: string }[] };
+    const job = await eventually(
+      async () => {
+        const { importJob } = (await t.gql<{ importJob: Job }>(JOB, { id })).data!;
+        return importJob.status !== 'QUEUED' && importJob.status !== 'RUNNING' && importJob;
+      },
+      { what: 'the async import ending' },
+    );
     expect(job).toMatchObject({
       status: 'SUCCEEDED',
       progress: { done: 1, total: 1 },

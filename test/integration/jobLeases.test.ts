@@ -7,6 +7,7 @@ import type { Db } from '../../src/db/Db.js';
 import { openDb } from '../../src/db/openDb.js';
 import { silentLogger } from '../../src/logger.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
+import { eventually } from '../helpers/eventually.js';
 
 const LEASE_MS = 30_000;
 const request: ImportRequest = { kind: 'url', urls: ['https://example.com/a'], defaults: { tags: [], metadata: {} } };
@@ -68,8 +69,7 @@ describe.each(dbTargets())('import job leases ($name)', (target) => {
   };
   const until = async (check: () => boolean | Promise<boolean>) => {
     // Waits for the database round trips, not for the clock (leases read the injected one).
-    for (let i = 0; i < 500 && !(await check()); i++) await new Promise((r) => setTimeout(r, 10));
-    expect(await check()).toBe(true);
+    await eventually(check, { every: 10 });
   };
   const clearQueue = () =>
     db.query(`UPDATE import_jobs SET status = 'SUCCEEDED' WHERE status IN ('QUEUED', 'RUNNING')`);

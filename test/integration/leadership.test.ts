@@ -8,6 +8,7 @@ import { openDb } from '../../src/db/openDb.js';
 import { Leadership, type LeaderTask, type LeaderTimers } from '../../src/leadership.js';
 import { createLogger } from '../../src/logger.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
+import { eventually } from '../helpers/eventually.js';
 
 const KEY = 0x7465737431;
 const logger = createLogger('silent');
@@ -68,12 +69,6 @@ function warningsLogger() {
   return { log: pino({ level: 'warn' }, stream), messages };
 }
 
-/** Resolves once `cond` holds, polling the event loop (a lost connection is noticed asynchronously). */
-async function until(cond: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(cond()).toBe(true);
-}
-
 const server = dbTargets().find((t) => t.name === 'postgres');
 
 (server ? describe : describe.skip)('leadership on the real Postgres server', () => {
@@ -111,14 +106,14 @@ const server = dbTargets().find((t) => t.name === 'postgres');
     );
     await admin.end();
     expect(rowCount).toBe(1);
-    await until(() => !a.task.running);
+    await eventually(() => !a.task.running, { what: '!a.task.running' });
     expect(a.leadership.isLeader).toBe(false);
     expect(warnings.messages).toEqual(['this process lost the leader lock: its background work stopped']);
 
     // B takes over when its retry interval passes, not before.
     expect(b.task.running).toBe(false);
     b.timers.tick();
-    await until(() => b.task.running);
+    await eventually(() => b.task.running, { what: 'b.task.running' });
     expect(b.leadership.isLeader).toBe(true);
 
     // A retries with a new connection and stays a follower.
@@ -130,7 +125,7 @@ const server = dbTargets().find((t) => t.name === 'postgres');
     await b.leadership.stop();
     expect(b.task.running).toBe(false);
     a.timers.tick();
-    await until(() => a.task.running);
+    await eventually(() => a.task.running, { what: 'a.task.running' });
     expect(a.task.starts).toBe(2);
     // Stopping on purpose gives the lock up without a warning: only the loss above warned.
     await a.leadership.stop();

@@ -8,6 +8,7 @@ import { startInstances, type CairnInstance, type CairnInstances } from '../help
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
 import { neo4jTestSettings } from '../helpers/graphStores.js';
 import { gqlAt } from '../helpers/remoteServer.js';
+import { eventually } from '../helpers/eventually.js';
 
 // Two `cairn serve` processes on one real Postgres database and the real Neo4j behave like one: background work runs
 // once per due item, names written through one are seen by the other's next document write, and when the leader is
@@ -17,17 +18,6 @@ const server = dbTargets().find((t) => t.name === 'postgres');
 const neo4j = neo4jTestSettings();
 const LEADER_RETRY_MS = 200;
 const RATE_BURST = 150;
-
-/** Resolves once `probe` returns a value (polled every 25 ms, up to `ms`). */
-async function eventually<T>(probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** The JSON log lines of an instance with this message. */
 function logged(instance: CairnInstance, msg: string): Record<string, unknown>[] {
@@ -132,10 +122,10 @@ const sum = (instances: CairnInstance[], msg: string, field: string) =>
     });
     expect(created.errors).toBeUndefined();
     // A's commit notifies B (LISTEN/NOTIFY), which drops its cached names: B sees the entity before its cache expires.
-    await eventually(
-      async () => ((await names('Is the Quillfeather Relay up?')).includes('Quillfeather Relay') ? true : undefined),
-      1000,
-    );
+    await eventually(async () => (await names('Is the Quillfeather Relay up?')).includes('Quillfeather Relay'), {
+      within: 1000,
+      what: 'B seeing the entity A created',
+    });
     expect(performance.now() - cachedAt).toBeLessThan(1000);
   });
 
@@ -160,7 +150,7 @@ const sum = (instances: CairnInstance[], msg: string, field: string) =>
     expect(done).toBeGreaterThanOrEqual(20);
     const follower = run.instances.find((i) => !leaders().includes(i))!;
     expect(sum([follower], 'graph outbox applied', 'applied')).toBe(0);
-    await eventually(async () => (sum(run.instances, 'graph outbox applied', 'applied') >= done ? true : undefined));
+    await eventually(async () => sum(run.instances, 'graph outbox applied', 'applied') >= done);
     expect(sum(run.instances, 'graph outbox applied', 'applied')).toBe(done);
   });
 
@@ -189,7 +179,7 @@ const sum = (instances: CairnInstance[], msg: string, field: string) =>
     await eventually(async () =>
       (await sql.query("SELECT 1 FROM documents WHERE id LIKE 'expiring-%'")).rowCount === 0 ? true : undefined,
     );
-    await eventually(async () => (sum(run.instances, 'expired documents deleted', 'deleted') >= 12 ? true : undefined));
+    await eventually(async () => sum(run.instances, 'expired documents deleted', 'deleted') >= 12);
     expect(sum(run.instances, 'expired documents deleted', 'deleted')).toBe(12);
     const follower = run.instances.find((i) => !leaders().includes(i))!;
     expect(logged(follower, 'expired documents deleted')).toHaveLength(0);
@@ -252,7 +242,7 @@ const sum = (instances: CairnInstance[], msg: string, field: string) =>
     expect(created.errors).toBeUndefined();
     adminKey = created.data!.createApiKey.key;
     // B cached "no key" for 2 s; A's announcement makes it ask again at once.
-    await eventually(async () => ((await status(b.url)) === 401 ? true : undefined), 1500);
+    await eventually(async () => (await status(b.url)) === 401, { within: 1500, what: 'B asking for keys again' });
     expect(await status(b.url, adminKey)).toBe(200);
   });
 
@@ -291,17 +281,14 @@ const sum = (instances: CairnInstance[], msg: string, field: string) =>
     await leader!.kill('SIGKILL');
     const killedAt = Date.now();
     await eventually(
-      async () =>
-        logged(survivor, 'this process is the leader: it runs the expiry sweep and the graph outbox').length > 0
-          ? true
-          : undefined,
-      10_000,
+      () => logged(survivor, 'this process is the leader: it runs the expiry sweep and the graph outbox').length > 0,
+      { within: 10_000, what: 'the survivor taking the lead' },
     );
     expect(Date.now() - killedAt).toBeLessThan(LEADER_RETRY_MS * 10);
     await sql.query("UPDATE documents SET expires_at = now() - interval '1 second' WHERE id = 'late-expiry'");
     await eventually(async () =>
       (await sql.query("SELECT 1 FROM documents WHERE id = 'late-expiry'")).rowCount === 0 ? true : undefined,
     );
-    await eventually(async () => (sum([survivor], 'expired documents deleted', 'deleted') === 1 ? true : undefined));
+    await eventually(async () => sum([survivor], 'expired documents deleted', 'deleted') === 1);
   });
 });

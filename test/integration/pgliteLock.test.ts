@@ -45,17 +45,18 @@ describe('PGlite data folder lock (in process)', () => {
     await first.close();
     expect(fs.existsSync(`${dir}.lock`)).toBe(false);
 
-    for (let i = 2; i <= 4; i++) {
+    for (let i = 2; i <= 3; i++) {
       const db = await openPgliteDb(dir);
       await db.query('INSERT INTO notes VALUES ($1)', [i]);
       await db.close();
       await db.close(); // a second close is harmless
     }
     const last = await openPgliteDb(dir);
-    expect((await last.query<{ n: number }>('SELECT count(*)::int AS n FROM notes')).rows[0]?.n).toBe(4);
+    expect((await last.query<{ n: number }>('SELECT count(*)::int AS n FROM notes')).rows[0]?.n).toBe(3);
     await last.close();
     expect(fs.readdirSync(root)).toEqual(['pglite']);
-  });
+    // Four PGlite start-ups (one with initdb) are CPU-bound: a bound on a hang, not a measure of speed.
+  }, 180_000);
 
   it('takes no lock in memory: many in-memory databases open side by side', async () => {
     const dbs = await Promise.all([

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { dbTargets } from '../helpers/databases.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
+import { eventually } from '../helpers/eventually.js';
 
 // A spec's id is derived from its URL, its info.title or its file name unless the caller gives specId. Two specs
 // that derive the same id must not replace each other: the second is refused with CONFLICT, naming the first.
@@ -193,17 +194,19 @@ describe.each(dbTargets())('OpenAPI spec identity: specId and the collision guar
     });
     expect(queued.errors).toBeUndefined();
     const id = queued.data!.importOpenApi.job.id;
-    let job: { status: string; errors: { item: string; code: string; message: string }[] } | undefined;
-    for (let i = 0; i < 100; i++) {
-      job = (
-        await t.gql<{ importJob: NonNullable<typeof job> }>(
-          'query($id: ID!) { importJob(id: $id) { status errors { item code message } } }',
-          { id },
-        )
-      ).data!.importJob;
-      if (job.status !== 'QUEUED' && job.status !== 'RUNNING') break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    type Job = { status: string; errors: { item: string; code: string; message: string }[] };
+    const job = await eventually(
+      async () => {
+        const { importJob } = (
+          await t.gql<{ importJob: Job }>(
+            'query($id: ID!) { importJob(id: $id) { status errors { item code message } } }',
+            { id },
+          )
+        ).data!;
+        return importJob.status !== 'QUEUED' && importJob.status !== 'RUNNING' && importJob;
+      },
+      { what: 'the import job ending' },
+    );
     expect(job!.status).toBe('FAILED');
     expect(job!.errors).toEqual([
       {

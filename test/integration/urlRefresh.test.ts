@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
 import { dbTargets } from '../helpers/databases.js';
-import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
+import { heldRoute, startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
+import { eventually } from '../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
 // A URL re-import refreshes the page's document (docs/importing.md "importUrl"): what callers set stays unless given again, and a
@@ -76,19 +77,17 @@ describe.each(dbTargets())("URL re-imports refresh the page's document ($name)",
   async function importAsync(input: Record<string, unknown>): Promise<string[]> {
     const res = await t.gql<{ importUrl: { job: { id: string } } }>(IMPORT_URL, { input: { ...input, async: true } });
     expect(res.errors).toBeUndefined();
-    for (let i = 0; i < 100; i++) {
-      const job = (
-        await t.gql<{ importJob: { status: string; documents: { id: string }[] } }>(JOB, {
+    const job = await eventually(
+      async () => {
+        const { data } = await t.gql<{ importJob: { status: string; documents: { id: string }[] } }>(JOB, {
           id: res.data!.importUrl.job.id,
-        })
-      ).data!.importJob;
-      if (job.status !== 'QUEUED' && job.status !== 'RUNNING') {
-        expect(job.status).toBe('SUCCEEDED');
-        return job.documents.map((d) => d.id);
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error('the async import did not finish');
+        });
+        return data!.importJob.status !== 'QUEUED' && data!.importJob.status !== 'RUNNING' && data!.importJob;
+      },
+      { what: 'the async import finishing' },
+    );
+    expect(job.status).toBe('SUCCEEDED');
+    return job.documents.map((d) => d.id);
   }
   async function documentById(id: string): Promise<Doc | null> {
     const res = await t.gql<{ document: Doc | null }>(DOCUMENT, { id });
@@ -192,10 +191,12 @@ describe.each(dbTargets())("URL re-imports refresh the page's document ($name)",
     const url = `${site.url}/notes/slow`;
     site.routes.set('/notes/slow', html('Slow notes', 'Patience is a virtue.'));
     await importUrl({ url, tags: ['draft'] });
-    site.routes.set('/notes/slow', { ...html('Slow notes', 'Patience is a virtue, twice.'), delayMs: 400 });
+    const slow = heldRoute(html('Slow notes', 'Patience is a virtue, twice.'));
+    site.routes.set('/notes/slow', slow.route);
     const fetching = importUrl({ url });
-    await new Promise((r) => setTimeout(r, 100));
+    await slow.requested; // the import is fetching the page: tag it now, then let the page arrive
     await setTags(url, ['draft', 'approved']);
+    slow.release();
     expect((await fetching).doc.tags).toEqual(['draft', 'approved']);
 
     site.routes.set('/notes/slow', html('Slow notes', 'Patience is a virtue, thrice.'));

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadConfig } from '../../src/config.js';
 import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
+import { openDb } from '../../src/db/openDb.js';
 import { silentLogger } from '../../src/logger.js';
 import { VectorSearch } from '../../src/retrieval/VectorSearch.js';
 import { createServices, type Services } from '../../src/services.js';
@@ -46,17 +47,23 @@ suite('vector search on a server ($name)', (target) => {
   const vectorOf = async (text: string) => (await embedder.embed([text]))[0]!;
 
   it('sets CAIRN_HNSW_EF_SEARCH on every connection, so limits up to it need no transaction', async () => {
-    const { rows } = await services.db.query<{ v: string }>("SELECT current_setting('hnsw.ef_search') AS v");
-    expect(rows[0]?.v).toBe('120');
-    const search = new VectorSearch(services.db, { efSearch: 120 });
-    const q = await vectorOf('payment retry policy');
-    let before = services.db.statementCount;
-    expect(await search.search(q, {}, 100)).toHaveLength(100);
-    expect(services.db.statementCount - before).toBe(1);
-    // Above it, one transaction widens ef_search for the query: BEGIN, SET LOCAL, SELECT, COMMIT.
-    before = services.db.statementCount;
-    expect(await search.search(q, {}, 150)).toHaveLength(150);
-    expect(services.db.statementCount - before).toBe(4);
+    // The search gets a Db of its own: the services' background work (sweeper, leader lock) cannot add to its count.
+    const own = await openDb(loadConfig({ ...NO_BACKGROUND_EXTRACTION, ...scratch.env, CAIRN_HNSW_EF_SEARCH: '120' }));
+    try {
+      const { rows } = await own.query<{ v: string }>("SELECT current_setting('hnsw.ef_search') AS v");
+      expect(rows[0]?.v).toBe('120');
+      const search = new VectorSearch(own, { efSearch: 120 });
+      const q = await vectorOf('payment retry policy');
+      let before = own.statementCount;
+      expect(await search.search(q, {}, 100)).toHaveLength(100);
+      expect(own.statementCount - before).toBe(1);
+      // Above it, one transaction widens ef_search for the query: BEGIN, SET LOCAL, SELECT, COMMIT.
+      before = own.statementCount;
+      expect(await search.search(q, {}, 150)).toHaveLength(150);
+      expect(own.statementCount - before).toBe(4);
+    } finally {
+      await own.close();
+    }
   });
 
   it('answers a selective filter with every match even when ef_search is tiny (HNSW alone would come back short)', async () => {
