@@ -1,3 +1,4 @@
+import { SpaceService } from './auth/SpaceService.js';
 import { ApiKeyService } from './auth/ApiKeyService.js';
 import type { Config } from './config.js';
 import { CHANGES_CHANNEL } from './db/changeFeed.js';
@@ -5,7 +6,7 @@ import { KeyedLock } from './db/KeyedLock.js';
 import type { Db } from './db/Db.js';
 import { migrate } from './db/migrate.js';
 import { openDb } from './db/openDb.js';
-import { composeWriteHooks } from './documents/composeWriteHooks.js';
+import { composeWriteHooks, defaultSpaceOnly } from './documents/composeWriteHooks.js';
 import { DocumentService } from './documents/DocumentService.js';
 import { ExpirySweeper } from './documents/ExpirySweeper.js';
 import type { EmbeddingProvider } from './embeddings/EmbeddingProvider.js';
@@ -77,6 +78,10 @@ export interface Services {
   readiness: Readiness;
   /** API keys: creation, revocation and verification. */
   apiKeys: ApiKeyService;
+  /** Spaces: creation, listing, and the space each request works in. */
+  spaces: SpaceService;
+  /** Which store holds the graph (Neo4j does not keep spaces apart yet). */
+  graphStoreKind: GraphStore['kind'];
   /** Graph extraction from documents: its queue, background worker and state. */
   extraction: ExtractionService;
   /** Stops background work and closes the database. */
@@ -221,7 +226,7 @@ function documentsWithExtraction(
     exclusive: db.kind === 'pglite',
     ...(options.now ? { now: options.now } : {}),
   });
-  const hook = extraction.writeHook ? composeWriteHooks(linker, extraction.writeHook) : linker;
+  const hook = extraction.writeHook ? composeWriteHooks(linker, defaultSpaceOnly(extraction.writeHook)) : linker;
   const documents = new DocumentService(db, embedder, config.chunking, hook);
   extraction.attach(documents);
   return { extraction, documents };
@@ -307,6 +312,8 @@ export async function createServices(
       extractGraph,
       readiness,
       apiKeys,
+      spaces: new SpaceService(db),
+      graphStoreKind: store.kind,
       extraction,
       async close() {
         sources.stop();

@@ -1,6 +1,7 @@
 import { buildSchema, type GraphQLFieldResolver } from 'graphql';
 import { requireRole, type Role } from '../auth/roles.js';
 import type { GraphQLContext } from './context.js';
+import { requireSpaceSupport, spaceHandlingOf } from './spaceFields.js';
 import type { MutationResolvers, QueryResolvers, Resolvers } from './generated/types.js';
 
 /**
@@ -30,6 +31,7 @@ export const ROOT_FIELD_ROLES: {
     search: 'agent',
     enrichContext: 'agent',
     apiKeys: 'admin',
+    spaces: 'admin',
   },
   Mutation: {
     createDocument: 'editor',
@@ -57,6 +59,7 @@ export const ROOT_FIELD_ROLES: {
     deleteRelationship: 'admin',
     createApiKey: 'admin',
     revokeApiKey: 'admin',
+    createSpace: 'admin',
   },
 };
 
@@ -88,9 +91,14 @@ export function secureResolvers(resolvers: Resolvers, typeDefs: string): Resolve
       if (!resolve) problems.push(`${type}.${field} has no resolver`);
       if (!role || !resolve) continue;
       const what = `${type}.${field}`;
+      const handling = spaceHandlingOf(type, field);
+      if (!handling) problems.push(`${what} has no space handling in ROOT_FIELD_SPACES (src/graphql/spaceFields.ts)`);
       wrapped[field] = (parent, args, context, info) => {
         requireRole(context.principal, role, what);
-        return resolve(parent, args, context, info);
+        if (handling === 'scoped' || handling === 'global') return resolve(parent, args, context, info);
+        return requireSpaceSupport(context, handling ?? 'unscoped', what).then(() =>
+          resolve(parent, args, context, info),
+        );
       };
     }
     secured[type] = wrapped;

@@ -38,6 +38,7 @@ export const ROOT_OPERATIONS: RootOperation[] = [
   q('search', 'agent', () => '{ search(input: { query: "payments" }) { score } }'),
   q('enrichContext', 'agent', () => '{ enrichContext(input: { query: "payments" }) { context } }'),
   q('apiKeys', 'admin', () => '{ apiKeys { id } }'),
+  q('spaces', 'admin', () => '{ spaces { id } }'),
   q('sources', 'reader', () => '{ sources { id } }'),
   q('source', 'reader', () => '{ source(id: "missing") { id } }'),
   m(
@@ -100,4 +101,6 @@ export const ROOT_OPERATIONS: RootOperation[] = [
     (n) => `mutation { createApiKey(input: { name: "made-${n}", role: READER }) { apiKey { id } } }`,
   ),
   m('revokeApiKey', 'admin', () => 'mutation { revokeApiKey(id: "0000000000000000") { id } }'),
+  // `default` exists (CONFLICT): a second space would leave default-bound keys without the unscoped fields.
+  m('createSpace', 'admin', () => 'mutation { createSpace(input: { id: "default" }) { id } }'),
 ];

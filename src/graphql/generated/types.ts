@@ -1079,6 +1079,24 @@ export type ApiKey = {
   lastUsedAt: Maybe<Scalars['DateTime']['output']>;
   /** When the key was revoked, or null while it works. */
   revokedAt: Maybe<Scalars['DateTime']['output']>;
+  /** The spaces the key reads and writes in, by id; null when it is bound to every space. */
+  spaces: Maybe<Array<Scalars['ID']['output']>>;
+};
+
+/** A space: a part of the store with its own documents and graph. A key sees only the spaces it is bound to. */
+export type Space = {
+  __typename?: 'Space';
+  /** Lower-case letters, digits, `_` and `-`, e.g. `payments`; requests name it in the `Cairn-Space` header. */
+  id: Scalars['ID']['output'];
+  name: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
+};
+
+export type CreateSpaceInput = {
+  /** 1-63 of a-z, 0-9, `_` and `-`, starting with a letter or digit. */
+  id: Scalars['ID']['input'];
+  /** A name for people (1-100 characters); the id when left out. */
+  name?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** A key just created. `key` is shown this once: store it now. */
@@ -1093,6 +1111,8 @@ export type CreateApiKeyInput = {
   /** Who or what uses the key (1-100 characters), e.g. `support-agent` or `alice`. */
   name: Scalars['String']['input'];
   role: Role;
+  /** The spaces the key may use, which must exist. Left out: every space for an ADMIN key, `default` for the others. */
+  spaces?: InputMaybe<Array<Scalars['ID']['input']>>;
 };
 
 export type Query = {
@@ -1129,6 +1149,8 @@ export type Query = {
   source: Maybe<Source>;
   /** Every API key, revoked ones included (admin). */
   apiKeys: Array<ApiKey>;
+  /** Every space, by id (admin). */
+  spaces: Array<Space>;
 };
 
 
@@ -1283,6 +1305,8 @@ export type Mutation = {
   createApiKey: CreatedApiKey;
   /** Revokes an API key at once (admin); revoking a revoked key changes nothing. */
   revokeApiKey: ApiKey;
+  /** Creates a space (admin); CONFLICT when the id is taken. Bind keys to it with createApiKey(input: { spaces }). */
+  createSpace: Space;
 };
 
 
@@ -1415,6 +1439,11 @@ export type MutationCreateApiKeyArgs = {
 
 export type MutationRevokeApiKeyArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type MutationCreateSpaceArgs = {
+  input: CreateSpaceInput;
 };
 
 
@@ -1576,6 +1605,8 @@ export type ResolversTypes = {
   LinkDocumentEntitiesInput: LinkDocumentEntitiesInput;
   Role: Role;
   ApiKey: ResolverTypeWrapper<ApiKeyRecord>;
+  Space: ResolverTypeWrapper<Space>;
+  CreateSpaceInput: CreateSpaceInput;
   CreatedApiKey: ResolverTypeWrapper<CreatedApiKeyRecord>;
   CreateApiKeyInput: CreateApiKeyInput;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -1658,6 +1689,8 @@ export type ResolversParentTypes = {
   RejectEntityPayload: RejectEntityPayload;
   LinkDocumentEntitiesInput: LinkDocumentEntitiesInput;
   ApiKey: ApiKeyRecord;
+  Space: Space;
+  CreateSpaceInput: CreateSpaceInput;
   CreatedApiKey: CreatedApiKeyRecord;
   CreateApiKeyInput: CreateApiKeyInput;
   Query: Record<PropertyKey, never>;
@@ -2075,6 +2108,13 @@ export type ApiKeyResolvers<ContextType = GraphQLContext, ParentType extends Res
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   lastUsedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   revokedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  spaces?: Resolver<Maybe<Array<ResolversTypes['ID']>>, ParentType, ContextType>;
+};
+
+export type SpaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Space'] = ResolversParentTypes['Space']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
 export type CreatedApiKeyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreatedApiKey'] = ResolversParentTypes['CreatedApiKey']> = {
@@ -2099,6 +2139,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   sources?: Resolver<Array<ResolversTypes['Source']>, ParentType, ContextType>;
   source?: Resolver<Maybe<ResolversTypes['Source']>, ParentType, ContextType, RequireFields<QuerySourceArgs, 'id'>>;
   apiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType>;
+  spaces?: Resolver<Array<ResolversTypes['Space']>, ParentType, ContextType>;
 };
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
@@ -2132,6 +2173,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   extractGraph?: Resolver<ResolversTypes['ImportJob'], ParentType, ContextType, RequireFields<MutationExtractGraphArgs, 'input'>>;
   createApiKey?: Resolver<ResolversTypes['CreatedApiKey'], ParentType, ContextType, RequireFields<MutationCreateApiKeyArgs, 'input'>>;
   revokeApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
+  createSpace?: Resolver<ResolversTypes['Space'], ParentType, ContextType, RequireFields<MutationCreateSpaceArgs, 'input'>>;
 };
 
 export type Resolvers<ContextType = GraphQLContext> = {
@@ -2185,6 +2227,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   EntityMerge?: EntityMergeResolvers<ContextType>;
   RejectEntityPayload?: RejectEntityPayloadResolvers<ContextType>;
   ApiKey?: ApiKeyResolvers<ContextType>;
+  Space?: SpaceResolvers<ContextType>;
   CreatedApiKey?: CreatedApiKeyResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
