@@ -95,7 +95,10 @@ export class ApiKeyService {
     if (ids.length === 0) throw badInput('spaces', 'name at least one space, or leave spaces out');
     const missing = await new SpaceService(this.db).missing(ids);
     if (missing.length > 0)
-      throw badInput('spaces', `no space "${missing[0]}" exists; an admin creates it with createSpace first`);
+      throw badInput(
+        'spaces',
+        `no space "${missing[0]}" exists; an admin creates it first (createSpace, or cairn spaces create)`,
+      );
     return ids;
   }
 

@@ -86,14 +86,17 @@ export class MentionRepository {
     // A write that does not say keeps the recorded choice (a new entity links by name).
     const chosen = names.filter((n) => n.linkByName !== undefined);
     if (chosen.length > 0) {
+      const params: unknown[] = [chosen.map((n) => n.entityId), chosen.map((n) => n.linkByName)];
       await q.query(
-        'UPDATE entity_names n SET link_by_name = x.link FROM unnest($1::text[], $2::boolean[]) AS x(id, link) WHERE n.entity_id = x.id',
-        [chosen.map((n) => n.entityId), chosen.map((n) => n.linkByName)],
+        `UPDATE entity_names n SET link_by_name = x.link FROM unnest($1::text[], $2::boolean[]) AS x(id, link)
+          WHERE n.entity_id = x.id AND ${spaceSql('n', params)}`,
+        params,
       );
     }
+    const linking: unknown[] = [ids];
     const { rows } = await q.query<{ entity_id: string }>(
-      'SELECT entity_id FROM entity_names WHERE entity_id = ANY($1::text[]) AND link_by_name',
-      [ids],
+      `SELECT entity_id FROM entity_names n WHERE n.entity_id = ANY($1::text[]) AND link_by_name AND ${spaceSql('n', linking)}`,
+      linking,
     );
     return new Set(rows.map((r) => r.entity_id));
   }
@@ -108,9 +111,10 @@ export class MentionRepository {
     return rows.map((r) => r.entity_id);
   }
 
-  /** Forgets an entity: its mentions go with it (cascade). */
+  /** Forgets an entity of the request's space: its mentions go with it (cascade). */
   async deleteName(q: Queryable, entityId: string): Promise<void> {
-    await q.query('DELETE FROM entity_names WHERE entity_id = $1', [entityId]);
+    const params: unknown[] = [entityId];
+    await q.query(`DELETE FROM entity_names n WHERE n.entity_id = $1 AND ${spaceSql('n', params)}`, params);
   }
 
   /** Every name that links by name, for the matcher (and for finding entities a query names). */
@@ -154,12 +158,13 @@ export class MentionRepository {
     });
   }
 
-  /** Which of these ids are known entities. */
+  /** Which of these ids are known entities (of the request's space). */
   async existingEntityIds(q: Queryable, ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
+    const params: unknown[] = [ids];
     const { rows } = await q.query<{ entity_id: string }>(
-      'SELECT entity_id FROM entity_names WHERE entity_id = ANY($1::text[])',
-      [ids],
+      `SELECT entity_id FROM entity_names n WHERE n.entity_id = ANY($1::text[]) AND ${spaceSql('n', params)}`,
+      params,
     );
     return new Set(rows.map((r) => r.entity_id));
   }
