@@ -80,8 +80,6 @@ export interface Services {
   apiKeys: ApiKeyService;
   /** Spaces: creation, listing, and the space each request works in. */
   spaces: SpaceService;
-  /** Which store holds the graph (Neo4j does not keep spaces apart yet). */
-  graphStoreKind: GraphStore['kind'];
   /** Graph extraction from documents: its queue, background worker and state. */
   extraction: ExtractionService;
   /** Stops background work and closes the database. */
@@ -248,6 +246,14 @@ function graphReadiness(
   return readiness;
 }
 
+/** API keys and spaces: who may ask, and where. */
+function accessServices(db: Db, graphStoreKind: GraphStore['kind'], logger: Logger) {
+  const apiKeys = new ApiKeyService(db, {
+    onTouchError: (err) => logger.warn({ err }, 'could not record an API key use'),
+  });
+  return { apiKeys, spaces: new SpaceService(db, graphStoreKind) };
+}
+
 /** Composition root: opens the database, applies migrations, picks the embedder and wires the services. */
 export async function createServices(
   config: Config,
@@ -284,9 +290,7 @@ export async function createServices(
     );
     // One-shot CLI commands leave extraction to the server (a killed one-shot would hold leases until they run out).
     if (options.importQueue !== false) await extraction.start();
-    const apiKeys = new ApiKeyService(db, {
-      onTouchError: (err) => logger.warn({ err }, 'could not record an API key use'),
-    });
+    const { apiKeys, spaces } = accessServices(db, store.kind, logger);
     // Other processes on this database announce changes to what this one caches; `undefined`: some may be missed.
     const changes = await db.listen(CHANGES_CHANNEL, (topic) => {
       if (topic === undefined || topic === 'names') linker.forgetNames();
@@ -312,8 +316,7 @@ export async function createServices(
       extractGraph,
       readiness,
       apiKeys,
-      spaces: new SpaceService(db),
-      graphStoreKind: store.kind,
+      spaces,
       extraction,
       async close() {
         sources.stop();

@@ -80,7 +80,7 @@ export async function requireSpaceSupport(
 ): Promise<void> {
   const { services, principal, space } = context;
   if (handling === 'scoped' || handling === 'global') return;
-  if (handling === 'graph' && services.graphStoreKind === 'postgres') return;
+  if (handling === 'graph' && services.spaces.graphStoreKind === 'postgres') return;
   if (await services.spaces.unrestricted(principal, space)) return;
   throw new AppError(
     ErrorCode.FORBIDDEN,
