@@ -1,6 +1,6 @@
 import type { Db } from '../../db/Db.js';
 import { SqlParams, escapeLike } from '../../db/SqlParams.js';
-import { spaceSql, spaceSqlFor, writeSpace } from '../../db/spaceScope.js';
+import { spaceSql, writeSpace } from '../../db/spaceScope.js';
 import { AppError, ErrorCode, notFound } from '../../errors.js';
 import type { EntitiesAndRelationships, GraphStore } from '../GraphStore.js';
 import { mentionedByLiveDocument } from '../mentions/PostgresMentionIndex.js';
@@ -27,6 +27,7 @@ import {
   type EntityRow,
   type RelationshipRow,
 } from './rows.js';
+import { graphCounts } from './graphCounts.js';
 
 /** An entity `e` with no relationship in either direction (two index probes). */
 const ORPHAN = `(NOT EXISTS (SELECT 1 FROM graph_relationships r WHERE r.from_id = e.id)
@@ -306,51 +307,8 @@ export class PostgresGraphStore implements GraphStore {
   }
 
   /** Counts for graphStats; degree counts relationships in both directions (a self-loop counts twice). */
-  async counts(topDegree: number): Promise<GraphCounts> {
-    const params: unknown[] = [];
-    const inSpace = spaceSqlFor(params);
-    const [totals, byType, relationshipsByType, top] = await Promise.all([
-      this.db.query<{ entities: number; relationships: number; orphans: number; unmentioned: number }>(
-        `SELECT (SELECT count(*)::int FROM graph_entities e WHERE ${inSpace('e')}) AS entities,
-                (SELECT count(*)::int FROM graph_relationships r WHERE ${inSpace('r')}) AS relationships,
-                (SELECT count(*)::int FROM graph_entities e WHERE ${ORPHAN} AND ${inSpace('e')}) AS orphans,
-                (SELECT count(*)::int FROM graph_entities e WHERE NOT ${MENTIONED} AND ${inSpace('e')}) AS unmentioned`,
-        params,
-      ),
-      this.db.query<{ key: string; count: number }>(
-        `SELECT type AS key, count(*)::int AS count FROM graph_entities e WHERE ${inSpace('e')}
-          GROUP BY type ORDER BY count(*) DESC, type COLLATE "C"`,
-        params,
-      ),
-      this.db.query<{ key: string; count: number }>(
-        `SELECT type AS key, count(*)::int AS count FROM graph_relationships r WHERE ${inSpace('r')}
-          GROUP BY type ORDER BY count(*) DESC, type COLLATE "C"`,
-        params,
-      ),
-      topDegree > 0
-        ? this.db.query<EntityRow & { degree: number }>(
-            `SELECT ${ENTITY_COLUMNS}, coalesce(d.degree, 0)::int AS degree
-               FROM graph_entities e
-               LEFT JOIN (SELECT node, count(*) AS degree
-                            FROM (SELECT from_id AS node FROM graph_relationships
-                                  UNION ALL SELECT to_id FROM graph_relationships) ends
-                           GROUP BY node) d ON d.node = e.id
-              WHERE ${inSpace('e')}
-              ORDER BY coalesce(d.degree, 0) DESC, e.id COLLATE "C" LIMIT $${params.length + 1}`,
-            [...params, topDegree],
-          )
-        : Promise.resolve({ rows: [] as (EntityRow & { degree: number })[], rowCount: 0 }),
-    ]);
-    const t = totals.rows[0];
-    return {
-      entityCount: t?.entities ?? 0,
-      relationshipCount: t?.relationships ?? 0,
-      byType: byType.rows.map((r) => ({ key: r.key, count: r.count })),
-      orphanCount: t?.orphans ?? 0,
-      unmentionedCount: t?.unmentioned ?? 0,
-      relationshipsByType: relationshipsByType.rows.map((r) => ({ key: r.key, count: r.count })),
-      topDegree: top.rows.map((r) => ({ entity: toEntityRecord(r), degree: r.degree })),
-    };
+  counts(topDegree: number): Promise<GraphCounts> {
+    return graphCounts(this.db, topDegree, ORPHAN, MENTIONED);
   }
 
   /** Runs `SELECT 1`; throws GRAPH_UNAVAILABLE when the database does not answer. */
