@@ -188,6 +188,26 @@ describe.each(dbTargets())('spaces ($name)', (target) => {
   it('refuses what does not keep spaces apart yet to keys bound to some spaces, and widening a key', async () => {
     expect(codeOf(await as(keys.ledger, '{ knowledgeGaps { totalCount } }'))).toBe('FORBIDDEN');
     expect(codeOf(await as(keys.vault, '{ importJobs { totalCount } }'))).toBe('FORBIDDEN');
+    const mcp = (key: string) =>
+      fetch(`${t.server.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${key}`,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+    expect((await mcp(keys.vault)).status).toBe(403);
+    expect((await mcp(keys.admin)).status).toBe(200);
+    const form = new FormData();
+    form.append('file', new Blob(['# Note'], { type: 'text/markdown' }), 'note.md');
+    const upload = await fetch(`${t.server.url}/v1/uploads`, {
+      method: 'POST',
+      body: form,
+      headers: { 'apollo-require-preflight': 'true', authorization: `Bearer ${keys.vault}` },
+    });
+    expect(upload.status).toBe(403);
     expect((await as(keys.admin, '{ knowledgeGaps { totalCount } }')).body.errors).toBeUndefined();
     const spaces = (await as(keys.admin, '{ spaces { id name } }')).body.data;
     expect(spaces).toEqual({
@@ -201,5 +221,11 @@ describe.each(dbTargets())('spaces ($name)', (target) => {
       'mutation { createApiKey(input: { name: "x", role: READER, spaces: ["nowhere"] }) { key } }',
     );
     expect(codeOf(unknownSpace)).toBe('BAD_USER_INPUT');
+    const boundAdmin = (await t.services.apiKeys.create('payments-admin', 'admin', { spaces: ['payments'] })).key;
+    const widen = (input: string) => as(boundAdmin, `mutation { createApiKey(input: ${input}) { key } }`);
+    expect(codeOf(await widen('{ name: "w1", role: READER }'))).toBe('FORBIDDEN');
+    expect(codeOf(await widen('{ name: "w2", role: READER, spaces: ["default"] }'))).toBe('FORBIDDEN');
+    expect(codeOf(await widen('{ name: "w3", role: READER, spaces: ["payments"] }'))).toBeUndefined();
+    expect(codeOf(await as(boundAdmin, 'mutation { createSpace(input: { id: "more" }) { id } }'))).toBe('FORBIDDEN');
   });
 });
