@@ -1,6 +1,7 @@
 import { AuditRecorder } from './audit/AuditRecorder.js';
 import { AuditService } from './audit/AuditService.js';
 import { runAs, SWEEPER_ACTOR } from './audit/actor.js';
+import { SpaceService } from './auth/SpaceService.js';
 import { ApiKeyService } from './auth/ApiKeyService.js';
 import type { Config } from './config.js';
 import { CHANGES_CHANNEL } from './db/changeFeed.js';
@@ -8,7 +9,7 @@ import { KeyedLock } from './db/KeyedLock.js';
 import type { Db } from './db/Db.js';
 import { migrate } from './db/migrate.js';
 import { openDb } from './db/openDb.js';
-import { composeWriteHooks } from './documents/composeWriteHooks.js';
+import { composeWriteHooks, defaultSpaceOnly } from './documents/composeWriteHooks.js';
 import { DocumentService } from './documents/DocumentService.js';
 import { ExpirySweeper } from './documents/ExpirySweeper.js';
 import type { EmbeddingProvider } from './embeddings/EmbeddingProvider.js';
@@ -80,6 +81,8 @@ export interface Services {
   readiness: Readiness;
   /** API keys: creation, revocation and verification. */
   apiKeys: ApiKeyService;
+  /** Spaces: creation, listing, and the space each request works in. */
+  spaces: SpaceService;
   /** Graph extraction from documents: its queue, background worker and state. */
   extraction: ExtractionService;
   /** The audit log: who changed what, and undo. */
@@ -246,7 +249,7 @@ function documentsWithExtraction(
     exclusive: db.kind === 'pglite',
     ...(options.now ? { now: options.now } : {}),
   });
-  const hook = extraction.writeHook ? composeWriteHooks(linker, extraction.writeHook) : linker;
+  const hook = extraction.writeHook ? composeWriteHooks(linker, defaultSpaceOnly(extraction.writeHook)) : linker;
   const documents = new DocumentService(db, embedder, config.chunking, hook, recorder.documentSink());
   extraction.attach(documents);
   return { extraction, documents };
@@ -292,6 +295,14 @@ function graphReadiness(
   return readiness;
 }
 
+/** API keys and spaces: who may ask, and where. */
+function accessServices(db: Db, graphStoreKind: GraphStore['kind'], logger: Logger) {
+  const apiKeys = new ApiKeyService(db, {
+    onTouchError: (err) => logger.warn({ err }, 'could not record an API key use'),
+  });
+  return { apiKeys, spaces: new SpaceService(db, graphStoreKind) };
+}
+
 /** Composition root: opens the database, applies migrations, picks the embedder and wires the services. */
 export async function createServices(
   config: Config,
@@ -325,9 +336,7 @@ export async function createServices(
     );
     // One-shot CLI commands leave extraction to the server (a killed one-shot would hold leases until they run out).
     if (options.importQueue !== false) await extraction.start();
-    const apiKeys = new ApiKeyService(db, {
-      onTouchError: (err) => logger.warn({ err }, 'could not record an API key use'),
-    });
+    const { apiKeys, spaces } = accessServices(db, store.kind, logger);
     // Other processes on this database announce changes to what this one caches; `undefined`: some may be missed.
     const changes = await db.listen(CHANGES_CHANNEL, (topic) => {
       if (topic === undefined || topic === 'names') linker.forgetNames();
@@ -354,6 +363,7 @@ export async function createServices(
       extractGraph,
       readiness,
       apiKeys,
+      spaces,
       extraction,
       async close() {
         sources.stop();

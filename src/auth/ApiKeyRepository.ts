@@ -9,6 +9,8 @@ export interface ApiKeyRecord {
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  /** The spaces the key is bound to, by id; null: every space. */
+  spaces: string[] | null;
 }
 
 interface Row {
@@ -19,9 +21,15 @@ interface Row {
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  spaces: string[] | null;
 }
 
 const COLUMNS = 'id, name, role, key_hash, created_at, last_used_at, revoked_at';
+
+/** The key's spaces (null: every space) of the key row under `alias`. */
+const spacesOf = (alias: string) =>
+  `CASE WHEN ${alias}.all_spaces THEN NULL
+        ELSE ARRAY(SELECT s.space_id FROM api_key_spaces s WHERE s.key_id = ${alias}.id ORDER BY s.space_id) END AS spaces`;
 
 const toRecord = (r: Row): ApiKeyRecord => ({
   id: r.id,
@@ -30,30 +38,44 @@ const toRecord = (r: Row): ApiKeyRecord => ({
   createdAt: r.created_at,
   lastUsedAt: r.last_used_at,
   revokedAt: r.revoked_at,
+  spaces: r.spaces,
 });
 
 /** SQL for the `api_keys` table. */
 export class ApiKeyRepository {
   constructor(private readonly db: Queryable) {}
 
-  /** Stores a new key by its hash. */
-  async insert(key: { id: string; name: string; role: Role; keyHash: string }): Promise<ApiKeyRecord> {
+  /** Stores a new key by its hash, bound to `spaces` (null: every space), in one statement. */
+  async insert(key: {
+    id: string;
+    name: string;
+    role: Role;
+    keyHash: string;
+    spaces: readonly string[] | null;
+  }): Promise<ApiKeyRecord> {
     const { rows } = await this.db.query<Row>(
-      `INSERT INTO api_keys (id, name, role, key_hash) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
-      [key.id, key.name, key.role, key.keyHash],
+      `WITH k AS (INSERT INTO api_keys (id, name, role, key_hash, all_spaces) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}),
+            s AS (INSERT INTO api_key_spaces (key_id, space_id) SELECT $1, unnest($6::text[]) RETURNING space_id)
+       SELECT k.*, CASE WHEN $5 THEN NULL ELSE ARRAY(SELECT space_id FROM s ORDER BY space_id) END AS spaces FROM k`,
+      [key.id, key.name, key.role, key.keyHash, key.spaces === null, key.spaces ?? []],
     );
     return toRecord(rows[0] as Row);
   }
 
   /** Every key, revoked ones included, oldest first. */
   async list(): Promise<ApiKeyRecord[]> {
-    const { rows } = await this.db.query<Row>(`SELECT ${COLUMNS} FROM api_keys ORDER BY created_at, id`);
+    const { rows } = await this.db.query<Row>(
+      `SELECT ${COLUMNS}, ${spacesOf('api_keys')} FROM api_keys ORDER BY created_at, id`,
+    );
     return rows.map(toRecord);
   }
 
   /** One key with its hash (for verification), or null. */
   async findWithHash(id: string): Promise<(ApiKeyRecord & { keyHash: string }) | null> {
-    const { rows } = await this.db.query<Row>(`SELECT ${COLUMNS} FROM api_keys WHERE id = $1`, [id]);
+    const { rows } = await this.db.query<Row>(
+      `SELECT ${COLUMNS}, ${spacesOf('api_keys')} FROM api_keys WHERE id = $1`,
+      [id],
+    );
     const row = rows[0];
     return row ? { ...toRecord(row), keyHash: row.key_hash } : null;
   }
@@ -61,7 +83,8 @@ export class ApiKeyRepository {
   /** Marks a key revoked (keeping the first revocation time); null when it does not exist. */
   async revoke(id: string): Promise<ApiKeyRecord | null> {
     const { rows } = await this.db.query<Row>(
-      `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING ${COLUMNS}`,
+      `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1
+       RETURNING ${COLUMNS}, ${spacesOf('api_keys')}`,
       [id],
     );
     return rows[0] ? toRecord(rows[0]) : null;
@@ -81,7 +104,7 @@ export class ApiKeyRepository {
                OR EXISTS (SELECT 1 FROM api_keys k WHERE k.role = 'admin' AND k.revoked_at IS NULL AND k.id <> t.id))
         RETURNING ${COLUMNS.split(', ')
           .map((c) => `t.${c}`)
-          .join(', ')}`,
+          .join(', ')}, ${spacesOf('t')}`,
       [id],
     );
     if (rows[0]) return { outcome: 'revoked', record: toRecord(rows[0]) };

@@ -4,6 +4,8 @@ import { AppError, ErrorCode, badInput, notFound } from '../errors.js';
 import { apiKeyId, apiKeyMatches, generateApiKey, hashApiKey } from './apiKey.js';
 import { ApiKeyRepository, type ApiKeyRecord } from './ApiKeyRepository.js';
 import type { Role } from './roles.js';
+import { DEFAULT_SPACE } from '../db/spaceScope.js';
+import { SpaceService, validateSpaceId } from './SpaceService.js';
 
 /** Timing knobs of the key service (tests shorten them). */
 export interface ApiKeyServiceOptions {
@@ -54,7 +56,11 @@ export class ApiKeyService {
    * (`keepAnAdmin`) the first key must be an admin key: it turns authentication on, and without an admin key no one
    * could manage keys over the API again.
    */
-  async create(name: string, role: Role, options: { keepAnAdmin?: boolean } = {}): Promise<CreatedApiKeyRecord> {
+  async create(
+    name: string,
+    role: Role,
+    options: { keepAnAdmin?: boolean; spaces?: readonly string[] | null } = {},
+  ): Promise<CreatedApiKeyRecord> {
     const clean = name.trim();
     if (clean === '' || clean.length > MAX_NAME) throw badInput('name', `must be 1 to ${MAX_NAME} characters`);
     // Control and format characters (bidirectional overrides, zero-width ones) make a name display as another.
@@ -66,10 +72,34 @@ export class ApiKeyService {
         'the first API key must be an ADMIN key: creating it turns authentication on, and only an admin can manage keys afterwards',
       );
     }
+    const spaces = await this.spacesFor(role, options.spaces);
     const generated = generateApiKey();
-    const apiKey = await this.repository.insert({ id: generated.id, name: clean, role, keyHash: generated.keyHash });
+    const apiKey = await this.repository.insert({
+      id: generated.id,
+      name: clean,
+      role,
+      keyHash: generated.keyHash,
+      spaces,
+    });
     await this.changed(); // authentication may have just turned on
     return { apiKey, key: generated.key };
+  }
+
+  /**
+   * The spaces a new key is bound to: those given (which must exist), else every space for an admin key and
+   * `default` for the others, so a key nobody binds never reads a space created later.
+   */
+  private async spacesFor(role: Role, given: readonly string[] | null | undefined): Promise<string[] | null> {
+    if (given === undefined || given === null) return role === 'admin' ? null : [DEFAULT_SPACE];
+    const ids = [...new Set(given.map((s) => validateSpaceId(s, 'spaces')))].sort();
+    if (ids.length === 0) throw badInput('spaces', 'name at least one space, or leave spaces out');
+    const missing = await new SpaceService(this.db).missing(ids);
+    if (missing.length > 0)
+      throw badInput(
+        'spaces',
+        `no space "${missing[0]}" exists; an admin creates it first (createSpace, or cairn spaces create)`,
+      );
+    return ids;
   }
 
   /** Every key, revoked ones included. */

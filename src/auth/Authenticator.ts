@@ -49,6 +49,6 @@ export class Authenticator {
     const token = BEARER.exec(req.authorization)?.[1];
     const record = token ? await this.keys.verify(token) : null;
     if (!record) throw unauthenticated('invalid');
-    return { kind: 'key', keyId: record.id, name: record.name, role: record.role };
+    return { kind: 'key', keyId: record.id, name: record.name, role: record.role, spaces: record.spaces };
   }
 }

@@ -37,6 +37,8 @@ export interface Principal {
   keyId: string | null;
   name: string;
   role: Role;
+  /** The spaces the key is bound to; null: every space (admin keys may be, and the local principal is). */
+  spaces: readonly string[] | null;
 }
 
 /** The principal of every request while no key exists (loopback only): it may do everything. */
@@ -45,6 +47,7 @@ export const LOCAL_PRINCIPAL: Principal = Object.freeze({
   keyId: null,
   name: 'local (authentication off)',
   role: 'admin',
+  spaces: null,
 });
 
 /** Throws FORBIDDEN unless the principal's role reaches `need`; `what` names the operation in the message. */

@@ -25,11 +25,14 @@ Commands:
   extract --all | --document <id>… | --type T --tag T… [--extractors structural,offline,llm] [--dry-run] [--json]
                         extract entities and relationships from documents, with progress; --dry-run sends
                         nothing and prints what an LLM extraction would cost; exit 1 unless every document succeeded
-  keys create --role admin|editor|agent|reader --name <name> [--json] [--force]
+  keys create --role admin|editor|agent|reader --name <name> [--space S]… [--json] [--force]
                         create an API key and print it once (only its SHA-256 is stored);
-                        the first key must be an admin key (--force creates another role anyway)
+                        the first key must be an admin key (--force creates another role anyway);
+                        --space binds it to spaces (default: every space for admin, else default)
   keys list [--json]    list keys: id, name, role, created, last used, revoked
   keys revoke <id>      revoke a key at once
+  spaces [list] [--json] | spaces create <id> [--name N]
+                        list spaces, or create one (see docs/security.md#spaces)
   sources add <name> --kind GIT|SITE|OPENAPI|FOLDER [--url U] [--branch B] [--include G]… [--exclude G]…
         [--path P] [--sitemap U] [--prefix P] [--max-pages N] [--concurrency N] [--delay-ms N]
         [--tag T]… [--type T] [--extractors structural,offline,llm] [--schedule CRON] [--timeout SECONDS]
@@ -58,6 +61,7 @@ export const COMMANDS = [
   'import',
   'extract',
   'keys',
+  'spaces',
   'sources',
   'stats',
   'migrate',
@@ -85,6 +89,7 @@ export function parseCommandLine(argv: string[]) {
       'spec-id': { type: 'string' },
       'skip-unresolved-refs': { type: 'boolean', default: false },
       role: { type: 'string' },
+      space: { type: 'string', multiple: true, default: [] },
       name: { type: 'string' },
       'api-key': { type: 'string' },
       kind: { type: 'string' },

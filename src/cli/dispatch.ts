@@ -134,9 +134,17 @@ async function keysCli({ config, client, args, values }: CommandContext): Promis
     role: values.role,
     name: values.name,
     force: values.force,
+    spaces: values.space,
   });
   if (!client) return keysCommand(config, action, values.json);
   return (await import('./remoteCommands.js')).remoteKeys(client, action, values.json);
+}
+
+/** `cairn spaces [list] | spaces create <id> [--name N]`. */
+async function spacesCli({ config, client, args, values }: CommandContext): Promise<number> {
+  const { parseSpacesAction, spacesCommand, remoteSpaces } = await import('./spacesCommand.js');
+  const action = parseSpacesAction(args, values.name);
+  return client ? remoteSpaces(client, action, values.json) : spacesCommand(config, action, values.json);
 }
 
 /** `cairn stats`. */
@@ -170,6 +178,7 @@ const RUNNERS: Record<string, (context: CommandContext) => Promise<number>> = {
   extract: extractCli,
   sources: sourcesCli,
   keys: keysCli,
+  spaces: spacesCli,
   stats: statsCli,
   migrate: migrateCli,
 };

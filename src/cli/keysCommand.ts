@@ -14,10 +14,12 @@ export interface KeysCommandOptions {
   name: string | undefined;
   /** Create a first key that is not an admin key all the same. */
   force: boolean;
+  /** `--space`, repeatable: the spaces a new key is bound to. */
+  spaces: string[];
 }
 
 const KEYS_USAGE =
-  'usage: cairn keys create --role admin|editor|agent|reader --name <name> [--force] | keys list [--json] | keys revoke <id>';
+  'usage: cairn keys create --role admin|editor|agent|reader --name <name> [--space S]… [--force] | keys list [--json] | keys revoke <id>';
 
 /** Parses `keys create|list|revoke …` into what to do. */
 export function parseKeysAction(args: string[], opts: KeysCommandOptions): KeysAction {
@@ -29,7 +31,8 @@ export function parseKeysAction(args: string[], opts: KeysCommandOptions): KeysA
   }
   if (action !== 'create') throw new UsageError(action ? `unknown keys action "${action}"; ${KEYS_USAGE}` : KEYS_USAGE);
   if (!opts.name?.trim()) throw new UsageError(`keys create needs --name <name>; ${KEYS_USAGE}`);
-  return { kind: 'create', name: opts.name, role: parseRole(opts.role, '--role'), force: opts.force };
+  const spaces = opts.spaces.length > 0 ? { spaces: opts.spaces } : {};
+  return { kind: 'create', name: opts.name, role: parseRole(opts.role, '--role'), force: opts.force, ...spaces };
 }
 
 /**
@@ -55,7 +58,7 @@ export async function keysCommand(config: Config, action: KeysAction, json: bool
     const keys = new ApiKeyService(db);
     if (action.kind === 'create') {
       if (action.role !== 'admin' && !action.force && !(await keys.anyActive())) throw firstKeyNotAdmin(action.role);
-      const created = await keys.create(action.name, action.role);
+      const created = await keys.create(action.name, action.role, { spaces: action.spaces ?? null });
       printKeyCreated(keyJsonOf(created.apiKey), created.key, json);
     } else if (action.kind === 'list') {
       printKeyList((await keys.list()).map(keyJsonOf), json);

@@ -3,7 +3,9 @@ import type { Role } from '../auth/roles.js';
 
 /** What `cairn keys` does, parsed from its command line. */
 export type KeysAction =
-  { kind: 'create'; name: string; role: Role; force: boolean } | { kind: 'list' } | { kind: 'revoke'; id: string };
+  | { kind: 'create'; name: string; role: Role; force: boolean; spaces?: string[] }
+  | { kind: 'list' }
+  | { kind: 'revoke'; id: string };
 
 /** A key as the CLI prints it with `--json` (dates as ISO strings). */
 export interface KeyJson {
@@ -13,6 +15,8 @@ export interface KeyJson {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /** The key's spaces; null: every space. */
+  spaces: string[] | null;
 }
 
 /** A stored key in the CLI's JSON shape. */
@@ -24,14 +28,23 @@ export function keyJsonOf(k: ApiKeyRecord): KeyJson {
     createdAt: k.createdAt.toISOString(),
     lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
     revokedAt: k.revokedAt?.toISOString() ?? null,
+    spaces: k.spaces,
   };
 }
 
-/** Aligned columns: id, name, role, created, last used, revoked. */
+/** Aligned columns: id, name, role, created, last used, revoked, spaces. */
 function table(keys: KeyJson[]): string {
   const rows = [
-    ['ID', 'NAME', 'ROLE', 'CREATED', 'LAST USED', 'REVOKED'],
-    ...keys.map((k) => [k.id, k.name, k.role, k.createdAt, k.lastUsedAt ?? '-', k.revokedAt ?? '-']),
+    ['ID', 'NAME', 'ROLE', 'CREATED', 'LAST USED', 'REVOKED', 'SPACES'],
+    ...keys.map((k) => [
+      k.id,
+      k.name,
+      k.role,
+      k.createdAt,
+      k.lastUsedAt ?? '-',
+      k.revokedAt ?? '-',
+      k.spaces === null ? '(all)' : k.spaces.join(','),
+    ]),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   return rows

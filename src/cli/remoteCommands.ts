@@ -20,7 +20,7 @@ import type { ServerClient } from './ServerClient.js';
 // The CLI's stats, import and keys commands, done through the API of the running server that holds the embedded data
 // folder (the folder takes one process at a time). Output matches what the commands print on their own.
 
-const KEY_FIELDS = 'id name role createdAt lastUsedAt revokedAt';
+const KEY_FIELDS = 'id name role createdAt lastUsedAt revokedAt spaces';
 
 /** `cairn stats` through the server: knowledgeStats. */
 export async function remoteStats(client: ServerClient, json: boolean): Promise<number> {
@@ -47,7 +47,7 @@ export async function remoteKeys(client: ServerClient, action: KeysAction, json:
       .graphql<{ createApiKey: { key: string; apiKey: KeyJson } }>(
         `mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { key apiKey { ${KEY_FIELDS} } } }`,
         {
-          input: { name: action.name, role: action.role.toUpperCase() },
+          input: { name: action.name, role: action.role.toUpperCase(), spaces: action.spaces },
         },
       )
       .catch((err: unknown) => {

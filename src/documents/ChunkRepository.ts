@@ -1,4 +1,5 @@
 import type { Db, Queryable } from '../db/Db.js';
+import { spaceSql } from '../db/spaceScope.js';
 import { toVectorSql } from '../db/vector.js';
 import type { ChunkRecord } from './types.js';
 
@@ -66,9 +67,11 @@ export class ChunkRepository {
   /** Chunks of the given documents, ordered by document and ordinal. */
   async findByDocumentIds(documentIds: readonly string[], q: Queryable = this.db): Promise<ChunkRecord[]> {
     if (documentIds.length === 0) return [];
+    const params: unknown[] = [documentIds];
     const { rows } = await q.query<ChunkRow>(
-      `SELECT ${CHUNK_COLUMNS} FROM chunks c WHERE c.document_id = ANY($1::text[]) ORDER BY c.document_id, c.ordinal`,
-      [documentIds],
+      `SELECT ${CHUNK_COLUMNS} FROM chunks c
+        WHERE c.document_id = ANY($1::text[]) AND ${spaceSql('c', params)} ORDER BY c.document_id, c.ordinal`,
+      params,
     );
     return rows.map(toChunkRecord);
   }
@@ -79,12 +82,14 @@ export class ChunkRepository {
    */
   async findByDocumentIdsWithin(documentIds: readonly string[], maxChars: number): Promise<ChunkRecord[]> {
     if (documentIds.length === 0) return [];
+    const params: unknown[] = [documentIds, maxChars];
     const { rows } = await this.db.query<ChunkRow>(
       `WITH sizes AS (SELECT document_id, sum(sum(length(content))) OVER (ORDER BY document_id) AS running
-                        FROM chunks WHERE document_id = ANY($1::text[]) GROUP BY document_id)
+                        FROM chunks x WHERE x.document_id = ANY($1::text[]) AND ${spaceSql('x', params)}
+                       GROUP BY document_id)
        SELECT ${CHUNK_COLUMNS} FROM chunks c JOIN sizes s ON s.document_id = c.document_id
         WHERE s.running <= $2 ORDER BY c.document_id, c.ordinal`,
-      [documentIds, maxChars],
+      params,
     );
     return rows.map(toChunkRecord);
   }
@@ -92,9 +97,10 @@ export class ChunkRepository {
   /** The documents among `documentIds` that have chunks. */
   async documentIdsWithChunks(documentIds: readonly string[]): Promise<string[]> {
     if (documentIds.length === 0) return [];
+    const params: unknown[] = [documentIds];
     const { rows } = await this.db.query<{ document_id: string }>(
-      'SELECT DISTINCT document_id FROM chunks WHERE document_id = ANY($1::text[])',
-      [documentIds],
+      `SELECT DISTINCT document_id FROM chunks c WHERE c.document_id = ANY($1::text[]) AND ${spaceSql('c', params)}`,
+      params,
     );
     return rows.map((r) => r.document_id);
   }
@@ -112,9 +118,11 @@ export class ChunkRepository {
   /** Chunk counts per document id. */
   async countByDocumentIds(documentIds: readonly string[], q: Queryable = this.db): Promise<Map<string, number>> {
     if (documentIds.length === 0) return new Map();
+    const params: unknown[] = [documentIds];
     const { rows } = await q.query<{ document_id: string; n: number }>(
-      'SELECT document_id, count(*)::int AS n FROM chunks WHERE document_id = ANY($1::text[]) GROUP BY document_id',
-      [documentIds],
+      `SELECT document_id, count(*)::int AS n FROM chunks c
+        WHERE c.document_id = ANY($1::text[]) AND ${spaceSql('c', params)} GROUP BY document_id`,
+      params,
     );
     return new Map(rows.map((r) => [r.document_id, r.n]));
   }

@@ -2,6 +2,8 @@ import type { Db, Queryable } from '../db/Db.js';
 import { advisoryKey32 } from '../db/KeyedLock.js';
 import { toDate } from '../db/rowValues.js';
 import { SqlParams } from '../db/SqlParams.js';
+import { spaceSql, writeSpace } from '../db/spaceScope.js';
+import { AppError, ErrorCode } from '../errors.js';
 import { encodeCursor, type KeysetCursor } from '../shared/cursor.js';
 import type { JsonObject } from '../shared/json.js';
 import { documentFilterSql, liveDocumentSql } from './filterSql.js';
@@ -82,12 +84,13 @@ export class DocumentRepository {
   async contentByIds(ids: readonly string[], maxChars = Number.MAX_SAFE_INTEGER): Promise<Map<string, string>> {
     if (ids.length === 0) return new Map();
     // With a budget, only the documents (in id order) whose text fits in it together are read at all.
+    const params: unknown[] = [ids, maxChars];
     const { rows } = await this.db.query<{ id: string; content: string }>(
       `SELECT id, content FROM (
          SELECT id, content, sum(length(content)) OVER (ORDER BY id) AS running FROM documents
-          WHERE id = ANY($1::text[]) AND ${liveDocumentSql('documents')}) d
+          WHERE id = ANY($1::text[]) AND ${liveDocumentSql('documents')} AND ${spaceSql('documents', params)}) d
         WHERE running <= $2`,
-      [ids, maxChars],
+      params,
     );
     return new Map(rows.map((r) => [r.id, r.content]));
   }
@@ -100,9 +103,11 @@ export class DocumentRepository {
   /** `columns` of the live (unexpired) documents among `ids`. */
   private async liveRows<R>(columns: string, ids: readonly string[], q: Queryable = this.db): Promise<R[]> {
     if (ids.length === 0) return [];
+    const params: unknown[] = [ids];
     const { rows } = await q.query<R>(
-      `SELECT ${columns} FROM documents WHERE id = ANY($1::text[]) AND ${liveDocumentSql('documents')}`,
-      [ids],
+      `SELECT ${columns} FROM documents
+        WHERE id = ANY($1::text[]) AND ${liveDocumentSql('documents')} AND ${spaceSql('documents', params)}`,
+      params,
     );
     return rows;
   }
@@ -119,9 +124,11 @@ export class DocumentRepository {
       DOCUMENT_LOCK_CLASS,
       documentLockKeys(ids),
     ]);
+    const params: unknown[] = [ids];
     const { rows } = await q.query<DocumentRow>(
-      `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`,
-      [ids],
+      `SELECT ${DOCUMENT_COLUMNS} FROM documents
+        WHERE id = ANY($1::text[]) AND ${spaceSql('documents', params)} ORDER BY id FOR UPDATE`,
+      params,
     );
     return new Map(rows.map((r) => [r.id, toDocumentRecord(r)]));
   }
@@ -131,9 +138,11 @@ export class DocumentRepository {
     if (docs.length === 0) return new Map();
     // Without an owner a write keeps the document's source (a hand edit of a synced document stays the source's).
     const { rows } = await q.query<DocumentSummaryRow>(
-      `INSERT INTO documents (id, title, content, document_type, source, tags, metadata, content_hash, expires_at, source_id)
+      `INSERT INTO documents (id, title, content, document_type, source, tags, metadata, content_hash, expires_at, source_id,
+                             space_id)
        SELECT x.id, x.title, x.content, x.document_type, x.source,
-              ARRAY(SELECT jsonb_array_elements_text(x.tags::jsonb)), x.metadata::jsonb, x.content_hash, x.expires_at, $10::text
+              ARRAY(SELECT jsonb_array_elements_text(x.tags::jsonb)), x.metadata::jsonb, x.content_hash, x.expires_at, $10::text,
+              $11::text
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
                      $9::timestamptz[])
            AS x(id, title, content, document_type, source, tags, metadata, content_hash, expires_at)
@@ -143,6 +152,7 @@ export class DocumentRepository {
          content_hash = EXCLUDED.content_hash, expires_at = EXCLUDED.expires_at, updated_at = now(),
          source_id = coalesce(EXCLUDED.source_id, documents.source_id),
          created_at = CASE WHEN documents.expires_at <= now() THEN now() ELSE documents.created_at END
+       WHERE documents.space_id = EXCLUDED.space_id
        RETURNING ${DOCUMENT_SUMMARY_COLUMNS}`,
       [
         docs.map((d) => d.id),
@@ -155,8 +165,10 @@ export class DocumentRepository {
         docs.map((d) => d.contentHash),
         docs.map((d) => (d.expiresAt ? d.expiresAt.toISOString() : null)),
         owner ?? null,
+        writeSpace(),
       ],
     );
+    if (rows.length < new Set(docs.map((d) => d.id)).size) throw idTakenElsewhere(docs, rows);
     // The content just written is the caller's: echoing it back would send every document twice.
     const content = new Map(docs.map((d) => [d.id, d.content]));
     return new Map(rows.map((r) => [r.id, { ...toDocumentSummary(r), content: content.get(r.id) ?? '' }]));
@@ -164,7 +176,8 @@ export class DocumentRepository {
 
   /** Deletes a document (its chunks cascade); true when it existed. */
   async delete(id: string, q: Queryable = this.db): Promise<boolean> {
-    const { rowCount } = await q.query('DELETE FROM documents WHERE id = $1', [id]);
+    const params: unknown[] = [id];
+    const { rowCount } = await q.query(`DELETE FROM documents d WHERE d.id = $1 AND ${spaceSql('d', params)}`, params);
     return rowCount > 0;
   }
 
@@ -230,7 +243,7 @@ export class DocumentRepository {
   /** Lists live documents newest first, after an optional keyset cursor. */
   async list(filter: DocumentFilterSpec, first: number, after: KeysetCursor | undefined): Promise<DocumentPage> {
     const params = new SqlParams();
-    const where = documentFilterSql(filter, params);
+    const where = documentFilterSql(filter, params); // the request's space included
     const countParams = [...params.values];
     let keyset = '';
     if (after) {
@@ -256,6 +269,18 @@ export class DocumentRepository {
     });
     return { rows, hasNextPage: page.rows.length > first, totalCount: count.rows[0]?.n ?? 0 };
   }
+}
+
+/**
+ * Document ids are unique across spaces: an upsert of an id another space holds writes nothing (its WHERE keeps the
+ * other space's row), and the write is refused as a whole.
+ */
+function idTakenElsewhere(docs: readonly DocumentWrite[], written: readonly DocumentSummaryRow[]): AppError {
+  const done = new Set(written.map((r) => r.id));
+  const id = docs.find((d) => !done.has(d.id))?.id ?? '';
+  return new AppError(ErrorCode.CONFLICT, `document id "${id}" cannot be written in this space; choose another id`, {
+    id,
+  });
 }
 
 /** The advisory-lock class of document ids ("CAIR"), apart from the migrations' single-key lock. */

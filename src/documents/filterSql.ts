@@ -1,4 +1,5 @@
 import { escapeLike, type SqlParams } from '../db/SqlParams.js';
+import { spaceSql } from '../db/spaceScope.js';
 import type { DocumentFilterSpec } from './types.js';
 
 /** True when a filter sets nothing, so that it only hides expired documents. */
@@ -31,11 +32,12 @@ export function isLiveAt(expiresAt: Date | null, nowMs: number): boolean {
 }
 
 /**
- * Builds the WHERE conditions for a document filter on alias `d`, always hiding expired documents.
+ * Builds the WHERE conditions for a document filter on alias `d`, always hiding expired documents and documents of
+ * other spaces than the request's.
  * Values go through parameters; the SQL text never contains user input.
  */
 export function documentFilterSql(filter: DocumentFilterSpec, params: SqlParams, alias = 'd'): string {
-  const where = [liveDocumentSql(alias)];
+  const where = [liveDocumentSql(alias), spaceSql(alias, params)];
   if (filter.types?.length) where.push(`${alias}.document_type = ANY(${params.add(filter.types)}::text[])`);
   if (filter.sources?.length) where.push(`${alias}.source = ANY(${params.add(filter.sources)}::text[])`);
   if (filter.ownerSourceId !== undefined) where.push(`${alias}.source_id = ${params.add(filter.ownerSourceId)}`);
@@ -57,7 +59,7 @@ export type DocumentJoin = 'join' | 'lateral';
 /**
  * FROM and WHERE of the chunks (alias `c`) that a search statement ranks in one round trip: with a filter, those whose
  * document passes it (and is live); with an empty one, those live by the chunks' own copy of the expiry, with no join;
- * with none, every chunk. Statements may read `c.id`, `c.document_id`, `c.embedding`, `c.keyword_tsv` and
+ * with none, every chunk; always only the request's space. Statements may read `c.id`, `c.document_id`, `c.embedding`, `c.keyword_tsv` and
  * `c.keyword_length`. `lateral` keeps the documents lookup apart (OFFSET 0), so that the planner cannot hash the
  * whole documents table instead.
  */
@@ -66,8 +68,8 @@ export function searchableChunksSql(
   params: SqlParams,
   join: DocumentJoin = 'join',
 ): { from: string; where: string } {
-  if (filter === undefined) return { from: 'chunks c', where: 'TRUE' };
-  if (isEmptyFilter(filter)) return { from: 'chunks c', where: liveChunkSql('c') };
+  if (filter === undefined) return { from: 'chunks c', where: spaceSql('c', params) };
+  if (isEmptyFilter(filter)) return { from: 'chunks c', where: `${liveChunkSql('c')} AND ${spaceSql('c', params)}` };
   const passes = documentFilterSql(filter, params);
   if (join === 'join') return { from: 'chunks c JOIN documents d ON d.id = c.document_id', where: passes };
   return {

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/Db.js';
+import { spaceSql } from '../db/spaceScope.js';
 import { CHUNK_COLUMNS, toChunkRecord, type ChunkRow } from './ChunkRepository.js';
 import { DOCUMENT_SUMMARY_COLUMNS, toDocumentSummary, type DocumentSummaryRow } from './DocumentRepository.js';
 import type { ChunkRecord, DocumentSummary } from './types.js';
@@ -20,11 +21,12 @@ export async function loadChunks(q: Queryable, chunkIds: readonly string[]): Pro
   const docColumns = DOCUMENT_SUMMARY_COLUMNS.split(', ')
     .map((c) => `d.${c} AS ${DOC_PREFIX}${c}`)
     .join(', ');
+  const params: unknown[] = [chunkIds];
   const { rows } = await q.query<ChunkRow & Record<string, unknown>>(
     `SELECT ${CHUNK_COLUMNS}, ${docColumns}
        FROM chunks c JOIN documents d ON d.id = c.document_id
-      WHERE c.id = ANY($1::bigint[])`,
-    [chunkIds],
+      WHERE c.id = ANY($1::bigint[]) AND ${spaceSql('d', params)}`,
+    params,
   );
   return new Map(
     rows.map((r) => [String(r.id), { chunk: toChunkRecord(r), document: toDocumentSummary(unprefix(r)) }]),
@@ -39,13 +41,15 @@ export async function loadNeighbors(
 ): Promise<Map<string, ChunkRecord[]>> {
   const out = new Map<string, ChunkRecord[]>(chunks.map((c) => [c.id, []]));
   if (chunks.length === 0 || n <= 0) return out;
+  const params: unknown[] = [chunks.map((c) => c.id), chunks.map((c) => c.documentId), chunks.map((c) => c.ordinal), n];
   const { rows } = await q.query<ChunkRow & { hit_id: string }>(
     `SELECT h.hit_id, ${CHUNK_COLUMNS}
        FROM unnest($1::text[], $2::text[], $3::int[]) AS h(hit_id, document_id, ordinal)
        JOIN chunks c ON c.document_id = h.document_id
                     AND c.ordinal BETWEEN h.ordinal - $4::int AND h.ordinal + $4::int AND c.ordinal <> h.ordinal
+      WHERE ${spaceSql('c', params)}
       ORDER BY h.hit_id, c.ordinal`,
-    [chunks.map((c) => c.id), chunks.map((c) => c.documentId), chunks.map((c) => c.ordinal), n],
+    params,
   );
   for (const r of rows) out.get(r.hit_id)?.push(toChunkRecord(r));
   return out;

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/Db.js';
+import { spaceSql } from '../db/spaceScope.js';
 
 // The documents and chunks tables belong to this module. Statements of other modules that must reach them in the same
 // round trip (the mention tables' joins, graph evidence) name them through these helpers, filter them with
@@ -15,20 +16,23 @@ export function chunksRelation(alias = 'c'): string {
   return `chunks ${alias}`;
 }
 
-/** The title of a document (expired or not), locked FOR UPDATE for the enclosing transaction; undefined when absent. */
+/** The title of a document of the request's space (expired or not), locked FOR UPDATE for the enclosing transaction; undefined when absent. */
 export async function lockDocumentTitle(q: Queryable, documentId: string): Promise<string | undefined> {
-  const { rows } = await q.query<{ title: string }>('SELECT title FROM documents WHERE id = $1 FOR UPDATE', [
-    documentId,
-  ]);
+  const params: unknown[] = [documentId];
+  const { rows } = await q.query<{ title: string }>(
+    `SELECT title FROM documents d WHERE d.id = $1 AND ${spaceSql('d', params)} FOR UPDATE`,
+    params,
+  );
   return rows[0]?.title;
 }
 
 /** Locks the live documents among `documentIds` for update (in id order); returns their titles by id. */
 export async function lockDocumentTitles(q: Queryable, documentIds: readonly string[]): Promise<Map<string, string>> {
   if (documentIds.length === 0) return new Map();
+  const params: unknown[] = [[...new Set(documentIds)]];
   const { rows } = await q.query<{ id: string; title: string }>(
-    'SELECT id, title FROM documents WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE',
-    [[...new Set(documentIds)]],
+    `SELECT id, title FROM documents d WHERE d.id = ANY($1::text[]) AND ${spaceSql('d', params)} ORDER BY id FOR UPDATE`,
+    params,
   );
   return new Map(rows.map((r) => [r.id, r.title]));
 }

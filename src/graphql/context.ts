@@ -12,10 +12,17 @@ export interface GraphQLContext {
   requestId: string;
   /** The API key's principal, or the local principal while authentication is off. */
   principal: Principal;
+  /** The space the request works in (the Cairn-Space header, else the key's only space, else `default`). */
+  space: string;
 }
 
 /** Builds the context of one request. */
-export function createContext(services: Services, requestId: string, principal: Principal): GraphQLContext {
+export function createContext(
+  services: Services,
+  requestId: string,
+  principal: Principal,
+  space: string,
+): GraphQLContext {
   const textBudget = new TextBudget(services.config.maxResponseTextChars);
-  return { services, loaders: createLoaders(services, textBudget), textBudget, requestId, principal };
+  return { services, loaders: createLoaders(services, textBudget), textBudget, requestId, principal, space };
 }

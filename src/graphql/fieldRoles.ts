@@ -3,6 +3,7 @@ import { actorOf } from '../audit/actorOf.js';
 import { runAs } from '../audit/actor.js';
 import { requireRole, type Role } from '../auth/roles.js';
 import type { GraphQLContext } from './context.js';
+import { requireSpaceSupport, spaceHandlingOf } from './spaceFields.js';
 import type { MutationResolvers, QueryResolvers, Resolvers } from './generated/types.js';
 
 /**
@@ -33,6 +34,7 @@ export const ROOT_FIELD_ROLES: {
     enrichContext: 'agent',
     apiKeys: 'admin',
     auditLog: 'admin',
+    spaces: 'admin',
   },
   Mutation: {
     createDocument: 'editor',
@@ -63,6 +65,7 @@ export const ROOT_FIELD_ROLES: {
     // Undo writes like the edit it reverts: editors may undo, as they may edit.
     undo: 'editor',
     recordKnowledgeGap: 'editor',
+    createSpace: 'admin',
   },
 };
 
@@ -94,10 +97,17 @@ export function secureResolvers(resolvers: Resolvers, typeDefs: string): Resolve
       if (!resolve) problems.push(`${type}.${field} has no resolver`);
       if (!role || !resolve) continue;
       const what = `${type}.${field}`;
+      const handling = spaceHandlingOf(type, field);
+      if (!handling) problems.push(`${what} has no space handling in ROOT_FIELD_SPACES (src/graphql/spaceFields.ts)`);
       // The principal is the actor of every change the field makes (the audit log reads it from the async context).
       wrapped[field] = (parent, args, context, info) => {
         requireRole(context.principal, role, what);
-        return runAs(actorOf(context.principal), () => resolve(parent, args, context, info));
+        return runAs(actorOf(context.principal), () => {
+          if (handling === 'scoped' || handling === 'global') return resolve(parent, args, context, info);
+          return requireSpaceSupport(context, handling ?? 'unscoped', what).then(() =>
+            resolve(parent, args, context, info),
+          );
+        });
       };
     }
     secured[type] = wrapped;

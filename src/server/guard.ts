@@ -2,16 +2,37 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Authenticator } from '../auth/Authenticator.js';
 import { relayedByProxy } from '../auth/loopback.js';
 import { requireRole, type Principal, type Role } from '../auth/roles.js';
+import { SPACE_HEADER, type SpaceService } from '../auth/SpaceService.js';
+import { runInSpace } from '../db/spaceScope.js';
 import { AppError, ErrorCode, isAppError } from '../errors.js';
 import { sendError } from './httpErrors.js';
 import type { RateLimiter } from './RateLimiter.js';
 
 const PRINCIPAL = 'cairnPrincipal';
+const SPACE = 'cairnSpace';
 
 /** The principal the guard attached to this response, if it ran. */
 export function principalOf(res: Response): Principal | undefined {
   return res.locals[PRINCIPAL] as Principal | undefined;
 }
+
+/** The space the guard chose for this request (see `SpaceService.forRequest`), if it ran. */
+export function requestSpaceOf(res: Response): string | undefined {
+  return res.locals[SPACE] as string | undefined;
+}
+
+/**
+ * Runs the rest of the request in its space. Mount it after the body parser: the parser's stream callbacks would not
+ * carry the scope on to the handlers after it.
+ */
+export const inRequestSpace: RequestHandler = (_req, res, next) => {
+  const space = requestSpaceOf(res);
+  if (space === undefined) {
+    next(new Error('inRequestSpace runs behind the guard'));
+    return;
+  }
+  runInSpace(space, next);
+};
 
 /** Answers 429 with Retry-After for a refused decision; `limit` says which settings to raise and what ran out. */
 function refuse(res: Response, decision: { retryAfterSeconds: number }, what: string, settings: string): void {
@@ -33,6 +54,31 @@ function limited(limiter: RateLimiter, res: Response, bucket: string): boolean {
   refuse(res, decision, 'Too many requests', 'CAIRN_RATE_LIMIT_PER_SECOND, CAIRN_RATE_LIMIT_BURST');
   return true;
 }
+
+/**
+ * For routes whose work is not kept apart by space yet (MCP, uploads): while other spaces exist, only keys bound to
+ * every space, working in `default`, pass (403 FORBIDDEN otherwise; see `SpaceService.unrestricted`).
+ */
+export function unrestrictedOnly(spaces: SpaceService, what: string): RequestHandler {
+  return async (_req, res, next) => {
+    const principal = principalOf(res);
+    const space = requestSpaceOf(res);
+    try {
+      if (principal && space !== undefined && (await spaces.unrestricted(principal, space))) {
+        next();
+        return;
+      }
+    } catch (err) {
+      next(err);
+      return;
+    }
+    const message = `${what} does not keep spaces apart yet: use a key bound to every space, in the default space`;
+    sendError(res, 403, new AppError(ErrorCode.FORBIDDEN, message));
+  };
+}
+
+/** HTTP statuses of the refusals before a request runs (a role too low, or a space the key lacks, is 403). */
+const SPACE_STATUS: Partial<Record<string, number>> = { [ErrorCode.NOT_FOUND]: 404, [ErrorCode.BAD_REQUEST]: 400 };
 
 const clientAddress = (req: Request): string => req.socket.remoteAddress ?? 'unknown';
 
@@ -64,7 +110,12 @@ function failedKeysExhausted(
  * authenticates (401 UNAUTHENTICATED), rate-limits per key or, without one, per client address (429 RATE_LIMITED),
  * and with `need` checks the role (403 FORBIDDEN). GraphQL checks roles per field.
  */
-export function createGuard(authenticator: Authenticator, limiter: RateLimiter, failedKeys: RateLimiter) {
+export function createGuard(
+  authenticator: Authenticator,
+  limiter: RateLimiter,
+  failedKeys: RateLimiter,
+  spaces: SpaceService,
+) {
   return (need?: Role): RequestHandler =>
     async (req, res, next) => {
       if (failedKeysExhausted(authenticator, failedKeys, req, res)) return;
@@ -88,13 +139,16 @@ export function createGuard(authenticator: Authenticator, limiter: RateLimiter, 
         return;
       }
       if (limited(limiter, res, principal.keyId ? `key:${principal.keyId}` : `ip:${clientAddress(req)}`)) return;
-      if (need) {
-        try {
-          requireRole(principal, need, `${req.method} ${req.baseUrl}${req.path}`);
-        } catch (err) {
-          sendError(res, 403, err as AppError);
+      try {
+        if (need) requireRole(principal, need, `${req.method} ${req.baseUrl}${req.path}`);
+        res.locals[SPACE] = await spaces.forRequest(principal, req.header(SPACE_HEADER));
+      } catch (err) {
+        if (!isAppError(err)) {
+          next(err);
           return;
         }
+        sendError(res, SPACE_STATUS[err.code] ?? 403, err);
+        return;
       }
       res.locals[PRINCIPAL] = principal;
       next();

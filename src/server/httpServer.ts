@@ -20,7 +20,8 @@ import { suggestionsPlugin } from '../graphql/suggestions.js';
 import { resolvers } from '../graphql/resolvers/index.js';
 import { loadTypeDefs } from '../graphql/schema.js';
 import type { Services } from '../services.js';
-import { createGuard, principalOf } from './guard.js';
+import { createGuard, inRequestSpace, principalOf, requestSpaceOf, unrestrictedOnly } from './guard.js';
+import { DEFAULT_SPACE } from '../db/spaceScope.js';
 import { bodyErrorHandler, finalErrorHandler, malformedPathHandler, notFoundHandler } from './httpErrors.js';
 import { preParseGuard } from './preParseGuard.js';
 import { RateLimiter } from './RateLimiter.js';
@@ -78,7 +79,7 @@ async function createAccessControl(services: Services, exposed: boolean, clock: 
   const failedKeys = perSecond > 0 && burst > 0 ? failedKeysPerMinute : 0;
   const limiter = new RateLimiter(perSecond, burst, clock);
   const failedKeyLimiter = new RateLimiter(failedKeys / 60, failedKeys, clock);
-  const guard = createGuard(authenticator, limiter, failedKeyLimiter);
+  const guard = createGuard(authenticator, limiter, failedKeyLimiter, services.spaces);
   return { authenticator, guard, limiter, failedKeyLimiter };
 }
 
@@ -146,6 +147,12 @@ function requestLogger(logger: Services['logger']): RequestHandler[] {
   return [full, requestLine(logger)];
 }
 
+/** `handler` except for the landing page, which the guard lets through unauthenticated. */
+const landingOr =
+  (handler: RequestHandler): RequestHandler =>
+  (req, res, next) =>
+    isLandingPage(req) ? next() : handler(req, res, next);
+
 /** Mounts Apollo at /graphql behind the guard (except the landing page), with the body limit. */
 function mountGraphql(
   app: express.Express,
@@ -160,6 +167,7 @@ function mountGraphql(
     graphqlGuard,
     express.json({ limit: config.maxBodyBytes }),
     preParseGuard(config.graphqlLimits),
+    landingOr(inRequestSpace),
     expressMiddleware(apollo, {
       context: async ({ req, res }) => {
         const principal = principalOf(res);
@@ -167,7 +175,7 @@ function mountGraphql(
           const error = unauthenticated('missing');
           throw new GraphQLError(error.message, { originalError: error, extensions: { http: { status: 401 } } });
         }
-        return createContext(services, String(req.id), principal);
+        return createContext(services, String(req.id), principal, requestSpaceOf(res) ?? DEFAULT_SPACE);
       },
     }),
     bodyErrorHandler(logger, config.maxBodyBytes),
@@ -228,7 +236,7 @@ export async function startHttpServer(
     const report = await services.readiness.check();
     res.status(report.ready ? 200 : 503).json(report);
   });
-  app.post('/v1/uploads', guard('editor'), uploadHandler(services));
+  app.post('/v1/uploads', guard('editor'), unrestrictedOnly(services.spaces, 'Uploads'), uploadHandler(services));
   mountWebAssets(app);
   const apiGuard = guard();
   mountGraphql(app, apollo, services, apiGuard);

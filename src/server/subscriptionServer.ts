@@ -15,6 +15,7 @@ import { WebSocketServer } from 'ws';
 import type { Authenticator } from '../auth/Authenticator.js';
 import { relayedByProxy } from '../auth/loopback.js';
 import type { Principal } from '../auth/roles.js';
+import { SPACE_HEADER } from '../auth/SpaceService.js';
 import type { GraphqlLimits, SubscriptionLimits } from '../config.js';
 import { AppError, ErrorCode, isAppError } from '../errors.js';
 import { createContext } from '../graphql/context.js';
@@ -187,6 +188,25 @@ async function admit(
   return [asGraphQLError(new AppError(ErrorCode.RATE_LIMITED, message, { retryAfterSeconds }))];
 }
 
+/** The subscription's space when the caller may see every space (see `SpaceService.unrestricted`), else the refusal. */
+async function spaceForSubscription(
+  services: SubscriptionServerOptions['services'],
+  principal: Principal,
+  header: string | string[] | undefined,
+): Promise<string | AppError> {
+  try {
+    const space = await services.spaces.forRequest(principal, typeof header === 'string' ? header : undefined);
+    if (await services.spaces.unrestricted(principal, space)) return space;
+    return new AppError(
+      ErrorCode.FORBIDDEN,
+      'subscriptions are not kept apart by space yet: use a key bound to every space',
+    );
+  } catch (err) {
+    if (isAppError(err)) return err;
+    throw err;
+  }
+}
+
 /**
  * graphql-ws on /graphql of the same server and port, under the HTTP endpoint's rules. A connection authenticates
  * once, with the key in connectionParams.authorization ("Bearer …") or the upgrade request's Authorization header,
@@ -223,6 +243,9 @@ export function startSubscriptionServer(options: SubscriptionServerOptions): () 
         if (!session) return [new GraphQLError('not authenticated', { extensions: { code: 'UNAUTHENTICATED' } })];
         const principal = await admit(session, authenticate, options.limiter);
         if (Array.isArray(principal)) return principal;
+        // Import jobs and sources are not kept apart by space yet: only callers who may see every space subscribe.
+        const space = await spaceForSubscription(options.services, principal, session.request.headers[SPACE_HEADER]);
+        if (typeof space !== 'string') return [asGraphQLError(space)];
         const variables = payload.variables ?? {};
         const operationName = payload.operationName ?? undefined;
         const document = checkOperation(schema, options, { query: payload.query, operationName, variables }, principal);
@@ -234,7 +257,7 @@ export function startSubscriptionServer(options: SubscriptionServerOptions): () 
           document,
           variableValues: variables,
           operationName,
-          contextValue: createContext(options.services, `ws-${randomUUID()}`, principal),
+          contextValue: createContext(options.services, `ws-${randomUUID()}`, principal, space),
         };
       },
       onComplete: (ctx, id) => slots.release(ctx.extra, id),

@@ -39,6 +39,7 @@ export const ROOT_OPERATIONS: RootOperation[] = [
   q('enrichContext', 'agent', () => '{ enrichContext(input: { query: "payments" }) { context } }'),
   q('apiKeys', 'admin', () => '{ apiKeys { id } }'),
   q('auditLog', 'admin', () => '{ auditLog(first: 1) { totalCount } }'),
+  q('spaces', 'admin', () => '{ spaces { id } }'),
   q('sources', 'reader', () => '{ sources { id } }'),
   q('source', 'reader', () => '{ source(id: "missing") { id } }'),
   m(
@@ -103,4 +104,6 @@ export const ROOT_OPERATIONS: RootOperation[] = [
   m('revokeApiKey', 'admin', () => 'mutation { revokeApiKey(id: "0000000000000000") { id } }'),
   m('undo', 'editor', () => 'mutation { undo(auditId: "999999999") { id } }'),
   m('recordKnowledgeGap', 'editor', (n) => `mutation { recordKnowledgeGap(query: "gap ${n}") }`),
+  // `default` exists (CONFLICT): a second space would leave default-bound keys without the unscoped fields.
+  m('createSpace', 'admin', () => 'mutation { createSpace(input: { id: "default" }) { id } }'),
 ];

@@ -1,3 +1,4 @@
+import { currentSpaceScope } from '../../db/spaceScope.js';
 import { announceChange } from '../../db/changeFeed.js';
 import type { Db, Queryable } from '../../db/Db.js';
 import type { DocumentWriteHook, WrittenDocument } from '../../documents/DocumentWriteHook.js';
@@ -277,7 +278,11 @@ export class MentionLinker implements DocumentWriteHook {
       [...exact.map((m) => m.entityId), ...partial.map((p) => p.entityId)],
       MENTION_COUNT_CAP,
     );
-    return rankQueryEntities(exact, partial, counts);
+    // In a request the counts cover the request's space only: names of other spaces' entities rank nothing.
+    if (!currentSpaceScope()) return rankQueryEntities(exact, partial, counts);
+    const inSpace = <T extends { entityId: string }>(matches: readonly T[]) =>
+      matches.filter((m) => counts.has(m.entityId));
+    return rankQueryEntities(inSpace(exact), inSpace(partial), counts);
   }
 
   /**

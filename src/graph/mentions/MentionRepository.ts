@@ -1,5 +1,6 @@
 import type { Db, Queryable } from '../../db/Db.js';
 import { SqlParams } from '../../db/SqlParams.js';
+import { currentSpaceScope, spaceSql, writeSpace } from '../../db/spaceScope.js';
 import { documentFilterSql, liveDocumentSql } from '../../documents/filterSql.js';
 import { chunksRelation, documentsRelation } from '../../documents/relations.js';
 import type { DocumentFilterSpec } from '../../documents/types.js';
@@ -63,14 +64,15 @@ export class MentionRepository {
     const ids = names.map((n) => n.entityId);
     // Extraction never takes over an entity a person or an importer wrote (its origin stays theirs).
     await q.query(
-      `INSERT INTO entity_names (entity_id, name, aliases, name_keys, type, origin)
+      `INSERT INTO entity_names (entity_id, name, aliases, name_keys, type, origin, space_id)
        SELECT x.id, x.name, ARRAY(SELECT jsonb_array_elements_text(x.aliases::jsonb)),
-              ARRAY(SELECT jsonb_array_elements_text(x.keys::jsonb)), x.type, coalesce(x.origin, 'MANUAL')
+              ARRAY(SELECT jsonb_array_elements_text(x.keys::jsonb)), x.type, coalesce(x.origin, 'MANUAL'), $7::text
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS x(id, name, aliases, keys, type, origin)
        ON CONFLICT (entity_id) DO UPDATE SET name = EXCLUDED.name, aliases = EXCLUDED.aliases, name_keys = EXCLUDED.name_keys,
               type = coalesce(EXCLUDED.type, entity_names.type),
               origin = CASE WHEN EXCLUDED.origin = 'EXTRACTED' THEN entity_names.origin ELSE EXCLUDED.origin END,
-              updated_at = now()`,
+              updated_at = now()
+        WHERE entity_names.space_id = EXCLUDED.space_id`,
       [
         ids,
         names.map((n) => n.name),
@@ -78,19 +80,23 @@ export class MentionRepository {
         names.map((n) => JSON.stringify(nameKeys(n.name, n.aliases))),
         names.map((n) => n.type ?? null),
         names.map((n) => n.origin ?? null),
+        writeSpace(),
       ],
     );
     // A write that does not say keeps the recorded choice (a new entity links by name).
     const chosen = names.filter((n) => n.linkByName !== undefined);
     if (chosen.length > 0) {
+      const params: unknown[] = [chosen.map((n) => n.entityId), chosen.map((n) => n.linkByName)];
       await q.query(
-        'UPDATE entity_names n SET link_by_name = x.link FROM unnest($1::text[], $2::boolean[]) AS x(id, link) WHERE n.entity_id = x.id',
-        [chosen.map((n) => n.entityId), chosen.map((n) => n.linkByName)],
+        `UPDATE entity_names n SET link_by_name = x.link FROM unnest($1::text[], $2::boolean[]) AS x(id, link)
+          WHERE n.entity_id = x.id AND ${spaceSql('n', params)}`,
+        params,
       );
     }
+    const linking: unknown[] = [ids];
     const { rows } = await q.query<{ entity_id: string }>(
-      'SELECT entity_id FROM entity_names WHERE entity_id = ANY($1::text[]) AND link_by_name',
-      [ids],
+      `SELECT entity_id FROM entity_names n WHERE n.entity_id = ANY($1::text[]) AND link_by_name AND ${spaceSql('n', linking)}`,
+      linking,
     );
     return new Set(rows.map((r) => r.entity_id));
   }
@@ -105,9 +111,10 @@ export class MentionRepository {
     return rows.map((r) => r.entity_id);
   }
 
-  /** Forgets an entity: its mentions go with it (cascade). */
+  /** Forgets an entity of the request's space: its mentions go with it (cascade). */
   async deleteName(q: Queryable, entityId: string): Promise<void> {
-    await q.query('DELETE FROM entity_names WHERE entity_id = $1', [entityId]);
+    const params: unknown[] = [entityId];
+    await q.query(`DELETE FROM entity_names n WHERE n.entity_id = $1 AND ${spaceSql('n', params)}`, params);
   }
 
   /** Every name that links by name, for the matcher (and for finding entities a query names). */
@@ -151,12 +158,13 @@ export class MentionRepository {
     });
   }
 
-  /** Which of these ids are known entities. */
+  /** Which of these ids are known entities (of the request's space). */
   async existingEntityIds(q: Queryable, ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
+    const params: unknown[] = [ids];
     const { rows } = await q.query<{ entity_id: string }>(
-      'SELECT entity_id FROM entity_names WHERE entity_id = ANY($1::text[])',
-      [ids],
+      `SELECT entity_id FROM entity_names n WHERE n.entity_id = ANY($1::text[]) AND ${spaceSql('n', params)}`,
+      params,
     );
     return new Set(rows.map((r) => r.entity_id));
   }
@@ -183,14 +191,15 @@ export class MentionRepository {
   async documentIdsByEntity(entityIds: readonly string[], first: number): Promise<Map<string, string[]>> {
     const out = new Map<string, string[]>(entityIds.map((id) => [id, []]));
     if (entityIds.length === 0) return out;
+    const params: unknown[] = [entityIds, first];
     const { rows } = await this.db.query<{ entity_id: string; document_id: string }>(
       `SELECT entity_id, document_id FROM (
          SELECT m.entity_id, m.document_id, row_number() OVER (PARTITION BY m.entity_id ORDER BY max(m.created_at) DESC, m.document_id) AS n
            FROM mentions m JOIN ${documentsRelation('d')} ON d.id = m.document_id
-          WHERE m.entity_id = ANY($1::text[]) AND ${liveDocumentSql('d')}
+          WHERE m.entity_id = ANY($1::text[]) AND ${liveDocumentSql('d')} AND ${spaceSql('d', params)}
           GROUP BY m.entity_id, m.document_id) x
         WHERE n <= $2 ORDER BY entity_id, n`,
-      [entityIds, first],
+      params,
     );
     for (const r of rows) out.get(r.entity_id)?.push(r.document_id);
     return out;
@@ -200,10 +209,13 @@ export class MentionRepository {
   async mentionCounts(entityIds: readonly string[], cap: number): Promise<Map<string, number>> {
     const ids = [...new Set(entityIds)];
     if (ids.length === 0) return new Map();
+    // In a request, entities of other spaces are left out (the name cache holds every space's names).
+    const params: unknown[] = [ids, cap];
+    const inSpace = `EXISTS (SELECT 1 FROM entity_names n WHERE n.entity_id = e.id AND ${spaceSql('n', params)})`;
     const { rows } = await this.db.query<{ id: string; n: number }>(
       `SELECT e.id, (SELECT count(*) FROM (SELECT 1 FROM mentions m WHERE m.entity_id = e.id LIMIT $2) k)::int AS n
-         FROM unnest($1::text[]) AS e(id)`,
-      [ids, cap],
+         FROM unnest($1::text[]) AS e(id)${currentSpaceScope() ? ` WHERE ${inSpace}` : ''}`,
+      params,
     );
     return new Map(rows.map((r) => [r.id, Number(r.n)]));
   }
@@ -301,9 +313,11 @@ export class MentionRepository {
   ): Promise<Map<string, string[]>> {
     const out = new Map<string, string[]>(keys.map((k) => [k, []]));
     if (keys.length === 0) return out;
+    const params: unknown[] = [keys];
     const { rows } = await this.db.query<{ k: string; entity_id: string }>(
-      `SELECT DISTINCT ${column}::text AS k, entity_id FROM mentions WHERE ${column} = ANY($1::${type}[]) ORDER BY 1, 2`,
-      [keys],
+      `SELECT DISTINCT ${column}::text AS k, entity_id FROM mentions m
+        WHERE m.${column} = ANY($1::${type}[]) AND ${spaceSql('m', params)} ORDER BY 1, 2`,
+      params,
     );
     for (const r of rows) out.get(r.k)?.push(r.entity_id);
     return out;

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/Db.js';
 import { SqlParams, escapeLike } from '../../db/SqlParams.js';
+import { spaceSql, writeSpace } from '../../db/spaceScope.js';
 import { AppError, ErrorCode, notFound } from '../../errors.js';
 import type { EntitiesAndRelationships, GraphStore } from '../GraphStore.js';
 import { mentionedByLiveDocument } from '../mentions/PostgresMentionIndex.js';
@@ -26,6 +27,7 @@ import {
   type EntityRow,
   type RelationshipRow,
 } from './rows.js';
+import { graphCounts } from './graphCounts.js';
 
 /** An entity `e` with no relationship in either direction (two index probes). */
 const ORPHAN = `(NOT EXISTS (SELECT 1 FROM graph_relationships r WHERE r.from_id = e.id)
@@ -53,15 +55,16 @@ export class PostgresGraphStore implements GraphStore {
       a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
     );
     const { rows } = await this.db.query<EntityRow>(
-      `INSERT INTO graph_entities (id, type, name, aliases, description, properties, origin)
+      `INSERT INTO graph_entities (id, type, name, aliases, description, properties, origin, space_id)
        SELECT x.id, x.type, x.name, ARRAY(SELECT jsonb_array_elements_text(x.aliases::jsonb)), x.description,
-              x.properties::jsonb, ${originToStore('x.origin', 'cur.origin')}
+              x.properties::jsonb, ${originToStore('x.origin', 'cur.origin')}, $8::text
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
            AS x(id, type, name, aliases, description, properties, origin)
          LEFT JOIN graph_entities cur ON cur.id = x.id
        ON CONFLICT (id) DO UPDATE SET
          type = EXCLUDED.type, name = EXCLUDED.name, aliases = EXCLUDED.aliases, description = EXCLUDED.description,
          properties = EXCLUDED.properties, origin = EXCLUDED.origin, updated_at = now()
+       WHERE graph_entities.space_id = EXCLUDED.space_id
        RETURNING ${ENTITY_RETURNING}`,
       [
         unique.map((e) => e.id),
@@ -71,8 +74,11 @@ export class PostgresGraphStore implements GraphStore {
         unique.map((e) => e.description),
         unique.map((e) => JSON.stringify(e.properties)),
         unique.map((e) => e.origin ?? null),
+        writeSpace(),
       ],
     );
+    // Entity ids are unique across spaces: an id another space holds is not taken over (its row stays as it was).
+    if (rows.length < unique.length) throw entityIdTaken(unique.find((e) => !rows.some((r) => r.id === e.id))?.id);
     const byId = new Map(rows.map((r) => [r.id, toEntityRecord(r)]));
     return entities.map((e) => byId.get(e.id)).filter((e): e is EntityRecord => e !== undefined);
   }
@@ -80,9 +86,10 @@ export class PostgresGraphStore implements GraphStore {
   /** Entities by id, in no particular order; missing ids are absent. */
   async getEntities(ids: readonly string[]): Promise<EntityRecord[]> {
     if (ids.length === 0) return [];
+    const params: unknown[] = [ids];
     const { rows } = await this.db.query<EntityRow>(
-      `SELECT ${ENTITY_COLUMNS} FROM graph_entities e WHERE e.id = ANY($1::text[])`,
-      [ids],
+      `SELECT ${ENTITY_COLUMNS} FROM graph_entities e WHERE e.id = ANY($1::text[]) AND ${spaceSql('e', params)}`,
+      params,
     );
     return rows.map(toEntityRecord);
   }
@@ -97,7 +104,7 @@ export class PostgresGraphStore implements GraphStore {
     after?: { name: string; id: string },
   ): Promise<EntityPage> {
     const params = new SqlParams();
-    const where: string[] = [];
+    const where: string[] = [spaceSql('e', params)];
     if (filter.types?.length) where.push(`e.type = ANY(${params.add(filter.types)}::text[])`);
     if (filter.origin?.length) where.push(`e.origin = ANY(${params.add(filter.origin)}::text[])`);
     if (filter.nameContains) {
@@ -134,7 +141,11 @@ export class PostgresGraphStore implements GraphStore {
 
   /** Deletes an entity; its relationships cascade. True when it existed. */
   async deleteEntity(id: string): Promise<boolean> {
-    const { rowCount } = await this.db.query('DELETE FROM graph_entities WHERE id = $1', [id]);
+    const params: unknown[] = [id];
+    const { rowCount } = await this.db.query(
+      `DELETE FROM graph_entities e WHERE e.id = $1 AND ${spaceSql('e', params)}`,
+      params,
+    );
     return rowCount > 0;
   }
 
@@ -151,9 +162,11 @@ export class PostgresGraphStore implements GraphStore {
     const endpoints = [...new Set(unique.flatMap((r) => [r.fromId, r.toId]))];
     const rows = await this.db.transaction(async (tx) => {
       // KEY SHARE keeps the endpoints from being deleted until commit.
+      const params: unknown[] = [endpoints];
       const found = await tx.query<{ id: string }>(
-        'SELECT id FROM graph_entities WHERE id = ANY($1::text[]) ORDER BY id FOR KEY SHARE',
-        [endpoints],
+        `SELECT e.id FROM graph_entities e
+          WHERE e.id = ANY($1::text[]) AND ${spaceSql('e', params)} ORDER BY e.id FOR KEY SHARE`,
+        params,
       );
       const existing = new Set(found.rows.map((r) => r.id));
       for (const r of relationships) {
@@ -187,16 +200,22 @@ export class PostgresGraphStore implements GraphStore {
   /** Relationships by id, ordered by id. */
   async getRelationships(ids: readonly string[]): Promise<RelationshipRecord[]> {
     if (ids.length === 0) return [];
+    const params: unknown[] = [ids];
     const { rows } = await this.db.query<RelationshipRow>(
-      `SELECT ${RELATIONSHIP_COLUMNS} FROM graph_relationships r WHERE r.id = ANY($1::text[]) ORDER BY r.id COLLATE "C"`,
-      [ids],
+      `SELECT ${RELATIONSHIP_COLUMNS} FROM graph_relationships r
+        WHERE r.id = ANY($1::text[]) AND ${spaceSql('r', params)} ORDER BY r.id COLLATE "C"`,
+      params,
     );
     return rows.map(toRelationshipRecord);
   }
 
   /** Deletes a relationship; true when it existed. */
   async deleteRelationship(id: string): Promise<boolean> {
-    const { rowCount } = await this.db.query('DELETE FROM graph_relationships WHERE id = $1', [id]);
+    const params: unknown[] = [id];
+    const { rowCount } = await this.db.query(
+      `DELETE FROM graph_relationships r WHERE r.id = $1 AND ${spaceSql('r', params)}`,
+      params,
+    );
     return rowCount > 0;
   }
 
@@ -217,7 +236,8 @@ export class PostgresGraphStore implements GraphStore {
           : `(r.from_id = ANY(${p}::text[]) OR r.to_id = ANY(${p}::text[]))`;
     const typeFilter = types?.length ? ` AND r.type = ANY(${params.add(types)}::text[])` : '';
     const { rows } = await this.db.query<RelationshipRow>(
-      `SELECT ${RELATIONSHIP_COLUMNS} FROM graph_relationships r WHERE ${ends}${typeFilter} ORDER BY r.id COLLATE "C"`,
+      `SELECT ${RELATIONSHIP_COLUMNS} FROM graph_relationships r
+        WHERE ${ends}${typeFilter} AND ${spaceSql('r', params)} ORDER BY r.id COLLATE "C"`,
       params.values,
     );
     return rows.map(toRelationshipRecord);
@@ -236,7 +256,7 @@ export class PostgresGraphStore implements GraphStore {
     if (ids.length === 0 || capPerNode <= 0) return [];
     const params = new SqlParams();
     const p = params.add(ids);
-    const typeFilter = types?.length ? ` AND r.type = ANY(${params.add(types)}::text[])` : '';
+    const typeFilter = `${types?.length ? ` AND r.type = ANY(${params.add(types)}::text[])` : ''} AND ${spaceSql('r', params)}`;
     const parts: string[] = [];
     if (direction !== 'IN') {
       parts.push(`SELECT r.from_id AS node, r.to_id AS neighbor, ${RELATIONSHIP_COLUMNS}
@@ -270,10 +290,12 @@ export class PostgresGraphStore implements GraphStore {
   /** Relationships whose both ends are in `ids`, ordered by id. */
   async relationshipsAmong(ids: readonly string[]): Promise<RelationshipRecord[]> {
     if (ids.length === 0) return [];
+    const params: unknown[] = [ids];
     const { rows } = await this.db.query<RelationshipRow>(
       `SELECT ${RELATIONSHIP_COLUMNS} FROM graph_relationships r
-        WHERE r.from_id = ANY($1::text[]) AND r.to_id = ANY($1::text[]) ORDER BY r.id COLLATE "C"`,
-      [ids],
+        WHERE r.from_id = ANY($1::text[]) AND r.to_id = ANY($1::text[]) AND ${spaceSql('r', params)}
+        ORDER BY r.id COLLATE "C"`,
+      params,
     );
     return rows.map(toRelationshipRecord);
   }
@@ -285,43 +307,8 @@ export class PostgresGraphStore implements GraphStore {
   }
 
   /** Counts for graphStats; degree counts relationships in both directions (a self-loop counts twice). */
-  async counts(topDegree: number): Promise<GraphCounts> {
-    const [totals, byType, relationshipsByType, top] = await Promise.all([
-      this.db.query<{ entities: number; relationships: number; orphans: number; unmentioned: number }>(
-        `SELECT (SELECT count(*)::int FROM graph_entities) AS entities,
-                (SELECT count(*)::int FROM graph_relationships) AS relationships,
-                (SELECT count(*)::int FROM graph_entities e WHERE ${ORPHAN}) AS orphans,
-                (SELECT count(*)::int FROM graph_entities e WHERE NOT ${MENTIONED}) AS unmentioned`,
-      ),
-      this.db.query<{ key: string; count: number }>(
-        `SELECT type AS key, count(*)::int AS count FROM graph_entities GROUP BY type ORDER BY count(*) DESC, type COLLATE "C"`,
-      ),
-      this.db.query<{ key: string; count: number }>(
-        `SELECT type AS key, count(*)::int AS count FROM graph_relationships GROUP BY type ORDER BY count(*) DESC, type COLLATE "C"`,
-      ),
-      topDegree > 0
-        ? this.db.query<EntityRow & { degree: number }>(
-            `SELECT ${ENTITY_COLUMNS}, coalesce(d.degree, 0)::int AS degree
-               FROM graph_entities e
-               LEFT JOIN (SELECT node, count(*) AS degree
-                            FROM (SELECT from_id AS node FROM graph_relationships
-                                  UNION ALL SELECT to_id FROM graph_relationships) ends
-                           GROUP BY node) d ON d.node = e.id
-              ORDER BY coalesce(d.degree, 0) DESC, e.id COLLATE "C" LIMIT $1`,
-            [topDegree],
-          )
-        : Promise.resolve({ rows: [] as (EntityRow & { degree: number })[], rowCount: 0 }),
-    ]);
-    const t = totals.rows[0];
-    return {
-      entityCount: t?.entities ?? 0,
-      relationshipCount: t?.relationships ?? 0,
-      byType: byType.rows.map((r) => ({ key: r.key, count: r.count })),
-      orphanCount: t?.orphans ?? 0,
-      unmentionedCount: t?.unmentioned ?? 0,
-      relationshipsByType: relationshipsByType.rows.map((r) => ({ key: r.key, count: r.count })),
-      topDegree: top.rows.map((r) => ({ entity: toEntityRecord(r), degree: r.degree })),
-    };
+  counts(topDegree: number): Promise<GraphCounts> {
+    return graphCounts(this.db, topDegree, ORPHAN, MENTIONED);
   }
 
   /** Runs `SELECT 1`; throws GRAPH_UNAVAILABLE when the database does not answer. */
@@ -340,4 +327,15 @@ export class PostgresGraphStore implements GraphStore {
 
   /** Nothing to release: the Db belongs to the caller. */
   async close(): Promise<void> {}
+}
+
+/** An entity write naming an id that another space holds: refused, whatever the space. */
+function entityIdTaken(id: string | undefined): AppError {
+  return new AppError(
+    ErrorCode.CONFLICT,
+    `entity id "${id ?? ''}" cannot be written in this space; choose another id`,
+    {
+      id,
+    },
+  );
 }

@@ -1141,6 +1141,24 @@ export type ApiKey = {
   lastUsedAt: Maybe<Scalars['DateTime']['output']>;
   /** When the key was revoked, or null while it works. */
   revokedAt: Maybe<Scalars['DateTime']['output']>;
+  /** The spaces the key reads and writes in, by id; null when it is bound to every space. */
+  spaces: Maybe<Array<Scalars['ID']['output']>>;
+};
+
+/** A space: a part of the store with its own documents and graph. A key sees only the spaces it is bound to. */
+export type Space = {
+  __typename?: 'Space';
+  /** Lower-case letters, digits, `_` and `-`, e.g. `payments`; requests name it in the `Cairn-Space` header. */
+  id: Scalars['ID']['output'];
+  name: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
+};
+
+export type CreateSpaceInput = {
+  /** 1-63 of a-z, 0-9, `_` and `-`, starting with a letter or digit. */
+  id: Scalars['ID']['input'];
+  /** A name for people (1-100 characters); the id when left out. */
+  name?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** A key just created. `key` is shown this once: store it now. */
@@ -1155,6 +1173,8 @@ export type CreateApiKeyInput = {
   /** Who or what uses the key (1-100 characters), e.g. `support-agent` or `alice`. */
   name: Scalars['String']['input'];
   role: Role;
+  /** The spaces the key may use, which must exist. Left out: every space for an ADMIN key, `default` for the others. */
+  spaces?: InputMaybe<Array<Scalars['ID']['input']>>;
 };
 
 export type Query = {
@@ -1191,6 +1211,8 @@ export type Query = {
   source: Maybe<Source>;
   /** Every API key, revoked ones included (admin). */
   apiKeys: Array<ApiKey>;
+  /** Every space, by id (admin). */
+  spaces: Array<Space>;
   /** Who changed what, newest first (admin): every document, entity and relationship change, with a compact before and after. */
   auditLog: AuditEntryConnection;
 };
@@ -1354,6 +1376,8 @@ export type Mutation = {
   createApiKey: CreatedApiKey;
   /** Revokes an API key at once (admin); revoking a revoked key changes nothing. */
   revokeApiKey: ApiKey;
+  /** Creates a space (admin); CONFLICT when the id is taken. Bind keys to it with createApiKey(input: { spaces }). */
+  createSpace: Space;
   /**
    * Reverts one audit entry (editor): an update gets its previous values back, a delete re-creates the document (with
    * its chunks) or the entity (with its relationships), a create is deleted. The undo is itself audited; its entry is
@@ -1499,6 +1523,11 @@ export type MutationCreateApiKeyArgs = {
 
 export type MutationRevokeApiKeyArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type MutationCreateSpaceArgs = {
+  input: CreateSpaceInput;
 };
 
 
@@ -1677,6 +1706,8 @@ export type ResolversTypes = {
   AuditEntryConnection: ResolverTypeWrapper<AuditEntryConnection>;
   AuditFilter: AuditFilter;
   ApiKey: ResolverTypeWrapper<ApiKeyRecord>;
+  Space: ResolverTypeWrapper<Space>;
+  CreateSpaceInput: CreateSpaceInput;
   CreatedApiKey: ResolverTypeWrapper<CreatedApiKeyRecord>;
   CreateApiKeyInput: CreateApiKeyInput;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -1764,6 +1795,8 @@ export type ResolversParentTypes = {
   AuditEntryConnection: AuditEntryConnection;
   AuditFilter: AuditFilter;
   ApiKey: ApiKeyRecord;
+  Space: Space;
+  CreateSpaceInput: CreateSpaceInput;
   CreatedApiKey: CreatedApiKeyRecord;
   CreateApiKeyInput: CreateApiKeyInput;
   Query: Record<PropertyKey, never>;
@@ -2211,6 +2244,13 @@ export type ApiKeyResolvers<ContextType = GraphQLContext, ParentType extends Res
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   lastUsedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   revokedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  spaces?: Resolver<Maybe<Array<ResolversTypes['ID']>>, ParentType, ContextType>;
+};
+
+export type SpaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Space'] = ResolversParentTypes['Space']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
 export type CreatedApiKeyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreatedApiKey'] = ResolversParentTypes['CreatedApiKey']> = {
@@ -2235,6 +2275,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   sources?: Resolver<Array<ResolversTypes['Source']>, ParentType, ContextType>;
   source?: Resolver<Maybe<ResolversTypes['Source']>, ParentType, ContextType, RequireFields<QuerySourceArgs, 'id'>>;
   apiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType>;
+  spaces?: Resolver<Array<ResolversTypes['Space']>, ParentType, ContextType>;
   auditLog?: Resolver<ResolversTypes['AuditEntryConnection'], ParentType, ContextType, RequireFields<QueryAuditLogArgs, 'first'>>;
 };
 
@@ -2269,6 +2310,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   extractGraph?: Resolver<ResolversTypes['ImportJob'], ParentType, ContextType, RequireFields<MutationExtractGraphArgs, 'input'>>;
   createApiKey?: Resolver<ResolversTypes['CreatedApiKey'], ParentType, ContextType, RequireFields<MutationCreateApiKeyArgs, 'input'>>;
   revokeApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
+  createSpace?: Resolver<ResolversTypes['Space'], ParentType, ContextType, RequireFields<MutationCreateSpaceArgs, 'input'>>;
   undo?: Resolver<ResolversTypes['AuditEntry'], ParentType, ContextType, RequireFields<MutationUndoArgs, 'auditId'>>;
   recordKnowledgeGap?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationRecordKnowledgeGapArgs, 'query' | 'bestScore'>>;
 };
@@ -2328,6 +2370,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   AuditEntryEdge?: AuditEntryEdgeResolvers<ContextType>;
   AuditEntryConnection?: AuditEntryConnectionResolvers<ContextType>;
   ApiKey?: ApiKeyResolvers<ContextType>;
+  Space?: SpaceResolvers<ContextType>;
   CreatedApiKey?: CreatedApiKeyResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;

@@ -1,15 +1,36 @@
+import type { Principal } from '../../auth/roles.js';
 import { parseRole } from '../../auth/roles.js';
+import { AppError, ErrorCode } from '../../errors.js';
 import type { Resolvers, Role as RoleName } from '../generated/types.js';
 
-/** API key management (admin only, see ROOT_FIELD_ROLES). */
+/**
+ * Nothing widens a key's spaces: an admin key bound to some spaces creates keys within them only (naming them), and
+ * only an admin key bound to every space creates spaces or keys bound to every space.
+ */
+function requireWithinSpaces(principal: Principal, wanted: readonly string[] | null | undefined, what: string): void {
+  if (principal.spaces === null) return;
+  const bound = principal.spaces;
+  if (wanted && wanted.length > 0 && wanted.every((s) => bound.includes(s))) return;
+  throw new AppError(
+    ErrorCode.FORBIDDEN,
+    `${what}: this key (${principal.name}) is bound to ${bound.join(', ')}; it may only ${
+      wanted === undefined ? 'work within them' : 'create keys bound to some of them (name them in spaces)'
+    }`,
+  );
+}
+
+/** API key and space management (admin only, see ROOT_FIELD_ROLES). */
 export const apiKeyResolvers: Resolvers = {
   Query: {
     apiKeys: (_, __, { services }) => services.apiKeys.list(),
+    spaces: (_, __, { services }) => services.spaces.list(),
   },
   Mutation: {
     createApiKey: async (_, { input }, { services, principal }) => {
+      requireWithinSpaces(principal, input.spaces ?? null, 'createApiKey');
       const created = await services.apiKeys.create(input.name, parseRole(input.role, 'input.role'), {
         keepAnAdmin: true,
+        spaces: input.spaces ?? null,
       });
       services.logger.info(
         { keyId: created.apiKey.id, role: created.apiKey.role, by: principal.keyId ?? principal.name },
@@ -21,6 +42,12 @@ export const apiKeyResolvers: Resolvers = {
       const revoked = await services.apiKeys.revoke(id, { keepAnAdmin: true });
       services.logger.info({ keyId: id, by: principal.keyId ?? principal.name }, 'API key revoked');
       return revoked;
+    },
+    createSpace: async (_, { input }, { services, principal }) => {
+      requireWithinSpaces(principal, undefined, 'createSpace');
+      const space = await services.spaces.create(input);
+      services.logger.info({ space: space.id, by: principal.keyId ?? principal.name }, 'space created');
+      return space;
     },
   },
   ApiKey: {

@@ -68,7 +68,7 @@ describe('root field roles', () => {
     const deleteDocument = (
       secured.Mutation as Record<string, (p: unknown, a: unknown, c: GraphQLContext, i: GraphQLResolveInfo) => unknown>
     ).deleteDocument!;
-    const reader: Principal = { kind: 'key', keyId: 'k1', name: 'bot', role: 'reader' };
+    const reader: Principal = { kind: 'key', keyId: 'k1', name: 'bot', role: 'reader', spaces: ['default'] };
     // The context has no services: reaching the real resolver would throw a TypeError instead of FORBIDDEN.
     const call = (principal: Principal) =>
       deleteDocument(undefined, { id: 'doc:1' }, { principal } as GraphQLContext, {} as GraphQLResolveInfo);

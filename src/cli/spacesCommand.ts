@@ -1,0 +1,69 @@
+import type { SpaceRecord } from '../auth/SpaceService.js';
+import { SpaceService } from '../auth/SpaceService.js';
+import type { Config } from '../config.js';
+import { migrate } from '../db/migrate.js';
+import { openDb } from '../db/openDb.js';
+import { UsageError } from './cliErrors.js';
+import type { ServerClient } from './ServerClient.js';
+
+/** What `cairn spaces` does. */
+export type SpacesAction = { kind: 'list' } | { kind: 'create'; id: string; name: string | undefined };
+
+/** A space as the CLI prints it with `--json`. */
+interface SpaceJson {
+  id: string;
+  name: string;
+  createdAt: string;
+}
+
+const SPACES_USAGE = 'usage: cairn spaces [list] [--json] | spaces create <id> [--name <name>]';
+
+/** Parses `spaces [list] | spaces create <id>`. */
+export function parseSpacesAction(args: string[], name: string | undefined): SpacesAction {
+  const [action, ...rest] = args;
+  if (action === undefined || action === 'list') return { kind: 'list' };
+  if (action !== 'create') throw new UsageError(`unknown spaces action "${action}"; ${SPACES_USAGE}`);
+  if (rest.length !== 1) throw new UsageError(`spaces create takes exactly one space id; ${SPACES_USAGE}`);
+  return { kind: 'create', id: rest[0] ?? '', name };
+}
+
+function print(spaces: SpaceJson[], json: boolean): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify(spaces)}\n`);
+    return;
+  }
+  const width = Math.max(2, ...spaces.map((s) => s.id.length));
+  const lines = [`${'ID'.padEnd(width)}  NAME`, ...spaces.map((s) => `${s.id.padEnd(width)}  ${s.name}`)];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+const toJson = (s: SpaceRecord): SpaceJson => ({ id: s.id, name: s.name, createdAt: s.createdAt.toISOString() });
+
+/** `cairn spaces …` straight in the database. */
+export async function spacesCommand(config: Config, action: SpacesAction, json: boolean): Promise<number> {
+  const db = await openDb(config);
+  try {
+    await migrate(db);
+    const spaces = new SpaceService(db);
+    if (action.kind === 'create') print([toJson(await spaces.create({ id: action.id, name: action.name }))], json);
+    else print((await spaces.list()).map(toJson), json);
+    return 0;
+  } finally {
+    await db.close();
+  }
+}
+
+/** `cairn spaces …` through the server that holds the embedded data folder (an admin key once auth is on). */
+export async function remoteSpaces(client: ServerClient, action: SpacesAction, json: boolean): Promise<number> {
+  if (action.kind === 'create') {
+    const { createSpace } = await client.graphql<{ createSpace: SpaceJson }>(
+      'mutation($input: CreateSpaceInput!) { createSpace(input: $input) { id name createdAt } }',
+      { input: { id: action.id, name: action.name } },
+    );
+    print([createSpace], json);
+  } else {
+    const { spaces } = await client.graphql<{ spaces: SpaceJson[] }>('{ spaces { id name createdAt } }');
+    print(spaces, json);
+  }
+  return 0;
+}

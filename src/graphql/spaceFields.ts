@@ -1,0 +1,95 @@
+import { AppError, ErrorCode } from '../errors.js';
+import type { GraphQLContext } from './context.js';
+import type { MutationResolvers, QueryResolvers } from './generated/types.js';
+
+/**
+ * How each root field keeps spaces apart. `scoped`: its reads and writes stay in the request's space on every store;
+ * `graph`: on the Postgres graph store (Neo4j does not carry the space yet); `global`: admins' fields about keys and
+ * spaces themselves; `unscoped`: not kept apart yet, so only callers who may see every space use it
+ * (`SpaceService.unrestricted`). Exhaustive like ROOT_FIELD_ROLES: a new root field fails the type check until it is
+ * classified here.
+ */
+export type SpaceHandling = 'scoped' | 'graph' | 'global' | 'unscoped';
+
+export const ROOT_FIELD_SPACES: {
+  Query: Record<keyof QueryResolvers, SpaceHandling>;
+  Mutation: Record<keyof MutationResolvers, SpaceHandling>;
+} = {
+  Query: {
+    document: 'scoped',
+    documents: 'scoped',
+    knowledgeStats: 'scoped',
+    search: 'scoped',
+    entity: 'graph',
+    entities: 'graph',
+    subgraph: 'graph',
+    shortestPath: 'graph',
+    graphStats: 'graph',
+    enrichContext: 'graph',
+    knowledgeGaps: 'unscoped',
+    importJob: 'unscoped',
+    importJobs: 'unscoped',
+    sources: 'unscoped',
+    source: 'unscoped',
+    apiKeys: 'global',
+    spaces: 'global',
+    // The audit log is one table for every space: only callers who may see every space read it.
+    auditLog: 'unscoped',
+  },
+  Mutation: {
+    createDocument: 'scoped',
+    upsertDocuments: 'scoped',
+    updateDocument: 'scoped',
+    deleteDocument: 'scoped',
+    createEntity: 'graph',
+    updateEntity: 'graph',
+    upsertGraph: 'graph',
+    createRelationship: 'graph',
+    linkDocumentEntities: 'graph',
+    deleteEntity: 'graph',
+    deleteRelationship: 'graph',
+    importUrl: 'unscoped',
+    importOpenApi: 'unscoped',
+    importUpload: 'unscoped',
+    resumeImportJob: 'unscoped',
+    createSource: 'unscoped',
+    updateSource: 'unscoped',
+    syncSource: 'unscoped',
+    deleteSource: 'unscoped',
+    extractGraph: 'unscoped',
+    mergeEntities: 'unscoped',
+    undoMerge: 'unscoped',
+    rejectEntity: 'unscoped',
+    createApiKey: 'global',
+    revokeApiKey: 'global',
+    createSpace: 'global',
+    undo: 'unscoped',
+    recordKnowledgeGap: 'unscoped',
+  },
+};
+
+/** How `Type.field` keeps spaces apart (undefined: not a root field). */
+export function spaceHandlingOf(type: 'Query' | 'Mutation', field: string): SpaceHandling | undefined {
+  return (ROOT_FIELD_SPACES[type] as Record<string, SpaceHandling | undefined>)[field];
+}
+
+/**
+ * Refuses (FORBIDDEN) a field that does not keep spaces apart on this store, unless the caller may see every space;
+ * `what` names the field.
+ */
+export async function requireSpaceSupport(
+  context: GraphQLContext,
+  handling: SpaceHandling,
+  what: string,
+): Promise<void> {
+  const { services, principal, space } = context;
+  if (handling === 'scoped' || handling === 'global') return;
+  if (handling === 'graph' && services.spaces.graphStoreKind === 'postgres') return;
+  if (await services.spaces.unrestricted(principal, space)) return;
+  throw new AppError(
+    ErrorCode.FORBIDDEN,
+    `${what} does not keep spaces apart yet${handling === 'graph' ? ' on the Neo4j graph store' : ''}: ` +
+      'only a key bound to every space may use it, in the default space',
+    { space },
+  );
+}

@@ -1,0 +1,149 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import ts from 'typescript';
+import { SqlParams } from '../../../src/db/SqlParams.js';
+import { runInSpace, spaceSql, spaceSqlFor, writeSpace } from '../../../src/db/spaceScope.js';
+
+// Spaces are enforced in one place (src/db/spaceScope.ts): every statement that reads a spaced table applies
+// `spaceSql` (or `spaceSqlFor`), unless it is listed below with the reason it may not. A new query that skips the
+// scope fails here until it applies it or states why not.
+
+const root = path.resolve(import.meta.dirname, '../../..');
+const SPACED = ['documents', 'chunks', 'graph_entities', 'graph_relationships', 'mentions', 'entity_names'];
+const NAMES_SPACED = new RegExp(
+  `\\b(?:FROM|JOIN)\\s+(?:${SPACED.join('|')})\\b|\\$\\{(?:documentsRelation|chunksRelation)\\(`,
+);
+const APPLIES_SCOPE = /spaceSql|inSpace\(|space_id/;
+
+/** `file#function` → why its statements on spaced tables need no space condition. */
+const SCOPED_BY_FILTER = 'its conditions come from documentFilterSql, which applies spaceSql';
+const BACKGROUND = 'background work over every space (reindex, the memory index, the expiry sweep, the Neo4j outbox)';
+const SOURCES_AND_IMPORTS =
+  'import jobs and sources, which are not kept apart yet and are refused to space-bound keys (ROOT_FIELD_SPACES)';
+const WRITE_PATH = "the write path, on ids it found or locked in the request's space";
+const SAME_SPACE =
+  "follows rows already read in the request's space; the triggers of migration 022 keep their links in it";
+const UNSCOPED: Record<string, string> = {
+  'src/documents/ChunkRepository.ts#deleteByIds': WRITE_PATH,
+  'src/documents/ChunkRepository.ts#summariesByDocumentIds': WRITE_PATH,
+  'src/documents/DocumentRepository.ts#countOwnedBy': SOURCES_AND_IMPORTS,
+  'src/documents/DocumentRepository.ts#deleteOwned': SOURCES_AND_IMPORTS,
+  'src/documents/DocumentRepository.ts#idsOwnedBy': SOURCES_AND_IMPORTS,
+  'src/documents/DocumentRepository.ts#ownersOf': SOURCES_AND_IMPORTS,
+  'src/documents/DocumentRepository.ts#idsWithPrefix': SOURCES_AND_IMPORTS,
+  'src/documents/DocumentRepository.ts#lockOldestByMetadataValue': SOURCES_AND_IMPORTS,
+  'src/documents/DocumentRepository.ts#expiredIds': BACKGROUND,
+  'src/documents/DocumentRepository.ts#list': SCOPED_BY_FILTER,
+  'src/documents/filterSql.ts#searchableChunksSql': SCOPED_BY_FILTER,
+  'src/documents/statsRepository.ts#knowledgeCounts': 'its LIVE condition applies inSpace (spaceSqlFor)',
+  'src/documents/chunkEmbeddings.ts#chunkEmbeddingPage': BACKGROUND,
+  'src/documents/chunkEmbeddings.ts#chunkEmbeddingsByIds': BACKGROUND,
+  'src/documents/chunkEmbeddings.ts#chunksWithoutEmbedding': BACKGROUND,
+  'src/documents/chunkEmbeddings.ts#countChunksByEmbedding': BACKGROUND,
+  'src/documents/relations.ts#lockChunksMatchingPhrases':
+    "linking a new name to chunks that name it: the mentions trigger drops chunks of other spaces than the entity's",
+  'src/graph/mentions/EntityNameLookup.ts#byIds': 'extraction, which runs for documents of the default space only',
+  'src/graph/mentions/EntityNameLookup.ts#byKeyPrefixes':
+    'extraction, which runs for documents of the default space only',
+  'src/graph/mentions/EntityNameLookup.ts#byKeys': 'extraction, which runs for documents of the default space only',
+  'src/graph/mentions/MentionLinker.ts#linkOpsFor': BACKGROUND,
+  'src/graph/mentions/MentionLinker.ts#mentionsOf':
+    'curation (merges), not kept apart yet and refused to space-bound keys',
+  'src/graph/mentions/MentionLinker.ts#removeMentions':
+    'curation (merges), not kept apart yet and refused to space-bound keys',
+  'src/graph/mentions/MentionRepository.ts#allNames':
+    "the name cache holds every space's names; matches are kept to the request's space (mentionCounts, the mentions trigger)",
+  'src/graph/mentions/MentionRepository.ts#namesChangedSince':
+    "the name cache holds every space's names; matches are kept to the request's space (mentionCounts, the mentions trigger)",
+  'src/graph/mentions/MentionRepository.ts#mentionCounts': 'its inSpace condition applies spaceSql',
+  'src/graph/mentions/MentionRepository.ts#entityIdsMentionedWithin': SCOPED_BY_FILTER,
+  'src/graph/mentions/MentionRepository.ts#evidence': `${SCOPED_BY_FILTER}; mention counts are of entities of the space`,
+  'src/graph/mentions/MentionRepository.ts#entityIdsWithPrefix': SOURCES_AND_IMPORTS,
+  'src/graph/mentions/MentionRepository.ts#replaceAutoMentions': WRITE_PATH,
+  'src/graph/mentions/PostgresMentionIndex.ts#mentionedByLiveDocument': SAME_SPACE,
+  'src/graph/mentions/PostgresMentionIndex.ts#mentionedEntityIds':
+    'the Neo4j store, which does not keep spaces apart yet',
+  'src/graph/postgres/PostgresGraphStore.ts#ORPHAN': SAME_SPACE,
+  'src/graph/postgres/PostgresGraphStore.ts#expand': 'its typeFilter applies spaceSql',
+  'src/graph/postgres/PostgresGraphStore.ts#findEntities': 'its first condition is spaceSql',
+  'src/graph/postgres/PostgresGraphStore.ts#upsertRelationships': `${WRITE_PATH} (endpoints checked in the space)`,
+};
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((e) => {
+    const rel = `${dir}/${e.name}`;
+    if (e.isDirectory()) return rel === 'src/graphql/generated' ? [] : sourceFiles(rel);
+    return e.name.endsWith('.ts') ? [rel] : [];
+  });
+}
+
+/** The name of the function, method or variable a node sits in. */
+function enclosingName(node: ts.Node): string {
+  let variable: string | undefined;
+  for (let n: ts.Node | undefined = node.parent; n; n = n.parent) {
+    if ((ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n)) && n.name) return n.name.getText();
+    if ((ts.isArrowFunction(n) || ts.isFunctionExpression(n)) && ts.isVariableDeclaration(n.parent))
+      return n.parent.name.getText();
+    if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name)) variable ??= n.name.getText();
+  }
+  return variable ?? '<module>';
+}
+
+/** Each outermost string or template in `file` that names a spaced table after FROM or JOIN, without the scope. */
+export function unscopedStatements(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateExpression(node)) {
+      const sql = node.getText(source);
+      if (NAMES_SPACED.test(sql) && !APPLIES_SCOPE.test(sql)) found.push(`${file}#${enclosingName(node)}`);
+      return; // templates nested in this one are part of its text
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+describe('the space scope', () => {
+  it('applies the request’s space to every statement reading a spaced table, or says why not', () => {
+    const found = new Set(
+      [...sourceFiles('src'), ...sourceFiles('importers')].flatMap((f) =>
+        unscopedStatements(f, fs.readFileSync(path.join(root, f), 'utf8')),
+      ),
+    );
+    expect([...found].filter((k) => !(k in UNSCOPED)).sort()).toEqual([]);
+    // A listed statement that no longer exists (or now applies the scope) is taken off the list.
+    expect(Object.keys(UNSCOPED).filter((k) => !found.has(k))).toEqual([]);
+  });
+
+  it('finds statements that skip the scope, and not those that apply it', () => {
+    const code = [
+      'const a = () => db.query(`SELECT id FROM documents WHERE id = $1`);',
+      "function b() { return db.query('SELECT 1 FROM chunks c JOIN documents d ON true WHERE ' + spaceSql('d', p)); }",
+      'function c() { return db.query(`SELECT 1 FROM graph_entities e WHERE ${spaceSql("e", p)}`); }',
+      'function d() { return `SELECT 1 FROM ${documentsRelation("d")} WHERE true`; }',
+    ].join('\n');
+    expect(unscopedStatements('x.ts', code)).toEqual(['x.ts#a', 'x.ts#b', 'x.ts#d']);
+  });
+
+  it('is TRUE outside a request, and the request’s space inside one', async () => {
+    const outside = new SqlParams();
+    expect(spaceSql('d', outside)).toBe('TRUE');
+    expect(outside.values).toEqual([]);
+    expect(writeSpace()).toBe('default');
+    await runInSpace('payments', async () => {
+      await Promise.resolve();
+      const params = new SqlParams();
+      params.add('x');
+      expect(spaceSql('d', params)).toBe('d.space_id = $2::text');
+      expect(params.values).toEqual(['x', 'payments']);
+      const values: unknown[] = [1];
+      const inSpace = spaceSqlFor(values);
+      expect([inSpace('e'), inSpace('r')]).toEqual(['e.space_id = $2::text', 'r.space_id = $2::text']);
+      expect(values).toEqual([1, 'payments']);
+      expect(writeSpace()).toBe('payments');
+    });
+  });
+});
