@@ -18,6 +18,7 @@ const serialSuites = [
   '/test/integration/multiInstance\\.test\\.ts$',
 ];
 const splitSuites = [
+  '/test/integration/audit\\.test\\.ts$',
   '/test/integration/enrichment\\.test\\.ts$',
   '/test/integration/enrichmentExtractedGraph\\.test\\.ts$',
   '/test/integration/enrichRoundTrips\\.test\\.ts$',

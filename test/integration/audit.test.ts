@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { codeOf, gqlAs } from '../helpers/auth.js';
 import { connectHttp } from '../helpers/mcp.js';
-import { dbTargets } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/testServer.js';
+import { laneShare } from '../helpers/lanes.js';
+import { serverRuns, startRunServer } from '../helpers/serverRuns.js';
+import type { TestServer } from '../helpers/testServer.js';
 
 interface Entry {
   id: string;
@@ -17,7 +18,7 @@ interface Entry {
 
 const ENTRY = 'id operation targetIds actor { keyId name } before after undoes undoneBy';
 
-describe.each(dbTargets())('audit log and undo ($name)', (target) => {
+describe.each(laneShare(serverRuns()))('audit log and undo ($name)', (run) => {
   let t: TestServer;
   let admin: string;
   let editor: string;
@@ -40,7 +41,7 @@ describe.each(dbTargets())('audit log and undo ($name)', (target) => {
     gqlAs<{ undo: Entry }>(t.server.url, key, `mutation($a: ID!) { undo(auditId: $a) { ${ENTRY} } }`, { a: auditId });
 
   beforeAll(async () => {
-    t = await startTestServer(target);
+    t = await startRunServer(run);
     admin = (await t.services.apiKeys.create('admin-key', 'admin')).key;
     const created = await t.services.apiKeys.create('editor-key', 'editor');
     editor = created.key;
