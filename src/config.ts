@@ -168,6 +168,7 @@ function toConfig(e: Env) {
       relevanceFloor: e.CAIRN_ENRICH_RELEVANCE_FLOOR,
     },
     expirySweepIntervalMs: e.CAIRN_EXPIRY_SWEEP_INTERVAL_MS,
+    queryNamesMaxAgeMs: e.CAIRN_QUERY_NAMES_MAX_AGE_MS,
     auditRetentionDays: e.CAIRN_AUDIT_RETENTION_DAYS,
     maxDocumentChars: e.CAIRN_MAX_DOCUMENT_CHARS,
     maxResponseTextChars: e.CAIRN_MAX_RESPONSE_TEXT_CHARS,

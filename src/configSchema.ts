@@ -275,6 +275,11 @@ const enrichment = {
     .default(5)
     .describe('default `maxEntities` of `enrichContext`; `0` leaves the graph out'),
   CAIRN_ENRICH_MAX_CHARS: int(200, 1_000_000).default(6000).describe('default `maxChars` of `enrichContext`'),
+  CAIRN_QUERY_NAMES_MAX_AGE_MS: int(0)
+    .default(1000)
+    .describe(
+      'how long queries trust the cached entity names before checking their version; other instances\' changes also drop the cache at once through the change listener',
+    ),
   CAIRN_ENRICH_LANE_TIMEOUT_MS: int(10)
     .default(2000)
     .describe('an `enrichContext` lane slower than this is dropped with a warning'),

@@ -264,7 +264,7 @@ function graphAndDocuments(
 ) {
   const { db, store, embedder } = parts;
   const mirror = store.kind === 'neo4j';
-  const linker = new MentionLinker(db, mirror);
+  const linker = new MentionLinker(db, mirror, undefined, config.queryNamesMaxAgeMs);
   const outbox = mirror ? new OutboxWorker(linker.mentions, store, logger) : undefined;
   const recorder = new AuditRecorder(db);
   const lock = new KeyedLock(db, ENTITY_CREATE_LOCK_SPACE);

@@ -56,6 +56,7 @@ const sum = (instances: CairnInstance[], msg: string, field: string) =>
       neo4j: neo4j!,
       env: {
         CAIRN_LOG_LEVEL: 'debug',
+        CAIRN_QUERY_NAMES_MAX_AGE_MS: '600000',
         CAIRN_LEADER_RETRY_MS: String(LEADER_RETRY_MS),
         CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '100',
         CAIRN_SOURCES_TICK_MS: '100',
@@ -116,17 +117,16 @@ const sum = (instances: CairnInstance[], msg: string, field: string) =>
           ?.enrichContext.entities ?? []
       ).map((e) => e.entity.name);
     expect(await names('Is the Quillfeather Relay up?')).not.toContain('Quillfeather Relay');
-    const cachedAt = performance.now(); // B's names are fresh in its cache now, trusted for 1 s without a check
+    // B's names are cached now and trusted for 10 minutes (CAIRN_QUERY_NAMES_MAX_AGE_MS below): only the notification
+    // of A's change can make B see the new entity within the wait.
     const created = await gqlAt(a.url, 'mutation($i: CreateEntityInput!) { createEntity(input: $i) { id } }', {
       i: { type: 'Service', name: 'Quillfeather Relay' },
     });
     expect(created.errors).toBeUndefined();
     // A's commit notifies B (LISTEN/NOTIFY), which drops its cached names: B sees the entity before its cache expires.
     await eventually(async () => (await names('Is the Quillfeather Relay up?')).includes('Quillfeather Relay'), {
-      within: 1000,
       what: 'B seeing the entity A created',
     });
-    expect(performance.now() - cachedAt).toBeLessThan(1000);
   });
 
   it('the outbox is relayed once, by the leader only', async () => {

@@ -32,6 +32,8 @@ export class MentionLinker implements DocumentWriteHook {
     private readonly mirror: boolean,
     /** Milliseconds on a monotonic clock, for the age of cached names (tests pass their own). */
     private readonly now: () => number = () => performance.now(),
+    /** How long queries trust cached names (CAIRN_QUERY_NAMES_MAX_AGE_MS). */
+    private readonly queryNamesMaxAgeMs = 1000,
   ) {
     this.mentions = new MentionRepository(db);
   }
@@ -267,11 +269,11 @@ export class MentionLinker implements DocumentWriteHook {
    * they are, then names sharing most of their words with the query, always after every exact match.
    */
   async entitiesInQuery(text: string): Promise<QueryEntity[]> {
-    // Queries accept names up to QUERY_NAMES_MAX_AGE_MS old (writes through this process drop the cache at once);
+    // Queries accept names up to queryNamesMaxAgeMs old (writes through this process drop the cache at once);
     // document writes always check, so the mentions they record are never computed from stale names.
     const cached = this.cached;
     const names =
-      cached && this.now() - cached.checkedAt < QUERY_NAMES_MAX_AGE_MS ? cached.names : await this.load(this.db);
+      cached && this.now() - cached.checkedAt < this.queryNamesMaxAgeMs ? cached.names : await this.load(this.db);
     const exact = names.matchesIn(text);
     const partial = partialNameMatches(text, names, new Set(exact.map((m) => m.entityId)));
     const counts = await this.mentions.mentionCounts(
@@ -322,9 +324,6 @@ export class MentionLinker implements DocumentWriteHook {
 
 /** Past this many changed names, a refresh reads all names instead (and builds the automaton anew). */
 const CHANGES_READ_MAX = 20_000;
-
-/** How long query linking trusts the cached names before checking the names' version again. */
-const QUERY_NAMES_MAX_AGE_MS = 1000;
 
 /** The names and their matcher, as of one version of the names. */
 interface CachedNames {
