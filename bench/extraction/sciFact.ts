@@ -13,15 +13,20 @@ import { askEnrich, extractionStore, mean, waitForExtraction } from './store.js'
  */
 export async function benchSciFactExtracted(data: BeirDataset, databaseUrl?: string): Promise<Table[]> {
   const kept = process.env.CAIRN_BENCH_SCIFACT_STORE;
-  if (kept && !databaseUrl) return askKeptStore(path.resolve(kept), data);
-  const off = await extractionStore('none', databaseUrl);
+  if (kept && !databaseUrl && fs.existsSync(path.resolve(kept))) return askKeptStore(path.resolve(kept), data);
+  // A kept folder named but not there yet: the measured ingest writes it, for later runs that only ask. The store
+  // with extraction off then lives in a folder as well (and is deleted), so that both pay the same for the disk.
+  const folder = kept && !databaseUrl ? path.resolve(kept) : undefined;
+  const offFolder = folder ? `${folder}.extraction-off` : undefined;
+  const off = await extractionStore('none', databaseUrl, offFolder ? { CAIRN_DATA_DIR: offFolder } : {});
   let ingestOff: number;
   try {
     ingestOff = await ingest(off, data);
   } finally {
     await off.close();
+    if (offFolder) fs.rmSync(offFolder, { recursive: true, force: true });
   }
-  const on = await extractionStore('structural,offline', databaseUrl);
+  const on = await extractionStore('structural,offline', databaseUrl, folder ? { CAIRN_DATA_DIR: folder } : {});
   try {
     const t0 = performance.now();
     const searchable = await ingest(on, data);
@@ -47,15 +52,13 @@ export async function benchSciFactExtracted(data: BeirDataset, databaseUrl?: str
 }
 
 /**
- * For iterating on enrichment (CAIRN_BENCH_SCIFACT_STORE=<folder>): the first run ingests and extracts into that PGlite
- * folder, later runs only ask (CAIRN_BENCH_SCIFACT_QUERIES=<n>: the first n queries). Only the query table is
- * produced; committed figures come from a full run without these settings.
+ * For iterating on enrichment (CAIRN_BENCH_SCIFACT_STORE=<folder>): the first run measures the ingest as a full run
+ * does, into that PGlite folder; later runs only ask (CAIRN_BENCH_SCIFACT_QUERIES=<n>: the first n queries) and
+ * produce the query table alone.
  */
 async function askKeptStore(folder: string, data: BeirDataset): Promise<Table[]> {
-  const fresh = !fs.existsSync(folder);
   const services = await extractionStore('structural,offline', undefined, { CAIRN_DATA_DIR: folder });
   try {
-    if (fresh) await ingest(services, data);
     // A run stopped before the queue emptied left jobs that the worker goes on with.
     await waitForExtraction(services, 4 * 3600_000);
     const n = Number(process.env.CAIRN_BENCH_SCIFACT_QUERIES ?? data.queries.length);

@@ -47,21 +47,26 @@ export interface PhraseCandidate {
 
 /**
  * Chunks whose title + content full-text vector matches any of `phrases` (a prefilter: callers confirm the match in the
- * content). Their documents are locked first (KEY SHARE, in id order), so that a write or delete of one of them waits
- * for the caller's transaction, or ran before and is seen whole.
+ * content). Their documents are locked (KEY SHARE, in id order), so that a write or delete of one of them waits for the
+ * caller's transaction. The phrases are matched once, and the matching chunks read by id once their documents are
+ * locked: a chunk a write replaced meanwhile is left out, and the chunks that write brought are the writer's to link
+ * (the mention linker's names lock orders such writes after the names being backfilled).
  */
 export async function lockChunksMatchingPhrases(q: Queryable, phrases: readonly string[]): Promise<PhraseCandidate[]> {
-  const { rows: locked } = await q.query<{ id: string }>(
-    `SELECT d.id FROM documents d
-      WHERE d.id IN (SELECT c.document_id FROM chunks c WHERE c.keyword_tsv @@ ${PHRASES_TSQUERY})
-      ORDER BY d.id FOR KEY SHARE`,
+  const { rows: matching } = await q.query<{ id: string; document_id: string }>(
+    `SELECT c.id::text AS id, c.document_id FROM chunks c WHERE c.keyword_tsv @@ ${PHRASES_TSQUERY}`,
     [phrases],
+  );
+  if (matching.length === 0) return [];
+  const { rows: locked } = await q.query<{ id: string }>(
+    'SELECT id FROM documents WHERE id = ANY($1::text[]) ORDER BY id FOR KEY SHARE',
+    [[...new Set(matching.map((r) => r.document_id))]],
   );
   const { rows } = await q.query<{ id: string; document_id: string; content: string; title: string }>(
     `SELECT c.id::text AS id, c.document_id, c.content, d.title
        FROM chunks c JOIN documents d ON d.id = c.document_id
-      WHERE c.document_id = ANY($2::text[]) AND c.keyword_tsv @@ ${PHRASES_TSQUERY}`,
-    [phrases, locked.map((r) => r.id)],
+      WHERE c.id = ANY($1::bigint[]) AND d.id = ANY($2::text[])`,
+    [matching.map((r) => r.id), locked.map((r) => r.id)],
   );
   return rows.map((r) => ({ id: r.id, documentId: r.document_id, content: r.content, title: r.title }));
 }

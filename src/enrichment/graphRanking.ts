@@ -150,8 +150,10 @@ export function rankGraph(input: RankingInput): RankingResult {
     if (!via || !reason) continue;
     const sim = similarity.get(chunkId) ?? 0;
     if (!nextDocuments.has(documentId)) {
-      const seed = input.seeds.find((s) => s.id === via && s.depth === 0);
-      if (!leadsSpecifically(input.names.get(via), input.mentionCounts.get(via) ?? 0, seed)) continue;
+      if (!queryEntityLeads(input, via)) continue;
+      // A neighbour is as specific as the query entity it was reached from: a generic one ("long-term", a name the
+      // query shares only some words with) neighbours arbitrary pages (every paper that defines it).
+      if (reason.kind === 'neighbour' && !queryEntityLeads(input, reason.seedId)) continue;
       const isHome =
         home.has(`${via}\u0000${chunkId}`) ||
         [...graph.neighbors(C(chunkId))].some(([node]) => home.has(`${node.slice(2)}\u0000${chunkId}`));
@@ -181,6 +183,12 @@ export function rankGraph(input: RankingInput): RankingResult {
   );
   for (const c of chunks) c.score = top > 0 ? Math.min(1, c.score / top) : 0;
   return { chunks, entities, namedHomes };
+}
+
+/** Whether an entity leads evidence specifically (see `leadsSpecifically`), as the query named it if it did. */
+function queryEntityLeads(input: RankingInput, id: string): boolean {
+  const seed = input.seeds.find((s) => s.id === id && s.depth === 0);
+  return leadsSpecifically(input.names.get(id), input.mentionCounts.get(id) ?? 0, seed);
 }
 
 /** The ranking's graph: relationships, the hits' mentions and the evidence edges, with what each chunk is. */

@@ -54,7 +54,8 @@ export interface FactSupport {
   chunks: number;
   /**
    * The most distinct quotes one extractor gave: for a co-occurrence, the distinct sentences (or chunk passages)
-   * naming both entities; a passage repeated by overlapping chunks or copied across pages counts once.
+   * naming both entities; a passage repeated by overlapping chunks or copied across pages counts once. Counted for
+   * relationships only (0 for an entity: nothing reads it, and a common name's quotes are many).
    */
   quotes: number;
   /** The extractors that found it (`cooccurrence` for chunk-level co-occurrence). */
@@ -96,8 +97,9 @@ export class EvidenceRepository {
     }>(
       `SELECT fact_key, count(DISTINCT document_id)::int AS documents,
               count(DISTINCT (document_id, coalesce(chunk_id, 0)))::int AS chunks,
-              (SELECT max(n)::int FROM (SELECT count(DISTINCT q.quote) AS n FROM extraction_evidence q
-                                         WHERE q.fact_key = e.fact_key GROUP BY q.extractor) per) AS quotes,
+              CASE WHEN fact_key LIKE 'r:%' THEN
+                (SELECT max(n)::int FROM (SELECT count(DISTINCT q.quote) AS n FROM extraction_evidence q
+                                           WHERE q.fact_key = e.fact_key GROUP BY q.extractor) per) ELSE 0 END AS quotes,
               array_agg(DISTINCT extractor ORDER BY extractor) AS extractors, jsonb_agg(DISTINCT fact) AS facts
          FROM extraction_evidence e WHERE fact_key = ANY($1::text[]) GROUP BY fact_key`,
       [[...new Set(factKeys)]],

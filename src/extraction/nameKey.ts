@@ -79,10 +79,33 @@ function trigrams(key: string): Set<string> {
   return out;
 }
 
+/** What fuzzy matching compares of a key: its trigrams, its numbers and its word count. */
+interface KeyFeatures {
+  trigrams: Set<string>;
+  digits: string;
+  words: number;
+}
+
+/** Features of recent keys: resolving a batch compares each name with many recorded ones, again and again. */
+const FEATURES_KEPT = 50_000;
+let features = new Map<string, KeyFeatures>();
+
+function featuresOf(key: string): KeyFeatures {
+  let f = features.get(key);
+  if (!f) {
+    if (features.size >= FEATURES_KEPT) features = new Map();
+    f = { trigrams: trigrams(key), digits: (key.match(/\d+/g) ?? []).join(' '), words: key.split(' ').length };
+    features.set(key, f);
+  }
+  return f;
+}
+
 /** Trigram similarity of two keys, 0 to 1 (shared trigrams ÷ all trigrams, as pg_trgm's `similarity`). */
 export function trigramSimilarity(a: string, b: string): number {
-  const ta = trigrams(a);
-  const tb = trigrams(b);
+  return similarityOf(featuresOf(a).trigrams, featuresOf(b).trigrams);
+}
+
+function similarityOf(ta: ReadonlySet<string>, tb: ReadonlySet<string>): number {
   if (ta.size === 0 || tb.size === 0) return 0;
   let shared = 0;
   for (const t of ta) if (tb.has(t)) shared++;
@@ -95,10 +118,13 @@ export function trigramSimilarity(a: string, b: string): number {
  */
 export function fuzzyMatches(a: string, b: string, threshold: number): boolean {
   if (threshold >= 1 || a === b) return a === b;
-  const digits = (s: string) => (s.match(/\d+/g) ?? []).join(' ');
-  if (digits(a) !== digits(b)) return false;
-  if (a.split(' ').length !== b.split(' ').length) return false;
-  return trigramSimilarity(a, b) >= threshold;
+  const fa = featuresOf(a);
+  const fb = featuresOf(b);
+  if (fa.digits !== fb.digits || fa.words !== fb.words) return false;
+  // Shared ÷ all is at most the smaller set ÷ the larger: most pairs fail on their sizes alone.
+  const [small, large] = [fa.trigrams.size, fb.trigrams.size].sort((x, y) => x - y) as [number, number];
+  if (small < threshold * large) return false;
+  return similarityOf(fa.trigrams, fb.trigrams) >= threshold;
 }
 
 /**

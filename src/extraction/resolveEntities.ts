@@ -67,28 +67,48 @@ export function resolveCandidate(candidate: ResolutionCandidate, context: Resolu
   const key = nameKey(candidate.name);
   if (key === '') return undefined;
   const byPreference = preference(candidate.type, key);
-  const exact = context.known.filter((e) => e.keys.includes(key) && compatible(e, candidate)).sort(byPreference);
+  const index = indexOf(context);
+  const exact = (index.get(key) ?? []).filter((e) => compatible(e, candidate)).sort(byPreference);
   const best = exact[0];
   if (best) return { entityId: best.entityId, tier: best.keys[0] === key ? 'name' : 'alias', existing: best };
   const aliasKeys = nameKeys(candidate.name, candidate.aliases).slice(1);
-  const declared = context.known
-    .filter((e) => e.keys.some((k) => aliasKeys.includes(k)) && compatible(e, candidate))
+  const declared = [...new Set(aliasKeys.flatMap((k) => index.get(k) ?? []))]
+    .filter((e) => compatible(e, candidate))
     .sort(byPreference)[0];
   if (declared) return { entityId: declared.entityId, tier: 'acronym', existing: declared };
   if (context.rejectedKeys.has(key)) return undefined;
   const fuzzy = context.known
-    .filter((e) => e.type !== null && compatible(e, candidate))
-    .map((e) => ({
-      e,
-      score: Math.max(
-        ...e.keys.filter((k) => fuzzyMatches(key, k, context.fuzzyThreshold)).map((k) => trigramSimilarity(key, k)),
-        0,
-      ),
-    }))
-    .filter((x) => x.score > 0)
+    .filter((e) => e.type !== null)
+    .map((e) => ({ e, score: fuzzyScore(key, e.keys, context.fuzzyThreshold) }))
+    .filter((x) => x.score > 0 && compatible(x.e, candidate))
     .sort((a, b) => b.score - a.score || byPreference(a.e, b.e))[0];
   if (fuzzy) return { entityId: fuzzy.e.entityId, tier: 'fuzzy', existing: fuzzy.e };
   return { entityId: extractedEntityId(typeFamily(candidate.type), key), tier: 'new' };
+}
+
+/** The best trigram similarity of `key` to those of `keys` it fuzzily matches (0: none). */
+function fuzzyScore(key: string, keys: readonly string[], threshold: number): number {
+  let best = 0;
+  for (const k of keys) if (fuzzyMatches(key, k, threshold)) best = Math.max(best, trigramSimilarity(key, k));
+  return best;
+}
+
+/** The known entities by each of their keys, built once per context (a batch resolves many names against one). */
+const indexes = new WeakMap<readonly NamedEntity[], Map<string, NamedEntity[]>>();
+
+function indexOf(context: ResolutionContext): Map<string, NamedEntity[]> {
+  let index = indexes.get(context.known);
+  if (!index) {
+    index = new Map();
+    for (const e of context.known)
+      for (const k of new Set(e.keys)) {
+        const list = index.get(k) ?? [];
+        list.push(e);
+        index.set(k, list);
+      }
+    indexes.set(context.known, index);
+  }
+  return index;
 }
 
 /** The lookups resolution needs for a batch: every key and three-character key prefix of the candidates. */

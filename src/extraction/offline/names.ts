@@ -155,6 +155,20 @@ function joinWords(words: readonly Token[]): string {
   return words.map((word, index) => (index === 0 ? word.text : word.space + word.text)).join('');
 }
 
+/**
+ * How many words at `start` are a heading in capitals run into the text ("METHODS In", "AIMS AND OBJECTIVES
+ * Following", as structured abstracts and text taken from PDFs write them): capitalised English words, one of at least
+ * five letters, before a word that is not in capitals. An acronym ("NASA Ames", "USA Today") is shorter or no word.
+ */
+function headingLength(tokens: readonly Token[], start: number, end: number, ranks: WordRanks): number {
+  let n = 0;
+  const inCapitals = (t: Token | undefined) =>
+    t !== undefined && /^\p{Lu}{2,}$/u.test(t.text) && !ranks.isRare(t.lower);
+  while (start + n < end && inCapitals(tokens[start + n])) n += 1;
+  if (n === 0 || start + n >= end) return 0;
+  return tokens.slice(start, start + n).some((t) => t.text.length >= 5) ? n : 0;
+}
+
 /** The proper names of one sentence, in order of appearance. */
 export function findNames(sentence: Sentence, ranks: WordRanks): FoundName[] {
   const tokens = sentence.tokens;
@@ -168,10 +182,13 @@ export function findNames(sentence: Sentence, ranks: WordRanks): FoundName[] {
       continue;
     }
     const end = runEnd(tokens, index);
-    const words = trimRun(tokens, index, end, firstWord, ranks);
-    const atSentenceStart = words[0] !== undefined && words[0] === tokens[firstWord];
+    // After a heading in capitals, the text's own sentence starts.
+    const from = index + headingLength(tokens, index, end, ranks);
+    const opener = from > index ? from : firstWord;
+    const words = trimRun(tokens, from, end, opener, ranks);
+    const atSentenceStart = words[0] !== undefined && words[0] === tokens[opener];
     // A word left after dropping the sentence's first word ("Strongly Cached") is a label, not a name.
-    const labelRest = index === firstWord && words.length === 1 && words[0] !== token;
+    const labelRest = from === opener && words.length === 1 && words[0] !== tokens[from];
     if (!labelRest && acceptName(words, atSentenceStart, ranks)) {
       names.push({ name: joinWords(words), type: nameType(words), words: words.length });
     }

@@ -21,7 +21,7 @@ import { statedPairs } from './statedPairs.js';
 import { findTerms } from './terms.js';
 
 /** Bump when the rules change the output for the same text (the cache key includes it). */
-export const OFFLINE_EXTRACTOR_VERSION = 3;
+export const OFFLINE_EXTRACTOR_VERSION = 4;
 
 export const NAME_CONFIDENCE = 0.7;
 export const SINGLE_WORD_NAME_CONFIDENCE = 0.6;

@@ -59,6 +59,51 @@ describe('graph evidence against what search ranks next', () => {
   });
 });
 
+describe('graph evidence through a neighbour', () => {
+  /** The query names `seed`; a paper that defines it is its neighbour, and the paper's page is the paper's home. */
+  function neighbourInput(seed: { name: string; mentions: number; exact: boolean }): RankingInput {
+    const defines = {
+      id: 'r',
+      type: 'DEFINES',
+      fromId: 'paper',
+      toId: 'seed',
+      properties: {},
+      origin: 'EXTRACTED' as const,
+      createdAt: new Date(0),
+    };
+    const form = seed.name.toLowerCase();
+    return {
+      seeds: [
+        { id: 'seed', score: 0.3, depth: 0, exact: seed.exact, matched: { form, sharedWith: 1 } },
+        { id: 'paper', score: 0, depth: 1, exact: false, seedId: 'seed', via: defines },
+      ],
+      hits: [{ chunkId: 'c-lane', documentId: 'd-lane', score: 1, similarity: 0.5, entityIds: [] }],
+      pool: [fused('c-lane', 'd-lane', 1), fused('c-next', 'd-next', 0.8)],
+      relationships: [defines],
+      evidence: [{ entityId: 'paper', chunkId: 'c-paper', documentId: 'd-paper', home: true, similarity: 0.2 }],
+      mentionCounts: new Map([
+        ['seed', seed.mentions],
+        ['paper', 1],
+      ]),
+      known: new Set(['seed', 'paper']),
+      names: new Map([
+        ['seed', { name: seed.name, aliases: [] }],
+        ['paper', { name: 'Thrombopoietin signaling regulates stem cell quiescence', aliases: [] }],
+      ]),
+    };
+  }
+  const documents = (i: RankingInput) => rankGraph(i).chunks.map((c) => c.documentId);
+
+  it('takes the home of a neighbour of a query entity named specifically', () => {
+    expect(documents(neighbourInput({ name: 'Thrombopoietin', mentions: 3, exact: true }))).toContain('d-paper');
+  });
+
+  it('takes no home of a neighbour of a generic query entity, or of one the query names only in part', () => {
+    expect(documents(neighbourInput({ name: 'long-term', mentions: 80, exact: true }))).not.toContain('d-paper');
+    expect(documents(neighbourInput({ name: 'Thrombopoietin', mentions: 3, exact: false }))).not.toContain('d-paper');
+  });
+});
+
 describe('leadsSpecifically', () => {
   const names = (name: string) => ({ name, aliases: [] });
 

@@ -21,6 +21,15 @@ describe('offline extraction: what reads like a name but is not one', () => {
     expect(found(text, 'name')).toContain('Rollup');
   });
 
+  it('takes no heading in capitals run into its sentence into a name', () => {
+    const abstract =
+      'Insulin resistance was measured in 40 patients. METHODS In this cohort, Adam Smith dosed the drug. ' +
+      'CONCLUSIONS The Mayo Clinic confirmed it. AIMS AND OBJECTIVES Following the NASA Ames protocol, we went on.';
+    const names = found(abstract, 'name');
+    expect(names.filter((n) => /METHODS|CONCLUSIONS|AIMS/.test(n))).toEqual([]);
+    expect(names).toEqual(expect.arrayContaining(['Adam Smith', 'Mayo Clinic', 'NASA Ames']));
+  });
+
   it('takes no article into a name', () => {
     expect(found('It grew by 5 MB from Rolldown: The Rolldown binary is larger than esbuild.', 'name')).toEqual([
       'Rolldown',
