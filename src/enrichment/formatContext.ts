@@ -25,23 +25,20 @@ export function documentUrl(metadata: Record<string, unknown>, source: string | 
  * citation number per document. A section's heading appears only with at least one of its items, so an agent never
  * reads an empty "Relevant knowledge".
  *
- * The lanes share the budget: graph evidence (lane GRAPH, after the documents lane's chunks) is held
- * `graphShare · maxChars`, or what its chunks need if less; the documents lane fills the rest first, in rank order,
- * then graph evidence fills what is left. So neither lane starves the other, and a lane's unused share serves the other.
+ * The chunks come laid out (see layOutLane, which holds the lanes' budget rule) and are cited in the given order while
+ * they fit: the documents lane's passages, then graph evidence.
  */
 export function formatContext(
   chunks: EnrichedChunkRecord[],
   entities: readonly EnrichedEntityRecord[],
   relationships: readonly RelationshipRecord[],
   maxChars: number,
-  graphShare = 0,
 ): FormattedContext {
   const citations: CitationRecord[] = [];
   const numberOf = new Map<string, number>();
   const parts: string[] = [];
   let used = 0;
-  let limit = maxChars;
-  const fits = (text: string) => used + text.length <= limit;
+  const fits = (text: string) => used + text.length <= maxChars;
   const push = (text: string) => {
     parts.push(text);
     used += text.length;
@@ -89,24 +86,17 @@ export function formatContext(
     numberOf.set(doc.id, n);
     citations.push(citationOf(n, doc));
   };
-  const documentsLimit = documentsLaneLimit(chunks, maxChars, graphShare);
-  let graphSeen = false;
   const shownByDoc = new Map(chunks.flatMap((c) => (c.shown ? [[c.hit.document.id, c.shown] as const] : [])));
-  // In the given order (the enricher puts the documents lane first, save the documents of entities the query names);
-  // the documents lane stops at its limit, graph evidence may use the whole budget.
+  // In the given order (the enricher puts the documents lane first, save the documents of entities the query names).
   for (const c of chunks) {
     if (c.lane === 'DOCUMENTS') {
       // A chunk that scored 0 matched nothing of the query: it stays in `chunks` but is never cited.
       if (c.hit.score <= 0) continue;
-      // After graph evidence come weaker hits of other documents (see layOutLane): they may use what is left.
-      limit = graphSeen ? maxChars : documentsLimit;
       // Laid out (see layOutDocuments): '' marks a chunk shown in its document's passage, null one left out.
       if (c.text === null) omittedChunks++;
       else if (c.text === '') omittedChunks += shownIn(c, numberOf, shownByDoc.get(c.hit.document.id)) ? 0 : 1;
       else cite(c, c.text ?? alignedChunkText(c.hit.chunk));
     } else {
-      limit = maxChars;
-      graphSeen = true;
       const via = c.via?.chunk.citation;
       c.why = c.why.replace('{cite}', via ? `[${via}]` : `chunk ${c.via?.rank ?? 1}`);
       // Evidence already shown in its document's passage is cited there rather than repeated.
@@ -114,25 +104,10 @@ export function formatContext(
         cite(c, `(${c.why})\n${alignedChunkText(c.hit.chunk)}`);
     }
   }
-  limit = maxChars;
 
   const related = section('## Related entities\n');
   const { omittedEntities, omittedRelationships } = listRelated(related, entities, relationships);
   return { context: parts.join('').trimEnd(), citations, omittedChunks, omittedEntities, omittedRelationships };
-}
-
-/** The documents lane's share: what graph evidence is held (graphShare of the budget, or what it needs if less) is not its. */
-export function documentsLaneLimit(
-  chunks: readonly EnrichedChunkRecord[],
-  maxChars: number,
-  graphShare: number,
-): number {
-  const graphChunks = chunks.filter((c) => c.lane === 'GRAPH');
-  const graphNeed = graphChunks.reduce(
-    (sum, c) => sum + c.hit.document.title.length + c.why.length + c.hit.chunk.content.length + 16,
-    0,
-  );
-  return maxChars - Math.min(Math.floor(Math.max(0, Math.min(1, graphShare)) * maxChars), graphNeed);
 }
 
 /** Lists the entities, then the relationships among them, through `related` (false once the budget is spent). */
