@@ -59,8 +59,9 @@ export function splitHits(
  * Replaces the documents lane's records in `chunks` (in their order, after any reordering) by their layout: passages
  * of whole sentences grown with neighbouring chunks, then weaker hits, in rank order. The budget rule: the selected
  * hits' documents (their hits, neighbours and weaker hits) may use all of `maxChars`; weaker hits of other documents
- * only `maxChars` less what graph evidence is held (see othersLaneLimit); graph evidence, after the documents lane,
- * fills what is left. So graph evidence displaces weaker documents, never the text of the documents the ranking chose.
+ * only `maxChars` less what graph evidence is held (see othersLaneLimit). Graph evidence follows the selected hits'
+ * documents and fills what the laid-out passages leave; weaker hits of other documents come after it. So graph
+ * evidence displaces weaker documents, never the text of the documents the ranking chose.
  */
 export function layOutLane(
   chunks: readonly EnrichedChunkRecord[],
@@ -72,10 +73,13 @@ export function layOutLane(
   const selected = docs.filter((c) => c.text !== null && c.hit.score > 0);
   const othersLimit = othersLaneLimit(chunks, request.maxChars, request.graphShare);
   const laid = layOutDocuments(selected, weaker, { neighbors, limit: request.maxChars, othersLimit });
-  const lane = [...laid, ...docs.filter((c) => !selected.includes(c))];
+  // Documents only weaker hits brought come after graph evidence (formatContext keeps their room).
+  const leading = new Set(selected.map((c) => c.hit.document.id));
+  const head = [...laid.filter((c) => leading.has(c.hit.document.id)), ...docs.filter((c) => !selected.includes(c))];
+  const tail = laid.filter((c) => !leading.has(c.hit.document.id));
   const first = chunks.findIndex((c) => c.lane === 'DOCUMENTS');
-  if (first < 0) return [...chunks, ...lane];
-  return [...chunks.slice(0, first), ...lane, ...chunks.slice(first).filter((c) => c.lane !== 'DOCUMENTS')];
+  if (first < 0) return [...chunks, ...tail];
+  return [...chunks.slice(0, first), ...head, ...chunks.slice(first).filter((c) => c.lane !== 'DOCUMENTS'), ...tail];
 }
 
 /**

@@ -26,7 +26,8 @@ export function documentUrl(metadata: Record<string, unknown>, source: string | 
  * reads an empty "Relevant knowledge".
  *
  * The chunks come laid out (see layOutLane, which holds the lanes' budget rule) and are cited in the given order while
- * they fit: the documents lane's passages, then graph evidence.
+ * they fit: the selected hits' documents, graph evidence, then weaker hits of other documents. Those were laid out
+ * before graph evidence was given any room, so graph evidence leaves them the room they need.
  */
 export function formatContext(
   chunks: EnrichedChunkRecord[],
@@ -38,7 +39,9 @@ export function formatContext(
   const numberOf = new Map<string, number>();
   const parts: string[] = [];
   let used = 0;
-  const fits = (text: string) => used + text.length <= maxChars;
+  /** Characters kept for laid-out passages that come later (only while graph evidence is cited). */
+  let held = 0;
+  const fits = (text: string) => used + text.length + held <= maxChars;
   const push = (text: string) => {
     parts.push(text);
     used += text.length;
@@ -87,11 +90,14 @@ export function formatContext(
     citations.push(citationOf(n, doc));
   };
   const shownByDoc = new Map(chunks.flatMap((c) => (c.shown ? [[c.hit.document.id, c.shown] as const] : [])));
+  const later = passagesAfter(chunks);
+  let documentsSeen = false;
   // In the given order (the enricher puts the documents lane first, save the documents of entities the query names).
-  for (const c of chunks) {
+  chunks.forEach((c, i) => {
     if (c.lane === 'DOCUMENTS') {
+      documentsSeen = true;
       // A chunk that scored 0 matched nothing of the query: it stays in `chunks` but is never cited.
-      if (c.hit.score <= 0) continue;
+      if (c.hit.score <= 0) return;
       // Laid out (see layOutDocuments): '' marks a chunk shown in its document's passage, null one left out.
       if (c.text === null) omittedChunks++;
       else if (c.text === '') omittedChunks += shownIn(c, numberOf, shownByDoc.get(c.hit.document.id)) ? 0 : 1;
@@ -99,15 +105,30 @@ export function formatContext(
     } else {
       const via = c.via?.chunk.citation;
       c.why = c.why.replace('{cite}', via ? `[${via}]` : `chunk ${c.via?.rank ?? 1}`);
-      // Evidence already shown in its document's passage is cited there rather than repeated.
+      // Evidence already shown in its document's passage is cited there rather than repeated. Evidence a promoted
+      // named home brought before the documents lane leads; other evidence leaves the passages after it their room.
+      held = documentsSeen ? (later[i] ?? 0) : 0;
       if (!shownIn(c, numberOf, shownByDoc.get(c.hit.document.id)))
         cite(c, `(${c.why})\n${alignedChunkText(c.hit.chunk)}`);
+      held = 0;
     }
-  }
+  });
 
   const related = section('## Related entities\n');
   const { omittedEntities, omittedRelationships } = listRelated(related, entities, relationships);
   return { context: parts.join('').trimEnd(), citations, omittedChunks, omittedEntities, omittedRelationships };
+}
+
+/** For each position, the characters the laid-out documents-lane passages after it need (a citation line each). */
+function passagesAfter(chunks: readonly EnrichedChunkRecord[]): number[] {
+  const after: number[] = new Array<number>(chunks.length).fill(0);
+  for (let i = chunks.length - 2; i >= 0; i--) {
+    const next = chunks[i + 1] as EnrichedChunkRecord;
+    const own = next.lane === 'DOCUMENTS' && next.hit.score > 0 && next.text ? next.text.length : 0;
+    // "[nn] title\n" and the blank line after the passage.
+    after[i] = (after[i + 1] ?? 0) + (own > 0 ? own + next.hit.document.title.length + 8 : 0);
+  }
+  return after;
 }
 
 /** Lists the entities, then the relationships among them, through `related` (false once the budget is spent). */
