@@ -90,12 +90,13 @@ export function formatContext(
     citations.push(citationOf(n, doc));
   };
   const shownByDoc = new Map(chunks.flatMap((c) => (c.shown ? [[c.hit.document.id, c.shown] as const] : [])));
+  const inLaterPassage = laterPassage(chunks);
+  const shownLater: EnrichedChunkRecord[] = [];
   const later = passagesAfter(chunks);
-  let documentsSeen = false;
+  const firstDocument = chunks.findIndex((c) => c.lane === 'DOCUMENTS');
   // In the given order (the enricher puts the documents lane first, save the documents of entities the query names).
   chunks.forEach((c, i) => {
     if (c.lane === 'DOCUMENTS') {
-      documentsSeen = true;
       // A chunk that scored 0 matched nothing of the query: it stays in `chunks` but is never cited.
       if (c.hit.score <= 0) return;
       // Laid out (see layOutDocuments): '' marks a chunk shown in its document's passage, null one left out.
@@ -105,15 +106,16 @@ export function formatContext(
     } else {
       const via = c.via?.chunk.citation;
       c.why = c.why.replace('{cite}', via ? `[${via}]` : `chunk ${c.via?.rank ?? 1}`);
-      // Evidence already shown in its document's passage is cited there rather than repeated. Evidence a promoted
-      // named home brought before the documents lane leads; other evidence leaves the passages after it their room.
-      held = documentsSeen ? (later[i] ?? 0) : 0;
-      if (!shownIn(c, numberOf, shownByDoc.get(c.hit.document.id)))
-        cite(c, `(${c.why})\n${alignedChunkText(c.hit.chunk)}`);
+      // Evidence a passage shows (before or after it) is cited there, not repeated. Evidence a promoted named home
+      // brought before the documents lane leads; other evidence leaves the passages after it their room.
+      if (shownIn(c, numberOf, shownByDoc.get(c.hit.document.id))) return;
+      if (inLaterPassage(c, i)) return void shownLater.push(c);
+      held = firstDocument >= 0 && firstDocument < i ? (later[i] ?? 0) : 0;
+      cite(c, `(${c.why})\n${alignedChunkText(c.hit.chunk)}`);
       held = 0;
     }
   });
-
+  for (const c of shownLater) if (!shownIn(c, numberOf, shownByDoc.get(c.hit.document.id))) omittedChunks++;
   const related = section('## Related entities\n');
   const { omittedEntities, omittedRelationships } = listRelated(related, entities, relationships);
   return { context: parts.join('').trimEnd(), citations, omittedChunks, omittedEntities, omittedRelationships };
@@ -172,10 +174,23 @@ function shownIn(
   shown: readonly (readonly [number, number])[] | undefined,
 ): boolean {
   const n = numberOf.get(c.hit.document.id);
-  const o = c.hit.chunk.ordinal;
-  if (n === undefined || !shown?.some(([lo, hi]) => lo <= o && o <= hi)) return false;
+  if (n === undefined || !covers(shown, c.hit.chunk.ordinal)) return false;
   c.citation = n;
   return true;
+}
+
+/** Whether graph evidence at position `i` is inside a documents-lane passage laid out after it. */
+function laterPassage(chunks: readonly EnrichedChunkRecord[]): (c: EnrichedChunkRecord, i: number) => boolean {
+  const at = new Map(chunks.flatMap((d, j) => (d.shown ? [[d.hit.document.id, j] as const] : [])));
+  return (c, i) => {
+    const j = at.get(c.hit.document.id);
+    return j !== undefined && j > i && covers(chunks[j]?.shown, c.hit.chunk.ordinal);
+  };
+}
+
+/** Whether the passages shown (ordinal ranges) hold chunk `ordinal`. */
+function covers(shown: readonly (readonly [number, number])[] | undefined, ordinal: number): boolean {
+  return shown?.some(([lo, hi]) => lo <= ordinal && ordinal <= hi) ?? false;
 }
 
 /** The text that appends chunk `next` to an entry ending with chunk `last` of the same document. */
