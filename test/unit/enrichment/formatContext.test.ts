@@ -147,6 +147,18 @@ describe('formatContext', () => {
     expect(kept.citations.map((c) => c.documentId)).toEqual(['d0', 'd1', 'd2']);
   });
 
+  it('cites graph evidence that a later passage shows at that passage, without repeating it', () => {
+    const head = chunk(doc('d', 'D'), 'Head text.', 0);
+    const t = doc('t', 'T');
+    const evidence: EnrichedChunkRecord = { ...chunk(t, 'Evidence text.', 5), lane: 'GRAPH', why: 'via entity X' };
+    const passage: EnrichedChunkRecord = { ...chunk(t, 'Evidence text.', 4), text: 'Before. Evidence text. After.' };
+    passage.shown = [[4, 6]];
+    const out = formatContext([head, evidence, passage], [], [], 10_000);
+    expect(out.context).toBe('## Relevant knowledge\n[1] D\nHead text.\n\n[2] T\nBefore. Evidence text. After.');
+    expect([head, evidence, passage].map((c) => c.citation)).toEqual([1, 2, 2]);
+    expect(out.omittedChunks).toBe(0);
+  });
+
   it('joins adjacent chunks of one document under one heading, and never cites a chunk that scored 0', () => {
     const d = doc('m', 'Manual');
     const at = (i: number, start: number, text: string, score = 0.5): EnrichedChunkRecord => ({
