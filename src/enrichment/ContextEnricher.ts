@@ -283,7 +283,7 @@ function assembleContext(
 ): EnrichedContextRecord {
   const cut = allEntities.length > request.maxEntities ? allEntities.length - request.maxEntities : 0;
   const entities = allEntities.slice(0, request.maxEntities);
-  const formatted = formatContext(chunks, entities, relationships, request.maxChars, request.graphShare);
+  const formatted = formatContext(chunks, entities, relationships, request.maxChars);
   const cited = chunks.filter((c) => c.citation !== null).sort((a, b) => (a.citation ?? 0) - (b.citation ?? 0));
   return {
     chunks,

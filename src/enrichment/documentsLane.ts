@@ -2,7 +2,6 @@ import type { RankedSearch } from '../retrieval/SearchService.js';
 import type { FusedHit } from '../retrieval/fusion.js';
 import type { SearchHitRecord } from '../retrieval/types.js';
 import { layOutDocuments } from './expandContext.js';
-import { documentsLaneLimit } from './formatContext.js';
 import { passesFloor } from './relevanceFloor.js';
 import type { EnrichRequest, EnrichedChunkRecord } from './types.js';
 
@@ -58,8 +57,11 @@ export function splitHits(
 
 /**
  * Replaces the documents lane's records in `chunks` (in their order, after any reordering) by their layout: passages
- * of whole sentences grown with neighbouring chunks, then weaker hits, within the lane's share of `maxChars`. Weaker
- * hits of documents no selected hit brought follow the graph evidence.
+ * of whole sentences grown with neighbouring chunks, then weaker hits, in rank order. The budget rule: the selected
+ * hits' documents (their hits, neighbours and weaker hits) may use all of `maxChars`; weaker hits of other documents
+ * only `maxChars` less what graph evidence is held (see othersLaneLimit). Graph evidence follows the selected hits'
+ * documents and fills what the laid-out passages leave; weaker hits of other documents come after it. So graph
+ * evidence displaces weaker documents, never the text of the documents the ranking chose.
  */
 export function layOutLane(
   chunks: readonly EnrichedChunkRecord[],
@@ -69,15 +71,26 @@ export function layOutLane(
 ): EnrichedChunkRecord[] {
   const docs = chunks.filter((c) => c.lane === 'DOCUMENTS');
   const selected = docs.filter((c) => c.text !== null && c.hit.score > 0);
-  const limit = documentsLaneLimit(chunks, request.maxChars, request.graphShare);
-  const laid = layOutDocuments(selected, weaker, { neighbors, limit });
-  // Documents only weaker hits brought come after graph evidence (formatContext lets them use what is left).
+  const othersLimit = othersLaneLimit(chunks, request.maxChars, request.graphShare);
+  const laid = layOutDocuments(selected, weaker, { neighbors, limit: request.maxChars, othersLimit });
+  // Documents only weaker hits brought come after graph evidence (formatContext keeps their room).
   const leading = new Set(selected.map((c) => c.hit.document.id));
   const head = [...laid.filter((c) => leading.has(c.hit.document.id)), ...docs.filter((c) => !selected.includes(c))];
   const tail = laid.filter((c) => !leading.has(c.hit.document.id));
   const first = chunks.findIndex((c) => c.lane === 'DOCUMENTS');
   if (first < 0) return [...chunks, ...tail];
   return [...chunks.slice(0, first), ...head, ...chunks.slice(first).filter((c) => c.lane !== 'DOCUMENTS'), ...tail];
+}
+
+/**
+ * Where weaker hits of documents no selected hit brought must stop: `maxChars` less what graph evidence is held
+ * (graphShare of the budget, or what its chunks need if less).
+ */
+export function othersLaneLimit(chunks: readonly EnrichedChunkRecord[], maxChars: number, graphShare: number): number {
+  const graphNeed = chunks
+    .filter((c) => c.lane === 'GRAPH')
+    .reduce((sum, c) => sum + c.hit.document.title.length + c.why.length + c.hit.chunk.content.length + 16, 0);
+  return maxChars - Math.min(Math.floor(Math.max(0, Math.min(1, graphShare)) * maxChars), graphNeed);
 }
 
 /** The texts the context shows, one per cited record with text (documents-lane passages and graph evidence). */

@@ -3,18 +3,21 @@ import { alignToSentences } from './sentences.js';
 import type { EnrichedChunkRecord } from './types.js';
 
 /**
- * How the documents lane fills its share of the budget from chunks (see docs/enrichment.md, "What the context holds"):
+ * How the documents lane fills the budget from chunks (see docs/enrichment.md, "What the context holds"):
  * 1. each selected hit (the first `topK` of the ranking that pass the relevance floor), as whole sentences;
  * 2. while budget is left, round r = 1..`neighbors`: the chunk r before and r after each selected hit, in rank order,
  *    joined to it without the chunks' overlap;
- * 3. while budget is left, the weaker hits after the first `topK`, as whole sentences.
- * Each step is taken only if the whole section still fits; passages of one document join into one entry.
+ * 3. while budget is left, the weaker hits after the first `topK`, in rank order, as whole sentences.
+ * Each step is taken only if the whole section still fits its limit: `limit` for the selected hits' documents,
+ * `othersLimit` for a weaker hit of a document no selected hit brought. Passages of one document join into one entry.
  */
 export interface LayoutOptions {
   /** Chunks each side of a selected hit that may join it (0: no expansion). */
   neighbors: number;
-  /** Characters the documents lane may use, section heading and citation lines included. */
+  /** Characters the section may reach with the selected hits' documents, heading and citation lines included. */
   limit: number;
+  /** Characters the section may reach with a weaker hit of another document (default `limit`; see layOutLane). */
+  othersLimit?: number;
 }
 
 const HEADING = '## Relevant knowledge\n';
@@ -64,8 +67,9 @@ export function layOutDocuments(
       ? 0
       : HEADING.length +
         order.reduce((sum, d, i) => sum + `[${i + 1}] ${d.document.title}\n`.length + d.text.length + 2, 0);
-  /** Adds chunk `ordinal` of `doc` to the layout if the section still fits. */
-  const tryAdd = (doc: DocLayout, ordinal: number): boolean => {
+  const leading = new Set(selected.map((r) => r.hit.document.id));
+  /** Adds chunk `ordinal` of `doc` to the layout if the section still fits `limit`. */
+  const tryAdd = (doc: DocLayout, ordinal: number, limit = options.limit): boolean => {
     if (covered(doc.spans, ordinal)) return true;
     if (!doc.chunks.has(ordinal)) return false;
     const saved = { spans: doc.spans, text: doc.text };
@@ -73,7 +77,7 @@ export function layOutDocuments(
     doc.spans = addSpan(doc, ordinal);
     doc.text = render(doc);
     if (isNew) order.push(doc);
-    if (cost() <= options.limit) return true;
+    if (cost() <= limit) return true;
     Object.assign(doc, saved);
     if (isNew) order.pop();
     return false;
@@ -81,7 +85,8 @@ export function layOutDocuments(
   const placed = new Set<EnrichedChunkRecord>();
   const place = (r: EnrichedChunkRecord): void => {
     const doc = docs.get(r.hit.document.id) as DocLayout;
-    if (tryAdd(doc, r.hit.chunk.ordinal)) {
+    const limit = leading.has(doc.document.id) ? options.limit : (options.othersLimit ?? options.limit);
+    if (tryAdd(doc, r.hit.chunk.ordinal, limit)) {
       doc.records.push(r);
       placed.add(r);
     }

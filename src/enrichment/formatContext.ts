@@ -25,23 +25,23 @@ export function documentUrl(metadata: Record<string, unknown>, source: string | 
  * citation number per document. A section's heading appears only with at least one of its items, so an agent never
  * reads an empty "Relevant knowledge".
  *
- * The lanes share the budget: graph evidence (lane GRAPH, after the documents lane's chunks) is held
- * `graphShare · maxChars`, or what its chunks need if less; the documents lane fills the rest first, in rank order,
- * then graph evidence fills what is left. So neither lane starves the other, and a lane's unused share serves the other.
+ * The chunks come laid out (see layOutLane, which holds the lanes' budget rule) and are cited in the given order while
+ * they fit: the selected hits' documents, graph evidence, then weaker hits of other documents. Those were laid out
+ * before graph evidence was given any room, so graph evidence leaves them the room they need.
  */
 export function formatContext(
   chunks: EnrichedChunkRecord[],
   entities: readonly EnrichedEntityRecord[],
   relationships: readonly RelationshipRecord[],
   maxChars: number,
-  graphShare = 0,
 ): FormattedContext {
   const citations: CitationRecord[] = [];
   const numberOf = new Map<string, number>();
   const parts: string[] = [];
   let used = 0;
-  let limit = maxChars;
-  const fits = (text: string) => used + text.length <= limit;
+  /** Characters kept for laid-out passages that come later (only while graph evidence is cited). */
+  let held = 0;
+  const fits = (text: string) => used + text.length + held <= maxChars;
   const push = (text: string) => {
     parts.push(text);
     used += text.length;
@@ -89,50 +89,48 @@ export function formatContext(
     numberOf.set(doc.id, n);
     citations.push(citationOf(n, doc));
   };
-  const documentsLimit = documentsLaneLimit(chunks, maxChars, graphShare);
-  let graphSeen = false;
   const shownByDoc = new Map(chunks.flatMap((c) => (c.shown ? [[c.hit.document.id, c.shown] as const] : [])));
-  // In the given order (the enricher puts the documents lane first, save the documents of entities the query names);
-  // the documents lane stops at its limit, graph evidence may use the whole budget.
-  for (const c of chunks) {
+  const inLaterPassage = laterPassage(chunks);
+  const shownLater: EnrichedChunkRecord[] = [];
+  const later = passagesAfter(chunks);
+  const firstDocument = chunks.findIndex((c) => c.lane === 'DOCUMENTS');
+  // In the given order (the enricher puts the documents lane first, save the documents of entities the query names).
+  chunks.forEach((c, i) => {
     if (c.lane === 'DOCUMENTS') {
       // A chunk that scored 0 matched nothing of the query: it stays in `chunks` but is never cited.
-      if (c.hit.score <= 0) continue;
-      // After graph evidence come weaker hits of other documents (see layOutLane): they may use what is left.
-      limit = graphSeen ? maxChars : documentsLimit;
+      if (c.hit.score <= 0) return;
       // Laid out (see layOutDocuments): '' marks a chunk shown in its document's passage, null one left out.
       if (c.text === null) omittedChunks++;
       else if (c.text === '') omittedChunks += shownIn(c, numberOf, shownByDoc.get(c.hit.document.id)) ? 0 : 1;
       else cite(c, c.text ?? alignedChunkText(c.hit.chunk));
     } else {
-      limit = maxChars;
-      graphSeen = true;
       const via = c.via?.chunk.citation;
       c.why = c.why.replace('{cite}', via ? `[${via}]` : `chunk ${c.via?.rank ?? 1}`);
-      // Evidence already shown in its document's passage is cited there rather than repeated.
-      if (!shownIn(c, numberOf, shownByDoc.get(c.hit.document.id)))
-        cite(c, `(${c.why})\n${alignedChunkText(c.hit.chunk)}`);
+      // Evidence a passage shows (before or after it) is cited there, not repeated. Evidence a promoted named home
+      // brought before the documents lane leads; other evidence leaves the passages after it their room.
+      if (shownIn(c, numberOf, shownByDoc.get(c.hit.document.id))) return;
+      if (inLaterPassage(c, i)) return void shownLater.push(c);
+      held = firstDocument >= 0 && firstDocument < i ? (later[i] ?? 0) : 0;
+      cite(c, `(${c.why})\n${alignedChunkText(c.hit.chunk)}`);
+      held = 0;
     }
-  }
-  limit = maxChars;
-
+  });
+  for (const c of shownLater) if (!shownIn(c, numberOf, shownByDoc.get(c.hit.document.id))) omittedChunks++;
   const related = section('## Related entities\n');
   const { omittedEntities, omittedRelationships } = listRelated(related, entities, relationships);
   return { context: parts.join('').trimEnd(), citations, omittedChunks, omittedEntities, omittedRelationships };
 }
 
-/** The documents lane's share: what graph evidence is held (graphShare of the budget, or what it needs if less) is not its. */
-export function documentsLaneLimit(
-  chunks: readonly EnrichedChunkRecord[],
-  maxChars: number,
-  graphShare: number,
-): number {
-  const graphChunks = chunks.filter((c) => c.lane === 'GRAPH');
-  const graphNeed = graphChunks.reduce(
-    (sum, c) => sum + c.hit.document.title.length + c.why.length + c.hit.chunk.content.length + 16,
-    0,
-  );
-  return maxChars - Math.min(Math.floor(Math.max(0, Math.min(1, graphShare)) * maxChars), graphNeed);
+/** For each position, the characters the laid-out documents-lane passages after it need (a citation line each). */
+function passagesAfter(chunks: readonly EnrichedChunkRecord[]): number[] {
+  const after: number[] = new Array<number>(chunks.length).fill(0);
+  for (let i = chunks.length - 2; i >= 0; i--) {
+    const next = chunks[i + 1] as EnrichedChunkRecord;
+    const own = next.lane === 'DOCUMENTS' && next.hit.score > 0 && next.text ? next.text.length : 0;
+    // "[nn] title\n" and the blank line after the passage.
+    after[i] = (after[i + 1] ?? 0) + (own > 0 ? own + next.hit.document.title.length + 8 : 0);
+  }
+  return after;
 }
 
 /** Lists the entities, then the relationships among them, through `related` (false once the budget is spent). */
@@ -176,10 +174,23 @@ function shownIn(
   shown: readonly (readonly [number, number])[] | undefined,
 ): boolean {
   const n = numberOf.get(c.hit.document.id);
-  const o = c.hit.chunk.ordinal;
-  if (n === undefined || !shown?.some(([lo, hi]) => lo <= o && o <= hi)) return false;
+  if (n === undefined || !covers(shown, c.hit.chunk.ordinal)) return false;
   c.citation = n;
   return true;
+}
+
+/** Whether graph evidence at position `i` is inside a documents-lane passage laid out after it. */
+function laterPassage(chunks: readonly EnrichedChunkRecord[]): (c: EnrichedChunkRecord, i: number) => boolean {
+  const at = new Map(chunks.flatMap((d, j) => (d.shown ? [[d.hit.document.id, j] as const] : [])));
+  return (c, i) => {
+    const j = at.get(c.hit.document.id);
+    return j !== undefined && j > i && covers(chunks[j]?.shown, c.hit.chunk.ordinal);
+  };
+}
+
+/** Whether the passages shown (ordinal ranges) hold chunk `ordinal`. */
+function covers(shown: readonly (readonly [number, number])[] | undefined, ordinal: number): boolean {
+  return shown?.some(([lo, hi]) => lo <= ordinal && ordinal <= hi) ?? false;
 }
 
 /** The text that appends chunk `next` to an entry ending with chunk `last` of the same document. */

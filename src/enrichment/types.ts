@@ -16,7 +16,7 @@ export interface EnrichRequest {
   minScore?: number | undefined;
   /**
    * Share of `maxChars` held for graph evidence when the graph lane has any (0..1; 0 turns graph evidence off). What one
-   * lane leaves unused goes to the other. See `formatContext`.
+   * lane leaves unused goes to the other. See `layOutLane`.
    */
   graphShare: number;
   /**

@@ -112,7 +112,7 @@ describe('formatContext', () => {
     expect(out).toEqual(expect.objectContaining({ omittedChunks: 1, omittedEntities: 0, omittedRelationships: 1 }));
   });
 
-  it('shares the budget between the lanes: graph evidence holds its share, and either lane uses what the other leaves', () => {
+  it('cites in the given order while the budget lasts: the documents lane, then graph evidence', () => {
     const lane = (
       c: EnrichedChunkRecord,
       l: 'DOCUMENTS' | 'GRAPH',
@@ -123,33 +123,40 @@ describe('formatContext', () => {
       ...(via ? { via: { chunk: via, rank: 1 } } : {}),
       why: l === 'GRAPH' ? 'via entity X, mentioned in {cite}' : 'x',
     });
-    const docsLane = [0, 1, 2, 3].map((i) => lane(chunk(doc(`d${i}`, `D${i}`), 'd'.repeat(80), i), 'DOCUMENTS'));
+    const docsLane = [0, 1].map((i) => lane(chunk(doc(`d${i}`, `D${i}`), 'd'.repeat(80), i), 'DOCUMENTS'));
     const graph = [
       lane(chunk(doc('g0', 'G0'), 'g'.repeat(80), 10), 'GRAPH', docsLane[0]),
       lane(chunk(doc('g1', 'G1'), 'g'.repeat(80), 11), 'GRAPH', docsLane[0]),
     ];
-    const shared = formatContext([...docsLane, ...graph], [], [], 400, 0.5);
-    expect(shared.context.length).toBeLessThanOrEqual(400);
-    expect(docsLane.filter((c) => c.citation !== null).length).toBe(2);
-    expect(graph.filter((c) => c.citation !== null).length).toBe(1);
-    expect(shared.context).toContain('(via entity X, mentioned in [1])');
-    // Without graph evidence the documents lane has the whole budget; with share 0 the graph lane only gets leftovers.
-    const alone = formatContext(
-      docsLane.map((c) => ({ ...c, citation: null })),
+    // Heading 22, each documents-lane entry 7 + 80 + 2, a graph entry 7 + 33 + 80 + 2: 322 (320 without the last blank
+    // line); a second graph entry would reach 444.
+    const out = formatContext([...docsLane, ...graph], [], [], 400);
+    expect(out.context.length).toBe(320);
+    expect(out.citations.map((c) => c.documentId)).toEqual(['d0', 'd1', 'g0']);
+    expect(out.context).toContain('(via entity X, mentioned in [1])');
+    expect(out.omittedChunks).toBe(1);
+    // A documents-lane passage laid out after graph evidence (a weaker hit of another document) keeps its room: the
+    // graph entry (122) no longer fits beside it (200 + 89 + 122 = 411), so the passage follows the first two.
+    const after = lane(chunk(doc('d2', 'D2'), 'w'.repeat(80), 2), 'DOCUMENTS');
+    const kept = formatContext(
+      [...docsLane, ...graph.slice(0, 1), { ...after, text: after.hit.chunk.content }],
       [],
       [],
       400,
-      0.5,
     );
-    expect(alone.citations).toHaveLength(4);
-    const none = formatContext(
-      [...docsLane, ...graph].map((c) => ({ ...c, citation: null })),
-      [],
-      [],
-      400,
-      0,
-    );
-    expect(none.citations.map((c) => c.documentId)).toEqual(['d0', 'd1', 'd2', 'd3']);
+    expect(kept.citations.map((c) => c.documentId)).toEqual(['d0', 'd1', 'd2']);
+  });
+
+  it('cites graph evidence that a later passage shows at that passage, without repeating it', () => {
+    const head = chunk(doc('d', 'D'), 'Head text.', 0);
+    const t = doc('t', 'T');
+    const evidence: EnrichedChunkRecord = { ...chunk(t, 'Evidence text.', 5), lane: 'GRAPH', why: 'via entity X' };
+    const passage: EnrichedChunkRecord = { ...chunk(t, 'Evidence text.', 4), text: 'Before. Evidence text. After.' };
+    passage.shown = [[4, 6]];
+    const out = formatContext([head, evidence, passage], [], [], 10_000);
+    expect(out.context).toBe('## Relevant knowledge\n[1] D\nHead text.\n\n[2] T\nBefore. Evidence text. After.');
+    expect([head, evidence, passage].map((c) => c.citation)).toEqual([1, 2, 2]);
+    expect(out.omittedChunks).toBe(0);
   });
 
   it('joins adjacent chunks of one document under one heading, and never cites a chunk that scored 0', () => {
