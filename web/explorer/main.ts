@@ -54,6 +54,7 @@ async function main(): Promise<void> {
   // Edit controls show only to keys that may write (the server checks every write anyway).
   void app.editor.loadRole().then(() => {
     byId('new-entity').hidden = !app.editor.canEdit;
+    document.body.dataset.editRole = app.editor.role;
     app.refresh();
   });
   if (entity) {
