@@ -79,7 +79,7 @@ suite('graph explorer editing (/explorer)', () => {
     await form.locator('[data-action=save-entity]').click();
     await form
       .getByRole('alert')
-      .filter({ hasText: /^[A-Z_]+: / })
+      .filter({ hasText: /^BAD_USER_INPUT: .*not a valid entity type/ })
       .waitFor();
     await form.locator('[name=type]').fill('Service');
     await form.locator('[data-action=save-entity]').click();
