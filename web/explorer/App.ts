@@ -48,6 +48,7 @@ export class App {
     this.interaction = new Interaction(els.canvas, this.engine, this.model, this.view, {
       select: (id, shift) => void this.select(id, shift),
       toggleExpand: (id) => void this.toggleExpand(id),
+      linkDrop: (fromId, toId) => this.editor.linkDrop(fromId, toId),
       escape: () => (this.view.path || this.view.pathFromId ? this.paths.clear() : void this.select(null)),
     });
     this.editor = new Editor(this);

@@ -100,6 +100,13 @@ export class Editor {
     });
   }
 
+  /** An alt-drag from one node onto another: selects the target with the relationship form open. */
+  linkDrop(fromId: string, toId: string): void {
+    if (!this.canEdit) return;
+    this.linkFromId = fromId;
+    void this.host.select(toId);
+  }
+
   /** Shows the create form in the panel. */
   newEntity(): void {
     this.host.panel.showContent(
