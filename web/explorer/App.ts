@@ -7,6 +7,7 @@ import { Interaction } from './Interaction.js';
 import { Legend } from './Legend.js';
 import { expandOwner, GraphModel, type GraphNode } from './GraphModel.js';
 import { Panel } from './Panel.js';
+import { Editor } from './Editor.js';
 import { PathTool } from './PathTool.js';
 import { ViewState } from './ViewState.js';
 
@@ -40,25 +41,35 @@ export class App {
   /** Requests in flight; the stats hook exposes it so tests can wait for quiet. */
   busy = 0;
   readonly paths: PathTool;
+  readonly editor: Editor;
 
   constructor(private readonly els: AppElements) {
     this.engine = new Engine(els.canvas, this.model, this.view, this.colors);
     this.interaction = new Interaction(els.canvas, this.engine, this.model, this.view, {
       select: (id, shift) => void this.select(id, shift),
       toggleExpand: (id) => void this.toggleExpand(id),
+      linkDrop: (fromId, toId) => this.editor.linkDrop(fromId, toId),
       escape: () => (this.view.path || this.view.pathFromId ? this.paths.clear() : void this.select(null)),
     });
-    this.panel = new Panel(els.panel, this.colors, this.model, this.view, {
-      select: (id) => void this.select(id),
-      expand: (id) => void this.toggleExpand(id),
-      collapse: (id) => void this.toggleExpand(id),
-      loadMore: (id) => void this.loadMore(id),
-      togglePin: (id) => this.togglePin(id),
-      pathFrom: (id) => this.paths.from(id),
-      pathTo: (id) => void this.paths.to(id),
-      center: (id) => this.center(id),
-      close: () => void this.select(null),
-    });
+    this.editor = new Editor(this);
+    this.panel = new Panel(
+      els.panel,
+      this.colors,
+      this.model,
+      this.view,
+      {
+        select: (id) => void this.select(id),
+        expand: (id) => void this.toggleExpand(id),
+        collapse: (id) => void this.toggleExpand(id),
+        loadMore: (id) => void this.loadMore(id),
+        togglePin: (id) => this.togglePin(id),
+        pathFrom: (id) => this.paths.from(id),
+        pathTo: (id) => void this.paths.to(id),
+        center: (id) => this.center(id),
+        close: () => void this.select(null),
+      },
+      this.editor,
+    );
     this.legend = new Legend(els.legend, this.model, this.view, this.colors, () => this.engine.request());
     this.gaps = new GapsView(els.gaps, this.colors, {
       select: (id) => void this.select(id),
@@ -121,6 +132,7 @@ export class App {
       await this.paths.to(id);
       return;
     }
+    if (id !== this.view.selectedId) this.editor.selected();
     this.view.selectedId = id;
     this.syncUrl();
     this.status('');
@@ -240,7 +252,8 @@ export class App {
     this.engine.request();
   }
 
-  private graphChanged(alpha = 0.7): void {
+  /** Re-syncs the layout, legend and panel after the model changed. */
+  graphChanged(alpha = 0.7): void {
     this.engine.sync(alpha);
     this.legend.update();
     this.panel.render();

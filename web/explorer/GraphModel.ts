@@ -116,6 +116,19 @@ export class GraphModel {
     return removed;
   }
 
+  /** Drops a deleted entity and its links. */
+  removeEntity(id: string): void {
+    if (!this.nodes.delete(id)) return;
+    for (const [linkId, link] of this.links)
+      if (link.source.id === id || link.target.id === id) this.links.delete(linkId);
+    this.changed();
+  }
+
+  /** Drops a deleted relationship. */
+  removeRelationship(id: string): void {
+    if (this.links.delete(id)) this.changed();
+  }
+
   /** Empties the canvas. */
   clear(): void {
     this.nodes.clear();

@@ -1,6 +1,6 @@
 // Pointer and keyboard input on the canvas: d3-zoom pans and zooms, d3-drag moves (and pins) nodes, clicks select.
 import { drag, type D3DragEvent } from 'd3-drag';
-import { select, type Selection } from 'd3-selection';
+import { pointer, select, type Selection } from 'd3-selection';
 import { zoom, zoomIdentity, type D3ZoomEvent, type ZoomBehavior } from 'd3-zoom';
 import type { Engine } from './Engine.js';
 import type { GraphModel, GraphNode } from './GraphModel.js';
@@ -14,6 +14,8 @@ export interface CanvasActions {
   toggleExpand(id: string): void;
   /** Escape: clear the path, then the selection. */
   escape(): void;
+  /** An alt-drag from one node onto another: draw a relationship between them. */
+  linkDrop(fromId: string, toId: string): void;
 }
 
 type DragEvent = D3DragEvent<HTMLCanvasElement, unknown, GraphNode | undefined>;
@@ -38,27 +40,7 @@ export class Interaction {
         if (event.sourceEvent) view.follow = null;
         engine.request();
       });
-    let moved = false;
-    const dragBehavior = drag<HTMLCanvasElement, unknown, GraphNode | undefined>()
-      .subject((event: DragEvent) => this.hit(event.x, event.y) ?? undefined)
-      .on('start', () => (moved = false))
-      .on('drag', (event: DragEvent) => {
-        const node = event.subject;
-        if (!node) return;
-        if (!moved) {
-          engine.layout.setTarget(0.25);
-          view.follow = null;
-        }
-        moved = true;
-        // Dragging pins: the node keeps its new place until "Unpin".
-        [node.fx, node.fy] = engine.transform.invert([event.x, event.y]);
-        [node.x, node.y] = [node.fx, node.fy];
-        engine.layout.fix(node);
-        engine.request();
-      })
-      .on('end', () => {
-        if (moved) engine.layout.setTarget(0);
-      });
+    const dragBehavior = this.dragBehavior(actions);
     // Drag first: on a node it stops the event before zoom would start a pan.
     this.selection.call(dragBehavior).call(this.zoom).on('dblclick.zoom', null);
 
@@ -70,6 +52,43 @@ export class Interaction {
     canvas.addEventListener('mousemove', (e) => this.hover(this.hit(e.offsetX, e.offsetY)));
     canvas.addEventListener('mouseleave', () => this.hover(null));
     canvas.addEventListener('keydown', (e) => this.key(e, actions));
+  }
+
+  // Dragging a node moves and pins it; with alt held it draws a relationship onto the node where it is dropped.
+  private dragBehavior(actions: CanvasActions) {
+    const { engine, view } = this;
+    let moved = false;
+    let linking = false;
+    return drag<HTMLCanvasElement, unknown, GraphNode | undefined>()
+      .subject((event: DragEvent) => this.hit(event.x, event.y) ?? undefined)
+      .on('start', (event: DragEvent) => {
+        moved = false;
+        linking = Boolean((event.sourceEvent as MouseEvent | undefined)?.altKey);
+        if (linking) this.canvas.style.cursor = 'crosshair';
+      })
+      .on('drag', (event: DragEvent) => {
+        const node = event.subject;
+        if (!node || linking) return;
+        if (!moved) {
+          engine.layout.setTarget(0.25);
+          view.follow = null;
+        }
+        moved = true;
+        // Dragging pins: the node keeps its new place until "Unpin".
+        [node.fx, node.fy] = engine.transform.invert([event.x, event.y]);
+        [node.x, node.y] = [node.fx, node.fy];
+        engine.layout.fix(node);
+        engine.request();
+      })
+      .on('end', (event: DragEvent) => {
+        if (moved) engine.layout.setTarget(0);
+        if (!linking) return;
+        this.canvas.style.cursor = '';
+        // event.x and y follow the subject's layout position; the drop point is where the pointer is.
+        const [px, py] = pointer(event.sourceEvent, this.canvas);
+        const target = this.hit(px, py);
+        if (event.subject && target && target.id !== event.subject.id) actions.linkDrop(event.subject.id, target.id);
+      });
   }
 
   /** The visible node under a canvas point (CSS pixels), if any. */

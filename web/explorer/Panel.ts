@@ -18,6 +18,12 @@ export interface PanelActions {
   close(): void;
 }
 
+/** The editor's parts of the panel (none for keys that may not edit). */
+export interface PanelEditing {
+  section(d: EntityDetail): HTMLElement | null;
+  relationshipControl(relationshipId: string, label: string, entityId: string): HTMLElement | null;
+}
+
 const MAX_RELATIONSHIPS = 100;
 
 /** Renders the selected entity into the panel element; all API text goes through textContent. */
@@ -31,6 +37,7 @@ export class Panel {
     private readonly model: GraphModel,
     private readonly view: ViewState,
     private readonly actions: PanelActions,
+    private readonly editing?: PanelEditing,
   ) {}
 
   /** The entity the panel shows, if any. */
@@ -51,6 +58,14 @@ export class Panel {
       return;
     }
     this.render();
+  }
+
+  /** Shows something other than an entity (the new-entity form, a note after a delete). */
+  showContent(content: HTMLElement): void {
+    this.request++;
+    this.detail = null;
+    this.root.hidden = false;
+    this.root.replaceChildren(content);
   }
 
   /** Closes the panel. */
@@ -87,6 +102,7 @@ export class Panel {
         }),
       ),
       this.controls(d.id),
+      ...[this.editing?.section(d) ?? []].flat(),
       el(
         'dl',
         { className: 'facts' },
@@ -167,6 +183,7 @@ export class Panel {
             attrs: { title: `Select ${other.name}` },
           }),
           el('span', { className: 'muted', text: other.type }),
+          this.editing?.relationshipControl(r.id, `${r.from.name} ${r.type} ${r.to.name}`, d.id),
         ),
       );
     }

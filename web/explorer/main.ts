@@ -30,6 +30,7 @@ async function main(): Promise<void> {
 
   const depth = byId<HTMLSelectElement>('load-depth');
   const limit = byId<HTMLInputElement>('load-limit');
+  byId('new-entity').addEventListener('click', () => app.editor.newEntity());
   byId('fit').addEventListener('click', () => app.fit());
   byId('unpin-all').addEventListener('click', () => app.unpinAll());
   byId('overview').addEventListener(
@@ -50,6 +51,12 @@ async function main(): Promise<void> {
   const params = new URLSearchParams(window.location.search);
   const entity = params.get('entity');
   await app.loadStats();
+  // Edit controls show only to keys that may write (the server checks every write anyway).
+  void app.editor.loadRole().then(() => {
+    byId('new-entity').hidden = !app.editor.canEdit;
+    document.body.dataset.editRole = app.editor.role;
+    app.refresh();
+  });
   if (entity) {
     const d = intParam(params.get('depth'), 1, 1, 3);
     await app.open(entity, d, intParam(params.get('limit'), d === 1 ? 101 : 2000, 1, 2000));

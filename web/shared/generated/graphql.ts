@@ -210,6 +210,33 @@ export type EntityFilter = {
   origin?: Array<Origin> | null | undefined;
 };
 
+export type CreateEntityInput = {
+  /** Optional stable id (e.g. svc:payments); generated when omitted. */
+  id?: string | null | undefined;
+  type: string;
+  name: string;
+  aliases?: Array<string> | null | undefined;
+  description?: string | null | undefined;
+  properties?: unknown;
+};
+
+/** Fields to change; omitted fields keep their values. */
+export type UpdateEntityInput = {
+  type?: string | null | undefined;
+  name?: string | null | undefined;
+  aliases?: Array<string> | null | undefined;
+  description?: string | null | undefined;
+  properties?: unknown;
+};
+
+export type CreateRelationshipInput = {
+  fromId: string;
+  toId: string;
+  /** UPPER_SNAKE, e.g. DEPENDS_ON. */
+  type: string;
+  properties?: unknown;
+};
+
 /** What an audit entry changed. */
 export type AuditTargetKind =
   | 'DOCUMENT'
@@ -397,6 +424,76 @@ export type ExplorerGapsQueryVariables = Exact<{
 
 export type ExplorerGapsQuery = { entities: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, type: string, name: string, origin: Origin }> } };
 
+export type EditedEntityFragment = { aliases: Array<string>, description: string | null, properties: unknown, id: string, type: string, name: string, origin: Origin };
+
+export type ExplorerCreateEntityMutationVariables = Exact<{
+  input: CreateEntityInput;
+}>;
+
+
+export type ExplorerCreateEntityMutation = { createEntity: { aliases: Array<string>, description: string | null, properties: unknown, id: string, type: string, name: string, origin: Origin } };
+
+export type ExplorerUpdateEntityMutationVariables = Exact<{
+  id: string;
+  input: UpdateEntityInput;
+}>;
+
+
+export type ExplorerUpdateEntityMutation = { updateEntity: { aliases: Array<string>, description: string | null, properties: unknown, id: string, type: string, name: string, origin: Origin } };
+
+export type ExplorerDeleteEntityMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type ExplorerDeleteEntityMutation = { deleteEntity: { id: string, deleted: boolean } };
+
+export type ExplorerCreateRelationshipMutationVariables = Exact<{
+  input: CreateRelationshipInput;
+}>;
+
+
+export type ExplorerCreateRelationshipMutation = { createRelationship: { id: string, type: string, from: { id: string }, to: { id: string } } };
+
+export type ExplorerDeleteRelationshipMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type ExplorerDeleteRelationshipMutation = { deleteRelationship: { id: string, deleted: boolean } };
+
+export type ExplorerLinkDocumentMutationVariables = Exact<{
+  documentId: string;
+  entityId: string;
+}>;
+
+
+export type ExplorerLinkDocumentMutation = { linkDocumentEntities: { id: string, title: string } };
+
+export type ExplorerFindDocumentsQueryVariables = Exact<{
+  text: string;
+}>;
+
+
+export type ExplorerFindDocumentsQuery = { documents: { nodes: Array<{ id: string, title: string, documentType: DocumentType }> } };
+
+export type ExplorerDocumentByIdQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type ExplorerDocumentByIdQuery = { document: { id: string, title: string, documentType: DocumentType } | null };
+
+export type ExplorerAdminProbeQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ExplorerAdminProbeQuery = { auditLog: { pageInfo: { hasNextPage: boolean } } };
+
+export type ExplorerEditorProbeMutationVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ExplorerEditorProbeMutation = { undo: { id: string } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -458,14 +555,6 @@ export const SourceFieldsFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"SourceFields"}) as unknown as TypedDocumentString<SourceFieldsFragment, unknown>;
-export const EntitySummaryFragmentDoc = new TypedDocumentString(`
-    fragment EntitySummary on Entity {
-  id
-  type
-  name
-  origin
-}
-    `, {"fragmentName":"EntitySummary"}) as unknown as TypedDocumentString<EntitySummaryFragment, unknown>;
 export const RelationshipSummaryFragmentDoc = new TypedDocumentString(`
     fragment RelationshipSummary on Relationship {
   id
@@ -478,6 +567,27 @@ export const RelationshipSummaryFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"RelationshipSummary"}) as unknown as TypedDocumentString<RelationshipSummaryFragment, unknown>;
+export const EntitySummaryFragmentDoc = new TypedDocumentString(`
+    fragment EntitySummary on Entity {
+  id
+  type
+  name
+  origin
+}
+    `, {"fragmentName":"EntitySummary"}) as unknown as TypedDocumentString<EntitySummaryFragment, unknown>;
+export const EditedEntityFragmentDoc = new TypedDocumentString(`
+    fragment EditedEntity on Entity {
+  ...EntitySummary
+  aliases
+  description
+  properties
+}
+    fragment EntitySummary on Entity {
+  id
+  type
+  name
+  origin
+}`, {"fragmentName":"EditedEntity"}) as unknown as TypedDocumentString<EditedEntityFragment, unknown>;
 export const KnowledgeSummaryDocument = new TypedDocumentString(`
     query KnowledgeSummary {
   knowledgeStats {
@@ -980,3 +1090,115 @@ export const ExplorerGapsDocument = new TypedDocumentString(`
   name
   origin
 }`) as unknown as TypedDocumentString<ExplorerGapsQuery, ExplorerGapsQueryVariables>;
+export const ExplorerCreateEntityDocument = new TypedDocumentString(`
+    mutation ExplorerCreateEntity($input: CreateEntityInput!) {
+  createEntity(input: $input) {
+    ...EditedEntity
+  }
+}
+    fragment EntitySummary on Entity {
+  id
+  type
+  name
+  origin
+}
+fragment EditedEntity on Entity {
+  ...EntitySummary
+  aliases
+  description
+  properties
+}`) as unknown as TypedDocumentString<ExplorerCreateEntityMutation, ExplorerCreateEntityMutationVariables>;
+export const ExplorerUpdateEntityDocument = new TypedDocumentString(`
+    mutation ExplorerUpdateEntity($id: ID!, $input: UpdateEntityInput!) {
+  updateEntity(id: $id, input: $input) {
+    ...EditedEntity
+  }
+}
+    fragment EntitySummary on Entity {
+  id
+  type
+  name
+  origin
+}
+fragment EditedEntity on Entity {
+  ...EntitySummary
+  aliases
+  description
+  properties
+}`) as unknown as TypedDocumentString<ExplorerUpdateEntityMutation, ExplorerUpdateEntityMutationVariables>;
+export const ExplorerDeleteEntityDocument = new TypedDocumentString(`
+    mutation ExplorerDeleteEntity($id: ID!) {
+  deleteEntity(id: $id) {
+    id
+    deleted
+  }
+}
+    `) as unknown as TypedDocumentString<ExplorerDeleteEntityMutation, ExplorerDeleteEntityMutationVariables>;
+export const ExplorerCreateRelationshipDocument = new TypedDocumentString(`
+    mutation ExplorerCreateRelationship($input: CreateRelationshipInput!) {
+  createRelationship(input: $input) {
+    ...RelationshipSummary
+  }
+}
+    fragment RelationshipSummary on Relationship {
+  id
+  type
+  from {
+    id
+  }
+  to {
+    id
+  }
+}`) as unknown as TypedDocumentString<ExplorerCreateRelationshipMutation, ExplorerCreateRelationshipMutationVariables>;
+export const ExplorerDeleteRelationshipDocument = new TypedDocumentString(`
+    mutation ExplorerDeleteRelationship($id: ID!) {
+  deleteRelationship(id: $id) {
+    id
+    deleted
+  }
+}
+    `) as unknown as TypedDocumentString<ExplorerDeleteRelationshipMutation, ExplorerDeleteRelationshipMutationVariables>;
+export const ExplorerLinkDocumentDocument = new TypedDocumentString(`
+    mutation ExplorerLinkDocument($documentId: ID!, $entityId: ID!) {
+  linkDocumentEntities(input: {documentId: $documentId, entityIds: [$entityId]}) {
+    id
+    title
+  }
+}
+    `) as unknown as TypedDocumentString<ExplorerLinkDocumentMutation, ExplorerLinkDocumentMutationVariables>;
+export const ExplorerFindDocumentsDocument = new TypedDocumentString(`
+    query ExplorerFindDocuments($text: String!) {
+  documents(filter: {text: $text}, first: 8) {
+    nodes {
+      id
+      title
+      documentType
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ExplorerFindDocumentsQuery, ExplorerFindDocumentsQueryVariables>;
+export const ExplorerDocumentByIdDocument = new TypedDocumentString(`
+    query ExplorerDocumentById($id: ID!) {
+  document(id: $id) {
+    id
+    title
+    documentType
+  }
+}
+    `) as unknown as TypedDocumentString<ExplorerDocumentByIdQuery, ExplorerDocumentByIdQueryVariables>;
+export const ExplorerAdminProbeDocument = new TypedDocumentString(`
+    query ExplorerAdminProbe {
+  auditLog(first: 1) {
+    pageInfo {
+      hasNextPage
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ExplorerAdminProbeQuery, ExplorerAdminProbeQueryVariables>;
+export const ExplorerEditorProbeDocument = new TypedDocumentString(`
+    mutation ExplorerEditorProbe {
+  undo(auditId: "0") {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<ExplorerEditorProbeMutation, ExplorerEditorProbeMutationVariables>;
