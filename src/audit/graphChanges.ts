@@ -1,21 +1,16 @@
+import { snapshotEntity, snapshotRelationship } from '../graph/curation/MergeRepository.js';
 import type { EntityRecord, RelationshipRecord } from '../graph/types.js';
 import type { AuditChange, AuditState } from './types.js';
 
-/** What writing the entity again needs (an undone delete or update). */
+/** What writing the entity again needs (an undone delete or update); its id is the entry's target. */
 export function entityState(e: EntityRecord): AuditState {
-  return {
-    type: e.type,
-    name: e.name,
-    aliases: e.aliases,
-    description: e.description,
-    properties: e.properties,
-    origin: e.origin,
-  };
+  const { id: _id, ...fields } = snapshotEntity(e);
+  return fields;
 }
 
 /** What writing the relationship again needs. */
 export function relationshipState(r: RelationshipRecord): AuditState {
-  return { id: r.id, type: r.type, fromId: r.fromId, toId: r.toId, properties: r.properties, origin: r.origin };
+  return { ...snapshotRelationship(r) };
 }
 
 export function entityCreated(after: EntityRecord): AuditChange {

@@ -160,22 +160,37 @@ describe('cairn mcp with an unreachable embedding backend', () => {
   });
 });
 
+/** Runs `cairn mcp` on an in-memory store with `lines` piped to stdin; its answers, one per stdout line, and exit code. */
+async function pipedMcp<T>(lines: readonly string[]): Promise<{ answers: T[]; code: number | null }> {
+  const child = spawn(process.execPath, [CLI_MAIN, 'mcp'], {
+    env: childEnv({ ...BASE_ENV, CAIRN_DATA_DIR: 'memory://' }),
+    cwd: projectPath(),
+  });
+  let stdout = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  child.stdin.end(`${lines.join('\n')}\n`);
+  const code = await exited;
+  return {
+    code,
+    answers: stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as T),
+  };
+}
+
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } },
+};
+
 describe('cairn mcp with piped input', () => {
   it('answers every request read before stdin ends, then exits 0', async () => {
-    const child = spawn(process.execPath, [CLI_MAIN, 'mcp'], {
-      env: childEnv({ ...BASE_ENV, CAIRN_DATA_DIR: 'memory://' }),
-      cwd: projectPath(),
-    });
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     const messages = [
-      {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } },
-      },
+      INITIALIZE,
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       {
         jsonrpc: '2.0',
@@ -185,13 +200,11 @@ describe('cairn mcp with piped input', () => {
       },
       { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'knowledge_gaps', arguments: {} } },
     ];
-    child.stdin.end(`${messages.map((m) => JSON.stringify(m)).join('\n')}\n`);
-    expect(await exited).toBe(0);
+    const { answers, code } = await pipedMcp<{ id: number; result: { structuredContent?: Record<string, unknown> } }>(
+      messages.map((m) => JSON.stringify(m)),
+    );
+    expect(code).toBe(0);
     // Requests run concurrently: the answers may come in any order.
-    const answers = stdout
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { id: number; result: { structuredContent?: Record<string, unknown> } });
     expect(answers.map((a) => a.id).sort()).toEqual([1, 2, 3]);
     expect(answers.find((a) => a.id === 2)?.result.structuredContent).toMatchObject({ id: 'svc:piped' });
     expect(answers.find((a) => a.id === 3)?.result.structuredContent).toMatchObject({ gaps: [] });
@@ -200,21 +213,8 @@ describe('cairn mcp with piped input', () => {
 
 describe('cairn mcp refusing what is not a JSON-RPC request', () => {
   it('answers unreadable lines with Parse error and Invalid Request (id null), then serves the next request', async () => {
-    const child = spawn(process.execPath, [CLI_MAIN, 'mcp'], {
-      env: childEnv({ ...BASE_ENV, CAIRN_DATA_DIR: 'memory://' }),
-      cwd: projectPath(),
-    });
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    const initialize = {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } },
-    };
     const lines = [
-      JSON.stringify(initialize),
+      JSON.stringify(INITIALIZE),
       JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
       '{}',
       JSON.stringify({ jsonrpc: '2.0', id: { n: 1 }, method: 'tools/list' }),
@@ -223,13 +223,9 @@ describe('cairn mcp refusing what is not a JSON-RPC request', () => {
       JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'resources/read', params: { uri: 'cairn://documents/none' } }),
       JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'resources/list' }),
     ];
-    child.stdin.end(`${lines.join('\n')}\n`);
-    expect(await exited).toBe(0);
     type Answer = { id: number | null; result?: unknown; error?: { code: number; message: string; data?: unknown } };
-    const answers = stdout
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as Answer);
+    const { answers, code } = await pipedMcp<Answer>(lines);
+    expect(code).toBe(0);
     const refusals = answers.filter((a) => a.id === null).map((a) => a.error);
     expect(refusals.map((e) => e?.code).sort()).toEqual([-32700, -32600, -32600].sort());
     for (const error of refusals) {
