@@ -69,7 +69,7 @@ const database = {
       'Postgres server only: each connection prepares the read statements it runs (up to 256 distinct texts) instead of parsing and planning them on every call. Set `false` behind a pooler in transaction mode that cannot keep prepared statements (PgBouncer before 1.21, or without `max_prepared_statements`)',
     ),
   CAIRN_HNSW_EF_SEARCH: int(1, 1000)
-    .default(100)
+    .default(150)
     .describe(
       "Postgres server only: pgvector's `hnsw.ef_search`, set on every connection; candidates an HNSW search visits (higher: better recall, slower). A search wanting more hits than this widens it for that query",
     ),

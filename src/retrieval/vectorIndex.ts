@@ -36,7 +36,7 @@ const HNSW_OPCLASS = 'halfvec_cosine_ops';
 /**
  * The build parameters of the current index, as pg_get_indexdef prints them; an index built with others is rebuilt.
  * ef_construction 128 (pgvector's default is 64) builds a better connected graph: recall@10 at ef_search 100 went from
- * 0.938 to 0.955 at 20,000 chunks (bench/RESULTS.md), for a slower build and slower inserts.
+ * 0.938 to 0.955 at 20,000 chunks (bench/RESULTS.md, search notes), for a build 1.7 times as slow and slower inserts.
  */
 const HNSW_WITH = "ef_construction='128'";
 
