@@ -191,6 +191,11 @@ function toConfig(e: Env) {
       perKey: e.CAIRN_SUBSCRIPTIONS_PER_KEY,
       initTimeoutMs: e.CAIRN_SUBSCRIPTION_INIT_TIMEOUT_MS,
     },
+    reads: {
+      // Half the pool by default: the other half stays free for writes and import jobs during a read storm.
+      concurrency: e.CAIRN_READ_CONCURRENCY ?? Math.max(2, Math.floor(e.CAIRN_DATABASE_POOL_SIZE / 2)),
+      queue: e.CAIRN_READ_QUEUE,
+    },
     rateLimit: {
       perSecond: e.CAIRN_RATE_LIMIT_PER_SECOND,
       burst: e.CAIRN_RATE_LIMIT_BURST,

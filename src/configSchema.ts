@@ -69,7 +69,7 @@ const database = {
       'Postgres server only: each connection prepares the read statements it runs (up to 256 distinct texts) instead of parsing and planning them on every call. Set `false` behind a pooler in transaction mode that cannot keep prepared statements (PgBouncer before 1.21, or without `max_prepared_statements`)',
     ),
   CAIRN_HNSW_EF_SEARCH: int(1, 1000)
-    .default(100)
+    .default(150)
     .describe(
       "Postgres server only: pgvector's `hnsw.ef_search`, set on every connection; candidates an HNSW search visits (higher: better recall, slower). A search wanting more hits than this widens it for that query",
     ),
@@ -454,6 +454,16 @@ const access = {
   CAIRN_RATE_LIMIT_BURST: int(0, 1_000_000)
     .default(100)
     .describe('requests a key may make at once; `0` turns the limit off'),
+  CAIRN_READ_CONCURRENCY: int(0, 10_000)
+    .optional()
+    .describe(
+      'enrichContext and search calls one instance runs at once; more wait in the read queue, and writes and import jobs are never held, so they keep the rest of the pool during a read storm; unset: half of `CAIRN_DATABASE_POOL_SIZE` (at least 2); `0` turns admission control off (see [fair share under load](scaling.md#fair-share-under-load))',
+    ),
+  CAIRN_READ_QUEUE: int(0, 100_000)
+    .default(64)
+    .describe(
+      'enrichContext and search calls that may wait for a turn; one more is refused at once with `RATE_LIMITED` (HTTP 429 with `Retry-After`) and counted in `/readyz`',
+    ),
   CAIRN_RATE_LIMIT_FAILED_KEYS_PER_MINUTE: int(0, 1_000_000)
     .default(60)
     .describe(

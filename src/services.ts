@@ -20,9 +20,10 @@ import type { Extractor } from './extraction/types.js';
 import { Leadership } from './leadership.js';
 import type { Logger } from './logger.js';
 import { SearchService } from './retrieval/SearchService.js';
+import { ReadAdmission } from './retrieval/ReadAdmission.js';
 import { prepareVectorIndex, readRecordedEmbedder } from './retrieval/vectorIndex.js';
 import { prepareMemoryVectorIndex } from './retrieval/vectorChangeLog.js';
-import { Readiness } from './server/Readiness.js';
+import { Readiness, type ComponentStatus } from './server/Readiness.js';
 import { ContextEnricher } from './enrichment/ContextEnricher.js';
 import { KnowledgeGapRepository } from './enrichment/KnowledgeGapRepository.js';
 import { EvidenceCuration } from './extraction/EvidenceCuration.js';
@@ -66,6 +67,8 @@ export interface Services {
   /** The evidence of extracted facts (Entity.evidence, Relationship.evidence). */
   evidence: ExtractionEvidenceService;
   enricher: ContextEnricher;
+  /** Admission control of enrichContext and search calls (CAIRN_READ_CONCURRENCY, CAIRN_READ_QUEUE). */
+  reads: ReadAdmission;
   gaps: KnowledgeGapRepository;
   /** Applies queued mention changes to Neo4j; undefined on the Postgres graph store. */
   outbox: OutboxWorker | undefined;
@@ -295,6 +298,15 @@ function graphReadiness(
   return readiness;
 }
 
+/** Readiness with the read queue: always ready (a full queue refuses single calls), with its counts. */
+function readinessWithReads(db: Db, embedder: EmbeddingProvider, reads: ReadAdmission): Readiness {
+  const check = async (): Promise<ComponentStatus> => {
+    const { running, waiting, rejected } = reads.stats;
+    return { ok: true, detail: `${running} running, ${waiting} waiting, ${rejected} refused (queue full) since start` };
+  };
+  return new Readiness(db, embedder, { reads: check });
+}
+
 /** API keys and spaces: who may ask, and where. */
 function accessServices(db: Db, graphStoreKind: GraphStore['kind'], logger: Logger) {
   const apiKeys = new ApiKeyService(db, {
@@ -342,7 +354,8 @@ export async function createServices(
       if (topic === undefined || topic === 'names') linker.forgetNames();
       if (topic === undefined || topic === 'keys') apiKeys.forgetActive();
     });
-    const readiness = graphReadiness(new Readiness(db, embedder), store, initStore, linker);
+    const reads = new ReadAdmission({ ...config.reads, logger });
+    const readiness = graphReadiness(readinessWithReads(db, embedder, reads), store, initStore, linker);
     return {
       config,
       logger,
@@ -353,6 +366,7 @@ export async function createServices(
       graph,
       ...provenanceParts(db, graph, { store, linker }, documents),
       enricher,
+      reads,
       audit,
       gaps,
       outbox,

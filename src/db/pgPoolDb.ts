@@ -7,7 +7,11 @@ import { postgresSessionLock } from './sessionLock.js';
 /** Pool settings for `openPgPoolDb`. */
 export interface PgPoolOptions {
   poolSize: number;
-  /** Every connection's hnsw.ef_search (pgvector's default when absent). */
+  /**
+   * Every connection's hnsw.ef_search (pgvector's default when absent). With it, iterative index scans are on
+   * (pgvector 0.8's hnsw.iterative_scan, relaxed order: callers re-sort): a filter that removes most candidates makes
+   * the scan go on through the index instead of coming back short.
+   */
   hnswEfSearch?: number;
   /** Prepare read statements by name (see PreparedNames); off for poolers that cannot keep them. */
   preparedStatements?: boolean;
@@ -47,7 +51,10 @@ export async function openPgPoolDb(connectionString: string, options: PgPoolOpti
   const url =
     hnswEfSearch === undefined
       ? connectionString
-      : withStartupOption(connectionString, `-c hnsw.ef_search=${Math.trunc(hnswEfSearch)}`);
+      : withStartupOption(
+          connectionString,
+          `-c hnsw.ef_search=${Math.trunc(hnswEfSearch)} -c hnsw.iterative_scan=relaxed_order`,
+        );
   const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 10_000 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);

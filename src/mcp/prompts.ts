@@ -23,7 +23,8 @@ export async function getAnswerPrompt(
   requireRole(principal, ROOT_FIELD_ROLES.Query.enrichContext, `The ${ANSWER_PROMPT.name} prompt`);
   if (args?.question === undefined) throw badInput('question', 'is required');
   const question = validateQueryText(args.question, 'question');
-  const result = await services.enricher.enrich(toEnrichRequest({ query: question }, services.config));
+  const request = toEnrichRequest({ query: question }, services.config);
+  const result = await services.reads.run(() => services.enricher.enrich(request));
   const context = result.context || '(Cairn has nothing on this question.)';
   const text =
     'Answer the question below using the context from Cairn, the knowledge base. Cite the passages you use by their ' +

@@ -37,7 +37,8 @@ export const enrichContextTool = defineTool({
     minScore: z.number().optional().describe('Drop passages scoring below this, 0-1 (default 0).'),
   }),
   async run(args, { services }) {
-    const result = await services.enricher.enrich(toEnrichRequest(args, services.config));
+    const request = toEnrichRequest(args, services.config);
+    const result = await services.reads.run(() => services.enricher.enrich(request));
     const structured = toJson({
       context: result.context,
       citations: result.citations,
@@ -84,7 +85,8 @@ export const searchTool = defineTool({
       .describe('Also return up to this many neighbouring passages on each side of every hit, 0-10.'),
   }),
   async run(args, { services, budget }) {
-    const hits = await services.search.search({ ...args, filter: toFilterSpec(args.filter, 'input.filter') });
+    const request = { ...args, filter: toFilterSpec(args.filter, 'input.filter') };
+    const hits = await services.reads.run(() => services.search.search(request));
     return jsonOutput({
       hits: hits.map((h) => ({
         documentId: h.document.id,

@@ -113,8 +113,9 @@ export class VectorSearch {
       false,
       limit,
     );
-    // An approximate index scan stops after ef_search candidates and filters afterwards, so a selective filter (or
-    // many expired documents) can starve it: when it comes back short, an exact scan returns every match that exists.
+    // An approximate index scan filters its candidates afterwards; iterative scans go on through the index while the
+    // filter (or expiry) removes them, up to hnsw.max_scan_tuples: when it still comes back short, an exact scan
+    // returns every match that exists.
     if (rows.length < limit && on) rows = await this.run(sql(distance), params.values, true, limit);
     return toLaneHits(rows);
   }

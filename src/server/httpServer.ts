@@ -16,6 +16,7 @@ import { AppError, ErrorCode } from '../errors.js';
 import { createContext, type GraphQLContext } from '../graphql/context.js';
 import { createFormatError } from '../graphql/formatError.js';
 import { armorProtection, introspectionGuard } from '../graphql/protection.js';
+import { rateLimitedStatusPlugin } from '../graphql/rateLimitedStatus.js';
 import { suggestionsPlugin } from '../graphql/suggestions.js';
 import { resolvers } from '../graphql/resolvers/index.js';
 import { loadTypeDefs } from '../graphql/schema.js';
@@ -120,6 +121,7 @@ function createApollo({
       landingPagePlugin(),
       introspectionGuard(),
       suggestionsPlugin(),
+      rateLimitedStatusPlugin(),
       ...armor.plugins,
       // The schema sets no cache hints: Apollo's default cache-control plugin would still wrap every field resolution.
       ApolloServerPluginCacheControlDisabled(),

@@ -52,6 +52,8 @@ suite('vector search on a server ($name)', (target) => {
     try {
       const { rows } = await own.query<{ v: string }>("SELECT current_setting('hnsw.ef_search') AS v");
       expect(rows[0]?.v).toBe('120');
+      const iterative = await own.query<{ v: string }>("SELECT current_setting('hnsw.iterative_scan') AS v");
+      expect(iterative.rows[0]?.v).toBe('relaxed_order');
       const search = new VectorSearch(own, { efSearch: 120 });
       const q = await vectorOf('payment retry policy');
       let before = own.statementCount;
@@ -117,6 +119,34 @@ suite('vector search on a server ($name)', (target) => {
         "SELECT pg_get_indexdef(indexrelid) AS def, indisvalid AS valid FROM pg_index WHERE indexrelid = 'chunks_embedding_hnsw'::regclass",
       );
       expect(rows[0]).toEqual({ def: expect.stringContaining('halfvec_cosine_ops'), valid: true });
+      const hits = await restarted.search.search({
+        query: 'glacier moraine sediment',
+        topK: 4,
+        filter: {},
+        mode: 'VECTOR',
+      });
+      expect(hits.map((h) => h.document.id).sort()).toEqual(['v107', 'v157', 'v57', 'v7']);
+    } finally {
+      await restarted.close();
+    }
+  });
+
+  it('rebuilds an index with the earlier build parameters beside it, then swaps it in', async () => {
+    await services.db.exec(
+      'DROP INDEX chunks_embedding_hnsw; CREATE INDEX chunks_embedding_hnsw ON chunks USING hnsw ((embedding::halfvec(64)) halfvec_cosine_ops)',
+    );
+    const restarted = await createServices(
+      loadConfig({ ...NO_BACKGROUND_EXTRACTION, ...scratch.env, CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0' }),
+      silentLogger(),
+      { embedder },
+    );
+    try {
+      const { rows } = await restarted.db.query<{ name: string; def: string; valid: boolean }>(
+        "SELECT c.relname AS name, pg_get_indexdef(i.indexrelid) AS def, i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname LIKE 'chunks_embedding_hnsw%'",
+      );
+      expect(rows).toEqual([
+        { name: 'chunks_embedding_hnsw', def: expect.stringContaining("WITH (ef_construction='128')"), valid: true },
+      ]);
       const hits = await restarted.search.search({
         query: 'glacier moraine sediment',
         topK: 4,

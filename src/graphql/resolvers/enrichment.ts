@@ -7,7 +7,10 @@ import { knowledgeGapPage, toEnrichRequest } from '../inputs.js';
 /** enrichContext and knowledgeGaps. */
 export const enrichmentResolvers: Resolvers = {
   Query: {
-    enrichContext: (_, { input }, { services }) => services.enricher.enrich(toEnrichRequest(input, services.config)),
+    enrichContext: (_, { input }, { services }) => {
+      const request = toEnrichRequest(input, services.config);
+      return services.reads.run(() => services.enricher.enrich(request));
+    },
     knowledgeGaps: async (_, { first, after }, { services }) => {
       const { edges, ...pageInfo } = await knowledgeGapPage(services.enricher, first, after);
       return toConnection(edges, pageInfo);

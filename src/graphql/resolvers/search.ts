@@ -4,8 +4,8 @@ import { toFilterSpec } from '../inputs.js';
 /** Search and statistics. */
 export const searchResolvers: Resolvers = {
   Query: {
-    search: (_, { input }, { services }) =>
-      services.search.search({
+    search: (_, { input }, { services }) => {
+      const request = {
         query: input.query,
         topK: input.topK,
         minScore: input.minScore,
@@ -15,7 +15,9 @@ export const searchResolvers: Resolvers = {
         vectorWeight: input.vectorWeight,
         groupByDocument: input.groupByDocument,
         expandNeighbors: input.expandNeighbors,
-      }),
+      };
+      return services.reads.run(() => services.search.search(request));
+    },
     knowledgeStats: async (_, __, { services }) => ({
       ...(await services.documents.stats()),
       embedder: services.embedder.info,
