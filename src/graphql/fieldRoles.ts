@@ -34,6 +34,7 @@ export const ROOT_FIELD_ROLES: {
     enrichContext: 'agent',
     apiKeys: 'admin',
     auditLog: 'admin',
+    viewer: 'reader',
     spaces: 'admin',
   },
   Mutation: {

@@ -35,6 +35,8 @@ export const ROOT_FIELD_SPACES: {
     spaces: 'global',
     // The audit log is one table for every space: only callers who may see every space read it.
     auditLog: 'unscoped',
+    // The caller's own key: no space's data.
+    viewer: 'global',
   },
   Mutation: {
     createDocument: 'scoped',

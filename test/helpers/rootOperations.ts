@@ -39,6 +39,7 @@ export const ROOT_OPERATIONS: RootOperation[] = [
   q('enrichContext', 'agent', () => '{ enrichContext(input: { query: "payments" }) { context } }'),
   q('apiKeys', 'admin', () => '{ apiKeys { id } }'),
   q('auditLog', 'admin', () => '{ auditLog(first: 1) { totalCount } }'),
+  q('viewer', 'reader', () => '{ viewer { role } }'),
   q('spaces', 'admin', () => '{ spaces { id } }'),
   q('sources', 'reader', () => '{ sources { id } }'),
   q('source', 'reader', () => '{ source(id: "missing") { id } }'),

@@ -1129,6 +1129,15 @@ export type AuditFilter = {
   to?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
+/** The principal of a request. */
+export type Viewer = {
+  __typename?: 'Viewer';
+  /** The key's id; null for the local admin (authentication off). */
+  keyId: Maybe<Scalars['ID']['output']>;
+  name: Scalars['String']['output'];
+  role: Role;
+};
+
 /** An API key. Cairn keeps only a SHA-256 of the key itself. */
 export type ApiKey = {
   __typename?: 'ApiKey';
@@ -1213,6 +1222,8 @@ export type Query = {
   apiKeys: Array<ApiKey>;
   /** Every space, by id (admin). */
   spaces: Array<Space>;
+  /** Who is asking: the API key's id, name and role (the local admin while authentication is off). Pages use it to show only the controls the key may use; the server checks every operation anyway. */
+  viewer: Viewer;
   /** Who changed what, newest first (admin): every document, entity and relationship change, with a compact before and after. */
   auditLog: AuditEntryConnection;
 };
@@ -1705,6 +1716,7 @@ export type ResolversTypes = {
   AuditEntryEdge: ResolverTypeWrapper<AuditEntryEdge>;
   AuditEntryConnection: ResolverTypeWrapper<AuditEntryConnection>;
   AuditFilter: AuditFilter;
+  Viewer: ResolverTypeWrapper<Viewer>;
   ApiKey: ResolverTypeWrapper<ApiKeyRecord>;
   Space: ResolverTypeWrapper<Space>;
   CreateSpaceInput: CreateSpaceInput;
@@ -1794,6 +1806,7 @@ export type ResolversParentTypes = {
   AuditEntryEdge: AuditEntryEdge;
   AuditEntryConnection: AuditEntryConnection;
   AuditFilter: AuditFilter;
+  Viewer: Viewer;
   ApiKey: ApiKeyRecord;
   Space: Space;
   CreateSpaceInput: CreateSpaceInput;
@@ -2237,6 +2250,12 @@ export type AuditEntryConnectionResolvers<ContextType = GraphQLContext, ParentTy
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
 };
 
+export type ViewerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Viewer'] = ResolversParentTypes['Viewer']> = {
+  keyId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  role?: Resolver<ResolversTypes['Role'], ParentType, ContextType>;
+};
+
 export type ApiKeyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ApiKey'] = ResolversParentTypes['ApiKey']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -2276,6 +2295,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   source?: Resolver<Maybe<ResolversTypes['Source']>, ParentType, ContextType, RequireFields<QuerySourceArgs, 'id'>>;
   apiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType>;
   spaces?: Resolver<Array<ResolversTypes['Space']>, ParentType, ContextType>;
+  viewer?: Resolver<ResolversTypes['Viewer'], ParentType, ContextType>;
   auditLog?: Resolver<ResolversTypes['AuditEntryConnection'], ParentType, ContextType, RequireFields<QueryAuditLogArgs, 'first'>>;
 };
 
@@ -2369,6 +2389,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   AuditEntry?: AuditEntryResolvers<ContextType>;
   AuditEntryEdge?: AuditEntryEdgeResolvers<ContextType>;
   AuditEntryConnection?: AuditEntryConnectionResolvers<ContextType>;
+  Viewer?: ViewerResolvers<ContextType>;
   ApiKey?: ApiKeyResolvers<ContextType>;
   Space?: SpaceResolvers<ContextType>;
   CreatedApiKey?: CreatedApiKeyResolvers<ContextType>;

@@ -23,6 +23,11 @@ function requireWithinSpaces(principal: Principal, wanted: readonly string[] | n
 export const apiKeyResolvers: Resolvers = {
   Query: {
     apiKeys: (_, __, { services }) => services.apiKeys.list(),
+    viewer: (_, __, { principal }) => ({
+      keyId: principal.keyId,
+      name: principal.name,
+      role: principal.role.toUpperCase() as RoleName,
+    }),
     spaces: (_, __, { services }) => services.spaces.list(),
   },
   Mutation: {

@@ -237,6 +237,17 @@ export type CreateRelationshipInput = {
   properties?: unknown;
 };
 
+/** What an API key may do. Each role includes the ones below it: ADMIN > EDITOR > AGENT > READER. */
+export type Role =
+  /** Everything, including API keys and deletes. */
+  | 'ADMIN'
+  /** Writes documents and the graph, and runs imports. */
+  | 'EDITOR'
+  /** search and enrichContext, plus every read. */
+  | 'AGENT'
+  /** Reads documents, the graph, statistics, gaps and import jobs. */
+  | 'READER';
+
 /** What an audit entry changed. */
 export type AuditTargetKind =
   | 'DOCUMENT'
@@ -484,15 +495,10 @@ export type ExplorerDocumentByIdQueryVariables = Exact<{
 
 export type ExplorerDocumentByIdQuery = { document: { id: string, title: string, documentType: DocumentType } | null };
 
-export type ExplorerAdminProbeQueryVariables = Exact<{ [key: string]: never; }>;
+export type ExplorerViewerQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type ExplorerAdminProbeQuery = { auditLog: { pageInfo: { hasNextPage: boolean } } };
-
-export type ExplorerEditorProbeMutationVariables = Exact<{ [key: string]: never; }>;
-
-
-export type ExplorerEditorProbeMutation = { undo: { id: string } };
+export type ExplorerViewerQuery = { viewer: { role: Role } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -1186,19 +1192,10 @@ export const ExplorerDocumentByIdDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ExplorerDocumentByIdQuery, ExplorerDocumentByIdQueryVariables>;
-export const ExplorerAdminProbeDocument = new TypedDocumentString(`
-    query ExplorerAdminProbe {
-  auditLog(first: 1) {
-    pageInfo {
-      hasNextPage
-    }
+export const ExplorerViewerDocument = new TypedDocumentString(`
+    query ExplorerViewer {
+  viewer {
+    role
   }
 }
-    `) as unknown as TypedDocumentString<ExplorerAdminProbeQuery, ExplorerAdminProbeQueryVariables>;
-export const ExplorerEditorProbeDocument = new TypedDocumentString(`
-    mutation ExplorerEditorProbe {
-  undo(auditId: "0") {
-    id
-  }
-}
-    `) as unknown as TypedDocumentString<ExplorerEditorProbeMutation, ExplorerEditorProbeMutationVariables>;
+    `) as unknown as TypedDocumentString<ExplorerViewerQuery, ExplorerViewerQueryVariables>;
