@@ -49,7 +49,6 @@ export default tseslint.config(
       'importers/ImportService.ts',
       'importers/sources/SourceService.ts',
       'src/documents/DocumentService.ts',
-      'src/services.ts',
     ],
     rules: { 'max-lines': 'off' },
   },
