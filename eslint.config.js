@@ -48,7 +48,6 @@ export default tseslint.config(
     files: [
       'importers/ImportService.ts',
       'importers/sources/SourceService.ts',
-      'src/documents/DocumentService.ts',
     ],
     rules: { 'max-lines': 'off' },
   },
