@@ -47,7 +47,6 @@ export default tseslint.config(
     // Still holding several ideas, to be split (issue #33).
     files: [
       'importers/ImportService.ts',
-      'importers/sources/SourceService.ts',
     ],
     rules: { 'max-lines': 'off' },
   },
