@@ -1,5 +1,6 @@
 // ESLint over every source tree (`npm run lint`, part of `npm test`); formatting is Prettier's, so
 // eslint-config-prettier turns off the rules that would fight it.
+import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
@@ -64,7 +65,7 @@ export default tseslint.config(
     // A promise nobody awaits loses its error; one handed to a callback that expects void does too. Type-aware,
     // so scoped to the server code, where such a loss is an unhandled rejection in production.
     files: ['src/**/*.ts', 'importers/**/*.ts'],
-    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: fileURLToPath(new URL('.', import.meta.url)) } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
