@@ -65,7 +65,9 @@ export default tseslint.config(
     // A promise nobody awaits loses its error; one handed to a callback that expects void does too. Type-aware,
     // so scoped to the server code, where such a loss is an unhandled rejection in production.
     files: ['src/**/*.ts', 'importers/**/*.ts'],
-    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: fileURLToPath(new URL('.', import.meta.url)) } },
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: fileURLToPath(new URL('.', import.meta.url)) },
+    },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
