@@ -1,20 +1,15 @@
-import { readFile, stat } from 'node:fs/promises';
-import path from 'node:path';
 import type { ImportConfig } from '../src/config.js';
 import type { Db } from '../src/db/Db.js';
 import type { DocumentService } from '../src/documents/DocumentService.js';
 import type { KeysetCursor } from '../src/shared/cursor.js';
-import type { JsonObject } from '../src/shared/json.js';
-import { MAX_METADATA_BYTES, MAX_TITLE, type InputLimits } from '../src/documents/validateInput.js';
+import { type InputLimits } from '../src/documents/validateInput.js';
 import { AppError, ErrorCode, isAppError } from '../src/errors.js';
-import { FileError } from './files/fileErrors.js';
 import type { GraphService } from '../src/graph/GraphService.js';
 import type { Logger } from '../src/logger.js';
 import type { SafeFetcher } from './http/SafeFetcher.js';
 import { ImportJobRepository, type ImportJobPage } from './jobs/ImportJobRepository.js';
 import { ImportJobRunner, type JobContext } from './jobs/ImportJobRunner.js';
 import type {
-  DocumentDefaults,
   ImportJobItemRecord,
   ImportJobRecord,
   ImportJobStatus,
@@ -22,14 +17,13 @@ import type {
   ItemEvent,
   ItemOutcome,
 } from './jobs/types.js';
-import { documentIdForFile, planFile, planOpenApi, planUrl, type PlanDeps } from './pipeline/planSources.js';
+import { ItemPlanner } from './pipeline/ItemPlanner.js';
 import { type BulkLoad, withBulkLoad } from '../src/retrieval/BulkLoad.js';
 import { ensureHnswIndex } from '../src/retrieval/vectorIndex.js';
 import { ImportAborted, writePlan, type PlanWriter } from './pipeline/writePlan.js';
 import { skippedFileWarnings } from './pipeline/walkDirectory.js';
 import { SpecGuard } from './openapi/SpecGuard.js';
 import type { SpecImportPlan } from './openapi/specOrigin.js';
-import type { ImportPlan } from './types.js';
 import { UploadRepository, type UploadRecord } from './uploads/UploadRepository.js';
 
 /** How a caller wants a job run. */
@@ -84,7 +78,7 @@ export class ImportService {
   private readonly runner: ImportJobRunner;
   private readonly listeners = new Map<string, (event: ItemEvent) => void>();
   private readonly progressListeners = new Map<string, (progress: { done: number; total: number }) => void>();
-  private readonly planDeps: PlanDeps;
+  private readonly planner: ItemPlanner;
   private readonly writer: PlanWriter;
   /** Serialises writes per spec id; source syncs write specs through it too. */
   private readonly specGuard: SpecGuard;
@@ -95,7 +89,11 @@ export class ImportService {
   constructor(private readonly deps: ImportServiceDeps) {
     this.jobs = new ImportJobRepository(deps.db);
     this.uploads = new UploadRepository(deps.db, deps.config.uploadTtlMs);
-    this.planDeps = { fetcher: deps.fetcher, config: deps.config };
+    this.planner = new ItemPlanner(
+      { fetcher: deps.fetcher, config: deps.config },
+      this.uploads,
+      deps.config.uploadMaxBytes,
+    );
     this.writer = { documents: deps.documents, graph: deps.graph, limits: deps.limits };
     this.specGuard = new SpecGuard(deps.db, { documents: deps.documents, graph: deps.graph });
     this.runner = new ImportJobRunner(
@@ -327,130 +325,12 @@ export class ImportService {
         onBatchWritten: (ids) => onBatchWritten(0, 0, ids),
       });
     }
-    const plan = await this.planItem(request, item);
+    const plan = await this.planner.plan(request, item);
     // A spec whose derived id another spec holds fails here (CONFLICT), before anything is written.
     return this.specGuard.write(plan, () =>
       writePlan(plan, this.writer, { signal: context.signal, onBatchWritten, ...(onProgress ? { onProgress } : {}) }),
     );
   }
-
-  private async planItem(
-    request: Exclude<ImportRequest, { kind: 'source' | 'extract' }>,
-    item: ImportJobItemRecord,
-  ): Promise<SpecImportPlan> {
-    if (request.kind === 'openapi') return this.planSource(request, item);
-    // For URL items the label is the URL.
-    const source: Record<string, string> = request.kind === 'url' ? { url: item.label } : { fileName: item.label };
-    try {
-      return fitPlanToDocumentLimits(await this.planSource(request, item), request.defaults, item.label, source);
-    } catch (err) {
-      throw request.kind === 'url' ? namedByUrl(err, item.label) : err;
-    }
-  }
-
-  private async planSource(
-    request: Exclude<ImportRequest, { kind: 'source' | 'extract' }>,
-    item: ImportJobItemRecord,
-  ): Promise<SpecImportPlan> {
-    switch (request.kind) {
-      case 'url':
-        return planUrl(request.urls[item.ordinal] as string, request.defaults, this.planDeps);
-      case 'openapi':
-        return planOpenApi(request, this.planDeps);
-      case 'upload': {
-        const upload = await this.uploads.load(request.uploadId);
-        const file = {
-          fileName: upload.fileName,
-          bytes: upload.bytes,
-          ...(upload.contentType ? { contentType: upload.contentType } : {}),
-        };
-        return planFile(file, request.documentId, request.defaults, this.planDeps, undefined, {
-          ...(request.specId ? { specId: request.specId } : {}),
-          ...(request.idGiven ? { idGiven: true } : {}),
-        });
-      }
-      case 'directory': {
-        const relative = request.files[item.ordinal] as string;
-        const localPath = path.join(request.root, relative);
-        const bytes = await this.readLocalFile(localPath);
-        const id = documentIdForFile(`${path.basename(request.root)}/${relative}`);
-        return planFile(
-          { fileName: path.basename(relative), bytes, localPath },
-          id,
-          request.defaults,
-          this.planDeps,
-          relative,
-        );
-      }
-    }
-  }
-
-  private async readLocalFile(file: string): Promise<Buffer> {
-    const info = await stat(file);
-    const cap = this.deps.config.uploadMaxBytes;
-    if (info.size > cap) {
-      throw new AppError(
-        ErrorCode.IMPORT_TOO_LARGE,
-        `${file} is ${info.size} bytes; the limit is ${cap} (CAIRN_UPLOAD_MAX_BYTES)`,
-        { size: info.size, limit: cap },
-      );
-    }
-    return readFile(file);
-  }
-}
-
-/** Longest text a source puts in one metadata value (a page description, a PDF subject): enough to read, never the cap. */
-const MAX_SOURCE_VALUE = 1000;
-/** Metadata that records where a document came from; cutting them would make them wrong. */
-const URL_KEYS = new Set(['url', 'finalUrl']);
-
-/** Cuts text to `max` characters ending in "…", never between the halves of a surrogate pair. */
-function shorten(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let end = max - 1;
-  if (/[\uDC00-\uDFFF]/.test(text.charAt(end))) end -= 1;
-  return `${text.slice(0, end).trimEnd()}…`;
-}
-
-/**
- * Fits what a page or file says about itself into the document limits, so text the user never typed cannot fail the
- * import as if it were input: a too-long title and metadata values are shortened (the user's own metadata is kept),
- * and a source with no text fails as INVALID_FILE naming it, like a file with no text.
- */
-export function fitPlanToDocumentLimits<P extends ImportPlan>(
-  plan: P,
-  defaults: DocumentDefaults,
-  label: string,
-  details: Record<string, string>,
-): P {
-  const given = defaults.metadata;
-  const fromUser = (key: string, value: unknown) => Object.hasOwn(given, key) && given[key] === value;
-  for (const doc of plan.documents) {
-    if (doc.content.replaceAll('\u0000', '').trim() === '')
-      throw new FileError(ErrorCode.INVALID_FILE, label, 'contains no text', details);
-    doc.title = shorten(doc.title.trim(), MAX_TITLE);
-    const metadata: JsonObject = {};
-    for (const [key, value] of Object.entries(doc.metadata)) {
-      const cut = typeof value === 'string' && !URL_KEYS.has(key) && !fromUser(key, value);
-      metadata[key] = cut ? shorten(value, MAX_SOURCE_VALUE) : value;
-    }
-    // Still too large only beside the user's own metadata: the source's values give way, largest first.
-    const size = (key: string) => Buffer.byteLength(JSON.stringify(metadata[key]) ?? '', 'utf8');
-    const sourceKeys = Object.keys(metadata)
-      .filter((k) => !fromUser(k, metadata[k]))
-      .sort((a, b) => size(b) - size(a));
-    for (const key of sourceKeys) {
-      if (Buffer.byteLength(JSON.stringify(metadata), 'utf8') <= MAX_METADATA_BYTES) break;
-      delete metadata[key];
-    }
-    doc.metadata = metadata;
-  }
-  return plan;
-}
-
-/** A file error from a fetched URL names the URL, not the last segment of its path (`"204" contains no text`). */
-function namedByUrl(err: unknown, url: string): unknown {
-  return err instanceof FileError ? err.about(url, { url }) : err;
 }
 
 /** One label per item: what the job reports in progress and errors. */

@@ -259,6 +259,11 @@ export function readEnvironment(
   return { ...parseEnv(text), ...env };
 }
 
+/** The command search path child processes (git, ssh-keygen) run with: the only variable of ours they inherit. */
+export function commandSearchPath(): string {
+  return process.env.PATH ?? '/usr/bin:/bin';
+}
+
 /** Parses and validates an environment (default: `process.env`); throws `CONFIG_INVALID` naming every bad variable. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const parsed = configSchema.safeParse(source);

@@ -278,7 +278,7 @@ const enrichment = {
   CAIRN_QUERY_NAMES_MAX_AGE_MS: int(0)
     .default(1000)
     .describe(
-      'how long queries trust the cached entity names before checking their version; other instances\' changes also drop the cache at once through the change listener',
+      "how long queries trust the cached entity names before checking their version; other instances' changes also drop the cache at once through the change listener",
     ),
   CAIRN_ENRICH_LANE_TIMEOUT_MS: int(10)
     .default(2000)

@@ -8,8 +8,7 @@ import type { DocumentExtractor } from '../../src/extraction/jobPort.js';
 import type { GraphService } from '../../src/graph/GraphService.js';
 import type { Logger } from '../../src/logger.js';
 import type { ImportService, SourceSyncExecutor } from '../ImportService.js';
-import type { ImportJobRecord, ItemOutcome } from '../jobs/types.js';
-import { ImportAborted } from '../pipeline/writePlan.js';
+import type { ImportJobRecord } from '../jobs/types.js';
 import { refuseBlockedUrl } from './addressCheck.js';
 import type { SourceDriver, SourceRuntime } from './kinds/driver.js';
 import { folderDriver } from './kinds/folder.js';
@@ -18,9 +17,10 @@ import { openApiDriver } from './kinds/openapi.js';
 import { siteDriver } from './kinds/site.js';
 import { runAs, SCHEDULER_ACTOR } from '../../src/audit/actor.js';
 import { nextRunAfter } from './schedule.js';
-import { SourceRepository, type SyncResult } from './SourceRepository.js';
+import { SourceRepository } from './SourceRepository.js';
 import { openDeployKey, resolveSshSettings } from './sshSettings.js';
-import { emptyReport, SourceSyncer, syncTimedOut, type SyncReport } from './SourceSyncer.js';
+import { SourceSyncJob } from './SourceSyncJob.js';
+import { SourceSyncer } from './SourceSyncer.js';
 import type { SourceConfig, SourceRecord } from './types.js';
 import { validateNewSource, validateSourcePatch, type RawSourceInput } from './validateSource.js';
 
@@ -43,13 +43,6 @@ export interface SourceServiceDeps {
   deadline?: (ms: number) => { signal: AbortSignal; dispose(): void };
 }
 
-/** The default deadline: a timer. */
-function timerDeadline(ms: number): { signal: AbortSignal; dispose(): void } {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), ms);
-  return { signal: controller.signal, dispose: () => clearTimeout(timer) };
-}
-
 const OPEN_JOB = new Set(['QUEUED', 'RUNNING']);
 /** Advisory-lock space of a source's "Sync now" (see KeyedLock). */
 const SOURCE_SYNC_LOCK_SPACE = 0x5359;
@@ -58,6 +51,7 @@ const SOURCE_SYNC_LOCK_SPACE = 0x5359;
 export class SourceService {
   private readonly repository: SourceRepository;
   private readonly syncer: SourceSyncer;
+  private readonly syncJob: SourceSyncJob;
   private readonly now: () => Date;
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
@@ -79,7 +73,8 @@ export class SourceService {
       drivers: (source) => driverFor(source, this.deps.runtime, this.repository),
       logger: deps.logger,
     });
-    const executor: SourceSyncExecutor = (job, request, context) => this.runSync(job, request.sourceId, context);
+    this.syncJob = new SourceSyncJob(this.repository, this.syncer, this.now, deps, () => this.extractor);
+    const executor: SourceSyncExecutor = (job, request, context) => this.syncJob.run(job, request.sourceId, context);
     deps.imports.setSourceSyncExecutor(executor);
   }
 
@@ -268,31 +263,6 @@ export class SourceService {
     return { folderRoot: this.deps.runtime.folderRoot, llmModel: this.deps.llmModel ?? false };
   }
 
-  /**
-   * The batch hook of a sync: records the documents on the job and, for a source that chose its extractors, queues
-   * those not queued yet in this sync with them (the document write itself queued them with the configured ones).
-   */
-  private batchHook(source: SourceRecord, context: Parameters<SourceSyncExecutor>[2]) {
-    const queued = new Set<string>();
-    return async (ids: readonly string[]) => {
-      await context.onBatchWritten(ids);
-      const extractors = source.extractors;
-      if (!this.extractor || extractors === null) return;
-      const fresh = ids.filter((id) => !queued.has(id));
-      if (fresh.length === 0) return;
-      for (const id of fresh) queued.add(id);
-      // The documents are written (and queued with the configured extractors): a failure here must not fail the sync.
-      await this.extractor
-        .enqueue(fresh, { extractors })
-        .catch((err: unknown) =>
-          this.deps.logger.warn(
-            { err: (err as Error).message, sourceId: source.id },
-            "could not queue a sync's documents with the source's extractors",
-          ),
-        );
-    };
-  }
-
   /** Refuses a source whose URLs are at blocked addresses now, as its sync would (which checks every fetch again). */
   private async refuseBlockedAddresses(source: SourceConfig): Promise<void> {
     const { runtime } = this.deps;
@@ -312,91 +282,6 @@ export class SourceService {
       if (isAppError(err) && err.code === ErrorCode.IMPORT_FETCH_BLOCKED) throw err;
     }
   }
-
-  /** The body of a source's sync job. */
-  private async runSync(
-    job: ImportJobRecord,
-    sourceId: string,
-    context: Parameters<SourceSyncExecutor>[2],
-  ): Promise<ItemOutcome> {
-    const source = await this.repository.get(sourceId);
-    if (!source)
-      throw new AppError(ErrorCode.NOT_FOUND, `source "${sourceId}" was removed before its sync ran`, { id: sourceId });
-    await this.repository.markStarted(source.id, job.id, this.now());
-    const timeout = (this.deps.deadline ?? timerDeadline)(source.syncTimeoutMs);
-    const report = emptyReport();
-    try {
-      await this.syncer.sync(
-        source,
-        {
-          signal: AbortSignal.any([context.signal, timeout.signal]),
-          onBatchWritten: this.batchHook(source, context),
-          progress: context.progress,
-        },
-        report,
-      );
-    } catch (err) {
-      const shutdown = context.signal.aborted;
-      const error = timeout.signal.aborted && !shutdown ? syncTimedOut(source) : err;
-      const recorded = shutdown
-        ? {
-            code: 'INTERRUPTED',
-            message:
-              'the sync was stopped by a shutdown; the items it finished are kept and the next sync does the rest',
-          }
-        : {
-            code: isAppError(error) ? error.code : ErrorCode.INTERNAL_SERVER_ERROR,
-            message: isAppError(error) ? error.message : 'unexpected error; see the server log',
-          };
-      if (!isAppError(error) && !(error instanceof ImportAborted))
-        this.deps.logger.error({ err: error, sourceId }, 'source sync failed');
-      await this.repository.markFinished(source.id, {
-        status: 'FAILED',
-        counts: report.counts,
-        error: recorded,
-        finishedAt: this.now(),
-      });
-      throw shutdown ? new ImportAborted() : error;
-    } finally {
-      timeout.dispose();
-    }
-    const result = finishedResult(report, this.now());
-    await this.repository.markFinished(source.id, result);
-    if (result.status === 'FAILED')
-      throw new AppError(ErrorCode.INVALID_FILE, result.error?.message ?? 'every item failed', { sourceId });
-    const c = report.counts;
-    return {
-      documentIds: report.writtenIds,
-      chunkCount: 0,
-      embeddedChunkCount: 0,
-      changedDocuments: c.added + c.updated + c.removed,
-      warnings: [...report.failures.map((f) => `${f.label}: ${f.code}: ${f.message}`), ...report.warnings].slice(
-        0,
-        200,
-      ),
-    };
-  }
-}
-
-/** How a sync that got through its listing ended: PARTIAL when items failed, FAILED when nothing else was there. */
-function finishedResult(report: SyncReport, finishedAt: Date): SyncResult {
-  const failures = report.failures;
-  const first = failures[0];
-  if (!first) return { status: 'SUCCEEDED', counts: report.counts, error: null, state: report.finalState, finishedAt };
-  const c = report.counts;
-  const nothingElse = c.added + c.updated + c.unchanged === 0;
-  const shown = failures
-    .slice(0, 3)
-    .map((f) => `${f.label}: ${f.message}`)
-    .join('; ');
-  const message = `${failures.length} item(s) failed and kept their previous documents: ${shown}${failures.length > 3 ? '; …' : ''}`;
-  return {
-    status: nothingElse ? 'FAILED' : 'PARTIAL',
-    counts: c,
-    error: { code: first.code, message },
-    state: report.finalState,
-    finishedAt,
-  };
 }
 
 function withoutConfig(patch: ReturnType<typeof validateSourcePatch>): Omit<typeof patch, 'config'> {

@@ -1,7 +1,7 @@
 import type { DocumentService } from '../../src/documents/DocumentService.js';
 import { AppError, ErrorCode, isAppError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
-import { fitPlanToDocumentLimits } from '../ImportService.js';
+import { fitPlanToDocumentLimits } from '../pipeline/fitPlan.js';
 import type { DocumentDefaults, ItemOutcome } from '../jobs/types.js';
 import type { SpecGuard } from '../openapi/SpecGuard.js';
 import { skippedFileWarnings } from '../pipeline/walkDirectory.js';

@@ -1,31 +1,21 @@
 import { isDeepStrictEqual } from 'node:util';
-import { chunkText, type TextChunk } from '../chunking/chunkText.js';
-import { contentHash } from '../chunking/contentHash.js';
 import type { Db, Queryable } from '../db/Db.js';
 import type { EmbeddingProvider } from '../embeddings/EmbeddingProvider.js';
-import { AppError, ErrorCode, badInput, notFound } from '../errors.js';
-import { ChunkRepository, type ChunkInsert, type ChunkMove } from './ChunkRepository.js';
+import { AppError, ErrorCode, notFound } from '../errors.js';
+import { ChunkRepository } from './ChunkRepository.js';
 import { DocumentRepository, type DocumentWrite } from './DocumentRepository.js';
-import { chunkHash, embeddingText } from './embeddingText.js';
 import { isLiveAt } from './filterSql.js';
 import { DocumentReader } from './DocumentReader.js';
 import { documentIdsBySource } from './extractionReads.js';
 import type { DocumentWriteHook } from './DocumentWriteHook.js';
 import type { DocumentChangeSink } from './DocumentChangeSink.js';
 import { knowledgeCounts, type KnowledgeCounts } from './statsRepository.js';
-import { generateDocumentId } from './validateInput.js';
 import type { DocumentInput, DocumentPatch, DocumentRecord, IndexResultRecord } from './types.js';
+import { distinctIds, embedMissing, prepareDocument, replaceChunks, type PreparedDocument } from './chunkWrites.js';
 import { refineAll, relatedIdsOf, type WriteRefiner } from './writeRefiner.js';
 
 /** How a write treats an existing document with the same id. */
 export type WriteMode = 'create' | 'upsert';
-
-/** A document prepared for writing: validated, chunked and hashed. */
-interface PreparedDocument {
-  write: DocumentWrite;
-  entityIds: string[];
-  chunks: (TextChunk & { hash: string })[];
-}
 
 /** Indexes documents: chunks them, embeds only new chunk texts and writes everything in one transaction. */
 export class DocumentService extends DocumentReader {
@@ -145,15 +135,8 @@ export class DocumentService extends DocumentReader {
     const guessed = refiner
       ? await refineAll(inputs, refiner, byId(await this.documents.findByIds(relatedIdsOf(inputs, refiner))), this.db)
       : inputs;
-    let prepared = distinctIds(guessed.map((input) => this.prepare(input)));
-    const known = await this.chunks.summariesByDocumentIds(
-      this.db,
-      prepared.map((p) => p.write.id),
-    );
-    const vectors = await this.embedMissing(
-      prepared,
-      new Set(known.map((k) => `${k.documentId}\u0000${k.contentHash}`)),
-    );
+    let prepared = this.prepareAll(guessed);
+    const vectors = await this.embedNew(prepared);
 
     return this.db.transaction(async (tx) => {
       // The hook's checks and locks come first, before any document lock (its name lock is ordered before them).
@@ -169,7 +152,7 @@ export class DocumentService extends DocumentReader {
       let current: Map<string, DocumentRecord>;
       if (refiner) {
         current = live(await this.documents.lockByIds(tx, relatedIdsOf(inputs, refiner)));
-        prepared = distinctIds((await refineAll(inputs, refiner, current, tx)).map((input) => this.prepare(input)));
+        prepared = this.prepareAll(await refineAll(inputs, refiner, current, tx));
         // A document the refiner found by other means it has locked already (FOR UPDATE): read it, take no advisory lock.
         const others = prepared.map((p) => p.write.id).filter((id) => !current.has(id));
         for (const doc of await this.documents.findByIds(others, tx)) current.set(doc.id, doc);
@@ -195,7 +178,13 @@ export class DocumentService extends DocumentReader {
         changed.map((p) => p.write),
         owner,
       );
-      const { embeddedPerDoc: embedded, chunkIds } = await this.replaceChunks(tx, changed, vectors);
+      const { embeddedPerDoc: embedded, chunkIds } = await replaceChunks(
+        tx,
+        this.chunks,
+        this.embedder,
+        changed,
+        vectors,
+      );
       await this.changes?.written(
         tx,
         [...written.values()].map((after) => ({ before: current.get(after.id), after })),
@@ -214,6 +203,20 @@ export class DocumentService extends DocumentReader {
       );
       return this.results(tx, prepared, written, current, embedded);
     });
+  }
+
+  /** The inputs chunked and hashed; BAD_USER_INPUT when two have the same id. */
+  private prepareAll(inputs: readonly DocumentInput[]): PreparedDocument[] {
+    return distinctIds(inputs.map((input) => prepareDocument(input, this.chunking)));
+  }
+
+  /** Vectors for the chunk texts the stored documents do not have yet (outside any transaction). */
+  private async embedNew(prepared: readonly PreparedDocument[]): Promise<Map<string, Float32Array>> {
+    const known = await this.chunks.summariesByDocumentIds(
+      this.db,
+      prepared.map((p) => p.write.id),
+    );
+    return embedMissing(this.embedder, prepared, new Set(known.map((k) => `${k.documentId}\u0000${k.contentHash}`)));
   }
 
   /** One result per input: the stored document, its chunk count, and how many chunks were embedded now. */
@@ -256,125 +259,11 @@ export class DocumentService extends DocumentReader {
       { id: foreign, ownerSourceId: holder ?? null },
     );
   }
-
-  private prepare(input: DocumentInput): PreparedDocument {
-    const id = input.id ?? generateDocumentId();
-    const chunks = chunkText(input.content, this.chunking).map((c) => ({
-      ...c,
-      hash: chunkHash(input.title, c.content),
-    }));
-    return {
-      write: {
-        id,
-        title: input.title,
-        content: input.content,
-        documentType: input.documentType,
-        source: input.source,
-        tags: input.tags,
-        metadata: input.metadata,
-        contentHash: contentHash(input.content),
-        expiresAt: input.expiresAt,
-      },
-      chunks,
-      entityIds: input.entityIds ?? [],
-    };
-  }
-
-  /** Embeds every chunk text whose hash the document does not have yet, each distinct text once. */
-  private async embedMissing(
-    prepared: readonly PreparedDocument[],
-    known: ReadonlySet<string>,
-  ): Promise<Map<string, Float32Array>> {
-    const texts = new Map<string, string>();
-    for (const p of prepared) {
-      for (const c of p.chunks) {
-        if (!known.has(`${p.write.id}\u0000${c.hash}`) && !texts.has(c.hash))
-          texts.set(c.hash, embeddingText(p.write.title, c.content));
-      }
-    }
-    if (texts.size === 0) return new Map();
-    const hashes = [...texts.keys()];
-    const vectors = await this.embedder.embed([...texts.values()]);
-    return new Map(hashes.map((h, i) => [h, vectors[i] as Float32Array]));
-  }
-
-  /** Diffs stored chunks against the new ones: keeps equal hashes (moving them), deletes the rest, inserts new ones. */
-  private async replaceChunks(
-    tx: Queryable,
-    docs: readonly PreparedDocument[],
-    vectors: Map<string, Float32Array>,
-  ): Promise<{ embeddedPerDoc: Map<string, number>; chunkIds: Map<string, string[]> }> {
-    const stored = await this.chunks.summariesByDocumentIds(
-      tx,
-      docs.map((d) => d.write.id),
-    );
-    const pool = new Map<string, string[]>(); // documentId + hash → stored chunk ids
-    for (const s of stored) {
-      const key = `${s.documentId}\u0000${s.contentHash}`;
-      const list = pool.get(key);
-      if (list) list.push(s.id);
-      else pool.set(key, [s.id]);
-    }
-    const inserts: ChunkInsert[] = [];
-    const moves: ChunkMove[] = [];
-    const embeddedPerDoc = new Map<string, number>();
-    const chunkIds = new Map<string, string[]>(); // document id → chunk id per ordinal
-    const insertedAt: { documentId: string; ordinal: number }[] = [];
-    for (const doc of docs) {
-      let embedded = 0;
-      const ids: string[] = [];
-      chunkIds.set(doc.write.id, ids);
-      for (const c of doc.chunks) {
-        const keep = pool.get(`${doc.write.id}\u0000${c.hash}`)?.pop();
-        if (keep !== undefined) {
-          moves.push({ id: keep, ordinal: c.ordinal, charStart: c.charStart, charEnd: c.charEnd });
-          ids[c.ordinal] = keep;
-        } else {
-          insertedAt.push({ documentId: doc.write.id, ordinal: c.ordinal });
-          inserts.push({
-            documentId: doc.write.id,
-            ordinal: c.ordinal,
-            content: c.content,
-            charStart: c.charStart,
-            charEnd: c.charEnd,
-            contentHash: c.hash,
-            embedding: vectors.get(c.hash) as Float32Array,
-          });
-          embedded++;
-        }
-      }
-      embeddedPerDoc.set(doc.write.id, embedded);
-    }
-    // A concurrent writer may have removed a chunk we planned to keep: embed those few now.
-    const late = inserts.filter((i) => !i.embedding);
-    if (late.length > 0) {
-      const titles = new Map(docs.map((d) => [d.write.id, d.write.title]));
-      const fresh = await this.embedder.embed(
-        late.map((i) => embeddingText(titles.get(i.documentId) ?? '', i.content)),
-      );
-      late.forEach((i, n) => (i.embedding = fresh[n] as Float32Array));
-    }
-    await this.chunks.deleteByIds(tx, [...pool.values()].flat());
-    await this.chunks.move(tx, moves);
-    const newIds = await this.chunks.insertMany(tx, inserts);
-    insertedAt.forEach((at, i) => {
-      (chunkIds.get(at.documentId) as string[])[at.ordinal] = newIds[i] as string;
-    });
-    return { embeddedPerDoc, chunkIds };
-  }
 }
 
 /** The documents keyed by id. */
 function byId(docs: readonly DocumentRecord[]): Map<string, DocumentRecord> {
   return new Map(docs.map((d) => [d.id, d]));
-}
-
-/** BAD_USER_INPUT when two documents of one batch have the same id. */
-function distinctIds(prepared: PreparedDocument[]): PreparedDocument[] {
-  const ids = prepared.map((p) => p.write.id);
-  const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
-  if (duplicate !== undefined) throw badInput('input', `id "${duplicate}" appears more than once in this batch`);
-  return prepared;
 }
 
 /** True when writing `next` over `current` would change nothing. */

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { commandSearchPath } from '../../../src/config.js';
 import { AppError, ErrorCode, redactCredentials } from '../../../src/errors.js';
 
 /** Settings every git command runs with: https/http only (ssh is allowed per command), no redirects, no prompts, hooks or stored credentials. */
@@ -36,7 +37,7 @@ export function git(
         maxBuffer: options.maxBuffer ?? 64 * 1024 * 1024,
         encoding: 'buffer',
         env: {
-          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          PATH: commandSearchPath(),
           GIT_TERMINAL_PROMPT: '0',
           GIT_CONFIG_NOSYSTEM: '1',
           GIT_CONFIG_GLOBAL: '/dev/null',

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { commandSearchPath } from '../../../src/config.js';
 import { AppError, ErrorCode, badInput } from '../../../src/errors.js';
 import type { GitRemote } from './gitRemote.js';
 
@@ -27,7 +28,7 @@ function run(
     execFile(
       command,
       args,
-      { timeout: timeoutMs, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent', LC_ALL: 'C' } },
+      { timeout: timeoutMs, env: { PATH: commandSearchPath(), HOME: '/nonexistent', LC_ALL: 'C' } },
       (err, stdout, stderr) => (err ? reject(Object.assign(err, { stderr })) : resolve({ stdout, stderr })),
     );
   });

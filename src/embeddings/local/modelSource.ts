@@ -1,4 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 /** Where a local model's files come from: a folder on disk or a Hugging Face Hub repository id. */
@@ -15,7 +16,7 @@ export function isLocalModelPath(model: string): boolean {
 /** Resolves the model setting to an absolute folder or a hub id (`~` expands to the home directory). */
 export function resolveModelSource(model: string, cwd: string = process.cwd()): ModelSource {
   if (!isLocalModelPath(model)) return { kind: 'hub', id: model };
-  const expanded = /^~([\\/]|$)/.test(model) ? path.join(process.env.HOME ?? '~', model.slice(1)) : model;
+  const expanded = /^~([\\/]|$)/.test(model) ? path.join(os.homedir(), model.slice(1)) : model;
   return { kind: 'folder', path: path.resolve(cwd, expanded) };
 }
 
