@@ -1,22 +1,22 @@
 /**
- * Jest runs the TypeScript sources as native ESM through SWC, in two projects:
+ * Jest runs the TypeScript sources as native ESM through SWC, in three projects:
  * - `parallel`: unit tests and integration suites whose databases are their own (a PGlite folder or a Postgres
  *   database each), run on every core;
- * - `serial`: suites sharing one server's state (Neo4j has one database, which they wipe, and faults.neo4j kills it)
- *   or measuring time (the browser pages, pgliteFairness), run one at a time. The other fault suites break only what
- *   is their own (a scratch database's connection, their own server or embedding backend), so they run in parallel.
- * Split suites run against several stores, Neo4j among them: each project runs its share of their runs (the serial
- * one the Neo4j runs), chosen by test/helpers/lanes.ts from the lane each project names in `globals`.
- * `npm test` runs them as two Jest runs (`--selectProjects`), since Jest's worker count is global.
+ * - `neo4j`: suites sharing the one Neo4j server (Neo4j Community has one database, which they wipe, and faults.neo4j
+ *   kills it), one at a time; nothing else touches that server, so this project runs beside `parallel`;
+ * - `timed`: suites that measure time (the browser pages' frame budgets, pgliteFairness), one at a time, alone, after
+ *   the other two.
+ * Split suites run against several stores, Neo4j among them: `parallel` runs their runs without Neo4j, `neo4j` their
+ * Neo4j runs, chosen by test/helpers/lanes.ts from the lane each project names in `globals`.
+ * `npm test` starts them as separate Jest runs (scripts/jestRuns.mjs), since Jest's worker count is global.
  */
-const serialSuites = [
-  '/test/browser/[^/]+\\.test\\.ts$',
+const neo4jSuites = [
   '/test/integration/faults\\.neo4j\\.test\\.ts$',
   '/test/integration/neo4j[A-Za-z]*\\.test\\.ts$',
-  '/test/integration/pgliteFairness\\.test\\.ts$',
   // Two Cairn servers on the shared Neo4j, which it wipes first (instancesJobs keeps its graph in Postgres: parallel).
   '/test/integration/multiInstance\\.test\\.ts$',
 ];
+const timedSuites = ['/test/browser/[^/]+\\.test\\.ts$', '/test/integration/pgliteFairness\\.test\\.ts$'];
 const splitSuites = [
   '/test/integration/audit\\.test\\.ts$',
   '/test/integration/enrichment\\.test\\.ts$',
@@ -28,7 +28,7 @@ const splitSuites = [
   '/test/integration/graphStore\\.contract\\.test\\.ts$',
   '/test/integration/openapiLinking\\.test\\.ts$',
 ];
-// Without a Neo4j server the split suites have no serial share (test/helpers/graphStores.ts says so once).
+// Without a Neo4j server the split suites have no `neo4j` share (test/helpers/graphStores.ts says so once).
 const neo4jShare = process.env.CAIRN_TEST_NEO4J_URI ? splitSuites : [];
 
 const shared = {
@@ -57,13 +57,19 @@ export default {
       displayName: 'parallel',
       globals: { CAIRN_TEST_LANE: 'parallel' },
       testMatch: ['<rootDir>/test/**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', ...serialSuites],
+      testPathIgnorePatterns: ['/node_modules/', ...neo4jSuites, ...timedSuites],
     },
     {
       ...shared,
-      displayName: 'serial',
-      globals: { CAIRN_TEST_LANE: 'serial' },
-      testRegex: [...serialSuites, ...neo4jShare],
+      displayName: 'neo4j',
+      globals: { CAIRN_TEST_LANE: 'neo4j' },
+      testRegex: [...neo4jSuites, ...neo4jShare],
+    },
+    {
+      ...shared,
+      displayName: 'timed',
+      globals: { CAIRN_TEST_LANE: 'timed' },
+      testRegex: timedSuites,
     },
   ],
 };

@@ -7,6 +7,8 @@ import { tsImport } from 'tsx/esm/api';
  * without compiling TypeScript each time (helpers/cli.ts).
  */
 export default async function globalSetup(globalConfig) {
+  // scripts/jestRuns.mjs prepares once for its concurrent Jest runs: a second build would rewrite files in use.
+  if (process.env.CAIRN_TEST_PREPARED === '1') return;
   await build({
     absWorkingDir: globalConfig.rootDir,
     entryPoints: ['src/**/*.ts', 'importers/**/*.ts'],

@@ -63,6 +63,16 @@ export function dbTargets(): DbTarget[] {
   return targets;
 }
 
+/**
+ * The one database of a suite whose behaviour does not depend on the store (HTTP limits, auth, MCP framing, docs'
+ * examples): the real Postgres server when configured, whose native statements cost the Jest worker far less CPU
+ * than PGlite's WebAssembly, else PGlite. Store-dependent behaviour runs on every `dbTargets()` entry.
+ */
+export function edgeTarget(): DbTarget {
+  const targets = dbTargets();
+  return targets.find((t) => t.name === 'postgres') ?? targets[0]!;
+}
+
 /** A migrated PGlite database for helpers that need one beside the database under test (Neo4j's mentions). */
 export function scratchPglite(): Promise<ScratchDatabase> {
   return pgliteDatabase(false);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { functionDefinitions } from '../../src/mcp/functionCalling.js';
 import { projectPath } from '../../src/paths.js';
 import { childEnv, runCli, runCliInProcess } from '../helpers/cli.js';
-import { dbTargets, scratchPglite } from '../helpers/databases.js';
+import { edgeTarget, scratchPglite } from '../helpers/databases.js';
 import { connectHttp, connectStdio, ok } from '../helpers/mcp.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
@@ -34,7 +34,7 @@ describe('docs/agents.md examples (pglite)', () => {
   const local = (code: string) => code.split(DOC_URL).join(t.server.url);
 
   beforeAll(async () => {
-    t = await startTestServer(dbTargets()[0]!);
+    t = await startTestServer(edgeTarget());
     await t.services.documents.create({
       id: 'rb:ach',
       title: 'ACH failures runbook',

@@ -9,7 +9,7 @@ import { loadTypeDefs } from '../../src/graphql/schema.js';
 import { startHttpServer } from '../../src/server/httpServer.js';
 import { codeOf, gqlAs } from '../helpers/auth.js';
 import { eventually } from '../helpers/eventually.js';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { ROOT_OPERATIONS } from '../helpers/rootOperations.js';
 import { startLoggedServer } from '../helpers/loggedServer.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
@@ -51,7 +51,7 @@ function requestWithHost(url: string, host: string): Promise<{ status: number; b
   });
 }
 
-describe.each(dbTargets())('access control ($name)', (target) => {
+describe.each([edgeTarget()])('access control ($name)', (target) => {
   describe('with a key of each role', () => {
     let t: TestServer;
     const keys = {} as Record<Role, string>;
@@ -354,7 +354,7 @@ describe.each(dbTargets())('access control ($name)', (target) => {
 
 describe('listening beyond loopback', () => {
   it('starts once a key exists, and keeps requiring keys after all are revoked', async () => {
-    const t = await startTestServer(dbTargets()[0]!);
+    const t = await startTestServer(edgeTarget());
     try {
       const { apiKey, key } = await t.services.apiKeys.create('ops', 'admin');
       const exposed = await startHttpServer(t.services, 0, '0.0.0.0');

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { DocExampleRunner, docBlocks, shuffled, type DocBlock } from '../helpers/docExamples.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
@@ -35,7 +35,7 @@ async function runAll(runner: DocExampleRunner, blocks: DocBlock[]): Promise<str
   return failures;
 }
 
-describe.each(dbTargets())('documentation examples on $name', (target) => {
+describe.each([edgeTarget()])('documentation examples on $name', (target) => {
   let server: TestServer;
   const blocks = docBlocks(root, pages);
   beforeAll(async () => {

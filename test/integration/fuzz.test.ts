@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { buildSchema } from 'graphql';
 import { loadTypeDefs } from '../../src/graphql/schema.js';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
 import { operationArb, render, type FuzzPools } from '../helpers/graphqlFuzz.js';
 import { startTestServer, type GqlResponse, type TestServer } from '../helpers/testServer.js';
@@ -53,7 +53,7 @@ describe('GraphQL fuzz pass (PGlite)', () => {
   };
 
   beforeAll(async () => {
-    t = await startTestServer(dbTargets()[0]!, { CAIRN_RATE_LIMIT_PER_SECOND: '0' });
+    t = await startTestServer(edgeTarget(), { CAIRN_RATE_LIMIT_PER_SECOND: '0' });
     // If the SSRF-safe fetcher ever connected to a loopback URL, this server would count the hit.
     trap = await startFixtureSite({ '/': { body: '<html><body>trap</body></html>', type: 'text/html' } });
     await seed(`mutation { upsertGraph(input: {

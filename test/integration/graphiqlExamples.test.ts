@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { EXAMPLE_TABS } from '../../web/graphiql/examples.js';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
 // GraphiQL's example tabs, sent as GraphiQL sends them, must run in any order and again, on a fresh or a used store:
@@ -31,7 +31,7 @@ describe('GraphiQL example tabs', () => {
   };
 
   it("run after the quick start's createDocument, and again", async () => {
-    t = await startTestServer(dbTargets()[0]!);
+    t = await startTestServer(edgeTarget());
     expect((await t.gql(QUICK_START_CREATE)).errors).toBeUndefined();
     await runTabs(t);
     await runTabs(t);
@@ -42,7 +42,7 @@ describe('GraphiQL example tabs', () => {
   }, 120_000);
 
   it('run on a fresh store, before and after the upserting quick-start request', async () => {
-    t = await startTestServer(dbTargets()[0]!);
+    t = await startTestServer(edgeTarget());
     await runTabs(t);
     const again = await t.gql<{ upsertDocuments: { embeddedChunkCount: number }[] }>(QUICK_START_UPSERT);
     expect(again.errors).toBeUndefined();

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually } from '../helpers/eventually.js';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { startLoggedServer } from '../helpers/loggedServer.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
@@ -45,7 +45,7 @@ describe('HTTP errors outside GraphQL', () => {
     // Express picks its error page from NODE_ENV when the app is created; outside production it prints the stack.
     process.env.NODE_ENV = 'development';
     try {
-      t = await startTestServer(dbTargets()[0]!);
+      t = await startTestServer(edgeTarget());
     } finally {
       process.env.NODE_ENV = savedEnv;
     }
@@ -145,7 +145,7 @@ describe('HTTP errors outside GraphQL', () => {
 describe('authentication off (no key, loopback)', () => {
   let t: TestServer;
   beforeAll(async () => {
-    t = await startTestServer(dbTargets()[0]!);
+    t = await startTestServer(edgeTarget());
   });
   afterAll(async () => {
     await t?.close();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { getIntrospectionQuery } from 'graphql';
 import { codeOf, gqlAs } from '../helpers/auth.js';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
 /** `{ entity { relationships { from { relationships … id } } } }`, exactly `depth` levels deep. */
@@ -35,7 +35,7 @@ function expectTooComplex(res: Awaited<ReturnType<typeof gqlAs>>, limit: string,
 // Every value of the DocumentType enum, as an error lists them.
 const DOCUMENT_TYPES = 'MANUAL, TUTORIAL, API_SPEC, FAQ, POLICY, REFERENCE, OTHER';
 
-describe.each(dbTargets())('request limits ($name)', (target) => {
+describe.each([edgeTarget()])('request limits ($name)', (target) => {
   describe('configured GraphQL limits and body cap', () => {
     let t: TestServer;
     beforeAll(async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import fc from 'fast-check';
 import { CAIRN_TOOLS, argumentsSchema } from '../../src/mcp/tools.js';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
 import { call, connectHttp, type ToolResult } from '../helpers/mcp.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
@@ -143,7 +143,7 @@ describe('MCP tool-argument property pass (PGlite)', () => {
   let client: Client;
 
   beforeAll(async () => {
-    t = await startTestServer(dbTargets()[0]!, { CAIRN_RATE_LIMIT_PER_SECOND: '0' });
+    t = await startTestServer(edgeTarget(), { CAIRN_RATE_LIMIT_PER_SECOND: '0' });
     // The SSRF-safe fetcher must never reach loopback: this site counts any hit.
     trap = await startFixtureSite({ '/x': { body: '<html><body>trap</body></html>', type: 'text/html' } });
     await t.services.graph.upsertGraph(

@@ -2,7 +2,7 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { OpenAIEmbeddingProvider } from '../../src/embeddings/openai/OpenAIEmbeddingProvider.js';
-import { dbTargets } from '../helpers/databases.js';
+import { dbTargets, edgeTarget } from '../helpers/databases.js';
 import { AGENT_TOOLS, READ_TOOLS, WRITE_TOOLS, call, connectHttp, errorOf, ok } from '../helpers/mcp.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
@@ -31,7 +31,7 @@ function postWithHost(url: string, host: string): Promise<number> {
   });
 }
 
-describe.each(dbTargets())('MCP without keys, with a failing lane, over the rate limit ($name)', (db) => {
+describe.each([edgeTarget()])('MCP without keys, with a failing lane, over the rate limit ($name)', (db) => {
   let t: TestServer;
   let client: Client;
   beforeAll(async () => {

@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.js';
 import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
 import { silentLogger } from '../../src/logger.js';
 import { createServices, type Services } from '../../src/services.js';
-import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
+import { edgeTarget, type ScratchDatabase } from '../helpers/databases.js';
 import { failureOf } from '../helpers/failureOf.js';
 import { createSshGitRepo, newKeyPair, sshdUnderTest, type SshGitRepo } from '../helpers/sshGitServer.js';
 import { NO_BACKGROUND_EXTRACTION } from '../helpers/backgroundWork.js';
@@ -18,7 +18,7 @@ const SECRET = 'first-secret-key-of-at-least-32-characters';
 const NEXT_SECRET = 'second-secret-key-of-at-least-32-characters';
 const KEY_BODY = (privateKey: string) => privateKey.split('\n')[1] as string;
 
-(sshd ? describe.each(dbTargets()) : describe.skip.each(dbTargets()))(
+(sshd ? describe.each([edgeTarget()]) : describe.skip.each([edgeTarget()]))(
   'GIT sources over ssh with deploy keys ($name)',
   (target) => {
     let root: string;

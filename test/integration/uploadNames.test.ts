@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
 const PREFLIGHT = { 'apollo-require-preflight': 'true' };
 
-describe.each(dbTargets())('uploaded file names and front matter ($name)', (target) => {
+describe.each([edgeTarget()])('uploaded file names and front matter ($name)', (target) => {
   let t: TestServer;
   beforeAll(async () => {
     t = await startTestServer(target, { CAIRN_RATE_LIMIT_PER_SECOND: '0' });

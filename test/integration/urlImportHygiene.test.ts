@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
@@ -10,7 +10,7 @@ const IMPORT_URL = `mutation($input: ImportUrlInput!) {
 }`;
 const IMPORT_OPENAPI = `mutation($input: ImportOpenApiInput!) { importOpenApi(input: $input) { job { id } } }`;
 
-describe.each(dbTargets())('URL imports through the server ($name)', (target) => {
+describe.each([edgeTarget()])('URL imports through the server ($name)', (target) => {
   let t: TestServer;
   let site: FixtureSite;
   beforeAll(async () => {
