@@ -38,7 +38,8 @@ export async function waitForExtraction(services: Services, timeoutMs = 30 * 60_
   services.extraction.nudge();
   for (;;) {
     const counts = await services.extraction.statusCounts();
-    if (counts.pending + counts.running === 0) return;
+    // Extracted means the names' mentions in older chunks are found too (a deferred backfill pass).
+    if (counts.pending + counts.running === 0 && (await services.graph.mentionBackfillBacklog()) === 0) return;
     if (performance.now() - started > timeoutMs)
       throw new Error(`extraction did not finish: ${JSON.stringify(counts)}`);
     // Every half second: each look counts every document's state, work the figure should not include.

@@ -95,4 +95,19 @@ describe.each(dbTargets())('extraction support kept by difference ($name)', (tar
     await expectSupportKeptRight(s);
     expect(await evidence.supportedFactKeys()).toEqual([]);
   });
+
+  it('finds the mentions of new extracted names in older chunks in a deferred pass, and loses no request', async () => {
+    await s.documents.upsertMany([doc('s:old', 'Old Notes', 'old.md', 'We moved to the Zanzibar Protocol last year.')]);
+    await s.extraction.drain();
+    const [oldChunk] = (await s.documents.manyWithChunks(['s:old']))[0]!.chunks;
+    await s.documents.upsertMany([doc('s:new', 'New Notes', 'new.md', 'About [[Zanzibar Protocol|Technology]].')]);
+    // Extracted without the worker: its names are in, their backfill only requested.
+    await s.extraction.extractNow('s:new');
+    const id = 'x:technology:zanzibar-protocol';
+    expect(await s.graph.mentionBackfillBacklog()).toBeGreaterThan(0);
+    expect((await s.graph.entityIdsByChunk([oldChunk!.id])).get(oldChunk!.id) ?? []).not.toContain(id);
+    await s.extraction.drain();
+    expect(await s.graph.mentionBackfillBacklog()).toBe(0);
+    expect((await s.graph.entityIdsByChunk([oldChunk!.id])).get(oldChunk!.id)).toContain(id);
+  });
 });

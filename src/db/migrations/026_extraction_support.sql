@@ -143,3 +143,12 @@ CREATE TRIGGER extraction_evidence_support_deleted AFTER DELETE ON extraction_ev
 CREATE TRIGGER extraction_evidence_support_updated AFTER UPDATE ON extraction_evidence
   REFERENCING OLD TABLE AS gone_rows NEW TABLE AS added_rows
   FOR EACH STATEMENT EXECUTE FUNCTION extraction_evidence_updated();
+
+-- Entities whose names extraction wrote and whose mentions in the chunks stored before them are still to be found
+-- (a backfill pass matches many of them in one read of the chunks). A row is deleted once its pass committed; `seq`
+-- changes when the names are written again meanwhile, so that such a row stays for the next pass.
+CREATE SEQUENCE mention_backfill_seq;
+CREATE TABLE mention_backfill (
+  entity_id text PRIMARY KEY REFERENCES entity_names (entity_id) ON DELETE CASCADE,
+  seq       bigint NOT NULL DEFAULT nextval('mention_backfill_seq')
+);
