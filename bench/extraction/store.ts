@@ -19,6 +19,8 @@ export async function extractionStore(
     CAIRN_RAG_MAX_TOP_K: '100',
     CAIRN_EXTRACTION_EXTRACTORS: extractors,
     CAIRN_EXTRACTION_POLL_MS: '50',
+    // No source schedules here; their poller's tick may outlive a closed store (SourceService.stop does not wait).
+    CAIRN_SOURCES_TICK_MS: '0',
     // These parts score what enrichContext returns, not how fast: a loaded machine must not cut a lane short.
     CAIRN_ENRICH_LANE_TIMEOUT_MS: '120000',
     ...env,
@@ -36,7 +38,8 @@ export async function waitForExtraction(services: Services, timeoutMs = 30 * 60_
   services.extraction.nudge();
   for (;;) {
     const counts = await services.extraction.statusCounts();
-    if (counts.pending + counts.running === 0) return;
+    // Extracted means the names' mentions in older chunks are found too (a deferred backfill pass).
+    if (counts.pending + counts.running === 0 && (await services.graph.mentionBackfillBacklog()) === 0) return;
     if (performance.now() - started > timeoutMs)
       throw new Error(`extraction did not finish: ${JSON.stringify(counts)}`);
     // Every half second: each look counts every document's state, work the figure should not include.

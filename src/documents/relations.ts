@@ -74,3 +74,33 @@ export async function lockChunksMatchingPhrases(q: Queryable, phrases: readonly 
 /** One OR tsquery of the phrases in $1 (a text[]): the full-text prefilter for chunks that may name them. */
 const PHRASES_TSQUERY = `(SELECT string_agg(q::text, ' | ')::tsquery FROM (
   SELECT phraseto_tsquery('english', p) AS q FROM unnest($1::text[]) AS p) qs WHERE q::text <> '')`;
+
+/**
+ * The next `limit` chunks after chunk id `afterId`, in id order, their documents locked like lockChunksMatchingPhrases
+ * does (a chunk whose document was replaced meanwhile is left out). `next` is where the following page starts
+ * (undefined after the last).
+ */
+export async function lockChunksAfter(
+  q: Queryable,
+  afterId: string,
+  limit: number,
+): Promise<{ chunks: PhraseCandidate[]; next: string | undefined }> {
+  const { rows: page } = await q.query<{ id: string; document_id: string }>(
+    'SELECT c.id::text AS id, c.document_id FROM chunks c WHERE c.id > $1::bigint ORDER BY c.id LIMIT $2',
+    [afterId, limit],
+  );
+  if (page.length === 0) return { chunks: [], next: undefined };
+  const next = page.length < limit ? undefined : (page[page.length - 1] as { id: string }).id;
+  const { rows: locked } = await q.query<{ id: string }>(
+    'SELECT id FROM documents WHERE id = ANY($1::text[]) ORDER BY id FOR KEY SHARE',
+    [[...new Set(page.map((r) => r.document_id))]],
+  );
+  const { rows } = await q.query<{ id: string; document_id: string; content: string; title: string }>(
+    `SELECT c.id::text AS id, c.document_id, c.content, d.title
+       FROM chunks c JOIN documents d ON d.id = c.document_id
+      WHERE c.id > $1::bigint AND c.id <= $2::bigint AND d.id = ANY($3::text[])`,
+    [afterId, (page[page.length - 1] as { id: string }).id, locked.map((r) => r.id)],
+  );
+  const chunks = rows.map((r) => ({ id: r.id, documentId: r.document_id, content: r.content, title: r.title }));
+  return { chunks, next };
+}

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/Db.js';
 import type { JsonObject } from '../shared/json.js';
 import type { StoredEvidence } from './EvidenceReader.js';
+import { lockEvidenceSupport } from './EvidenceRepository.js';
 
 /** One evidence row, by its unique key. */
 export interface EvidenceRowKey {
@@ -28,6 +29,7 @@ export class EvidenceCuration {
    */
   async move(q: Queryable, moves: readonly FactMove[]): Promise<EvidenceRowKey[]> {
     const moved: EvidenceRowKey[] = [];
+    await lockEvidenceSupport(q);
     for (const m of moves) {
       if (m.from === m.to) continue;
       await q.query(
@@ -57,6 +59,7 @@ export class EvidenceCuration {
   /** Deletes these evidence rows. */
   async deleteRows(q: Queryable, rows: readonly EvidenceRowKey[]): Promise<void> {
     if (rows.length === 0) return;
+    await lockEvidenceSupport(q);
     await q.query(
       `DELETE FROM extraction_evidence v
         USING unnest($1::text[], $2::text[], $3::bigint[], $4::text[]) AS x(fact_key, document_id, chunk_id, extractor)
@@ -74,6 +77,7 @@ export class EvidenceCuration {
   /** Writes rows back as they were (rows that exist again are left alone). */
   async restore(q: Queryable, rows: readonly StoredEvidence[]): Promise<void> {
     if (rows.length === 0) return;
+    await lockEvidenceSupport(q);
     await q.query(
       `INSERT INTO extraction_evidence (fact_key, fact, document_id, chunk_id, extractor, quote, confidence, created_at)
        SELECT x.fact_key, x.fact::jsonb, x.document_id, x.chunk_id, x.extractor, x.quote, x.confidence, x.created_at
@@ -96,6 +100,7 @@ export class EvidenceCuration {
   /** Deletes all evidence of these facts. */
   async deleteFacts(q: Queryable, factKeys: readonly string[]): Promise<void> {
     if (factKeys.length === 0) return;
+    await lockEvidenceSupport(q);
     await q.query('DELETE FROM extraction_evidence WHERE fact_key = ANY($1::text[])', [[...factKeys]]);
   }
 

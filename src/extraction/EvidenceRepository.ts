@@ -75,6 +75,7 @@ export class EvidenceRepository {
   /** Replaces the evidence of documents (`rows` is all of theirs); returns the fact keys they supported before. */
   replaceDocuments(documentIds: readonly string[], rows: readonly EvidenceRow[]): Promise<string[]> {
     return this.db.transaction(async (tx) => {
+      await lockEvidenceSupport(tx);
       const { rows: old } = await tx.query<{ fact_key: string }>(
         'DELETE FROM extraction_evidence WHERE document_id = ANY($1::text[]) RETURNING fact_key',
         [[...new Set(documentIds)]],
@@ -84,17 +85,25 @@ export class EvidenceRepository {
     });
   }
 
-  /** The support of each of `factKeys` that has any. */
+  /** The support of each of `factKeys` that has any, as kept by difference (migration 026's triggers). */
   async supportOf(factKeys: readonly string[]): Promise<Map<string, FactSupport>> {
     if (factKeys.length === 0) return new Map();
-    const { rows } = await this.db.query<{
-      fact_key: string;
-      documents: number;
-      chunks: number;
-      quotes: number;
-      extractors: string[];
-      facts: (EntityFact | RelationshipFact)[];
-    }>(
+    const { rows } = await this.db.query<SupportRow>(
+      `SELECT s.fact_key, s.documents, s.chunks,
+              COALESCE((SELECT max(q.quotes) FROM extraction_support_quotes q WHERE q.fact_key = s.fact_key), 0) AS quotes,
+              (SELECT array_agg(DISTINCT f.extractor ORDER BY f.extractor) FROM extraction_support_forms f
+                WHERE f.fact_key = s.fact_key) AS extractors,
+              (SELECT jsonb_agg(DISTINCT f.fact) FROM extraction_support_forms f WHERE f.fact_key = s.fact_key) AS facts
+         FROM extraction_support s WHERE s.fact_key = ANY($1::text[])`,
+      [[...new Set(factKeys)]],
+    );
+    return toSupport(rows);
+  }
+
+  /** The support of each of `factKeys`, counted from the evidence rows themselves (what supportOf must equal). */
+  async recountSupport(factKeys: readonly string[]): Promise<Map<string, FactSupport>> {
+    if (factKeys.length === 0) return new Map();
+    const { rows } = await this.db.query<SupportRow>(
       `SELECT fact_key, count(DISTINCT document_id)::int AS documents,
               count(DISTINCT (document_id, coalesce(chunk_id, 0)))::int AS chunks,
               CASE WHEN fact_key LIKE 'r:%' THEN
@@ -104,19 +113,17 @@ export class EvidenceRepository {
          FROM extraction_evidence e WHERE fact_key = ANY($1::text[]) GROUP BY fact_key`,
       [[...new Set(factKeys)]],
     );
-    return new Map(
-      rows.map((r) => [
-        r.fact_key,
-        {
-          factKey: r.fact_key,
-          documents: r.documents,
-          chunks: r.chunks,
-          quotes: r.quotes,
-          extractors: r.extractors,
-          facts: r.facts,
-        },
-      ]),
+    return toSupport(rows);
+  }
+
+  /** Every fact key with evidence or kept support ('e:' and 'r:'), for comparing the kept counts with a recount. */
+  async supportedFactKeys(): Promise<string[]> {
+    const { rows } = await this.db.query<{ fact_key: string }>(
+      `SELECT fact_key FROM extraction_evidence WHERE fact_key LIKE 'e:%' OR fact_key LIKE 'r:%'
+       UNION SELECT fact_key FROM extraction_support UNION SELECT fact_key FROM extraction_support_forms
+       UNION SELECT fact_key FROM extraction_support_quotes ORDER BY 1`,
     );
+    return rows.map((r) => r.fact_key);
   }
 
   /** The fact keys a document supports. */
@@ -216,6 +223,39 @@ export class EvidenceRepository {
     if (factKeys.length === 0) return;
     await this.db.query('DELETE FROM extraction_facts WHERE fact_key = ANY($1::text[])', [factKeys]);
   }
+}
+
+interface SupportRow {
+  fact_key: string;
+  documents: number;
+  chunks: number;
+  quotes: number;
+  extractors: string[];
+  facts: (EntityFact | RelationshipFact)[];
+}
+
+function toSupport(rows: readonly SupportRow[]): Map<string, FactSupport> {
+  return new Map(
+    rows.map((r) => [
+      r.fact_key,
+      {
+        factKey: r.fact_key,
+        documents: r.documents,
+        chunks: r.chunks,
+        quotes: r.quotes,
+        extractors: r.extractors,
+        facts: r.facts,
+      },
+    ]),
+  );
+}
+
+/**
+ * Takes the lock that writers of extraction_evidence hold until they commit (its triggers keep the support counts by
+ * difference, which needs every earlier change committed). Take it first in a transaction, before any row lock.
+ */
+export async function lockEvidenceSupport(q: Queryable): Promise<void> {
+  await q.query('SELECT pg_advisory_xact_lock(2020832624)'); // "xsup", as in migration 026
 }
 
 /** Inserts evidence rows, one per (fact, document, chunk, extractor): the most confident of duplicates. */

@@ -92,6 +92,7 @@ export class ExtractionService implements DocumentExtractor {
         ...(this.deps.timers ? { timers: this.deps.timers } : {}),
       },
       this.deps.logger,
+      () => this.deps.graph.backfillMentions(),
     );
   }
 

@@ -27,6 +27,11 @@ export interface ExtractionWorkerOptions {
 
 /** How long a document that failed for a passing reason (database, graph store) waits before its next claim. */
 const RETRY_AFTER_MS = 5000;
+/**
+ * While documents keep coming, an idle pass (the mention backfill, which reads every chunk) starts at most after this
+ * many times its last duration has passed since it ended: it then takes at most a fifth of the time.
+ */
+const IDLE_GAP_FACTOR = 4;
 
 const realTimers: WorkerTimers = {
   setInterval: (fn, ms) => {
@@ -54,12 +59,16 @@ export class ExtractionWorker {
   private again = false;
   private started = false;
   private claiming: Promise<unknown> = Promise.resolve();
+  private idleRun: Promise<void> | undefined;
+  private idleAllowedAt = 0;
 
+  /** `idle`: work for when the queue is empty (the deferred mention backfill); drain waits for it. */
   constructor(
     private readonly queue: ExtractionQueueRepository,
     private readonly pipeline: ExtractionPipeline,
     private readonly options: ExtractionWorkerOptions,
     private readonly logger: Logger,
+    private readonly idle: () => Promise<void> = () => Promise.resolve(),
   ) {
     this.now = options.now ?? (() => new Date());
     this.timers = options.timers ?? realTimers;
@@ -101,7 +110,12 @@ export class ExtractionWorker {
       if (claimed !== 0 || this.running.size !== 0) continue;
       // A poll of this worker may be claiming right now: its documents count as running until it is awaited above.
       const counts = await this.queue.statusCounts();
-      if (counts.pending + counts.running === 0) return;
+      if (counts.pending + counts.running === 0) {
+        // A pass already running may have read its work before the last batch: one more after it.
+        await this.idleRun;
+        await this.runIdle(true);
+        return;
+      }
     }
   }
 
@@ -121,6 +135,22 @@ export class ExtractionWorker {
     this.handles = [];
     await this.ticking;
     await Promise.all([...this.running.values()].map((r) => r.done));
+    await this.idleRun;
+  }
+
+  /** Runs the idle work unless it is running; unforced, only when IDLE_GAP_FACTOR allows. */
+  private runIdle(force: boolean): Promise<void> {
+    if (this.idleRun) return this.idleRun;
+    const started = this.now().getTime();
+    if (!force && (started < this.idleAllowedAt || this.stopping.signal.aborted)) return Promise.resolve();
+    this.idleRun = this.idle()
+      .catch((err: unknown) => this.logger.warn({ err }, 'idle extraction work failed; retrying later'))
+      .finally(() => {
+        const ended = this.now().getTime();
+        this.idleAllowedAt = ended + (ended - started) * IDLE_GAP_FACTOR;
+        this.idleRun = undefined;
+      });
+    return this.idleRun;
   }
 
   private async tick(): Promise<void> {
@@ -147,7 +177,10 @@ export class ExtractionWorker {
       this.options.batchDocuments,
       this.options.maxAttempts,
     );
-    if (claims.length === 0) return 0;
+    if (claims.length === 0) {
+      if (this.batches === 0) void this.runIdle(false);
+      return 0;
+    }
     this.batches += 1;
     const done = this.process(claims).finally(() => {
       this.batches -= 1;

@@ -126,6 +126,20 @@ export class GraphService {
     return { ...counts, outboxBacklog };
   }
 
+  /**
+   * Finds the mentions of extracted names in the chunks stored before them (requested by applyExtractedFacts), all
+   * pending names in one pass; then nudges the Neo4j outbox.
+   */
+  async backfillMentions(): Promise<void> {
+    await this.linker.backfill.run();
+    this.outbox?.nudge();
+  }
+
+  /** Extracted entities whose mention backfill is still to run. */
+  mentionBackfillBacklog(): Promise<number> {
+    return this.linker.backfill.backlog();
+  }
+
   /** Mention changes still waiting for Neo4j (0 on the Postgres store). */
   outboxBacklog(): Promise<number> {
     return this.linker.mentions.backlog();

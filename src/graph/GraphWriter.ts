@@ -146,7 +146,11 @@ export class GraphWriter {
     relationships: readonly RelationshipWrite[],
     homes: readonly { documentId: string; entityId: string }[] = [],
   ): Promise<void> {
-    await this.writeEntities(entities.map((e) => ({ ...e, origin: 'EXTRACTED' as const })));
+    // Their mentions in older chunks come from a deferred backfill pass (backfillMentions), many batches at once.
+    await this.writeEntities(
+      entities.map((e) => ({ ...e, origin: 'EXTRACTED' as const })),
+      true,
+    );
     for (let i = 0; i < relationships.length; i += MAX_GRAPH_BATCH)
       await this.store.upsertRelationships(
         relationships.slice(i, i + MAX_GRAPH_BATCH).map((r) => ({ ...r, origin: 'EXTRACTED' as const })),
@@ -162,7 +166,7 @@ export class GraphWriter {
     this.outbox?.nudge();
   }
 
-  private async writeEntities(writes: readonly EntityWrite[]): Promise<EntityRecord[]> {
+  private async writeEntities(writes: readonly EntityWrite[], deferBackfill = false): Promise<EntityRecord[]> {
     if (writes.length === 0) return [];
     const entities = await this.store.upsertEntities(writes);
     const choice = new Map(writes.map((w) => [w.id, w.linkByName]));
@@ -176,6 +180,7 @@ export class GraphWriter {
         type: e.type,
         origin: origins.get(e.id) ?? 'MANUAL',
       })),
+      { deferBackfill },
     );
     this.outbox?.nudge();
     return entities;

@@ -64,6 +64,18 @@ export async function relationshipsIn(s: Services, wanted: readonly string[]): P
 }
 
 /**
+ * Checks that the support counts kept by difference (extraction_support*) equal a recount from the evidence rows, for
+ * every fact either side knows.
+ */
+export async function expectSupportKeptRight(s: Services): Promise<void> {
+  const evidence = s.extraction.repository.evidence;
+  const keys = await evidence.supportedFactKeys();
+  const [kept, recounted] = await Promise.all([evidence.supportOf(keys), evidence.recountSupport(keys)]);
+  const sorted = (m: Map<string, unknown>) => [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  expect(sorted(kept)).toEqual(sorted(recounted));
+}
+
+/**
  * Writes, updates and deletes documents and checks that extraction follows: facts with evidence, only the facts a
  * document alone supported disappear, and facts written by hand survive. `s` extracts only when drained.
  */
@@ -95,6 +107,7 @@ export async function runExtractionScenario(s: Services): Promise<void> {
   expect(evidence.filter((r) => r.factKey === `e:${ids.hmr}`)).toEqual([
     expect.objectContaining({ extractor: 'structural', quote: '[[HMR|Technology]]' }),
   ]);
+  await expectSupportKeptRight(s);
   // The page entity's home is its document.
   expect((await s.graph.documentIdsByEntity([ids.guidePage], 5)).get(ids.guidePage)).toEqual([GUIDE.id]);
 
@@ -103,6 +116,7 @@ export async function runExtractionScenario(s: Services): Promise<void> {
   // The term now has one document, the co-occurrence one chunk: both go; what the guide supports stays.
   expect(await entitiesIn(s, all)).toEqual([ids.guidePage, ids.configPage, ids.hmr, ids.rollup, ids.port].sort());
   expect(await relationshipsIn(s, Object.values(rel))).toEqual([rel.uses, rel.links, rel.manual].sort());
+  await expectSupportKeptRight(s);
 
   await s.documents.delete(GUIDE.id as string);
   expect((await s.extraction.documentState(GUIDE.id as string))?.status).toBe('REMOVED');
@@ -112,4 +126,5 @@ export async function runExtractionScenario(s: Services): Promise<void> {
   expect(await entitiesIn(s, ['tool:node'])).toEqual(['tool:node']);
   expect(await relationshipsIn(s, Object.values(rel))).toEqual([rel.manual]);
   expect(await s.extraction.repository.evidence.factKeysOf(GUIDE.id as string)).toEqual([]);
+  await expectSupportKeptRight(s);
 }

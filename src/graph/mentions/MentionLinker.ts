@@ -10,6 +10,7 @@ import {
 } from '../../documents/relations.js';
 import { AppError, ErrorCode } from '../../errors.js';
 import type { MentionOp } from '../types.js';
+import { MentionBackfill } from './MentionBackfill.js';
 import { MentionMatcher, nameForms, type EntityName } from './MentionMatcher.js';
 import { MentionRepository, type MentionRow } from './MentionRepository.js';
 import { NameCache, type NameCacheStats } from './NameCache.js';
@@ -25,6 +26,8 @@ const NAMES_LOCK = [0x4341494e, 0];
  */
 export class MentionLinker implements DocumentWriteHook {
   readonly mentions: MentionRepository;
+  /** Deferred backfills (extraction's names): many batches' names matched in one read of the chunks. */
+  readonly backfill: MentionBackfill;
   private cached: CachedNames | undefined;
 
   constructor(
@@ -36,6 +39,7 @@ export class MentionLinker implements DocumentWriteHook {
     private readonly queryNamesMaxAgeMs = 1000,
   ) {
     this.mentions = new MentionRepository(db);
+    this.backfill = new MentionBackfill(db, this.mentions, mirror);
   }
 
   /** Holds back name registration until this write commits (see `entitiesChanged`); rejects explicit links to missing entities. */
@@ -153,9 +157,10 @@ export class MentionLinker implements DocumentWriteHook {
   /**
    * Records entity names and links existing chunks that name them (backfill). Candidate chunks come from one
    * full-text query over all names of the batch (on the chunks' title + content vectors), then the matcher confirms
-   * whole-word matches in the content.
+   * whole-word matches in the content. With `deferBackfill`, the backfill is only requested, in the names'
+   * transaction, and a later pass of `backfill.run()` does it for many requests at once.
    */
-  async entitiesChanged(names: readonly EntityName[]): Promise<void> {
+  async entitiesChanged(names: readonly EntityName[], options: { deferBackfill?: boolean } = {}): Promise<void> {
     if (names.length === 0) return;
     // Names commit first, under the names lock held exclusively: it waits for the document writes in flight (each
     // holds it shared from its first statement) and holds new ones back until the names are in. So every document
@@ -165,9 +170,12 @@ export class MentionLinker implements DocumentWriteHook {
     const linking = await this.db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', NAMES_LOCK);
       await announceChange(tx, 'names');
-      return this.mentions.upsertNames(tx, names);
+      const linking = await this.mentions.upsertNames(tx, names);
+      if (options.deferBackfill) await this.backfill.request(tx, [...linking]);
+      return linking;
     });
     this.forgetNames();
+    if (options.deferBackfill) return;
     // Entities that do not link by name get no backfill (their explicit links stay as they are).
     const linked = names.filter((n) => linking.has(n.entityId));
     if (linked.length === 0) return;
