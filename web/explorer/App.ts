@@ -239,6 +239,11 @@ export class App {
     return true;
   }
 
+  /** Loads an entity's neighbourhood again (after a merge or its undo rewired it). */
+  async reload(id: string): Promise<void> {
+    await this.task('Loading', () => this.loadAround(id, 1, EXPAND_LIMIT + 1, false));
+  }
+
   /** Merges a piece of the graph into the canvas; `owner` says why each entity is there, `near` where new ones start. */
   add(piece: GraphPiece, owner: (e: EntitySummary) => string | null, near?: GraphNode): void {
     this.model.addEntities(piece.entities, owner, near && { x: near.x ?? 0, y: near.y ?? 0 });

@@ -132,16 +132,22 @@ export class Renderer {
   }
 }
 
+/** Strokes links in one path per style: curated ones solid, extracted ones dashed. */
 function strokeLinks(ctx: CanvasRenderingContext2D, links: GraphLink[], color: string, width: number): void {
   if (links.length === 0) return;
-  ctx.beginPath();
-  for (const l of links) {
-    ctx.moveTo(l.source.x ?? 0, l.source.y ?? 0);
-    ctx.lineTo(l.target.x ?? 0, l.target.y ?? 0);
+  for (const extracted of [false, true]) {
+    ctx.beginPath();
+    for (const l of links) {
+      if ((l.origin === 'EXTRACTED') !== extracted) continue;
+      ctx.moveTo(l.source.x ?? 0, l.source.y ?? 0);
+      ctx.lineTo(l.target.x ?? 0, l.target.y ?? 0);
+    }
+    ctx.setLineDash(extracted ? [4 * width, 3 * width] : []);
+    ctx.strokeStyle = color;
+    ctx.lineWidth = width;
+    ctx.stroke();
   }
-  ctx.strokeStyle = color;
-  ctx.lineWidth = width;
-  ctx.stroke();
+  ctx.setLineDash([]);
 }
 
 // Small arrowheads at the target's rim show the relationship's direction.

@@ -380,7 +380,7 @@ export type UpdateDocumentMutation = { updateDocument: { changed: boolean, chunk
 
 export type EntitySummaryFragment = { id: string, type: string, name: string, origin: Origin };
 
-export type RelationshipSummaryFragment = { id: string, type: string, from: { id: string }, to: { id: string } };
+export type RelationshipSummaryFragment = { id: string, type: string, origin: Origin, from: { id: string }, to: { id: string } };
 
 export type ExplorerSearchQueryVariables = Exact<{
   text: string;
@@ -395,7 +395,7 @@ export type ExplorerEntityQueryVariables = Exact<{
 }>;
 
 
-export type ExplorerEntityQuery = { entity: { aliases: Array<string>, description: string | null, properties: unknown, id: string, type: string, name: string, origin: Origin, relationships: Array<{ id: string, type: string, from: { id: string, type: string, name: string, origin: Origin }, to: { id: string, type: string, name: string, origin: Origin } }>, documents: Array<{ id: string, title: string, documentType: DocumentType, source: string | null }>, evidence: { totalCount: number, nodes: Array<{ quote: string, extractor: string, confidence: number, document: { id: string, title: string } | null }> } } | null };
+export type ExplorerEntityQuery = { entity: { aliases: Array<string>, description: string | null, properties: unknown, id: string, type: string, name: string, origin: Origin, relationships: Array<{ id: string, type: string, origin: Origin, from: { id: string, type: string, name: string, origin: Origin }, to: { id: string, type: string, name: string, origin: Origin } }>, documents: Array<{ id: string, title: string, documentType: DocumentType, source: string | null }>, evidence: { totalCount: number, nodes: Array<{ quote: string, extractor: string, confidence: number, document: { id: string, title: string } | null }> } } | null };
 
 export type ExplorerSubgraphQueryVariables = Exact<{
   ids: Array<string> | string;
@@ -404,7 +404,7 @@ export type ExplorerSubgraphQueryVariables = Exact<{
 }>;
 
 
-export type ExplorerSubgraphQuery = { subgraph: { truncated: boolean, entities: Array<{ id: string, type: string, name: string, origin: Origin }>, relationships: Array<{ id: string, type: string, from: { id: string }, to: { id: string } }> } };
+export type ExplorerSubgraphQuery = { subgraph: { truncated: boolean, entities: Array<{ id: string, type: string, name: string, origin: Origin }>, relationships: Array<{ id: string, type: string, origin: Origin, from: { id: string }, to: { id: string } }> } };
 
 export type ExplorerNeighborIdsQueryVariables = Exact<{
   id: string;
@@ -419,7 +419,7 @@ export type ExplorerPathQueryVariables = Exact<{
 }>;
 
 
-export type ExplorerPathQuery = { shortestPath: { entities: Array<{ id: string, type: string, name: string, origin: Origin }>, relationships: Array<{ id: string, type: string, from: { id: string }, to: { id: string } }> } | null };
+export type ExplorerPathQuery = { shortestPath: { entities: Array<{ id: string, type: string, name: string, origin: Origin }>, relationships: Array<{ id: string, type: string, origin: Origin, from: { id: string }, to: { id: string } }> } | null };
 
 export type ExplorerStatsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -464,7 +464,7 @@ export type ExplorerCreateRelationshipMutationVariables = Exact<{
 }>;
 
 
-export type ExplorerCreateRelationshipMutation = { createRelationship: { id: string, type: string, from: { id: string }, to: { id: string } } };
+export type ExplorerCreateRelationshipMutation = { createRelationship: { id: string, type: string, origin: Origin, from: { id: string }, to: { id: string } } };
 
 export type ExplorerDeleteRelationshipMutationVariables = Exact<{
   id: string;
@@ -499,6 +499,42 @@ export type ExplorerViewerQueryVariables = Exact<{ [key: string]: never; }>;
 
 
 export type ExplorerViewerQuery = { viewer: { role: Role } };
+
+export type ExplorerAcceptEntityMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type ExplorerAcceptEntityMutation = { acceptEntity: { aliases: Array<string>, description: string | null, properties: unknown, id: string, type: string, name: string, origin: Origin } };
+
+export type ExplorerAcceptRelationshipMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type ExplorerAcceptRelationshipMutation = { acceptRelationship: { id: string, type: string, origin: Origin, from: { id: string }, to: { id: string } } };
+
+export type ExplorerRejectEntityMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type ExplorerRejectEntityMutation = { rejectEntity: { id: string, rejectedName: string } };
+
+export type ExplorerMergeEntitiesMutationVariables = Exact<{
+  keepId: string;
+  mergeId: string;
+}>;
+
+
+export type ExplorerMergeEntitiesMutation = { mergeEntities: { id: string, keptId: string, mergedId: string, mergedName: string } };
+
+export type ExplorerUndoMergeMutationVariables = Exact<{
+  mergeId: string;
+}>;
+
+
+export type ExplorerUndoMergeMutation = { undoMerge: { id: string, keptId: string, mergedId: string } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -565,6 +601,7 @@ export const RelationshipSummaryFragmentDoc = new TypedDocumentString(`
     fragment RelationshipSummary on Relationship {
   id
   type
+  origin
   from {
     id
   }
@@ -950,6 +987,7 @@ export const ExplorerEntityDocument = new TypedDocumentString(`
     relationships {
       id
       type
+      origin
       from {
         ...EntitySummary
       }
@@ -1004,6 +1042,7 @@ export const ExplorerSubgraphDocument = new TypedDocumentString(`
 fragment RelationshipSummary on Relationship {
   id
   type
+  origin
   from {
     id
   }
@@ -1042,6 +1081,7 @@ export const ExplorerPathDocument = new TypedDocumentString(`
 fragment RelationshipSummary on Relationship {
   id
   type
+  origin
   from {
     id
   }
@@ -1149,6 +1189,7 @@ export const ExplorerCreateRelationshipDocument = new TypedDocumentString(`
     fragment RelationshipSummary on Relationship {
   id
   type
+  origin
   from {
     id
   }
@@ -1199,3 +1240,65 @@ export const ExplorerViewerDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ExplorerViewerQuery, ExplorerViewerQueryVariables>;
+export const ExplorerAcceptEntityDocument = new TypedDocumentString(`
+    mutation ExplorerAcceptEntity($id: ID!) {
+  acceptEntity(id: $id) {
+    ...EditedEntity
+  }
+}
+    fragment EntitySummary on Entity {
+  id
+  type
+  name
+  origin
+}
+fragment EditedEntity on Entity {
+  ...EntitySummary
+  aliases
+  description
+  properties
+}`) as unknown as TypedDocumentString<ExplorerAcceptEntityMutation, ExplorerAcceptEntityMutationVariables>;
+export const ExplorerAcceptRelationshipDocument = new TypedDocumentString(`
+    mutation ExplorerAcceptRelationship($id: ID!) {
+  acceptRelationship(id: $id) {
+    ...RelationshipSummary
+  }
+}
+    fragment RelationshipSummary on Relationship {
+  id
+  type
+  origin
+  from {
+    id
+  }
+  to {
+    id
+  }
+}`) as unknown as TypedDocumentString<ExplorerAcceptRelationshipMutation, ExplorerAcceptRelationshipMutationVariables>;
+export const ExplorerRejectEntityDocument = new TypedDocumentString(`
+    mutation ExplorerRejectEntity($id: ID!) {
+  rejectEntity(id: $id) {
+    id
+    rejectedName
+  }
+}
+    `) as unknown as TypedDocumentString<ExplorerRejectEntityMutation, ExplorerRejectEntityMutationVariables>;
+export const ExplorerMergeEntitiesDocument = new TypedDocumentString(`
+    mutation ExplorerMergeEntities($keepId: ID!, $mergeId: ID!) {
+  mergeEntities(keepId: $keepId, mergeId: $mergeId) {
+    id
+    keptId
+    mergedId
+    mergedName
+  }
+}
+    `) as unknown as TypedDocumentString<ExplorerMergeEntitiesMutation, ExplorerMergeEntitiesMutationVariables>;
+export const ExplorerUndoMergeDocument = new TypedDocumentString(`
+    mutation ExplorerUndoMerge($mergeId: ID!) {
+  undoMerge(mergeId: $mergeId) {
+    id
+    keptId
+    mergedId
+  }
+}
+    `) as unknown as TypedDocumentString<ExplorerUndoMergeMutation, ExplorerUndoMergeMutationVariables>;
