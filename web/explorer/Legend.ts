@@ -89,7 +89,7 @@ export class Legend {
       originList,
       el('p', {
         className: 'muted small',
-        text: 'Extracted entities (built from document text) have a dashed outline.',
+        text: 'Extracted facts (built from document text) are dashed: entities outlined, relationships drawn.',
       }),
       el('h2', { text: 'Relationship types' }),
       linkTypes.size ? relList : el('p', { className: 'muted', text: 'None loaded.' }),

@@ -28,6 +28,7 @@ export {
   ImportJobDocument as IMPORT_JOB_QUERY,
   ImportOpenApiDocument as IMPORT_OPENAPI_MUTATION,
   ImportUrlDocument as IMPORT_URL_MUTATION,
+  ImportUploadDocument as IMPORT_UPLOAD_MUTATION,
   KnowledgeGapsDocument as GAPS_QUERY,
   KnowledgeSummaryDocument as SUMMARY_QUERY,
   SearchDocument as SEARCH_QUERY,

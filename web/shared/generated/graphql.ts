@@ -186,6 +186,25 @@ export type ImportOpenApiInput = {
   async?: boolean | null | undefined;
 };
 
+/** Imports a file sent to POST /v1/uploads. */
+export type ImportUploadInput = {
+  uploadId: string;
+  /** Stable document id (default: file:<file name>); re-importing with the same id updates in place. */
+  id?: string | null | undefined;
+  title?: string | null | undefined;
+  documentType?: DocumentType | null | undefined;
+  tags?: Array<string> | null | undefined;
+  source?: string | null | undefined;
+  metadata?: unknown;
+  /**
+   * For an OpenAPI file only (BAD_USER_INPUT otherwise): the spec's identity, as in ImportOpenApiInput.specId.
+   * Default: taken from `id`, else derived from the file name; a derived id that another spec already holds is refused
+   * with CONFLICT.
+   */
+  specId?: string | null | undefined;
+  async?: boolean | null | undefined;
+};
+
 /**
  * Where a fact came from. Extraction never changes or removes MANUAL and IMPORTED facts; an EXTRACTED fact that a
  * person updates through the API becomes MANUAL.
@@ -377,6 +396,13 @@ export type UpdateDocumentMutationVariables = Exact<{
 
 
 export type UpdateDocumentMutation = { updateDocument: { changed: boolean, chunkCount: number } };
+
+export type ImportUploadMutationVariables = Exact<{
+  input: ImportUploadInput;
+}>;
+
+
+export type ImportUploadMutation = { importUpload: { job: { id: string, kind: ImportKind, status: ImportJobStatus, warnings: Array<string>, chunkCount: number, progress: { done: number, total: number }, errors: Array<{ item: string, code: string, message: string }>, documents: Array<{ id: string, title: string }> } } };
 
 export type EntitySummaryFragment = { id: string, type: string, name: string, origin: Origin };
 
@@ -961,6 +987,34 @@ export const UpdateDocumentDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<UpdateDocumentMutation, UpdateDocumentMutationVariables>;
+export const ImportUploadDocument = new TypedDocumentString(`
+    mutation ImportUpload($input: ImportUploadInput!) {
+  importUpload(input: $input) {
+    job {
+      ...JobFields
+    }
+  }
+}
+    fragment JobFields on ImportJob {
+  id
+  kind
+  status
+  progress {
+    done
+    total
+  }
+  errors {
+    item
+    code
+    message
+  }
+  warnings
+  chunkCount
+  documents {
+    id
+    title
+  }
+}`) as unknown as TypedDocumentString<ImportUploadMutation, ImportUploadMutationVariables>;
 export const ExplorerSearchDocument = new TypedDocumentString(`
     query ExplorerSearch($text: String!, $first: Int) {
   entities(filter: {nameContains: $text}, first: $first) {
