@@ -60,10 +60,16 @@ describeBrowser('knowledge workbench: upload and bulk edits (chromium)', () => {
       base64: fs.readFileSync(projectPath('test', 'fixtures', 'files', f.name)).toString('base64'),
     }));
     const transfer = await page.evaluateHandle((list) => {
-      const dt = new DataTransfer();
+      // Browser globals, typed here since the tests compile without the DOM library.
+      const w = globalThis as unknown as {
+        DataTransfer: new () => { items: { add(file: unknown): void } };
+        File: new (parts: unknown[], name: string, options: { type: string }) => unknown;
+        atob(text: string): string;
+      };
+      const dt = new w.DataTransfer();
       for (const f of list) {
-        const bytes = Uint8Array.from(atob(f.base64), (c) => c.charCodeAt(0));
-        dt.items.add(new File([bytes], f.name, { type: f.type }));
+        const bytes = Uint8Array.from(w.atob(f.base64), (c) => c.charCodeAt(0));
+        dt.items.add(new w.File([bytes], f.name, { type: f.type }));
       }
       return dt;
     }, payload);
@@ -87,7 +93,10 @@ describeBrowser('knowledge workbench: upload and bulk edits (chromium)', () => {
           await page.locator(`[data-testid=upload-file][data-name="${f.name}"] progress`).getAttribute('value'),
         ).toBe('1');
       expect(await page.locator('[data-testid=upload-file] a').count()).toBe(FILES.length);
-      await page.screenshot({ path: artifactPath('knowledge-upload.png'), fullPage: true });
+      await page.locator('#upload').screenshot({ path: artifactPath('knowledge-upload.png') });
+      // docs/knowledge-upload.png is refreshed on request only, so a test run leaves the working tree clean.
+      if (process.env.CAIRN_UPDATE_DOCS === '1')
+        fs.copyFileSync(artifactPath('knowledge-upload.png'), projectPath('docs', 'knowledge-upload.png'));
 
       const added = (await documents()).filter((d) => !before.includes(d.id));
       expect(added).toHaveLength(FILES.length);
