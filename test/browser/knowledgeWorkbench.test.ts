@@ -102,8 +102,16 @@ describeBrowser('knowledge workbench: upload and bulk edits (chromium)', () => {
       expect(added).toHaveLength(FILES.length);
       expect(added.every((d) => d.tags.includes('dropped'))).toBe(true);
 
-      // Each upload is an import job: undoing it leaves the store as it was.
-      for (const d of added) {
+      // Each upload is an import job: undoing it leaves the store as it was. The first from History's "Undo job".
+      const [first, ...rest] = added;
+      const row = page
+        .getByTestId('history-row')
+        .filter({ hasText: 'createDocument' })
+        .filter({ has: page.getByRole('link', { name: first!.id, exact: true }) });
+      await row.getByRole('button', { name: 'Undo job' }).click();
+      await row.getByText('undone').waitFor();
+      expect((await documents()).some((d) => d.id === first!.id)).toBe(false);
+      for (const d of rest) {
         const log = await gqlOk<{ auditLog: { nodes: { jobId: string | null }[] } }>(
           t,
           'query($id: ID!) { auditLog(first: 1, filter: { targetId: $id, operation: "createDocument" }) { nodes { jobId } } }',

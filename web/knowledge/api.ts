@@ -21,6 +21,7 @@ export {
   AuditLogDocument as AUDIT_LOG_QUERY,
   RecordKnowledgeGapDocument as RECORD_GAP_MUTATION,
   UndoDocument as UNDO_MUTATION,
+  UndoImportJobDocument as UNDO_JOB_MUTATION,
   UpdateDocumentDocument as UPDATE_DOCUMENT_MUTATION,
   DeleteDocumentDocument as DELETE_MUTATION,
   DocumentDetailDocument as DOCUMENT_QUERY,

@@ -380,7 +380,14 @@ export type AuditLogQueryVariables = Exact<{
 }>;
 
 
-export type AuditLogQuery = { auditLog: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, at: string, operation: string, targetKind: AuditTargetKind, targetIds: Array<string>, undoneBy: string | null, undoes: string | null, actor: { name: string } }> } };
+export type AuditLogQuery = { auditLog: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, at: string, operation: string, targetKind: AuditTargetKind, targetIds: Array<string>, undoneBy: string | null, undoes: string | null, jobId: string | null, actor: { name: string } }> } };
+
+export type UndoImportJobMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type UndoImportJobMutation = { undoImportJob: { undone: number } };
 
 export type UndoMutationVariables = Exact<{
   auditId: string;
@@ -968,10 +975,18 @@ export const AuditLogDocument = new TypedDocumentString(`
       targetIds
       undoneBy
       undoes
+      jobId
     }
   }
 }
     `) as unknown as TypedDocumentString<AuditLogQuery, AuditLogQueryVariables>;
+export const UndoImportJobDocument = new TypedDocumentString(`
+    mutation UndoImportJob($id: ID!) {
+  undoImportJob(id: $id) {
+    undone
+  }
+}
+    `) as unknown as TypedDocumentString<UndoImportJobMutation, UndoImportJobMutationVariables>;
 export const UndoDocument = new TypedDocumentString(`
     mutation Undo($auditId: ID!) {
   undo(auditId: $auditId) {
