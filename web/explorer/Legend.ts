@@ -111,7 +111,7 @@ export class Legend {
       originList,
       el('p', {
         className: 'muted small',
-        text: 'Extracted facts (built from document text) are dashed: entities outlined, relationships drawn.',
+        text: 'Extracted facts (built from document text) are dashed.',
       }),
       el('h2', { text: 'Relationship types' }),
       linkTypes.size ? relList : el('p', { className: 'muted', text: 'None loaded.' }),
