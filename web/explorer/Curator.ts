@@ -12,11 +12,21 @@ import {
 import { button, el } from './dom.js';
 import { errorText } from './editApi.js';
 import { historyNote } from './editViews.js';
-import type { EditorHost } from './Editor.js';
+import type { GraphModel } from './GraphModel.js';
 
-/** What the curator needs of the editor: the host, the key's rights and a way to show a note on an entity. */
+/** What curation needs of the app (a part of the editor's host). */
+interface CurationApp {
+  readonly model: GraphModel;
+  select(id: string | null): Promise<void>;
+  graphChanged(alpha?: number): void;
+  status(text: string, error?: boolean): void;
+  reload(id: string): Promise<void>;
+  readonly panel: { show(id: string): Promise<void>; showContent(content: HTMLElement): void };
+}
+
+/** What the curator needs of the editor: the app, the key's rights and a way to show a note on an entity. */
 export interface CuratorHost {
-  readonly host: EditorHost;
+  readonly host: CurationApp;
   readonly canEdit: boolean;
   readonly canDelete: boolean;
   done(entityId: string, note: string): Promise<void>;
