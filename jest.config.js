@@ -19,6 +19,7 @@ const neo4jSuites = [
 const timedSuites = ['/test/browser/[^/]+\\.test\\.ts$', '/test/integration/pgliteFairness\\.test\\.ts$'];
 const splitSuites = [
   '/test/integration/audit\\.test\\.ts$',
+  '/test/integration/auditCuration\\.test\\.ts$',
   '/test/integration/enrichment\\.test\\.ts$',
   '/test/integration/enrichmentExtractedGraph\\.test\\.ts$',
   '/test/integration/enrichRoundTrips\\.test\\.ts$',

@@ -78,20 +78,9 @@ export async function prepareDatabase(
   return embedder;
 }
 
-/** Evidence of extracted facts for the API, and admins' curation of the graph. */
-export function provenanceParts(
-  db: Db,
-  graph: GraphService,
-  internals: { store: GraphStore; linker: MentionLinker },
-  documents: DocumentService,
-) {
-  return {
-    evidence: new ExtractionEvidenceService(db, documents),
-    curation: new CurationService(db, graph, internals, {
-      reader: new EvidenceReader(db),
-      curation: new EvidenceCuration(),
-    }),
-  };
+/** Evidence of extracted facts for the API. */
+export function provenanceParts(db: Db, documents: DocumentService) {
+  return { evidence: new ExtractionEvidenceService(db, documents) };
 }
 
 /** The graph store, initialised if it answers; `init` retries until it has succeeded once. */
@@ -152,8 +141,15 @@ export function graphAndDocuments(
     logger,
     options,
   );
-  const audit = new AuditService(db, recorder, { documents, graph }, config.auditRetentionDays);
-  return { linker, outbox, graph, extraction, documents, audit };
+  const curation = new CurationService(
+    db,
+    graph,
+    { store, linker },
+    { reader: new EvidenceReader(db), curation: new EvidenceCuration() },
+    recorder.curationAudit(),
+  );
+  const audit = new AuditService(db, recorder, { documents, graph, curation }, config.auditRetentionDays);
+  return { linker, outbox, graph, extraction, documents, audit, curation };
 }
 
 /** Readiness with the graph's check: the store answers (and is initialised), with the outbox backlog. */

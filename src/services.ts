@@ -175,7 +175,7 @@ export async function createServices(
     const embedder = await prepareDatabase(db, config, logger, options);
     const { store, init: initStore } = await openGraphStore(db, config, logger, options);
     const parts = graphAndDocuments({ db, store, embedder }, config, logger, options);
-    const { linker, outbox, graph, extraction, documents, audit } = parts;
+    const { linker, outbox, graph, extraction, documents, audit, curation } = parts;
     const search = new SearchService(db, embedder, config.rag, config.search, {
       memoryIndexMaxChunks: config.vectorMemoryIndexMaxChunks,
       efSearch: config.hnswEfSearch,
@@ -213,7 +213,8 @@ export async function createServices(
       documents,
       search,
       graph,
-      ...provenanceParts(db, graph, { store, linker }, documents),
+      ...provenanceParts(db, documents),
+      curation,
       enricher,
       reads,
       audit,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { runInJob } from '../../src/audit/jobScope.js';
 import type { Logger } from '../../src/logger.js';
 import type { ImportJobRepository, JobLease } from './ImportJobRepository.js';
 import { FINISHED_STATUSES, type ImportJobRecord, type ImportJobStatus } from './types.js';
@@ -179,7 +180,8 @@ export class ImportJobRunner {
           takenOver,
           progress: (done, total) => this.jobs.setProgress(jobId, done, total),
         };
-        status = await this.execute(job, context);
+        // The audit log records every change the job makes as the job's, so that undoing the job reverts it.
+        status = await runInJob(jobId, () => this.execute(job, context));
       } catch (err) {
         this.logger.error({ err, jobId }, 'import job crashed');
       }

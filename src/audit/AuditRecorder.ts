@@ -1,10 +1,12 @@
 import type { Db, Queryable } from '../db/Db.js';
 import type { DocumentChangeSink } from '../documents/DocumentChangeSink.js';
+import type { CurationAudit } from '../graph/curation/CurationService.js';
 import type { GraphAudit } from '../graph/GraphAudit.js';
 import { currentActor } from './actor.js';
 import { AuditRepository } from './AuditRepository.js';
 import { documentChangeSink } from './documentChanges.js';
 import * as graph from './graphChanges.js';
+import { currentJob } from './jobScope.js';
 import { currentUndo } from './undoScope.js';
 import type { AuditChange } from './types.js';
 
@@ -19,11 +21,13 @@ export class AuditRecorder {
     this.#repository = new AuditRepository(db);
   }
 
-  /** Records changes for the current actor (inside `tx` when given); an undo in progress marks them as its own. */
+  /**
+   * Records changes for the current actor and job (inside `tx` when given); an undo in progress marks them as its own.
+   */
   async record(changes: readonly AuditChange[], tx?: Queryable): Promise<string[]> {
     const undoes = currentUndo();
     const marked = undoes === undefined ? changes : changes.map((c) => ({ ...c, undoes }));
-    return this.#repository.insert(marked, currentActor(), tx);
+    return this.#repository.insert(marked, currentActor(), currentJob(), tx);
   }
 
   /** The document service's sink. */
@@ -42,9 +46,22 @@ export class AuditRecorder {
       entityCreated: (after) => one(graph.entityCreated(after)),
       entityUpdated: (before, after) => one(graph.entityUpdated(before, after)),
       entityDeleted: (before, relationships) => one(graph.entityDeleted(before, relationships)),
-      graphUpserted: (entities, relationships, origin) => one(graph.graphUpserted(entities, relationships, origin)),
+      graphUpserted: (entities, relationships, origin, prior) =>
+        one(graph.graphUpserted(entities, relationships, origin, prior)),
       relationshipWritten: (after, before) => one(graph.relationshipCreated(after, before)),
       relationshipDeleted: (before) => one(graph.relationshipDeleted(before)),
+    };
+  }
+
+  /** The curation service's sink: merges, and undoMerge when called directly (an undo records itself). */
+  curationAudit(): CurationAudit {
+    return {
+      merged: async (record) => {
+        await this.record([graph.entitiesMerged(record)]);
+      },
+      mergeUndone: async (record) => {
+        if (currentUndo() === undefined) await this.record([graph.mergeUndone(record)]);
+      },
     };
   }
 }

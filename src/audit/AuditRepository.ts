@@ -22,10 +22,11 @@ interface AuditRow {
   after: AuditState | null;
   undoes: string | null;
   undone_by: string | null;
+  job_id: string | null;
 }
 
 const COLUMNS =
-  'id::text AS id, at, actor_key_id, actor_name, operation, target_kind, target_ids, before, after, undoes::text AS undoes, undone_by::text AS undone_by';
+  'id::text AS id, at, actor_key_id, actor_name, operation, target_kind, target_ids, before, after, undoes::text AS undoes, undone_by::text AS undone_by, job_id';
 
 function toRecord(r: AuditRow): AuditEntryRecord {
   return {
@@ -39,6 +40,7 @@ function toRecord(r: AuditRow): AuditEntryRecord {
     after: r.after,
     undoes: r.undoes,
     undoneBy: r.undone_by,
+    jobId: r.job_id,
   };
 }
 
@@ -47,12 +49,17 @@ export class AuditRepository {
   constructor(private readonly db: Queryable) {}
 
   /** Inserts changes in one statement (inside the caller's transaction when `q` is one); returns their ids in order. */
-  async insert(changes: readonly AuditChange[], actor: Actor, q: Queryable = this.db): Promise<string[]> {
+  async insert(
+    changes: readonly AuditChange[],
+    actor: Actor,
+    jobId: string | undefined,
+    q: Queryable = this.db,
+  ): Promise<string[]> {
     if (changes.length === 0) return [];
     const { rows } = await q.query<{ id: string }>(
-      `INSERT INTO audit_log (actor_key_id, actor_name, operation, target_kind, target_ids, before, after, undoes)
+      `INSERT INTO audit_log (actor_key_id, actor_name, operation, target_kind, target_ids, before, after, undoes, job_id)
        SELECT $1, $2, c.operation, c.target_kind, ARRAY(SELECT jsonb_array_elements_text(c.target_ids)), c.before, c.after,
-              c.undoes::bigint
+              c.undoes::bigint, $4
          FROM jsonb_to_recordset($3::jsonb)
               AS c(ord int, operation text, target_kind text, target_ids jsonb, before jsonb, after jsonb, undoes text)
         ORDER BY c.ord
@@ -71,6 +78,7 @@ export class AuditRepository {
             undoes: c.undoes ?? null,
           })),
         ),
+        jobId ?? null,
       ],
     );
     return rows.map((r) => r.id);
@@ -89,19 +97,33 @@ export class AuditRepository {
     return rows[0] ? toRecord(rows[0]) : undefined;
   }
 
-  /** The first entry after `id` that touched any of `targetIds`, other than undos of `id` itself. */
+  /**
+   * The first change after entry `id` that touched any of `targetIds` and still stands: entries in `own` (the ones
+   * being undone), entries undone since and the undos of entries after `id` cancel out and are passed over.
+   */
   async laterTouching(
     id: string,
     targetIds: readonly string[],
+    own: readonly string[] = [id],
     q: Queryable = this.db,
   ): Promise<AuditEntryRecord | undefined> {
     const { rows } = await q.query<AuditRow>(
       `SELECT ${COLUMNS} FROM audit_log
-        WHERE id > $1::bigint AND target_ids && $2::text[] AND (undoes IS NULL OR undoes <> $1::bigint)
+        WHERE id > $1::bigint AND target_ids && $2::text[] AND NOT (id = ANY($3::bigint[]))
+          AND undone_by IS NULL AND (undoes IS NULL OR undoes < $1::bigint)
         ORDER BY audit_log.id LIMIT 1`,
-      [id, targetIds],
+      [id, targetIds, own],
     );
     return rows[0] ? toRecord(rows[0]) : undefined;
+  }
+
+  /** The entries job `jobId` recorded that stand (not undone, not undos themselves), oldest first. */
+  async ofJob(jobId: string, q: Queryable = this.db): Promise<AuditEntryRecord[]> {
+    const { rows } = await q.query<AuditRow>(
+      `SELECT ${COLUMNS} FROM audit_log WHERE job_id = $1 AND undone_by IS NULL AND undoes IS NULL ORDER BY audit_log.id`,
+      [jobId],
+    );
+    return rows.map(toRecord);
   }
 
   async markUndone(id: string, undoneBy: string, q: Queryable = this.db): Promise<void> {
@@ -119,6 +141,7 @@ export class AuditRepository {
     if (filter.actor !== undefined) add((n) => `(actor_key_id = $${n} OR actor_name = $${n})`, filter.actor);
     if (filter.targetId !== undefined) add((n) => `target_ids @> ARRAY[$${n}::text]`, filter.targetId);
     if (filter.operation !== undefined) add((n) => `operation = $${n}`, filter.operation);
+    if (filter.jobId !== undefined) add((n) => `job_id = $${n}`, filter.jobId);
     if (filter.from !== undefined) add((n) => `at >= $${n}`, filter.from);
     if (filter.to !== undefined) add((n) => `at < $${n}`, filter.to);
     const filtered = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';

@@ -1,13 +1,18 @@
 import type { Db } from '../db/Db.js';
-import type { DocumentService } from '../documents/DocumentService.js';
 import { AppError, ErrorCode, badInput, notFound } from '../errors.js';
-import type { GraphService } from '../graph/GraphService.js';
 import { decodePair } from '../shared/cursor.js';
 import { AuditRecorder } from './AuditRecorder.js';
 import { AuditRepository } from './AuditRepository.js';
-import { revert } from './revert.js';
+import { revert, type UndoTargets } from './revert.js';
 import { runUndo } from './undoScope.js';
 import type { AuditEntryRecord, AuditFilterSpec, AuditPage } from './types.js';
+
+/** What undoing a job did. */
+export interface JobUndo {
+  jobId: string;
+  /** The undo entries, one per entry of the job, newest first (the order they were reverted in). */
+  undos: AuditEntryRecord[];
+}
 
 /** Reads the audit log, undoes entries and drops those past retention. */
 export class AuditService {
@@ -16,7 +21,7 @@ export class AuditService {
   constructor(
     db: Db,
     private readonly recorder: AuditRecorder,
-    private readonly targets: { documents: DocumentService; graph: GraphService },
+    private readonly targets: UndoTargets,
     private readonly retentionDays: number,
   ) {
     this.#repository = new AuditRepository(db);
@@ -53,8 +58,36 @@ export class AuditService {
         `audit entry ${auditId} cannot be undone: entry ${later.id} (${later.operation} by ${later.actor.name}) changed ${entry.targetIds.join(', ')} since; undo that one first`,
         { id: auditId, laterId: later.id },
       );
-    await runUndo(auditId, () => revert(entry, this.targets));
-    const [undoId] = (await runUndo(auditId, () =>
+    return this.revertOne(entry);
+  }
+
+  /**
+   * Reverts everything import or sync job `jobId` recorded, newest change first. CONFLICT, before anything is
+   * reverted, when a change from outside the job touched one of its targets since; NOT_FOUND when the job recorded no
+   * change left to undo.
+   */
+  async undoJob(jobId: string): Promise<JobUndo> {
+    const entries = await this.#repository.ofJob(jobId);
+    const first = entries[0];
+    if (!first) throw notFound('ImportJob changes', jobId);
+    const own = entries.map((e) => e.id);
+    const targets = [...new Set(entries.flatMap((e) => e.targetIds))];
+    const later = await this.#repository.laterTouching(first.id, targets, own);
+    if (later)
+      throw new AppError(
+        ErrorCode.CONFLICT,
+        `job ${jobId} cannot be undone: entry ${later.id} (${later.operation} by ${later.actor.name}) changed ${later.targetIds.slice(0, 5).join(', ')} since; undo that one first`,
+        { id: jobId, laterId: later.id },
+      );
+    const undos: AuditEntryRecord[] = [];
+    for (const entry of [...entries].reverse()) undos.push(await this.revertOne(entry));
+    return { jobId, undos };
+  }
+
+  /** Reverts one entry (its checks done) and records the undo. */
+  private async revertOne(entry: AuditEntryRecord): Promise<AuditEntryRecord> {
+    await runUndo(entry.id, () => revert(entry, this.targets));
+    const [undoId] = (await runUndo(entry.id, () =>
       this.recorder.record([
         {
           operation: 'undo',
@@ -65,7 +98,7 @@ export class AuditService {
         },
       ]),
     )) as [string];
-    await this.#repository.markUndone(auditId, undoId);
+    await this.#repository.markUndone(entry.id, undoId);
     return (await this.#repository.get(undoId)) as AuditEntryRecord;
   }
 

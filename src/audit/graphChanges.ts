@@ -1,4 +1,6 @@
+import { isDeepStrictEqual } from 'node:util';
 import { snapshotEntity, snapshotRelationship } from '../graph/curation/MergeRepository.js';
+import type { MergeRecord } from '../graph/curation/MergeRepository.js';
 import type { EntityRecord, RelationshipRecord } from '../graph/types.js';
 import type { AuditChange, AuditState } from './types.js';
 
@@ -64,17 +66,67 @@ export function relationshipDeleted(before: RelationshipRecord): AuditChange {
   };
 }
 
-/** A bulk write: the ids it touched and how many, not every value (imports write thousands). */
+function sameFacts<T>(a: T, b: T): boolean {
+  return isDeepStrictEqual(a, b);
+}
+
+/**
+ * A bulk write: the ids it touched and how many, not every value (imports write thousands). For its undo it keeps the
+ * ids it created and, in `before`, the previous state of the facts it changed (unchanged ones are left out).
+ */
 export function graphUpserted(
   entities: readonly EntityRecord[],
   relationships: readonly RelationshipRecord[],
   origin: string | undefined,
+  prior: { entities: readonly EntityRecord[]; relationships: readonly RelationshipRecord[] },
 ): AuditChange {
+  const priorEntities = new Map(prior.entities.map((e) => [e.id, snapshotEntity(e)]));
+  const priorRelationships = new Map(prior.relationships.map((r) => [r.id, snapshotRelationship(r)]));
+  const changedEntities = entities
+    .map((e) => priorEntities.get(e.id))
+    .filter((was, i) => was !== undefined && !sameFacts(was, snapshotEntity(entities[i] as EntityRecord)));
+  const changedRelationships = relationships
+    .map((r) => priorRelationships.get(r.id))
+    .filter(
+      (was, i) => was !== undefined && !sameFacts(was, snapshotRelationship(relationships[i] as RelationshipRecord)),
+    );
   return {
     operation: 'upsertGraph',
     targetKind: 'ENTITY',
     targetIds: [...entities.map((e) => e.id), ...relationships.map((r) => r.id)],
-    before: null,
-    after: { entities: entities.length, relationships: relationships.length, origin: origin ?? 'MANUAL' },
+    before:
+      changedEntities.length + changedRelationships.length > 0
+        ? { entities: changedEntities, relationships: changedRelationships }
+        : null,
+    after: {
+      entities: entities.length,
+      relationships: relationships.length,
+      origin: origin ?? 'MANUAL',
+      createdEntities: entities.filter((e) => !priorEntities.has(e.id)).map((e) => e.id),
+      createdRelationships: relationships.filter((r) => !priorRelationships.has(r.id)).map((r) => r.id),
+    },
+  };
+}
+
+/** A merge of two entities: undone through undoMerge, which restores both from the merge's own snapshot. */
+export function entitiesMerged(record: MergeRecord): AuditChange {
+  const s = record.snapshot;
+  return {
+    operation: 'mergeEntities',
+    targetKind: 'ENTITY',
+    targetIds: [record.keepId, record.mergedId],
+    before: { kept: { ...s.keepBefore }, merged: { ...s.merged } },
+    after: { mergeId: record.id, keptId: record.keepId, mergedId: record.mergedId },
+  };
+}
+
+/** undoMerge called directly (not through undo). */
+export function mergeUndone(record: MergeRecord): AuditChange {
+  return {
+    operation: 'undoMerge',
+    targetKind: 'ENTITY',
+    targetIds: [record.keepId, record.mergedId],
+    before: { mergeId: record.id },
+    after: { kept: { ...record.snapshot.keepBefore }, merged: { ...record.snapshot.merged } },
   };
 }

@@ -1,15 +1,19 @@
 import type { DocumentService } from '../documents/DocumentService.js';
 import type { DocumentPatch, DocumentTypeName } from '../documents/types.js';
 import { AppError, ErrorCode } from '../errors.js';
+import type { CurationService } from '../graph/curation/CurationService.js';
 import type { GraphService } from '../graph/GraphService.js';
 import type { Origin } from '../graph/types.js';
 import type { JsonObject } from '../shared/json.js';
 import type { AuditEntryRecord, AuditState } from './types.js';
 
-interface Targets {
+/** The services an undo writes through. */
+export interface UndoTargets {
   documents: DocumentService;
   graph: GraphService;
+  curation: CurationService;
 }
+type Targets = UndoTargets;
 
 function str(state: AuditState, key: string): string {
   return String(state[key] ?? '');
@@ -66,7 +70,7 @@ async function revertEntity(entry: AuditEntryRecord, { graph }: Targets, id: str
     properties: b.properties,
   };
   if (entry.after !== null) {
-    await graph.updateEntity(id, fields);
+    await graph.updateEntity(id, fields, { origin: b.origin as Origin });
     return;
   }
   const relationships = ((b.relationships as AuditState[] | undefined) ?? []).map((r) => ({
@@ -91,23 +95,65 @@ async function revertRelationship(entry: AuditEntryRecord, { graph }: Targets): 
     await graph.deleteRelationship(str(state, 'id'));
     return;
   }
-  await graph.createRelationship({
-    fromId: str(state, 'fromId'),
-    toId: str(state, 'toId'),
-    type: str(state, 'type'),
-    properties: state.properties,
-  });
+  await graph.createRelationship(
+    {
+      fromId: str(state, 'fromId'),
+      toId: str(state, 'toId'),
+      type: str(state, 'type'),
+      properties: state.properties,
+    },
+    { origin: state.origin as Origin },
+  );
+}
+
+/** A bulk write: what it created is deleted (relationships first), what it changed gets its previous state back. */
+async function revertUpsert(entry: AuditEntryRecord, { graph }: Targets): Promise<void> {
+  const after = entry.after ?? {};
+  for (const id of after.createdRelationships as string[]) await graph.deleteRelationship(id);
+  for (const id of after.createdEntities as string[]) await graph.deleteEntity(id);
+  const entities = ((entry.before?.entities as AuditState[] | undefined) ?? []).map((e) => ({
+    origin: e.origin as Origin,
+    write: { id: str(e, 'id'), type: str(e, 'type'), name: str(e, 'name'), aliases: e.aliases as string[] },
+    rest: { description: (e.description as string | null) ?? null, properties: e.properties },
+  }));
+  const relationships = ((entry.before?.relationships as AuditState[] | undefined) ?? []).map((r) => ({
+    origin: r.origin as Origin,
+    write: { fromId: str(r, 'fromId'), toId: str(r, 'toId'), type: str(r, 'type'), properties: r.properties },
+  }));
+  for (const origin of new Set([...entities, ...relationships].map((f) => f.origin))) {
+    const options = { origin };
+    const es = entities.filter((e) => e.origin === origin).map((e) => ({ ...e.write, ...e.rest }));
+    const rs = relationships.filter((r) => r.origin === origin).map((r) => r.write);
+    await graph.upsertGraph(es, rs, options);
+  }
+}
+
+function notUndoable(entry: AuditEntryRecord, why: string): AppError {
+  return new AppError(
+    ErrorCode.BAD_USER_INPUT,
+    `audit entry ${entry.id} (${entry.operation}) cannot be undone: ${why}`,
+    {
+      id: entry.id,
+      operation: entry.operation,
+    },
+  );
 }
 
 /** Writes back what `entry` changed, through the services (so validation, linking and the mirror all apply). */
 export async function revert(entry: AuditEntryRecord, targets: Targets): Promise<void> {
   const id = entry.targetIds[0] ?? '';
-  if (entry.operation === 'upsertGraph' || entry.operation === 'undo')
-    throw new AppError(
-      ErrorCode.BAD_USER_INPUT,
-      `audit entry ${entry.id} (${entry.operation}) cannot be undone: only single document, entity and relationship changes can; change its targets directly`,
-      { id: entry.id, operation: entry.operation },
-    );
+  if (entry.operation === 'undo' || entry.operation === 'undoMerge')
+    throw notUndoable(entry, 'it is an undo; redo the change it reverted instead');
+  if (entry.operation === 'mergeEntities') {
+    await targets.curation.undoMerge(str(entry.after ?? {}, 'mergeId'));
+    return;
+  }
+  if (entry.operation === 'upsertGraph') {
+    if (!Array.isArray(entry.after?.createdEntities))
+      throw notUndoable(entry, 'it does not record what it created; change its targets directly');
+    await revertUpsert(entry, targets);
+    return;
+  }
   if (entry.targetKind === 'DOCUMENT') await revertDocument(entry, targets, id);
   else if (entry.targetKind === 'ENTITY') await revertEntity(entry, targets, id);
   else await revertRelationship(entry, targets);

@@ -24,6 +24,8 @@ export interface AuditEntryRecord extends Omit<AuditChange, 'undoes'> {
   actor: Actor;
   undoes: string | null;
   undoneBy: string | null;
+  /** The import or sync job that made the change, if a job did. */
+  jobId: string | null;
 }
 
 /** Which entries `auditLog` lists; every given condition must hold. */
@@ -32,6 +34,8 @@ export interface AuditFilterSpec {
   actor?: string;
   targetId?: string;
   operation?: string;
+  /** The import or sync job that made the changes. */
+  jobId?: string;
   from?: Date;
   to?: Date;
 }

@@ -9,6 +9,7 @@ export interface GraphAudit {
     entities: readonly EntityRecord[],
     relationships: readonly RelationshipRecord[],
     origin: Origin | undefined,
+    prior: { entities: readonly EntityRecord[]; relationships: readonly RelationshipRecord[] },
   ): Promise<void>;
   relationshipWritten(after: RelationshipRecord, before: RelationshipRecord | undefined): Promise<void>;
   relationshipDeleted(before: RelationshipRecord): Promise<void>;

@@ -68,8 +68,8 @@ export class GraphService {
   }
 
   /** Changes fields of an entity; omitted fields keep their values. */
-  updateEntity(id: string, patch: RawEntityInput): Promise<EntityRecord> {
-    return this.#writer.updateEntity(id, patch);
+  updateEntity(id: string, patch: RawEntityInput, options: { origin?: Origin } = {}): Promise<EntityRecord> {
+    return this.#writer.updateEntity(id, patch, options);
   }
 
   /** Deletes an entity, its relationships and its mentions. */
@@ -87,8 +87,8 @@ export class GraphService {
   }
 
   /** Creates (or updates the properties of) one relationship. */
-  createRelationship(raw: RawRelationshipInput): Promise<RelationshipRecord> {
-    return this.#writer.createRelationship(raw);
+  createRelationship(raw: RawRelationshipInput, options: { origin?: Origin } = {}): Promise<RelationshipRecord> {
+    return this.#writer.createRelationship(raw, options);
   }
 
   /** Deletes one relationship. */

@@ -46,8 +46,11 @@ export class GraphWriter {
     });
   }
 
-  /** Changes fields of an entity; omitted fields keep their values. */
-  async updateEntity(id: string, patch: RawEntityInput): Promise<EntityRecord> {
+  /**
+   * Changes fields of an entity; omitted fields keep their values. An EXTRACTED entity becomes MANUAL (curated) unless
+   * `options.origin` says otherwise (an undo puts the previous origin back).
+   */
+  async updateEntity(id: string, patch: RawEntityInput, options: { origin?: Origin } = {}): Promise<EntityRecord> {
     assertStorableText(patch, 'input');
     const [current] = await this.store.getEntities([validateEntityId(id)]);
     if (!current) throw notFound('Entity', id);
@@ -62,6 +65,7 @@ export class GraphWriter {
         patch.properties !== undefined
           ? validateEntityInput({ type: current.type, name: current.name, properties: patch.properties }).properties
           : current.properties,
+      ...(options.origin ? { origin: options.origin } : {}),
     };
     const [entity] = (await this.writeEntities([write])) as [EntityRecord];
     await this.audit?.entityUpdated(current, entity);
@@ -106,15 +110,25 @@ export class GraphWriter {
     assertDistinctIds(entities, 'input.entities', (e) => `entity "${e.id}"`);
     assertDistinctIds(relationships, 'input.relationships', (r) => `relationship ${r.fromId} -[${r.type}]-> ${r.toId}`);
     await this.requireEndpoints(relationships, new Set(entities.map((e) => e.id)));
+    // What existed before, so that the audit entry can undo the write.
+    const prior = this.audit
+      ? {
+          entities: await this.store.getEntities(entities.map((e) => e.id)),
+          relationships: await this.store.getRelationships(relationships.map((r) => r.id)),
+        }
+      : undefined;
     const written = await this.writeEntities(entities);
     const rels = await this.store.upsertRelationships(relationships);
-    await this.audit?.graphUpserted(written, rels, options.origin);
+    if (prior) await this.audit?.graphUpserted(written, rels, options.origin, prior);
     return { entities: written, relationships: rels };
   }
 
-  /** Creates (or updates the properties of) one relationship. */
-  async createRelationship(raw: RawRelationshipInput): Promise<RelationshipRecord> {
-    const write = validateRelationshipInput(raw);
+  /**
+   * Creates (or updates the properties of) one relationship. An EXTRACTED one becomes MANUAL (curated) unless
+   * `options.origin` says otherwise (an undo puts the previous origin back).
+   */
+  async createRelationship(raw: RawRelationshipInput, options: { origin?: Origin } = {}): Promise<RelationshipRecord> {
+    const write = { ...validateRelationshipInput(raw), ...(options.origin ? { origin: options.origin } : {}) };
     const before = this.audit
       ? (await this.store.relationshipsOf([write.fromId], 'OUT', [write.type])).find((r) => r.toId === write.toId)
       : undefined;

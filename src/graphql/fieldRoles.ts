@@ -65,6 +65,10 @@ export const ROOT_FIELD_ROLES: {
     revokeApiKey: 'admin',
     // Undo writes like the edit it reverts: editors may undo, as they may edit.
     undo: 'editor',
+    undoImportJob: 'editor',
+    // Accepting is an update that marks the fact curated: editors may, as they may edit it.
+    acceptEntity: 'editor',
+    acceptRelationship: 'editor',
     recordKnowledgeGap: 'editor',
     createSpace: 'admin',
   },

@@ -62,10 +62,13 @@ export const ROOT_FIELD_SPACES: {
     mergeEntities: 'unscoped',
     undoMerge: 'unscoped',
     rejectEntity: 'unscoped',
+    acceptEntity: 'unscoped',
+    acceptRelationship: 'unscoped',
     createApiKey: 'global',
     revokeApiKey: 'global',
     createSpace: 'global',
     undo: 'unscoped',
+    undoImportJob: 'unscoped',
     recordKnowledgeGap: 'unscoped',
   },
 };

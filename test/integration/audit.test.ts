@@ -89,7 +89,7 @@ describe.each(laneShare(serverRuns()))('audit log and undo ($name)', (run) => {
     expect((await t.services.documents.withChunks('doc:runbook'))?.document?.tags).toEqual(['ops']);
   });
 
-  it('refuses an undo that a later change would lose, and one of a bulk write', async () => {
+  it('refuses an undo that a later change would lose, and one of an undo', async () => {
     await as(editor, 'mutation { createEntity(input: { id: "svc:ledger", type: "Service", name: "Ledger" }) { id } }');
     await as(
       editor,
@@ -109,7 +109,10 @@ describe.each(laneShare(serverRuns()))('audit log and undo ($name)', (run) => {
     );
     const [bulk] = await entriesFor('svc:bulk');
     expect(bulk?.operation).toBe('upsertGraph');
-    expect(codeOf(await undo(editor, bulk?.id ?? ''))).toBe('BAD_USER_INPUT');
+    const undoneBulk = await undo(editor, bulk?.id ?? '');
+    expect(codeOf(undoneBulk)).toBeUndefined();
+    expect(await t.services.graph.entitiesByIds(['svc:bulk'])).toEqual([]);
+    expect(codeOf(await undo(editor, undoneBulk.body.data?.undo.id ?? ''))).toBe('BAD_USER_INPUT');
     expect(codeOf(await undo(editor, '123456789'))).toBe('NOT_FOUND');
   });
 

@@ -92,6 +92,7 @@ export class App {
       this.legend.totals = new Map(stats.byType.map((t) => [t.key, t.count]));
       this.legend.relationshipTotals = new Map(stats.relationshipsByType.map((t) => [t.key, t.count]));
       this.colors.seed([...this.legend.totals.keys()].sort());
+      this.colors.seedRelationships([...this.legend.relationshipTotals.keys()].sort());
       this.legend.update();
     }
     return stats;
@@ -111,7 +112,8 @@ export class App {
     const stats = await this.loadStats();
     const seeds = stats?.topDegree.map((d) => d.entity.id) ?? [];
     if (seeds.length === 0) {
-      if (stats) this.status('The graph is empty: add entities with createEntity or upsertGraph.');
+      if (stats) this.status('The graph is empty.');
+      document.getElementById('empty-graph')?.removeAttribute('hidden');
       return;
     }
     const piece = await this.task('Loading the overview', () => subgraph(seeds, depth, limit));
@@ -239,6 +241,11 @@ export class App {
     return true;
   }
 
+  /** Loads an entity's neighbourhood again (after a merge or its undo rewired it). */
+  async reload(id: string): Promise<void> {
+    await this.task('Loading', () => this.loadAround(id, 1, EXPAND_LIMIT + 1, false));
+  }
+
   /** Merges a piece of the graph into the canvas; `owner` says why each entity is there, `near` where new ones start. */
   add(piece: GraphPiece, owner: (e: EntitySummary) => string | null, near?: GraphNode): void {
     this.model.addEntities(piece.entities, owner, near && { x: near.x ?? 0, y: near.y ?? 0 });
@@ -254,6 +261,8 @@ export class App {
 
   /** Re-syncs the layout, legend and panel after the model changed. */
   graphChanged(alpha = 0.7): void {
+    const empty = document.getElementById('empty-graph');
+    if (empty && this.model.nodes.size > 0) empty.hidden = true;
     this.engine.sync(alpha);
     this.legend.update();
     this.panel.render();

@@ -13,6 +13,7 @@ import {
   type EditedEntity,
   type EditRole,
 } from './editApi.js';
+import { Curator } from './Curator.js';
 import { entityForm } from './EntityForm.js';
 import type { GraphModel } from './GraphModel.js';
 import { documentLinker } from './DocumentLinker.js';
@@ -26,6 +27,8 @@ export interface EditorHost {
   graphChanged(alpha?: number): void;
   status(text: string, error?: boolean): void;
   task<T>(what: string, run: () => Promise<T>): Promise<T | undefined>;
+  /** Loads an entity's neighbourhood again (after a merge or its undo rewired it). */
+  reload(id: string): Promise<void>;
   readonly panel: { show(id: string): Promise<void>; showContent(content: HTMLElement): void };
 }
 
@@ -38,8 +41,21 @@ export class Editor {
   linkFromId: string | null = null;
   private mode: Mode = 'view';
   private note: string | null = null;
+  private readonly curator: Curator;
 
-  constructor(private readonly host: EditorHost) {}
+  constructor(private readonly host: EditorHost) {
+    const editor = this as Editor;
+    this.curator = new Curator({
+      host,
+      get canEdit() {
+        return editor.canEdit;
+      },
+      get canDelete() {
+        return editor.canDelete;
+      },
+      done: (id, note) => this.done(id, note),
+    });
+  }
 
   /** Asks the server what the key may do; until it answers (or when it fails) the panel shows no edit controls. */
   async loadRole(): Promise<void> {
@@ -70,6 +86,8 @@ export class Editor {
     const box = el('section', { className: 'editor', attrs: { 'aria-label': 'Edit' } });
     if (this.note) box.append(historyNote(this.note));
     if (this.linkFromId && this.linkFromId !== d.id) box.append(this.linkHere(d));
+    const merge = this.curator.pending(d);
+    if (merge) box.append(merge);
     if (this.mode === 'edit') box.append(this.editForm(d));
     else if (this.mode === 'delete')
       box.append(
@@ -91,13 +109,15 @@ export class Editor {
     return box;
   }
 
-  /** The delete button of a relationship row (admins only). */
-  relationshipControl(relationshipId: string, label: string, entityId: string): HTMLElement | null {
-    if (!this.canDelete) return null;
-    return button('Delete', () => void this.removeRelationship(relationshipId, label, entityId), {
+  /** A relationship row's controls: accept when it is extracted (editors), delete (admins). */
+  relationshipControl(relationshipId: string, origin: string, label: string, entityId: string): HTMLElement | null {
+    const accept = this.curator.relationshipAccept(relationshipId, origin, label, entityId);
+    if (!this.canDelete) return accept;
+    const remove = button('Delete', () => void this.removeRelationship(relationshipId, label, entityId), {
       className: 'quiet danger',
       attrs: { 'data-action': 'delete-relationship', 'aria-label': `Delete relationship ${label}` },
     });
+    return el('span', { className: 'row-actions' }, ...(accept ? [accept] : []), remove);
   }
 
   /** An alt-drag from one node onto another: selects the target with the relationship form open. */
@@ -135,6 +155,7 @@ export class Editor {
       }),
     );
     box.append(button('Link a document', to('link-document'), { attrs: { 'data-action': 'link-document' } }));
+    box.append(...this.curator.controls(d));
     if (this.canDelete)
       box.append(button('Delete…', to('delete'), { className: 'danger', attrs: { 'data-action': 'delete' } }));
     return box;

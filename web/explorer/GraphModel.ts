@@ -24,6 +24,8 @@ export interface GraphNode extends SimulationNodeDatum {
 export interface GraphLink extends SimulationLinkDatum<GraphNode> {
   id: string;
   type: string;
+  /** MANUAL, IMPORTED or EXTRACTED: extracted relationships are drawn dashed. */
+  origin: string;
   source: GraphNode;
   target: GraphNode;
 }
@@ -88,7 +90,7 @@ export class GraphModel {
       const source = this.nodes.get(r.from.id);
       const target = this.nodes.get(r.to.id);
       if (!source || !target) continue;
-      this.links.set(r.id, { id: r.id, type: r.type, source, target });
+      this.links.set(r.id, { id: r.id, type: r.type, origin: r.origin, source, target });
       added++;
     }
     if (added) this.changed();

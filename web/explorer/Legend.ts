@@ -13,6 +13,8 @@ export class Legend {
   totals = new Map<string, number>();
   /** Relationship counts by type across the whole graph (from graphStats). */
   relationshipTotals = new Map<string, number>();
+  /** Folded down to its toggle, so that it covers no nodes. */
+  private collapsed = false;
 
   constructor(
     private readonly root: HTMLElement,
@@ -22,8 +24,26 @@ export class Legend {
     private readonly changed: () => void,
   ) {}
 
+  /** The button that folds the legend away or opens it again. */
+  private foldButton(): HTMLElement {
+    const b = button(this.collapsed ? 'Legend' : 'Hide legend', () => {
+      this.collapsed = !this.collapsed;
+      this.update();
+      this.root.querySelector<HTMLElement>('[data-action=legend-toggle]')?.focus();
+    });
+    b.className = 'quiet legend-toggle';
+    b.dataset.action = 'legend-toggle';
+    b.setAttribute('aria-expanded', String(!this.collapsed));
+    return b;
+  }
+
   /** Rebuilds both lists from the loaded nodes and links. */
   update(): void {
+    this.root.classList.toggle('collapsed', this.collapsed);
+    if (this.collapsed) {
+      this.root.replaceChildren(this.foldButton());
+      return;
+    }
     const nodeTypes = new Map<string, number>([...this.totals.keys()].map((t) => [t, 0]));
     for (const n of this.model.nodes.values()) nodeTypes.set(n.type, (nodeTypes.get(n.type) ?? 0) + 1);
     const linkTypes = new Map<string, number>([...this.relationshipTotals.keys()].map((t) => [t, 0]));
@@ -56,6 +76,7 @@ export class Legend {
     for (const [type, loaded] of [...linkTypes].sort((a, b) => a[0].localeCompare(b[0]))) {
       const total = this.relationshipTotals.get(type);
       const line = el('span', { className: 'line-swatch', attrs: { 'aria-hidden': 'true' } });
+      line.style.background = this.colors.ofRelationship(type);
       relList.append(
         el(
           'li',
@@ -83,13 +104,14 @@ export class Legend {
       );
     }
     this.root.replaceChildren(
+      this.foldButton(),
       el('h2', { text: 'Entity types' }),
       entityList,
       el('h2', { text: 'Origin' }),
       originList,
       el('p', {
         className: 'muted small',
-        text: 'Extracted entities (built from document text) have a dashed outline.',
+        text: 'Extracted facts (built from document text) are dashed.',
       }),
       el('h2', { text: 'Relationship types' }),
       linkTypes.size ? relList : el('p', { className: 'muted', text: 'None loaded.' }),

@@ -21,7 +21,7 @@ export interface PanelActions {
 /** The editor's parts of the panel (none for keys that may not edit). */
 export interface PanelEditing {
   section(d: EntityDetail): HTMLElement | null;
-  relationshipControl(relationshipId: string, label: string, entityId: string): HTMLElement | null;
+  relationshipControl(relationshipId: string, origin: string, label: string, entityId: string): HTMLElement | null;
 }
 
 const MAX_RELATIONSHIPS = 100;
@@ -183,7 +183,10 @@ export class Panel {
             attrs: { title: `Select ${other.name}` },
           }),
           el('span', { className: 'muted', text: other.type }),
-          this.editing?.relationshipControl(r.id, `${r.from.name} ${r.type} ${r.to.name}`, d.id),
+          ...(r.origin === 'EXTRACTED'
+            ? [el('span', { className: 'origin-tag', text: 'extracted', attrs: { 'data-field': 'rel-origin' } })]
+            : []),
+          this.editing?.relationshipControl(r.id, r.origin, `${r.from.name} ${r.type} ${r.to.name}`, d.id),
         ),
       );
     }

@@ -112,9 +112,10 @@ export class Renderer {
       ctx.fillStyle = `rgb(${BACKGROUND.join(',')})`;
       ctx.fillRect(0, 0, width, height);
       ctx.setTransform(dpr * k, 0, 0, dpr * k, dpr * t.x, dpr * t.y);
-      strokeLinks(ctx, normal, `rgba(${LINK_RGB.join(',')},${linkAlpha})`, 1 / k);
+      strokeLinks(ctx, normal, (l) => input.colors.ofRelationship(l.type), 1 / k, Math.min(1, linkAlpha * 1.6));
     }
-    strokeLinks(ctx, strong, emph.kind === 'path' ? PATH_COLOR : '#334155', (emph.kind === 'path' ? 3.5 : 1.6) / k);
+    const strongColor = emph.kind === 'path' ? PATH_COLOR : '#334155';
+    strokeLinks(ctx, strong, () => strongColor, (emph.kind === 'path' ? 3.5 : 1.6) / k, 1);
     if (k >= ARROW_ZOOM && normal.length + strong.length < 3000) {
       arrows(ctx, normal, dimOthers ? 'rgba(100,116,139,0.15)' : 'rgba(100,116,139,0.6)', k);
       arrows(ctx, strong, emph.kind === 'path' ? PATH_COLOR : '#334155', k);
@@ -132,16 +133,39 @@ export class Renderer {
   }
 }
 
-function strokeLinks(ctx: CanvasRenderingContext2D, links: GraphLink[], color: string, width: number): void {
+/**
+ * Strokes links in one path per style: each colour (the relationship type's, matching the legend) solid for curated
+ * links and dashed for extracted ones.
+ */
+function strokeLinks(
+  ctx: CanvasRenderingContext2D,
+  links: GraphLink[],
+  colorOf: (l: GraphLink) => string,
+  width: number,
+  alpha: number,
+): void {
   if (links.length === 0) return;
-  ctx.beginPath();
+  const groups = new Map<string, GraphLink[]>();
   for (const l of links) {
-    ctx.moveTo(l.source.x ?? 0, l.source.y ?? 0);
-    ctx.lineTo(l.target.x ?? 0, l.target.y ?? 0);
+    const key = `${l.origin === 'EXTRACTED' ? 'd' : 's'}${colorOf(l)}`;
+    const group = groups.get(key);
+    if (group) group.push(l);
+    else groups.set(key, [l]);
   }
-  ctx.strokeStyle = color;
   ctx.lineWidth = width;
-  ctx.stroke();
+  ctx.globalAlpha = alpha;
+  for (const [key, group] of groups) {
+    ctx.beginPath();
+    for (const l of group) {
+      ctx.moveTo(l.source.x ?? 0, l.source.y ?? 0);
+      ctx.lineTo(l.target.x ?? 0, l.target.y ?? 0);
+    }
+    ctx.setLineDash(key.startsWith('d') ? [4 * width, 3 * width] : []);
+    ctx.strokeStyle = key.slice(1);
+    ctx.stroke();
+  }
+  ctx.setLineDash([]);
+  ctx.globalAlpha = 1;
 }
 
 // Small arrowheads at the target's rim show the relationship's direction.

@@ -13,9 +13,39 @@ const PALETTE = [
   '#7f7f7f',
 ];
 
-/** Stable colours per entity type for one page session. */
+/** Relationship-type colours: darker, so that lines stay readable on the light canvas. */
+const RELATIONSHIP_PALETTE = [
+  '#1f77b4',
+  '#d62728',
+  '#2ca02c',
+  '#9467bd',
+  '#8c564b',
+  '#e377c2',
+  '#17becf',
+  '#bcbd22',
+  '#ff7f0e',
+  '#393b79',
+];
+
+/** Stable colours per entity type and per relationship type for one page session. */
 export class TypeColors {
   private readonly assigned = new Map<string, string>();
+  private readonly relationships = new Map<string, string>();
+
+  /** Pre-assigns relationship colours in a known order, as `seed` does for entity types. */
+  seedRelationships(types: Iterable<string>): void {
+    for (const t of types) this.ofRelationship(t);
+  }
+
+  /** The colour of a relationship type (the legend's line and the canvas's links). */
+  ofRelationship(type: string): string {
+    let c = this.relationships.get(type);
+    if (!c) {
+      c = RELATIONSHIP_PALETTE[this.relationships.size] ?? hashedColor(`rel:${type}`);
+      this.relationships.set(type, c);
+    }
+    return c;
+  }
 
   /** Pre-assigns colours in a known order (e.g. the server's type list) so they do not depend on load order. */
   seed(types: Iterable<string>): void {

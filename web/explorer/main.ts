@@ -2,6 +2,7 @@
 import './styles.css';
 import { App } from './App.js';
 import { byId } from './dom.js';
+import { exportVisible } from './exportGraph.js';
 import { setupSearch } from './search.js';
 import { runLayoutWorker } from './WorkerLayout.js';
 import { installStatsHook } from './stats.js';
@@ -31,6 +32,9 @@ async function main(): Promise<void> {
   const depth = byId<HTMLSelectElement>('load-depth');
   const limit = byId<HTMLInputElement>('load-limit');
   byId('new-entity').addEventListener('click', () => app.editor.newEntity());
+  byId('empty-new-entity').addEventListener('click', () => app.editor.newEntity());
+  byId('export-json').addEventListener('click', () => exportVisible(app.model, app.view, 'json'));
+  byId('export-graphml').addEventListener('click', () => exportVisible(app.model, app.view, 'graphml'));
   byId('fit').addEventListener('click', () => app.fit());
   byId('unpin-all').addEventListener('click', () => app.unpinAll());
   byId('overview').addEventListener(
@@ -54,6 +58,7 @@ async function main(): Promise<void> {
   // Edit controls show only to keys that may write (the server checks every write anyway).
   void app.editor.loadRole().then(() => {
     byId('new-entity').hidden = !app.editor.canEdit;
+    byId('empty-new-entity').hidden = !app.editor.canEdit;
     document.body.dataset.editRole = app.editor.role;
     app.refresh();
   });

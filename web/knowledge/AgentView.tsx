@@ -2,7 +2,14 @@
 // with each chunk's lane, score and why, each entity's why, and the lanes' timings.
 import { useState, type FormEvent } from 'react';
 import { gql } from '../shared/graphql';
-import { AGENT_VIEW_QUERY, RECORD_GAP_MUTATION, type AgentContext, type EnrichContextInput } from './api';
+import {
+  AGENT_VIEW_QUERY,
+  DOCUMENT_TYPES,
+  RECORD_GAP_MUTATION,
+  type AgentContext,
+  type DocumentFilter,
+  type EnrichContextInput,
+} from './api';
 import { documentHref, explorerHref, Link } from './router';
 import { ErrorNotice, formatScore, Loading, Panel } from './ui';
 
@@ -20,6 +27,22 @@ const OPTIONS = [
 ] as const;
 
 type OptionName = (typeof OPTIONS)[number]['name'];
+
+/** The filter's fields as typed: a tag expression, one document type (or any), one source (or any). */
+interface FilterFields {
+  tags: string;
+  type: string;
+  source: string;
+}
+
+/** The DocumentFilter for the fields given, or undefined when none is. */
+function toFilter(f: FilterFields): DocumentFilter | undefined {
+  const filter: DocumentFilter = {};
+  if (f.tags.trim()) filter.tags = f.tags.trim();
+  if (f.type) filter.types = [f.type as (typeof DOCUMENT_TYPES)[number]];
+  if (f.source.trim()) filter.sources = [f.source.trim()];
+  return Object.keys(filter).length > 0 ? filter : undefined;
+}
 
 function ContextParts({ context }: { context: AgentContext }) {
   return (
@@ -44,11 +67,12 @@ function ContextParts({ context }: { context: AgentContext }) {
       </ol>
       <h3>Entities ({context.entities.length})</h3>
       <ul className="agent-entities" aria-label="Entities in the context">
-        {context.entities.map((e) => (
+        {context.entities.map((e, i) => (
           <li key={e.entity.id} data-testid="agent-entity">
             <a href={explorerHref(e.entity.id)}>{e.entity.name}</a> <span className="badge">{e.entity.type}</span>{' '}
+            <span className="badge">GRAPH</span>{' '}
             <span className="muted">
-              depth {e.depth} · {e.why}
+              rank {i + 1} · depth {e.depth} · {e.why}
             </span>
           </li>
         ))}
@@ -75,12 +99,12 @@ function AgentForm(props: {
   setQuery(value: string): void;
   options: Record<OptionName, string>;
   setOptions(value: Record<OptionName, string>): void;
-  tags: string;
-  setTags(value: string): void;
+  filter: FilterFields;
+  setFilter(value: FilterFields): void;
   busy: boolean;
   onSubmit(e: FormEvent): void;
 }) {
-  const { query, setQuery, options, setOptions, tags, setTags, busy, onSubmit } = props;
+  const { query, setQuery, options, setOptions, filter, setFilter, busy, onSubmit } = props;
   return (
     <form className="form-row" onSubmit={onSubmit} aria-label="Ask as an agent">
       <label className="grow">
@@ -109,7 +133,30 @@ function AgentForm(props: {
       ))}
       <label>
         Tags
-        <input name="tags" value={tags} onChange={(e) => setTags(e.target.value)} placeholder="payments" />
+        <input
+          name="tags"
+          value={filter.tags}
+          onChange={(e) => setFilter({ ...filter, tags: e.target.value })}
+          placeholder="payments"
+        />
+      </label>
+      <label>
+        Type
+        <select name="filterType" value={filter.type} onChange={(e) => setFilter({ ...filter, type: e.target.value })}>
+          <option value="">any</option>
+          {DOCUMENT_TYPES.map((t) => (
+            <option key={t}>{t}</option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Source
+        <input
+          name="filterSource"
+          value={filter.source}
+          onChange={(e) => setFilter({ ...filter, source: e.target.value })}
+          placeholder="any"
+        />
       </label>
       <button type="submit" className="primary" disabled={busy}>
         Ask
@@ -127,7 +174,7 @@ export function AgentView({ onGapRecorded }: { onGapRecorded(): void }) {
     graphDepth: '1',
     maxChars: '',
   });
-  const [tags, setTags] = useState('');
+  const [filter, setFilter] = useState<FilterFields>({ tags: '', type: '', source: '' });
   const [result, setResult] = useState<Result>({ status: 'idle' });
 
   const submit = async (e: FormEvent) => {
@@ -135,7 +182,8 @@ export function AgentView({ onGapRecorded }: { onGapRecorded(): void }) {
     if (!query.trim()) return;
     const input: EnrichContextInput = { query: query.trim() };
     for (const { name } of OPTIONS) if (options[name].trim()) input[name] = Number(options[name]);
-    if (tags.trim()) input.filter = { tags: tags.trim() };
+    const chosen = toFilter(filter);
+    if (chosen) input.filter = chosen;
     setResult({ status: 'loading' });
     try {
       const data = await gql(AGENT_VIEW_QUERY, { input });
@@ -165,8 +213,8 @@ export function AgentView({ onGapRecorded }: { onGapRecorded(): void }) {
         setQuery={setQuery}
         options={options}
         setOptions={setOptions}
-        tags={tags}
-        setTags={setTags}
+        filter={filter}
+        setFilter={setFilter}
         busy={result.status === 'loading'}
         onSubmit={submit}
       />

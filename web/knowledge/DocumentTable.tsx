@@ -1,6 +1,7 @@
 // The document table: filters kept in the URL (so tag links can point at it), cursor pages, delete with confirmation.
 import { useEffect, useState, type FormEvent } from 'react';
 import { gql } from '../shared/graphql';
+import { BulkActions } from './BulkActions';
 import { DELETE_MUTATION, DOCUMENT_TYPES, DOCUMENTS_QUERY, type DocumentFilter, type DocumentRow } from './api';
 import { dashboardHref, documentHref, Link, navigate } from './router';
 import { Empty, ErrorNotice, formatDate, Loading, Panel } from './ui';
@@ -71,10 +72,24 @@ function FilterForm({ initial }: { initial: FilterValues }) {
   );
 }
 
-function Row({ doc, onDeleted }: { doc: DocumentRow; onDeleted(): void }) {
+function Row({
+  doc,
+  onDeleted,
+  selected,
+  onSelect,
+}: {
+  doc: DocumentRow;
+  onDeleted(): void;
+  selected: boolean;
+  onSelect(on: boolean): void;
+}) {
   const [state, setState] = useState<{ busy: boolean; error?: unknown }>({ busy: false });
   const remove = async () => {
-    if (!window.confirm(`Delete “${doc.title}” (${doc.id}) and its ${doc.chunkCount} chunks? This cannot be undone.`))
+    if (
+      !window.confirm(
+        `Delete “${doc.title}” (${doc.id}) and its ${doc.chunkCount} chunks? It can be undone from History.`,
+      )
+    )
       return;
     setState({ busy: true });
     try {
@@ -86,6 +101,14 @@ function Row({ doc, onDeleted }: { doc: DocumentRow; onDeleted(): void }) {
   };
   return (
     <tr data-testid="document-row" data-id={doc.id}>
+      <td>
+        <input
+          type="checkbox"
+          checked={selected}
+          onChange={(e) => onSelect(e.target.checked)}
+          aria-label={`Select ${doc.title}`}
+        />
+      </td>
       <td>
         <Link href={documentHref(doc.id)}>{doc.title}</Link>
         <div className="muted mono">{doc.id}</div>
@@ -120,11 +143,36 @@ function Row({ doc, onDeleted }: { doc: DocumentRow; onDeleted(): void }) {
 }
 
 function DocumentRows({ nodes, onDeleted }: { nodes: DocumentRow[]; onDeleted(): void }) {
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const rows = nodes.filter((d) => selected.has(d.id));
+  const all = nodes.length > 0 && rows.length === nodes.length;
+  const select = (id: string, on: boolean) =>
+    setSelected((s) => {
+      const next = new Set(s);
+      if (on) next.add(id);
+      else next.delete(id);
+      return next;
+    });
   return (
     <div className="table-wrap">
+      <BulkActions
+        selected={rows}
+        onDone={() => {
+          setSelected(new Set());
+          onDeleted();
+        }}
+      />
       <table className="documents">
         <thead>
           <tr>
+            <th>
+              <input
+                type="checkbox"
+                checked={all}
+                onChange={(e) => setSelected(new Set(e.target.checked ? nodes.map((d) => d.id) : []))}
+                aria-label="Select every document on this page"
+              />
+            </th>
             <th>Title</th>
             <th>Type</th>
             <th>Source</th>
@@ -136,7 +184,13 @@ function DocumentRows({ nodes, onDeleted }: { nodes: DocumentRow[]; onDeleted():
         </thead>
         <tbody>
           {nodes.map((d) => (
-            <Row key={d.id} doc={d} onDeleted={onDeleted} />
+            <Row
+              key={d.id}
+              doc={d}
+              onDeleted={onDeleted}
+              selected={selected.has(d.id)}
+              onSelect={(on) => select(d.id, on)}
+            />
           ))}
         </tbody>
       </table>

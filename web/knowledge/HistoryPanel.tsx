@@ -1,13 +1,13 @@
 // The audit log's latest entries (admins), each with an undo where one is possible.
 import { useState } from 'react';
 import { gql } from '../shared/graphql';
-import { AUDIT_LOG_QUERY, UNDO_MUTATION, type AuditRow } from './api';
+import { AUDIT_LOG_QUERY, UNDO_JOB_MUTATION, UNDO_MUTATION, type AuditRow } from './api';
 import { documentHref, explorerHref, Link } from './router';
 import { Empty, ErrorNotice, formatDate, Loading, Panel } from './ui';
 import { useQuery } from './useQuery';
 
 /** Entries undo cannot revert (see docs/audit.md). */
-const NOT_UNDOABLE = new Set(['undo', 'upsertGraph']);
+const NOT_UNDOABLE = new Set(['undo', 'undoMerge']);
 
 function Target({ row }: { row: AuditRow }) {
   const id = row.targetIds[0] ?? '';
@@ -22,11 +22,13 @@ export function HistoryPanel({ refresh, onChanged }: { refresh: number; onChange
   const [undoing, setUndoing] = useState<string | undefined>();
   const [error, setError] = useState<unknown>();
 
-  const undo = async (id: string) => {
+  /** Undoes one entry, or with `job` everything that entry's import or sync job wrote. */
+  const undo = async (id: string, job?: string) => {
     setUndoing(id);
     setError(undefined);
     try {
-      await gql(UNDO_MUTATION, { auditId: id });
+      if (job) await gql(UNDO_JOB_MUTATION, { id: job });
+      else await gql(UNDO_MUTATION, { auditId: id });
       log.reload();
       onChanged();
     } catch (e) {
@@ -70,6 +72,16 @@ export function HistoryPanel({ refresh, onChanged }: { refresh: number; onChange
                       Undo
                     </button>
                   )}
+                  {row.jobId && !row.undoneBy ? (
+                    <button
+                      type="button"
+                      disabled={undoing !== undefined}
+                      onClick={() => void undo(row.id, row.jobId ?? undefined)}
+                      title={`Undo everything job ${row.jobId} wrote`}
+                    >
+                      Undo job
+                    </button>
+                  ) : null}
                 </td>
               </tr>
             ))}

@@ -9,6 +9,7 @@ import { DocumentTable } from './DocumentTable';
 import { GapsList } from './GapsList';
 import { HistoryPanel } from './HistoryPanel';
 import { ImportForm } from './ImportForm';
+import { UploadDrop } from './UploadDrop';
 import { changeApiKey, KeyGate } from './KeyGate';
 import { dashboardHref, Link, useRoute } from './router';
 import { SearchPanel } from './SearchPanel';
@@ -29,6 +30,7 @@ function Dashboard({ params }: { params: URLSearchParams }) {
       <SourcesPanel />
       <div className="two-columns">
         <ImportForm onFinished={changed} />
+        <UploadDrop onFinished={changed} />
         <GapsList refresh={refresh} />
       </div>
       <HistoryPanel refresh={refresh} onChanged={changed} />

@@ -19,6 +19,12 @@ import {
 /** Most aliases an entity keeps (validateGraphInput's limit); a merge keeps the first ones. */
 const MAX_ALIASES = 50;
 
+/** Told of merges and their undos (the audit log). */
+export interface CurationAudit {
+  merged(record: MergeRecord): Promise<void>;
+  mergeUndone(record: MergeRecord): Promise<void>;
+}
+
 /** What rejectEntity did. */
 export interface RejectionRecord {
   id: string;
@@ -42,6 +48,7 @@ export class CurationService {
     private readonly graph: GraphService,
     internals: { store: GraphStore; linker: MentionLinker },
     private readonly evidence: { reader: EvidenceReader; curation: EvidenceCuration },
+    private readonly audit?: CurationAudit,
   ) {
     this.merges = new MergeRepository(db);
     this.store = internals.store;
@@ -110,7 +117,9 @@ export class CurationService {
       evidence: evidence.map((e) => ({ ...e, createdAt: e.createdAt.toISOString() })),
       movedEvidence,
     };
-    return this.merges.insert(`merge_${randomUUID()}`, keepId, mergeId, snapshot);
+    const record = await this.merges.insert(`merge_${randomUUID()}`, keepId, mergeId, snapshot);
+    await this.audit?.merged(record);
+    return record;
   }
 
   /**
@@ -137,7 +146,30 @@ export class CurationService {
       await this.merges.releaseUndo(mergeId);
       throw err;
     }
-    return (await this.merges.get(mergeId)) as MergeRecord;
+    const undone = (await this.merges.get(mergeId)) as MergeRecord;
+    await this.audit?.mergeUndone(undone);
+    return undone;
+  }
+
+  /**
+   * Makes an EXTRACTED entity curated (MANUAL): extraction no longer changes or removes it. Its evidence stays. An
+   * entity people or importers wrote is returned as it is. Recorded as an update, so undo makes it EXTRACTED again.
+   */
+  async acceptEntity(id: string): Promise<EntityRecord> {
+    validateEntityId(id);
+    const [entity] = await this.graph.getEntities([id]);
+    if (!entity) throw notFound('Entity', id);
+    if (entity.origin !== 'EXTRACTED') return entity;
+    return this.graph.updateEntity(id, {}, { origin: 'MANUAL' });
+  }
+
+  /** Makes an EXTRACTED relationship curated (MANUAL), as acceptEntity does for entities. */
+  async acceptRelationship(id: string): Promise<RelationshipRecord> {
+    const [relationship] = await this.graph.getRelationships([id]);
+    if (!relationship) throw notFound('Relationship', id);
+    if (relationship.origin !== 'EXTRACTED') return relationship;
+    const { fromId, toId, type, properties } = relationship;
+    return this.graph.createRelationship({ fromId, toId, type, properties }, { origin: 'MANUAL' });
   }
 
   /**

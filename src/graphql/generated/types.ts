@@ -1100,6 +1100,18 @@ export type AuditEntry = {
   undoes: Maybe<Scalars['ID']['output']>;
   /** The undo that reverted this entry, if any. */
   undoneBy: Maybe<Scalars['ID']['output']>;
+  /** The import or sync job that made the change (undoImportJob reverts all of a job's changes), or null. */
+  jobId: Maybe<Scalars['ID']['output']>;
+};
+
+/** What undoImportJob did. */
+export type ImportJobUndo = {
+  __typename?: 'ImportJobUndo';
+  jobId: Scalars['ID']['output'];
+  /** How many of the job's changes were reverted. */
+  undone: Scalars['Int']['output'];
+  /** The undo entries, newest change first (the order they were reverted in). */
+  undos: Array<AuditEntry>;
 };
 
 export type AuditEntryEdge = {
@@ -1123,6 +1135,8 @@ export type AuditFilter = {
   /** Entries that touched this document, entity or relationship id. */
   targetId?: InputMaybe<Scalars['ID']['input']>;
   operation?: InputMaybe<Scalars['String']['input']>;
+  /** Entries an import or sync job made. */
+  jobId?: InputMaybe<Scalars['ID']['input']>;
   /** Entries at or after this time. */
   from?: InputMaybe<Scalars['DateTime']['input']>;
   /** Entries before this time. */
@@ -1357,6 +1371,13 @@ export type Mutation = {
    * entity of that name again. BAD_USER_INPUT for MANUAL and IMPORTED entities: use deleteEntity.
    */
   rejectEntity: RejectEntityPayload;
+  /**
+   * Accepts an EXTRACTED entity (editor): it becomes MANUAL (curated), so extraction no longer changes or removes it; its
+   * evidence stays. Entities of other origins are returned unchanged. Audited as an update: undo makes it EXTRACTED again.
+   */
+  acceptEntity: Entity;
+  /** Accepts an EXTRACTED relationship (editor), as acceptEntity does for entities. */
+  acceptRelationship: Relationship;
   /** Creates a document; fails with CONFLICT if the given id exists. */
   createDocument: IndexResult;
   /** Creates or updates documents by stable id. Unchanged chunks are not re-embedded. */
@@ -1396,6 +1417,12 @@ export type Mutation = {
    * entries that cannot be undone (bulk graph writes, API keys, undos).
    */
   undo: AuditEntry;
+  /**
+   * Reverts everything an import or sync job wrote (editor): its documents and graph facts, newest change first, each
+   * undo audited. CONFLICT, before anything is reverted, when a change from outside the job touched one of its targets
+   * since (undo that one first); NOT_FOUND when the job recorded no change that is left to undo.
+   */
+  undoImportJob: ImportJobUndo;
   /**
    * Records a question the knowledge base answers poorly as a knowledge gap (editor), as enrichContext does by itself
    * for low-scoring calls: e.g. from the admin page that shows what an agent sees. `bestScore` is the best score the
@@ -1453,6 +1480,16 @@ export type MutationUndoMergeArgs = {
 
 
 export type MutationRejectEntityArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationAcceptEntityArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationAcceptRelationshipArgs = {
   id: Scalars['ID']['input'];
 };
 
@@ -1544,6 +1581,11 @@ export type MutationCreateSpaceArgs = {
 
 export type MutationUndoArgs = {
   auditId: Scalars['ID']['input'];
+};
+
+
+export type MutationUndoImportJobArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -1713,6 +1755,7 @@ export type ResolversTypes = {
   AuditActor: ResolverTypeWrapper<AuditActor>;
   AuditTargetKind: AuditTargetKind;
   AuditEntry: ResolverTypeWrapper<AuditEntry>;
+  ImportJobUndo: ResolverTypeWrapper<ImportJobUndo>;
   AuditEntryEdge: ResolverTypeWrapper<AuditEntryEdge>;
   AuditEntryConnection: ResolverTypeWrapper<AuditEntryConnection>;
   AuditFilter: AuditFilter;
@@ -1803,6 +1846,7 @@ export type ResolversParentTypes = {
   LinkDocumentEntitiesInput: LinkDocumentEntitiesInput;
   AuditActor: AuditActor;
   AuditEntry: AuditEntry;
+  ImportJobUndo: ImportJobUndo;
   AuditEntryEdge: AuditEntryEdge;
   AuditEntryConnection: AuditEntryConnection;
   AuditFilter: AuditFilter;
@@ -2236,6 +2280,13 @@ export type AuditEntryResolvers<ContextType = GraphQLContext, ParentType extends
   after?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
   undoes?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   undoneBy?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  jobId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+};
+
+export type ImportJobUndoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ImportJobUndo'] = ResolversParentTypes['ImportJobUndo']> = {
+  jobId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  undone?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  undos?: Resolver<Array<ResolversTypes['AuditEntry']>, ParentType, ContextType>;
 };
 
 export type AuditEntryEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditEntryEdge'] = ResolversParentTypes['AuditEntryEdge']> = {
@@ -2315,6 +2366,8 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   mergeEntities?: Resolver<ResolversTypes['EntityMerge'], ParentType, ContextType, RequireFields<MutationMergeEntitiesArgs, 'keepId' | 'mergeId'>>;
   undoMerge?: Resolver<ResolversTypes['EntityMerge'], ParentType, ContextType, RequireFields<MutationUndoMergeArgs, 'mergeId'>>;
   rejectEntity?: Resolver<ResolversTypes['RejectEntityPayload'], ParentType, ContextType, RequireFields<MutationRejectEntityArgs, 'id'>>;
+  acceptEntity?: Resolver<ResolversTypes['Entity'], ParentType, ContextType, RequireFields<MutationAcceptEntityArgs, 'id'>>;
+  acceptRelationship?: Resolver<ResolversTypes['Relationship'], ParentType, ContextType, RequireFields<MutationAcceptRelationshipArgs, 'id'>>;
   createDocument?: Resolver<ResolversTypes['IndexResult'], ParentType, ContextType, RequireFields<MutationCreateDocumentArgs, 'input'>>;
   upsertDocuments?: Resolver<Array<ResolversTypes['IndexResult']>, ParentType, ContextType, RequireFields<MutationUpsertDocumentsArgs, 'input'>>;
   updateDocument?: Resolver<ResolversTypes['IndexResult'], ParentType, ContextType, RequireFields<MutationUpdateDocumentArgs, 'id' | 'input'>>;
@@ -2332,6 +2385,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   revokeApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
   createSpace?: Resolver<ResolversTypes['Space'], ParentType, ContextType, RequireFields<MutationCreateSpaceArgs, 'input'>>;
   undo?: Resolver<ResolversTypes['AuditEntry'], ParentType, ContextType, RequireFields<MutationUndoArgs, 'auditId'>>;
+  undoImportJob?: Resolver<ResolversTypes['ImportJobUndo'], ParentType, ContextType, RequireFields<MutationUndoImportJobArgs, 'id'>>;
   recordKnowledgeGap?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationRecordKnowledgeGapArgs, 'query' | 'bestScore'>>;
 };
 
@@ -2387,6 +2441,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   RejectEntityPayload?: RejectEntityPayloadResolvers<ContextType>;
   AuditActor?: AuditActorResolvers<ContextType>;
   AuditEntry?: AuditEntryResolvers<ContextType>;
+  ImportJobUndo?: ImportJobUndoResolvers<ContextType>;
   AuditEntryEdge?: AuditEntryEdgeResolvers<ContextType>;
   AuditEntryConnection?: AuditEntryConnectionResolvers<ContextType>;
   Viewer?: ViewerResolvers<ContextType>;

@@ -18,6 +18,8 @@ function toFilter(filter: AuditFilter | null | undefined): AuditFilterSpec {
   const actor = text(filter?.actor, 'filter.actor');
   const targetId = text(filter?.targetId, 'filter.targetId');
   const operation = text(filter?.operation, 'filter.operation');
+  const jobId = text(filter?.jobId, 'filter.jobId');
+  if (jobId !== undefined) spec.jobId = jobId;
   if (actor !== undefined) spec.actor = actor;
   if (targetId !== undefined) spec.targetId = targetId;
   if (operation !== undefined) spec.operation = operation;
@@ -42,5 +44,9 @@ export const auditResolvers: Resolvers = {
   },
   Mutation: {
     undo: (_, { auditId }, { services }) => services.audit.undo(auditId),
+    undoImportJob: async (_, { id }, { services }) => {
+      const { jobId, undos } = await services.audit.undoJob(id);
+      return { jobId, undone: undos.length, undos };
+    },
   },
 };

@@ -31,11 +31,13 @@ function evidenceOffset(after: string): number {
   return offset;
 }
 
-/** Admins' curation: merge, undo a merge, reject an extracted entity. */
+/** Curation: accept an extracted fact (editors); merge, undo a merge, reject an extracted entity (admins). */
 export const curationResolvers: Resolvers = {
   Mutation: {
     mergeEntities: (_, { keepId, mergeId }, { services }) => services.curation.mergeEntities(keepId, mergeId),
     undoMerge: (_, { mergeId }, { services }) => services.curation.undoMerge(mergeId),
+    acceptEntity: (_, { id }, { services }) => services.curation.acceptEntity(id),
+    acceptRelationship: (_, { id }, { services }) => services.curation.acceptRelationship(id),
     rejectEntity: async (_, { id }, { services }) => ({ ...(await services.curation.rejectEntity(id)), deleted: true }),
   },
   EntityMerge: {

@@ -186,6 +186,25 @@ export type ImportOpenApiInput = {
   async?: boolean | null | undefined;
 };
 
+/** Imports a file sent to POST /v1/uploads. */
+export type ImportUploadInput = {
+  uploadId: string;
+  /** Stable document id (default: file:<file name>); re-importing with the same id updates in place. */
+  id?: string | null | undefined;
+  title?: string | null | undefined;
+  documentType?: DocumentType | null | undefined;
+  tags?: Array<string> | null | undefined;
+  source?: string | null | undefined;
+  metadata?: unknown;
+  /**
+   * For an OpenAPI file only (BAD_USER_INPUT otherwise): the spec's identity, as in ImportOpenApiInput.specId.
+   * Default: taken from `id`, else derived from the file name; a derived id that another spec already holds is refused
+   * with CONFLICT.
+   */
+  specId?: string | null | undefined;
+  async?: boolean | null | undefined;
+};
+
 /**
  * Where a fact came from. Extraction never changes or removes MANUAL and IMPORTED facts; an EXTRACTED fact that a
  * person updates through the API becomes MANUAL.
@@ -361,7 +380,14 @@ export type AuditLogQueryVariables = Exact<{
 }>;
 
 
-export type AuditLogQuery = { auditLog: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, at: string, operation: string, targetKind: AuditTargetKind, targetIds: Array<string>, undoneBy: string | null, undoes: string | null, actor: { name: string } }> } };
+export type AuditLogQuery = { auditLog: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, at: string, operation: string, targetKind: AuditTargetKind, targetIds: Array<string>, undoneBy: string | null, undoes: string | null, jobId: string | null, actor: { name: string } }> } };
+
+export type UndoImportJobMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type UndoImportJobMutation = { undoImportJob: { undone: number } };
 
 export type UndoMutationVariables = Exact<{
   auditId: string;
@@ -378,9 +404,16 @@ export type UpdateDocumentMutationVariables = Exact<{
 
 export type UpdateDocumentMutation = { updateDocument: { changed: boolean, chunkCount: number } };
 
+export type ImportUploadMutationVariables = Exact<{
+  input: ImportUploadInput;
+}>;
+
+
+export type ImportUploadMutation = { importUpload: { job: { id: string, kind: ImportKind, status: ImportJobStatus, warnings: Array<string>, chunkCount: number, progress: { done: number, total: number }, errors: Array<{ item: string, code: string, message: string }>, documents: Array<{ id: string, title: string }> } } };
+
 export type EntitySummaryFragment = { id: string, type: string, name: string, origin: Origin };
 
-export type RelationshipSummaryFragment = { id: string, type: string, from: { id: string }, to: { id: string } };
+export type RelationshipSummaryFragment = { id: string, type: string, origin: Origin, from: { id: string }, to: { id: string } };
 
 export type ExplorerSearchQueryVariables = Exact<{
   text: string;
@@ -395,7 +428,7 @@ export type ExplorerEntityQueryVariables = Exact<{
 }>;
 
 
-export type ExplorerEntityQuery = { entity: { aliases: Array<string>, description: string | null, properties: unknown, id: string, type: string, name: string, origin: Origin, relationships: Array<{ id: string, type: string, from: { id: string, type: string, name: string, origin: Origin }, to: { id: string, type: string, name: string, origin: Origin } }>, documents: Array<{ id: string, title: string, documentType: DocumentType, source: string | null }>, evidence: { totalCount: number, nodes: Array<{ quote: string, extractor: string, confidence: number, document: { id: string, title: string } | null }> } } | null };
+export type ExplorerEntityQuery = { entity: { aliases: Array<string>, description: string | null, properties: unknown, id: string, type: string, name: string, origin: Origin, relationships: Array<{ id: string, type: string, origin: Origin, from: { id: string, type: string, name: string, origin: Origin }, to: { id: string, type: string, name: string, origin: Origin } }>, documents: Array<{ id: string, title: string, documentType: DocumentType, source: string | null }>, evidence: { totalCount: number, nodes: Array<{ quote: string, extractor: string, confidence: number, document: { id: string, title: string } | null }> } } | null };
 
 export type ExplorerSubgraphQueryVariables = Exact<{
   ids: Array<string> | string;
@@ -404,7 +437,7 @@ export type ExplorerSubgraphQueryVariables = Exact<{
 }>;
 
 
-export type ExplorerSubgraphQuery = { subgraph: { truncated: boolean, entities: Array<{ id: string, type: string, name: string, origin: Origin }>, relationships: Array<{ id: string, type: string, from: { id: string }, to: { id: string } }> } };
+export type ExplorerSubgraphQuery = { subgraph: { truncated: boolean, entities: Array<{ id: string, type: string, name: string, origin: Origin }>, relationships: Array<{ id: string, type: string, origin: Origin, from: { id: string }, to: { id: string } }> } };
 
 export type ExplorerNeighborIdsQueryVariables = Exact<{
   id: string;
@@ -419,7 +452,7 @@ export type ExplorerPathQueryVariables = Exact<{
 }>;
 
 
-export type ExplorerPathQuery = { shortestPath: { entities: Array<{ id: string, type: string, name: string, origin: Origin }>, relationships: Array<{ id: string, type: string, from: { id: string }, to: { id: string } }> } | null };
+export type ExplorerPathQuery = { shortestPath: { entities: Array<{ id: string, type: string, name: string, origin: Origin }>, relationships: Array<{ id: string, type: string, origin: Origin, from: { id: string }, to: { id: string } }> } | null };
 
 export type ExplorerStatsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -464,7 +497,7 @@ export type ExplorerCreateRelationshipMutationVariables = Exact<{
 }>;
 
 
-export type ExplorerCreateRelationshipMutation = { createRelationship: { id: string, type: string, from: { id: string }, to: { id: string } } };
+export type ExplorerCreateRelationshipMutation = { createRelationship: { id: string, type: string, origin: Origin, from: { id: string }, to: { id: string } } };
 
 export type ExplorerDeleteRelationshipMutationVariables = Exact<{
   id: string;
@@ -499,6 +532,42 @@ export type ExplorerViewerQueryVariables = Exact<{ [key: string]: never; }>;
 
 
 export type ExplorerViewerQuery = { viewer: { role: Role } };
+
+export type ExplorerAcceptEntityMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type ExplorerAcceptEntityMutation = { acceptEntity: { aliases: Array<string>, description: string | null, properties: unknown, id: string, type: string, name: string, origin: Origin } };
+
+export type ExplorerAcceptRelationshipMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type ExplorerAcceptRelationshipMutation = { acceptRelationship: { id: string, type: string, origin: Origin, from: { id: string }, to: { id: string } } };
+
+export type ExplorerRejectEntityMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type ExplorerRejectEntityMutation = { rejectEntity: { id: string, rejectedName: string } };
+
+export type ExplorerMergeEntitiesMutationVariables = Exact<{
+  keepId: string;
+  mergeId: string;
+}>;
+
+
+export type ExplorerMergeEntitiesMutation = { mergeEntities: { id: string, keptId: string, mergedId: string, mergedName: string } };
+
+export type ExplorerUndoMergeMutationVariables = Exact<{
+  mergeId: string;
+}>;
+
+
+export type ExplorerUndoMergeMutation = { undoMerge: { id: string, keptId: string, mergedId: string } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -565,6 +634,7 @@ export const RelationshipSummaryFragmentDoc = new TypedDocumentString(`
     fragment RelationshipSummary on Relationship {
   id
   type
+  origin
   from {
     id
   }
@@ -905,10 +975,18 @@ export const AuditLogDocument = new TypedDocumentString(`
       targetIds
       undoneBy
       undoes
+      jobId
     }
   }
 }
     `) as unknown as TypedDocumentString<AuditLogQuery, AuditLogQueryVariables>;
+export const UndoImportJobDocument = new TypedDocumentString(`
+    mutation UndoImportJob($id: ID!) {
+  undoImportJob(id: $id) {
+    undone
+  }
+}
+    `) as unknown as TypedDocumentString<UndoImportJobMutation, UndoImportJobMutationVariables>;
 export const UndoDocument = new TypedDocumentString(`
     mutation Undo($auditId: ID!) {
   undo(auditId: $auditId) {
@@ -924,6 +1002,34 @@ export const UpdateDocumentDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<UpdateDocumentMutation, UpdateDocumentMutationVariables>;
+export const ImportUploadDocument = new TypedDocumentString(`
+    mutation ImportUpload($input: ImportUploadInput!) {
+  importUpload(input: $input) {
+    job {
+      ...JobFields
+    }
+  }
+}
+    fragment JobFields on ImportJob {
+  id
+  kind
+  status
+  progress {
+    done
+    total
+  }
+  errors {
+    item
+    code
+    message
+  }
+  warnings
+  chunkCount
+  documents {
+    id
+    title
+  }
+}`) as unknown as TypedDocumentString<ImportUploadMutation, ImportUploadMutationVariables>;
 export const ExplorerSearchDocument = new TypedDocumentString(`
     query ExplorerSearch($text: String!, $first: Int) {
   entities(filter: {nameContains: $text}, first: $first) {
@@ -950,6 +1056,7 @@ export const ExplorerEntityDocument = new TypedDocumentString(`
     relationships {
       id
       type
+      origin
       from {
         ...EntitySummary
       }
@@ -1004,6 +1111,7 @@ export const ExplorerSubgraphDocument = new TypedDocumentString(`
 fragment RelationshipSummary on Relationship {
   id
   type
+  origin
   from {
     id
   }
@@ -1042,6 +1150,7 @@ export const ExplorerPathDocument = new TypedDocumentString(`
 fragment RelationshipSummary on Relationship {
   id
   type
+  origin
   from {
     id
   }
@@ -1149,6 +1258,7 @@ export const ExplorerCreateRelationshipDocument = new TypedDocumentString(`
     fragment RelationshipSummary on Relationship {
   id
   type
+  origin
   from {
     id
   }
@@ -1199,3 +1309,65 @@ export const ExplorerViewerDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ExplorerViewerQuery, ExplorerViewerQueryVariables>;
+export const ExplorerAcceptEntityDocument = new TypedDocumentString(`
+    mutation ExplorerAcceptEntity($id: ID!) {
+  acceptEntity(id: $id) {
+    ...EditedEntity
+  }
+}
+    fragment EntitySummary on Entity {
+  id
+  type
+  name
+  origin
+}
+fragment EditedEntity on Entity {
+  ...EntitySummary
+  aliases
+  description
+  properties
+}`) as unknown as TypedDocumentString<ExplorerAcceptEntityMutation, ExplorerAcceptEntityMutationVariables>;
+export const ExplorerAcceptRelationshipDocument = new TypedDocumentString(`
+    mutation ExplorerAcceptRelationship($id: ID!) {
+  acceptRelationship(id: $id) {
+    ...RelationshipSummary
+  }
+}
+    fragment RelationshipSummary on Relationship {
+  id
+  type
+  origin
+  from {
+    id
+  }
+  to {
+    id
+  }
+}`) as unknown as TypedDocumentString<ExplorerAcceptRelationshipMutation, ExplorerAcceptRelationshipMutationVariables>;
+export const ExplorerRejectEntityDocument = new TypedDocumentString(`
+    mutation ExplorerRejectEntity($id: ID!) {
+  rejectEntity(id: $id) {
+    id
+    rejectedName
+  }
+}
+    `) as unknown as TypedDocumentString<ExplorerRejectEntityMutation, ExplorerRejectEntityMutationVariables>;
+export const ExplorerMergeEntitiesDocument = new TypedDocumentString(`
+    mutation ExplorerMergeEntities($keepId: ID!, $mergeId: ID!) {
+  mergeEntities(keepId: $keepId, mergeId: $mergeId) {
+    id
+    keptId
+    mergedId
+    mergedName
+  }
+}
+    `) as unknown as TypedDocumentString<ExplorerMergeEntitiesMutation, ExplorerMergeEntitiesMutationVariables>;
+export const ExplorerUndoMergeDocument = new TypedDocumentString(`
+    mutation ExplorerUndoMerge($mergeId: ID!) {
+  undoMerge(mergeId: $mergeId) {
+    id
+    keptId
+    mergedId
+  }
+}
+    `) as unknown as TypedDocumentString<ExplorerUndoMergeMutation, ExplorerUndoMergeMutationVariables>;
