@@ -40,13 +40,16 @@ interface DocLayout {
   text: string;
 }
 
-/** A chunk's own text cut to whole sentences, for a chunk read without its neighbours. */
+/**
+ * A chunk's own text cut to whole sentences, for a chunk read without its neighbours; '' when no part of it starts and
+ * ends at a sentence or line edge (see alignToSentences).
+ */
 export function alignedChunkText(chunk: ChunkRecord): string {
-  const [s, e] = alignToSentences(chunk.content, 0, chunk.content.length, {
+  const span = alignToSentences(chunk.content, 0, chunk.content.length, {
     docStart: chunk.ordinal === 0,
     docEnd: false,
   });
-  return chunk.content.slice(s, e).trim();
+  return span ? chunk.content.slice(span[0], span[1]).trim() : '';
 }
 
 /**
@@ -74,8 +77,11 @@ export function layOutDocuments(
     if (!doc.chunks.has(ordinal)) return false;
     const saved = { spans: doc.spans, text: doc.text };
     const isNew = doc.spans.length === 0;
-    doc.spans = addSpan(doc, ordinal);
-    doc.text = render(doc);
+    const spans = addSpan(doc, ordinal);
+    const text = render(doc, spans);
+    // A passage with no edge to align to (see alignToSentences) is left out rather than shown as a fragment.
+    if (text === null) return false;
+    Object.assign(doc, { spans, text });
     if (isNew) order.push(doc);
     if (cost() <= limit) return true;
     Object.assign(doc, saved);
@@ -143,19 +149,18 @@ function pastEnd(doc: DocLayout, ordinal: number): boolean {
   return !doc.chunks.has(ordinal) && doc.read.some((r) => r.lo <= ordinal && ordinal <= r.hi);
 }
 
-/** The document's passages, each cut to whole sentences, joined by an ellipsis line. */
-function render(doc: DocLayout): string {
-  return doc.spans
-    .map((s) => renderSpan(doc, s))
-    .filter((t) => t !== '')
-    .join(SEPARATOR);
+/** The document's passages, each cut to whole sentences, joined by an ellipsis line; null if one has no edges. */
+function render(doc: DocLayout, spans: readonly Span[]): string | null {
+  const texts = spans.map((s) => renderSpan(doc, s));
+  if (texts.some((t) => t === null)) return null;
+  return texts.filter((t) => t !== '').join(SEPARATOR);
 }
 
 /**
  * The text of chunks lo..hi without their overlaps, widened (or, where the text around is unknown, narrowed) to whole
- * sentences using the chunks just before and after when they were read.
+ * sentences using the chunks just before and after when they were read; null when it has no edge to align to.
  */
-function renderSpan(doc: DocLayout, span: Span): string {
+function renderSpan(doc: DocLayout, span: Span): string | null {
   const prev = doc.chunks.get(span.lo - 1);
   const next = doc.chunks.get(span.hi + 1);
   const seq: ChunkRecord[] = [];
@@ -177,8 +182,8 @@ function renderSpan(doc: DocLayout, span: Span): string {
   }
   const first = seq[0]?.ordinal ?? span.lo;
   const last = seq[seq.length - 1]?.ordinal ?? span.hi;
-  const [a, b] = alignToSentences(text, s, e, { docStart: first === 0, docEnd: pastEnd(doc, last + 1) });
-  return text.slice(a, b).trim();
+  const aligned = alignToSentences(text, s, e, { docStart: first === 0, docEnd: pastEnd(doc, last + 1) });
+  return aligned ? text.slice(aligned[0], aligned[1]).trim() : null;
 }
 
 /** The records in context order: each laid-out document's records, then the selected hits that did not fit. */
@@ -191,13 +196,16 @@ function finish(
   for (const doc of order) {
     doc.records.forEach((r, i) => {
       r.text = i === 0 ? doc.text : '';
+      // Set afresh: a record may have been laid out before (see layOutLane's second pass).
       if (i === 0) r.shown = doc.spans.map((s) => [s.lo, s.hi] as const);
+      else delete r.shown;
       out.push(r);
     });
   }
   for (const r of selected) {
     if (placed.has(r)) continue;
     r.text = null;
+    delete r.shown;
     out.push(r);
   }
   return out;
