@@ -75,7 +75,7 @@ export function layOutLane(
   const docs = chunks.filter((c) => c.lane === 'DOCUMENTS');
   const selected = docs.filter((c) => c.text !== null && c.hit.score > 0);
   const layOut = (othersLimit: number) =>
-    layOutDocuments(selected, weaker, { neighbors, limit: request.maxChars, othersLimit });
+    layOutDocuments(selected, weaker, { neighbors, limit: request.maxChars, othersLimit, query: request.query });
   const held = othersLaneLimit(chunks, request.maxChars, request.graphShare);
   let laid = layOut(held);
   // Evidence the passages already show is cited there and needs no room of its own: lay out again with what is left.

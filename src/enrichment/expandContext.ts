@@ -1,4 +1,5 @@
 import type { ChunkRecord, DocumentSummary } from '../documents/types.js';
+import { bestExcerpt, queryWords } from './excerpt.js';
 import { alignToSentences } from './sentences.js';
 import type { EnrichedChunkRecord } from './types.js';
 
@@ -7,7 +8,9 @@ import type { EnrichedChunkRecord } from './types.js';
  * 1. each selected hit (the first `topK` of the ranking that pass the relevance floor), as whole sentences;
  * 2. while budget is left, round r = 1..`neighbors`: the chunk r before and r after each selected hit, in rank order,
  *    joined to it without the chunks' overlap;
- * 3. while budget is left, the weaker hits after the first `topK`, in rank order, as whole sentences.
+ * 3. while budget is left, the weaker hits after the first `topK`, in rank order, as whole sentences;
+ * 4. in the budget left, weaker hits of documents not shown yet, in rank order, each as the run of its whole sentences
+ *    that fits and holds the most query words (see bestExcerpt).
  * Each step is taken only if the whole section still fits its limit: `limit` for the selected hits' documents,
  * `othersLimit` for a weaker hit of a document no selected hit brought. Passages of one document join into one entry.
  */
@@ -18,7 +21,12 @@ export interface LayoutOptions {
   limit: number;
   /** Characters the section may reach with a weaker hit of another document (default `limit`; see layOutLane). */
   othersLimit?: number;
+  /** The query: with it, the budget whole passages leave takes excerpts of the next weaker hits (see step 4). */
+  query?: string;
 }
+
+/** The least room worth an excerpt (about a short sentence). */
+const MIN_EXCERPT = 60;
 
 const HEADING = '## Relevant knowledge\n';
 const SEPARATOR = '\n…\n';
@@ -110,6 +118,21 @@ export function layOutDocuments(
     }
   }
   weaker.forEach(place);
+  const words = queryWords(options.query ?? '');
+  /** Step 4: an excerpt of `r`'s passage in the room left, for a document not shown yet. */
+  const placeExcerpt = (r: EnrichedChunkRecord): void => {
+    const doc = docs.get(r.hit.document.id) as DocLayout;
+    if (doc.spans.length > 0 || doc.records.length > 0) return;
+    const passage = renderSpan(doc, { lo: r.hit.chunk.ordinal, hi: r.hit.chunk.ordinal });
+    order.push(doc);
+    const room = (leading.has(doc.document.id) ? options.limit : (options.othersLimit ?? options.limit)) - cost();
+    const text = passage && room >= MIN_EXCERPT ? bestExcerpt(passage, words, room) : null;
+    if (text === null) return void order.pop();
+    doc.text = text;
+    doc.records.push(r);
+    placed.add(r);
+  };
+  for (const r of weaker) if (!placed.has(r) && words.size > 0) placeExcerpt(r);
   return finish(order, selected, placed);
 }
 

@@ -108,4 +108,18 @@ describe('passages without an edge to align to', () => {
     expect(out.citations.map((c) => c.documentId)).toEqual(['a', 'b']);
     expect(out.context).not.toContain('Gyllenhaal');
   });
+
+  it('fills the budget whole passages leave with the matching sentences of the next weaker hit', () => {
+    const a0 = hit('a', 0, 0.9);
+    const b0 = hit('b', 0, 0.5);
+    b0.hit.chunk.content = `${'Filler words here. '.repeat(8)}Bobby Andes is played by Michael Shannon. ${'More filler. '.repeat(4)}`;
+    const laid = layOutLane([a0], [b0], { ...request(300, 0), query: 'Who plays Bobby Andes?' }, 1);
+    const out = formatContext(laid, [], [], 300);
+    expect(out.citations.map((c) => c.documentId)).toEqual(['a', 'b']);
+    // Its whole passage (245) would pass 300; the run of sentences that fits ends with the one that matches.
+    expect(out.context).toContain('[2] b\nFiller words here.');
+    expect(out.context.endsWith('Bobby Andes is played by Michael Shannon.')).toBe(true);
+    expect(out.context).not.toContain('More filler.');
+    expect(out.context.length).toBeLessThanOrEqual(300);
+  });
 });
