@@ -1,7 +1,9 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { EnrichedContextRecord } from '../src/enrichment/types.js';
 import type { Services } from '../src/services.js';
 import { loadMusique, writeMusique } from './extraction/musique.js';
-import { containsPhrase, extractionStore, mean } from './extraction/store.js';
+import { containsPhrase, extractionStore, mean, waitForExtraction } from './extraction/store.js';
 import { importViteDocs, loadViteQuestions } from './extraction/vite.js';
 import { machineLine, type Table } from './report.js';
 import { defaultEnrichRequest } from './enrichRequest.js';
@@ -34,9 +36,9 @@ export async function benchContext(sets = ['musique', 'vite'], expand?: string):
   const tables: Table[] = [];
   if (sets.includes('musique')) {
     const { corpus, questions } = loadMusique();
-    const services = await store(expand);
+    const { services, fresh } = await store('musique', expand);
     try {
-      await writeMusique(services, corpus);
+      if (fresh) await writeMusique(services, corpus);
       console.log(`  MuSiQue written and extracted (${corpus.length} paragraphs)`);
       const qs = questions.map((q) => ({ question: q.question, answers: [q.answer, ...(q.answer_aliases ?? [])] }));
       tables.push(table(`MuSiQue-100 (${corpus.length} paragraphs)`, await score(services, qs)));
@@ -45,12 +47,12 @@ export async function benchContext(sets = ['musique', 'vite'], expand?: string):
     }
   }
   if (sets.includes('vite')) {
-    const services = await store(expand);
+    const { services, fresh } = await store('vite', expand);
     try {
-      const files = await importViteDocs(services);
-      console.log(`  Vite docs imported and extracted (${files.length} pages)`);
+      const pages = fresh ? (await importViteDocs(services)).length : await documentCount(services);
+      console.log(`  Vite docs imported and extracted (${pages} pages)`);
       const qs = loadViteQuestions().map((q) => ({ question: q.question, answers: [q.answer] }));
-      tables.push(table(`Vite docs (${files.length} pages, ${qs.length} questions)`, await score(services, qs)));
+      tables.push(table(`Vite docs (${pages} pages, ${qs.length} questions)`, await score(services, qs)));
     } finally {
       await services.close();
     }
@@ -60,13 +62,26 @@ export async function benchContext(sets = ['musique', 'vite'], expand?: string):
 
 /**
  * The extraction benchmarks' store; lanes get a minute (the default 2 s drops a lane on a machine shared with other
- * jobs, which would measure the load rather than the context).
+ * jobs, which would measure the load rather than the context). With CAIRN_BENCH_CONTEXT_STORE=<folder>, each set's
+ * store is a PGlite folder under it, written by the first run and only asked by later ones (`fresh` false), for
+ * iterating on enrichment; a run stopped before extraction finished leaves jobs the worker goes on with.
  */
-function store(expand?: string): Promise<Services> {
-  return extractionStore('structural,offline', undefined, {
+async function store(set: string, expand?: string): Promise<{ services: Services; fresh: boolean }> {
+  const kept = process.env.CAIRN_BENCH_CONTEXT_STORE;
+  const folder = kept ? path.resolve(kept, set) : undefined;
+  const fresh = !folder || !fs.existsSync(folder);
+  const services = await extractionStore('structural,offline', undefined, {
     CAIRN_ENRICH_LANE_TIMEOUT_MS: '60000',
     ...(expand ? { CAIRN_ENRICH_EXPAND_NEIGHBORS: expand } : {}),
+    ...(folder ? { CAIRN_DATA_DIR: folder } : {}),
   });
+  if (!fresh) await waitForExtraction(services, 4 * 3600_000);
+  return { services, fresh };
+}
+
+async function documentCount(services: Services): Promise<number> {
+  const { rows } = await services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM documents');
+  return rows[0]?.n ?? 0;
 }
 
 function table(corpus: string, s: { on: ContextScores; off: ContextScores }): Table {
@@ -86,7 +101,7 @@ function table(corpus: string, s: { on: ContextScores; off: ContextScores }): Ta
     ],
     notes: [
       `Machine: ${machineLine()}. Hashing embedder, 1024-d; PGlite, Postgres graph store; extractors structural + offline; graph lane on (the defaults: topK, maxChars, maxEntities, graphShare).`,
-      'Mid-sentence: a passage (a cited document\'s text between ellipsis lines, graph evidence without its "(why)" line) that starts with a lower-case letter or after text of the same line not ending a sentence, or ends before more text of its line without ending in ., !, ? or …; judged against the stored document.',
+      'Mid-sentence: a passage (a cited document\'s text between ellipsis lines, graph evidence without its "(why)" line) that starts neither at its document\'s start, at a line start, nor after a sentence end at a character other than a lower-case letter, or ends before more text of its line without ending in ., !, ? or …; judged against the stored document.',
       "Search: `search` with topK 50, its chunks' contents joined in rank order and cut to the context's length.",
     ],
   };
@@ -205,9 +220,11 @@ function sentenceCheck(
     }
     const before = doc.slice(0, at);
     const after = doc.slice(at + p.text.length);
+    // A sentence edge, or where none is, a line edge (a table row, a line of code) at any case; nothing else.
     const startOk =
-      !/^\p{Ll}/u.test(p.text) &&
-      (before.trim() === '' || /\n\s*$/.test(before) || SENTENCE_END.test(before.trimEnd()));
+      before.trim() === '' ||
+      /\n\s*$/.test(before) ||
+      (!/^\p{Ll}/u.test(p.text) && SENTENCE_END.test(before.trimEnd()));
     const endOk = after.trim() === '' || /^[ \t]*\r?\n/.test(after) || SENTENCE_END.test(p.text);
     if (!startOk || !endOk) mid++;
   }

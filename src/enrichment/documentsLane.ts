@@ -5,8 +5,11 @@ import { layOutDocuments } from './expandContext.js';
 import { passesFloor } from './relevanceFloor.js';
 import type { EnrichRequest, EnrichedChunkRecord } from './types.js';
 
-/** A chunk is at most this long (CHUNK size 500): weaker hits beyond topK are read up to maxChars / this. */
-const CHUNK_CHARS = 500;
+/**
+ * Weaker hits beyond topK are read up to maxChars / this: half a chunk (500), since many passages are shorter than a
+ * chunk (short documents, a document's last chunk), so that the budget, not the count read, ends the lane.
+ */
+const PASSAGE_CHARS = 250;
 
 /**
  * The ranking to load for the context: the selected hits (`chosen`, topK), then the weaker hits of the fused pool that
@@ -15,7 +18,7 @@ const CHUNK_CHARS = 500;
  */
 export function widenRanking(ranked: RankedSearch, maxChars: number, neighbors: number): RankedSearch {
   const chosen = new Set(ranked.chosen.map((h) => h.chunkId));
-  const room = Math.ceil(maxChars / CHUNK_CHARS);
+  const room = Math.ceil(maxChars / PASSAGE_CHARS);
   const weaker = ranked.pool
     .filter((h) => !chosen.has(h.chunkId) && h.score > 0 && h.score >= ranked.request.minScore)
     .slice(0, room);
@@ -71,8 +74,13 @@ export function layOutLane(
 ): EnrichedChunkRecord[] {
   const docs = chunks.filter((c) => c.lane === 'DOCUMENTS');
   const selected = docs.filter((c) => c.text !== null && c.hit.score > 0);
-  const othersLimit = othersLaneLimit(chunks, request.maxChars, request.graphShare);
-  const laid = layOutDocuments(selected, weaker, { neighbors, limit: request.maxChars, othersLimit });
+  const layOut = (othersLimit: number) =>
+    layOutDocuments(selected, weaker, { neighbors, limit: request.maxChars, othersLimit, query: request.query });
+  const held = othersLaneLimit(chunks, request.maxChars, request.graphShare);
+  let laid = layOut(held);
+  // Evidence the passages already show is cited there and needs no room of its own: lay out again with what is left.
+  const freed = othersLaneLimit(chunks, request.maxChars, request.graphShare, shownChunks(laid));
+  if (freed > held) laid = layOut(freed);
   // Documents only weaker hits brought come after graph evidence (formatContext keeps their room).
   const leading = new Set(selected.map((c) => c.hit.document.id));
   const head = [...laid.filter((c) => leading.has(c.hit.document.id)), ...docs.filter((c) => !selected.includes(c))];
@@ -82,13 +90,26 @@ export function layOutLane(
   return [...chunks.slice(0, first), ...head, ...chunks.slice(first).filter((c) => c.lane !== 'DOCUMENTS'), ...tail];
 }
 
+/** Whether a chunk (document id, ordinal) is in the laid-out passages. */
+type Shown = (documentId: string, ordinal: number) => boolean;
+
+function shownChunks(laid: readonly EnrichedChunkRecord[]): Shown {
+  const byDoc = new Map(laid.flatMap((c) => (c.shown ? [[c.hit.document.id, c.shown] as const] : [])));
+  return (id, ordinal) => byDoc.get(id)?.some(([lo, hi]) => lo <= ordinal && ordinal <= hi) ?? false;
+}
+
 /**
  * Where weaker hits of documents no selected hit brought must stop: `maxChars` less what graph evidence is held
- * (graphShare of the budget, or what its chunks need if less).
+ * (graphShare of the budget, or what its chunks need if less; evidence `shown` in the passages needs none).
  */
-export function othersLaneLimit(chunks: readonly EnrichedChunkRecord[], maxChars: number, graphShare: number): number {
+export function othersLaneLimit(
+  chunks: readonly EnrichedChunkRecord[],
+  maxChars: number,
+  graphShare: number,
+  shown: Shown = () => false,
+): number {
   const graphNeed = chunks
-    .filter((c) => c.lane === 'GRAPH')
+    .filter((c) => c.lane === 'GRAPH' && !shown(c.hit.document.id, c.hit.chunk.ordinal))
     .reduce((sum, c) => sum + c.hit.document.title.length + c.why.length + c.hit.chunk.content.length + 16, 0);
   return maxChars - Math.min(Math.floor(Math.max(0, Math.min(1, graphShare)) * maxChars), graphNeed);
 }

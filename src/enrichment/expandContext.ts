@@ -1,4 +1,5 @@
 import type { ChunkRecord, DocumentSummary } from '../documents/types.js';
+import { bestExcerpt, queryWords } from './excerpt.js';
 import { alignToSentences } from './sentences.js';
 import type { EnrichedChunkRecord } from './types.js';
 
@@ -7,7 +8,9 @@ import type { EnrichedChunkRecord } from './types.js';
  * 1. each selected hit (the first `topK` of the ranking that pass the relevance floor), as whole sentences;
  * 2. while budget is left, round r = 1..`neighbors`: the chunk r before and r after each selected hit, in rank order,
  *    joined to it without the chunks' overlap;
- * 3. while budget is left, the weaker hits after the first `topK`, in rank order, as whole sentences.
+ * 3. while budget is left, the weaker hits after the first `topK`, in rank order, as whole sentences;
+ * 4. in the budget left, weaker hits of documents not shown yet, in rank order, each as the run of its whole sentences
+ *    that fits and holds the most query words (see bestExcerpt).
  * Each step is taken only if the whole section still fits its limit: `limit` for the selected hits' documents,
  * `othersLimit` for a weaker hit of a document no selected hit brought. Passages of one document join into one entry.
  */
@@ -18,7 +21,12 @@ export interface LayoutOptions {
   limit: number;
   /** Characters the section may reach with a weaker hit of another document (default `limit`; see layOutLane). */
   othersLimit?: number;
+  /** The query: with it, the budget whole passages leave takes excerpts of the next weaker hits (see step 4). */
+  query?: string;
 }
+
+/** The least room worth an excerpt (about a short sentence). */
+const MIN_EXCERPT = 60;
 
 const HEADING = '## Relevant knowledge\n';
 const SEPARATOR = '\n…\n';
@@ -40,13 +48,16 @@ interface DocLayout {
   text: string;
 }
 
-/** A chunk's own text cut to whole sentences, for a chunk read without its neighbours. */
+/**
+ * A chunk's own text cut to whole sentences, for a chunk read without its neighbours; '' when no part of it starts and
+ * ends at a sentence or line edge (see alignToSentences).
+ */
 export function alignedChunkText(chunk: ChunkRecord): string {
-  const [s, e] = alignToSentences(chunk.content, 0, chunk.content.length, {
+  const span = alignToSentences(chunk.content, 0, chunk.content.length, {
     docStart: chunk.ordinal === 0,
     docEnd: false,
   });
-  return chunk.content.slice(s, e).trim();
+  return span ? chunk.content.slice(span[0], span[1]).trim() : '';
 }
 
 /**
@@ -74,8 +85,11 @@ export function layOutDocuments(
     if (!doc.chunks.has(ordinal)) return false;
     const saved = { spans: doc.spans, text: doc.text };
     const isNew = doc.spans.length === 0;
-    doc.spans = addSpan(doc, ordinal);
-    doc.text = render(doc);
+    const spans = addSpan(doc, ordinal);
+    const text = render(doc, spans);
+    // A passage with no edge to align to (see alignToSentences) is left out rather than shown as a fragment.
+    if (text === null) return false;
+    Object.assign(doc, { spans, text });
     if (isNew) order.push(doc);
     if (cost() <= limit) return true;
     Object.assign(doc, saved);
@@ -104,6 +118,21 @@ export function layOutDocuments(
     }
   }
   weaker.forEach(place);
+  const words = queryWords(options.query ?? '');
+  /** Step 4: an excerpt of `r`'s passage in the room left, for a document not shown yet. */
+  const placeExcerpt = (r: EnrichedChunkRecord): void => {
+    const doc = docs.get(r.hit.document.id) as DocLayout;
+    if (doc.spans.length > 0 || doc.records.length > 0) return;
+    const passage = renderSpan(doc, { lo: r.hit.chunk.ordinal, hi: r.hit.chunk.ordinal });
+    order.push(doc);
+    const room = (leading.has(doc.document.id) ? options.limit : (options.othersLimit ?? options.limit)) - cost();
+    const text = passage && room >= MIN_EXCERPT ? bestExcerpt(passage, words, room) : null;
+    if (text === null) return void order.pop();
+    doc.text = text;
+    doc.records.push(r);
+    placed.add(r);
+  };
+  for (const r of weaker) if (!placed.has(r) && words.size > 0) placeExcerpt(r);
   return finish(order, selected, placed);
 }
 
@@ -143,19 +172,18 @@ function pastEnd(doc: DocLayout, ordinal: number): boolean {
   return !doc.chunks.has(ordinal) && doc.read.some((r) => r.lo <= ordinal && ordinal <= r.hi);
 }
 
-/** The document's passages, each cut to whole sentences, joined by an ellipsis line. */
-function render(doc: DocLayout): string {
-  return doc.spans
-    .map((s) => renderSpan(doc, s))
-    .filter((t) => t !== '')
-    .join(SEPARATOR);
+/** The document's passages, each cut to whole sentences, joined by an ellipsis line; null if one has no edges. */
+function render(doc: DocLayout, spans: readonly Span[]): string | null {
+  const texts = spans.map((s) => renderSpan(doc, s));
+  if (texts.some((t) => t === null)) return null;
+  return texts.filter((t) => t !== '').join(SEPARATOR);
 }
 
 /**
  * The text of chunks lo..hi without their overlaps, widened (or, where the text around is unknown, narrowed) to whole
- * sentences using the chunks just before and after when they were read.
+ * sentences using the chunks just before and after when they were read; null when it has no edge to align to.
  */
-function renderSpan(doc: DocLayout, span: Span): string {
+function renderSpan(doc: DocLayout, span: Span): string | null {
   const prev = doc.chunks.get(span.lo - 1);
   const next = doc.chunks.get(span.hi + 1);
   const seq: ChunkRecord[] = [];
@@ -177,8 +205,8 @@ function renderSpan(doc: DocLayout, span: Span): string {
   }
   const first = seq[0]?.ordinal ?? span.lo;
   const last = seq[seq.length - 1]?.ordinal ?? span.hi;
-  const [a, b] = alignToSentences(text, s, e, { docStart: first === 0, docEnd: pastEnd(doc, last + 1) });
-  return text.slice(a, b).trim();
+  const aligned = alignToSentences(text, s, e, { docStart: first === 0, docEnd: pastEnd(doc, last + 1) });
+  return aligned ? text.slice(aligned[0], aligned[1]).trim() : null;
 }
 
 /** The records in context order: each laid-out document's records, then the selected hits that did not fit. */
@@ -191,13 +219,16 @@ function finish(
   for (const doc of order) {
     doc.records.forEach((r, i) => {
       r.text = i === 0 ? doc.text : '';
+      // Set afresh: a record may have been laid out before (see layOutLane's second pass).
       if (i === 0) r.shown = doc.spans.map((s) => [s.lo, s.hi] as const);
+      else delete r.shown;
       out.push(r);
     });
   }
   for (const r of selected) {
     if (placed.has(r)) continue;
     r.text = null;
+    delete r.shown;
     out.push(r);
   }
   return out;

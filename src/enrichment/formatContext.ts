@@ -64,15 +64,15 @@ export function formatContext(
   // One entry per document: a later chunk of a cited document joins its entry (seamlessly when it continues the last
   // chunk shown, else after an ellipsis line), so one manual does not appear as several sections with one heading.
   const entries = new Map<string, { part: number; last: EnrichedChunkRecord }>();
-  const cite = (c: EnrichedChunkRecord, text: string): void => {
+  /** Cites `c` with its passage (after `lead`); '' (no sentence or line edge to align to) is left out, never a fragment. */
+  const cite = (c: EnrichedChunkRecord, passage: string, lead = ''): void => {
+    if (passage === '') return void omittedChunks++;
+    const text = lead + passage;
     const doc = c.hit.document;
     const entry = entries.get(doc.id);
     if (entry) {
       const joined = continuation(entry.last, c, text);
-      if (!fits(joined)) {
-        omittedChunks++;
-        return;
-      }
+      if (!fits(joined)) return void omittedChunks++;
       parts[entry.part] = `${(parts[entry.part] as string).slice(0, -2)}${joined}\n\n`;
       used += joined.length;
       entry.last = c;
@@ -111,7 +111,7 @@ export function formatContext(
       if (shownIn(c, numberOf, shownByDoc.get(c.hit.document.id))) return;
       if (inLaterPassage(c, i)) return void shownLater.push(c);
       held = firstDocument >= 0 && firstDocument < i ? (later[i] ?? 0) : 0;
-      cite(c, `(${c.why})\n${alignedChunkText(c.hit.chunk)}`);
+      cite(c, alignedChunkText(c.hit.chunk), `(${c.why})\n`);
       held = 0;
     }
   });

@@ -84,4 +84,42 @@ describe('the budget between the documents lane and graph evidence', () => {
     const { cited } = context(0);
     expect(cited).toEqual(['a0', 'a5', 'b0']);
   });
+
+  it('gives weaker hits the room of graph evidence that the passages already show', () => {
+    // Evidence a0 is the selected hit's own chunk: shown in its passage, it needs no reserve (169 held before), so
+    // weaker hits of other documents may use all 500: a0 149, b0 127 (276), c0 127 (403); d0 would reach 530.
+    const a0 = hit('a', 0, 0.9);
+    const evidence = { ...hit('a', 0, 0.5, 'GRAPH'), via: { chunk: a0, rank: 1 } };
+    const weaker = [hit('b', 0, 0.5), hit('c', 0, 0.4), hit('d', 0, 0.3)];
+    const laid = layOutLane([a0, evidence], weaker, request(500, 0.5), 1);
+    const out = formatContext(laid, [], [], 500);
+    expect(out.citations.map((c) => c.documentId)).toEqual(['a', 'b', 'c']);
+    expect(evidence.citation).toBe(1);
+  });
+});
+
+describe('passages without an edge to align to', () => {
+  it('leaves out a weaker hit cut from a flattened table rather than show a fragment', () => {
+    const a0 = hit('a', 0, 0.9);
+    const table = hit('t', 1, 0.5);
+    table.hit.chunk.content = 'Jake Gyllenhaal as Edward Sheffield Michael Shannon as Bobby Andes Aaron Taylor-Johnson';
+    const laid = layOutLane([a0], [table, hit('b', 0, 0.4)], request(2000, 0), 1);
+    const out = formatContext(laid, [], [], 2000);
+    expect(out.citations.map((c) => c.documentId)).toEqual(['a', 'b']);
+    expect(out.context).not.toContain('Gyllenhaal');
+  });
+
+  it('fills the budget whole passages leave with the matching sentences of the next weaker hit', () => {
+    const a0 = hit('a', 0, 0.9);
+    const b0 = hit('b', 0, 0.5);
+    b0.hit.chunk.content = `${'Filler words here. '.repeat(8)}Bobby Andes is played by Michael Shannon. ${'More filler. '.repeat(4)}`;
+    const laid = layOutLane([a0], [b0], { ...request(300, 0), query: 'Who plays Bobby Andes?' }, 1);
+    const out = formatContext(laid, [], [], 300);
+    expect(out.citations.map((c) => c.documentId)).toEqual(['a', 'b']);
+    // Its whole passage (245) would pass 300; the run of sentences that fits ends with the one that matches.
+    expect(out.context).toContain('[2] b\nFiller words here.');
+    expect(out.context.endsWith('Bobby Andes is played by Michael Shannon.')).toBe(true);
+    expect(out.context).not.toContain('More filler.');
+    expect(out.context.length).toBeLessThanOrEqual(300);
+  });
 });

@@ -62,10 +62,16 @@ const rel = (fromId: string, type: string, toId: string): RelationshipRecord => 
   createdAt: now,
 });
 
+/**
+ * A chunk read alone, after its document's start: the end of a sentence it begins inside, then 80 characters of whole
+ * sentence, which is what its passage shows.
+ */
+const sentence = (letter: string): string => `x. ${letter.repeat(79)}.`;
+
 describe('formatContext', () => {
   it('numbers each document once and renders relationships as A -[TYPE]-> B', () => {
     const a = doc('a', 'Doc A', { url: 'https://x.test/a' });
-    const chunks = [chunk(a, 'first', 0), chunk(doc('b', 'Doc B'), 'second', 1), chunk(a, 'third', 2)];
+    const chunks = [chunk(a, 'First.', 0), chunk(doc('b', 'Doc B'), 'b. Second.', 1), chunk(a, 'a. Third.', 2)];
     const out = formatContext(
       chunks,
       [entity('s', 'Svc'), entity('l', 'Ledger')],
@@ -73,7 +79,7 @@ describe('formatContext', () => {
       10_000,
     );
     expect(out.context).toBe(
-      '## Relevant knowledge\n[1] Doc A\nfirst\n…\nthird\n\n[2] Doc B\nsecond\n\n## Related entities\n- Svc (Service)\n- Ledger (Service)\n- Svc -[DEPENDS_ON]-> Ledger',
+      '## Relevant knowledge\n[1] Doc A\nFirst.\n…\nThird.\n\n[2] Doc B\nSecond.\n\n## Related entities\n- Svc (Service)\n- Ledger (Service)\n- Svc -[DEPENDS_ON]-> Ledger',
     );
     expect(out.citations).toEqual([
       { number: 1, documentId: 'a', title: 'Doc A', source: null, url: 'https://x.test/a' },
@@ -123,10 +129,10 @@ describe('formatContext', () => {
       ...(via ? { via: { chunk: via, rank: 1 } } : {}),
       why: l === 'GRAPH' ? 'via entity X, mentioned in {cite}' : 'x',
     });
-    const docsLane = [0, 1].map((i) => lane(chunk(doc(`d${i}`, `D${i}`), 'd'.repeat(80), i), 'DOCUMENTS'));
+    const docsLane = [0, 1].map((i) => lane(chunk(doc(`d${i}`, `D${i}`), sentence('D'), i + 3), 'DOCUMENTS'));
     const graph = [
-      lane(chunk(doc('g0', 'G0'), 'g'.repeat(80), 10), 'GRAPH', docsLane[0]),
-      lane(chunk(doc('g1', 'G1'), 'g'.repeat(80), 11), 'GRAPH', docsLane[0]),
+      lane(chunk(doc('g0', 'G0'), sentence('G'), 10), 'GRAPH', docsLane[0]),
+      lane(chunk(doc('g1', 'G1'), sentence('G'), 11), 'GRAPH', docsLane[0]),
     ];
     // Heading 22, each documents-lane entry 7 + 80 + 2, a graph entry 7 + 33 + 80 + 2: 322 (320 without the last blank
     // line); a second graph entry would reach 444.
@@ -137,9 +143,9 @@ describe('formatContext', () => {
     expect(out.omittedChunks).toBe(1);
     // A documents-lane passage laid out after graph evidence (a weaker hit of another document) keeps its room: the
     // graph entry (122) no longer fits beside it (200 + 89 + 122 = 411), so the passage follows the first two.
-    const after = lane(chunk(doc('d2', 'D2'), 'w'.repeat(80), 2), 'DOCUMENTS');
+    const after = lane(chunk(doc('d2', 'D2'), sentence('W'), 2), 'DOCUMENTS');
     const kept = formatContext(
-      [...docsLane, ...graph.slice(0, 1), { ...after, text: after.hit.chunk.content }],
+      [...docsLane, ...graph.slice(0, 1), { ...after, text: after.hit.chunk.content.slice(3) }],
       [],
       [],
       400,
@@ -192,5 +198,14 @@ describe('formatContext', () => {
     expect(documentUrl({ url: 'https://a.test' }, null)).toBe('https://a.test');
     expect(documentUrl({}, 'http://b.test/x')).toBe('http://b.test/x');
     expect(documentUrl({ url: 'javascript:alert(1)' }, 'wiki')).toBeNull();
+  });
+
+  it('leaves out a chunk with no sentence or line edge rather than show a fragment', () => {
+    // Read without its neighbours, from the middle of a flattened table: where it starts and ends is unknown.
+    const table = chunk(doc('t', 'Cast'), 'as Edward Sheffield Michael Shannon as Bobby Andes Aaron', 3);
+    const out = formatContext([table, chunk(doc('b', 'Doc B'), 'b. Second.', 1)], [], [], 10_000);
+    expect(out.context).toBe('## Relevant knowledge\n[1] Doc B\nSecond.');
+    expect(out.omittedChunks).toBe(1);
+    expect(table.citation).toBeNull();
   });
 });
