@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '../../src/logger.js';
+import type { Logger } from '../../src/importerPort.js';
 import type { ImportJobRepository, JobLease } from './ImportJobRepository.js';
 import { FINISHED_STATUSES, type ImportJobRecord, type ImportJobStatus } from './types.js';
 

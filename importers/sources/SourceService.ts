@@ -1,12 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../../src/db/Db.js';
-import { KeyedLock } from '../../src/db/KeyedLock.js';
-import type { DocumentService } from '../../src/documents/DocumentService.js';
-import type { InputLimits } from '../../src/documents/validateInput.js';
+import {
+  KeyedLock,
+  runAs,
+  SCHEDULER_ACTOR,
+  type Db,
+  type DocumentExtractor,
+  type ImportDocuments,
+  type ImportGraph,
+  type InputLimits,
+  type Logger,
+} from '../../src/importerPort.js';
 import { AppError, ErrorCode, isAppError, notFound } from '../../src/errors.js';
-import type { DocumentExtractor } from '../../src/extraction/jobPort.js';
-import type { GraphService } from '../../src/graph/GraphService.js';
-import type { Logger } from '../../src/logger.js';
 import type { ImportService, SourceSyncExecutor } from '../ImportService.js';
 import type { ImportJobRecord } from '../jobs/types.js';
 import { refuseBlockedUrl } from './addressCheck.js';
@@ -15,7 +19,6 @@ import { folderDriver } from './kinds/folder.js';
 import { gitDriver, vetGitUrl } from './kinds/git.js';
 import { openApiDriver } from './kinds/openapi.js';
 import { siteDriver } from './kinds/site.js';
-import { runAs, SCHEDULER_ACTOR } from '../../src/audit/actor.js';
 import { nextRunAfter } from './schedule.js';
 import { SourceRepository } from './SourceRepository.js';
 import { openDeployKey, resolveSshSettings } from './sshSettings.js';
@@ -27,8 +30,8 @@ import { validateNewSource, validateSourcePatch, type RawSourceInput } from './v
 /** What the source service is built from. */
 export interface SourceServiceDeps {
   db: Db;
-  documents: DocumentService;
-  graph: GraphService;
+  documents: ImportDocuments;
+  graph: ImportGraph;
   imports: ImportService;
   runtime: SourceRuntime;
   limits: InputLimits;
