@@ -127,7 +127,7 @@ export function documentsWithExtraction(
     ...(options.now ? { now: options.now } : {}),
   });
   const hook = extraction.writeHook ? composeWriteHooks(linker, defaultSpaceOnly(extraction.writeHook)) : linker;
-  const documents = new DocumentService(db, embedder, config.chunking, hook, recorder.documentSink());
+  const documents = new DocumentService(db, embedder, config.chunking, config, hook, recorder.documentSink());
   extraction.attach(documents);
   return { extraction, documents };
 }
