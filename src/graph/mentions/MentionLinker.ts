@@ -11,7 +11,9 @@ import {
 import { AppError, ErrorCode } from '../../errors.js';
 import type { MentionOp } from '../types.js';
 import { MentionMatcher, nameForms, type EntityName } from './MentionMatcher.js';
+import { EntityNameRepository } from './EntityNameRepository.js';
 import { MentionRepository, type MentionRow } from './MentionRepository.js';
+import { OutboxRepository } from './OutboxRepository.js';
 import { NameCache, type NameCacheStats } from './NameCache.js';
 import { MENTION_COUNT_CAP, partialNameMatches, rankQueryEntities, type QueryEntity } from './queryEntities.js';
 
@@ -25,6 +27,8 @@ const NAMES_LOCK = [0x4341494e, 0];
  */
 export class MentionLinker implements DocumentWriteHook {
   readonly mentions: MentionRepository;
+  readonly names: EntityNameRepository;
+  readonly #outbox: OutboxRepository;
   private cached: CachedNames | undefined;
 
   constructor(
@@ -36,6 +40,13 @@ export class MentionLinker implements DocumentWriteHook {
     private readonly queryNamesMaxAgeMs = 1000,
   ) {
     this.mentions = new MentionRepository(db);
+    this.names = new EntityNameRepository(db);
+    this.#outbox = new OutboxRepository(db);
+  }
+
+  /** Mention changes queued for Neo4j and not yet applied. */
+  outboxBacklog(): Promise<number> {
+    return this.#outbox.backlog();
   }
 
   /** Holds back name registration until this write commits (see `entitiesChanged`); rejects explicit links to missing entities. */
@@ -45,7 +56,7 @@ export class MentionLinker implements DocumentWriteHook {
   ): Promise<void> {
     await tx.query('SELECT pg_advisory_xact_lock_shared($1::int, $2::int)', NAMES_LOCK);
     const wanted = [...new Set(documents.flatMap((d) => d.explicitEntityIds))];
-    const known = await this.mentions.existingEntityIds(tx, wanted);
+    const known = await this.names.existingEntityIds(tx, wanted);
     const missing = wanted.find((id) => !known.has(id));
     if (missing !== undefined)
       throw new AppError(ErrorCode.NOT_FOUND, `entity "${missing}" does not exist (listed in entityIds)`, {
@@ -86,12 +97,12 @@ export class MentionLinker implements DocumentWriteHook {
     for (const d of unchangedExplicit)
       for (const entityId of d.explicitEntityIds)
         ops.push({ op: 'link', entityId, documentId: d.documentId, documentTitle: d.title });
-    await this.mentions.enqueue(tx, ops);
+    await this.#outbox.enqueue(tx, ops);
   }
 
   /** Queues the removal of a deleted document's mentions (Postgres rows cascade by themselves). */
   async afterDelete(tx: Queryable, documentId: string): Promise<void> {
-    if (this.mirror) await this.mentions.enqueue(tx, [{ op: 'unlinkDocument', documentId }]);
+    if (this.mirror) await this.#outbox.enqueue(tx, [{ op: 'unlinkDocument', documentId }]);
   }
 
   /** Links existing documents explicitly to entities. */
@@ -110,7 +121,7 @@ export class MentionLinker implements DocumentWriteHook {
         'explicit',
       );
       if (this.mirror)
-        await this.mentions.enqueue(
+        await this.#outbox.enqueue(
           tx,
           entityIds.map((entityId) => ({ op: 'link' as const, entityId, documentId, documentTitle: title })),
         );
@@ -126,7 +137,7 @@ export class MentionLinker implements DocumentWriteHook {
         links.map((l) => l.documentId),
       );
       await tx.query('SELECT pg_advisory_xact_lock_shared($1::int, $2::int)', NAMES_LOCK);
-      const entities = await this.mentions.existingEntityIds(
+      const entities = await this.names.existingEntityIds(
         tx,
         links.map((l) => l.entityId),
       );
@@ -138,7 +149,7 @@ export class MentionLinker implements DocumentWriteHook {
         'explicit',
       );
       if (this.mirror)
-        await this.mentions.enqueue(
+        await this.#outbox.enqueue(
           tx,
           live.map((l) => ({
             op: 'link' as const,
@@ -165,7 +176,7 @@ export class MentionLinker implements DocumentWriteHook {
     const linking = await this.db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', NAMES_LOCK);
       await announceChange(tx, 'names');
-      return this.mentions.upsertNames(tx, names);
+      return this.names.upsertNames(tx, names);
     });
     this.forgetNames();
     // Entities that do not link by name get no backfill (their explicit links stay as they are).
@@ -188,7 +199,7 @@ export class MentionLinker implements DocumentWriteHook {
         }
       }
       await this.mentions.insert(tx, found, 'auto');
-      if (this.mirror) await this.mentions.enqueue(tx, dedupeOps(ops));
+      if (this.mirror) await this.#outbox.enqueue(tx, dedupeOps(ops));
     });
   }
 
@@ -223,7 +234,7 @@ export class MentionLinker implements DocumentWriteHook {
           WHERE NOT EXISTS (SELECT 1 FROM mentions m WHERE m.entity_id = x.entity_id AND m.document_id = x.document_id)`,
         [rows.map((r) => r.entityId), rows.map((r) => r.documentId)],
       );
-      await this.mentions.enqueue(
+      await this.#outbox.enqueue(
         tx,
         left.map((r) => ({ op: 'unlink' as const, entityId: r.entity_id, documentId: r.document_id })),
       );
@@ -237,7 +248,7 @@ export class MentionLinker implements DocumentWriteHook {
       // its name is gone, and the next one reads the deletion.
       await tx.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', NAMES_LOCK);
       await announceChange(tx, 'names');
-      await this.mentions.deleteName(tx, entityId);
+      await this.names.deleteName(tx, entityId);
     });
     this.forgetNames();
   }
@@ -295,7 +306,7 @@ export class MentionLinker implements DocumentWriteHook {
    * alike, and only a result newer than the cache is applied.
    */
   private async load(q: Queryable): Promise<NameCache> {
-    const version = await this.mentions.namesVersion(q);
+    const version = await this.names.namesVersion(q);
     const covered = () => {
       const cached = this.cached;
       if (!cached || cached.version < version) return undefined;
@@ -303,7 +314,7 @@ export class MentionLinker implements DocumentWriteHook {
       return cached.names;
     };
     const since = this.cached?.version;
-    const changes = since === undefined ? undefined : await this.mentions.namesChangedSince(q, since, CHANGES_READ_MAX);
+    const changes = since === undefined ? undefined : await this.names.namesChangedSince(q, since, CHANGES_READ_MAX);
     const current = covered();
     if (current) return current;
     if (changes && this.cached) {
@@ -311,7 +322,7 @@ export class MentionLinker implements DocumentWriteHook {
       this.cached.names.apply(changes);
       this.cached.version = version;
     } else {
-      const names = await this.mentions.allNames(q);
+      const names = await this.names.allNames(q);
       // Another caller may have finished first: build the automaton only if this is still the newest.
       const latest = covered();
       if (latest) return latest;
