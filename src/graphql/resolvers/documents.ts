@@ -11,7 +11,8 @@ export const documentResolvers: Resolvers = {
     documents: async (_, { filter, first, after, sourceId }, { services }) => {
       const page = toPage(first, after);
       const spec = toFilterSpec(filter);
-      if (sourceId !== undefined && sourceId !== null) spec.ownerSourceId = (await services.sources.find(sourceId)).id;
+      if (sourceId !== undefined && sourceId !== null)
+        spec.ownerSourceId = (await services.sources.byIdOrNameOrFail(sourceId)).id;
       const result = await services.documents.list(spec, page.first, page.after);
       const edges = result.rows.map((r) => ({ cursor: r.cursor, node: r.document }));
       return toConnection(edges, {

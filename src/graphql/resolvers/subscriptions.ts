@@ -39,9 +39,9 @@ export const subscriptionResolvers: Resolvers = {
     },
     sourceUpdated: {
       subscribe: async (_, { id }, { services }) => {
-        const one = id ? await services.sources.find(id) : undefined;
+        const one = id ? await services.sources.byIdOrNameOrFail(id) : undefined;
         const read = async () =>
-          one ? [(await services.sources.get(one.id)) as SourceRecord].filter(Boolean) : services.sources.list();
+          one ? [(await services.sources.byId(one.id)) as SourceRecord].filter(Boolean) : services.sources.list();
         return pollChanges(read, sourceKey, (source) => source.id);
       },
       resolve: (source: SourceRecord) => source,
