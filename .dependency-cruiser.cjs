@@ -53,11 +53,12 @@ module.exports = {
       to: { path: '^(src|importers|web)/', pathNot: '^src/(shared/|errors\\.ts$)' },
     },
     {
-      name: 'importers-not-graphql',
+      name: 'importers-through-port',
       severity: 'error',
-      comment: 'Importers are driven by services, not by the API layer.',
+      comment:
+        'Importers use of src/ only their port, src/importerPort.ts, and the leaves every module may use (src/errors.ts, src/shared/); the composition root hands them the services.',
       from: { path: '^importers/' },
-      to: { path: '^src/graphql/' },
+      to: { path: '^src/', pathNot: '^src/(importerPort\\.ts$|errors\\.ts$|shared/)' },
     },
     {
       name: 'core-not-importers',

@@ -1,11 +1,15 @@
-import type { ImportConfig } from '../src/config.js';
-import type { Db } from '../src/db/Db.js';
-import type { DocumentService } from '../src/documents/DocumentService.js';
+import {
+  type BulkLoadSession,
+  type Db,
+  type ImportDocuments,
+  type ImportGraph,
+  type ImportConfig,
+  type InputLimits,
+  type Logger,
+  type VectorIndexing,
+} from '../src/importerPort.js';
 import type { KeysetCursor } from '../src/shared/cursor.js';
-import { type InputLimits } from '../src/documents/validateInput.js';
 import { AppError, ErrorCode, isAppError } from '../src/errors.js';
-import type { GraphService } from '../src/graph/GraphService.js';
-import type { Logger } from '../src/logger.js';
 import type { SafeFetcher } from './http/SafeFetcher.js';
 import { ImportJobRepository, type ImportJobPage } from './jobs/ImportJobRepository.js';
 import { ImportJobRunner, type JobContext } from './jobs/ImportJobRunner.js';
@@ -18,8 +22,6 @@ import type {
   ItemOutcome,
 } from './jobs/types.js';
 import { ItemPlanner } from './pipeline/ItemPlanner.js';
-import { type BulkLoad, withBulkLoad } from '../src/retrieval/BulkLoad.js';
-import { ensureHnswIndex } from '../src/retrieval/vectorIndex.js';
 import { ImportAborted, writePlan, type PlanWriter } from './pipeline/writePlan.js';
 import { skippedFileWarnings } from './pipeline/walkDirectory.js';
 import { SpecGuard } from './openapi/SpecGuard.js';
@@ -57,8 +59,10 @@ export type ExtractJobExecutor = (
 /** What the import service is built from. */
 export interface ImportServiceDeps {
   db: Db;
-  documents: DocumentService;
-  graph: GraphService;
+  documents: ImportDocuments;
+  graph: ImportGraph;
+  /** The vector index's upkeep during a large job. */
+  indexing: VectorIndexing;
   fetcher: SafeFetcher;
   config: ImportConfig;
   limits: InputLimits;
@@ -245,17 +249,21 @@ export class ImportService {
         'HNSW index rebuild after the import failed; searches scan exactly until the next start-up rebuilds it',
       );
     // A large job drops the HNSW index once it is projected to pay off, and rebuilds it when the job ends.
-    const status = await withBulkLoad(this.deps.db, (bulk) => this.executeItems(job, context, bulk), {
+    const status = await this.deps.indexing.bulkLoad((bulk) => this.executeItems(job, context, bulk), {
       deferIndex: this.deps.config.deferVectorIndex,
       logger: this.deps.logger,
       onRebuildError: rebuildFailed,
     });
     // The instance that died may have dropped the index for this load; the rest of it may be too small to drop it again.
-    if (context.takenOver) await ensureHnswIndex(this.deps.db, this.deps.logger).catch(rebuildFailed);
+    if (context.takenOver) await this.deps.indexing.ensureIndex(this.deps.logger).catch(rebuildFailed);
     return status;
   }
 
-  private async executeItems(job: ImportJobRecord, context: JobContext, bulk: BulkLoad): Promise<ImportJobStatus> {
+  private async executeItems(
+    job: ImportJobRecord,
+    context: JobContext,
+    bulk: BulkLoadSession,
+  ): Promise<ImportJobStatus> {
     const total = job.items.length;
     let embedded = 0;
     let done = job.items.filter((i) => i.status !== 'PENDING').length;

@@ -1,5 +1,4 @@
-import type { DocumentRecord } from '../src/documents/types.js';
-import type { RawEntityInput, RawRelationshipInput } from '../src/graph/validateGraphInput.js';
+import type { DocumentRecord, RawEntityInput, RawRelationshipInput } from '../src/importerPort.js';
 
 /** A document an importer wants written (validated later by DocumentService); its stable id makes a re-import update in place. */
 export type ImportedDocument = Pick<

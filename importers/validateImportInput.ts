@@ -1,5 +1,9 @@
-import { validateDocumentDefaults, validateDocumentId, type RawDocumentInput } from '../src/documents/validateInput.js';
-import { validateTags } from '../src/documents/tagExpression.js';
+import {
+  validateDocumentDefaults,
+  validateDocumentId,
+  validateTags,
+  type RawDocumentInput,
+} from '../src/importerPort.js';
 import { AppError, ErrorCode, badInput } from '../src/errors.js';
 import type { ImportRequest } from './jobs/types.js';
 import { redactUrl } from './http/redactUrl.js';

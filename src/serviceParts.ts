@@ -28,6 +28,7 @@ import { createGraphStore } from './graph/createGraphStore.js';
 import { MentionLinker } from './graph/mentions/MentionLinker.js';
 import { PostgresMentionIndex } from './graph/mentions/PostgresMentionIndex.js';
 import { OutboxWorker } from './graph/mentions/OutboxWorker.js';
+import { OutboxRepository } from './graph/mentions/OutboxRepository.js';
 
 // The core services' construction, for the composition root (createServices in services.ts), which adds importers.
 
@@ -116,7 +117,7 @@ export function documentsWithExtraction(
     ...(options.now ? { now: options.now } : {}),
   });
   const hook = extraction.writeHook ? composeWriteHooks(linker, defaultSpaceOnly(extraction.writeHook)) : linker;
-  const documents = new DocumentService(db, embedder, config.chunking, hook, recorder.documentSink());
+  const documents = new DocumentService(db, embedder, config.chunking, config, hook, recorder.documentSink());
   extraction.attach(documents);
   return { extraction, documents };
 }
@@ -131,7 +132,7 @@ export function graphAndDocuments(
   const { db, store, embedder } = parts;
   const mirror = store.kind === 'neo4j';
   const linker = new MentionLinker(db, mirror, undefined, config.queryNamesMaxAgeMs);
-  const outbox = mirror ? new OutboxWorker(linker.mentions, store, logger) : undefined;
+  const outbox = mirror ? new OutboxWorker(new OutboxRepository(db), store, logger) : undefined;
   const recorder = new AuditRecorder(db);
   const lock = new KeyedLock(db, ENTITY_CREATE_LOCK_SPACE);
   const graph = new GraphService(store, linker, lock, outbox, recorder.graphAudit());
@@ -162,7 +163,7 @@ export function graphReadiness(
   readiness.register('graph', async () => {
     await store.ping();
     await initStore(); // only until it has succeeded once
-    const backlog = await linker.mentions.backlog();
+    const backlog = await linker.outboxBacklog();
     return { ok: true, detail: `${store.kind}; outbox backlog ${backlog}` };
   });
   return readiness;

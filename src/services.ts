@@ -12,6 +12,9 @@ import { ExtractionService } from './extraction/ExtractionService.js';
 import { Leadership } from './leadership.js';
 import type { Logger } from './logger.js';
 import { SearchService } from './retrieval/SearchService.js';
+import { withBulkLoad } from './retrieval/BulkLoad.js';
+import { ensureHnswIndex } from './retrieval/vectorIndex.js';
+import type { VectorIndexing } from './importerPort.js';
 import { ReadAdmission } from './retrieval/ReadAdmission.js';
 import { Readiness, type ComponentStatus } from './server/Readiness.js';
 import { ContextEnricher } from './enrichment/ContextEnricher.js';
@@ -105,6 +108,14 @@ interface ImportParts {
   extraction: DocumentExtractor;
 }
 
+/** The vector index's upkeep during import jobs, on this database. */
+function vectorIndexing(db: Db): VectorIndexing {
+  return {
+    bulkLoad: (load, options) => withBulkLoad(db, load, options),
+    ensureIndex: (logger) => ensureHnswIndex(db, logger),
+  };
+}
+
 /** Import jobs and registered sources, started (their pollers only when `importQueue` is not false). */
 async function startImports(
   { db, documents, graph, extraction }: ImportParts,
@@ -117,6 +128,7 @@ async function startImports(
     db,
     documents,
     graph,
+    indexing: vectorIndexing(db),
     fetcher,
     config: config.import,
     limits: config,

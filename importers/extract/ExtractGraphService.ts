@@ -1,10 +1,13 @@
-import type { DocumentReader } from '../../src/documents/DocumentReader.js';
-import type { DocumentFilterSpec } from '../../src/documents/types.js';
+import type {
+  DocumentExtractor,
+  DocumentFilterSpec,
+  ImportDocuments,
+  ExtractionSummary,
+  ExtractorName,
+  Logger,
+} from '../../src/importerPort.js';
 import { AppError, ErrorCode } from '../../src/errors.js';
 import { badInput } from '../../src/errors.js';
-import type { DocumentExtractor, ExtractionSummary } from '../../src/extraction/jobPort.js';
-import type { ExtractorName } from '../../src/extraction/types.js';
-import type { Logger } from '../../src/logger.js';
 import type { KeysetCursor } from '../../src/shared/cursor.js';
 import type { ImportService, SubmitOptions } from '../ImportService.js';
 import type { ImportJobRecord } from '../jobs/types.js';
@@ -20,7 +23,7 @@ const PAGE = 1000;
 export interface ExtractGraphDeps {
   imports: ImportService;
   sources: SourceService;
-  documents: Pick<DocumentReader, 'list' | 'liveIds'>;
+  documents: Pick<ImportDocuments, 'list' | 'liveIds'>;
   /** `config.extraction`: the configured extractors, the per-job token cap and whether a model is set. */
   config: { extractors: readonly ExtractorName[]; maxTokensPerJob: number; llm: { model?: string | undefined } };
   logger: Logger;

@@ -1,4 +1,4 @@
-import type { TokenBudget } from '../../src/extraction/types.js';
+import type { TokenBudget } from '../../src/importerPort.js';
 
 /** The model tokens one extractGraph job may spend (CAIRN_EXTRACTION_MAX_TOKENS_PER_JOB; 0: no cap). */
 export class JobTokenBudget implements TokenBudget {

@@ -1,6 +1,4 @@
-import type { DocumentExtractionOutcome, ExtractorName } from '../../src/extraction/types.js';
-import type { DocumentExtractor } from '../../src/extraction/jobPort.js';
-import type { Logger } from '../../src/logger.js';
+import type { DocumentExtractionOutcome, DocumentExtractor, ExtractorName, Logger } from '../../src/importerPort.js';
 import type { ImportJobRepository } from '../jobs/ImportJobRepository.js';
 import type { JobContext } from '../jobs/ImportJobRunner.js';
 import type { ImportJobRecord, ImportJobStatus } from '../jobs/types.js';

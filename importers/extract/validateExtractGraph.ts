@@ -1,7 +1,5 @@
-import { validateDocumentId } from '../../src/documents/validateInput.js';
-import type { DocumentFilterSpec } from '../../src/documents/types.js';
+import { validateDocumentId, type DocumentFilterSpec, type ExtractorName } from '../../src/importerPort.js';
 import { badInput } from '../../src/errors.js';
-import type { ExtractorName } from '../../src/extraction/types.js';
 
 /** The extractors, in the order the API lists them. */
 export const EXTRACTOR_NAMES: readonly ExtractorName[] = ['structural', 'offline', 'llm'];

@@ -1,6 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import type { JsonObject } from '../../src/shared/json.js';
-import { MAX_JSON_DEPTH } from '../../src/storableText.js';
+import { MAX_JSON_DEPTH } from '../../src/importerPort.js';
 import { sanitizeTag } from '../openapi/ids.js';
 import { MAX_NESTING, cutDeepValue, deepYamlPoint, isStackOverflow, shortPath, yamlTopLevel } from './nesting.js';
 import type { ExtractedFile } from './types.js';

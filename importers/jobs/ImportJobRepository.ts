@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../../src/db/Db.js';
-import { toDate, toDateOrNull } from '../../src/db/rowValues.js';
-import type { ExtractionEstimate } from '../../src/extraction/types.js';
+import { toDate, toDateOrNull, type Db, type ExtractionEstimate } from '../../src/importerPort.js';
 import { encodeCursor, type KeysetCursor } from '../../src/shared/cursor.js';
 import type {
   ImportJobItemRecord,

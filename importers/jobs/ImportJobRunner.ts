@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { runInJob } from '../../src/audit/jobScope.js';
-import type { Logger } from '../../src/logger.js';
+import { runInJob, type Logger } from '../../src/importerPort.js';
 import type { ImportJobRepository, JobLease } from './ImportJobRepository.js';
 import { FINISHED_STATUSES, type ImportJobRecord, type ImportJobStatus } from './types.js';
 

@@ -1,5 +1,4 @@
-import type { DocumentDefaultsInput } from '../../src/documents/validateInput.js';
-import type { ExtractionEstimate, ExtractorName } from '../../src/extraction/types.js';
+import type { DocumentDefaultsInput, ExtractionEstimate, ExtractorName } from '../../src/importerPort.js';
 
 /** What an import reads from. */
 export type ImportKind = 'url' | 'openapi' | 'upload' | 'directory' | 'source' | 'extract';

@@ -1,9 +1,6 @@
-import type { Db } from '../../src/db/Db.js';
-import { KeyedLock } from '../../src/db/KeyedLock.js';
-import type { DocumentService } from '../../src/documents/DocumentService.js';
+import { KeyedLock, type Db, type ImportDocuments, type ImportGraph } from '../../src/importerPort.js';
 import type { JsonObject } from '../../src/shared/json.js';
 import { AppError, ErrorCode } from '../../src/errors.js';
-import type { GraphService } from '../../src/graph/GraphService.js';
 import { specIds } from './ids.js';
 import {
   describeOrigin,
@@ -16,8 +13,8 @@ import {
 
 /** Where the guard reads what is stored about a spec. */
 export interface SpecGuardDeps {
-  documents: DocumentService;
-  graph: GraphService;
+  documents: ImportDocuments;
+  graph: ImportGraph;
 }
 
 /** Advisory-lock space of spec ids (see KeyedLock). */

@@ -1,4 +1,4 @@
-import type { RawEntityInput, RawRelationshipInput } from '../../src/graph/validateGraphInput.js';
+import type { RawEntityInput, RawRelationshipInput } from '../../src/importerPort.js';
 import type { SpecIds } from './ids.js';
 import type { OperationInfo } from './operations.js';
 import { oneLine, schemaLabel } from './renderSchema.js';

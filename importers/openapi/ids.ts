@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { badInput } from '../../src/errors.js';
-import { TAG_PATTERN } from '../../src/documents/tagExpression.js';
+import { TAG_PATTERN } from '../../src/importerPort.js';
 
 /** Document and entity ids share this limit (DOCUMENT_ID_PATTERN, ENTITY_ID_PATTERN). */
 export const MAX_ID_LENGTH = 512;

@@ -1,4 +1,4 @@
-import { MAX_TAGS, MAX_TITLE } from '../../src/documents/validateInput.js';
+import { MAX_TAGS, MAX_TITLE } from '../../src/importerPort.js';
 import type { ImportedDocument, ImportPlan } from '../types.js';
 import { SPEC_RELATIONSHIP_TYPES, buildGraph, operationSchemas } from './graphPlan.js';
 import { sanitizeTag, specIds } from './ids.js';

@@ -1,4 +1,4 @@
-import { MAX_METADATA_BYTES, MAX_TITLE } from '../../src/documents/validateInput.js';
+import { MAX_METADATA_BYTES, MAX_TITLE } from '../../src/importerPort.js';
 import { ErrorCode } from '../../src/errors.js';
 import type { JsonObject } from '../../src/shared/json.js';
 import { FileError } from '../files/fileErrors.js';

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import type { ImportConfig } from '../../src/config.js';
-import { DOCUMENT_ID_PATTERN, MAX_TAGS } from '../../src/documents/validateInput.js';
+import { DOCUMENT_ID_PATTERN, MAX_TAGS, type ImportConfig } from '../../src/importerPort.js';
 import { badInput } from '../../src/errors.js';
 import { flattenDeepHtml } from '../files/deepMarkup.js';
 import { extractFile, type ExtractedFile } from '../files/extractFile.js';

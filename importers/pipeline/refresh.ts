@@ -1,10 +1,13 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Queryable } from '../../src/db/Db.js';
-import { lockOldestByMetadataValue } from '../../src/documents/DocumentRepository.js';
-import type { DocumentInput, DocumentRecord } from '../../src/documents/types.js';
+import {
+  MAX_METADATA_BYTES,
+  MAX_TAGS,
+  type DocumentInput,
+  type DocumentRecord,
+  type StoredDocumentLookup,
+  type WriteRefiner,
+} from '../../src/importerPort.js';
 import type { JsonObject } from '../../src/shared/json.js';
-import { MAX_METADATA_BYTES, MAX_TAGS } from '../../src/documents/validateInput.js';
-import type { WriteRefiner } from '../../src/documents/writeRefiner.js';
 import type { DocumentDefaults } from '../jobs/types.js';
 import type { ImportedDocument } from '../types.js';
 import { canonicalUrl, documentIdForUrl } from '../url/canonicalUrl.js';
@@ -100,11 +103,11 @@ export function importRefresher(rules: ReadonlyMap<string, ImportRefresh>): Writ
       const rule = rules.get(input.id ?? '');
       return rule && rule.finalId !== input.id ? [rule.finalId] : [];
     },
-    async refine(input, live, q) {
+    async refine(input, live, stored) {
       const rule = rules.get(input.id ?? '');
       if (!rule) return input;
       const target =
-        live.get(input.id ?? '') ?? live.get(rule.finalId) ?? (await lockOldestByFinalUrl(q, rule.finalUrls));
+        live.get(input.id ?? '') ?? live.get(rule.finalId) ?? (await lockOldestByFinalUrl(stored, rule.finalUrls));
       return target ? refreshed(input, target, rule) : input;
     },
   };
@@ -114,8 +117,11 @@ export function importRefresher(rules: ReadonlyMap<string, ImportRefresh>): Writ
  * The oldest live document whose `metadata.finalUrl` is one of `urls`, locked FOR UPDATE: a page that a URL import
  * stored under the id of another URL that redirected to it. Served by the index of migration 012.
  */
-function lockOldestByFinalUrl(q: Queryable, urls: readonly string[]): Promise<DocumentRecord | undefined> {
-  return lockOldestByMetadataValue(q, 'finalUrl', urls);
+function lockOldestByFinalUrl(
+  stored: StoredDocumentLookup,
+  urls: readonly string[],
+): Promise<DocumentRecord | undefined> {
+  return stored.lockOldestByMetadataValue('finalUrl', urls);
 }
 
 /** The input merged into the stored document: the source's fields are new, the callers' are kept unless given again. */

@@ -1,9 +1,13 @@
-import type { DocumentService } from '../../src/documents/DocumentService.js';
-import { validateDocumentInput, type InputLimits } from '../../src/documents/validateInput.js';
+import {
+  MAX_GRAPH_BATCH,
+  relationshipId,
+  toStorableText,
+  validateDocumentInput,
+  type ImportDocuments,
+  type ImportGraph,
+  type InputLimits,
+} from '../../src/importerPort.js';
 import { AppError, ErrorCode } from '../../src/errors.js';
-import { MAX_GRAPH_BATCH, type GraphService } from '../../src/graph/GraphService.js';
-import { relationshipId } from '../../src/graph/validateGraphInput.js';
-import { toStorableText } from '../../src/storableText.js';
 import type { ItemOutcome } from '../jobs/types.js';
 import type { ImportPlan } from '../types.js';
 import { refreshOf, importRefresher } from './refresh.js';
@@ -16,8 +20,8 @@ const IMPORTED = { origin: 'IMPORTED' } as const;
 
 /** Services a plan is written through. */
 export interface PlanWriter {
-  documents: DocumentService;
-  graph: GraphService;
+  documents: ImportDocuments;
+  graph: ImportGraph;
   limits: InputLimits;
 }
 

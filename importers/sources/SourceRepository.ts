@@ -1,7 +1,4 @@
-import type { Db } from '../../src/db/Db.js';
-import { toDate, toDateOrNull } from '../../src/db/rowValues.js';
-import type { DocumentTypeName } from '../../src/documents/types.js';
-import type { ExtractorName } from '../../src/extraction/types.js';
+import { toDate, toDateOrNull, type Db, type DocumentTypeName, type ExtractorName } from '../../src/importerPort.js';
 import type { JsonObject } from '../../src/shared/json.js';
 import type {
   NewSource,

@@ -1,12 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../../src/db/Db.js';
-import { KeyedLock } from '../../src/db/KeyedLock.js';
-import type { DocumentService } from '../../src/documents/DocumentService.js';
-import type { InputLimits } from '../../src/documents/validateInput.js';
+import {
+  KeyedLock,
+  runAs,
+  SCHEDULER_ACTOR,
+  type Db,
+  type DocumentExtractor,
+  type ImportDocuments,
+  type ImportGraph,
+  type InputLimits,
+  type Logger,
+} from '../../src/importerPort.js';
 import { AppError, ErrorCode, isAppError, notFound } from '../../src/errors.js';
-import type { DocumentExtractor } from '../../src/extraction/jobPort.js';
-import type { GraphService } from '../../src/graph/GraphService.js';
-import type { Logger } from '../../src/logger.js';
 import type { ImportService, SourceSyncExecutor } from '../ImportService.js';
 import type { ImportJobRecord } from '../jobs/types.js';
 import { refuseBlockedUrl } from './addressCheck.js';
@@ -15,7 +19,6 @@ import { folderDriver } from './kinds/folder.js';
 import { gitDriver, vetGitUrl } from './kinds/git.js';
 import { openApiDriver } from './kinds/openapi.js';
 import { siteDriver } from './kinds/site.js';
-import { runAs, SCHEDULER_ACTOR } from '../../src/audit/actor.js';
 import { nextRunAfter } from './schedule.js';
 import { SourceRepository } from './SourceRepository.js';
 import { openDeployKey, resolveSshSettings } from './sshSettings.js';
@@ -27,8 +30,8 @@ import { validateNewSource, validateSourcePatch, type RawSourceInput } from './v
 /** What the source service is built from. */
 export interface SourceServiceDeps {
   db: Db;
-  documents: DocumentService;
-  graph: GraphService;
+  documents: ImportDocuments;
+  graph: ImportGraph;
   imports: ImportService;
   runtime: SourceRuntime;
   limits: InputLimits;
@@ -98,18 +101,19 @@ export class SourceService {
     return this.repository.list();
   }
 
-  async get(id: string): Promise<SourceRecord | undefined> {
+  /** A source by id, or undefined. */
+  async byId(id: string): Promise<SourceRecord | undefined> {
     return this.repository.get(id);
   }
 
   /** A source by id, else by name, or undefined. */
-  async lookup(idOrName: string): Promise<SourceRecord | undefined> {
+  async byIdOrName(idOrName: string): Promise<SourceRecord | undefined> {
     return (await this.repository.get(idOrName)) ?? (await this.repository.getByName(idOrName));
   }
 
   /** A source by id, else by name; NOT_FOUND naming what was asked. */
-  async find(idOrName: string): Promise<SourceRecord> {
-    const source = await this.lookup(idOrName);
+  async byIdOrNameOrFail(idOrName: string): Promise<SourceRecord> {
+    const source = await this.byIdOrName(idOrName);
     if (!source) throw notFound('Source', idOrName);
     return source;
   }
@@ -131,7 +135,7 @@ export class SourceService {
 
   /** Changes a source; a new schedule takes effect at once (its next run is computed from now). */
   async update(id: string, raw: RawSourceInput): Promise<SourceRecord> {
-    const source = await this.find(id);
+    const source = await this.byIdOrNameOrFail(id);
     const patch = validateSourcePatch(source, raw, this.limits());
     if (patch.config) await this.refuseBlockedAddresses(patch.config);
     if (patch.name !== undefined && patch.name !== source.name && (await this.repository.getByName(patch.name)))
@@ -156,7 +160,7 @@ export class SourceService {
     id: string,
     keepDocuments: boolean,
   ): Promise<{ source: SourceRecord; documentsRemoved: number; documentsKept: number }> {
-    const source = await this.find(id);
+    const source = await this.byIdOrNameOrFail(id);
     if (await this.openJob(source)) {
       throw new AppError(
         ErrorCode.CONFLICT,
@@ -179,10 +183,10 @@ export class SourceService {
     id: string,
     options: { async?: boolean; onProgress?: (progress: { done: number; total: number }) => void } = {},
   ): Promise<ImportJobRecord> {
-    const { id: sourceId } = await this.find(id);
+    const { id: sourceId } = await this.byIdOrNameOrFail(id);
     // One check-and-record at a time per source across instances, so a double "Sync now" starts one sync.
     const { job, fresh } = await this.syncLock.run(sourceId, async () => {
-      const source = await this.find(sourceId);
+      const source = await this.byIdOrNameOrFail(sourceId);
       const open = await this.openJob(source);
       if (open) return { job: open, fresh: false };
       const recorded = await this.deps.imports.record({ kind: 'source', sourceId: source.id, sourceName: source.name });

@@ -1,5 +1,4 @@
-import type { Logger } from '../../src/logger.js';
-import type { DocumentExtractor } from '../../src/extraction/jobPort.js';
+import type { DocumentExtractor, Logger } from '../../src/importerPort.js';
 import { AppError, ErrorCode, isAppError } from '../../src/errors.js';
 import type { SourceSyncExecutor } from '../ImportService.js';
 import type { ImportJobRecord, ItemOutcome } from '../jobs/types.js';

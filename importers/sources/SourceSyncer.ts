@@ -1,6 +1,5 @@
-import type { DocumentService } from '../../src/documents/DocumentService.js';
+import type { ImportDocuments, Logger } from '../../src/importerPort.js';
 import { AppError, ErrorCode, isAppError } from '../../src/errors.js';
-import type { Logger } from '../../src/logger.js';
 import { fitPlanToDocumentLimits } from '../pipeline/fitPlan.js';
 import type { DocumentDefaults, ItemOutcome } from '../jobs/types.js';
 import type { SpecGuard } from '../openapi/SpecGuard.js';
@@ -13,7 +12,7 @@ import type { SourceItemRecord, SourceRecord, SyncCounts } from './types.js';
 /** What a sync needs. */
 export interface SyncerDeps {
   repository: SourceRepository;
-  documents: DocumentService;
+  documents: ImportDocuments;
   writer: PlanWriter;
   /** Serialises the writes of one spec id (the import service's guard). */
   specGuard: Pick<SpecGuard, 'write'>;

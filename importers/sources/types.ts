@@ -1,5 +1,4 @@
-import type { DocumentTypeName } from '../../src/documents/types.js';
-import type { ExtractorName } from '../../src/extraction/types.js';
+import type { DocumentTypeName, ExtractorName } from '../../src/importerPort.js';
 import type { JsonObject } from '../../src/shared/json.js';
 import type { SealedSecret } from '../../src/shared/secretBox.js';
 

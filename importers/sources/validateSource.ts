@@ -1,6 +1,5 @@
 import path from 'node:path';
-import { validateTags } from '../../src/documents/tagExpression.js';
-import { DOCUMENT_TYPES, type DocumentTypeName } from '../../src/documents/types.js';
+import { DOCUMENT_TYPES, validateTags, type DocumentTypeName } from '../../src/importerPort.js';
 import { badInput } from '../../src/errors.js';
 import { validateExtractors } from '../extract/validateExtractGraph.js';
 import { validateImportUrl } from '../validateImportInput.js';

@@ -1,6 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { Db } from '../../src/db/Db.js';
-import { toDate } from '../../src/db/rowValues.js';
+import { toDate, type Db } from '../../src/importerPort.js';
 import { AppError, ErrorCode } from '../../src/errors.js';
 
 /** An uploaded file's description, without its bytes. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DOCUMENT_ID_PATTERN } from '../../src/documents/validateInput.js';
+import { DOCUMENT_ID_PATTERN } from '../../src/importerPort.js';
 import { badInput } from '../../src/errors.js';
 
 const TRACKING_PARAMS = new Set(['gclid', 'fbclid']);

@@ -1,4 +1,4 @@
-import type { DocumentTypeName } from '../../src/documents/types.js';
+import type { DocumentTypeName } from '../../src/importerPort.js';
 
 /** What the importer knows about the content, beyond the URL. */
 export interface DocumentTypeHints {

@@ -147,10 +147,10 @@ export async function sourcesCommand(
         return 0;
       }
       case 'sync': {
-        const source = await sources.find(target as string);
+        const source = await sources.byIdOrNameOrFail(target as string);
         // The sync runs in this process, which reports each item as it finishes.
         const job = await sources.sync(source.id, { async: false, onProgress: progressReporter('items', opts.json) });
-        const after = await sources.find(source.id);
+        const after = await sources.byIdOrNameOrFail(source.id);
         if (opts.json)
           process.stdout.write(
             `${JSON.stringify({ event: 'summary', jobId: job.id, jobStatus: job.status, ...toJson(after), warnings: job.warnings })}\n`,

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Db, Queryable } from '../db/Db.js';
 import type { EmbeddingProvider } from '../embeddings/EmbeddingProvider.js';
-import { AppError, ErrorCode, notFound } from '../errors.js';
+import { AppError, badInput, ErrorCode, notFound } from '../errors.js';
 import { ChunkRepository } from './ChunkRepository.js';
 import { DocumentRepository, type DocumentWrite } from './DocumentRepository.js';
 import { isLiveAt } from './filterSql.js';
@@ -13,25 +13,39 @@ import { knowledgeCounts, type KnowledgeCounts } from './statsRepository.js';
 import type { DocumentInput, DocumentPatch, DocumentRecord, IndexResultRecord } from './types.js';
 import { distinctIds, embedMissing, prepareDocument, replaceChunks, type PreparedDocument } from './chunkWrites.js';
 import { refineAll, relatedIdsOf, type WriteRefiner } from './writeRefiner.js';
+import {
+  validateDocumentId,
+  validateDocumentInput,
+  validateDocumentPatch,
+  type InputLimits,
+  type RawDocumentInput,
+} from './validateInput.js';
 
 /** How a write treats an existing document with the same id. */
 export type WriteMode = 'create' | 'upsert';
 
-/** Indexes documents: chunks them, embeds only new chunk texts and writes everything in one transaction. */
+/** Most documents one upsert takes: a bigger batch holds its transaction and the embedder too long. */
+export const MAX_DOCUMENTS_PER_WRITE = 1000;
+
+/**
+ * Indexes documents: validates them (so every entry, GraphQL, MCP, CLI and importers, gets the same rules), chunks them,
+ * embeds only new chunk texts and writes everything in one transaction.
+ */
 export class DocumentService extends DocumentReader {
   constructor(
     private readonly db: Db,
     private readonly embedder: EmbeddingProvider,
     private readonly chunking: { size: number; overlap: number },
+    private readonly limits: InputLimits,
     private readonly hook?: DocumentWriteHook,
     private readonly changes?: DocumentChangeSink,
   ) {
     super(new DocumentRepository(db), new ChunkRepository(db));
   }
 
-  /** Creates one document; CONFLICT when its id exists. */
-  async create(input: DocumentInput): Promise<IndexResultRecord> {
-    const [result] = await this.write([input], 'create');
+  /** Creates one document; BAD_USER_INPUT naming the field when it is invalid, CONFLICT when its id exists. */
+  async create(raw: RawDocumentInput): Promise<IndexResultRecord> {
+    const [result] = await this.write([validateDocumentInput(raw, this.limits)], 'create');
     return result as IndexResultRecord;
   }
 
@@ -39,8 +53,16 @@ export class DocumentService extends DocumentReader {
    * Creates or replaces documents by id; unchanged ones are left untouched. A `refiner` first fits each to what is
    * stored. With an `owner` (a source id) the documents are written as that source's, and a live document owned by
    * anyone else (made by hand, or by another source) fails the whole batch with CONFLICT before anything is written.
+   * An invalid input (named `input[i]`) or more than MAX_DOCUMENTS_PER_WRITE fail it with BAD_USER_INPUT.
    */
-  upsertMany(inputs: readonly DocumentInput[], refiner?: WriteRefiner, owner?: string): Promise<IndexResultRecord[]> {
+  async upsertMany(
+    raw: readonly RawDocumentInput[],
+    refiner?: WriteRefiner,
+    owner?: string,
+  ): Promise<IndexResultRecord[]> {
+    if (raw.length > MAX_DOCUMENTS_PER_WRITE)
+      throw badInput('input', `at most ${MAX_DOCUMENTS_PER_WRITE} documents per call (got ${raw.length})`);
+    const inputs = raw.map((doc, i) => validateDocumentInput(doc, this.limits, `input[${i}]`));
     return this.write(inputs, 'upsert', undefined, refiner, owner);
   }
 
@@ -59,8 +81,10 @@ export class DocumentService extends DocumentReader {
     return this.documents.detachOwnedBy(owner);
   }
 
-  /** Applies a partial update to an existing document. */
-  async update(id: string, patch: DocumentPatch): Promise<IndexResultRecord> {
+  /** Applies a partial update to an existing document; BAD_USER_INPUT naming the field when the patch is invalid. */
+  async update(id: string, rawPatch: RawDocumentInput): Promise<IndexResultRecord> {
+    validateDocumentId(id);
+    const patch: DocumentPatch = validateDocumentPatch(rawPatch, this.limits);
     const [current] = await this.documents.findByIds([id]);
     if (!current) throw notFound('Document', id);
     const merged: DocumentInput = {

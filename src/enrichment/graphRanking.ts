@@ -196,18 +196,18 @@ function buildGraph(input: RankingInput, factors: ReadonlyMap<string, number>) {
   const graph = new RankGraph();
   const known = (id: string) => input.known.has(id);
   // A mention's weight: the entity's specificity, split or dropped where a name form it shares says another entity.
-  const spec = (id: string, chunkId: string) =>
+  const mentionWeight = (id: string, chunkId: string) =>
     specificity(input.mentionCounts.get(id)) * (factors.get(`${id}\u0000${chunkId}`) ?? 1);
   for (const r of input.relationships)
     if (known(r.fromId) && known(r.toId)) graph.link(E(r.fromId), E(r.toId), relationshipWeight(r));
   for (const h of input.hits)
-    for (const id of h.entityIds) if (known(id)) graph.link(C(h.chunkId), E(id), spec(id, h.chunkId));
+    for (const id of h.entityIds) if (known(id)) graph.link(C(h.chunkId), E(id), mentionWeight(id, h.chunkId));
   const similarity = new Map<string, number>();
   const home = new Set<string>();
   const documentOf = new Map<string, string>(input.hits.map((h) => [h.chunkId, h.documentId]));
   for (const row of input.evidence) {
     if (!known(row.entityId)) continue;
-    const weight = (row.home ? GRAPH_RANKING.homeWeight : 1) * spec(row.entityId, row.chunkId);
+    const weight = (row.home ? GRAPH_RANKING.homeWeight : 1) * mentionWeight(row.entityId, row.chunkId);
     graph.link(C(row.chunkId), E(row.entityId), weight);
     similarity.set(row.chunkId, row.similarity);
     documentOf.set(row.chunkId, row.documentId);

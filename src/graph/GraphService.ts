@@ -142,7 +142,7 @@ export class GraphService {
 
   /** Mention changes still waiting for Neo4j (0 on the Postgres store). */
   outboxBacklog(): Promise<number> {
-    return this.linker.mentions.backlog();
+    return this.linker.outboxBacklog();
   }
 
   /** How the cached entity names were built and checked (diagnostics), or undefined before the first build. */
@@ -272,7 +272,7 @@ export class GraphService {
 
   /** Entities whose ids start with one of `prefixes` (an import's own ids). */
   entityIdsWithPrefix(prefixes: readonly string[]): Promise<string[]> {
-    return this.linker.mentions.entityIdsWithPrefix(prefixes);
+    return this.linker.names.entityIdsWithPrefix(prefixes);
   }
 
   /** The chunks that are evidence for each entity, with its mention counts (see MentionRepository.evidence). */

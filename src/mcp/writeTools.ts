@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { documentIdsOf, resultOrError, validateUrlImport } from '../../importers/index.js';
 import { ROOT_FIELD_ROLES } from '../graphql/fieldRoles.js';
-import { validateDocumentInput } from '../documents/validateInput.js';
 import { badInput } from '../errors.js';
 import { defineTool, jsonOutput } from './toolDefinition.js';
 import { entityJson } from './graphTools.js';
@@ -46,11 +45,10 @@ export const createDocumentTool = defineTool({
     entityIds: z.array(z.string()).optional().describe('Ids of existing entities to link the document to.'),
   }),
   async run(args, { services }) {
-    const input = validateDocumentInput(
-      { ...args, expiresAt: dateTime(args.expiresAt, 'input.expiresAt') },
-      services.config,
-    );
-    const result = await services.documents.create(input);
+    const result = await services.documents.create({
+      ...args,
+      expiresAt: dateTime(args.expiresAt, 'input.expiresAt'),
+    });
     const d = result.document;
     return jsonOutput({
       id: d.id,

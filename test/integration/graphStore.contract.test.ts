@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Db } from '../../src/db/Db.js';
 import type { AppError } from '../../src/errors.js';
+import { EntityNameRepository } from '../../src/graph/mentions/EntityNameRepository.js';
 import { MentionRepository } from '../../src/graph/mentions/MentionRepository.js';
 import type { GraphStore } from '../../src/graph/GraphStore.js';
 import { nearestNeighbors, neighbors, shortestPath, subgraph } from '../../src/graph/traversal.js';
@@ -23,18 +24,19 @@ const rel = (fromId: string, type: string, toId: string, properties = {}) =>
 
 /** Writes documents (expiring `expiresInMs` from now, when given) and their explicit mentions into the mentions database. */
 async function mention(db: Db, documents: { id: string; entityIds: string[]; expiresInMs?: number }[]): Promise<void> {
-  const repo = new MentionRepository(db);
+  const names = new EntityNameRepository(db);
+  const mentions = new MentionRepository(db);
   for (const d of documents) {
     const expiresAt = d.expiresInMs === undefined ? null : new Date(Date.now() + d.expiresInMs);
     await db.query(
       `INSERT INTO documents (id, title, content, content_hash, expires_at) VALUES ($1, $1, 'text', 'hash', $2)`,
       [d.id, expiresAt],
     );
-    await repo.upsertNames(
+    await names.upsertNames(
       db,
       d.entityIds.map((entityId) => ({ entityId, name: entityId, aliases: [] })),
     );
-    await repo.insert(
+    await mentions.insert(
       db,
       d.entityIds.map((entityId) => ({ entityId, documentId: d.id, chunkId: null })),
       'explicit',

@@ -83,7 +83,9 @@ describe('GIT sources: only https and ssh remotes', () => {
     const source = await s.sources.create({ name: 'docs-repo', kind: 'GIT', url: 'https://docs.test/acme/docs.git' });
     const err = await failureOf(s.sources.update(source.id, { url: 'ext::nc%Sevil.example%S22' }));
     expect(err).toMatchObject({ code: 'BAD_USER_INPUT' });
-    expect((await s.sources.find(source.id)).config).toMatchObject({ url: 'https://docs.test/acme/docs.git' });
+    expect((await s.sources.byIdOrNameOrFail(source.id)).config).toMatchObject({
+      url: 'https://docs.test/acme/docs.git',
+    });
     await s.sources.delete(source.id, false);
   });
 });
@@ -126,7 +128,9 @@ describe('SITE and OPENAPI sources at blocked addresses', () => {
     const source = await s.sources.create({ name: 'spec', kind: 'OPENAPI', url: 'https://docs.test/openapi.json' });
     const err = await failureOf(s.sources.update(source.id, { url: 'http://10.0.0.7/openapi.json' }));
     expect(err.code).toBe('IMPORT_FETCH_BLOCKED');
-    expect((await s.sources.find(source.id)).config).toMatchObject({ url: 'https://docs.test/openapi.json' });
+    expect((await s.sources.byIdOrNameOrFail(source.id)).config).toMatchObject({
+      url: 'https://docs.test/openapi.json',
+    });
     await s.sources.delete(source.id, false);
   });
 
@@ -136,7 +140,7 @@ describe('SITE and OPENAPI sources at blocked addresses', () => {
     try {
       const job = await s.sources.sync(source.id, { async: false });
       expect(job.status).toBe('FAILED');
-      const after = await s.sources.find(source.id);
+      const after = await s.sources.byIdOrNameOrFail(source.id);
       expect(after.lastErrorCode).toBe('IMPORT_FETCH_BLOCKED');
       expect(after.lastError).toContain('http://docs.test/guide/');
       expect(after.lastError).not.toContain('robots.txt');

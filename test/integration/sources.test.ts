@@ -82,7 +82,7 @@ describe.each(dbTargets())('FOLDER sources ($name)', (target) => {
     const source = await s.sources.create({ name: 'handbook', kind: 'FOLDER', path: 'handbook', tags: ['team'] });
     const first = await s.sources.sync(source.id, { async: false });
     expect(first.status).toBe('SUCCEEDED');
-    let after = await s.sources.find('handbook');
+    let after = await s.sources.byIdOrNameOrFail('handbook');
     expect(after.status).toBe('SUCCEEDED');
     expect(after.counts).toEqual({ added: 3, updated: 0, removed: 0, unchanged: 0, skipped: 0 });
     const docs = await ownedDocuments(s, source.id);
@@ -100,7 +100,7 @@ describe.each(dbTargets())('FOLDER sources ($name)', (target) => {
       'faq.md': '# FAQ\n\nAsk away.',
     });
     await s.sources.sync(source.id, { async: false });
-    after = await s.sources.find(source.id);
+    after = await s.sources.byIdOrNameOrFail(source.id);
     expect(after.counts).toEqual({ added: 1, updated: 1, removed: 1, unchanged: 1, skipped: 0 });
     const now = await ownedDocuments(s, source.id);
     expect(Object.keys(now)).toEqual(['file:handbook/faq.md', 'file:handbook/intro.md', 'file:handbook/ops/oncall.md']);
@@ -108,7 +108,7 @@ describe.each(dbTargets())('FOLDER sources ($name)', (target) => {
 
     const unchanged = await s.sources.sync(source.id, { async: false });
     expect(unchanged.status).toBe('SUCCEEDED');
-    expect((await s.sources.find(source.id)).counts).toEqual({
+    expect((await s.sources.byIdOrNameOrFail(source.id)).counts).toEqual({
       added: 0,
       updated: 0,
       removed: 0,
@@ -119,7 +119,7 @@ describe.each(dbTargets())('FOLDER sources ($name)', (target) => {
     // A synced document deleted by hand comes back with the next sync, though its file did not change.
     await s.documents.delete('file:handbook/faq.md');
     await s.sources.sync(source.id, { async: false });
-    expect((await s.sources.find(source.id)).counts).toEqual({
+    expect((await s.sources.byIdOrNameOrFail(source.id)).counts).toEqual({
       added: 1,
       updated: 0,
       removed: 0,
@@ -148,7 +148,7 @@ describe.each(dbTargets())('FOLDER sources ($name)', (target) => {
     const source = await s.sources.create({ name: 'pictures', kind: 'FOLDER', path: 'pictures' });
     const job = await s.sources.sync(source.id, { async: false });
     expect(job.status).toBe('SUCCEEDED');
-    expect((await s.sources.find(source.id)).counts).toEqual({
+    expect((await s.sources.byIdOrNameOrFail(source.id)).counts).toEqual({
       added: 1,
       updated: 0,
       removed: 0,
@@ -182,7 +182,7 @@ describe.each(dbTargets())('FOLDER sources ($name)', (target) => {
     });
     const source = await s.sources.create({ name: 'clash', kind: 'FOLDER', path: 'clash' });
     await s.sources.sync(source.id, { async: false });
-    const after = await s.sources.find(source.id);
+    const after = await s.sources.byIdOrNameOrFail(source.id);
     expect(after.status).toBe('PARTIAL');
     expect(after.lastErrorCode).toBe('CONFLICT');
     expect(after.lastError).toMatch(/mine\.md.*made by hand/);
@@ -193,7 +193,7 @@ describe.each(dbTargets())('FOLDER sources ($name)', (target) => {
     // A second source over the same folder may not take the first one's documents either.
     const twin = await s.sources.create({ name: 'clash twin', kind: 'FOLDER', path: 'clash' });
     await s.sources.sync(twin.id, { async: false });
-    const twinAfter = await s.sources.find(twin.id);
+    const twinAfter = await s.sources.byIdOrNameOrFail(twin.id);
     expect(twinAfter.status).toBe('FAILED');
     expect(twinAfter.lastError).toMatch(/belongs to another source/);
     expect(Object.keys(await ownedDocuments(s, source.id))).toEqual(['file:clash/other.md']);
@@ -212,7 +212,7 @@ describe.each(dbTargets())('FOLDER sources ($name)', (target) => {
       "SELECT id, source_id FROM documents WHERE id IN ('file:keep/a.md', 'file:drop/b.md')",
     );
     expect(left.rows).toEqual([{ id: 'file:keep/a.md', source_id: null }]);
-    expect(await s.sources.get(keep.id)).toBeUndefined();
+    expect(await s.sources.byId(keep.id)).toBeUndefined();
   });
 
   it('fires a schedule on time by the injected clock, and a changed schedule takes effect at once', async () => {
@@ -226,7 +226,7 @@ describe.each(dbTargets())('FOLDER sources ($name)', (target) => {
     const [job] = await s.sources.tick();
     expect(job).toBeDefined();
     expect((await s.imports.waitFor(job!.id)).status).toBe('SUCCEEDED');
-    const after = await s.sources.find(source.id);
+    const after = await s.sources.byIdOrNameOrFail(source.id);
     expect(after.lastRunAt?.toISOString()).toBe('2026-03-02T10:15:00.000Z');
     expect(after.nextRunAt?.toISOString()).toBe('2026-03-02T10:30:00.000Z');
     expect(await s.sources.tick()).toEqual([]);
@@ -278,7 +278,7 @@ describe('GIT sources over a real git HTTP server', () => {
       exclude: ['docs/skip.md'],
     });
     expect((await s.sources.sync(source.id, { async: false })).status).toBe('SUCCEEDED');
-    let after = await s.sources.find(source.id);
+    let after = await s.sources.byIdOrNameOrFail(source.id);
     expect(after.lastError).toBeNull();
     expect(after.counts).toMatchObject({ added: 2, updated: 0, removed: 0, unchanged: 0 });
     expect(after.state).toEqual({ commit: c1 });
@@ -297,7 +297,7 @@ describe('GIT sources over a real git HTTP server', () => {
       'src/code.md': '# Code\n\nchanged',
     });
     await s.sources.sync(source.id, { async: false });
-    after = await s.sources.find(source.id);
+    after = await s.sources.byIdOrNameOrFail(source.id);
     expect(after.counts).toMatchObject({ added: 1, updated: 1, removed: 1, unchanged: 0 });
     expect(after.state).toEqual({ commit: c2 });
     const docs = await ownedDocuments(s, source.id);
@@ -311,7 +311,7 @@ describe('GIT sources over a real git HTTP server', () => {
     const url = repo.url.replace('127.0.0.1', 'docs.invalid');
     const source = await s.sources.create({ name: 'pinned', kind: 'GIT', url, include: ['docs/**'] });
     expect((await s.sources.sync(source.id, { async: false })).status).toBe('SUCCEEDED');
-    const after = await s.sources.find(source.id);
+    const after = await s.sources.byIdOrNameOrFail(source.id);
     expect(after.lastError).toBeNull();
     expect(Object.keys(await ownedDocuments(s, source.id))).toEqual([
       `git:docs.invalid:${new URL(repo.url).port}/runbooks/docs/a.md`,
@@ -339,7 +339,7 @@ describe('GIT sources over a real git HTTP server', () => {
     const source = await s.sources.create({ name: 'nobranch', kind: 'GIT', url: repo.url, branch: 'release' });
     const job = await s.sources.sync(source.id, { async: false });
     expect(job.status).toBe('FAILED');
-    const after = await s.sources.find(source.id);
+    const after = await s.sources.byIdOrNameOrFail(source.id);
     expect(after.status).toBe('FAILED');
     expect(after.lastErrorCode).toBe('NOT_FOUND');
     expect(after.lastError).toMatch(/no branch "release"/);
@@ -355,7 +355,7 @@ describe('GIT sources over a real git HTTP server', () => {
     const source = await s.sources.create({ name: 'assets', kind: 'GIT', url: repo.url, include: ['assets/**'] });
     const job = await s.sources.sync(source.id, { async: false });
     expect(job.status).toBe('SUCCEEDED');
-    expect((await s.sources.find(source.id)).counts).toMatchObject({ added: 1, skipped: 1 });
+    expect((await s.sources.byIdOrNameOrFail(source.id)).counts).toMatchObject({ added: 1, skipped: 1 });
     expect(job.warnings).toEqual(['skipped 1 file: assets/logo.png (Cairn imports text, not images)']);
   });
 });

@@ -80,7 +80,7 @@ describe('a source sync stopped mid-way', () => {
     gate.open();
     await stopped;
     expect((await first.imports.job(job.id))?.status).toBe('INTERRUPTED');
-    const stoppedSource = await first.sources.find(source.id);
+    const stoppedSource = await first.sources.byIdOrNameOrFail(source.id);
     expect(stoppedSource.status).toBe('FAILED');
     expect(stoppedSource.lastErrorCode).toBe('INTERRUPTED');
     const kept = await first.db.query<{ id: string }>('SELECT id FROM documents WHERE source_id = $1 ORDER BY id', [
@@ -95,9 +95,12 @@ describe('a source sync stopped mid-way', () => {
       // A process killed outright leaves its source SYNCING; the next scheduler tick records it as interrupted.
       await second.db.query("UPDATE sources SET status = 'SYNCING', last_error = NULL WHERE id = $1", [source.id]);
       await second.sources.tick();
-      expect(await second.sources.find(source.id)).toMatchObject({ status: 'FAILED', lastErrorCode: 'INTERRUPTED' });
+      expect(await second.sources.byIdOrNameOrFail(source.id)).toMatchObject({
+        status: 'FAILED',
+        lastErrorCode: 'INTERRUPTED',
+      });
       expect((await second.sources.sync(source.id, { async: false })).status).toBe('SUCCEEDED');
-      const after = await second.sources.find(source.id);
+      const after = await second.sources.byIdOrNameOrFail(source.id);
       expect(after.status).toBe('SUCCEEDED');
       expect(after.counts.unchanged).toBe(kept.rows.length);
       expect(after.counts.added).toBe(4 - kept.rows.length);

@@ -121,7 +121,7 @@ describe.each(dbTargets())('SITE and OPENAPI sources on a real local site ($name
       delayMs: 0,
     });
     await s.sources.sync(source.id, { async: false });
-    let after = await s.sources.find(source.id);
+    let after = await s.sources.byIdOrNameOrFail(source.id);
     expect(after.lastError).toBeNull();
     expect(after.counts).toEqual({ added: 3, updated: 0, removed: 0, unchanged: 0, skipped: 2 });
     expect(await owned(s, source.id)).toEqual(['/docs/a.html', '/docs/b.html', '/docs/keep.html']);
@@ -132,7 +132,7 @@ describe.each(dbTargets())('SITE and OPENAPI sources on a real local site ($name
     site.routes.delete('/docs/a.html');
     const before304 = counter.notModified;
     await s.sources.sync(source.id, { async: false });
-    after = await s.sources.find(source.id);
+    after = await s.sources.byIdOrNameOrFail(source.id);
     expect(after.counts).toEqual({ added: 1, updated: 1, removed: 1, unchanged: 1, skipped: 2 });
     expect(counter.notModified - before304).toBe(1);
     expect(await owned(s, source.id)).toEqual(['/docs/b.html', '/docs/c.html', '/docs/keep.html']);
@@ -153,7 +153,7 @@ describe.each(dbTargets())('SITE and OPENAPI sources on a real local site ($name
       delayMs: 0,
     });
     await s.sources.sync(source.id, { async: false });
-    const after = await s.sources.find(source.id);
+    const after = await s.sources.byIdOrNameOrFail(source.id);
     expect(after.lastError).toBeNull();
     expect(after.counts).toMatchObject({ added: 3, skipped: 2 });
     expect(await owned(s, source.id)).toEqual(['/guide/index.html', '/guide/one.html', '/guide/two.html']);
@@ -181,7 +181,7 @@ describe.each(dbTargets())('SITE and OPENAPI sources on a real local site ($name
     );
     const source = await s.sources.create({ name: 'pets api', kind: 'OPENAPI', url: `${site.url}/specs/pets.json` });
     await s.sources.sync(source.id, { async: false });
-    let after = await s.sources.find(source.id);
+    let after = await s.sources.byIdOrNameOrFail(source.id);
     expect(after.lastError).toBeNull();
     expect(after.counts).toMatchObject({ added: 3, updated: 0, removed: 0 });
     const ids = async () =>
@@ -192,12 +192,12 @@ describe.each(dbTargets())('SITE and OPENAPI sources on a real local site ($name
     expect(first.filter((id) => /getpet|listpets/i.test(id))).toHaveLength(2);
 
     await s.sources.sync(source.id, { async: false });
-    after = await s.sources.find(source.id);
+    after = await s.sources.byIdOrNameOrFail(source.id);
     expect(after.counts).toEqual({ added: 0, updated: 0, removed: 0, unchanged: 3, skipped: 0 });
 
     body = spec(['listPets', 'createPet']);
     await s.sources.sync(source.id, { async: false });
-    after = await s.sources.find(source.id);
+    after = await s.sources.byIdOrNameOrFail(source.id);
     expect(after.counts).toMatchObject({ added: 1, removed: 1 });
     const now = await ids();
     expect(now.some((id) => /getpet/i.test(id))).toBe(false);
@@ -252,7 +252,7 @@ describe.each(dbTargets())('SITE and OPENAPI sources on a real local site ($name
     await slowReached;
     deadline.abort();
     expect((await running).status).toBe('FAILED');
-    const failed = await timed.find(source.id);
+    const failed = await timed.byIdOrNameOrFail(source.id);
     expect(failed.status).toBe('FAILED');
     expect(failed.lastErrorCode).toBe('TIMEOUT');
     expect(failed.lastError).toMatch(/passed its timeout of 5 s/);
@@ -261,7 +261,7 @@ describe.each(dbTargets())('SITE and OPENAPI sources on a real local site ($name
     hold = false;
     const normal = serviceWith({}); // runs syncs from now on, with a real timer
     await normal.sync(source.id, { async: false });
-    const after = await normal.find(source.id);
+    const after = await normal.byIdOrNameOrFail(source.id);
     expect(after.status).toBe('SUCCEEDED');
     expect(after.counts).toMatchObject({ added: 1, unchanged: 1 });
     expect(await owned(s, source.id)).toEqual(['/slow/one.html', '/slow/two.html']);

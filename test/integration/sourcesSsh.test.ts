@@ -44,7 +44,7 @@ const KEY_BODY = (privateKey: string) => privateKey.split('\n')[1] as string;
     /** Syncs and expects the sync to fail; returns the source's recorded error. */
     const failedSync = async (id: string) => {
       expect((await s.sources.sync(id, { async: false })).status).toBe('FAILED');
-      const source = await s.sources.find(id);
+      const source = await s.sources.byIdOrNameOrFail(id);
       expect(source.status).toBe('FAILED');
       return { code: source.lastErrorCode, message: source.lastError ?? '' };
     };
@@ -80,7 +80,7 @@ const KEY_BODY = (privateKey: string) => privateKey.split('\n')[1] as string;
       expect(source.sshKnownHosts).toBeNull();
       const job = await s.sources.sync(source.id, { async: false });
       expect(job.status).toBe('SUCCEEDED');
-      const after = await s.sources.find(source.id);
+      const after = await s.sources.byIdOrNameOrFail(source.id);
       expect(after.counts).toMatchObject({ added: 2, updated: 0, removed: 0 });
       // Trusted on first contact, and from now on required.
       expect(after.sshKnownHosts).toBe(repo.knownHosts);
@@ -89,7 +89,7 @@ const KEY_BODY = (privateKey: string) => privateKey.split('\n')[1] as string;
 
       repo.commit({ 'docs/a.md': '# A\n\nalpha, changed', 'docs/b.md': null, 'docs/c.md': '# C\n\ngamma' });
       expect((await s.sources.sync(source.id, { async: false })).status).toBe('SUCCEEDED');
-      expect((await s.sources.find(source.id)).counts).toMatchObject({
+      expect((await s.sources.byIdOrNameOrFail(source.id)).counts).toMatchObject({
         added: 1,
         updated: 1,
         removed: 1,
@@ -99,7 +99,7 @@ const KEY_BODY = (privateKey: string) => privateKey.split('\n')[1] as string;
     });
 
     it('stores the deploy key sealed: not in the database in clear, not in GraphQL, not in errors', async () => {
-      const source = await s.sources.find('private-docs');
+      const source = await s.sources.byIdOrNameOrFail('private-docs');
       const { rows } = await s.db.query<{ row: string }>(
         'SELECT row_to_json(sources)::text AS row FROM sources WHERE id = $1',
         [source.id],
@@ -130,7 +130,7 @@ const KEY_BODY = (privateKey: string) => privateKey.split('\n')[1] as string;
     });
 
     it('fails with a clear error when the host key changed or the host refuses the key, and writes nothing', async () => {
-      const source = await s.sources.find('private-docs');
+      const source = await s.sources.byIdOrNameOrFail('private-docs');
       const before = await ids(source.id);
       const stranger = newKeyPair().publicKey.split(/\s+/).slice(0, 2).join(' ');
       await s.sources.update(source.id, { sshKnownHosts: `[127.0.0.1]:${sshd!.port} ${stranger}` });
@@ -157,7 +157,7 @@ const KEY_BODY = (privateKey: string) => privateKey.split('\n')[1] as string;
       expect(refused.message).not.toContain(KEY_BODY(refusedKey.privateKey));
       await s.sources.delete(other.id, false);
       expect((await s.sources.sync(source.id, { async: false })).status).toBe('SUCCEEDED');
-      expect((await s.sources.find(source.id)).sshKnownHosts).toBe(repo.knownHosts);
+      expect((await s.sources.byIdOrNameOrFail(source.id)).sshKnownHosts).toBe(repo.knownHosts);
     });
 
     it('refuses a blocked ssh host and port like any fetch', async () => {
@@ -178,8 +178,8 @@ const KEY_BODY = (privateKey: string) => privateKey.split('\n')[1] as string;
     });
 
     it('keeps working across a rotation of CAIRN_SECRET_KEY and says what to do when the key is gone', async () => {
-      const source = await s.sources.find('private-docs');
-      const sealedBy = async () => (await s.sources.find(source.id)).deployKey?.sealed.keyId;
+      const source = await s.sources.byIdOrNameOrFail('private-docs');
+      const sealedBy = async () => (await s.sources.byIdOrNameOrFail(source.id)).deployKey?.sealed.keyId;
       const oldKeyId = await sealedBy();
       await s.close();
 

@@ -1,7 +1,6 @@
-import type { ImportConfig } from '../../../src/config.js';
+import type { ImportConfig, Logger } from '../../../src/importerPort.js';
 import type { JsonObject } from '../../../src/shared/json.js';
 import type { SecretBox } from '../../../src/shared/secretBox.js';
-import type { Logger } from '../../../src/logger.js';
 import type { SafeFetcher } from '../../http/SafeFetcher.js';
 import type { Resolver } from '../../http/fetchTarget.js';
 import type { DocumentDefaults } from '../../jobs/types.js';

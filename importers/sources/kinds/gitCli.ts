@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { commandSearchPath } from '../../../src/config.js';
+import { commandSearchPath } from '../../../src/importerPort.js';
 import { AppError, ErrorCode, redactCredentials } from '../../../src/errors.js';
 
 /** Settings every git command runs with: https/http only (ssh is allowed per command), no redirects, no prompts, hooks or stored credentials. */

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { commandSearchPath } from '../../../src/config.js';
+import { commandSearchPath } from '../../../src/importerPort.js';
 import { AppError, ErrorCode, badInput } from '../../../src/errors.js';
 import type { GitRemote } from './gitRemote.js';
 

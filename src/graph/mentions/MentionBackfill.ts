@@ -3,6 +3,7 @@ import { lockChunksAfter, lockChunksMatchingPhrases, type PhraseCandidate } from
 import type { MentionOp } from '../types.js';
 import { MentionMatcher, nameForms, type EntityName } from './MentionMatcher.js';
 import type { MentionRepository, MentionRow } from './MentionRepository.js';
+import { OutboxRepository } from './OutboxRepository.js';
 
 /** Advisory lock ("CAIB") that lets one process at a time run backfill passes. */
 const BACKFILL_LOCK = 0x43414942;
@@ -31,6 +32,7 @@ export class MentionBackfill {
     private readonly db: Db,
     private readonly mentions: MentionRepository,
     private readonly mirror: boolean,
+    private readonly outbox = new OutboxRepository(db),
   ) {}
 
   /** Records entities whose names need a backfill (in the transaction that wrote the names). */
@@ -119,7 +121,7 @@ export class MentionBackfill {
       }
     }
     await this.mentions.insert(tx, found, 'auto');
-    if (this.mirror) await this.mentions.enqueue(tx, dedupeLinkOps(ops));
+    if (this.mirror) await this.outbox.enqueue(tx, dedupeLinkOps(ops));
   }
 }
 

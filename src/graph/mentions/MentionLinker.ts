@@ -12,7 +12,9 @@ import { AppError, ErrorCode } from '../../errors.js';
 import type { MentionOp } from '../types.js';
 import { MentionBackfill } from './MentionBackfill.js';
 import { MentionMatcher, nameForms, type EntityName } from './MentionMatcher.js';
+import { EntityNameRepository } from './EntityNameRepository.js';
 import { MentionRepository, type MentionRow } from './MentionRepository.js';
+import { OutboxRepository } from './OutboxRepository.js';
 import { NameCache, type NameCacheStats } from './NameCache.js';
 import { MENTION_COUNT_CAP, partialNameMatches, rankQueryEntities, type QueryEntity } from './queryEntities.js';
 
@@ -28,6 +30,8 @@ export class MentionLinker implements DocumentWriteHook {
   readonly mentions: MentionRepository;
   /** Deferred backfills (extraction's names): many batches' names matched in one read of the chunks. */
   readonly backfill: MentionBackfill;
+  readonly names: EntityNameRepository;
+  readonly #outbox: OutboxRepository;
   private cached: CachedNames | undefined;
 
   constructor(
@@ -40,6 +44,13 @@ export class MentionLinker implements DocumentWriteHook {
   ) {
     this.mentions = new MentionRepository(db);
     this.backfill = new MentionBackfill(db, this.mentions, mirror);
+    this.names = new EntityNameRepository(db);
+    this.#outbox = new OutboxRepository(db);
+  }
+
+  /** Mention changes queued for Neo4j and not yet applied. */
+  outboxBacklog(): Promise<number> {
+    return this.#outbox.backlog();
   }
 
   /** Holds back name registration until this write commits (see `entitiesChanged`); rejects explicit links to missing entities. */
@@ -49,7 +60,7 @@ export class MentionLinker implements DocumentWriteHook {
   ): Promise<void> {
     await tx.query('SELECT pg_advisory_xact_lock_shared($1::int, $2::int)', NAMES_LOCK);
     const wanted = [...new Set(documents.flatMap((d) => d.explicitEntityIds))];
-    const known = await this.mentions.existingEntityIds(tx, wanted);
+    const known = await this.names.existingEntityIds(tx, wanted);
     const missing = wanted.find((id) => !known.has(id));
     if (missing !== undefined)
       throw new AppError(ErrorCode.NOT_FOUND, `entity "${missing}" does not exist (listed in entityIds)`, {
@@ -90,12 +101,12 @@ export class MentionLinker implements DocumentWriteHook {
     for (const d of unchangedExplicit)
       for (const entityId of d.explicitEntityIds)
         ops.push({ op: 'link', entityId, documentId: d.documentId, documentTitle: d.title });
-    await this.mentions.enqueue(tx, ops);
+    await this.#outbox.enqueue(tx, ops);
   }
 
   /** Queues the removal of a deleted document's mentions (Postgres rows cascade by themselves). */
   async afterDelete(tx: Queryable, documentId: string): Promise<void> {
-    if (this.mirror) await this.mentions.enqueue(tx, [{ op: 'unlinkDocument', documentId }]);
+    if (this.mirror) await this.#outbox.enqueue(tx, [{ op: 'unlinkDocument', documentId }]);
   }
 
   /** Links existing documents explicitly to entities. */
@@ -114,7 +125,7 @@ export class MentionLinker implements DocumentWriteHook {
         'explicit',
       );
       if (this.mirror)
-        await this.mentions.enqueue(
+        await this.#outbox.enqueue(
           tx,
           entityIds.map((entityId) => ({ op: 'link' as const, entityId, documentId, documentTitle: title })),
         );
@@ -130,7 +141,7 @@ export class MentionLinker implements DocumentWriteHook {
         links.map((l) => l.documentId),
       );
       await tx.query('SELECT pg_advisory_xact_lock_shared($1::int, $2::int)', NAMES_LOCK);
-      const entities = await this.mentions.existingEntityIds(
+      const entities = await this.names.existingEntityIds(
         tx,
         links.map((l) => l.entityId),
       );
@@ -142,7 +153,7 @@ export class MentionLinker implements DocumentWriteHook {
         'explicit',
       );
       if (this.mirror)
-        await this.mentions.enqueue(
+        await this.#outbox.enqueue(
           tx,
           live.map((l) => ({
             op: 'link' as const,
@@ -170,7 +181,7 @@ export class MentionLinker implements DocumentWriteHook {
     const linking = await this.db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', NAMES_LOCK);
       await announceChange(tx, 'names');
-      const linking = await this.mentions.upsertNames(tx, names);
+      const linking = await this.names.upsertNames(tx, names);
       if (options.deferBackfill) await this.backfill.request(tx, [...linking]);
       return linking;
     });
@@ -196,7 +207,7 @@ export class MentionLinker implements DocumentWriteHook {
         }
       }
       await this.mentions.insert(tx, found, 'auto');
-      if (this.mirror) await this.mentions.enqueue(tx, dedupeOps(ops));
+      if (this.mirror) await this.#outbox.enqueue(tx, dedupeOps(ops));
     });
   }
 
@@ -231,7 +242,7 @@ export class MentionLinker implements DocumentWriteHook {
           WHERE NOT EXISTS (SELECT 1 FROM mentions m WHERE m.entity_id = x.entity_id AND m.document_id = x.document_id)`,
         [rows.map((r) => r.entityId), rows.map((r) => r.documentId)],
       );
-      await this.mentions.enqueue(
+      await this.#outbox.enqueue(
         tx,
         left.map((r) => ({ op: 'unlink' as const, entityId: r.entity_id, documentId: r.document_id })),
       );
@@ -245,7 +256,7 @@ export class MentionLinker implements DocumentWriteHook {
       // its name is gone, and the next one reads the deletion.
       await tx.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', NAMES_LOCK);
       await announceChange(tx, 'names');
-      await this.mentions.deleteName(tx, entityId);
+      await this.names.deleteName(tx, entityId);
     });
     this.forgetNames();
   }
@@ -303,7 +314,7 @@ export class MentionLinker implements DocumentWriteHook {
    * alike, and only a result newer than the cache is applied.
    */
   private async load(q: Queryable): Promise<NameCache> {
-    const version = await this.mentions.namesVersion(q);
+    const version = await this.names.namesVersion(q);
     const covered = () => {
       const cached = this.cached;
       if (!cached || cached.version < version) return undefined;
@@ -311,7 +322,7 @@ export class MentionLinker implements DocumentWriteHook {
       return cached.names;
     };
     const since = this.cached?.version;
-    const changes = since === undefined ? undefined : await this.mentions.namesChangedSince(q, since, CHANGES_READ_MAX);
+    const changes = since === undefined ? undefined : await this.names.namesChangedSince(q, since, CHANGES_READ_MAX);
     const current = covered();
     if (current) return current;
     if (changes && this.cached) {
@@ -319,7 +330,7 @@ export class MentionLinker implements DocumentWriteHook {
       this.cached.names.apply(changes);
       this.cached.version = version;
     } else {
-      const names = await this.mentions.allNames(q);
+      const names = await this.names.allNames(q);
       // Another caller may have finished first: build the automaton only if this is still the newest.
       const latest = covered();
       if (latest) return latest;

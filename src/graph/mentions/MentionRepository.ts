@@ -1,13 +1,9 @@
 import type { Db, Queryable } from '../../db/Db.js';
 import { SqlParams } from '../../db/SqlParams.js';
-import { currentSpaceScope, spaceSql, writeSpace } from '../../db/spaceScope.js';
+import { currentSpaceScope, spaceSql } from '../../db/spaceScope.js';
 import { documentFilterSql, liveDocumentSql } from '../../documents/filterSql.js';
 import { chunksRelation, documentsRelation } from '../../documents/relations.js';
 import type { DocumentFilterSpec } from '../../documents/types.js';
-import type { MentionOp } from '../types.js';
-import { nameKeys } from '../../extraction/nameKey.js';
-import type { EntityName } from './MentionMatcher.js';
-import type { NameChange } from './NameCache.js';
 
 /** A mention row: an entity named in a chunk (or, for explicit links, in a whole document). */
 export interface MentionRow {
@@ -45,129 +41,9 @@ export interface EvidenceRow {
   similarity: number;
 }
 
-/** A queued graph write for Neo4j. */
-export interface OutboxEntry {
-  id: string;
-  op: MentionOp;
-  attempts: number;
-}
-
-/** Postgres side of mentions: entity names, mention rows and the Neo4j outbox. */
+/** The mentions table: which entities each chunk (or, by an explicit link, each document) names. */
 export class MentionRepository {
   constructor(private readonly db: Db) {}
-
-  /** Records (or refreshes) entity names for linking; returns the ids among them that link by name, as recorded now. */
-  async upsertNames(q: Queryable, unsorted: readonly EntityName[]): Promise<Set<string>> {
-    if (unsorted.length === 0) return new Set();
-    // Rows are locked in id order, whatever order callers give: concurrent batches then cannot deadlock on them.
-    const names = [...unsorted].sort((a, b) => (a.entityId < b.entityId ? -1 : a.entityId > b.entityId ? 1 : 0));
-    const ids = names.map((n) => n.entityId);
-    // Extraction never takes over an entity a person or an importer wrote (its origin stays theirs).
-    await q.query(
-      `INSERT INTO entity_names (entity_id, name, aliases, name_keys, type, origin, space_id)
-       SELECT x.id, x.name, ARRAY(SELECT jsonb_array_elements_text(x.aliases::jsonb)),
-              ARRAY(SELECT jsonb_array_elements_text(x.keys::jsonb)), x.type, coalesce(x.origin, 'MANUAL'), $7::text
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS x(id, name, aliases, keys, type, origin)
-       ON CONFLICT (entity_id) DO UPDATE SET name = EXCLUDED.name, aliases = EXCLUDED.aliases, name_keys = EXCLUDED.name_keys,
-              type = coalesce(EXCLUDED.type, entity_names.type),
-              origin = CASE WHEN EXCLUDED.origin = 'EXTRACTED' THEN entity_names.origin ELSE EXCLUDED.origin END,
-              updated_at = now()
-        WHERE entity_names.space_id = EXCLUDED.space_id`,
-      [
-        ids,
-        names.map((n) => n.name),
-        names.map((n) => JSON.stringify(n.aliases)),
-        names.map((n) => JSON.stringify(nameKeys(n.name, n.aliases))),
-        names.map((n) => n.type ?? null),
-        names.map((n) => n.origin ?? null),
-        writeSpace(),
-      ],
-    );
-    // A write that does not say keeps the recorded choice (a new entity links by name).
-    const chosen = names.filter((n) => n.linkByName !== undefined);
-    if (chosen.length > 0) {
-      const params: unknown[] = [chosen.map((n) => n.entityId), chosen.map((n) => n.linkByName)];
-      await q.query(
-        `UPDATE entity_names n SET link_by_name = x.link FROM unnest($1::text[], $2::boolean[]) AS x(id, link)
-          WHERE n.entity_id = x.id AND ${spaceSql('n', params)}`,
-        params,
-      );
-    }
-    const linking: unknown[] = [ids];
-    const { rows } = await q.query<{ entity_id: string }>(
-      `SELECT entity_id FROM entity_names n WHERE n.entity_id = ANY($1::text[]) AND link_by_name AND ${spaceSql('n', linking)}`,
-      linking,
-    );
-    return new Set(rows.map((r) => r.entity_id));
-  }
-
-  /** Ids of entities whose id starts with any of `prefixes` (entity_names lists every entity, whichever store holds it). */
-  async entityIdsWithPrefix(prefixes: readonly string[]): Promise<string[]> {
-    if (prefixes.length === 0) return [];
-    const { rows } = await this.db.query<{ entity_id: string }>(
-      'SELECT entity_id FROM entity_names WHERE EXISTS (SELECT 1 FROM unnest($1::text[]) AS p WHERE starts_with(entity_id, p)) ORDER BY entity_id',
-      [prefixes],
-    );
-    return rows.map((r) => r.entity_id);
-  }
-
-  /** Forgets an entity of the request's space: its mentions go with it (cascade). */
-  async deleteName(q: Queryable, entityId: string): Promise<void> {
-    const params: unknown[] = [entityId];
-    await q.query(`DELETE FROM entity_names n WHERE n.entity_id = $1 AND ${spaceSql('n', params)}`, params);
-  }
-
-  /** Every name that links by name, for the matcher (and for finding entities a query names). */
-  async allNames(q: Queryable = this.db): Promise<EntityName[]> {
-    const { rows } = await q.query<{ entity_id: string; name: string; aliases: string[] }>(
-      'SELECT entity_id, name, aliases FROM entity_names WHERE link_by_name',
-    );
-    return rows.map((r) => ({ entityId: r.entity_id, name: r.name, aliases: r.aliases }));
-  }
-
-  /**
-   * The names' version (migration 018): one row, bumped by every statement that writes entity_names, so reading it
-   * costs the same at any number of names. Changes numbered up to it are visible once it is read.
-   */
-  async namesVersion(q: Queryable = this.db): Promise<bigint> {
-    const { rows } = await q.query<{ v: string }>('SELECT version::text AS v FROM entity_names_version');
-    return BigInt(rows[0]?.v ?? '0');
-  }
-
-  /**
-   * Entities whose name changed after `version`: each with its current linking name, or `name: undefined` when it
-   * was deleted or no longer links by name. Undefined when more than `limit` changed (reading all names is cheaper).
-   * Two index lookups (the change log by version, the names by id), whatever the size of the name table.
-   */
-  async namesChangedSince(q: Queryable, version: bigint, limit: number): Promise<NameChange[] | undefined> {
-    const changed = await q.query<{ entity_id: string }>(
-      'SELECT entity_id FROM entity_name_changes WHERE version > $1::bigint ORDER BY version LIMIT $2',
-      [version.toString(), limit + 1],
-    );
-    if (changed.rows.length > limit) return undefined;
-    const ids = changed.rows.map((r) => r.entity_id);
-    if (ids.length === 0) return [];
-    const { rows } = await q.query<{ entity_id: string; name: string; aliases: string[] }>(
-      'SELECT entity_id, name, aliases FROM entity_names WHERE entity_id = ANY($1::text[]) AND link_by_name',
-      [ids],
-    );
-    const current = new Map(rows.map((r) => [r.entity_id, r]));
-    return ids.map((entityId) => {
-      const n = current.get(entityId);
-      return { entityId, name: n ? { entityId, name: n.name, aliases: n.aliases } : undefined };
-    });
-  }
-
-  /** Which of these ids are known entities (of the request's space). */
-  async existingEntityIds(q: Queryable, ids: readonly string[]): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    const params: unknown[] = [ids];
-    const { rows } = await q.query<{ entity_id: string }>(
-      `SELECT entity_id FROM entity_names n WHERE n.entity_id = ANY($1::text[]) AND ${spaceSql('n', params)}`,
-      params,
-    );
-    return new Set(rows.map((r) => r.entity_id));
-  }
 
   /** Replaces the automatic mentions of these documents. */
   async replaceAutoMentions(q: Queryable, documentIds: readonly string[], rows: readonly MentionRow[]): Promise<void> {
@@ -321,51 +197,5 @@ export class MentionRepository {
     );
     for (const r of rows) out.get(r.k)?.push(r.entity_id);
     return out;
-  }
-
-  /** Queues graph writes for Neo4j in the caller's transaction. */
-  async enqueue(q: Queryable, ops: readonly MentionOp[]): Promise<void> {
-    if (ops.length === 0) return;
-    await q.query('INSERT INTO graph_outbox (op) SELECT x::jsonb FROM unnest($1::text[]) AS x', [
-      ops.map((o) => JSON.stringify(o)),
-    ]);
-  }
-
-  /** The oldest pending outbox entries. */
-  async pending(limit: number): Promise<OutboxEntry[]> {
-    // Order by the bigint column, not the text alias `id`: as text, '1000' sorts before '999' and ops apply out of order.
-    const { rows } = await this.db.query<{ id: string; op: MentionOp; attempts: number }>(
-      'SELECT id::text AS id, op, attempts FROM graph_outbox WHERE done_at IS NULL ORDER BY graph_outbox.id LIMIT $1',
-      [limit],
-    );
-    return rows;
-  }
-
-  /** Marks entries applied. */
-  async markDone(ids: readonly string[]): Promise<void> {
-    if (ids.length > 0)
-      await this.db.query('UPDATE graph_outbox SET done_at = now() WHERE id = ANY($1::bigint[])', [ids]);
-  }
-
-  /** Records a failed attempt on entries. */
-  async markFailed(ids: readonly string[], error: string): Promise<void> {
-    if (ids.length > 0)
-      await this.db.query(
-        'UPDATE graph_outbox SET attempts = attempts + 1, last_error = $2 WHERE id = ANY($1::bigint[])',
-        [ids, error.slice(0, 2000)],
-      );
-  }
-
-  /** Entries not yet applied. */
-  async backlog(): Promise<number> {
-    const { rows } = await this.db.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM graph_outbox WHERE done_at IS NULL',
-    );
-    return rows[0]?.n ?? 0;
-  }
-
-  /** Deletes applied entries older than a day (keeps the table small). */
-  async prune(): Promise<void> {
-    await this.db.query(`DELETE FROM graph_outbox WHERE done_at IS NOT NULL AND done_at < now() - interval '1 day'`);
   }
 }

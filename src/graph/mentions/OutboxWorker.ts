@@ -1,6 +1,6 @@
 import type { Logger } from '../../logger.js';
 import type { GraphStore } from '../GraphStore.js';
-import type { MentionRepository } from './MentionRepository.js';
+import type { OutboxRepository } from './OutboxRepository.js';
 
 const BATCH = 500;
 const MAX_BACKOFF_MS = 30_000;
@@ -16,7 +16,7 @@ export class OutboxWorker {
   private stopped = true;
 
   constructor(
-    private readonly mentions: MentionRepository,
+    private readonly outbox: OutboxRepository,
     private readonly store: GraphStore,
     private readonly logger: Logger,
     private readonly intervalMs = 500,
@@ -77,16 +77,16 @@ export class OutboxWorker {
     if (!apply) return 0;
     let total = 0;
     for (;;) {
-      const batch = await this.mentions.pending(BATCH);
+      const batch = await this.outbox.pending(BATCH);
       if (batch.length === 0) return total;
       const ids = batch.map((b) => b.id);
       try {
         await apply(batch.map((b) => b.op));
       } catch (err) {
-        await this.mentions.markFailed(ids, (err as Error).message);
+        await this.outbox.markFailed(ids, (err as Error).message);
         throw err;
       }
-      await this.mentions.markDone(ids);
+      await this.outbox.markDone(ids);
       this.logger.debug({ applied: batch.length }, 'graph outbox applied');
       total += batch.length;
     }

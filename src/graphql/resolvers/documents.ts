@@ -1,11 +1,8 @@
-import { validateDocumentId, validateDocumentInput, validateDocumentPatch } from '../../documents/validateInput.js';
-import { badInput, notFound } from '../../errors.js';
+import { notFound } from '../../errors.js';
 import type { EntityRecord } from '../../graph/types.js';
 import type { Resolvers } from '../generated/types.js';
 import { toConnection } from '../connection.js';
 import { toFilterSpec, toPage } from '../inputs.js';
-
-const MAX_BATCH = 1000;
 
 /** Document queries, mutations and field resolvers. */
 export const documentResolvers: Resolvers = {
@@ -14,7 +11,8 @@ export const documentResolvers: Resolvers = {
     documents: async (_, { filter, first, after, sourceId }, { services }) => {
       const page = toPage(first, after);
       const spec = toFilterSpec(filter);
-      if (sourceId !== undefined && sourceId !== null) spec.ownerSourceId = (await services.sources.find(sourceId)).id;
+      if (sourceId !== undefined && sourceId !== null)
+        spec.ownerSourceId = (await services.sources.byIdOrNameOrFail(sourceId)).id;
       const result = await services.documents.list(spec, page.first, page.after);
       const edges = result.rows.map((r) => ({ cursor: r.cursor, node: r.document }));
       return toConnection(edges, {
@@ -25,17 +23,9 @@ export const documentResolvers: Resolvers = {
     },
   },
   Mutation: {
-    createDocument: (_, { input }, { services }) =>
-      services.documents.create(validateDocumentInput(input, services.config)),
-    upsertDocuments: (_, { input }, { services }) => {
-      if (input.length > MAX_BATCH)
-        throw badInput('input', `at most ${MAX_BATCH} documents per call (got ${input.length})`);
-      return services.documents.upsertMany(
-        input.map((doc, i) => validateDocumentInput(doc, services.config, `input[${i}]`)),
-      );
-    },
-    updateDocument: (_, { id, input }, { services }) =>
-      services.documents.update(validateDocumentId(id), validateDocumentPatch(input, services.config)),
+    createDocument: (_, { input }, { services }) => services.documents.create(input),
+    upsertDocuments: (_, { input }, { services }) => services.documents.upsertMany(input),
+    updateDocument: (_, { id, input }, { services }) => services.documents.update(id, input),
     deleteDocument: async (_, { id }, { services }) => ({ id, deleted: await services.documents.delete(id) }),
   },
   Document: {

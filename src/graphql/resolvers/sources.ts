@@ -16,7 +16,7 @@ function rawSource(input: CreateSourceInput | UpdateSourceInput): RawSourceInput
 export const sourceResolvers: Resolvers = {
   Query: {
     sources: (_, __, { services }) => services.sources.list(),
-    source: async (_, { id }, { services }) => (await services.sources.lookup(id)) ?? null,
+    source: async (_, { id }, { services }) => (await services.sources.byIdOrName(id)) ?? null,
   },
   Mutation: {
     createSource: (_, { input }, { services }) => services.sources.create(rawSource(input)),

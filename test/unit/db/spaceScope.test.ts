@@ -52,14 +52,14 @@ const UNSCOPED: Record<string, string> = {
     'curation (merges), not kept apart yet and refused to space-bound keys',
   'src/graph/mentions/MentionLinker.ts#removeMentions':
     'curation (merges), not kept apart yet and refused to space-bound keys',
-  'src/graph/mentions/MentionRepository.ts#allNames':
+  'src/graph/mentions/EntityNameRepository.ts#allNames':
     "the name cache holds every space's names; matches are kept to the request's space (mentionCounts, the mentions trigger)",
-  'src/graph/mentions/MentionRepository.ts#namesChangedSince':
+  'src/graph/mentions/EntityNameRepository.ts#namesChangedSince':
     "the name cache holds every space's names; matches are kept to the request's space (mentionCounts, the mentions trigger)",
   'src/graph/mentions/MentionRepository.ts#mentionCounts': 'its inSpace condition applies spaceSql',
   'src/graph/mentions/MentionRepository.ts#entityIdsMentionedWithin': SCOPED_BY_FILTER,
   'src/graph/mentions/MentionRepository.ts#evidence': `${SCOPED_BY_FILTER}; mention counts are of entities of the space`,
-  'src/graph/mentions/MentionRepository.ts#entityIdsWithPrefix': SOURCES_AND_IMPORTS,
+  'src/graph/mentions/EntityNameRepository.ts#entityIdsWithPrefix': SOURCES_AND_IMPORTS,
   'src/graph/mentions/MentionRepository.ts#replaceAutoMentions': WRITE_PATH,
   'src/graph/mentions/PostgresMentionIndex.ts#mentionedByLiveDocument': SAME_SPACE,
   'src/graph/mentions/PostgresMentionIndex.ts#mentionedEntityIds':
