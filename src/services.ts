@@ -5,6 +5,9 @@ import type { Config } from './config.js';
 import { CHANGES_CHANNEL } from './db/changeFeed.js';
 import type { Db } from './db/Db.js';
 import { openDb } from './db/openDb.js';
+import { replicaStatus } from './server/replicaStatus.js';
+import type { ReplicaSet } from './db/ReplicaSet.js';
+import { replicasOf } from './db/replicatedDb.js';
 import { DocumentService } from './documents/DocumentService.js';
 import { ExpirySweeper } from './documents/ExpirySweeper.js';
 import type { EmbeddingProvider } from './embeddings/EmbeddingProvider.js';
@@ -49,6 +52,8 @@ export interface Services {
   config: Config;
   logger: Logger;
   db: Db;
+  /** The read replicas and their health; undefined without `CAIRN_DATABASE_REPLICA_URLS`. */
+  replicas: ReplicaSet | undefined;
   embedder: EmbeddingProvider;
   documents: DocumentService;
   search: SearchService;
@@ -155,13 +160,17 @@ async function startImports(
   return { imports, sources, extractGraph };
 }
 
-/** Readiness with the read queue: always ready (a full queue refuses single calls), with its counts. */
+/** Readiness with the read queue and the replicas: always ready (a full queue refuses single calls), with counts. */
 function readinessWithReads(db: Db, embedder: EmbeddingProvider, reads: ReadAdmission): Readiness {
+  const replicas = replicasOf(db);
   const check = async (): Promise<ComponentStatus> => {
     const { running, waiting, rejected } = reads.stats;
     return { ok: true, detail: `${running} running, ${waiting} waiting, ${rejected} refused (queue full) since start` };
   };
-  return new Readiness(db, embedder, { reads: check });
+  return new Readiness(db, embedder, {
+    reads: check,
+    ...(replicas ? { replicas: async () => replicaStatus(replicas) } : {}),
+  });
 }
 
 /** Composition root: opens the database, applies migrations, picks the embedder and wires the services. */
@@ -170,7 +179,7 @@ export async function createServices(
   logger: Logger,
   options: CreateServicesOptions = {},
 ): Promise<Services> {
-  const db = await openDb(config);
+  const db = await openDb(config, { logger, now: options.now });
   try {
     const embedder = await prepareDatabase(db, config, logger, options);
     const { store, init: initStore } = await openGraphStore(db, config, logger, options);
@@ -209,6 +218,7 @@ export async function createServices(
       config,
       logger,
       db,
+      replicas: replicasOf(db),
       embedder,
       documents,
       search,
