@@ -160,6 +160,21 @@ async function startImports(
   return { imports, sources, extractGraph };
 }
 
+/** Search, enrichContext and the knowledge gaps it records. */
+function retrievalParts(
+  { db, embedder, graph }: { db: Db; embedder: EmbeddingProvider; graph: GraphService },
+  config: Config,
+  logger: Logger,
+) {
+  const search = new SearchService(db, embedder, config.rag, config.search, {
+    memoryIndexMaxChunks: config.vectorMemoryIndexMaxChunks,
+    efSearch: config.hnswEfSearch,
+    logger,
+  });
+  const gaps = new KnowledgeGapRepository(db, (err) => logger.warn({ err }, 'could not record knowledge gaps'));
+  return { search, gaps, enricher: new ContextEnricher(search, graph, gaps, config.enrich, logger) };
+}
+
 /** Readiness with the read queue and the replicas: always ready (a full queue refuses single calls), with counts. */
 function readinessWithReads(db: Db, embedder: EmbeddingProvider, reads: ReadAdmission): Readiness {
   const replicas = replicasOf(db);
@@ -185,13 +200,7 @@ export async function createServices(
     const { store, init: initStore } = await openGraphStore(db, config, logger, options);
     const parts = graphAndDocuments({ db, store, embedder }, config, logger, options);
     const { linker, outbox, graph, extraction, documents, audit } = parts;
-    const search = new SearchService(db, embedder, config.rag, config.search, {
-      memoryIndexMaxChunks: config.vectorMemoryIndexMaxChunks,
-      efSearch: config.hnswEfSearch,
-      logger,
-    });
-    const gaps = new KnowledgeGapRepository(db);
-    const enricher = new ContextEnricher(search, graph, gaps, config.enrich, logger);
+    const { search, gaps, enricher } = retrievalParts({ db, embedder, graph }, config, logger);
     const sweeper = new ExpirySweeper(sweepsOf(documents, audit), config.expirySweepIntervalMs, logger);
     const leaderLock = db.sessionLock(LEADER_LOCK_KEY, () => leadership.lost());
     const leadership: Leadership = new Leadership(leaderLock, outbox ? [sweeper, outbox] : [sweeper], {
@@ -248,6 +257,7 @@ export async function createServices(
         await outbox?.stop();
         if (!options.graphStore) await store.close(); // a store passed in belongs to the caller
         await embedder.close?.();
+        await gaps.close();
         await db.close();
       },
     };

@@ -21,6 +21,11 @@ export function runOnRoute<T>(route: ReadRoute, fn: () => T): T {
   return storage.run(route, fn);
 }
 
+/** Runs `fn` as background work of no request: its statements go to the primary and count as no client's writes. */
+export function outsideRequest<T>(fn: () => T): T {
+  return storage.exit(fn);
+}
+
 /** The running request's route, or undefined outside any request. */
 export function currentRoute(): ReadRoute | undefined {
   return storage.getStore();
