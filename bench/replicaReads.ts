@@ -111,6 +111,8 @@ const env = {
   CAIRN_EMBEDDING_PROVIDER: 'hashing',
   CAIRN_EMBEDDING_DIMENSIONS: '256',
   CAIRN_RATE_LIMIT_PER_SECOND: '0',
+  // The entities are given: background extraction of the seed would be primary CPU that no call caused.
+  CAIRN_EXTRACTION_EXTRACTORS: 'none',
 };
 let n = 0;
 const nextBody = () => {
@@ -189,7 +191,7 @@ try {
     ],
     notes: [
       `Machine: ${machineLine()}; primary and replica on the same cores (Postgres 16, pgvector 0.8, the replica a pg_basebackup standby of scripts/postgres-server.sh).`,
-      `Corpus: ${corpus.seed.length} SciFact abstracts, ${corpus.entities.length} term entities, Postgres graph store (no Neo4j), hashing embedder 256-d; rate limit off.`,
+      `Corpus: ${corpus.seed.length} SciFact abstracts, ${corpus.entities.length} term entities, Postgres graph store (no Neo4j), hashing embedder 256-d; rate limit off; no background extraction.`,
       'CPU per call of each server is its postmaster and backends, read from /proc; throughput cannot grow on 2 shared cores, so the primary CPU per call is the figure that says how far reads scale out.',
     ],
   };
