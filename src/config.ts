@@ -115,6 +115,14 @@ function extractionConfig(e: Env) {
   };
 }
 
+function replicasConfig(e: Env) {
+  return {
+    urls: e.CAIRN_DATABASE_REPLICA_URLS,
+    maxLagMs: e.CAIRN_DATABASE_REPLICA_MAX_LAG_MS,
+    checkMs: e.CAIRN_DATABASE_REPLICA_CHECK_MS,
+  };
+}
+
 function secretsConfig(e: Env) {
   return {
     key: e.CAIRN_SECRET_KEY,
@@ -136,6 +144,7 @@ function toConfig(e: Env) {
     databaseUrl: e.CAIRN_DATABASE_URL,
     databasePoolSize: e.CAIRN_DATABASE_POOL_SIZE,
     databaseSessionUrl: e.CAIRN_DATABASE_SESSION_URL,
+    databaseReplicas: replicasConfig(e),
     leaderRetryMs: e.CAIRN_LEADER_RETRY_MS,
     databasePreparedStatements: e.CAIRN_DATABASE_PREPARED_STATEMENTS,
     logLevel: e.CAIRN_LOG_LEVEL,

@@ -58,6 +58,29 @@ const database = {
   CAIRN_DATABASE_SESSION_URL: optionalString.describe(
     'Postgres server only: where the two connections of its own (leader lock, change notifications) go, when `CAIRN_DATABASE_URL` points at a pooler in transaction mode, which cannot keep a session; unset: `CAIRN_DATABASE_URL`',
   ),
+  CAIRN_DATABASE_REPLICA_URLS: z
+    .string()
+    .trim()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((u) => u.trim())
+        .filter((u) => u !== ''),
+    )
+    .describe(
+      'Postgres server only: comma-separated URLs of streaming read replicas of `CAIRN_DATABASE_URL`; search, enrichContext and the other reading queries go to them, writes, jobs and locks stay on the primary (see [read replicas](scaling.md#read-replicas))',
+    ),
+  CAIRN_DATABASE_REPLICA_MAX_LAG_MS: int(0)
+    .default(5000)
+    .describe(
+      'a replica further behind the primary than this is skipped until it catches up (its reads go to the other replicas or the primary), with a warning in `/readyz`',
+    ),
+  CAIRN_DATABASE_REPLICA_CHECK_MS: int(50)
+    .default(1000)
+    .describe(
+      "how often each replica's replay position is compared with the primary's, and a replica that is down is tried again",
+    ),
   CAIRN_LEADER_RETRY_MS: int(50)
     .default(5000)
     .describe(
@@ -533,6 +556,13 @@ export const envSchema = z
   })
   .superRefine((env, ctx) => {
     checkExtractors(env, ctx);
+    if (env.CAIRN_DATABASE_REPLICA_URLS.length > 0 && !env.CAIRN_DATABASE_URL) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['CAIRN_DATABASE_REPLICA_URLS'],
+        message: 'needs CAIRN_DATABASE_URL: replicas serve the reads of a Postgres server, not of the embedded PGlite',
+      });
+    }
     if (env.CAIRN_CHUNK_OVERLAP >= env.CAIRN_CHUNK_SIZE) {
       ctx.addIssue({
         code: 'custom',

@@ -5,6 +5,9 @@ import type { Config } from './config.js';
 import { CHANGES_CHANNEL } from './db/changeFeed.js';
 import type { Db } from './db/Db.js';
 import { openDb } from './db/openDb.js';
+import { replicaStatus } from './server/replicaStatus.js';
+import type { ReplicaSet } from './db/ReplicaSet.js';
+import { replicasOf } from './db/replicatedDb.js';
 import { DocumentService } from './documents/DocumentService.js';
 import { ExpirySweeper } from './documents/ExpirySweeper.js';
 import type { EmbeddingProvider } from './embeddings/EmbeddingProvider.js';
@@ -52,6 +55,8 @@ export interface Services {
   config: Config;
   logger: Logger;
   db: Db;
+  /** The read replicas and their health; undefined without `CAIRN_DATABASE_REPLICA_URLS`. */
+  replicas: ReplicaSet | undefined;
   embedder: EmbeddingProvider;
   documents: DocumentService;
   search: SearchService;
@@ -167,13 +172,32 @@ async function startImports(
   return { imports, sources, extractGraph };
 }
 
-/** Readiness with the read queue: always ready (a full queue refuses single calls), with its counts. */
+/** Search, enrichContext and the knowledge gaps it records. */
+function retrievalParts(
+  { db, embedder, graph }: { db: Db; embedder: EmbeddingProvider; graph: GraphService },
+  config: Config,
+  logger: Logger,
+) {
+  const search = new SearchService(db, embedder, config.rag, config.search, {
+    memoryIndexMaxChunks: config.vectorMemoryIndexMaxChunks,
+    efSearch: config.hnswEfSearch,
+    logger,
+  });
+  const gaps = new KnowledgeGapRepository(db, (err) => logger.warn({ err }, 'could not record knowledge gaps'));
+  return { search, gaps, enricher: new ContextEnricher(search, graph, gaps, config.enrich, logger) };
+}
+
+/** Readiness with the read queue and the replicas: always ready (a full queue refuses single calls), with counts. */
 function readinessWithReads(db: Db, embedder: EmbeddingProvider, reads: ReadAdmission): Readiness {
+  const replicas = replicasOf(db);
   const check = async (): Promise<ComponentStatus> => {
     const { running, waiting, rejected } = reads.stats;
     return { ok: true, detail: `${running} running, ${waiting} waiting, ${rejected} refused (queue full) since start` };
   };
-  return new Readiness(db, embedder, { reads: check });
+  return new Readiness(db, embedder, {
+    reads: check,
+    ...(replicas ? { replicas: async () => replicaStatus(replicas) } : {}),
+  });
 }
 
 /** Composition root: opens the database, applies migrations, picks the embedder and wires the services. */
@@ -182,19 +206,13 @@ export async function createServices(
   logger: Logger,
   options: CreateServicesOptions = {},
 ): Promise<Services> {
-  const db = await openDb(config);
+  const db = await openDb(config, { logger, now: options.now });
   try {
     const embedder = await prepareDatabase(db, config, logger, options);
     const { store, init: initStore } = await openGraphStore(db, config, logger, options);
     const parts = graphAndDocuments({ db, store, embedder }, config, logger, options);
     const { linker, outbox, graph, extraction, documents, audit, curation } = parts;
-    const search = new SearchService(db, embedder, config.rag, config.search, {
-      memoryIndexMaxChunks: config.vectorMemoryIndexMaxChunks,
-      efSearch: config.hnswEfSearch,
-      logger,
-    });
-    const gaps = new KnowledgeGapRepository(db);
-    const enricher = new ContextEnricher(search, graph, gaps, config.enrich, logger);
+    const { search, gaps, enricher } = retrievalParts({ db, embedder, graph }, config, logger);
     const sweeper = new ExpirySweeper(sweepsOf(documents, audit), config.expirySweepIntervalMs, logger);
     const leaderLock = db.sessionLock(LEADER_LOCK_KEY, () => leadership.lost());
     const leadership: Leadership = new Leadership(leaderLock, outbox ? [sweeper, outbox] : [sweeper], {
@@ -221,6 +239,7 @@ export async function createServices(
       config,
       logger,
       db,
+      replicas: replicasOf(db),
       embedder,
       documents,
       search,
@@ -251,6 +270,7 @@ export async function createServices(
         await outbox?.stop();
         if (!options.graphStore) await store.close(); // a store passed in belongs to the caller
         await embedder.close?.();
+        await gaps.close();
         await db.close();
       },
     };

@@ -21,6 +21,14 @@ const NUL_SQLSTATES = new Set(['22021', '22P05']);
 const COLLISION_SQLSTATES = new Set(['40P01', '40001']);
 const isBadJson = (code: string, message: string) => code === '22P02' && /type json/.test(message);
 
+/** True when `err` (a driver's or socket's error, translated or not) says the connection is gone or was refused. */
+export function isConnectionLost(err: unknown): boolean {
+  if (isAppError(err)) return err.code === ErrorCode.DATABASE_UNAVAILABLE;
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (LOST_SQLSTATE.test(code) || LOST_NODE_CODES.has(code))) return true;
+  return typeof message === 'string' && LOST_MESSAGE.test(message);
+}
+
 /**
  * Translates database errors a client can act on into AppErrors: a lost or refused connection becomes
  * DATABASE_UNAVAILABLE (retry), a deadlock or serialization failure CONFLICT (retry), text Postgres cannot store

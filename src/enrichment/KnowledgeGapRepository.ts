@@ -1,4 +1,5 @@
 import type { Db } from '../db/Db.js';
+import { outsideRequest } from '../db/readRoute.js';
 import { decodePair, encodePair } from '../shared/cursor.js';
 import { badInput } from '../errors.js';
 import type { DocumentFilterSpec } from '../documents/types.js';
@@ -20,16 +21,82 @@ export function normalizeQuery(query: string): string {
     .trim();
 }
 
-/** Stores and lists knowledge gaps. */
-export class KnowledgeGapRepository {
-  constructor(private readonly db: Db) {}
+/** Gaps recorded in one INSERT at most this often (ms), and as soon as this many wait. */
+const FLUSH_MS = 1000;
+const FLUSH_ROWS = 200;
 
-  /** Records one poorly answered query. */
+interface PendingGap {
+  query: string;
+  normalized: string;
+  bestScore: number;
+  filters: string;
+  /** When it was recorded (its created_at: a listing as of a time sees the gaps recorded before it, written or not). */
+  at: string;
+}
+
+/**
+ * Stores and lists knowledge gaps. A weak enrichContext call records its gap in memory and returns; the gaps of the
+ * last second go to Postgres in one INSERT (every call's own INSERT cost the primary a statement and a WAL flush).
+ * Listing writes the pending ones first, so this instance lists every gap it recorded; `close` writes the rest.
+ */
+export class KnowledgeGapRepository {
+  private pending: PendingGap[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly db: Db,
+    private readonly onError: (err: unknown) => void = () => undefined,
+  ) {}
+
+  /** Records one poorly answered query (written within FLUSH_MS; see the class comment). */
   async record(query: string, bestScore: number, filter: DocumentFilterSpec): Promise<void> {
-    await this.db.query(
-      'INSERT INTO knowledge_gaps (query, normalized, best_score, filters) VALUES ($1, $2, $3, $4::jsonb)',
-      [query.slice(0, 2000), normalizeQuery(query).slice(0, 2000), bestScore, JSON.stringify(filter)],
-    );
+    this.pending.push({
+      query: query.slice(0, 2000),
+      normalized: normalizeQuery(query).slice(0, 2000),
+      bestScore,
+      filters: JSON.stringify(filter),
+      at: new Date().toISOString(),
+    });
+    if (this.pending.length >= FLUSH_ROWS) void outsideRequest(() => this.flush()).catch(this.onError);
+    else
+      this.timer ??= outsideRequest(() =>
+        setTimeout(() => {
+          this.timer = undefined;
+          void this.flush().catch(this.onError);
+        }, FLUSH_MS),
+      );
+  }
+
+  /** Writes what is pending before shutdown (a failure goes to `onError`). */
+  close(): Promise<void> {
+    return this.flush().catch(this.onError);
+  }
+
+  /** Writes the pending gaps now, in one statement, after any write already under way. */
+  async flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const rows = this.pending;
+    this.pending = [];
+    const previous = this.flushing;
+    const write = async () => {
+      await previous.catch(() => undefined);
+      if (rows.length === 0) return;
+      await this.db.query(
+        `INSERT INTO knowledge_gaps (query, normalized, best_score, filters, created_at)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::float8[], $4::jsonb[], $5::timestamptz[])`,
+        [
+          rows.map((r) => r.query),
+          rows.map((r) => r.normalized),
+          rows.map((r) => r.bestScore),
+          rows.map((r) => r.filters),
+          rows.map((r) => r.at),
+        ],
+      );
+    };
+    this.flushing = write();
+    await this.flushing;
   }
 
   /**
@@ -42,6 +109,7 @@ export class KnowledgeGapRepository {
     asOf: Date,
     after?: GapPosition,
   ): Promise<{ gaps: (KnowledgeGapRecord & { position: GapPosition })[]; totalCount: number }> {
+    await this.flush();
     const [page, total] = await Promise.all([
       this.db.query<{
         query: string;

@@ -2,6 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { requireRole, roleAtLeast, type Principal } from '../auth/roles.js';
 import { actorOf } from '../audit/actorOf.js';
 import { runAs } from '../audit/actor.js';
+import { allowReplicaReads } from '../db/readRoute.js';
 import { badInput } from '../errors.js';
 import { TextBudget } from '../graphql/TextBudget.js';
 import type { Services } from '../services.js';
@@ -39,6 +40,8 @@ export async function callTool(
     requireRole(principal, tool.role, `The ${tool.name} tool`);
     const parsed = tool.input.safeParse(args ?? {});
     if (!parsed.success) return toolError(argumentsError(parsed.error));
+    // A reading tool's statements may go to a read replica, as a GraphQL query's do.
+    if (tool.readOnly) allowReplicaReads();
     const output = await runAs(actorOf(principal), () =>
       tool.run(parsed.data, {
         services,

@@ -8,6 +8,8 @@ export interface ComponentStatus {
   detail?: string;
   /** How to fix it, when not ok. */
   fix?: string;
+  /** Something degraded that does not make the instance unready (a read replica out of service). */
+  warning?: string;
 }
 
 /** What `/readyz` reports. */

@@ -4,6 +4,7 @@ import { relayedByProxy } from '../auth/loopback.js';
 import { requireRole, type Principal, type Role } from '../auth/roles.js';
 import { SPACE_HEADER, type SpaceService } from '../auth/SpaceService.js';
 import { runInSpace } from '../db/spaceScope.js';
+import { runOnRoute } from '../db/readRoute.js';
 import { AppError, ErrorCode, isAppError } from '../errors.js';
 import { sendError } from './httpErrors.js';
 import type { RateLimiter } from './RateLimiter.js';
@@ -22,8 +23,9 @@ export function requestSpaceOf(res: Response): string | undefined {
 }
 
 /**
- * Runs the rest of the request in its space. Mount it after the body parser: the parser's stream callbacks would not
- * carry the scope on to the handlers after it.
+ * Runs the rest of the request in its space, on a read route of its caller (reads stay on the primary until the
+ * request is known to only read: see readRoute.ts). Mount it after the body parser: the parser's stream callbacks
+ * would not carry the scope on to the handlers after it.
  */
 export const inRequestSpace: RequestHandler = (_req, res, next) => {
   const space = requestSpaceOf(res);
@@ -31,7 +33,9 @@ export const inRequestSpace: RequestHandler = (_req, res, next) => {
     next(new Error('inRequestSpace runs behind the guard'));
     return;
   }
-  runInSpace(space, next);
+  const principal = principalOf(res);
+  const client = principal ? (principal.keyId ?? principal.kind) : undefined;
+  runInSpace(space, () => runOnRoute({ client, replica: false }, next));
 };
 
 /** Answers 429 with Retry-After for a refused decision; `limit` says which settings to raise and what ran out. */
