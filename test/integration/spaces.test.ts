@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { codeOf, gqlAs, type GqlHttpResponse } from '../helpers/auth.js';
-import { dbTargets } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/testServer.js';
+import { laneShare } from '../helpers/lanes.js';
+import { serverRuns, startRunServer } from '../helpers/serverRuns.js';
+import type { TestServer } from '../helpers/testServer.js';
 
 // Two spaces, a key bound to each and an admin key bound to every space: each key sees its own space only, and an id
-// of the other space answers exactly as a missing one.
+// of the other space answers exactly as a missing one; on both databases and both graph stores.
 
 const DOCUMENT = (id: string) => `{ document(id: "${id}") { id title content } }`;
 const ENTITY = (id: string) => `{ entity(id: "${id}") { id name documents { id } } }`;
@@ -15,14 +16,14 @@ const withoutId = (res: GqlHttpResponse, id: string) => ({
   body: JSON.parse(JSON.stringify(res.body).split(id).join('<id>')) as unknown,
 });
 
-describe.each(dbTargets())('spaces ($name)', (target) => {
+describe.each(laneShare(serverRuns()))('spaces ($name)', (run) => {
   let t: TestServer;
   const keys = { admin: '', ledger: '', vault: '' };
   const as = (key: string, query: string, variables?: Record<string, unknown>, headers?: Record<string, string>) =>
     gqlAs<Record<string, never>>(t.server.url, key, query, variables, headers);
 
   beforeAll(async () => {
-    t = await startTestServer(target);
+    t = await startRunServer(run);
     keys.admin = (await t.services.apiKeys.create('ops', 'admin')).key;
     const created = await as(
       keys.admin,

@@ -8,6 +8,7 @@ import type { MentionOp } from '../types.js';
 import { nameKeys } from '../../extraction/nameKey.js';
 import type { EntityName } from './MentionMatcher.js';
 import type { NameChange } from './NameCache.js';
+import { ENQUEUE_OPS } from './outboxSql.js';
 
 /** A mention row: an entity named in a chunk (or, for explicit links, in a whole document). */
 export interface MentionRow {
@@ -323,12 +324,10 @@ export class MentionRepository {
     return out;
   }
 
-  /** Queues graph writes for Neo4j in the caller's transaction. */
+  /** Queues graph writes for Neo4j in the caller's transaction, in order, each link with its space (ENQUEUE_OPS). */
   async enqueue(q: Queryable, ops: readonly MentionOp[]): Promise<void> {
     if (ops.length === 0) return;
-    await q.query('INSERT INTO graph_outbox (op) SELECT x::jsonb FROM unnest($1::text[]) AS x', [
-      ops.map((o) => JSON.stringify(o)),
-    ]);
+    await q.query(ENQUEUE_OPS, [ops.map((o) => JSON.stringify(o))]);
   }
 
   /** The oldest pending outbox entries. */

@@ -62,8 +62,6 @@ const UNSCOPED: Record<string, string> = {
   'src/graph/mentions/MentionRepository.ts#entityIdsWithPrefix': SOURCES_AND_IMPORTS,
   'src/graph/mentions/MentionRepository.ts#replaceAutoMentions': WRITE_PATH,
   'src/graph/mentions/PostgresMentionIndex.ts#mentionedByLiveDocument': SAME_SPACE,
-  'src/graph/mentions/PostgresMentionIndex.ts#mentionedEntityIds':
-    'the Neo4j store, which does not keep spaces apart yet',
   'src/graph/postgres/PostgresGraphStore.ts#ORPHAN': SAME_SPACE,
   'src/graph/postgres/PostgresGraphStore.ts#expand': 'its typeFilter applies spaceSql',
   'src/graph/postgres/PostgresGraphStore.ts#findEntities': 'its first condition is spaceSql',
