@@ -1,4 +1,5 @@
 import type { Db } from '../db/Db.js';
+import { spaceSql, writeSpace } from '../db/spaceScope.js';
 import { decodePair, encodePair } from '../shared/cursor.js';
 import { badInput } from '../errors.js';
 import type { DocumentFilterSpec } from '../documents/types.js';
@@ -20,28 +21,37 @@ export function normalizeQuery(query: string): string {
     .trim();
 }
 
-/** Stores and lists knowledge gaps. */
+/** Stores and lists knowledge gaps, each in the space of the request that recorded it. */
 export class KnowledgeGapRepository {
   constructor(private readonly db: Db) {}
 
-  /** Records one poorly answered query. */
+  /** Records one poorly answered query in the request's space. */
   async record(query: string, bestScore: number, filter: DocumentFilterSpec): Promise<void> {
     await this.db.query(
-      'INSERT INTO knowledge_gaps (query, normalized, best_score, filters) VALUES ($1, $2, $3, $4::jsonb)',
-      [query.slice(0, 2000), normalizeQuery(query).slice(0, 2000), bestScore, JSON.stringify(filter)],
+      'INSERT INTO knowledge_gaps (query, normalized, best_score, filters, space_id) VALUES ($1, $2, $3, $4::jsonb, $5)',
+      [query.slice(0, 2000), normalizeQuery(query).slice(0, 2000), bestScore, JSON.stringify(filter), writeSpace()],
     );
   }
 
   /**
    * Gaps grouped by normalised query, most frequent first, then most recent, as they stood at `asOf`: agents keep
    * recording gaps, which changes counts and order, so every page of one listing reads the same snapshot and the
-   * listing neither repeats nor skips a group. Pages continue after `after`, the previous page's last position.
+   * listing neither repeats nor skips a group. Pages continue after `after`, the previous page's last position. Only
+   * the request's space's gaps count.
    */
   async list(
     first: number,
     asOf: Date,
     after?: GapPosition,
   ): Promise<{ gaps: (KnowledgeGapRecord & { position: GapPosition })[]; totalCount: number }> {
+    const pageParams: unknown[] = [
+      asOf.toISOString(),
+      after?.count ?? null,
+      after?.lastSeen ?? null,
+      after?.normalized ?? null,
+      first,
+    ];
+    const totalParams: unknown[] = [asOf.toISOString()];
     const [page, total] = await Promise.all([
       this.db.query<{
         query: string;
@@ -54,16 +64,17 @@ export class KnowledgeGapRepository {
         `SELECT (array_agg(query ORDER BY created_at DESC))[1] AS query, count(*)::int AS count,
                 max(best_score)::float8 AS best_score, max(created_at) AS last_seen_at,
                 max(created_at)::text AS last_seen_key, normalized
-           FROM knowledge_gaps WHERE created_at <= $1::timestamptz
+           FROM knowledge_gaps g WHERE created_at <= $1::timestamptz AND ${spaceSql('g', pageParams)}
           GROUP BY normalized
          HAVING $2::int IS NULL OR count(*) < $2::int
              OR (count(*) = $2::int AND (max(created_at) < $3::timestamptz OR (max(created_at) = $3::timestamptz AND normalized > $4::text)))
           ORDER BY count(*) DESC, max(created_at) DESC, normalized LIMIT $5`,
-        [asOf.toISOString(), after?.count ?? null, after?.lastSeen ?? null, after?.normalized ?? null, first],
+        pageParams,
       ),
       this.db.query<{ n: number }>(
-        'SELECT count(DISTINCT normalized)::int AS n FROM knowledge_gaps WHERE created_at <= $1::timestamptz',
-        [asOf.toISOString()],
+        `SELECT count(DISTINCT normalized)::int AS n FROM knowledge_gaps g
+          WHERE created_at <= $1::timestamptz AND ${spaceSql('g', totalParams)}`,
+        totalParams,
       ),
     ]);
     return {

@@ -25,7 +25,7 @@ export const ROOT_FIELD_SPACES: {
     shortestPath: 'scoped',
     graphStats: 'scoped',
     enrichContext: 'scoped',
-    knowledgeGaps: 'unscoped',
+    knowledgeGaps: 'scoped',
     importJob: 'unscoped',
     importJobs: 'unscoped',
     sources: 'unscoped',
@@ -65,7 +65,7 @@ export const ROOT_FIELD_SPACES: {
     revokeApiKey: 'global',
     createSpace: 'global',
     undo: 'unscoped',
-    recordKnowledgeGap: 'unscoped',
+    recordKnowledgeGap: 'scoped',
   },
 };
 

@@ -186,8 +186,27 @@ describe.each(laneShare(serverRuns()))('spaces ($name)', (run) => {
     expect({ status: missing.status, code: codeOf(missing) }).toEqual({ status: 404, code: 'NOT_FOUND' });
   });
 
+  it('keeps knowledge gaps in the space that recorded them', async () => {
+    const record = (key: string, query: string) =>
+      as(key, 'mutation($q: String!) { recordKnowledgeGap(query: $q, bestScore: 0.1) }', { q: query });
+    expect((await record(keys.vault, 'How is the HSM quorum reached?')).body.errors).toBeUndefined();
+    expect((await record(keys.ledger, 'Where do postings go?')).body.errors).toBeUndefined();
+    const gaps = '{ knowledgeGaps { totalCount edges { cursor node { query count } } } }';
+    type Gaps = { knowledgeGaps: { totalCount: number; edges: { cursor: string; node: { query: string } }[] } };
+    const vault = (await as(keys.vault, gaps)).body.data as unknown as Gaps;
+    const ledger = (await as(keys.ledger, gaps)).body.data as unknown as Gaps;
+    expect(vault.knowledgeGaps.edges.map((e) => e.node.query)).toEqual(['How is the HSM quorum reached?']);
+    expect(ledger.knowledgeGaps.edges.map((e) => e.node.query)).not.toContain('How is the HSM quorum reached?');
+    expect(JSON.stringify(ledger)).not.toContain('HSM');
+    // A cursor of one space pages the other space's own gaps only.
+    const after = vault.knowledgeGaps.edges[0]?.cursor as string;
+    const paged = await as(keys.ledger, 'query($a: String) { knowledgeGaps(after: $a) { edges { node { query } } } }', {
+      a: after,
+    });
+    expect(JSON.stringify(paged.body)).not.toContain('HSM');
+  });
+
   it('refuses what does not keep spaces apart yet to keys bound to some spaces, and widening a key', async () => {
-    expect(codeOf(await as(keys.ledger, '{ knowledgeGaps { totalCount } }'))).toBe('FORBIDDEN');
     expect(codeOf(await as(keys.vault, '{ importJobs { totalCount } }'))).toBe('FORBIDDEN');
     const mcp = (key: string) =>
       fetch(`${t.server.url}/mcp`, {

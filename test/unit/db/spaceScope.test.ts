@@ -10,7 +10,15 @@ import { runInSpace, spaceSql, spaceSqlFor, writeSpace } from '../../../src/db/s
 // scope fails here until it applies it or states why not.
 
 const root = path.resolve(import.meta.dirname, '../../..');
-const SPACED = ['documents', 'chunks', 'graph_entities', 'graph_relationships', 'mentions', 'entity_names'];
+const SPACED = [
+  'documents',
+  'chunks',
+  'graph_entities',
+  'graph_relationships',
+  'mentions',
+  'entity_names',
+  'knowledge_gaps',
+];
 const NAMES_SPACED = new RegExp(
   `\\b(?:FROM|JOIN)\\s+(?:${SPACED.join('|')})\\b|\\$\\{(?:documentsRelation|chunksRelation)\\(`,
 );
