@@ -28,6 +28,7 @@ const splitSuites = [
   '/test/integration/graphStore\\.contract\\.test\\.ts$',
   '/test/integration/openapiLinking\\.test\\.ts$',
   '/test/integration/spaces\\.test\\.ts$',
+  '/test/integration/spacesAttacker\\.test\\.ts$',
   '/test/integration/spacesProperty\\.test\\.ts$',
 ];
 // Without a Neo4j server the split suites have no serial share (test/helpers/graphStores.ts says so once).
