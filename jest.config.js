@@ -28,6 +28,9 @@ const splitSuites = [
   '/test/integration/graph\\.test\\.ts$',
   '/test/integration/graphStore\\.contract\\.test\\.ts$',
   '/test/integration/openapiLinking\\.test\\.ts$',
+  '/test/integration/spaces\\.test\\.ts$',
+  '/test/integration/spacesAttacker\\.test\\.ts$',
+  '/test/integration/spacesProperty\\.test\\.ts$',
 ];
 // Without a Neo4j server the split suites have no `neo4j` share (test/helpers/graphStores.ts says so once).
 const neo4jShare = process.env.CAIRN_TEST_NEO4J_URI ? splitSuites : [];

@@ -170,9 +170,9 @@ export function graphReadiness(
 }
 
 /** API keys and spaces: who may ask, and where. */
-export function accessServices(db: Db, graphStoreKind: GraphStore['kind'], logger: Logger) {
+export function accessServices(db: Db, logger: Logger) {
   const apiKeys = new ApiKeyService(db, {
     onTouchError: (err) => logger.warn({ err }, 'could not record an API key use'),
   });
-  return { apiKeys, spaces: new SpaceService(db, graphStoreKind) };
+  return { apiKeys, spaces: new SpaceService(db) };
 }

@@ -227,7 +227,7 @@ export async function createServices(
     );
     // One-shot CLI commands leave extraction to the server (a killed one-shot would hold leases until they run out).
     if (options.importQueue !== false) await extraction.start();
-    const { apiKeys, spaces } = accessServices(db, store.kind, logger);
+    const { apiKeys, spaces } = accessServices(db, logger);
     // Other processes on this database announce changes to what this one caches; `undefined`: some may be missed.
     const changes = await db.listen(CHANGES_CHANNEL, (topic) => {
       if (topic === undefined || topic === 'names') linker.forgetNames();

@@ -35,11 +35,7 @@ export function validateSpaceId(id: string, field = 'id'): string {
 
 /** Creates and lists spaces (the `spaces` table), and decides which space a request works in. */
 export class SpaceService {
-  constructor(
-    private readonly db: Queryable,
-    /** Which store holds the graph: Neo4j does not keep spaces apart yet. */
-    readonly graphStoreKind: 'postgres' | 'neo4j' = 'postgres',
-  ) {}
+  constructor(private readonly db: Queryable) {}
 
   /** Creates a space; CONFLICT when the id is taken. */
   async create(input: { id: string; name?: string | null }): Promise<SpaceRecord> {

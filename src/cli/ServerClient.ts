@@ -24,10 +24,14 @@ export class ServerClient {
   ) {}
 
   /** Runs one GraphQL operation; throws the first error (its code kept), or a CliError saying what to do about a key. */
-  async graphql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  async graphql<T>(
+    query: string,
+    variables: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+  ): Promise<T> {
     const res = await this.send(
       '/graphql',
-      { 'content-type': 'application/json' },
+      { 'content-type': 'application/json', ...headers },
       JSON.stringify({ query, variables }),
     );
     const body = (await res.json().catch(() => undefined)) as { data?: T | null; errors?: WireError[] } | undefined;

@@ -42,7 +42,8 @@ Commands:
   sources sync <name>   sync a source now, with progress; exit 1 unless every item synced
   sources remove <name> [--keep-documents]
                         remove a source and its documents (or keep them as ordinary documents)
-  stats [--json]        print document, chunk, extraction and graph counts
+  stats [--space S] [--json]
+                        print document, chunk, extraction and graph counts (of one space with --space)
   migrate               apply database migrations and exit
   --api-key KEY         the key sent to a running server (default: CAIRN_API_KEY); needed once authentication is on
   --version             print the version

@@ -147,10 +147,12 @@ async function spacesCli({ config, client, args, values }: CommandContext): Prom
   return client ? remoteSpaces(client, action, values.json) : spacesCommand(config, action, values.json);
 }
 
-/** `cairn stats`. */
+/** `cairn stats [--space S]`. */
 async function statsCli({ config, logger, client, values }: CommandContext): Promise<number> {
-  if (client) return (await import('./remoteCommands.js')).remoteStats(client, values.json);
-  return (await import('./statsCommand.js')).statsCommand(config, logger, values.json);
+  if (values.space.length > 1) throw new CliError('stats takes one --space (or none, for every space)');
+  const space = values.space[0];
+  if (client) return (await import('./remoteCommands.js')).remoteStats(client, values.json, space);
+  return (await import('./statsCommand.js')).statsCommand(config, logger, values.json, space);
 }
 
 /** `cairn migrate`: opening the services applies the migrations. */

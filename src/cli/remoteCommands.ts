@@ -17,18 +17,21 @@ import { printSkipped } from './importOutput.js';
 import { progressReporter } from './progress.js';
 import type { ServerClient } from './ServerClient.js';
 
+import { SPACE_HEADER } from '../auth/SpaceService.js';
 // The CLI's stats, import and keys commands, done through the API of the running server that holds the embedded data
 // folder (the folder takes one process at a time). Output matches what the commands print on their own.
 
 const KEY_FIELDS = 'id name role createdAt lastUsedAt revokedAt spaces';
 
-/** `cairn stats` through the server: knowledgeStats. */
-export async function remoteStats(client: ServerClient, json: boolean): Promise<number> {
+/** `cairn stats` through the server: knowledgeStats and graphStats, of `space` when given (the Cairn-Space header). */
+export async function remoteStats(client: ServerClient, json: boolean, space?: string): Promise<number> {
   const { knowledgeStats, graphStats } = await client.graphql<{
     knowledgeStats: Omit<StatsReport, 'database' | 'graph'>;
     graphStats: StatsReport['graph'];
   }>(
     '{ knowledgeStats { documentCount chunkCount byType { key count } bySource { key count } topTags { key count } embedder { provider model dimensions } extraction { pending running done failed } } graphStats { entityCount relationshipCount byType { key count } } }',
+    {},
+    space === undefined ? {} : { [SPACE_HEADER]: space },
   );
   const stats: StatsReport = { ...knowledgeStats, database: 'pglite', graph: graphPart(graphStats) };
   process.stdout.write(json ? `${JSON.stringify(stats)}\n` : formatStats(stats));

@@ -1,19 +1,33 @@
+import { validateSpaceId } from '../auth/SpaceService.js';
 import type { Config } from '../config.js';
+import { runInSpace } from '../db/spaceScope.js';
+import { AppError, ErrorCode } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createServices } from '../services.js';
 import { formatStats, graphPart } from './formatStats.js';
 
-/** `cairn stats` on the store itself: human-readable, or one JSON object with `--json`. */
-export async function statsCommand(config: Config, logger: Logger, json: boolean): Promise<number> {
+/**
+ * `cairn stats` on the store itself: human-readable, or one JSON object with `--json`; the counts of one space with
+ * `space`, else of every space.
+ */
+export async function statsCommand(config: Config, logger: Logger, json: boolean, space?: string): Promise<number> {
   const services = await createServices(config, logger);
   try {
-    const report = {
+    const read = async () => ({
       ...(await services.documents.stats()),
       embedder: services.embedder.info,
       extraction: await services.extraction.statusCounts(),
       database: services.db.kind,
       graph: graphPart(await services.graph.stats(0)),
-    };
+    });
+    let report: Awaited<ReturnType<typeof read>>;
+    if (space === undefined) report = await read();
+    else {
+      const id = validateSpaceId(space, '--space');
+      if ((await services.spaces.missing([id])).length > 0)
+        throw new AppError(ErrorCode.NOT_FOUND, `space "${id}" does not exist (cairn spaces lists them)`, { id });
+      report = await runInSpace(id, read);
+    }
     process.stdout.write(json ? `${JSON.stringify(report)}\n` : formatStats(report));
     return 0;
   } finally {

@@ -1,5 +1,6 @@
 import type { Db } from '../db/Db.js';
 import { outsideRequest } from '../db/readRoute.js';
+import { spaceSql, writeSpace } from '../db/spaceScope.js';
 import { decodePair, encodePair } from '../shared/cursor.js';
 import { badInput } from '../errors.js';
 import type { DocumentFilterSpec } from '../documents/types.js';
@@ -30,12 +31,14 @@ interface PendingGap {
   normalized: string;
   bestScore: number;
   filters: string;
+  /** The request's space (the write runs outside the request). */
+  space: string;
   /** When it was recorded (its created_at: a listing as of a time sees the gaps recorded before it, written or not). */
   at: string;
 }
 
 /**
- * Stores and lists knowledge gaps. A weak enrichContext call records its gap in memory and returns; the gaps of the
+ * Stores and lists knowledge gaps, each in the space of the request that recorded it. A weak enrichContext call records its gap in memory and returns; the gaps of the
  * last second go to Postgres in one INSERT (every call's own INSERT cost the primary a statement and a WAL flush).
  * Listing writes the pending ones first, so this instance lists every gap it recorded; `close` writes the rest.
  */
@@ -56,6 +59,7 @@ export class KnowledgeGapRepository {
       normalized: normalizeQuery(query).slice(0, 2000),
       bestScore,
       filters: JSON.stringify(filter),
+      space: writeSpace(),
       at: new Date().toISOString(),
     });
     if (this.pending.length >= FLUSH_ROWS) void outsideRequest(() => this.flush()).catch(this.onError);
@@ -84,14 +88,15 @@ export class KnowledgeGapRepository {
       await previous.catch(() => undefined);
       if (rows.length === 0) return;
       await this.db.query(
-        `INSERT INTO knowledge_gaps (query, normalized, best_score, filters, created_at)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::float8[], $4::jsonb[], $5::timestamptz[])`,
+        `INSERT INTO knowledge_gaps (query, normalized, best_score, filters, created_at, space_id)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::float8[], $4::jsonb[], $5::timestamptz[], $6::text[])`,
         [
           rows.map((r) => r.query),
           rows.map((r) => r.normalized),
           rows.map((r) => r.bestScore),
           rows.map((r) => r.filters),
           rows.map((r) => r.at),
+          rows.map((r) => r.space),
         ],
       );
     };
@@ -102,7 +107,8 @@ export class KnowledgeGapRepository {
   /**
    * Gaps grouped by normalised query, most frequent first, then most recent, as they stood at `asOf`: agents keep
    * recording gaps, which changes counts and order, so every page of one listing reads the same snapshot and the
-   * listing neither repeats nor skips a group. Pages continue after `after`, the previous page's last position.
+   * listing neither repeats nor skips a group. Pages continue after `after`, the previous page's last position. Only
+   * the request's space's gaps count.
    */
   async list(
     first: number,
@@ -110,6 +116,14 @@ export class KnowledgeGapRepository {
     after?: GapPosition,
   ): Promise<{ gaps: (KnowledgeGapRecord & { position: GapPosition })[]; totalCount: number }> {
     await this.flush();
+    const pageParams: unknown[] = [
+      asOf.toISOString(),
+      after?.count ?? null,
+      after?.lastSeen ?? null,
+      after?.normalized ?? null,
+      first,
+    ];
+    const totalParams: unknown[] = [asOf.toISOString()];
     const [page, total] = await Promise.all([
       this.db.query<{
         query: string;
@@ -122,16 +136,17 @@ export class KnowledgeGapRepository {
         `SELECT (array_agg(query ORDER BY created_at DESC))[1] AS query, count(*)::int AS count,
                 max(best_score)::float8 AS best_score, max(created_at) AS last_seen_at,
                 max(created_at)::text AS last_seen_key, normalized
-           FROM knowledge_gaps WHERE created_at <= $1::timestamptz
+           FROM knowledge_gaps g WHERE created_at <= $1::timestamptz AND ${spaceSql('g', pageParams)}
           GROUP BY normalized
          HAVING $2::int IS NULL OR count(*) < $2::int
              OR (count(*) = $2::int AND (max(created_at) < $3::timestamptz OR (max(created_at) = $3::timestamptz AND normalized > $4::text)))
           ORDER BY count(*) DESC, max(created_at) DESC, normalized LIMIT $5`,
-        [asOf.toISOString(), after?.count ?? null, after?.lastSeen ?? null, after?.normalized ?? null, first],
+        pageParams,
       ),
       this.db.query<{ n: number }>(
-        'SELECT count(DISTINCT normalized)::int AS n FROM knowledge_gaps WHERE created_at <= $1::timestamptz',
-        [asOf.toISOString()],
+        `SELECT count(DISTINCT normalized)::int AS n FROM knowledge_gaps g
+          WHERE created_at <= $1::timestamptz AND ${spaceSql('g', totalParams)}`,
+        totalParams,
       ),
     ]);
     return {

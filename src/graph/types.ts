@@ -142,6 +142,6 @@ export interface MentionLink {
 
 /** A change to mirror into a graph store: link an entity to a document, or drop all links of a document. */
 export type MentionOp =
-  | { op: 'link'; entityId: string; documentId: string; documentTitle: string }
+  | { op: 'link'; entityId: string; documentId: string; documentTitle: string; space?: string }
   | { op: 'unlinkDocument'; documentId: string }
   | { op: 'unlink'; entityId: string; documentId: string };

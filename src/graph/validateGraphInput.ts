@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { JsonObject } from '../shared/json.js';
-import { badInput } from '../errors.js';
+import { AppError, ErrorCode, badInput } from '../errors.js';
 import { assertStorableText } from '../storableText.js';
 import {
   ENTITY_ID_PATTERN,
@@ -147,4 +147,15 @@ export function assertDistinctIds<T extends { id: string }>(
       );
     first.set(item.id, i);
   });
+}
+
+/** An entity write naming an id that another space holds: refused, whatever the space (both stores answer alike). */
+export function entityIdTaken(id: string | undefined): AppError {
+  return new AppError(
+    ErrorCode.CONFLICT,
+    `entity id "${id ?? ''}" cannot be written in this space; choose another id`,
+    {
+      id,
+    },
+  );
 }

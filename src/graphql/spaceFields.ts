@@ -3,13 +3,12 @@ import type { GraphQLContext } from './context.js';
 import type { MutationResolvers, QueryResolvers } from './generated/types.js';
 
 /**
- * How each root field keeps spaces apart. `scoped`: its reads and writes stay in the request's space on every store;
- * `graph`: on the Postgres graph store (Neo4j does not carry the space yet); `global`: admins' fields about keys and
- * spaces themselves; `unscoped`: not kept apart yet, so only callers who may see every space use it
- * (`SpaceService.unrestricted`). Exhaustive like ROOT_FIELD_ROLES: a new root field fails the type check until it is
- * classified here.
+ * How each root field keeps spaces apart. `scoped`: its reads and writes stay in the request's space on every store
+ * (both databases, both graph stores); `global`: admins' fields about keys and spaces themselves; `unscoped`: not kept
+ * apart yet, so only callers who may see every space use it (`SpaceService.unrestricted`). Exhaustive like
+ * ROOT_FIELD_ROLES: a new root field fails the type check until it is classified here.
  */
-export type SpaceHandling = 'scoped' | 'graph' | 'global' | 'unscoped';
+export type SpaceHandling = 'scoped' | 'global' | 'unscoped';
 
 export const ROOT_FIELD_SPACES: {
   Query: Record<keyof QueryResolvers, SpaceHandling>;
@@ -20,13 +19,13 @@ export const ROOT_FIELD_SPACES: {
     documents: 'scoped',
     knowledgeStats: 'scoped',
     search: 'scoped',
-    entity: 'graph',
-    entities: 'graph',
-    subgraph: 'graph',
-    shortestPath: 'graph',
-    graphStats: 'graph',
-    enrichContext: 'graph',
-    knowledgeGaps: 'unscoped',
+    entity: 'scoped',
+    entities: 'scoped',
+    subgraph: 'scoped',
+    shortestPath: 'scoped',
+    graphStats: 'scoped',
+    enrichContext: 'scoped',
+    knowledgeGaps: 'scoped',
     importJob: 'unscoped',
     importJobs: 'unscoped',
     sources: 'unscoped',
@@ -43,13 +42,13 @@ export const ROOT_FIELD_SPACES: {
     upsertDocuments: 'scoped',
     updateDocument: 'scoped',
     deleteDocument: 'scoped',
-    createEntity: 'graph',
-    updateEntity: 'graph',
-    upsertGraph: 'graph',
-    createRelationship: 'graph',
-    linkDocumentEntities: 'graph',
-    deleteEntity: 'graph',
-    deleteRelationship: 'graph',
+    createEntity: 'scoped',
+    updateEntity: 'scoped',
+    upsertGraph: 'scoped',
+    createRelationship: 'scoped',
+    linkDocumentEntities: 'scoped',
+    deleteEntity: 'scoped',
+    deleteRelationship: 'scoped',
     importUrl: 'unscoped',
     importOpenApi: 'unscoped',
     importUpload: 'unscoped',
@@ -69,7 +68,7 @@ export const ROOT_FIELD_SPACES: {
     createSpace: 'global',
     undo: 'unscoped',
     undoImportJob: 'unscoped',
-    recordKnowledgeGap: 'unscoped',
+    recordKnowledgeGap: 'scoped',
   },
 };
 
@@ -89,12 +88,10 @@ export async function requireSpaceSupport(
 ): Promise<void> {
   const { services, principal, space } = context;
   if (handling === 'scoped' || handling === 'global') return;
-  if (handling === 'graph' && services.spaces.graphStoreKind === 'postgres') return;
   if (await services.spaces.unrestricted(principal, space)) return;
   throw new AppError(
     ErrorCode.FORBIDDEN,
-    `${what} does not keep spaces apart yet${handling === 'graph' ? ' on the Neo4j graph store' : ''}: ` +
-      'only a key bound to every space may use it, in the default space',
+    `${what} does not keep spaces apart yet: only a key bound to every space may use it, in the default space`,
     { space },
   );
 }

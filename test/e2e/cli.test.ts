@@ -73,6 +73,18 @@ describe('cairn command (embedded default)', () => {
     const parsed = JSON.parse(stats.stdout) as { documentCount: number; embedder: { provider: string } };
     expect(parsed.documentCount).toBe(1);
     expect(parsed.embedder.provider).toBe('hashing');
+    // One space's counts with --space; a space that does not exist is NOT_FOUND.
+    expect((await runCliInProcess(['spaces', 'create', 'other'], env())).code).toBe(0);
+    const countsOf = async (space: string) => {
+      const res = await runCliInProcess(['stats', '--json', '--space', space], env());
+      return [
+        res.code,
+        res.code === 0 ? (JSON.parse(res.stdout) as { documentCount: number }).documentCount : res.stderr,
+      ];
+    };
+    expect(await countsOf('default')).toEqual([0, 1]);
+    expect(await countsOf('other')).toEqual([0, 0]);
+    expect(await countsOf('nowhere')).toEqual([1, expect.stringContaining('NOT_FOUND')]);
 
     const reindex = await runCliInProcess(['reindex', '--json', '--batch-size', '1'], {
       ...env(),

@@ -10,6 +10,7 @@ import { relationshipId, validateRelationshipInput } from '../../src/graph/valid
 import { graphStoreTargets } from '../helpers/graphStores.js';
 import { laneShare } from '../helpers/lanes.js';
 import { eventually } from '../helpers/eventually.js';
+import { runInSpace } from '../../src/db/spaceScope.js';
 
 const entity = (id: string, name: string, type = 'Service', aliases: string[] = []): EntityWrite => ({
   id,
@@ -382,5 +383,119 @@ describe.each(laneShare(graphStoreTargets()))('GraphStore contract ($name)', (ta
     const [again] = await store.upsertEntities([{ ...entity('om', 'Origin Manual'), origin: 'EXTRACTED' }]);
     expect(again?.origin).toBe('EXTRACTED');
     expect(await byOrigin(['EXTRACTED'])).toEqual(['om']);
+  });
+});
+
+// Spaces: the same reads in two spaces of one store, and outside any request (every space), on every store.
+describe.each(laneShare(graphStoreTargets()))('GraphStore contract: spaces ($name)', (target) => {
+  let store: GraphStore;
+  let dispose: () => Promise<void>;
+  const inA = <T>(fn: () => Promise<T>) => runInSpace('sa', fn);
+  const inB = <T>(fn: () => Promise<T>) => runInSpace('sb', fn);
+  const all = ['sa1', 'sa2', 'sa3', 'sb1', 'sb2', 'ghost'];
+  const relIds = [relationshipId('sa1', 'USES', 'sa2'), relationshipId('sb1', 'USES', 'sb2')];
+  const errorOf = (p: Promise<unknown>) =>
+    p.then(
+      () => undefined,
+      (e: unknown) => e as AppError,
+    );
+  const sortedIds = (rows: { id: string }[]) => rows.map((r) => r.id).sort();
+
+  beforeAll(async () => {
+    let mentionsDb: () => Promise<Db>;
+    ({ store, mentionsDb, dispose } = await target.create());
+    const db = await mentionsDb();
+    await store.init();
+    await db.query(`INSERT INTO spaces (id, name) VALUES ('sa', 'A'), ('sb', 'B')`);
+    await inA(async () => {
+      await store.upsertEntities([
+        entity('sa1', 'Shared Name'),
+        entity('sa2', 'Alpha Two'),
+        entity('sa3', 'Alpha Lone'),
+      ]);
+      await store.upsertRelationships([rel('sa1', 'USES', 'sa2')]);
+      // sa1 is mentioned by a document of space sa.
+      await db.query(
+        `INSERT INTO documents (id, title, content, content_hash, space_id) VALUES ('doc:a', 'A', 't', 'h', 'sa')`,
+      );
+      await new EntityNameRepository(db).upsertNames(db, [{ entityId: 'sa1', name: 'Shared Name', aliases: [] }]);
+      await new MentionRepository(db).insert(db, [{ entityId: 'sa1', documentId: 'doc:a', chunkId: null }], 'explicit');
+    });
+    await inB(async () => {
+      await store.upsertEntities([entity('sb1', 'Shared Name', 'Host'), entity('sb2', 'Bravo Two')]);
+      await store.upsertRelationships([rel('sb1', 'USES', 'sb2')]);
+    });
+  });
+  afterAll(async () => {
+    await dispose?.();
+  });
+
+  it('reads entities and relationships of the request’s space only', async () => {
+    expect(sortedIds(await inA(() => store.getEntities(all)))).toEqual(['sa1', 'sa2', 'sa3']);
+    expect(sortedIds(await inB(() => store.getEntities(all)))).toEqual(['sb1', 'sb2']);
+    expect(sortedIds(await store.getEntities(all))).toEqual(['sa1', 'sa2', 'sa3', 'sb1', 'sb2']);
+    expect(sortedIds(await inA(() => store.getRelationships(relIds)))).toEqual([relIds[0]]);
+    expect(sortedIds(await inB(() => store.getRelationships(relIds)))).toEqual([relIds[1]]);
+    expect(await inA(() => store.relationshipsOf(['sb1', 'sb2'], 'BOTH'))).toEqual([]);
+    expect(await inA(() => store.expand(['sb1', 'sb2'], 'BOTH', undefined, 10))).toEqual([]);
+    expect(sortedIds(await inA(() => store.relationshipsAmong(all)))).toEqual([relIds[0]]);
+    const among = await inB(() => store.entitiesAndRelationshipsAmong(all));
+    expect([sortedIds(among.entities), sortedIds(among.relationships)]).toEqual([['sb1', 'sb2'], [relIds[1]]]);
+  });
+
+  it('lists, filters and pages entities of the space, with its totals', async () => {
+    const page = await inA(() => store.findEntities({ nameContains: 'name' }, 10));
+    expect([page.entities.map((e) => e.id), page.totalCount]).toEqual([['sa1'], 1]);
+    const b = await inB(() => store.findEntities({}, 1));
+    expect([b.entities.map((e) => e.id), b.totalCount, b.hasNextPage]).toEqual([['sb2'], 2, true]);
+    const next = await inB(() => store.findEntities({}, 5, { name: 'Bravo Two', id: 'sb2' }));
+    expect(next.entities.map((e) => e.id)).toEqual(['sb1']);
+    expect((await inA(() => store.findEntities({ types: ['Host'] }, 10))).totalCount).toBe(0);
+    expect((await inA(() => store.findEntities({ hasRelationships: false }, 10))).entities.map((e) => e.id)).toEqual([
+      'sa3',
+    ]);
+    const mentioned = await inA(() => store.findEntities({ hasDocuments: true }, 10));
+    expect(mentioned.entities.map((e) => e.id)).toEqual(['sa1']);
+    expect((await inB(() => store.findEntities({ hasDocuments: true }, 10))).totalCount).toBe(0);
+  });
+
+  it('counts the space only', async () => {
+    const a = await inA(() => store.counts(5));
+    expect(a).toEqual(
+      expect.objectContaining({
+        entityCount: 3,
+        relationshipCount: 1,
+        orphanCount: 1,
+        unmentionedCount: 2,
+        byType: [{ key: 'Service', count: 3 }],
+        relationshipsByType: [{ key: 'USES', count: 1 }],
+      }),
+    );
+    expect(a.topDegree.map((t) => t.entity.id)).toEqual(['sa1', 'sa2', 'sa3']);
+    const b = await inB(() => store.counts(5));
+    expect([b.entityCount, b.relationshipCount, b.unmentionedCount]).toEqual([2, 1, 2]);
+    expect((await store.counts(0)).entityCount).toBe(5);
+  });
+
+  it('never traverses into another space', async () => {
+    const around = await inA(() => neighbors(store, ['sb1'], { depth: 2, direction: 'BOTH', limit: 10 }));
+    expect([...around.values()].flat()).toEqual([]);
+    expect(await inA(() => shortestPath(store, 'sb1', 'sb2', 4))).toBeNull();
+    expect((await inA(() => subgraph(store, ['sb1'], 2, 10))).entities).toEqual([]);
+    expect((await inB(() => shortestPath(store, 'sb1', 'sb2', 4)))?.entities.map((e) => e.id)).toEqual(['sb1', 'sb2']);
+  });
+
+  it('answers another space’s ids exactly as missing ones, and changes nothing there', async () => {
+    const other = await errorOf(inA(() => store.upsertRelationships([rel('sa1', 'USES', 'sb1')])));
+    const missing = await errorOf(inA(() => store.upsertRelationships([rel('sa1', 'USES', 'ghost')])));
+    expect([other?.code, other?.message.replace('sb1', 'ghost')]).toEqual([missing?.code, missing?.message]);
+    expect(await inA(() => store.deleteEntity('sb1'))).toBe(false);
+    expect(await inA(() => store.deleteRelationship(relIds[1] as string))).toBe(false);
+    const taken = await errorOf(inA(() => store.upsertEntities([entity('sa9', 'New'), entity('sb1', 'Hijack')])));
+    expect(taken?.code).toBe('CONFLICT');
+    expect(await inA(() => store.getEntities(['sa9']))).toEqual([]); // nothing of the batch was written
+    const [sb1] = await inB(() => store.getEntities(['sb1']));
+    expect([sb1?.name, sb1?.type]).toEqual(['Shared Name', 'Host']);
+    expect(sortedIds(await inB(() => store.getRelationships(relIds)))).toEqual([relIds[1]]);
   });
 });

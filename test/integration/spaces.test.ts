@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { codeOf, gqlAs, type GqlHttpResponse } from '../helpers/auth.js';
-import { dbTargets } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/testServer.js';
+import { laneShare } from '../helpers/lanes.js';
+import { serverRuns, startRunServer } from '../helpers/serverRuns.js';
+import type { TestServer } from '../helpers/testServer.js';
 
 // Two spaces, a key bound to each and an admin key bound to every space: each key sees its own space only, and an id
-// of the other space answers exactly as a missing one.
+// of the other space answers exactly as a missing one; on both databases and both graph stores.
 
 const DOCUMENT = (id: string) => `{ document(id: "${id}") { id title content } }`;
 const ENTITY = (id: string) => `{ entity(id: "${id}") { id name documents { id } } }`;
@@ -15,14 +16,14 @@ const withoutId = (res: GqlHttpResponse, id: string) => ({
   body: JSON.parse(JSON.stringify(res.body).split(id).join('<id>')) as unknown,
 });
 
-describe.each(dbTargets())('spaces ($name)', (target) => {
+describe.each(laneShare(serverRuns()))('spaces ($name)', (run) => {
   let t: TestServer;
   const keys = { admin: '', ledger: '', vault: '' };
   const as = (key: string, query: string, variables?: Record<string, unknown>, headers?: Record<string, string>) =>
     gqlAs<Record<string, never>>(t.server.url, key, query, variables, headers);
 
   beforeAll(async () => {
-    t = await startTestServer(target);
+    t = await startRunServer(run);
     keys.admin = (await t.services.apiKeys.create('ops', 'admin')).key;
     const created = await as(
       keys.admin,
@@ -185,8 +186,27 @@ describe.each(dbTargets())('spaces ($name)', (target) => {
     expect({ status: missing.status, code: codeOf(missing) }).toEqual({ status: 404, code: 'NOT_FOUND' });
   });
 
+  it('keeps knowledge gaps in the space that recorded them', async () => {
+    const record = (key: string, query: string) =>
+      as(key, 'mutation($q: String!) { recordKnowledgeGap(query: $q, bestScore: 0.1) }', { q: query });
+    expect((await record(keys.vault, 'How is the HSM quorum reached?')).body.errors).toBeUndefined();
+    expect((await record(keys.ledger, 'Where do postings go?')).body.errors).toBeUndefined();
+    const gaps = '{ knowledgeGaps { totalCount edges { cursor node { query count } } } }';
+    type Gaps = { knowledgeGaps: { totalCount: number; edges: { cursor: string; node: { query: string } }[] } };
+    const vault = (await as(keys.vault, gaps)).body.data as unknown as Gaps;
+    const ledger = (await as(keys.ledger, gaps)).body.data as unknown as Gaps;
+    expect(vault.knowledgeGaps.edges.map((e) => e.node.query)).toEqual(['How is the HSM quorum reached?']);
+    expect(ledger.knowledgeGaps.edges.map((e) => e.node.query)).not.toContain('How is the HSM quorum reached?');
+    expect(JSON.stringify(ledger)).not.toContain('HSM');
+    // A cursor of one space pages the other space's own gaps only.
+    const after = vault.knowledgeGaps.edges[0]?.cursor as string;
+    const paged = await as(keys.ledger, 'query($a: String) { knowledgeGaps(after: $a) { edges { node { query } } } }', {
+      a: after,
+    });
+    expect(JSON.stringify(paged.body)).not.toContain('HSM');
+  });
+
   it('refuses what does not keep spaces apart yet to keys bound to some spaces, and widening a key', async () => {
-    expect(codeOf(await as(keys.ledger, '{ knowledgeGaps { totalCount } }'))).toBe('FORBIDDEN');
     expect(codeOf(await as(keys.vault, '{ importJobs { totalCount } }'))).toBe('FORBIDDEN');
     const mcp = (key: string) =>
       fetch(`${t.server.url}/mcp`, {

@@ -2,12 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { runInSpace } from '../../src/db/spaceScope.js';
 import type { DocumentInput } from '../../src/documents/types.js';
-import { dbTargets } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/testServer.js';
+import { laneShare } from '../helpers/lanes.js';
+import { serverRuns, startRunServer } from '../helpers/serverRuns.js';
+import type { TestServer } from '../helpers/testServer.js';
 
 // The isolation property: whatever is written into random spaces, every read in a space answers what the same read
-// over all spaces answers, restricted to that space. Each run writes into spaces of its own, with words of its own,
-// so that runs cannot see each other. Reads run in a space as the server runs a request (runInSpace).
+// over all spaces answers, restricted to that space, on both databases and both graph stores. Each run writes into
+// spaces of its own, with words of its own, so that runs cannot see each other. Reads run in a space as the server
+// runs a request (runInSpace).
 
 const WORDS = 4;
 
@@ -24,11 +26,11 @@ type Scenario = typeof scenario extends fc.Arbitrary<infer T> ? T : never;
 
 const sorted = (ids: Iterable<string>) => [...ids].sort();
 
-describe.each(dbTargets())('space isolation as a property ($name)', (target) => {
+describe.each(laneShare(serverRuns()))('space isolation as a property ($name)', (target) => {
   let t: TestServer;
   let run = 0;
   beforeAll(async () => {
-    t = await startTestServer(target);
+    t = await startRunServer(target);
   });
   afterAll(() => t?.close());
 

@@ -1,5 +1,6 @@
 import type { Db, Queryable } from '../../db/Db.js';
 import type { MentionOp } from '../types.js';
+import { ENQUEUE_OPS } from './outboxSql.js';
 
 /** A queued graph write for Neo4j. */
 export interface OutboxEntry {
@@ -12,12 +13,10 @@ export interface OutboxEntry {
 export class OutboxRepository {
   constructor(private readonly db: Db) {}
 
-  /** Queues graph writes for Neo4j in the caller's transaction. */
+  /** Queues graph writes for Neo4j in the caller's transaction, in order, each link with its space (ENQUEUE_OPS). */
   async enqueue(q: Queryable, ops: readonly MentionOp[]): Promise<void> {
     if (ops.length === 0) return;
-    await q.query('INSERT INTO graph_outbox (op) SELECT x::jsonb FROM unnest($1::text[]) AS x', [
-      ops.map((o) => JSON.stringify(o)),
-    ]);
+    await q.query(ENQUEUE_OPS, [ops.map((o) => JSON.stringify(o))]);
   }
 
   /** The oldest pending outbox entries. */

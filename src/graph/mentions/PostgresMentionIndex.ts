@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/Db.js';
+import { spaceSql } from '../../db/spaceScope.js';
 import { liveDocumentSql } from '../../documents/filterSql.js';
 import { documentsRelation } from '../../documents/relations.js';
 import type { MentionIndex } from '../types.js';
@@ -17,12 +18,17 @@ export function mentionedByLiveDocument(entityId: string): string {
 export class PostgresMentionIndex implements MentionIndex {
   constructor(private readonly db: Queryable) {}
 
-  /** Distinct ids of entities that a live document mentions, in no particular order; with `limit`, at most `limit + 1`. */
+  /**
+   * Distinct ids of the request's space's entities that a live document mentions, in no particular order; with
+   * `limit`, at most `limit + 1`.
+   */
   async mentionedEntityIds(limit?: number): Promise<string[]> {
-    const capped = limit !== undefined;
+    const params: unknown[] = [];
+    const cap = limit === undefined ? '' : ` LIMIT $${params.push(limit + 1)}`;
     const { rows } = await this.db.query<{ id: string }>(
-      `SELECT n.entity_id AS id FROM entity_names n WHERE ${mentionedByLiveDocument('n.entity_id')}${capped ? ' LIMIT $1' : ''}`,
-      capped ? [limit + 1] : [],
+      `SELECT n.entity_id AS id FROM entity_names n
+        WHERE ${spaceSql('n', params)} AND ${mentionedByLiveDocument('n.entity_id')}${cap}`,
+      params,
     );
     return rows.map((r) => r.id);
   }

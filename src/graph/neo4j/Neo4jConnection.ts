@@ -5,6 +5,7 @@ import neo4j, {
   type ManagedTransaction,
   type Record as Neo4jRecord,
 } from 'neo4j-driver';
+import { currentSpaceScope, writeSpace } from '../../db/spaceScope.js';
 import { AppError, ErrorCode, isAppError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { enableTcpNoDelay } from './tcpNoDelay.js';
@@ -17,6 +18,25 @@ export interface Neo4jOptions {
   /** Database name; the server default when absent (Community has only `neo4j`). */
   database?: string;
   logger?: Logger;
+}
+
+/** What a unit of work may run: statements, each given the space parameters (`spaceParams`). */
+export type SpacedTransaction = Pick<ManagedTransaction, 'run'>;
+
+/**
+ * The parameters every statement gets, from the running request's space scope: `$space` (the space reads keep to;
+ * null outside any request) and `$writeSpace` (where new nodes go). Taken when the unit of work starts.
+ */
+export function spaceParams(): { space: string | null; writeSpace: string } {
+  return { space: currentSpaceScope()?.space ?? null, writeSpace: writeSpace() };
+}
+
+/** `tx` whose statements carry `space` (a statement's own parameters of those names win). */
+function spaced(tx: ManagedTransaction, space: ReturnType<typeof spaceParams>): SpacedTransaction {
+  return {
+    run: ((query: string, params?: Record<string, unknown>) =>
+      tx.run(query, { ...space, ...params })) as ManagedTransaction['run'],
+  };
 }
 
 /** How long a unit of work keeps retrying transient failures (driver default: 30 s, too long for a request). */
@@ -100,10 +120,11 @@ export class Neo4jConnection {
   }
 
   /** Runs `work` in a read transaction (retried on transient errors, so it must be repeatable). */
-  async read<T>(work: (tx: ManagedTransaction) => Promise<T>): Promise<T> {
+  async read<T>(work: (tx: SpacedTransaction) => Promise<T>): Promise<T> {
+    const space = spaceParams();
     const session = this.driver.session({ database: this.database, defaultAccessMode: neo4j.session.READ });
     try {
-      return await session.executeRead(work);
+      return await session.executeRead((tx) => work(spaced(tx, space)));
     } finally {
       await session.close();
     }
@@ -116,10 +137,11 @@ export class Neo4jConnection {
    */
   async readQuery(cypher: string, params: Record<string, unknown> = {}): Promise<Neo4jRecord[]> {
     const started = Date.now();
+    const withSpace = { ...spaceParams(), ...params };
     for (let attempt = 0; ; attempt++) {
       const session = this.driver.session({ database: this.database, defaultAccessMode: neo4j.session.READ });
       try {
-        return (await session.run(cypher, params)).records;
+        return (await session.run(cypher, withSpace)).records;
       } catch (err) {
         if (!isRetriableError(err) || Date.now() - started >= MAX_RETRY_MS) throw err;
         await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** attempt)));
@@ -130,10 +152,11 @@ export class Neo4jConnection {
   }
 
   /** Runs `work` in a write transaction (retried on transient errors, so it must be idempotent). */
-  async write<T>(work: (tx: ManagedTransaction) => Promise<T>): Promise<T> {
+  async write<T>(work: (tx: SpacedTransaction) => Promise<T>): Promise<T> {
+    const space = spaceParams();
     const session = this.driver.session({ database: this.database, defaultAccessMode: neo4j.session.WRITE });
     try {
-      return await session.executeWrite(work);
+      return await session.executeWrite((tx) => work(spaced(tx, space)));
     } finally {
       await session.close();
     }

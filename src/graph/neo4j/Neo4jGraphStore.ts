@@ -1,4 +1,4 @@
-import neo4j, { type ManagedTransaction } from 'neo4j-driver';
+import neo4j from 'neo4j-driver';
 import { AppError, ErrorCode, notFound } from '../../errors.js';
 import type { EntitiesAndRelationships, GraphStore } from '../GraphStore.js';
 import {
@@ -16,9 +16,9 @@ import {
   type RelationshipRecord,
   type RelationshipWrite,
 } from '../types.js';
-import { validateEntityType, validateRelationshipType } from '../validateGraphInput.js';
+import { entityIdTaken, validateEntityType, validateRelationshipType } from '../validateGraphInput.js';
 import * as Q from './cypher.js';
-import { Neo4jConnection, type Neo4jOptions } from './Neo4jConnection.js';
+import { Neo4jConnection, type Neo4jOptions, type SpacedTransaction } from './Neo4jConnection.js';
 import { countsTx, findEntitiesTx } from './entityReads.js';
 import {
   chunks,
@@ -73,6 +73,7 @@ export class Neo4jGraphStore implements GraphStore {
   async init(): Promise<void> {
     await this.conn.guard('init', async () => {
       await this.schema.init(await this.conn.read((tx) => this.relationshipTypes(tx)));
+      await this.schema.backfillSpaces();
     });
   }
 
@@ -91,6 +92,9 @@ export class Neo4jGraphStore implements GraphStore {
         for (const chunk of chunks(rows, CHUNK)) {
           const res = await tx.run(Q.UPSERT_ENTITIES, { rows: chunk, now, reserved: [...Q.RESERVED_LABELS] });
           const kept = new Map(res.records.map((r) => [r.get('id') as string, r]));
+          // Entity ids are unique across spaces: an id another space holds is refused (throwing rolls back).
+          const taken = chunk.find((row) => !kept.has(row.id));
+          if (taken) throw entityIdTaken(taken.id);
           for (const row of chunk) {
             const r = kept.get(row.id);
             const createdAt = (r?.get('createdAt') as number | undefined) ?? nowMs;
@@ -111,9 +115,12 @@ export class Neo4jGraphStore implements GraphStore {
     if (ids.length === 0) return [];
     return this.conn.guard('getEntities', () =>
       this.conn
-        .readQuery(`UNWIND $ids AS id MATCH (e:Entity {id: id}) RETURN ${Q.entityMap('e')} AS e`, {
-          ids: [...new Set(ids)],
-        })
+        .readQuery(
+          `UNWIND $ids AS id MATCH (e:Entity {id: id}) WHERE ${Q.inSpace('e')} RETURN ${Q.entityMap('e')} AS e`,
+          {
+            ids: [...new Set(ids)],
+          },
+        )
         .then((records) => records.map((r) => toEntityRecord(r.get('e') as EntityMap))),
     );
   }
@@ -137,7 +144,10 @@ export class Neo4jGraphStore implements GraphStore {
   async deleteEntity(id: string): Promise<boolean> {
     return this.conn.guard('deleteEntity', () =>
       this.conn.write(async (tx) => {
-        const res = await tx.run('MATCH (e:Entity {id: $id}) DETACH DELETE e RETURN count(*) AS n', { id });
+        const res = await tx.run(
+          `MATCH (e:Entity {id: $id}) WHERE ${Q.inSpace('e')} DETACH DELETE e RETURN count(*) AS n`,
+          { id },
+        );
         return Number(res.records[0]?.get('n') ?? 0) > 0;
       }),
     );
@@ -323,7 +333,7 @@ export class Neo4jGraphStore implements GraphStore {
 
   /** Throws NOT_FOUND for the first missing endpoint in input order, if any. */
   private async assertEntitiesExist(
-    tx: ManagedTransaction,
+    tx: SpacedTransaction,
     ids: readonly string[],
     order: readonly RelationshipWrite[],
   ): Promise<void> {
@@ -349,7 +359,7 @@ export class Neo4jGraphStore implements GraphStore {
   }
 
   /** Valid relationship types present in the database. */
-  private async relationshipTypes(tx: ManagedTransaction): Promise<string[]> {
+  private async relationshipTypes(tx: SpacedTransaction): Promise<string[]> {
     const res = await tx.run(Q.RELATIONSHIP_TYPES);
     const types = (res.records[0]?.get('types') as string[] | undefined) ?? [];
     return types.filter((t) => RELATIONSHIP_TYPE_PATTERN.test(t)).sort();

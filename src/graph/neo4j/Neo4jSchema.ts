@@ -1,6 +1,6 @@
 import neo4j from 'neo4j-driver';
 import { isSchemaAlreadyThere, type Neo4jConnection } from './Neo4jConnection.js';
-import { relationshipIdIndex, relationshipIdIndexName, SCHEMA_STATEMENTS } from './cypher.js';
+import { BACKFILL_SPACES, relationshipIdIndex, relationshipIdIndexName, SCHEMA_STATEMENTS } from './cypher.js';
 
 /** How long to wait for a new relationship index to come online (it is created before its type has relationships). */
 const AWAIT_INDEX_SECONDS = neo4j.int(60);
@@ -16,6 +16,14 @@ export class Neo4jSchema {
   async init(relationshipTypes: readonly string[]): Promise<void> {
     for (const statement of SCHEMA_STATEMENTS) await this.create(statement);
     await this.ensureRelationshipIndexes(relationshipTypes);
+  }
+
+  /** Gives nodes written before spaces existed their space, a batch per transaction until none is left. */
+  async backfillSpaces(): Promise<void> {
+    for (;;) {
+      const n = await this.conn.write(async (tx) => Number((await tx.run(BACKFILL_SPACES)).records[0]?.get('n') ?? 0));
+      if (n === 0) return;
+    }
   }
 
   /**

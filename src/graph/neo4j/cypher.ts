@@ -4,6 +4,11 @@ import { RELATIONSHIP_TYPE_PATTERN, type Direction } from '../types.js';
 // as parameters; entity writes set labels from parameters too (`:$(...)`). The only identifiers ever put into query
 // text are relationship types matching RELATIONSHIP_TYPE_PATTERN (letters, digits and _), and even those are
 // backtick-quoted.
+//
+// Spaces: every entity node carries `space`, and every statement that matches entities keeps them to `$space` with
+// `inSpace` (the request's space, or null outside any request: the CLI and the outbox see every space). Relationships
+// never join two spaces (both ends are matched in one space when written), and mirrored documents take their
+// entities' space. test/unit/graph/neo4jSpaceScope.test.ts fails on a statement matching entities without it.
 
 /** Relationship type of the mention mirror, from an entity to a `(:Document)`. */
 export const MENTIONED_IN = 'MENTIONED_IN';
@@ -14,13 +19,31 @@ export const MENTIONED_IN = 'MENTIONED_IN';
  */
 export const RESERVED_LABELS: ReadonlySet<string> = new Set(['Entity', 'Document']);
 
+/** The condition keeping node `v` in the space of `$space` (null: every space). */
+export function inSpace(v: string): string {
+  return `($space IS NULL OR ${v}.space = $space)`;
+}
+
 /** Statements of `init()`: all idempotent. */
 export const SCHEMA_STATEMENTS = [
   'CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (e:Entity) REQUIRE e.id IS UNIQUE',
   'CREATE INDEX entity_name IF NOT EXISTS FOR (e:Entity) ON (e.name)',
   'CREATE INDEX entity_type IF NOT EXISTS FOR (e:Entity) ON (e.type)',
+  'CREATE INDEX entity_space_name IF NOT EXISTS FOR (e:Entity) ON (e.space, e.name)',
   'CREATE CONSTRAINT document_id IF NOT EXISTS FOR (d:Document) REQUIRE d.id IS UNIQUE',
 ];
+
+/**
+ * Gives nodes written before spaces existed their space, in batches (returns how many it set): entities `default`,
+ * mirrored documents their entities' space. Idempotent; `init()` runs it until it sets nothing.
+ */
+export const BACKFILL_SPACES = `CALL () {
+  MATCH (e:Entity) WHERE e.space IS NULL WITH e LIMIT 5000 SET e.space = 'default' RETURN count(e) AS n
+  UNION ALL
+  MATCH (d:Document) WHERE d.space IS NULL WITH d LIMIT 5000
+  SET d.space = coalesce(head([(e:Entity)-[:MENTIONED_IN]->(d) | e.space]), 'default') RETURN count(d) AS n
+}
+RETURN sum(n) AS n`;
 
 /** A relationship type, validated and quoted; throws on anything else. */
 export function relType(type: string): string {
@@ -69,14 +92,16 @@ export const REL_MAP =
   '{id: r.id, type: type(r), fromId: startNode(r).id, toId: endNode(r).id, properties: r.properties, origin: r.origin, createdAt: r.createdAt}';
 
 /**
- * Writes one chunk of entities, keeping createdAt. Setting updatedAt first takes the node's write lock, so the labels
- * read next are the committed ones: every type label but the new one is removed (dynamic labels, Neo4j 5.26+: values
- * stay parameters) and the new one added. Reserved labels are never added nor removed. Returns only what the
- * caller does not know (createdAt), which keeps bulk loads cheap.
+ * Writes one chunk of entities into `$writeSpace`, keeping createdAt. An id that another space holds is left as it is
+ * and returns no row (entity ids are unique across spaces). Setting updatedAt first takes the node's write lock, so
+ * the labels read next are the committed ones: every type label but the new one is removed (dynamic labels, Neo4j
+ * 5.26+: values stay parameters) and the new one added. Reserved labels are never added nor removed. Returns only
+ * what the caller does not know (createdAt), which keeps bulk loads cheap.
  */
 export const UPSERT_ENTITIES = `UNWIND $rows AS row
 MERGE (e:Entity {id: row.id})
-ON CREATE SET e.createdAt = $now
+ON CREATE SET e.createdAt = $now, e.space = $writeSpace
+WITH e, row WHERE e.space = $writeSpace
 SET e.updatedAt = $now
 WITH e, row, [l IN labels(e) WHERE NOT l IN $reserved AND l <> row.type] AS stale
 REMOVE e:$(stale)
@@ -86,9 +111,9 @@ SET e.type = row.type, e.name = row.name, e.nameLower = row.nameLower, e.aliases
     e.origin = ${originToStore('e')}
 RETURN e.id AS id, e.createdAt AS createdAt, e.origin AS origin`;
 
-/** Ids among `$ids` that are not entities. */
+/** Ids among `$ids` that are not entities of the space. */
 export const MISSING_ENTITIES = `UNWIND $ids AS id
-OPTIONAL MATCH (e:Entity {id: id})
+OPTIONAL MATCH (e:Entity {id: id}) WHERE ${inSpace('e')}
 WITH id, e WHERE e IS NULL
 RETURN collect(id) AS missing`;
 
@@ -100,19 +125,23 @@ RETURN collect(id) AS missing`;
  */
 export function upsertRelationshipsQuery(type: string): string {
   return `UNWIND $rows AS row
-MATCH (a:Entity {id: row.fromId})
-MATCH (b:Entity {id: row.toId})
+MATCH (a:Entity {id: row.fromId}) WHERE ${inSpace('a')}
+MATCH (b:Entity {id: row.toId}) WHERE b.space = a.space
 MERGE (a)-[r:${relType(type)}]->(b)
 ON CREATE SET r.id = row.id, r.createdAt = $now
 SET r.properties = row.properties, r.origin = ${originToStore('r')}
 RETURN row.key AS key, r.id AS id, r.createdAt AS createdAt, r.origin AS origin`;
 }
 
-/** The pattern from node `n` along `r` to entity `m` in a direction, with a type filter. */
+/** The pattern from node `n` along `r` to entity `m` (of `n`'s space) in a direction, with a type filter. */
 function step(direction: Direction, types: string): string {
-  if (direction === 'OUT') return `(n)-[r${types}]->(m:Entity)`;
-  if (direction === 'IN') return `(n)<-[r${types}]-(m:Entity)`;
-  return `(n)-[r${types}]-(m:Entity)`;
+  const pattern =
+    direction === 'OUT'
+      ? `(n)-[r${types}]->(m:Entity)`
+      : direction === 'IN'
+        ? `(n)<-[r${types}]-(m:Entity)`
+        : `(n)-[r${types}]-(m:Entity)`;
+  return `${pattern} WHERE m.space = n.space`;
 }
 
 /**
@@ -122,7 +151,7 @@ function step(direction: Direction, types: string): string {
  */
 export function expandQuery(direction: Direction, types: string): string {
   return `UNWIND $ids AS id
-MATCH (n:Entity {id: id})
+MATCH (n:Entity {id: id}) WHERE ${inSpace('n')}
 CALL (n) {
   MATCH ${step(direction, types)}
   ${direction === 'BOTH' ? 'WITH DISTINCT r, m' : 'WITH r, m'}
@@ -134,7 +163,7 @@ RETURN n.id AS fromId, collect([m.id, r.id, type(r), startNode(r) = n, r.propert
 /** Relationships touching entities in `$ids`, in a direction, ordered by id. */
 export function relationshipsOfQuery(direction: Direction, types: string): string {
   return `UNWIND $ids AS id
-MATCH (n:Entity {id: id})
+MATCH (n:Entity {id: id}) WHERE ${inSpace('n')}
 MATCH ${step(direction, types)}
 WITH DISTINCT r
 RETURN ${REL_MAP} AS r ORDER BY r.id`;
@@ -143,7 +172,7 @@ RETURN ${REL_MAP} AS r ORDER BY r.id`;
 /** Relationships with both ends in `$ids`, ordered by id. */
 export const RELATIONSHIPS_AMONG = `UNWIND $ids AS id
 MATCH (a:Entity {id: id})-[r]->(b:Entity)
-WHERE b.id IN $ids
+WHERE b.id IN $ids AND ${inSpace('a')} AND b.space = a.space
 WITH DISTINCT r
 RETURN ${REL_MAP} AS r ORDER BY r.id`;
 
@@ -153,7 +182,7 @@ RETURN ${REL_MAP} AS r ORDER BY r.id`;
  * to a document, which a hub has by the thousand, while only relationships come in (a third of the db hits).
  */
 export const ENTITIES_AND_RELATIONSHIPS_AMONG = `CALL () {
-  UNWIND $ids AS id MATCH (e:Entity {id: id}) RETURN collect(e) AS nodes
+  UNWIND $ids AS id MATCH (e:Entity {id: id}) WHERE ${inSpace('e')} RETURN collect(e) AS nodes
 }
 CALL (nodes) {
   UNWIND nodes AS b
@@ -170,7 +199,9 @@ export const RELATIONSHIP_TYPES =
 
 /** Relationships with an id in `$ids`, one index seek per type; `tail` follows the union (e.g. RETURN or DELETE). */
 export function relationshipsByIdQuery(types: readonly string[], tail: string): string {
-  const parts = types.map((t) => `MATCH (:Entity)-[r:${relType(t)}]->(:Entity) WHERE r.id IN $ids RETURN r`);
+  const parts = types.map(
+    (t) => `MATCH (a:Entity)-[r:${relType(t)}]->(:Entity) WHERE r.id IN $ids AND ${inSpace('a')} RETURN r`,
+  );
   return `CALL () {\n  ${parts.join('\n  UNION ALL\n  ')}\n}\n${tail}`;
 }
 
@@ -189,51 +220,57 @@ export function entityFilterWhere(opts: {
   mentioned?: boolean;
   after: boolean;
 }): string {
-  const where: string[] = [];
+  const where: string[] = [inSpace('e')];
   if (opts.types) where.push('e.type IN $types');
   if (opts.origins) where.push("coalesce(e.origin, 'MANUAL') IN $origins");
   if (opts.q) where.push('(e.nameLower CONTAINS $q OR any(a IN e.aliasesLower WHERE a CONTAINS $q))');
   if (opts.rels !== undefined) where.push(opts.rels ? CONNECTED : `NOT ${CONNECTED}`);
   if (opts.mentioned !== undefined) where.push(opts.mentioned ? 'e.id IN $mentioned' : 'NOT e.id IN $mentioned');
   if (opts.after) where.push('(e.name > $afterName OR (e.name = $afterName AND e.id > $afterId))');
-  return where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+  return `WHERE ${where.join(' AND ')}`;
 }
 
-/** Counts that the count store answers, plus orphans. */
-export const COUNTS = `CALL () { MATCH (e:Entity) RETURN count(e) AS entities }
-CALL () { MATCH (:Entity)-[r]->() RETURN count(r) AS fromEntities }
-CALL () { MATCH ()-[r:${MENTIONED_IN}]->(:Document) RETURN count(r) AS mentions }
-CALL () { MATCH (e:Entity) WHERE NOT ${CONNECTED} RETURN count(e) AS orphans }
-RETURN entities, fromEntities - mentions AS relationships, orphans`;
+/** Entity, relationship and orphan counts of the space (relationships end at an :Entity: mentions do not count). */
+export const COUNTS = `CALL () { MATCH (e:Entity) WHERE ${inSpace('e')} RETURN count(e) AS entities }
+CALL () { MATCH (e:Entity)-[r]->(:Entity) WHERE ${inSpace('e')} RETURN count(r) AS relationships }
+CALL () { MATCH (e:Entity) WHERE ${inSpace('e')} AND NOT ${CONNECTED} RETURN count(e) AS orphans }
+RETURN entities, relationships, orphans`;
 
-/** How many of `$ids` (distinct) are entities. */
-export const COUNT_EXISTING = 'UNWIND $ids AS id MATCH (e:Entity {id: id}) RETURN count(e) AS n';
+/** How many of `$ids` (distinct) are entities of the space. */
+export const COUNT_EXISTING = `UNWIND $ids AS id MATCH (e:Entity {id: id}) WHERE ${inSpace('e')} RETURN count(e) AS n`;
 
 /**
- * Relationship counts of the given types, one count-store lookup each (ending at an :Entity leaves out mirrored
- * mentions); the keys travel as parameters `$keys`, in the same order. The count must be aggregated alone (`WITH`)
- * for the planner to answer it from the count store instead of scanning the relationships.
+ * Relationship counts of the given types in the space (ending at an :Entity leaves out mirrored mentions); the keys
+ * travel as parameters `$keys`, in the same order.
  */
 export function relationshipCountsQuery(types: readonly string[]): string {
   const parts = types.map(
-    (t, i) => `MATCH ()-[r:${relType(t)}]->(:Entity) WITH count(r) AS count RETURN $keys[${i}] AS key, count`,
+    (t, i) =>
+      `MATCH (a:Entity)-[r:${relType(t)}]->(:Entity) WHERE ${inSpace('a')} WITH count(r) AS count RETURN $keys[${i}] AS key, count`,
   );
   return `CALL () {\n  ${parts.join('\n  UNION ALL\n  ')}\n}\nRETURN key, count`;
 }
 
 /** Entity counts per type, most common first. */
-export const COUNTS_BY_TYPE = 'MATCH (e:Entity) RETURN e.type AS key, count(*) AS count ORDER BY count DESC, key';
+export const COUNTS_BY_TYPE = `MATCH (e:Entity) WHERE ${inSpace('e')}
+RETURN e.type AS key, count(*) AS count ORDER BY count DESC, key`;
 
 /** Most connected entities (a self-loop counts twice), ties by id. */
-export const TOP_DEGREE = `MATCH (e:Entity)
+export const TOP_DEGREE = `MATCH (e:Entity) WHERE ${inSpace('e')}
 WITH e, COUNT { (e)-->(:Entity) } + COUNT { (e)<--(:Entity) } AS degree
 ORDER BY degree DESC, e.id LIMIT $limit
 RETURN ${entityMap('e')} AS e, degree`;
 
-/** Mirrors mentions: links entities (that exist) to documents, creating the documents. */
+/**
+ * Mirrors mentions: links entities (that exist, in the document's space `row.space`) to documents, creating the
+ * documents in that space. Ops queued before spaces carried none: the entity's space then. A document already in
+ * another space is never linked.
+ */
 export const LINK_MENTIONS = `UNWIND $rows AS row
-MATCH (e:Entity {id: row.entityId})
+MATCH (e:Entity {id: row.entityId}) WHERE row.space IS NULL OR e.space = row.space
 MERGE (d:Document {id: row.documentId})
+ON CREATE SET d.space = e.space
+WITH e, d, row WHERE d.space = e.space
 SET d.title = row.documentTitle
 MERGE (e)-[:${MENTIONED_IN}]->(d)`;
 

@@ -1,6 +1,7 @@
-import neo4j, { type ManagedTransaction } from 'neo4j-driver';
+import neo4j from 'neo4j-driver';
 import type { EntityFilterSpec, EntityPage, GraphCounts } from '../types.js';
 import * as Q from './cypher.js';
+import type { SpacedTransaction } from './Neo4jConnection.js';
 import { chunks, toEntityRecord, type EntityMap } from './mapping.js';
 
 // The Neo4j store's entity listing and counts. "Mentioned" comes from Postgres (`MentionIndex`) as a list of ids: the
@@ -16,7 +17,7 @@ const int = (n: number) => neo4j.int(Math.max(0, Math.floor(n)));
  * the total. `mentioned` (ids of mentioned entities) is required when `filter.hasDocuments` is set.
  */
 export async function findEntitiesTx(
-  tx: ManagedTransaction,
+  tx: SpacedTransaction,
   filter: EntityFilterSpec,
   first: number,
   after: { name: string; id: string } | undefined,
@@ -61,7 +62,7 @@ export async function findEntitiesTx(
  * ids of mentioned entities, some possibly no longer entities here, which is why they are counted against the graph.
  */
 export async function countsTx(
-  tx: ManagedTransaction,
+  tx: SpacedTransaction,
   topDegree: number,
   relationshipTypes: readonly string[],
   mentioned: readonly string[],

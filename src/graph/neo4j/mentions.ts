@@ -1,4 +1,4 @@
-import type { ManagedTransaction } from 'neo4j-driver';
+import type { SpacedTransaction } from './Neo4jConnection.js';
 import type { MentionOp } from '../types.js';
 import { LINK_MENTIONS, UNLINK_DOCUMENTS, UNLINK_MENTIONS } from './cypher.js';
 import { chunks } from './mapping.js';
@@ -20,17 +20,22 @@ function runs(ops: readonly MentionOp[]): MentionOp[][] {
  * document once nothing mentions it). Every op is idempotent, so a batch can be applied twice.
  */
 export async function applyMentionOps(
-  tx: ManagedTransaction,
+  tx: SpacedTransaction,
   ops: readonly MentionOp[],
   chunkSize: number,
 ): Promise<void> {
   for (const run of runs(ops)) {
     for (const chunk of chunks(run, chunkSize)) {
-      const rows: Record<string, string>[] = [];
+      const rows: Record<string, string | null>[] = [];
       const documentIds: string[] = [];
       for (const op of chunk) {
         if (op.op === 'link')
-          rows.push({ entityId: op.entityId, documentId: op.documentId, documentTitle: op.documentTitle });
+          rows.push({
+            entityId: op.entityId,
+            documentId: op.documentId,
+            documentTitle: op.documentTitle,
+            space: op.space ?? null,
+          });
         else if (op.op === 'unlink') rows.push({ entityId: op.entityId, documentId: op.documentId });
         else documentIds.push(op.documentId);
       }

@@ -28,6 +28,7 @@ import {
   type RelationshipRow,
 } from './rows.js';
 import { graphCounts } from './graphCounts.js';
+import { entityIdTaken } from '../validateGraphInput.js';
 
 /** An entity `e` with no relationship in either direction (two index probes). */
 const ORPHAN = `(NOT EXISTS (SELECT 1 FROM graph_relationships r WHERE r.from_id = e.id)
@@ -54,8 +55,10 @@ export class PostgresGraphStore implements GraphStore {
     const unique = [...new Map(entities.map((e) => [e.id, e])).values()].sort((a, b) =>
       a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
     );
-    const { rows } = await this.db.query<EntityRow>(
-      `INSERT INTO graph_entities (id, type, name, aliases, description, properties, origin, space_id)
+    // One transaction: a batch naming an id another space holds writes nothing.
+    const rows = await this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<EntityRow>(
+        `INSERT INTO graph_entities (id, type, name, aliases, description, properties, origin, space_id)
        SELECT x.id, x.type, x.name, ARRAY(SELECT jsonb_array_elements_text(x.aliases::jsonb)), x.description,
               x.properties::jsonb, ${originToStore('x.origin', 'cur.origin')}, $8::text
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
@@ -66,19 +69,21 @@ export class PostgresGraphStore implements GraphStore {
          properties = EXCLUDED.properties, origin = EXCLUDED.origin, updated_at = now()
        WHERE graph_entities.space_id = EXCLUDED.space_id
        RETURNING ${ENTITY_RETURNING}`,
-      [
-        unique.map((e) => e.id),
-        unique.map((e) => e.type),
-        unique.map((e) => e.name),
-        unique.map((e) => JSON.stringify(e.aliases)),
-        unique.map((e) => e.description),
-        unique.map((e) => JSON.stringify(e.properties)),
-        unique.map((e) => e.origin ?? null),
-        writeSpace(),
-      ],
-    );
-    // Entity ids are unique across spaces: an id another space holds is not taken over (its row stays as it was).
-    if (rows.length < unique.length) throw entityIdTaken(unique.find((e) => !rows.some((r) => r.id === e.id))?.id);
+        [
+          unique.map((e) => e.id),
+          unique.map((e) => e.type),
+          unique.map((e) => e.name),
+          unique.map((e) => JSON.stringify(e.aliases)),
+          unique.map((e) => e.description),
+          unique.map((e) => JSON.stringify(e.properties)),
+          unique.map((e) => e.origin ?? null),
+          writeSpace(),
+        ],
+      );
+      // Entity ids are unique across spaces: an id another space holds is not taken over (its row stays as it was).
+      if (rows.length < unique.length) throw entityIdTaken(unique.find((e) => !rows.some((r) => r.id === e.id))?.id);
+      return rows;
+    });
     const byId = new Map(rows.map((r) => [r.id, toEntityRecord(r)]));
     return entities.map((e) => byId.get(e.id)).filter((e): e is EntityRecord => e !== undefined);
   }
@@ -327,15 +332,4 @@ export class PostgresGraphStore implements GraphStore {
 
   /** Nothing to release: the Db belongs to the caller. */
   async close(): Promise<void> {}
-}
-
-/** An entity write naming an id that another space holds: refused, whatever the space. */
-function entityIdTaken(id: string | undefined): AppError {
-  return new AppError(
-    ErrorCode.CONFLICT,
-    `entity id "${id ?? ''}" cannot be written in this space; choose another id`,
-    {
-      id,
-    },
-  );
 }

@@ -10,7 +10,15 @@ import { runInSpace, spaceSql, spaceSqlFor, writeSpace } from '../../../src/db/s
 // scope fails here until it applies it or states why not.
 
 const root = path.resolve(import.meta.dirname, '../../..');
-const SPACED = ['documents', 'chunks', 'graph_entities', 'graph_relationships', 'mentions', 'entity_names'];
+const SPACED = [
+  'documents',
+  'chunks',
+  'graph_entities',
+  'graph_relationships',
+  'mentions',
+  'entity_names',
+  'knowledge_gaps',
+];
 const NAMES_SPACED = new RegExp(
   `\\b(?:FROM|JOIN)\\s+(?:${SPACED.join('|')})\\b|\\$\\{(?:documentsRelation|chunksRelation)\\(`,
 );
@@ -62,8 +70,6 @@ const UNSCOPED: Record<string, string> = {
   'src/graph/mentions/EntityNameRepository.ts#entityIdsWithPrefix': SOURCES_AND_IMPORTS,
   'src/graph/mentions/MentionRepository.ts#replaceAutoMentions': WRITE_PATH,
   'src/graph/mentions/PostgresMentionIndex.ts#mentionedByLiveDocument': SAME_SPACE,
-  'src/graph/mentions/PostgresMentionIndex.ts#mentionedEntityIds':
-    'the Neo4j store, which does not keep spaces apart yet',
   'src/graph/postgres/PostgresGraphStore.ts#ORPHAN': SAME_SPACE,
   'src/graph/postgres/PostgresGraphStore.ts#expand': 'its typeFilter applies spaceSql',
   'src/graph/postgres/PostgresGraphStore.ts#findEntities': 'its first condition is spaceSql',
