@@ -11,6 +11,7 @@ import {
 import { AppError, ErrorCode } from '../../errors.js';
 import type { MentionOp } from '../types.js';
 import { MentionMatcher, nameForms, type EntityName } from './MentionMatcher.js';
+import { ChunkEntityReader } from './ChunkEntityReader.js';
 import { MentionRepository, type MentionRow } from './MentionRepository.js';
 import { NameCache, type NameCacheStats } from './NameCache.js';
 import { MENTION_COUNT_CAP, partialNameMatches, rankQueryEntities, type QueryEntity } from './queryEntities.js';
@@ -25,6 +26,7 @@ const NAMES_LOCK = [0x4341494e, 0];
  */
 export class MentionLinker implements DocumentWriteHook {
   readonly mentions: MentionRepository;
+  readonly chunkEntities: ChunkEntityReader;
   private cached: CachedNames | undefined;
 
   constructor(
@@ -36,6 +38,7 @@ export class MentionLinker implements DocumentWriteHook {
     private readonly queryNamesMaxAgeMs = 1000,
   ) {
     this.mentions = new MentionRepository(db);
+    this.chunkEntities = new ChunkEntityReader(db);
   }
 
   /** Holds back name registration until this write commits (see `entitiesChanged`); rejects explicit links to missing entities. */
