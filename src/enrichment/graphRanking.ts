@@ -294,10 +294,14 @@ function strongestEntity(graph: RankGraph, ranks: ReadonlyMap<string, number>, c
 function entityReasons(input: RankingInput, factors: ReadonlyMap<string, number>): Map<string, GraphReason> {
   const reasons = new Map<string, GraphReason>();
   for (const s of input.seeds) if (s.depth === 0) reasons.set(s.id, { kind: 'query', entityId: s.id, exact: s.exact });
+  // A weaker hit's own page entity is no bridge: it would lead back to the page search ranked there.
+  const homes = homeDocuments(input);
   contextChunks(input).forEach((h, i) => {
-    for (const id of h.entityIds)
-      if (!reasons.has(id) && factors.get(`${id}\u0000${h.chunkId}`) !== 0)
-        reasons.set(id, { kind: 'chunk', entityId: id, chunkIndex: i });
+    const weaker = i >= input.hits.length;
+    for (const id of h.entityIds) {
+      if (reasons.has(id) || factors.get(`${id}\u0000${h.chunkId}`) === 0) continue;
+      if (!weaker || !homes.get(id)?.has(h.documentId)) reasons.set(id, { kind: 'chunk', entityId: id, chunkIndex: i });
+    }
   });
   for (const s of input.seeds) {
     if (s.depth > 0 && s.seedId !== undefined && s.via && !reasons.has(s.id))
@@ -308,9 +312,7 @@ function entityReasons(input: RankingInput, factors: ReadonlyMap<string, number>
 
 /** `mentionFactors` over every chunk the ranking links to an entity, with homes read from the evidence. */
 function sharedNameFactors(input: RankingInput): Map<string, number> {
-  const homes = new Map<string, Set<string>>();
-  for (const row of input.evidence)
-    if (row.home) homes.set(row.entityId, (homes.get(row.entityId) ?? new Set()).add(row.documentId));
+  const homes = homeDocuments(input);
   const mentions = [
     ...contextChunks(input).flatMap((h) =>
       h.entityIds.map((entityId) => ({ entityId, chunkId: h.chunkId, documentId: h.documentId })),
@@ -318,6 +320,14 @@ function sharedNameFactors(input: RankingInput): Map<string, number> {
     ...input.evidence,
   ];
   return mentionFactors(mentions, input.names, homes);
+}
+
+/** Each entity's home documents, as the evidence read them. */
+function homeDocuments(input: RankingInput): Map<string, Set<string>> {
+  const homes = new Map<string, Set<string>>();
+  for (const row of input.evidence)
+    if (row.home) homes.set(row.entityId, (homes.get(row.entityId) ?? new Set()).add(row.documentId));
+  return homes;
 }
 
 /** The documents lane's hits, then the weaker hits: the chunks the context holds, whose entities are bridges. */
