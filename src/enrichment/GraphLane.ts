@@ -181,23 +181,28 @@ function evidenceEntities(
  * The entities the context's chunks name, as bridges to a second hop: those with a page of their own outside the
  * context's documents (where a second hop's answer is written), and the others; each by the rank of the first chunk
  * naming them, rarer names first. A name no other chunk mentions leads nowhere, and one past
- * NAME_EVIDENCE.anyNameMentions gets no evidence read; neither is a bridge.
+ * NAME_EVIDENCE.anyNameMentions gets no evidence read: each comes after its chunk's other names (it still shows as
+ * an entity of the context, with its relationships).
  */
 export function bridgeOrder(
   context: readonly { chunkId: string; documentId: string }[],
   byChunk: ReadonlyMap<string, readonly ChunkEntity[]>,
 ): { withHome: string[]; others: string[] } {
   const documents = new Set(context.map((h) => h.documentId));
-  const best = new Map<string, { rank: number; home: boolean; mentions: number }>();
+  const best = new Map<string, { rank: number; home: boolean; leads: boolean; mentions: number }>();
   context.forEach((h, rank) => {
     for (const e of byChunk.get(h.chunkId) ?? []) {
-      if (best.has(e.entityId) || e.mentions > NAME_EVIDENCE.anyNameMentions) continue;
-      const home = e.homeDocumentIds.some((d) => !documents.has(d));
-      if (e.mentions <= 1 && !home) continue;
-      best.set(e.entityId, { rank, home, mentions: e.mentions });
+      if (best.has(e.entityId)) continue;
+      const home = e.mentions <= NAME_EVIDENCE.anyNameMentions && e.homeDocumentIds.some((d) => !documents.has(d));
+      // A name no other chunk mentions, or one found everywhere, leads nowhere new: it comes after its chunk's others.
+      const leads = e.mentions > 1 && e.mentions <= NAME_EVIDENCE.anyNameMentions;
+      best.set(e.entityId, { rank, home, leads, mentions: e.mentions });
     }
   });
-  const ordered = [...best].sort(([a, x], [b, y]) => x.rank - y.rank || x.mentions - y.mentions || (a < b ? -1 : 1));
+  const ordered = [...best].sort(
+    ([a, x], [b, y]) =>
+      x.rank - y.rank || Number(y.leads) - Number(x.leads) || x.mentions - y.mentions || (a < b ? -1 : 1),
+  );
   return {
     withHome: ordered.filter(([, x]) => x.home).map(([id]) => id),
     others: ordered.filter(([, x]) => !x.home).map(([id]) => id),

@@ -134,8 +134,13 @@ export function rankGraph(input: RankingInput): RankingResult {
   const ranks = graph.personalizedPageRank(personalization, GRAPH_RANKING);
 
   const reasons = entityReasons(input, factors);
+  // A weaker hit's names are bridges to evidence, not the context's entities: those stay the query's and the hits'.
+  const listed = (id: string) => {
+    const r = reasons.get(id);
+    return !(r?.kind === 'chunk' && r.chunkIndex >= input.hits.length);
+  };
   const entities = [...reasons.keys()]
-    .filter(known)
+    .filter((id) => known(id) && listed(id))
     .map((id) => ({ id, score: ranks.get(E(id)) ?? 0, reason: reasons.get(id) as GraphReason }))
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
 
@@ -296,17 +301,23 @@ function entityReasons(input: RankingInput, factors: ReadonlyMap<string, number>
   for (const s of input.seeds) if (s.depth === 0) reasons.set(s.id, { kind: 'query', entityId: s.id, exact: s.exact });
   // A weaker hit's own page entity is no bridge: it would lead back to the page search ranked there.
   const homes = homeDocuments(input);
-  contextChunks(input).forEach((h, i) => {
-    const weaker = i >= input.hits.length;
-    for (const id of h.entityIds) {
-      if (reasons.has(id) || factors.get(`${id}\u0000${h.chunkId}`) === 0) continue;
-      if (!weaker || !homes.get(id)?.has(h.documentId)) reasons.set(id, { kind: 'chunk', entityId: id, chunkIndex: i });
-    }
-  });
+  const byChunks = (from: number, to: number) =>
+    contextChunks(input)
+      .slice(from, to)
+      .forEach((h, j) => {
+        for (const id of h.entityIds) {
+          if (reasons.has(id) || factors.get(`${id}\u0000${h.chunkId}`) === 0) continue;
+          if (from === 0 || !homes.get(id)?.has(h.documentId))
+            reasons.set(id, { kind: 'chunk', entityId: id, chunkIndex: from + j });
+        }
+      });
+  byChunks(0, input.hits.length);
   for (const s of input.seeds) {
     if (s.depth > 0 && s.seedId !== undefined && s.via && !reasons.has(s.id))
       reasons.set(s.id, { kind: 'neighbour', entityId: s.id, seedId: s.seedId, relationship: s.via, depth: s.depth });
   }
+  // The weaker hits' names last: a neighbour keeps its reason (and its place among the context's entities).
+  byChunks(input.hits.length, Infinity);
   return reasons;
 }
 

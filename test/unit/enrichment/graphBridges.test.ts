@@ -97,12 +97,15 @@ describe('bridgeOrder', () => {
     homeDocumentIds,
   });
 
-  it('reads bridges with a page outside the context first, and drops names that lead nowhere or everywhere', () => {
+  it('reads bridges with a page outside the context first, and names that lead nowhere or everywhere last in their chunk', () => {
     const byChunk = new Map([
       ['c1', [entity('alone', 1), entity('everywhere', 400), entity('own-page', 1, ['d1']), entity('rare', 3)]],
       ['c2', [entity('page-elsewhere', 4, ['d9']), entity('rare', 3)]],
     ]);
-    expect(bridgeOrder(context, byChunk)).toEqual({ withHome: ['page-elsewhere'], others: ['rare'] });
+    expect(bridgeOrder(context, byChunk)).toEqual({
+      withHome: ['page-elsewhere'],
+      others: ['rare', 'alone', 'own-page', 'everywhere'],
+    });
   });
 
   it('orders bridges by the rank of the first chunk naming them, rarer first', () => {
