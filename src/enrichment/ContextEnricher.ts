@@ -6,7 +6,7 @@ import type { LoadedChunk } from '../documents/hitLoader.js';
 import type { RankedSearch, SearchService } from '../retrieval/SearchService.js';
 import type { FusedHit } from '../retrieval/fusion.js';
 import { documentsLaneChunks, documentsLaneSearch } from './documentsLaneOrder.js';
-import { describeEntities, whyEvidence } from './explain.js';
+import { describeEntities, relinkVia, whyEvidence } from './explain.js';
 import { contextPassages, layOutLane, splitHits, widenRanking } from './documentsLane.js';
 import { formatContext } from './formatContext.js';
 import { isKnowledgeGap } from './gapRule.js';
@@ -146,7 +146,7 @@ export class ContextEnricher {
       ranked.ok
         ? lane('documents', Math.max(1, timeoutMs - ranked.ms), () => this.search.loadRanked(wide as RankedSearch))
         : ranked,
-      this.graphStep(request, ranked.ok ? ranked.value : undefined, graph.ok ? graph.value : []),
+      this.graphStep(request, ranked.ok ? ranked.value : undefined, wide, graph.ok ? graph.value : []),
       this.hitCoverage(request.query, wide),
     ]);
     if (!docs.ok && !graph.ok) throw bothFailed(docs, graph);
@@ -157,8 +157,11 @@ export class ContextEnricher {
     const lanes = splitHits(docs.ok ? docs.value : [], ranked.ok ? ranked.value.chosen : [], coverage, floor);
     const chunks = lanes.selected;
     // The graph step counts the ranking's chunks by position; a chunk deleted before its row was read leaves a hole.
-    const byChunkId = new Map(chunks.map((c, i) => [c.hit.chunk.id, { chunk: c, rank: i + 1 }]));
-    const ranks = ranked.ok ? ranked.value.chosen.map((h) => byChunkId.get(h.chunkId)) : [];
+    const byChunkId = new Map(
+      [...chunks, ...lanes.weaker].map((c, i) => [c.hit.chunk.id, { chunk: c, rank: i + 1 }] as const),
+    );
+    // Graph reasons count the hits, then the weaker hits, by position (see GraphLane.rank).
+    const ranks = wide ? wide.chosen.map((h) => byChunkId.get(h.chunkId)) : [];
 
     let entities: EnrichedEntityRecord[] = [];
     let relationships: RelationshipRecord[] = [];
@@ -183,7 +186,7 @@ export class ContextEnricher {
     }
     const graphMs = graph.ms + (performance.now() - secondStep);
     const timings = { retrievalMs: ranked.ms + (docs.ok && ranked.ok ? docs.ms : 0), graphMs };
-    const laidOut = layOutLane(chunks, lanes.weaker, request, neighbors);
+    const laidOut = relinkVia(layOutLane(chunks, lanes.weaker, request, neighbors));
     const result = assembleContext(request, laidOut, entities, relationships, { ...timings, started }, warnings);
     if (ranked.ok) await this.recordGap(request, ranked.value.chosen, result);
     return result;
@@ -212,17 +215,21 @@ export class ContextEnricher {
   private async graphStep(
     request: EnrichRequest,
     ranked: RankedSearch | undefined,
+    wide: RankedSearch | undefined,
     seeds: readonly SeedEntity[],
   ): Promise<GraphStep> {
     if (request.maxEntities <= 0) return { ok: true, value: undefined };
     try {
+      const laneChunk = (h: FusedHit) => ({
+        chunkId: h.chunkId,
+        documentId: h.documentId,
+        score: h.score,
+        similarity: h.vectorScore ?? null,
+      });
+      const selected = ranked?.chosen.length ?? 0;
       const view = {
-        hits: (ranked?.chosen ?? []).map((h) => ({
-          chunkId: h.chunkId,
-          documentId: h.documentId,
-          score: h.score,
-          similarity: h.vectorScore ?? null,
-        })),
+        hits: (ranked?.chosen ?? []).map(laneChunk),
+        weaker: (wide?.chosen ?? []).slice(selected).map(laneChunk),
         pool: ranked?.pool ?? [],
         queryVector: ranked?.queryVector,
       };

@@ -1,5 +1,6 @@
 import { isEmptyFilter } from '../documents/filterSql.js';
 import type { GraphService } from '../graph/GraphService.js';
+import type { ChunkEntity } from '../graph/mentions/ChunkEntityReader.js';
 import { MENTION_COUNT_CAP } from '../graph/mentions/queryEntities.js';
 import type { EntityRecord, RelationshipRecord } from '../graph/types.js';
 import { toVectorSql } from '../db/vector.js';
@@ -16,9 +17,16 @@ const MENTION_SCAN = 32;
 /** Entities whose evidence is read: the query's, then the top chunks', then neighbours. */
 const MAX_EVIDENCE_ENTITIES = 24;
 
-/** The documents lane's part in the graph step: its chunks in rank order, the fused pool and the query embedding. */
+/** A documents-lane chunk as the graph step sees it. */
+type LaneChunk = { chunkId: string; documentId: string; score: number; similarity: number | null };
+
+/**
+ * The documents lane's part in the graph step: its chunks in rank order, the weaker hits that may fill the rest of the
+ * budget (in rank order), the fused pool and the query embedding.
+ */
 export interface DocumentsLaneView {
-  hits: readonly { chunkId: string; documentId: string; score: number; similarity: number | null }[];
+  hits: readonly LaneChunk[];
+  weaker: readonly LaneChunk[];
   pool: RankingInput['pool'];
   queryVector: Float32Array | undefined;
 }
@@ -95,12 +103,22 @@ export class GraphLane {
 
   /** Bridges, evidence, relationships and the ranking (see the class comment). */
   async rank(request: EnrichRequest, seeds: readonly SeedEntity[], docs: DocumentsLaneView): Promise<GraphStepResult> {
+    const context = [...docs.hits, ...docs.weaker];
     const byChunk =
-      docs.hits.length > 0
-        ? await this.graph.entityIdsByChunk(docs.hits.map((h) => h.chunkId))
-        : new Map<string, string[]>();
-    const hits = docs.hits.map((h) => ({ ...h, entityIds: byChunk.get(h.chunkId) ?? [] }));
-    const ids = evidenceEntities(seeds, hits);
+      context.length > 0
+        ? await this.graph.chunkEntities(
+            context.map((h) => h.chunkId),
+            // Only "no more than anyNameMentions" matters for a bridge: counting further costs without telling more.
+            NAME_EVIDENCE.anyNameMentions + 1,
+          )
+        : new Map<string, ChunkEntity[]>();
+    const withEntities = <T extends { chunkId: string }>(h: T) => ({
+      ...h,
+      entityIds: (byChunk.get(h.chunkId) ?? []).map((e) => e.entityId),
+    });
+    const hits = docs.hits.map(withEntities);
+    const weaker = docs.weaker.map(withEntities);
+    const ids = evidenceEntities(seeds, context, byChunk);
     if (ids.length === 0) return { chunks: [], entities: [], namedHomes: [], records: new Map(), relationships: [] };
     const [evidence, read] = await Promise.all([
       request.graphShare > 0
@@ -121,6 +139,7 @@ export class GraphLane {
     const ranked = rankGraph({
       seeds,
       hits,
+      weaker,
       pool: docs.pool,
       relationships: read.relationships,
       evidence: evidence.rows,
@@ -137,12 +156,55 @@ export class GraphLane {
   }
 }
 
-/** The entities whose evidence is read: query entities, then those the top chunks name (by rank), then neighbours. */
-function evidenceEntities(seeds: readonly SeedEntity[], hits: readonly { entityIds: readonly string[] }[]): string[] {
+/**
+ * The entities whose evidence is read, at most MAX_EVIDENCE_ENTITIES: the query's, then the bridges the context's
+ * chunks name (see `bridgeOrder`), then neighbours.
+ */
+function evidenceEntities(
+  seeds: readonly SeedEntity[],
+  context: readonly { chunkId: string; documentId: string }[],
+  byChunk: ReadonlyMap<string, readonly ChunkEntity[]>,
+): string[] {
+  const bridges = bridgeOrder(context, byChunk);
   const ordered = [
-    ...seeds.filter((s) => s.depth === 0).map((s) => s.id),
-    ...hits.flatMap((h) => h.entityIds),
+    ...seeds.filter((s) => s.depth === 0 && s.exact).map((s) => s.id),
+    ...bridges.withHome,
+    // A name only similar to the query's words is a weaker lead than a page the context's chunks name.
+    ...seeds.filter((s) => s.depth === 0 && !s.exact).map((s) => s.id),
+    ...bridges.others,
     ...seeds.filter((s) => s.depth > 0).map((s) => s.id),
   ];
   return [...new Set(ordered)].slice(0, MAX_EVIDENCE_ENTITIES);
+}
+
+/**
+ * The entities the context's chunks name, as bridges to a second hop: those with a page of their own outside the
+ * context's documents (where a second hop's answer is written), and the others; each by the rank of the first chunk
+ * naming them, rarer names first. A name no other chunk mentions leads nowhere, and one past
+ * NAME_EVIDENCE.anyNameMentions gets no evidence read: each comes after its chunk's other names (it still shows as
+ * an entity of the context, with its relationships).
+ */
+export function bridgeOrder(
+  context: readonly { chunkId: string; documentId: string }[],
+  byChunk: ReadonlyMap<string, readonly ChunkEntity[]>,
+): { withHome: string[]; others: string[] } {
+  const documents = new Set(context.map((h) => h.documentId));
+  const best = new Map<string, { rank: number; home: boolean; leads: boolean; mentions: number }>();
+  context.forEach((h, rank) => {
+    for (const e of byChunk.get(h.chunkId) ?? []) {
+      if (best.has(e.entityId)) continue;
+      const home = e.mentions <= NAME_EVIDENCE.anyNameMentions && e.homeDocumentIds.some((d) => !documents.has(d));
+      // A name no other chunk mentions, or one found everywhere, leads nowhere new: it comes after its chunk's others.
+      const leads = e.mentions > 1 && e.mentions <= NAME_EVIDENCE.anyNameMentions;
+      best.set(e.entityId, { rank, home, leads, mentions: e.mentions });
+    }
+  });
+  const ordered = [...best].sort(
+    ([a, x], [b, y]) =>
+      x.rank - y.rank || Number(y.leads) - Number(x.leads) || x.mentions - y.mentions || (a < b ? -1 : 1),
+  );
+  return {
+    withHome: ordered.filter(([, x]) => x.home).map(([id]) => id),
+    others: ordered.filter(([, x]) => !x.home).map(([id]) => id),
+  };
 }

@@ -2,7 +2,7 @@ import type { EntityRecord } from '../graph/types.js';
 import type { SearchHitRecord } from '../retrieval/types.js';
 import type { GraphChunk, GraphReason } from './graphRanking.js';
 import type { GraphStepResult } from './GraphLane.js';
-import type { EnrichedEntityRecord } from './types.js';
+import type { EnrichedChunkRecord, EnrichedEntityRecord } from './types.js';
 
 /** The ranked entities that have a record, best first, each with why it is there and its depth. */
 export function describeEntities(
@@ -55,4 +55,19 @@ export function whyEvidence(
         why: `${what}, neighbour of ${records.get(reason.seedId)?.name ?? reason.seedId} via ${reason.relationship.type}`,
       };
   }
+}
+
+/**
+ * Points each graph chunk's `via` at the laid-out passage of the same document (layout copies records), so that its
+ * reason cites the passage that names its entity, a weaker hit's included.
+ */
+export function relinkVia(chunks: EnrichedChunkRecord[]): EnrichedChunkRecord[] {
+  const passages = new Map<string, EnrichedChunkRecord>();
+  for (const c of chunks)
+    if (c.lane === 'DOCUMENTS' && !passages.has(c.hit.document.id)) passages.set(c.hit.document.id, c);
+  for (const c of chunks) {
+    const passage = c.via ? passages.get(c.via.chunk.hit.document.id) : undefined;
+    if (c.via && passage) c.via = { ...c.via, chunk: passage };
+  }
+  return chunks;
 }

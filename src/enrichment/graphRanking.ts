@@ -4,6 +4,7 @@ import type { RelationshipRecord } from '../graph/types.js';
 import type { FusedHit } from '../retrieval/fusion.js';
 import { RankGraph } from './RankGraph.js';
 import {
+  NAME_EVIDENCE,
   leadsSpecifically,
   mentionFactors,
   namesSpecifically,
@@ -53,6 +54,11 @@ export interface RankingInput {
     similarity: number | null;
     entityIds: readonly string[];
   }[];
+  /**
+   * The weaker hits that may fill the rest of the context's budget, in rank order, with the entities each mentions:
+   * their entities are bridges too, and evidence from their documents adds nothing the context lacks.
+   */
+  weaker?: readonly { chunkId: string; documentId: string; entityIds: readonly string[] }[];
   /** The fused search ranking beyond the hits (relevance prior for evidence chunks). */
   pool: readonly FusedHit[];
   relationships: readonly RelationshipRecord[];
@@ -128,8 +134,13 @@ export function rankGraph(input: RankingInput): RankingResult {
   const ranks = graph.personalizedPageRank(personalization, GRAPH_RANKING);
 
   const reasons = entityReasons(input, factors);
+  // A weaker hit's names are bridges to evidence, not the context's entities: those stay the query's and the hits'.
+  const listed = (id: string) => {
+    const r = reasons.get(id);
+    return !(r?.kind === 'chunk' && r.chunkIndex >= input.hits.length);
+  };
   const entities = [...reasons.keys()]
-    .filter(known)
+    .filter((id) => known(id) && listed(id))
     .map((id) => ({ id, score: ranks.get(E(id)) ?? 0, reason: reasons.get(id) as GraphReason }))
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
 
@@ -157,7 +168,7 @@ export function rankGraph(input: RankingInput): RankingResult {
       const isHome =
         home.has(`${via}\u0000${chunkId}`) ||
         [...graph.neighbors(C(chunkId))].some(([node]) => home.has(`${node.slice(2)}\u0000${chunkId}`));
-      if (!isHome && sim < mentionFloor) continue;
+      if (!isHome && sim < mentionFloor && !rareBridge(input, reason)) continue;
     }
     const score =
       (ranks.get(C(chunkId)) ?? 0) *
@@ -175,14 +186,28 @@ export function rankGraph(input: RankingInput): RankingResult {
   const top = candidates[0]?.score ?? 0;
   const namedHomes = homesOfNamed(input, specific);
   const named = new Map(namedHomes.map((d, i) => [d, i]));
-  // Home chunks of named entities go first, so that the topK cut keeps them.
-  candidates.sort((a, b) => (named.get(a.documentId) ?? Infinity) - (named.get(b.documentId) ?? Infinity));
+  // Home chunks of named entities go first, so that the topK cut keeps them; then documents the context does not hold
+  // yet (a weaker hit's document is in it already: its evidence only moves it up).
+  const held = new Set((input.weaker ?? []).map((h) => h.documentId));
+  candidates.sort(
+    (a, b) =>
+      (named.get(a.documentId) ?? Infinity) - (named.get(b.documentId) ?? Infinity) ||
+      Number(held.has(a.documentId)) - Number(held.has(b.documentId)),
+  );
   const byDocument = new Set<string>();
   const chunks = candidates.filter((c) =>
     byDocument.has(c.documentId) ? false : (byDocument.add(c.documentId), true),
   );
   for (const c of chunks) c.score = top > 0 ? Math.min(1, c.score / top) : 0;
   return { chunks, entities, namedHomes };
+}
+
+/**
+ * Whether an entity is a rare name the context's chunks hold (see NAME_EVIDENCE.rareBridgeMentions): the few other
+ * chunks naming it are where a question's second hop is written, however little they share with its words.
+ */
+function rareBridge(input: RankingInput, reason: GraphReason): boolean {
+  return reason.kind === 'chunk' && (input.mentionCounts.get(reason.entityId) ?? 0) <= NAME_EVIDENCE.rareBridgeMentions;
 }
 
 /** Whether an entity leads evidence specifically (see `leadsSpecifically`), as the query named it if it did. */
@@ -200,11 +225,11 @@ function buildGraph(input: RankingInput, factors: ReadonlyMap<string, number>) {
     specificity(input.mentionCounts.get(id)) * (factors.get(`${id}\u0000${chunkId}`) ?? 1);
   for (const r of input.relationships)
     if (known(r.fromId) && known(r.toId)) graph.link(E(r.fromId), E(r.toId), relationshipWeight(r));
-  for (const h of input.hits)
+  for (const h of contextChunks(input))
     for (const id of h.entityIds) if (known(id)) graph.link(C(h.chunkId), E(id), mentionWeight(id, h.chunkId));
   const similarity = new Map<string, number>();
   const home = new Set<string>();
-  const documentOf = new Map<string, string>(input.hits.map((h) => [h.chunkId, h.documentId]));
+  const documentOf = new Map<string, string>(contextChunks(input).map((h) => [h.chunkId, h.documentId]));
   for (const row of input.evidence) {
     if (!known(row.entityId)) continue;
     const weight = (row.home ? GRAPH_RANKING.homeWeight : 1) * mentionWeight(row.entityId, row.chunkId);
@@ -274,30 +299,55 @@ function strongestEntity(graph: RankGraph, ranks: ReadonlyMap<string, number>, c
 function entityReasons(input: RankingInput, factors: ReadonlyMap<string, number>): Map<string, GraphReason> {
   const reasons = new Map<string, GraphReason>();
   for (const s of input.seeds) if (s.depth === 0) reasons.set(s.id, { kind: 'query', entityId: s.id, exact: s.exact });
-  input.hits.forEach((h, i) => {
-    for (const id of h.entityIds)
-      if (!reasons.has(id) && factors.get(`${id}\u0000${h.chunkId}`) !== 0)
-        reasons.set(id, { kind: 'chunk', entityId: id, chunkIndex: i });
-  });
+  // A weaker hit's own page entity is no bridge: it would lead back to the page search ranked there.
+  const homes = homeDocuments(input);
+  const byChunks = (from: number, to: number) =>
+    contextChunks(input)
+      .slice(from, to)
+      .forEach((h, j) => {
+        for (const id of h.entityIds) {
+          if (reasons.has(id) || factors.get(`${id}\u0000${h.chunkId}`) === 0) continue;
+          if (from === 0 || !homes.get(id)?.has(h.documentId))
+            reasons.set(id, { kind: 'chunk', entityId: id, chunkIndex: from + j });
+        }
+      });
+  byChunks(0, input.hits.length);
   for (const s of input.seeds) {
     if (s.depth > 0 && s.seedId !== undefined && s.via && !reasons.has(s.id))
       reasons.set(s.id, { kind: 'neighbour', entityId: s.id, seedId: s.seedId, relationship: s.via, depth: s.depth });
   }
+  // The weaker hits' names last: a neighbour keeps its reason (and its place among the context's entities).
+  byChunks(input.hits.length, Infinity);
   return reasons;
 }
 
 /** `mentionFactors` over every chunk the ranking links to an entity, with homes read from the evidence. */
 function sharedNameFactors(input: RankingInput): Map<string, number> {
-  const homes = new Map<string, Set<string>>();
-  for (const row of input.evidence)
-    if (row.home) homes.set(row.entityId, (homes.get(row.entityId) ?? new Set()).add(row.documentId));
+  const homes = homeDocuments(input);
   const mentions = [
-    ...input.hits.flatMap((h) =>
+    ...contextChunks(input).flatMap((h) =>
       h.entityIds.map((entityId) => ({ entityId, chunkId: h.chunkId, documentId: h.documentId })),
     ),
     ...input.evidence,
   ];
   return mentionFactors(mentions, input.names, homes);
+}
+
+/** Each entity's home documents, as the evidence read them. */
+function homeDocuments(input: RankingInput): Map<string, Set<string>> {
+  const homes = new Map<string, Set<string>>();
+  for (const row of input.evidence)
+    if (row.home) homes.set(row.entityId, (homes.get(row.entityId) ?? new Set()).add(row.documentId));
+  return homes;
+}
+
+/** The documents lane's hits, then the weaker hits: the chunks the context holds, whose entities are bridges. */
+function contextChunks(input: RankingInput): readonly {
+  chunkId: string;
+  documentId: string;
+  entityIds: readonly string[];
+}[] {
+  return [...input.hits, ...(input.weaker ?? [])];
 }
 
 function add(map: Map<string, number>, key: string, value: number): void {

@@ -11,6 +11,16 @@ export interface EntityNames {
 export const NAME_EVIDENCE = {
   /** A single plain word ("Request", "plugin") is specific only when at most this many chunks mention it. */
   singleWordMentions: 5,
+  /**
+   * A single plain word that the context's chunks name (a bridge, not named by the query) is specific up to this many
+   * mentioning chunks: the chunk that names it says which thing it is.
+   */
+  bridgeSingleWordMentions: 20,
+  /**
+   * A bridge at most this many chunks mention leads to those chunks without being as close to the query as the
+   * documents lane's weakest chunk.
+   */
+  rareBridgeMentions: 5,
   /** Past this many mentioning chunks, any name is a topic of the corpus rather than a pointer to one page. */
   anyNameMentions: 50,
 };
@@ -41,9 +51,10 @@ export function namesSpecifically(
   matched: { form: string; sharedWith: number },
   names: EntityNames | undefined,
   mentions: number,
+  singleWordMentions: number = NAME_EVIDENCE.singleWordMentions,
 ): boolean {
   if (matched.sharedWith > 1 || mentions > NAME_EVIDENCE.anyNameMentions) return false;
-  if (mentions <= NAME_EVIDENCE.singleWordMentions) return true;
+  if (mentions <= singleWordMentions) return true;
   // The match is folded; the entity's own spelling of that form shows its capitals.
   const written = names
     ? (nameForms(names.name, names.aliases).find((f) => foldForMatching(f) === matched.form) ?? names.name)
@@ -62,7 +73,8 @@ export function leadsSpecifically(
 ): boolean {
   if (seed?.matched) return seed.exact && namesSpecifically(seed.matched, names, mentions);
   if (!names) return false;
-  return namesSpecifically({ form: foldForMatching(names.name), sharedWith: 1 }, names, mentions);
+  const form = { form: foldForMatching(names.name), sharedWith: 1 };
+  return namesSpecifically(form, names, mentions, NAME_EVIDENCE.bridgeSingleWordMentions);
 }
 
 /**

@@ -4,6 +4,7 @@ import { GraphWriter } from './GraphWriter.js';
 import { badInput, notFound } from '../errors.js';
 import { intIn } from '../shared/intIn.js';
 import type { EntitiesAndRelationships, GraphStore } from './GraphStore.js';
+import type { ChunkEntity } from './mentions/ChunkEntityReader.js';
 import type { MentionLinker } from './mentions/MentionLinker.js';
 import type { Evidence, EvidenceRequest } from './mentions/MentionRepository.js';
 import type { QueryEntity } from './mentions/queryEntities.js';
@@ -263,6 +264,11 @@ export class GraphService {
   /** Distinct entities mentioned by each chunk. */
   entityIdsByChunk(chunkIds: readonly string[]): Promise<Map<string, string[]>> {
     return this.linker.mentions.entityIdsByChunk(chunkIds);
+  }
+
+  /** The entities each chunk mentions, with their mention counts (up to `countCap`) and home documents. */
+  chunkEntities(chunkIds: readonly string[], countCap: number): Promise<Map<string, ChunkEntity[]>> {
+    return this.linker.chunkEntities.read(chunkIds, countCap);
   }
 
   /** Those of `entityIds` that a live document passing `filter` mentions. */

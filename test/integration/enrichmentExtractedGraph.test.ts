@@ -108,6 +108,9 @@ const FILM_RELATIONSHIPS = [
   { fromId: 'page:tema', toId: 'name:ghana', type: 'RELATED_TO', properties: { weight: 1 } },
 ];
 
+/** These suites check what the lanes return, not how fast: a busy machine must not drop a lane (a timing test). */
+const SCORED_NOT_TIMED = { CAIRN_ENRICH_LANE_TIMEOUT_MS: '120000' };
+
 const QUESTION = 'Which government position did the star of Kiss and Tell (1945 film) hold?';
 
 /** Framework docs where every page says "request": the key term "Request" names a page about something else. */
@@ -140,7 +143,7 @@ const DOCS_PAGES: Page[] = [
 describe.each(laneShare(serverRuns()))('enrichContext over an extracted graph ($name)', (run) => {
   let t: TestServer;
   beforeAll(async () => {
-    t = await startRunServer(run);
+    t = await startRunServer(run, SCORED_NOT_TIMED);
     await extractedGraph(t, FILM_PAGES, FILM_ENTITIES, FILM_RELATIONSHIPS);
     await extractedGraph(t, DOCS_PAGES, [{ id: 'page:request', type: 'Page', name: 'Request', home: 'docs:request' }]);
   });
@@ -181,5 +184,78 @@ describe.each(laneShare(serverRuns()))('enrichContext over an extracted graph ($
     expect(e.documents[0]?.id).toBe('wiki:temple');
     // The documents lane alone ranks the film first: the named entity's page leads because its name is specific.
     expect(e.chunks.find((c) => c.lane === 'DOCUMENTS')?.document.id).toBe('wiki:kiss-film');
+  });
+});
+
+/**
+ * A second hop through a bridge that has no page of its own: the film's paragraph names its director, and the only
+ * other paragraph naming him holds the answer while sharing almost no word with the question. Papers about company
+ * directors and spouses are what search ranks next.
+ */
+const BRIDGE_PAGES: Page[] = [
+  {
+    id: 'wiki:big-eyes',
+    title: 'Big Eyes',
+    content:
+      'Big Eyes is a 2014 American biographical drama film directed by Tim Burton, about the painter Margaret Keane ' +
+      'and her husband.',
+  },
+  {
+    id: 'wiki:apes',
+    title: 'Planet of the Apes (2001 film)',
+    content:
+      'Planet of the Apes is a 2001 science fiction film made by Tim Burton. While shooting it, Burton met Helena ' +
+      'Bonham Carter, who became his partner for thirteen years.',
+  },
+  ...[
+    ['spouse-law', 'Spouse of a director', 'The spouse of a main director of a company may not sit on its board.'],
+    ['director-duties', 'Duties of a director', 'A main director answers to the board; a spouse is no director.'],
+    ['main-director', 'Main director', 'Who is the main director of a company is set in its articles of association.'],
+    ['spouse-tax', 'Spouse allowance', 'A spouse of a director may claim the marriage allowance once a year.'],
+  ].map(([id, title, content]) => ({ id: `law:${id}`, title: title as string, content: content as string })),
+];
+
+const BRIDGE_ENTITIES = [
+  { id: 'page:big-eyes', type: 'Page', name: 'Big Eyes', home: 'wiki:big-eyes' },
+  { id: 'page:apes', type: 'Page', name: 'Planet of the Apes (2001 film)', home: 'wiki:apes' },
+  { id: 'name:burton', type: 'Person', name: 'Tim Burton' },
+];
+
+describe.each(laneShare(serverRuns()))('enrichContext over a bridge named in a retrieved chunk ($name)', (run) => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startRunServer(run, SCORED_NOT_TIMED);
+    await extractedGraph(t, BRIDGE_PAGES, BRIDGE_ENTITIES);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const ask = async (graph: boolean) => {
+    const res = await t.gql<{ enrichContext: Enriched & { context: string } }>(
+      `query($input: EnrichContextInput!) { enrichContext(input: $input) {
+        warnings context chunks { lane score why document { id } } documents { id } } }`,
+      {
+        input: {
+          query: "Who is the spouse of Big Eyes's main director?",
+          topK: 1,
+          maxChars: 1000,
+          ...(graph ? { maxEntities: 5 } : { maxEntities: 0, graphShare: 0 }),
+        },
+      },
+    );
+    expect(res.errors).toBeUndefined();
+    return res.data!.enrichContext;
+  };
+
+  it("reaches the answer through the director the top chunk names, where search's next pages do not", async () => {
+    const off = await ask(false);
+    expect(off.documents.map((d) => d.id)).not.toContain('wiki:apes');
+    const on = await ask(true);
+    expect(on.warnings).toEqual([]);
+    const evidence = on.chunks.find((c) => c.document.id === 'wiki:apes');
+    expect(evidence?.lane).toBe('GRAPH');
+    expect(evidence?.why).toMatch(/Tim Burton/);
+    expect(on.context).toContain('Helena Bonham Carter');
   });
 });

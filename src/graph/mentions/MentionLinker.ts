@@ -13,6 +13,7 @@ import type { MentionOp } from '../types.js';
 import { MentionBackfill } from './MentionBackfill.js';
 import { MentionMatcher, nameForms, type EntityName } from './MentionMatcher.js';
 import { EntityNameRepository } from './EntityNameRepository.js';
+import { ChunkEntityReader } from './ChunkEntityReader.js';
 import { MentionRepository, type MentionRow } from './MentionRepository.js';
 import { OutboxRepository } from './OutboxRepository.js';
 import { NameCache, type NameCacheStats } from './NameCache.js';
@@ -32,6 +33,7 @@ export class MentionLinker implements DocumentWriteHook {
   readonly backfill: MentionBackfill;
   readonly names: EntityNameRepository;
   readonly #outbox: OutboxRepository;
+  readonly chunkEntities: ChunkEntityReader;
   private cached: CachedNames | undefined;
 
   constructor(
@@ -45,6 +47,7 @@ export class MentionLinker implements DocumentWriteHook {
     this.mentions = new MentionRepository(db);
     this.backfill = new MentionBackfill(db, this.mentions, mirror);
     this.names = new EntityNameRepository(db);
+    this.chunkEntities = new ChunkEntityReader(db);
     this.#outbox = new OutboxRepository(db);
   }
 
