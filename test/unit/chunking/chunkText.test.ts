@@ -218,11 +218,13 @@ describe('chunkText examples', () => {
     }
   });
 
-  it('chunks 5 MB quickly', () => {
+  it('chunks 5 MB in linear time', () => {
     const text = `${'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(4)}\n\n`.repeat(22_000);
     const started = performance.now();
     const chunks = chunkText(text, { size: 500, overlap: 50 });
-    expect(performance.now() - started).toBeLessThan(1000);
+    // A bound on a quadratic blow-up (minutes at 5 MB), not a measure of speed: linear takes well under a second,
+    // and a loaded machine must not fail it.
+    expect(performance.now() - started).toBeLessThan(20_000);
     expect(chunks[chunks.length - 1]!.charEnd).toBe(text.trimEnd().length);
   });
 });

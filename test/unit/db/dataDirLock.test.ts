@@ -13,6 +13,7 @@ import {
   type LockOwner,
 } from '../../../src/db/dataDirLock.js';
 import { AppError, ErrorCode } from '../../../src/errors.js';
+import { eventually } from '../../helpers/eventually.js';
 
 // The PGlite folder lock on its own (no database): who may take a lock over, and when not.
 
@@ -148,14 +149,20 @@ describe('data folder lock', () => {
   });
 
   it('takes over a lock whose owner is a zombie (killed, and never reaped by an init that does not reap)', async () => {
-    // `sleep 0` exits at once; its parent then becomes `sleep 30`, which never waits for it: a zombie for 30 s.
-    sleeper = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30']);
+    // `head` waits for a byte on fd 3; its parent then becomes `sleep 30`, which never waits for it. Once the exec has
+    // happened the byte goes in, `head` exits, and it stays a zombie until `sleep` is killed.
+    sleeper = spawn('sh', ['-c', 'head -c1 <&3 >/dev/null & echo $!; exec sleep 30'], {
+      stdio: ['ignore', 'pipe', 'ignore', 'pipe'],
+    });
+    const shell = sleeper.pid as number;
     const zombie = Number(
       await new Promise<string>((resolve) => sleeper!.stdout!.once('data', (d: Buffer) => resolve(d.toString()))),
     );
-    for (let i = 0; i < 50 && !fs.readFileSync(`/proc/${zombie}/stat`, 'utf8').includes(') Z '); i++)
-      await new Promise((r) => setTimeout(r, 20));
-    expect(fs.readFileSync(`/proc/${zombie}/stat`, 'utf8')).toContain(') Z ');
+    const stat = (pid: number) =>
+      fs.existsSync(`/proc/${pid}/stat`) ? fs.readFileSync(`/proc/${pid}/stat`, 'utf8') : '';
+    await eventually(() => stat(shell).includes('(sleep)'), { what: 'the shell to exec sleep' });
+    (sleeper.stdio[3] as NodeJS.WritableStream).write('x');
+    await eventually(() => stat(zombie).includes(') Z '), { what: 'head to become a zombie' });
     const file = writeLock(dataDir, { pid: zombie, bootId });
     const lock = lockDataDir(dataDir);
     expect((JSON.parse(fs.readFileSync(file, 'utf8')) as LockOwner).pid).toBe(process.pid);
