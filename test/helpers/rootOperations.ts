@@ -67,6 +67,8 @@ export const ROOT_OPERATIONS: RootOperation[] = [
   m('mergeEntities', 'admin', () => 'mutation { mergeEntities(keepId: "svc:a", mergeId: "svc:missing") { id } }'),
   m('undoMerge', 'admin', () => 'mutation { undoMerge(mergeId: "merge_missing") { id } }'),
   m('rejectEntity', 'admin', () => 'mutation { rejectEntity(id: "svc:missing") { deleted } }'),
+  m('acceptEntity', 'editor', () => 'mutation { acceptEntity(id: "svc:missing") { id } }'),
+  m('acceptRelationship', 'editor', () => 'mutation { acceptRelationship(id: "rel:missing") { id } }'),
   m(
     'extractGraph',
     'editor',
@@ -104,6 +106,7 @@ export const ROOT_OPERATIONS: RootOperation[] = [
   ),
   m('revokeApiKey', 'admin', () => 'mutation { revokeApiKey(id: "0000000000000000") { id } }'),
   m('undo', 'editor', () => 'mutation { undo(auditId: "999999999") { id } }'),
+  m('undoImportJob', 'editor', () => 'mutation { undoImportJob(id: "job_missing") { jobId } }'),
   m('recordKnowledgeGap', 'editor', (n) => `mutation { recordKnowledgeGap(query: "gap ${n}") }`),
   // `default` exists (CONFLICT): a second space would leave default-bound keys without the unscoped fields.
   m('createSpace', 'admin', () => 'mutation { createSpace(input: { id: "default" }) { id } }'),
