@@ -49,6 +49,9 @@ const UNSCOPED: Record<string, string> = {
   'src/documents/chunkEmbeddings.ts#chunkEmbeddingsByIds': BACKGROUND,
   'src/documents/chunkEmbeddings.ts#chunksWithoutEmbedding': BACKGROUND,
   'src/documents/chunkEmbeddings.ts#countChunksByEmbedding': BACKGROUND,
+  'src/documents/relations.ts#lockChunksAfter':
+    "the deferred backfill reading chunks for new names: the mentions trigger drops chunks of other spaces than the entity's",
+  'src/graph/mentions/MentionBackfill.ts#pending': BACKGROUND,
   'src/documents/relations.ts#lockChunksMatchingPhrases':
     "linking a new name to chunks that name it: the mentions trigger drops chunks of other spaces than the entity's",
   'src/graph/mentions/EntityNameLookup.ts#byIds': 'extraction, which runs for documents of the default space only',
