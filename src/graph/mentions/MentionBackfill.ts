@@ -111,27 +111,35 @@ export class MentionBackfill {
     }
   }
 
-  private async link(tx: Queryable, matcher: MentionMatcher, chunks: readonly PhraseCandidate[]): Promise<void> {
-    const found: MentionRow[] = [];
-    const ops: MentionOp[] = [];
-    for (const c of chunks) {
-      for (const entityId of matcher.entitiesIn(c.content)) {
-        found.push({ entityId, documentId: c.documentId, chunkId: c.id });
-        ops.push({ op: 'link', entityId, documentId: c.documentId, documentTitle: c.title });
-      }
-    }
-    await this.mentions.insert(tx, found, 'auto');
-    if (this.mirror) await this.outbox.enqueue(tx, dedupeLinkOps(ops));
+  private link(tx: Queryable, matcher: MentionMatcher, chunks: readonly PhraseCandidate[]): Promise<void> {
+    return linkMatches(tx, matcher, chunks, this.mentions, this.mirror ? this.outbox : undefined);
   }
 }
 
-/** One link op per (entity, document). */
-function dedupeLinkOps(ops: readonly MentionOp[]): MentionOp[] {
-  const seen = new Set<string>();
-  return ops.filter((o) => {
-    const key = JSON.stringify(o);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+/**
+ * Writes the automatic mentions `matcher` finds in `chunks` and, when Neo4j mirrors the graph (`outbox`), queues one
+ * link per (entity, document) in the same transaction.
+ */
+export async function linkMatches(
+  tx: Queryable,
+  matcher: MentionMatcher,
+  chunks: readonly PhraseCandidate[],
+  mentions: MentionRepository,
+  outbox: OutboxRepository | undefined,
+): Promise<void> {
+  const found: MentionRow[] = [];
+  const ops = new Map<string, MentionOp>();
+  for (const c of chunks) {
+    for (const entityId of matcher.entitiesIn(c.content)) {
+      found.push({ entityId, documentId: c.documentId, chunkId: c.id });
+      ops.set(`${entityId}\u0000${c.documentId}`, {
+        op: 'link',
+        entityId,
+        documentId: c.documentId,
+        documentTitle: c.title,
+      });
+    }
+  }
+  await mentions.insert(tx, found, 'auto');
+  if (outbox) await outbox.enqueue(tx, [...ops.values()]);
 }

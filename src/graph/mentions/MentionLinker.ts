@@ -10,7 +10,7 @@ import {
 } from '../../documents/relations.js';
 import { AppError, ErrorCode } from '../../errors.js';
 import type { MentionOp } from '../types.js';
-import { MentionBackfill } from './MentionBackfill.js';
+import { linkMatches, MentionBackfill } from './MentionBackfill.js';
 import { MentionMatcher, nameForms, type EntityName } from './MentionMatcher.js';
 import { EntityNameRepository } from './EntityNameRepository.js';
 import { ChunkEntityReader } from './ChunkEntityReader.js';
@@ -200,17 +200,7 @@ export class MentionLinker implements DocumentWriteHook {
       // first and is then seen whole. Locking only the chunks deadlocked with a document write, and not locking at
       // all let a write delete chunks the new mentions then pointed at.
       const rows = await lockChunksMatchingPhrases(tx, phrases);
-      const matcher = new MentionMatcher(linked);
-      const found: MentionRow[] = [];
-      const ops: MentionOp[] = [];
-      for (const r of rows) {
-        for (const entityId of matcher.entitiesIn(r.content)) {
-          found.push({ entityId, documentId: r.documentId, chunkId: r.id });
-          ops.push({ op: 'link', entityId, documentId: r.documentId, documentTitle: r.title });
-        }
-      }
-      await this.mentions.insert(tx, found, 'auto');
-      if (this.mirror) await this.#outbox.enqueue(tx, dedupeOps(ops));
+      await linkMatches(tx, new MentionMatcher(linked), rows, this.mentions, this.mirror ? this.#outbox : undefined);
     });
   }
 
@@ -353,14 +343,4 @@ interface CachedNames {
   /** When the version was last confirmed (performance.now()). */
   checkedAt: number;
   names: NameCache;
-}
-
-function dedupeOps(ops: MentionOp[]): MentionOp[] {
-  const seen = new Set<string>();
-  return ops.filter((o) => {
-    const key = JSON.stringify(o);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 }
