@@ -13,6 +13,7 @@ import { machineLine, publish, type Table } from './report.js';
 import { asInput, loadCorpus } from './load/corpus.js';
 import { latencyOf, runLoad } from './load/load.js';
 import { startServerProcess, type ServerProcess } from './load/server.js';
+import { gql } from './gqlClient.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -65,17 +66,6 @@ async function postmasterOf(url: string): Promise<number> {
   await c.end();
   if (!postmaster) throw new Error(`cannot read the postmaster of ${url} from /proc (is the server on this machine?)`);
   return postmaster;
-}
-
-async function gql<T>(url: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
-  const res = await fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query, variables }),
-  });
-  const body = (await res.json()) as { data?: T; errors?: unknown[] };
-  if (body.errors) throw new Error(`GraphQL error: ${JSON.stringify(body.errors).slice(0, 1000)}`);
-  return body.data as T;
 }
 
 /** Waits until the standby has replayed everything the primary has written so far. */

@@ -16,6 +16,7 @@ import { measureFloor, type FloorResult, type FloorRows } from './floor.js';
 import { instancesTable } from './instances.js';
 import { latencyOf, runLoad } from './load.js';
 import { sampler, startServerProcess, type ServerProcess } from './server.js';
+import { gql } from '../gqlClient.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -92,18 +93,6 @@ function floorTable(floor: FloorRows): Table {
       `The enricher's calls recorded ${floor.gapsRecorded} knowledge gaps (${((floor.gapsRecorded / Math.max(1, floor.enrich.calls)) * 100).toFixed(1)}% of them; each is one INSERT).`,
     ],
   };
-}
-
-/** POSTs an operation and returns `data`, throwing on any GraphQL error. */
-async function gql<T>(url: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
-  const res = await fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query, variables }),
-  });
-  const body = (await res.json()) as { data?: T; errors?: unknown[] };
-  if (body.errors) throw new Error(`GraphQL error: ${JSON.stringify(body.errors).slice(0, 1000)}`);
-  return body.data as T;
 }
 
 /** Imports `docs` in batches through upsertDocuments, as an importer would send them; returns seconds and failures. */

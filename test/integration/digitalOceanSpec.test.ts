@@ -6,7 +6,7 @@ import type { SafeFetcher } from '../../importers/http/SafeFetcher.js';
 import { planOpenApi } from '../../importers/pipeline/planSources.js';
 import { loadConfig } from '../../src/config.js';
 import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
-import { dbTargets, type DbTarget } from '../helpers/databases.js';
+import { edgeTarget, type DbTarget } from '../helpers/databases.js';
 import { startFixtureSite, startFolderSite, type FixtureSite } from '../helpers/fixtureSite.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
@@ -30,7 +30,7 @@ type ImportResult = {
   };
 };
 
-const store: DbTarget = dbTargets().find((d) => d.name === 'postgres') ?? dbTargets()[0]!;
+const store: DbTarget = edgeTarget();
 
 const operationIds = (ids: string[], specId: string) => ids.filter((id) => id.startsWith(`openapi:${specId}:`));
 
