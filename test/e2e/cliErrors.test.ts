@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { projectPath } from '../../src/paths.js';
 import { runCli, runCliInProcess } from '../helpers/cli.js';
+import { scratchPglite, type ScratchDatabase } from '../helpers/databases.js';
 
 // A user's mistake gets one line saying what is wrong and how to fix it, never a Node stack trace:
 // exit 2 for a wrong command line (with a pointer to --help), exit 1 for anything else. Most commands run in this
@@ -12,7 +13,14 @@ import { runCli, runCliInProcess } from '../helpers/cli.js';
 
 const STACK_LINE = /^\s+at /m;
 const HANDBOOK = projectPath('test', 'fixtures', 'imports', 'handbook');
-const env = { CAIRN_DATA_DIR: 'memory://', CAIRN_EMBEDDING_PROVIDER: 'hashing' };
+// A migrated data folder (a template's copy): an in-memory database would run initdb and every migration per command.
+const env: Record<string, string> = { CAIRN_EMBEDDING_PROVIDER: 'hashing' };
+let data: ScratchDatabase | undefined;
+beforeAll(async () => {
+  data = await scratchPglite();
+  Object.assign(env, data.env);
+});
+afterAll(() => data?.drop());
 
 /** stderr's lines, without blanks. */
 const linesOf = (stderr: string) => stderr.split('\n').filter((l) => l.trim() !== '');

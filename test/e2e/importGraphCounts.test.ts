@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { projectPath } from '../../src/paths.js';
 import { runCliInProcess } from '../helpers/cli.js';
+import { scratchPglite, type ScratchDatabase } from '../helpers/databases.js';
 
 // The README says importers turn files and folders into documents and graph nodes: the import summary and
 // `cairn stats` show the graph's entities and relationships, what the import added, and where extraction of the
@@ -16,16 +14,16 @@ interface Summary {
 }
 
 describe('import and stats show the graph', () => {
-  let dataDir: string;
+  let data: ScratchDatabase;
   const env = () => ({
-    CAIRN_DATA_DIR: dataDir,
+    ...data.env,
     CAIRN_EMBEDDING_PROVIDER: 'hashing',
     CAIRN_EXTRACTION_EXTRACTORS: 'structural',
   });
-  beforeAll(() => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-graph-counts-'));
+  beforeAll(async () => {
+    data = await scratchPglite();
   });
-  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  afterAll(() => data?.drop());
 
   it('an OpenAPI import reports the entities it wrote, and its documents queued for extraction', async () => {
     const spec = projectPath('test/fixtures/openapi/oai/v3.0/petstore.yaml');

@@ -3,16 +3,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { runCliInProcess } from '../helpers/cli.js';
+import { scratchPglite, type ScratchDatabase } from '../helpers/databases.js';
 
 // `cairn import dir` says which files it leaves out and why: on stderr, as NDJSON `skipped` events with --json, and in
 // the import job's warnings.
 
 describe('cairn import dir reports the files it skips', () => {
-  let dataDir: string;
+  let data: ScratchDatabase;
   let folder: string;
-  const env = () => ({ CAIRN_DATA_DIR: dataDir, CAIRN_EMBEDDING_PROVIDER: 'hashing' });
-  beforeAll(() => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-skipped-data-'));
+  const env = () => ({ ...data.env, CAIRN_EMBEDDING_PROVIDER: 'hashing' });
+  beforeAll(async () => {
+    data = await scratchPglite();
     folder = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-skipped-')), 'wiki');
     fs.mkdirSync(path.join(folder, 'img'), { recursive: true });
     fs.writeFileSync(path.join(folder, 'guide.md'), '# Guide\n\nDeploys go out on Tuesdays.');
@@ -21,7 +22,7 @@ describe('cairn import dir reports the files it skips', () => {
     fs.writeFileSync(path.join(folder, 'architecture.drawio'), '<mxfile/>');
   });
   afterAll(() => {
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    void data?.drop();
     fs.rmSync(path.dirname(folder), { recursive: true, force: true });
   });
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { codeOf, gqlAs, startServerOn, type ServerOn } from '../helpers/auth.js';
 import { eventually } from '../helpers/eventually.js';
 import { runCli, runCliInProcess } from '../helpers/cli.js';
-import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
+import { dbTargets, scratchPglite, type ScratchDatabase } from '../helpers/databases.js';
 
 // Key management through the `cairn` command's entry point (part of the access-control suite, see auth.test.ts), run
 // in this process: the commands need no process of their own, and the program itself runs in the last test.
@@ -102,12 +102,14 @@ describe.each(dbTargets())('access control through the cairn command ($name)', (
 
 describe('cairn serve beyond loopback', () => {
   it('refuses to start without a key, saying how to create one', async () => {
+    const database = await scratchPglite();
     const res = await runCli(['serve'], {
       CAIRN_HOST: '0.0.0.0',
       CAIRN_PORT: '0',
-      CAIRN_DATA_DIR: 'memory://',
+      ...database.env,
       CAIRN_EMBEDDING_PROVIDER: 'hashing',
     });
+    await database.drop();
     expect(res.code).toBe(1);
     expect(res.stderr).toContain('Refusing to listen on 0.0.0.0 (CAIRN_HOST): no API key exists');
     expect(res.stderr).toContain('npm run cairn -- keys create --role admin --name');

@@ -1,22 +1,18 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startCliServer } from '../helpers/cli.js';
+import { scratchPglite, type ScratchDatabase } from '../helpers/databases.js';
 
 // A server stopped with SIGTERM (Ctrl-C sends SIGINT, handled alike) gives its leader lock up on purpose: nothing in
 // its log may read like a fault. A lock that is really lost still warns (test/integration/leadership.test.ts).
 describe('a clean shutdown of cairn serve', () => {
-  let dataDir: string;
-  beforeAll(() => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-clean-stop-'));
+  let data: ScratchDatabase;
+  beforeAll(async () => {
+    data = await scratchPglite();
   });
-  afterAll(() => {
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => data?.drop());
 
   it('exits 0 and logs no warning about the leader lock', async () => {
-    const server = await startCliServer({ CAIRN_DATA_DIR: dataDir, CAIRN_EMBEDDING_PROVIDER: 'hashing' });
+    const server = await startCliServer({ ...data.env, CAIRN_EMBEDDING_PROVIDER: 'hashing' });
     const exited = new Promise<number | null>((resolve) => server.child.once('close', (code) => resolve(code)));
     expect(server.logs()).toContain('this process is the leader');
     server.child.kill('SIGTERM');

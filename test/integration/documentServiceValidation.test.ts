@@ -3,7 +3,7 @@
 // BAD_USER_INPUT naming the field, and writes nothing.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { MAX_DOCUMENTS_PER_WRITE } from '../../src/documents/DocumentService.js';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { failureOf as appErrorOf } from '../helpers/failureOf.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
@@ -13,15 +13,14 @@ async function failureOf(work: () => Promise<unknown>): Promise<{ code: string; 
   return { code: error.code, field: error.details.field, message: error.message };
 }
 
-// Validation does not depend on the database: PGlite is enough.
-const [pglite] = dbTargets();
+// Validation does not depend on the database: one is enough.
+const store = edgeTarget();
 
-describe(`DocumentService validates its input (${pglite?.name})`, () => {
+describe(`DocumentService validates its input (${store.name})`, () => {
   let t: TestServer;
 
   beforeAll(async () => {
-    if (!pglite) throw new Error('no PGlite target');
-    t = await startTestServer(pglite);
+    t = await startTestServer(store);
   });
   afterAll(async () => {
     await t?.close();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { OpenAIEmbeddingProvider } from '../../src/embeddings/openai/OpenAIEmbeddingProvider.js';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
 // enrichContext when its lanes fail (part of enrichment.test.ts, whose runs include Neo4j; these need no graph server).
@@ -9,7 +9,8 @@ const ENRICH = `query($input: EnrichContextInput!) { enrichContext(input: $input
 
 type Enriched = { warnings: string[]; chunks: { score: number }[]; entities: { entity: { id: string } }[] };
 
-describe.each(dbTargets())('enrichContext degrades when a lane fails ($name)', (db) => {
+// Lane failures do not depend on the store: one database (edgeTarget); enrichment.test.ts runs every store.
+describe.each([edgeTarget()])('enrichContext degrades when a lane fails ($name)', (db) => {
   let t: TestServer;
   beforeAll(async () => {
     // An embedding backend that does not exist: the documents lane fails, the graph lane still answers.
@@ -37,7 +38,7 @@ describe.each(dbTargets())('enrichContext degrades when a lane fails ($name)', (
   });
 });
 
-describe.each(dbTargets())('enrichContext when both lanes fail ($name)', (db) => {
+describe.each([edgeTarget()])('enrichContext when both lanes fail ($name)', (db) => {
   let t: TestServer;
   beforeAll(async () => {
     // No embedding backend and no Neo4j on these ports: both lanes fail, and the error keeps the documents lane's cause.

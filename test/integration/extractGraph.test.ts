@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ServerClient } from '../../src/cli/ServerClient.js';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 import { tokensOf, WordExtractor } from '../helpers/wordExtractor.js';
 
@@ -29,7 +29,8 @@ const PARAGRAPH = 'Alice met Bob in Paris to talk about Graphs and Lanes.';
 const TEXT = `${PARAGRAPH}\n\n${PARAGRAPH.replace('Alice', 'Carol')}`;
 const PER_DOCUMENT = 2 * tokensOf(PARAGRAPH);
 
-describe.each(dbTargets())('extractGraph ($name)', (target) => {
+// The API and its jobs do not depend on the store: one database (edgeTarget); extraction.test.ts runs both.
+describe.each([edgeTarget()])('extractGraph ($name)', (target) => {
   let t: TestServer;
   let extractor: WordExtractor | undefined;
   const ids = ['x-1', 'x-2', 'x-3'];
@@ -175,8 +176,7 @@ describe.each(dbTargets())('extractGraph ($name)', (target) => {
 
 describe('extractGraph without a model', () => {
   it('refuses LLM naming CAIRN_EXTRACTION_LLM_MODEL', async () => {
-    const [pglite] = dbTargets();
-    const t = await startTestServer(pglite!, {}, undefined, undefined, undefined, {
+    const t = await startTestServer(edgeTarget(), {}, undefined, undefined, undefined, {
       documentExtractor: ({ documents }) => new WordExtractor(documents),
     });
     try {

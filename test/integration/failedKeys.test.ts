@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { codeOf, gqlAs } from '../helpers/auth.js';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
 /** A well-formed key that no database holds (`cairn_<16 hex>_<43 base64url>`). */
 const unknownKey = () => `cairn_${randomBytes(8).toString('hex')}_${randomBytes(32).toString('base64url')}`;
 
-const pglite = dbTargets().find((d) => d.name === 'pglite')!;
+// The limit does not depend on the store: one database.
+const store = edgeTarget();
 const BUDGET = 12; // per minute: one more every 5 s once spent, so none comes back during the 200 requests below
 
 describe('failed API keys are limited per client address before the key lookup', () => {
@@ -16,7 +17,7 @@ describe('failed API keys are limited per client address before the key lookup',
   let now = 0;
   beforeAll(async () => {
     t = await startTestServer(
-      pglite,
+      store,
       {
         CAIRN_AUTH: 'required',
         CAIRN_RATE_LIMIT_PER_SECOND: '1000',
@@ -96,7 +97,7 @@ describe('the failed-key budget follows the rate limit switch', () => {
   });
 
   it('is off when the rate limit is off', async () => {
-    t = await startTestServer(pglite, {
+    t = await startTestServer(store, {
       CAIRN_AUTH: 'required',
       CAIRN_RATE_LIMIT_PER_SECOND: '0',
       CAIRN_RATE_LIMIT_FAILED_KEYS_PER_MINUTE: '2',
@@ -109,7 +110,7 @@ describe('the failed-key budget follows the rate limit switch', () => {
   });
 
   it('is off when set to 0, leaving refused requests to the address bucket', async () => {
-    t = await startTestServer(pglite, { CAIRN_AUTH: 'required', CAIRN_RATE_LIMIT_FAILED_KEYS_PER_MINUTE: '0' });
+    t = await startTestServer(store, { CAIRN_AUTH: 'required', CAIRN_RATE_LIMIT_FAILED_KEYS_PER_MINUTE: '0' });
     const url = t.server.url;
     const statuses: number[] = [];
     for (let i = 0; i < 20; i++) statuses.push((await gqlAs(url, unknownKey(), '{ __typename }')).status);

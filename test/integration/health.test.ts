@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { OpenAIEmbeddingProvider } from '../../src/embeddings/openai/OpenAIEmbeddingProvider.js';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
 /** A port on 127.0.0.1 with nothing listening. */
@@ -14,7 +14,8 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe.each(dbTargets())('health and failure paths ($name)', (target) => {
+// Health and failure paths do not depend on the store: one database (edgeTarget).
+describe.each([edgeTarget()])('health and failure paths ($name)', (target) => {
   describe('with a healthy embedder', () => {
     let t: TestServer;
     beforeAll(async () => {

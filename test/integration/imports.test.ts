@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { projectPath } from '../../src/paths.js';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 import { eventually } from '../helpers/eventually.js';
@@ -68,7 +68,8 @@ ${
         customer: { $ref: '#/components/schemas/Customer' }
 `;
 
-describe.each(dbTargets())('imports over GraphQL ($name)', (target) => {
+// The importers do not depend on the store: one database (edgeTarget); the CLI's import suites run on PGlite.
+describe.each([edgeTarget()])('imports over GraphQL ($name)', (target) => {
   let t: TestServer;
   let site: FixtureSite;
   beforeAll(async () => {
@@ -470,7 +471,7 @@ describe.each(dbTargets())('imports over GraphQL ($name)', (target) => {
 describe('imports of sources longer than CAIRN_MAX_DOCUMENT_CHARS', () => {
   let t: TestServer;
   beforeAll(async () => {
-    t = await startTestServer(dbTargets()[0]!, { CAIRN_MAX_DOCUMENT_CHARS: '200' });
+    t = await startTestServer(edgeTarget(), { CAIRN_MAX_DOCUMENT_CHARS: '200' });
   });
   afterAll(async () => {
     await t?.close();

@@ -2,13 +2,13 @@
  * @jest-environment ./test/fixtures/embeddings/onnx-jest-environment.cjs
  */
 // The `local` provider with real weights: all-MiniLM-L6-v2 exported by `bash scripts/local-model.sh`, chosen by
-// CAIRN_EMBEDDING_PROVIDER=auto offline, behind a real server on each database. Questions and answers share no word
+// CAIRN_EMBEDDING_PROVIDER=auto offline, behind a real server. Questions and answers share no word
 // stem, so keyword search cannot link them and no lexical embedder could either: only the model's semantics can.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadConfig } from '../../src/config.js';
 import { createEmbeddingProvider } from '../../src/embeddings/createEmbeddingProvider.js';
 import { silentLogger } from '../../src/logger.js';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
 const modelFolder = process.env.CAIRN_TEST_LOCAL_MODEL;
@@ -49,7 +49,8 @@ const QUESTIONS: [string, string][] = [
 
 const SEARCH = `query($input: SearchInput!) { search(input: $input) { score chunk { id } document { id } } }`;
 
-(modelFolder ? describe.each(dbTargets()) : describe.skip.each(dbTargets()))(
+// The model's semantics do not depend on the store: one database (edgeTarget).
+(modelFolder ? describe.each([edgeTarget()]) : describe.skip.each([edgeTarget()]))(
   'the local provider with a real model ($name)',
   (target) => {
     let t: TestServer;

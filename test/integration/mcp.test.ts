@@ -4,7 +4,7 @@ import { ROLES, type Role } from '../../src/auth/roles.js';
 import { functionDefinitions } from '../../src/mcp/functionCalling.js';
 import { RESOURCE_PAGE_SIZE } from '../../src/mcp/resources.js';
 import { gqlAs } from '../helpers/auth.js';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
 import { AGENT_TOOLS, READ_TOOLS, WRITE_TOOLS, call, callEveryTool, connectHttp, errorOf, ok } from '../helpers/mcp.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
@@ -22,7 +22,9 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
   });
 }
 
-describe.each(dbTargets())('MCP over Streamable HTTP ($name)', (db) => {
+// The transport and the tools' contract do not depend on the store: one database (edgeTarget); the stores' reads and
+// writes behind the tools run on both in their own suites, and mcpStdio.test.ts runs every tool on PGlite.
+describe.each([edgeTarget()])('MCP over Streamable HTTP ($name)', (db) => {
   let t: TestServer;
   let site: FixtureSite;
   const keys = {} as Record<Role, string>;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { WRITE_TOOLS, call, connectHttp, errorOf } from '../helpers/mcp.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
@@ -38,9 +38,10 @@ function expectRpcError(json: RpcErrorBody, rpcCode: number, cairnCode: string, 
   expect(json.error.message).not.toMatch(/MCP error/);
 }
 
-const [pglite] = dbTargets();
+// The error shapes do not depend on the store: one database.
+const store = edgeTarget();
 
-describe('MCP errors as JSON-RPC error objects (pglite)', () => {
+describe('MCP errors as JSON-RPC error objects', () => {
   let t: TestServer;
   let admin: string;
   let agent: string;
@@ -48,7 +49,7 @@ describe('MCP errors as JSON-RPC error objects (pglite)', () => {
   const as = (key: string) => ({ authorization: `Bearer ${key}` });
 
   beforeAll(async () => {
-    t = await startTestServer(pglite!, { CAIRN_MAX_BODY_BYTES: String(MAX_BODY_BYTES) });
+    t = await startTestServer(store, { CAIRN_MAX_BODY_BYTES: String(MAX_BODY_BYTES) });
     admin = (await t.services.apiKeys.create('admin-key', 'admin')).key;
     agent = (await t.services.apiKeys.create('agent-key', 'agent')).key;
     agentClient = await connectHttp(t.server.url, agent);

@@ -6,7 +6,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { lockFileFor } from '../../src/db/dataDirLock.js';
 import { projectPath } from '../../src/paths.js';
 import { CLI_MAIN, childEnv, runCli, startCliServer } from '../helpers/cli.js';
-import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
+import { scratchPglite, type ScratchDatabase } from '../helpers/databases.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
 import {
   AGENT_TOOLS,
@@ -21,7 +21,9 @@ import {
 
 const BASE_ENV = { CAIRN_EMBEDDING_PROVIDER: 'hashing', CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0', CAIRN_LOG_LEVEL: 'warn' };
 
-describe.each(dbTargets())('cairn mcp over stdio ($name)', (db) => {
+// A local MCP client starts `cairn mcp` on the embedded store: the transport does not depend on the store, and
+// test/integration/mcp.test.ts runs every tool on both databases.
+describe('cairn mcp over stdio (pglite)', () => {
   let database: ScratchDatabase;
   let site: FixtureSite;
   let client: Client;
@@ -33,7 +35,7 @@ describe.each(dbTargets())('cairn mcp over stdio ($name)', (db) => {
         body: '<html><head><title>Payments FAQ</title></head><body><p>Transfers settle nightly.</p></body></html>',
       },
     });
-    database = await db.createDatabase();
+    database = await scratchPglite();
     ({ client, stderr } = await connectStdio({
       ...BASE_ENV,
       ...database.env,
@@ -107,7 +109,7 @@ describe('cairn mcp on a PGlite folder a server holds', () => {
   let database: ScratchDatabase;
   let server: Awaited<ReturnType<typeof startCliServer>> | undefined;
   beforeAll(async () => {
-    database = await dbTargets()[0]!.createDatabase();
+    database = await scratchPglite();
     server = await startCliServer({ ...BASE_ENV, ...database.env, CAIRN_LOG_LEVEL: 'info' });
   });
   afterAll(async () => {
@@ -129,10 +131,12 @@ describe('cairn mcp on a PGlite folder a server holds', () => {
 
 describe('cairn mcp with an unreachable embedding backend', () => {
   let client: Client;
+  let database: ScratchDatabase | undefined;
   beforeAll(async () => {
+    database = await scratchPglite();
     ({ client } = await connectStdio({
       ...BASE_ENV,
-      CAIRN_DATA_DIR: 'memory://',
+      ...database.env,
       CAIRN_EMBEDDING_PROVIDER: 'openai',
       CAIRN_EMBEDDING_BASE_URL: 'http://127.0.0.1:9/v1',
       CAIRN_EMBEDDING_API_KEY: 'test',
@@ -144,6 +148,7 @@ describe('cairn mcp with an unreachable embedding backend', () => {
   });
   afterAll(async () => {
     await client?.close();
+    await database?.drop();
   });
 
   it('still answers enrich_context from the graph, with a warning', async () => {
@@ -160,10 +165,11 @@ describe('cairn mcp with an unreachable embedding backend', () => {
   });
 });
 
-/** Runs `cairn mcp` on an in-memory store with `lines` piped to stdin; its answers, one per stdout line, and exit code. */
+/** Runs `cairn mcp` on a fresh store with `lines` piped to stdin; its answers, one per stdout line, and exit code. */
 async function pipedMcp<T>(lines: readonly string[]): Promise<{ answers: T[]; code: number | null }> {
+  const database = await scratchPglite();
   const child = spawn(process.execPath, [CLI_MAIN, 'mcp'], {
-    env: childEnv({ ...BASE_ENV, CAIRN_DATA_DIR: 'memory://' }),
+    env: childEnv({ ...BASE_ENV, ...database.env }),
     cwd: projectPath(),
   });
   let stdout = '';
@@ -171,6 +177,7 @@ async function pipedMcp<T>(lines: readonly string[]): Promise<{ answers: T[]; co
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
   child.stdin.end(`${lines.join('\n')}\n`);
   const code = await exited;
+  await database.drop();
   return {
     code,
     answers: stdout

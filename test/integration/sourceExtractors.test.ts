@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 import { WordExtractor } from '../helpers/wordExtractor.js';
 
@@ -18,7 +18,8 @@ interface SourceView {
   jobs: { extraction: { pending: number } | null }[];
 }
 
-describe.each(dbTargets())('source extractors ($name)', (target) => {
+// Settings and reports do not depend on the store: one database (edgeTarget); extraction.test.ts runs both.
+describe.each([edgeTarget()])('source extractors ($name)', (target) => {
   let t: TestServer;
   let root: string;
   let extractor: WordExtractor | undefined;

@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
 import { silentLogger } from '../../src/logger.js';
 import { createServices, type Services } from '../../src/services.js';
+import { edgeTarget, type ScratchDatabase } from '../helpers/databases.js';
 import { NO_BACKGROUND_EXTRACTION } from '../helpers/backgroundWork.js';
 import { failureOf } from '../helpers/failureOf.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
@@ -22,6 +23,7 @@ const resolve = async (host: string) => {
 };
 
 let s: Services;
+let database: ScratchDatabase | undefined;
 let root: string;
 let site: FixtureSite;
 
@@ -30,10 +32,12 @@ beforeAll(async () => {
   site = await startFixtureSite({
     '/docs/': { body: '<html><body><main><p>Docs</p></main></body></html>', type: 'text/html' },
   });
+  // Validation does not depend on the store: one migrated database (an in-memory one would run every migration).
+  database = await edgeTarget().createDatabase();
   const config = loadConfig({
     ...NO_BACKGROUND_EXTRACTION,
     NODE_ENV: 'test',
-    CAIRN_DATA_DIR: 'memory://',
+    ...database.env,
     CAIRN_EMBEDDING_PROVIDER: 'hashing',
     CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0',
     CAIRN_SOURCES_CACHE_DIR: path.join(root, '.cache'),
@@ -47,6 +51,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await s?.close();
+  await database?.drop();
   await site?.close();
   fs.rmSync(root, { recursive: true, force: true });
 });

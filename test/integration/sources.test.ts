@@ -6,17 +6,17 @@ import { loadConfig } from '../../src/config.js';
 import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
 import { silentLogger } from '../../src/logger.js';
 import { createServices, type Services } from '../../src/services.js';
-import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
+import { dbTargets, edgeTarget, type ScratchDatabase } from '../helpers/databases.js';
 import { failureOf } from '../helpers/failureOf.js';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/gitHttpServer.js';
 import { NO_BACKGROUND_EXTRACTION } from '../helpers/backgroundWork.js';
 
-/** Services over a fresh store (in-memory PGlite unless `databaseEnv` says), FOLDER sources allowed under `folderRoot`. */
+/** Services over the store `databaseEnv` reaches, FOLDER sources allowed under `folderRoot`. */
 async function services(
   folderRoot: string,
   clock: { now: Date },
-  env: Record<string, string> = {},
-  databaseEnv: Record<string, string> = { CAIRN_DATA_DIR: 'memory://' },
+  env: Record<string, string>,
+  databaseEnv: Record<string, string>,
   resolve?: (host: string) => Promise<{ address: string; family: 4 | 6 }[]>,
 ): Promise<Services> {
   const config = loadConfig({
@@ -242,6 +242,7 @@ describe.each(dbTargets())('FOLDER sources ($name)', (target) => {
 
 describe('GIT sources over a real git HTTP server', () => {
   let root: string;
+  let database: ScratchDatabase | undefined;
   let s: Services;
   let repo: GitHttpServer;
   const clock = { now: new Date('2026-03-02T10:00:00Z') };
@@ -254,10 +255,14 @@ describe('GIT sources over a real git HTTP server', () => {
       names[host]
         ? [{ address: names[host] as string, family: 4 as const }]
         : Promise.reject(new Error(`ENOTFOUND ${host}`));
-    s = await services(root, clock, { CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: '127.0.0.1,docs.invalid' }, undefined, resolve);
+    // What git fetches does not depend on the store: one database.
+    database = await edgeTarget().createDatabase();
+    const allow = { CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: '127.0.0.1,docs.invalid' };
+    s = await services(root, clock, allow, database.env, resolve);
   });
   afterAll(async () => {
     await s?.close();
+    await database?.drop();
     await repo?.close();
     fs.rmSync(root, { recursive: true, force: true });
   });

@@ -9,7 +9,7 @@ import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEm
 import { silentLogger } from '../../src/logger.js';
 import { createServices, type Services } from '../../src/services.js';
 import { SourceService } from '../../importers/sources/SourceService.js';
-import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
+import { edgeTarget, type ScratchDatabase } from '../helpers/databases.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
 import { createSafeFetcher } from '../../importers/http/safeFetch.js';
 import { loadConfig as configFor } from '../../src/config.js';
@@ -44,7 +44,8 @@ async function owned(s: Services, sourceId: string): Promise<string[]> {
   return rows.map((r) => new URL(r.source).pathname);
 }
 
-describe.each(dbTargets())('SITE and OPENAPI sources on a real local site ($name)', (target) => {
+// Crawling and syncing do not depend on the store: one database (edgeTarget); sources.test.ts runs both.
+describe.each([edgeTarget()])('SITE and OPENAPI sources on a real local site ($name)', (target) => {
   let site: FixtureSite;
   let s: Services;
   let root: string;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { heldRoute, startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
 import { eventually } from '../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
@@ -51,7 +51,8 @@ class PausingEmbedder extends HashingEmbeddingProvider {
   }
 }
 
-describe.each(dbTargets())("URL re-imports refresh the page's document ($name)", (target) => {
+// Refreshing does not depend on the store: one database (edgeTarget); imports.test.ts runs both.
+describe.each([edgeTarget()])("URL re-imports refresh the page's document ($name)", (target) => {
   let t: TestServer;
   let site: FixtureSite;
   const embedder = new PausingEmbedder({ dimensions: 256 });
