@@ -73,7 +73,8 @@ export function startCliServer(
       cwd: projectPath(),
     });
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 60_000);
+    // A bound on a hang, not a measure of speed: a fresh data folder's initdb and migrations take minutes at load 15.
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 180_000);
     const onData = (d: Buffer) => {
       out += d.toString();
       const m = /"url":"(http:\/\/[^"]+)\/graphql"/.exec(out);

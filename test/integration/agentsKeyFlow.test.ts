@@ -82,5 +82,5 @@ describe('docs/agents.md: start Cairn and get a key, in order, on a fresh data f
       { name: 'my-agent', role: 'AGENT' },
     ]);
     expect(codeOf(await gqlAs(server.url, agent, '{ apiKeys { name } }'))).toBe('FORBIDDEN');
-  }, 120_000);
+  }, 300_000);
 });

@@ -136,7 +136,9 @@ describe('OpenAIEmbeddingProvider', () => {
     const error = await failureOf(provider.embed(['slow']));
     expect(error.code).toBe(ErrorCode.EMBEDDING_UNAVAILABLE);
     expect(error.message).toContain('request timed out after 50 ms');
-    expect(server.requests).toHaveLength(2);
+    // Attempts as the client made them: on a busy machine an attempt may time out before its request reaches the server.
+    expect(error.details).toMatchObject({ attempts: 2 });
+    expect(server.requests.length).toBeGreaterThanOrEqual(1);
   });
 
   it('maps 401 to EMBEDDING_UNAVAILABLE about the API key, without retrying', async () => {
