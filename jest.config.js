@@ -17,11 +17,14 @@ const neo4jSuites = [
   '/test/integration/multiInstance\\.test\\.ts$',
 ];
 const timedSuites = ['/test/browser/[^/]+\\.test\\.ts$', '/test/integration/pgliteFairness\\.test\\.ts$'];
-const splitSuites = [
+export const splitSuites = [
   '/test/integration/audit\\.test\\.ts$',
   '/test/integration/auditCuration\\.test\\.ts$',
   '/test/integration/enrichment\\.test\\.ts$',
   '/test/integration/enrichmentExtractedGraph\\.test\\.ts$',
+  '/test/integration/enrichmentGraphFloor\\.test\\.ts$',
+
+  '/test/integration/enrichmentPassages\\.test\\.ts$',
   '/test/integration/enrichRoundTrips\\.test\\.ts$',
   '/test/integration/graphEvidence\\.test\\.ts$',
   '/test/integration/graphProvenance\\.test\\.ts$',

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { projectPath } from '../../src/paths.js';
 import { artifactPath, chromiumPath, launchBrowser } from '../helpers/browser.js';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 import { FIXTURE, seedFixture } from './explorerFixture.js';
 import {
@@ -26,7 +26,7 @@ suite('graph explorer (/explorer)', () => {
   const pages: Page[] = [];
   beforeAll(async () => {
     ensureExplorerBuilt();
-    t = await startTestServer(dbTargets()[0]!);
+    t = await startTestServer(edgeTarget());
     await seedFixture(t);
     browser = await launchBrowser(chromium!);
   }, 180_000);

@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import fs from 'node:fs';
 import { projectPath } from '../../src/paths.js';
 import { artifactPath, chromiumPath, launchBrowser } from '../helpers/browser.js';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 import { FIXTURE, seedFixture } from './explorerFixture.js';
 import { ensureExplorerBuilt, gqlOk, openPage, waitIdle } from './explorerSupport.js';
@@ -30,7 +30,7 @@ suite('curating the extracted graph (/explorer)', () => {
   let browser: Browser;
   beforeAll(async () => {
     ensureExplorerBuilt();
-    t = await startTestServer(dbTargets()[0]!);
+    t = await startTestServer(edgeTarget());
     await seedFixture(t);
     // What extraction writes: EXTRACTED facts, and the evidence that supports them.
     await t.services.graph.upsertGraph(
@@ -180,7 +180,7 @@ suite('curating the extracted graph (/explorer)', () => {
     await page.close();
 
     // An empty graph says so and offers what to do.
-    const empty = await startTestServer(dbTargets()[0]!);
+    const empty = await startTestServer(edgeTarget());
     try {
       const opened = await openPage(browser, `${empty.server.url}/explorer`);
       const cta = opened.page.getByRole('region', { name: 'Empty graph' });

@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import fs from 'node:fs';
 import { projectPath } from '../../src/paths.js';
 import { artifactPath, chromiumPath, launchBrowser } from '../helpers/browser.js';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 import { FIXTURE, seedFixture } from './explorerFixture.js';
 import { ensureExplorerBuilt, gqlOk, openPage, position, waitIdle } from './explorerSupport.js';
@@ -32,7 +32,7 @@ suite('graph explorer editing (/explorer)', () => {
   let browser: Browser;
   beforeAll(async () => {
     ensureExplorerBuilt();
-    t = await startTestServer(dbTargets()[0]!);
+    t = await startTestServer(edgeTarget());
     await seedFixture(t);
     browser = await launchBrowser(chromium!);
   }, 180_000);

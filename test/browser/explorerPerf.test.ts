@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
 import { artifactPath, chromiumPath, launchBrowser } from '../helpers/browser.js';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 import {
   ensureExplorerBuilt,
@@ -59,7 +59,7 @@ suite('graph explorer performance', () => {
   let browser: Browser;
   beforeAll(async () => {
     ensureExplorerBuilt();
-    t = await startTestServer(dbTargets()[0]!);
+    t = await startTestServer(edgeTarget());
     const { entities, relationships } = perfGraph();
     await upsertGraphInBatches(t, entities, relationships);
     browser = await launchBrowser(chromium!);

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { artifactPath, chromiumPath, launchBrowser } from '../helpers/browser.js';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 import { ensureBuilt, gqlOk, openPage } from './knowledgeSupport.js';
 
@@ -30,7 +30,7 @@ describeBrowser('GraphiQL (chromium, offline)', () => {
 
   beforeAll(async () => {
     ensureBuilt(['graphiql']);
-    t = await startTestServer(dbTargets()[0]!);
+    t = await startTestServer(edgeTarget());
     browser = await launchBrowser(chromium!);
   }, 120_000);
 

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { artifactPath, chromiumPath, launchBrowser } from '../helpers/browser.js';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 import { ensureBuilt, FILLER_COUNT, gqlOk, HOSTILE_ID, openPage, seed } from './knowledgeSupport.js';
@@ -35,7 +35,7 @@ describeBrowser('knowledge pages (chromium)', () => {
     ensureBuilt(['knowledge']);
     // The delay keeps the job running for a while, so the page must show it before it ends.
     site = await startFixtureSite({ '/guide': { type: 'text/html; charset=utf-8', body: GUIDE_HTML, delayMs: 1500 } });
-    t = await startTestServer(dbTargets()[0]!, { CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: '127.0.0.1' });
+    t = await startTestServer(edgeTarget(), { CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: '127.0.0.1' });
     seeded = await seed(t);
     browser = await launchBrowser(chromium!);
   }, 120_000);

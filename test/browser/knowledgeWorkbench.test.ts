@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { projectPath } from '../../src/paths.js';
 import { artifactPath, chromiumPath, launchBrowser } from '../helpers/browser.js';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 import { ensureBuilt, gqlOk, openPage } from './knowledgeSupport.js';
 
@@ -33,7 +33,7 @@ describeBrowser('knowledge workbench: upload and bulk edits (chromium)', () => {
 
   beforeAll(async () => {
     ensureBuilt(['knowledge']);
-    t = await startTestServer(dbTargets()[0]!);
+    t = await startTestServer(edgeTarget());
     await gqlOk(t, 'mutation($d: [CreateDocumentInput!]!) { upsertDocuments(input: $d) { document { id } } }', {
       d: ['alpha', 'beta', 'gamma'].map((w) => ({
         id: `note:${w}`,

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { chromiumPath, launchBrowser } from '../helpers/browser.js';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 import { ensureBuilt, openPage } from './knowledgeSupport.js';
 
@@ -24,7 +24,7 @@ describeBrowser('sources panel (chromium)', () => {
     fs.mkdirSync(path.join(root, 'wiki'));
     fs.writeFileSync(path.join(root, 'wiki', 'one.md'), '# One\n\nFirst page.');
     fs.writeFileSync(path.join(root, 'wiki', 'two.md'), '# Two\n\nSecond page.');
-    t = await startTestServer(dbTargets()[0]!, { CAIRN_SOURCES_FOLDER_ROOT: root, CAIRN_SOURCES_TICK_MS: '0' });
+    t = await startTestServer(edgeTarget(), { CAIRN_SOURCES_FOLDER_ROOT: root, CAIRN_SOURCES_TICK_MS: '0' });
     await t.services.documents.create({
       id: 'doc:by-hand',
       title: 'By hand',

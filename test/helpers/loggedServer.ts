@@ -4,10 +4,10 @@ import { loadConfig } from '../../src/config.js';
 import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
 import { startHttpServer } from '../../src/server/httpServer.js';
 import { createServices, type Services } from '../../src/services.js';
-import { scratchPglite } from './databases.js';
+import { edgeTarget } from './databases.js';
 import { NO_BACKGROUND_EXTRACTION } from './backgroundWork.js';
 
-/** A real server on a scratch PGlite whose log is kept in memory, for tests of what gets logged. */
+/** A real server on a scratch database (logging does not depend on the store: edgeTarget) whose log is kept in memory, for tests of what gets logged. */
 export interface LoggedServer {
   url: string;
   services: Services;
@@ -26,7 +26,7 @@ export async function startLoggedServer(level = 'debug'): Promise<LoggedServer> 
     { level },
     new Writable({ write: (chunk: Buffer, _enc, done) => ((logged += chunk.toString()), done()) }),
   );
-  const database = await scratchPglite();
+  const database = await edgeTarget().createDatabase();
   const config = loadConfig({
     NODE_ENV: 'test',
     ...database.env,

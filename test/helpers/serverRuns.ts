@@ -1,4 +1,4 @@
-import { dbTargets, type DbTarget } from './databases.js';
+import { dbTargets, edgeTarget, type DbTarget } from './databases.js';
 import { graphStoreTargets, type GraphStoreTarget } from './graphStores.js';
 import { startTestServer, type TestServer } from './testServer.js';
 
@@ -10,14 +10,25 @@ export interface ServerRun {
   graph?: GraphStoreTarget;
 }
 
-/** One run per database with the Postgres graph store, plus PGlite with Neo4j when a Neo4j server is available. */
-export function serverRuns(): ServerRun[] {
-  const dbs = dbTargets();
+/** Which runs a suite needs. */
+export interface ServerRunOptions {
+  /**
+   * The Postgres graph store on every database (PGlite and the server), for suites whose behaviour may differ between
+   * them (the enricher's parallel lanes on PGlite's one connection, space isolation, undo). Default: on one database,
+   * the server when configured (edgeTarget), since the SQL is the same and PGlite's WebAssembly costs CI most of its CPU.
+   */
+  everyDatabase?: boolean;
+}
+
+/** The Postgres graph store (on one database or every one), plus Neo4j on one database when a Neo4j server runs. */
+export function serverRuns(options: ServerRunOptions = {}): ServerRun[] {
+  const edge = edgeTarget();
+  const dbs = options.everyDatabase ? dbTargets() : [edge];
   return [
     ...dbs.map((db) => ({ name: `postgres graph on ${db.name}`, db })),
     ...graphStoreTargets()
       .filter((g) => g.name.startsWith('neo4j'))
-      .map((graph) => ({ name: 'neo4j graph on pglite', db: dbs[0] as DbTarget, graph })),
+      .map((graph) => ({ name: `neo4j graph on ${edge.name}`, db: edge, graph })),
   ];
 }
 

@@ -6,7 +6,7 @@ import type { EnrichRequest } from '../../src/enrichment/types.js';
 import { silentLogger } from '../../src/logger.js';
 import { createServices, type Services } from '../../src/services.js';
 import { NO_BACKGROUND_EXTRACTION } from '../helpers/backgroundWork.js';
-import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
+import { edgeTarget, type ScratchDatabase } from '../helpers/databases.js';
 
 const QUERY = 'How do I rotate the signing keys?';
 
@@ -65,7 +65,8 @@ describe('enrichContext ranks documents the way grouped search does', () => {
   let s: Services;
 
   beforeAll(async () => {
-    scratch = await dbTargets()[0]!.createDatabase();
+    // The ranking rule does not depend on the store: one database.
+    scratch = await edgeTarget().createDatabase();
     s = await createServices(
       loadConfig({
         ...NO_BACKGROUND_EXTRACTION,

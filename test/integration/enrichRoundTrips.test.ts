@@ -21,6 +21,7 @@ import type { TestServer } from '../helpers/testServer.js';
 const POSTGRES_STATEMENTS: Record<string, number> = {
   'postgres graph on pglite': 17,
   'postgres graph on postgres': 16,
+  'neo4j graph on postgres': 14,
   'neo4j graph on pglite': 15,
 };
 
@@ -103,7 +104,7 @@ function longestChain(timeline: readonly { sent: number; done: number }[]): numb
   return Math.max(0, ...chain);
 }
 
-describe.each(laneShare(serverRuns()))('enrichContext round trips ($name)', (run) => {
+describe.each(laneShare(serverRuns({ everyDatabase: true })))('enrichContext round trips ($name)', (run) => {
   let t: TestServer;
   beforeAll(async () => {
     t = await startRunServer(run);

@@ -62,7 +62,7 @@ async function seed(t: TestServer): Promise<void> {
   });
 }
 
-describe.each(laneShare(serverRuns()))('enrichContext ($name)', (run) => {
+describe.each(laneShare(serverRuns({ everyDatabase: true })))('enrichContext ($name)', (run) => {
   let t: TestServer;
   beforeAll(async () => {
     t = await startRunServer(run);

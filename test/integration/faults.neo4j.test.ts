@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import neo4j, { type Driver } from 'neo4j-driver';
 import { Neo4jGraphStore } from '../../src/graph/neo4j/Neo4jGraphStore.js';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { graphStoreTargets, neo4jTestSettings } from '../helpers/graphStores.js';
 import { killNeo4j, neo4jScript } from '../helpers/neo4jProcess.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
@@ -59,7 +59,7 @@ function doc(n: number, round = 0): { id: string; title: string; content: string
     store = new Neo4jGraphStore(s);
     await store.wipeForTests();
     driver = neo4j.driver(s.uri, neo4j.auth.basic(s.user, s.password));
-    t = await startTestServer(dbTargets()[0]!, {}, undefined, store);
+    t = await startTestServer(edgeTarget(), {}, undefined, store);
     t.services.outbox!.start(); // as `cairn serve` does: the worker, not the test, must deliver the backlog
   }, 180_000);
   afterAll(async () => {

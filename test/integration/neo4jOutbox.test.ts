@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import neo4j, { type Driver } from 'neo4j-driver';
 import { Neo4jGraphStore } from '../../src/graph/neo4j/Neo4jGraphStore.js';
 import { projectPath } from '../../src/paths.js';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { neo4jTestSettings } from '../helpers/graphStores.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
@@ -31,7 +31,7 @@ const script = (cmd: 'start' | 'stop') =>
     store = new Neo4jGraphStore(s);
     await store.wipeForTests();
     driver = neo4j.driver(s.uri, neo4j.auth.basic(s.user, s.password));
-    t = await startTestServer(dbTargets()[0]!, {}, undefined, store);
+    t = await startTestServer(edgeTarget(), {}, undefined, store);
   }, 120_000);
   afterAll(async () => {
     await script('start');

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
 type Outcome =
@@ -42,7 +42,8 @@ const closed = (ws: WebSocket) =>
     ws.on('close', (c, r) => resolve({ code: c, reason: r.toString() })),
   );
 
-describe('subscription limits over graphql-ws (pglite)', () => {
+// The limits do not depend on the store: one database.
+describe('subscription limits over graphql-ws', () => {
   let t: TestServer;
   let ws: string;
   const clock = { seconds: 1000 };
@@ -64,7 +65,7 @@ describe('subscription limits over graphql-ws (pglite)', () => {
 
   beforeAll(async () => {
     t = await startTestServer(
-      dbTargets()[0]!,
+      edgeTarget(),
       {
         CAIRN_SOURCES_TICK_MS: '0',
         CAIRN_SUBSCRIPTIONS_PER_CONNECTION: '2',

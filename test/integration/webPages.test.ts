@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { dbTargets } from '../helpers/databases.js';
+import { edgeTarget } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
 // The pages themselves are exercised in test/browser; this checks how the server serves them (npm test builds them first).
 describe('admin pages and landing page', () => {
   let t: TestServer;
   beforeAll(async () => {
-    t = await startTestServer(dbTargets()[0]!);
+    t = await startTestServer(edgeTarget());
   });
   afterAll(async () => {
     await t?.close();
