@@ -218,6 +218,64 @@ describe.each(laneShare(serverRuns()))('undo of jobs, accept and audited merges 
     );
   });
 
+  it('rejects an extracted relationship (admins), audited, and undo writes it back', async () => {
+    await t.services.graph.upsertGraph(
+      [
+        { id: 'x:broker', type: 'Service', name: 'Broker' },
+        { id: 'x:sink', type: 'Service', name: 'Sink' },
+      ],
+      [{ fromId: 'x:broker', type: 'FEEDS', toId: 'x:sink', properties: { weight: 2 } }],
+      { origin: 'EXTRACTED' },
+    );
+    await as(
+      editor,
+      'mutation { createRelationship(input: { fromId: "x:sink", type: "OWNS", toId: "x:broker" }) { id } }',
+    );
+    const rels = await t.services.graph.relationshipsOf('x:broker', 'BOTH');
+    const feeds = rels.find((r) => r.type === 'FEEDS')?.id ?? '';
+    const owns = rels.find((r) => r.type === 'OWNS')?.id ?? '';
+    const reject = (key: string, id: string) =>
+      gqlAs<{ rejectRelationship: { id: string; type: string } }>(
+        t.server.url,
+        key,
+        'mutation($id: ID!) { rejectRelationship(id: $id) { id type } }',
+        { id },
+      );
+    expect(codeOf(await reject(editor, feeds))).toBe('FORBIDDEN');
+    const manual = await reject(admin, owns);
+    expect(codeOf(manual)).toBe('BAD_USER_INPUT');
+    expect(manual.body.errors?.[0]?.message).toContain('deleteRelationship');
+    expect(codeOf(await reject(admin, 'rel:missing'))).toBe('NOT_FOUND');
+    expect((await reject(admin, feeds)).body.data?.rejectRelationship).toEqual({ id: feeds, type: 'FEEDS' });
+
+    const types = async () =>
+      (
+        await as<{ entity: { relationships: { type: string; origin: string }[] } }>(
+          admin,
+          '{ entity(id: "x:broker") { relationships { type origin } } }',
+        )
+      ).entity.relationships;
+    expect(await types()).toEqual([{ type: 'OWNS', origin: 'MANUAL' }]);
+    const [entry] = await entries(`{ targetId: "${feeds}" }`);
+    expect(entry).toMatchObject({
+      operation: 'rejectRelationship',
+      targetIds: [feeds, 'x:broker', 'x:sink'],
+      before: { type: 'FEEDS', origin: 'EXTRACTED', properties: { weight: 2 } },
+      after: { rejected: { fromId: 'x:broker', type: 'FEEDS', toId: 'x:sink' } },
+    });
+    expect(
+      codeOf(await gqlAs(t.server.url, editor, `mutation { undo(auditId: "${entry?.id}") { id } }`)),
+    ).toBeUndefined();
+    expect(await types()).toEqual(
+      expect.arrayContaining([
+        { type: 'OWNS', origin: 'MANUAL' },
+        { type: 'FEEDS', origin: 'EXTRACTED' },
+      ]),
+    );
+    const { rows } = await t.services.db.query('SELECT 1 FROM extraction_relationship_rejections');
+    expect(rows).toEqual([]);
+  });
+
   it('records a merge, and undo of that entry undoes the merge', async () => {
     await as(editor, 'mutation { createEntity(input: { id: "m:pay", type: "Service", name: "Payments" }) { id } }');
     await as(

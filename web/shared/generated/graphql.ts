@@ -547,6 +547,13 @@ export type ExplorerAcceptRelationshipMutationVariables = Exact<{
 
 export type ExplorerAcceptRelationshipMutation = { acceptRelationship: { id: string, type: string, origin: Origin, from: { id: string }, to: { id: string } } };
 
+export type ExplorerRejectRelationshipMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type ExplorerRejectRelationshipMutation = { rejectRelationship: { id: string } };
+
 export type ExplorerRejectEntityMutationVariables = Exact<{
   id: string;
 }>;
@@ -1344,6 +1351,13 @@ export const ExplorerAcceptRelationshipDocument = new TypedDocumentString(`
     id
   }
 }`) as unknown as TypedDocumentString<ExplorerAcceptRelationshipMutation, ExplorerAcceptRelationshipMutationVariables>;
+export const ExplorerRejectRelationshipDocument = new TypedDocumentString(`
+    mutation ExplorerRejectRelationship($id: ID!) {
+  rejectRelationship(id: $id) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<ExplorerRejectRelationshipMutation, ExplorerRejectRelationshipMutationVariables>;
 export const ExplorerRejectEntityDocument = new TypedDocumentString(`
     mutation ExplorerRejectEntity($id: ID!) {
   rejectEntity(id: $id) {
