@@ -15,11 +15,13 @@ import { dashboardHref, Link, useRoute } from './router';
 import { SearchPanel } from './SearchPanel';
 import { SourcesPanel } from './SourcesPanel';
 import { SummaryCards } from './SummaryCards';
+import { useRights } from './role';
 
 function Dashboard({ params }: { params: URLSearchParams }) {
   // Bumped after a delete or a finished import so the counts, the table and the gaps reload.
   const [refresh, setRefresh] = useState(0);
   const changed = useCallback(() => setRefresh((n) => n + 1), []);
+  const { canEdit, isAdmin } = useRights();
   return (
     <>
       <h1>Knowledge</h1>
@@ -29,11 +31,11 @@ function Dashboard({ params }: { params: URLSearchParams }) {
       <DocumentTable params={params} refresh={refresh} onDeleted={changed} />
       <SourcesPanel />
       <div className="two-columns">
-        <ImportForm onFinished={changed} />
-        <UploadDrop onFinished={changed} />
+        {canEdit && <ImportForm onFinished={changed} />}
+        {canEdit && <UploadDrop onFinished={changed} />}
         <GapsList refresh={refresh} />
       </div>
-      <HistoryPanel refresh={refresh} onChanged={changed} />
+      {isAdmin && <HistoryPanel refresh={refresh} onChanged={changed} />}
     </>
   );
 }

@@ -411,6 +411,11 @@ export type ImportUploadMutationVariables = Exact<{
 
 export type ImportUploadMutation = { importUpload: { job: { id: string, kind: ImportKind, status: ImportJobStatus, warnings: Array<string>, chunkCount: number, progress: { done: number, total: number }, errors: Array<{ item: string, code: string, message: string }>, documents: Array<{ id: string, title: string }> } } };
 
+export type ViewerRoleQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ViewerRoleQuery = { viewer: { role: Role } };
+
 export type EntitySummaryFragment = { id: string, type: string, name: string, origin: Origin };
 
 export type RelationshipSummaryFragment = { id: string, type: string, origin: Origin, from: { id: string }, to: { id: string } };
@@ -1037,6 +1042,13 @@ export const ImportUploadDocument = new TypedDocumentString(`
     title
   }
 }`) as unknown as TypedDocumentString<ImportUploadMutation, ImportUploadMutationVariables>;
+export const ViewerRoleDocument = new TypedDocumentString(`
+    query ViewerRole {
+  viewer {
+    role
+  }
+}
+    `) as unknown as TypedDocumentString<ViewerRoleQuery, ViewerRoleQueryVariables>;
 export const ExplorerSearchDocument = new TypedDocumentString(`
     query ExplorerSearch($text: String!, $first: Int) {
   entities(filter: {nameContains: $text}, first: $first) {
