@@ -73,7 +73,7 @@ function ContextParts({ context }: { context: AgentContext }) {
             <a href={explorerHref(e.entity.id)}>{e.entity.name}</a> <span className="badge">{e.entity.type}</span>{' '}
             <span className="badge">GRAPH</span>{' '}
             <span className="muted">
-              rank {i + 1} · depth {e.depth} · {e.why}
+              rank {i + 1} · score {formatScore(e.score)} · depth {e.depth} · {e.why}
             </span>
           </li>
         ))}

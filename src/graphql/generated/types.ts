@@ -354,6 +354,11 @@ export type EnrichedEntity = {
   why: Scalars['String']['output'];
   /** 0 for entities named by the query or the chunks, else hops from one of them. */
   depth: Scalars['Int']['output'];
+  /**
+   * The graph lane's score of the entity (personalised PageRank from the query's entities and the chunks found),
+   * relative to the best entity: 1 for the first, down to 0. Entities come in this order.
+   */
+  score: Scalars['Float']['output'];
 };
 
 /** A numbered source of `context`. */
@@ -2005,6 +2010,7 @@ export type EnrichedEntityResolvers<ContextType = GraphQLContext, ParentType ext
   entity?: Resolver<ResolversTypes['Entity'], ParentType, ContextType>;
   why?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   depth?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  score?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
 };
 
 export type CitationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Citation'] = ResolversParentTypes['Citation']> = {

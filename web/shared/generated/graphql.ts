@@ -364,7 +364,7 @@ export type AgentViewQueryVariables = Exact<{
 }>;
 
 
-export type AgentViewQuery = { enrichContext: { context: string, truncated: boolean, omittedChunks: number, omittedEntities: number, warnings: Array<string>, timings: { retrievalMs: number, graphMs: number, totalMs: number }, chunks: Array<{ lane: EnrichLane, score: number, citation: number | null, why: string, chunk: { id: string, ordinal: number }, document: { id: string, title: string } }>, entities: Array<{ why: string, depth: number, entity: { id: string, name: string, type: string } }> } };
+export type AgentViewQuery = { enrichContext: { context: string, truncated: boolean, omittedChunks: number, omittedEntities: number, warnings: Array<string>, timings: { retrievalMs: number, graphMs: number, totalMs: number }, chunks: Array<{ lane: EnrichLane, score: number, citation: number | null, why: string, chunk: { id: string, ordinal: number }, document: { id: string, title: string } }>, entities: Array<{ why: string, depth: number, score: number, entity: { id: string, name: string, type: string } }> } };
 
 export type RecordKnowledgeGapMutationVariables = Exact<{
   query: string;
@@ -954,6 +954,7 @@ export const AgentViewDocument = new TypedDocumentString(`
     entities {
       why
       depth
+      score
       entity {
         id
         name
