@@ -119,6 +119,13 @@ suite('graph explorer (/explorer)', () => {
   it('shows the documents mentioning an entity as page nodes linked to it, and hides them again', async () => {
     const { page, errors } = await open(`?entity=${FIXTURE.fraud}`);
     const before = await waitIdle(page);
+    // The admin pages' one header: the same links on each, this page marked current.
+    expect(await page.locator('header.cairn-topbar nav a').allTextContents()).toEqual([
+      'Knowledge',
+      'Graph explorer',
+      'GraphiQL',
+    ]);
+    expect(await page.locator('header.cairn-topbar [aria-current=page]').textContent()).toBe('Graph explorer');
     const runbook = `~doc:${FIXTURE.runbook}`;
     await page.locator('#panel [data-action=toggle-documents]', { hasText: 'Show documents in graph' }).click();
     const shown = await untilSnapshot(page, (s) => s.nodeIds.includes(runbook) && !s.running);
@@ -284,8 +291,9 @@ suite('graph explorer (/explorer)', () => {
           ).length,
       );
     expect(unlabelled).toBe(0);
+    // The first Tab reaches the skip link, which jumps past the pages' header to the search.
     await page.keyboard.press('Tab');
-    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
     expect(
       await page.evaluate(
         () => (globalThis as unknown as { document: { activeElement: { id: string } } }).document.activeElement.id,

@@ -67,6 +67,14 @@ describeBrowser('knowledge pages (chromium)', () => {
     await withPage('/knowledge', async (page) => {
       await expect(cardValue(page, 'count-documents').textContent()).resolves.toBe(String(seeded.documents));
       expect(await cardValue(page, 'count-chunks').textContent()).toBe(String(seeded.chunks));
+      // The admin pages' one header: the same links on each, this page marked current.
+      expect(await page.locator('header.cairn-topbar nav a').allTextContents()).toEqual([
+        'Knowledge',
+        'Graph explorer',
+        'GraphiQL',
+      ]);
+      expect(await page.locator('header.cairn-topbar [aria-current=page]').textContent()).toBe('Knowledge');
+
       expect(await cardValue(page, 'count-entities').textContent()).toBe('2');
       expect(await cardValue(page, 'count-relationships').textContent()).toBe('1');
       const byType = await page.getByTestId('by-type').innerText();

@@ -2,6 +2,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import '../shared/admin.css';
+import '../shared/topbar.css';
 import './knowledge.css';
 import { AgentView } from './AgentView';
 import { DocumentInspector } from './DocumentInspector';
@@ -47,7 +48,7 @@ function App() {
   }, [route]);
   return (
     <>
-      <header className="topbar">
+      <header className="cairn-topbar">
         <Link href={dashboardHref()} className="brand">
           Cairn
         </Link>
