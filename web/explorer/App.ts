@@ -9,7 +9,7 @@ import { expandOwner, GraphModel, type GraphNode } from './GraphModel.js';
 import { Panel } from './Panel.js';
 import { Editor } from './Editor.js';
 import { PathTool } from './PathTool.js';
-import { DocumentNodes, isDocumentNode } from './DocumentNodes.js';
+import { DOCUMENT_FILL, DOCUMENT_TYPE, DocumentNodes, isDocumentNode } from './DocumentNodes.js';
 import { ViewState } from './ViewState.js';
 
 /** The page elements the app draws into. */
@@ -46,6 +46,7 @@ export class App {
   readonly documents = new DocumentNodes(this.model);
 
   constructor(private readonly els: AppElements) {
+    this.colors.fix(DOCUMENT_TYPE, DOCUMENT_FILL);
     this.engine = new Engine(els.canvas, this.model, this.view, this.colors);
     this.interaction = new Interaction(els.canvas, this.engine, this.model, this.view, {
       select: (id, shift) => void this.select(id, shift),

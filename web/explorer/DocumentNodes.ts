@@ -1,13 +1,15 @@
-// Documents on the canvas: the documents that mention an entity, shown as page-shaped nodes linked to it by MENTIONS.
+// Documents on the canvas: the documents that mention an entity, shown as page-shaped nodes linked to it.
 import type { EntityDetail } from './api.js';
 import { button, el } from './dom.js';
 import type { GraphModel, GraphNode } from './GraphModel.js';
 
-/** The origin and type document nodes carry (the legend lists and hides them like any other). */
+/**
+ * The origin, type and link type document nodes carry (the legend lists and hides them like any other). No entity or
+ * relationship type can be written with parentheses, so these never share a legend entry with the graph's own.
+ */
 export const DOCUMENT_ORIGIN = 'DOCUMENT';
-export const DOCUMENT_TYPE = 'Document';
-/** The link type between a document and an entity it mentions. */
-export const MENTIONS = 'MENTIONS';
+export const DOCUMENT_TYPE = '(Documents)';
+export const MENTIONS = '(mentions)';
 /** Page fill and outline: no entity type colour is this pale, so a document never reads as an entity. */
 export const DOCUMENT_FILL = '#fef3c7';
 export const DOCUMENT_STROKE = '#b45309';

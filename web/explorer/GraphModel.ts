@@ -32,7 +32,7 @@ export interface GraphLink extends SimulationLinkDatum<GraphNode> {
 
 /** What a node is made from: an entity, or a document shown beside the entities it mentions. */
 export type NodeInput = Pick<EntitySummary, 'id' | 'type' | 'name'> & { origin: string };
-/** What a link is made from: a relationship, or a document's MENTIONS link. */
+/** What a link is made from: a relationship, or a document's link to an entity it mentions. */
 export type LinkInput = Pick<RelationshipSummary, 'id' | 'type' | 'from' | 'to'> & { origin: string };
 
 /** Owner token of the nodes an expansion of `id` brought in. */
