@@ -227,6 +227,19 @@ export class SourceRepository {
     );
   }
 
+  /**
+   * Forgets what the items that wrote these documents were synced from (fingerprint and state), so the next sync of
+   * their source imports them again; returns how many items.
+   */
+  async forgetItemsWriting(documentIds: readonly string[]): Promise<number> {
+    if (documentIds.length === 0) return 0;
+    const { rowCount } = await this.db.query(
+      `UPDATE source_items SET fingerprint = '', state = '{}'::jsonb WHERE document_ids && $1::text[]`,
+      [[...new Set(documentIds)]],
+    );
+    return rowCount ?? 0;
+  }
+
   async deleteItem(sourceId: string, key: string): Promise<void> {
     await this.db.query('DELETE FROM source_items WHERE source_id = $1 AND key = $2', [sourceId, key]);
   }

@@ -102,6 +102,14 @@ export class SourceService {
   }
 
   /** A source by id, or undefined. */
+  /**
+   * After an undo reverted documents a sync wrote: their items' fingerprints are forgotten, so the next sync imports
+   * them again instead of taking the reverted documents for up to date.
+   */
+  forgetSynced(documentIds: readonly string[]): Promise<number> {
+    return this.repository.forgetItemsWriting(documentIds);
+  }
+
   async byId(id: string): Promise<SourceRecord | undefined> {
     return this.repository.get(id);
   }

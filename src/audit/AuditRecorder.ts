@@ -53,11 +53,14 @@ export class AuditRecorder {
     };
   }
 
-  /** The curation service's sink: merges, and undoMerge when called directly (an undo records itself). */
+  /** The curation service's sink: merges, rejections, and undoMerge when called directly (an undo records itself). */
   curationAudit(): CurationAudit {
     return {
       merged: async (record) => {
         await this.record([graph.entitiesMerged(record)]);
+      },
+      rejected: async (rejection) => {
+        await this.record([graph.factRejected(rejection)]);
       },
       mergeUndone: async (record) => {
         if (currentUndo() === undefined) await this.record([graph.mergeUndone(record)]);

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { snapshotEntity, snapshotRelationship } from '../graph/curation/MergeRepository.js';
 import type { MergeRecord } from '../graph/curation/MergeRepository.js';
+import type { Rejection } from '../graph/curation/FactRejection.js';
 import type { EntityRecord, RelationshipRecord } from '../graph/types.js';
 import type { AuditChange, AuditState } from './types.js';
 
@@ -128,5 +129,32 @@ export function mergeUndone(record: MergeRecord): AuditChange {
     targetIds: [record.keepId, record.mergedId],
     before: { mergeId: record.id },
     after: { kept: { ...record.snapshot.keepBefore }, merged: { ...record.snapshot.merged } },
+  };
+}
+
+/**
+ * A rejected extracted fact: `before` is what its undo writes back (the fact, an entity's relationships, the evidence
+ * kept), `after` what extraction is kept from writing again.
+ */
+export function factRejected(r: Rejection): AuditChange {
+  if (r.kind === 'entity')
+    return {
+      operation: 'rejectEntity',
+      targetKind: 'ENTITY',
+      targetIds: [r.entity.id],
+      before: {
+        ...entityState(r.entity),
+        relationships: r.relationships.map(relationshipState),
+        evidence: r.evidence,
+      },
+      after: { rejectedName: r.rejectedName },
+    };
+  const rel = r.relationship;
+  return {
+    operation: 'rejectRelationship',
+    targetKind: 'RELATIONSHIP',
+    targetIds: [rel.id, rel.fromId, rel.toId],
+    before: { ...relationshipState(rel), evidence: r.evidence },
+    after: { rejected: { fromId: rel.fromId, type: rel.type, toId: rel.toId } },
   };
 }

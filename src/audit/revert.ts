@@ -2,6 +2,7 @@ import type { DocumentService } from '../documents/DocumentService.js';
 import type { DocumentPatch, DocumentTypeName } from '../documents/types.js';
 import { AppError, ErrorCode } from '../errors.js';
 import type { CurationService } from '../graph/curation/CurationService.js';
+import type { SnapshotEvidence } from '../graph/curation/MergeRepository.js';
 import type { GraphService } from '../graph/GraphService.js';
 import type { Origin } from '../graph/types.js';
 import type { JsonObject } from '../shared/json.js';
@@ -78,14 +79,20 @@ async function revertEntity(entry: AuditEntryRecord, { graph }: Targets, id: str
     toId: str(r, 'toId'),
     type: str(r, 'type'),
     properties: r.properties,
+    origin: (r.origin as Origin | undefined) ?? (b.origin as Origin),
   }));
-  const origin = b.origin as Origin;
-  await graph.upsertGraph([{ id, ...fields }], [], origin === 'MANUAL' ? {} : { origin });
-  // An endpoint deleted since cannot take its relationship back; the others return.
+  const asOrigin = (origin: Origin) => (origin === 'MANUAL' ? {} : { origin });
+  await graph.upsertGraph([{ id, ...fields }], [], asOrigin(b.origin as Origin));
+  // An endpoint deleted since cannot take its relationship back; the others return, each with its own origin.
   const ends = new Set([id, ...relationships.flatMap((r) => [r.fromId, r.toId])]);
   const alive = new Set((await graph.entitiesByIds([...ends])).map((e) => e.id));
   const back = relationships.filter((r) => alive.has(r.fromId) && alive.has(r.toId));
-  if (back.length > 0) await graph.upsertGraph([], back, origin === 'MANUAL' ? {} : { origin });
+  for (const origin of new Set(back.map((r) => r.origin)))
+    await graph.upsertGraph(
+      [],
+      back.filter((r) => r.origin === origin).map(({ origin: _o, ...r }) => r),
+      asOrigin(origin),
+    );
 }
 
 async function revertRelationship(entry: AuditEntryRecord, { graph }: Targets): Promise<void> {
@@ -128,6 +135,24 @@ async function revertUpsert(entry: AuditEntryRecord, { graph }: Targets): Promis
   }
 }
 
+/**
+ * A rejection: the fact comes back as it was (an entity with its relationships), then the rejection is lifted and the
+ * evidence it kept restored, so extraction may write the fact again.
+ */
+async function revertRejection(entry: AuditEntryRecord, targets: Targets, id: string): Promise<void> {
+  const before = entry.before ?? {};
+  const deleted = { ...entry, after: null };
+  const entity = entry.operation === 'rejectEntity';
+  if (entity) await revertEntity(deleted, targets, id);
+  else await revertRelationship(deleted, targets);
+  const relationships = entity ? ((before.relationships as AuditState[] | undefined) ?? []) : [before];
+  await targets.curation.rejection.lift(
+    entity ? { entityName: str(before, 'name') } : { relationshipId: id },
+    (before.evidence as SnapshotEvidence[] | undefined) ?? [],
+    relationships.map((r) => ({ factKey: `r:${str(r, 'id')}`, origin: str(r, 'origin') })),
+  );
+}
+
 function notUndoable(entry: AuditEntryRecord, why: string): AppError {
   return new AppError(
     ErrorCode.BAD_USER_INPUT,
@@ -146,6 +171,10 @@ export async function revert(entry: AuditEntryRecord, targets: Targets): Promise
     throw notUndoable(entry, 'it is an undo; redo the change it reverted instead');
   if (entry.operation === 'mergeEntities') {
     await targets.curation.undoMerge(str(entry.after ?? {}, 'mergeId'));
+    return;
+  }
+  if (entry.operation === 'rejectEntity' || entry.operation === 'rejectRelationship') {
+    await revertRejection(entry, targets, id);
     return;
   }
   if (entry.operation === 'upsertGraph') {

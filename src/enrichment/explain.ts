@@ -9,12 +9,12 @@ export function describeEntities(
   step: GraphStepResult,
   hits: readonly (SearchHitRecord | undefined)[],
 ): EnrichedEntityRecord[] {
-  return step.entities.flatMap(({ id, reason }) => {
+  const top = Math.max(0, ...step.entities.map((e) => e.score));
+  return step.entities.flatMap(({ id, score, reason }) => {
     const entity = step.records.get(id);
     if (!entity) return [];
-    return [
-      { entity, why: whyEntity(reason, step.records, hits), depth: reason.kind === 'neighbour' ? reason.depth : 0 },
-    ];
+    const depth = reason.kind === 'neighbour' ? reason.depth : 0;
+    return [{ entity, why: whyEntity(reason, step.records, hits), depth, score: top > 0 ? score / top : 0 }];
   });
 }
 

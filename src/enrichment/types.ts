@@ -57,6 +57,8 @@ export interface EnrichedEntityRecord {
   why: string;
   /** 0 for entities named by the query or the chunks, else hops from a seed. */
   depth: number;
+  /** The graph lane's rank score (personalised PageRank) relative to the best entity: 1 for the first, 0 to 1. */
+  score: number;
 }
 
 /** A numbered source of the context. */

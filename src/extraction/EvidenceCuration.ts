@@ -2,6 +2,7 @@ import type { Queryable } from '../db/Db.js';
 import type { JsonObject } from '../shared/json.js';
 import type { StoredEvidence } from './EvidenceReader.js';
 import { lockEvidenceSupport } from './EvidenceRepository.js';
+import { nameKey } from './nameKey.js';
 
 /** One evidence row, by its unique key. */
 export interface EvidenceRowKey {
@@ -20,7 +21,7 @@ export interface FactMove {
 
 /**
  * Admins' changes to extraction's tables: evidence moved by a merge (and back by its undo), evidence of a rejected
- * entity dropped, rejected names recorded. The extraction pipeline owns the rows otherwise.
+ * fact dropped, rejected names and relationships recorded (and lifted by an undo). The extraction pipeline owns the rows otherwise.
  */
 export class EvidenceCuration {
   /**
@@ -115,22 +116,45 @@ export class EvidenceCuration {
     return key;
   }
 
+  /** Lifts the rejection of a name (an undone rejectEntity): extraction may create it again. */
+  async unreject(q: Queryable, name: string): Promise<void> {
+    await q.query('DELETE FROM extraction_rejections WHERE name_key = $1', [rejectionKey(name)]);
+  }
+
   /** Whether a name (normalised) was rejected. */
   async isRejected(q: Queryable, name: string): Promise<boolean> {
     const { rows } = await q.query('SELECT 1 FROM extraction_rejections WHERE name_key = $1', [rejectionKey(name)]);
     return rows.length > 0;
   }
+
+  /** Records a rejected relationship: extraction never writes one with its id (ends and type) again. */
+  async rejectRelationship(q: Queryable, r: { id: string; fromId: string; type: string; toId: string }): Promise<void> {
+    await q.query(
+      `INSERT INTO extraction_relationship_rejections (relationship_id, from_id, type, to_id) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (relationship_id) DO UPDATE SET rejected_at = now()`,
+      [r.id, r.fromId, r.type, r.toId],
+    );
+  }
+
+  /** Marks relationship facts as extraction's own again (restored by an undo), so extraction may change them. */
+  async markExtracted(q: Queryable, factKeys: readonly string[]): Promise<void> {
+    if (factKeys.length === 0) return;
+    await q.query(
+      'INSERT INTO extraction_facts (fact_key) SELECT DISTINCT x FROM unnest($1::text[]) AS x ON CONFLICT DO NOTHING',
+      [[...factKeys]],
+    );
+  }
+
+  /** Lifts the rejection of a relationship (an undone rejectRelationship). */
+  async unrejectRelationship(q: Queryable, id: string): Promise<void> {
+    await q.query('DELETE FROM extraction_relationship_rejections WHERE relationship_id = $1', [id]);
+  }
 }
 
 /**
- * The normalised name a rejection is keyed by: compatibility form without accents, lower case, punctuation as
- * spaces, spaces collapsed. Extraction's resolution must check candidates under the same key.
+ * The normalised name a rejection is keyed by: the key extraction resolves names under (nameKey: case, accents,
+ * punctuation and a prose name's plural folded), so a rejected name blocks every candidate that would resolve to it.
  */
 export function rejectionKey(name: string): string {
-  return name
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim();
+  return nameKey(name);
 }

@@ -23,8 +23,8 @@ const TIER_RANK: Record<EntityFact['tier'], number> = { new: 0, name: 0, alias: 
  * Decides from its support whether each fact belongs in the graph, and makes the graph say so: writes supported
  * facts as EXTRACTED, deletes EXTRACTED facts without support, and never touches a MANUAL or IMPORTED fact.
  * - entities need the support entitySupported says;
- * - relationships need both endpoints in the graph and the support relationshipSupported says; a co-occurrence's
- *   weight is the count of its chunks.
+ * - relationships need both endpoints in the graph and the support relationshipSupported says, and no rejection
+ *   (rejectRelationship); a co-occurrence's weight is the count of its chunks.
  */
 export class FactReconciler {
   constructor(
@@ -88,9 +88,10 @@ export class FactReconciler {
     const endpoints = [...facts.values()].flatMap((list) => list.flatMap((f) => [f.fromId, f.toId]));
     const outside = await this.repository.names.byIds(endpoints.filter((id) => !liveEntities.has(id)));
     const exists = (id: string) => liveEntities.has(id) || (outside.has(id) && !removedEntities.has(id));
-    const [stored, materialized] = await Promise.all([
+    const [stored, materialized, rejected] = await Promise.all([
       this.graph.getRelationships(ids),
       this.repository.evidence.materialized(relKeys),
+      this.repository.rejections.rejectedRelationships(ids),
     ]);
     const byId = new Map(stored.map((r) => [r.id, r]));
     const out = { writes: [] as RelationshipWrite[], remove: [] as string[], liveKeys: new Set<string>() };
@@ -101,7 +102,8 @@ export class FactReconciler {
       if (record && !mine) continue; // a person's or an importer's relationship: never touched
       const s = support.get(key);
       const fact = (facts.get(key) ?? [])[0];
-      if (s && fact && exists(fact.fromId) && exists(fact.toId) && relationshipSupported(s, this.rules)) {
+      const wanted = s && fact && !rejected.has(id) && exists(fact.fromId) && exists(fact.toId);
+      if (wanted && relationshipSupported(s, this.rules)) {
         const write = relationshipWrite(id, s);
         if (!record || JSON.stringify(record.properties) !== JSON.stringify(write.properties)) out.writes.push(write);
         out.liveKeys.add(key);

@@ -1,7 +1,10 @@
 import type { Db } from '../db/Db.js';
 import { nameKey } from './nameKey.js';
 
-/** The extraction_rejections table: names an admin rejected are never extracted again in this deployment. */
+/**
+ * The extraction_rejections and extraction_relationship_rejections tables: names and relationships an admin rejected
+ * are never extracted again in this deployment (until the rejection is undone).
+ */
 export class RejectionRepository {
   constructor(private readonly db: Db) {}
 
@@ -28,5 +31,15 @@ export class RejectionRepository {
   /** True when the name is rejected. */
   async isRejected(name: string): Promise<boolean> {
     return (await this.rejected([nameKey(name)])).size > 0;
+  }
+
+  /** The rejected relationship ids among `ids`. */
+  async rejectedRelationships(ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const { rows } = await this.db.query<{ relationship_id: string }>(
+      'SELECT relationship_id FROM extraction_relationship_rejections WHERE relationship_id = ANY($1::text[])',
+      [[...new Set(ids)]],
+    );
+    return new Set(rows.map((r) => r.relationship_id));
   }
 }

@@ -75,9 +75,15 @@ export class GraphWriter {
   /** Deletes an entity, its relationships and its mentions. */
   async deleteEntity(id: string): Promise<boolean> {
     const before = this.audit ? await this.beforeDelete(id) : undefined;
+    const existed = await this.dropEntity(id);
+    if (existed && before) await this.audit?.entityDeleted(before.entity, before.relationships);
+    return existed;
+  }
+
+  /** Deletes an entity with its relationships and mentions, unaudited (extraction's own removals, curation's). */
+  private async dropEntity(id: string): Promise<boolean> {
     const existed = await this.store.deleteEntity(id);
     await this.linker.entityDeleted(id);
-    if (existed && before) await this.audit?.entityDeleted(before.entity, before.relationships);
     return existed;
   }
 
@@ -173,10 +179,13 @@ export class GraphWriter {
     this.outbox?.nudge();
   }
 
-  /** Deletes extracted facts that lost their support (relationships first), as deleteRelationship and deleteEntity do. */
+  /**
+   * Deletes extracted facts (relationships first), as deleteRelationship and deleteEntity do but unaudited: extraction
+   * removes what lost its support, and a rejection records itself.
+   */
   async removeExtractedFacts(entityIds: readonly string[], relationshipIds: readonly string[]): Promise<void> {
     for (const id of relationshipIds) await this.store.deleteRelationship(id);
-    for (const id of entityIds) await this.deleteEntity(id);
+    for (const id of entityIds) await this.dropEntity(id);
     this.outbox?.nudge();
   }
 

@@ -60,6 +60,7 @@ export const ROOT_FIELD_ROLES: {
     mergeEntities: 'admin',
     undoMerge: 'admin',
     rejectEntity: 'admin',
+    rejectRelationship: 'admin',
     deleteRelationship: 'admin',
     createApiKey: 'admin',
     revokeApiKey: 'admin',

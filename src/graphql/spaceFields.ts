@@ -61,6 +61,7 @@ export const ROOT_FIELD_SPACES: {
     mergeEntities: 'unscoped',
     undoMerge: 'unscoped',
     rejectEntity: 'unscoped',
+    rejectRelationship: 'unscoped',
     acceptEntity: 'unscoped',
     acceptRelationship: 'unscoped',
     createApiKey: 'global',

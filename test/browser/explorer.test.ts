@@ -116,6 +116,56 @@ suite('graph explorer (/explorer)', () => {
     expect(errors).toEqual([]);
   });
 
+  it('shows the documents mentioning an entity as page nodes linked to it, and hides them again', async () => {
+    const { page, errors } = await open(`?entity=${FIXTURE.fraud}`);
+    const before = await waitIdle(page);
+    // The admin pages' one header: the same links on each, this page marked current.
+    expect(await page.locator('header.cairn-topbar nav a').allTextContents()).toEqual([
+      'Knowledge',
+      'Graph explorer',
+      'GraphiQL',
+    ]);
+    expect(await page.locator('header.cairn-topbar [aria-current=page]').textContent()).toBe('Graph explorer');
+    const runbook = `~doc:${FIXTURE.runbook}`;
+    await page.locator('#panel [data-action=toggle-documents]', { hasText: 'Show documents in graph' }).click();
+    const shown = await untilSnapshot(page, (s) => s.nodeIds.includes(runbook) && !s.running);
+    expect(shown.totalNodes).toBe(before.totalNodes + 1);
+    expect(shown.totalLinks).toBe(before.totalLinks + 1);
+    // Drawn as a page in its own fill, where every entity is a disc in its type's colour.
+    const colorAt = (id: string) =>
+      page.evaluate(
+        (nodeId) =>
+          (globalThis as unknown as { __explorerStats: { colorAt(i: string): string | null } }).__explorerStats.colorAt(
+            nodeId,
+          ),
+        id,
+      );
+    expect(await colorAt(runbook)).toBe('#fef3c7');
+    expect(await colorAt(FIXTURE.fraud)).not.toBe('#fef3c7');
+    expect(await page.locator('#legend', { hasText: 'Document' }).count()).toBe(1);
+    if (process.env.CAIRN_UPDATE_DOCS === '1') {
+      await page.screenshot({ path: artifactPath('explorer-documents.png') });
+      fs.copyFileSync(artifactPath('explorer-documents.png'), projectPath('docs', 'explorer-documents.png'));
+    }
+
+    const at = (await position(page, runbook))!;
+    await page.mouse.click(at.x, at.y);
+    const card = page.locator('#panel [data-field=document-card]');
+    await card.locator('h2', { hasText: 'Payments failures runbook' }).waitFor();
+    expect(await card.locator('a[data-action=open-document]').getAttribute('href')).toBe(
+      `/knowledge/${encodeURIComponent(FIXTURE.runbook)}`,
+    );
+    expect(new URL(page.url()).searchParams.get('entity')).toBe(FIXTURE.fraud); // the address names entities only
+
+    const fraud = (await position(page, FIXTURE.fraud))!;
+    await page.mouse.click(fraud.x, fraud.y);
+    await page.locator('#panel [data-action=toggle-documents]', { hasText: 'Hide documents in graph' }).click();
+    const hidden = await untilSnapshot(page, (s) => !s.nodeIds.includes(runbook));
+    expect([...hidden.nodeIds].sort()).toEqual([...before.nodeIds].sort());
+    expect(hidden.totalLinks).toBe(before.totalLinks);
+    expect(errors).toEqual([]);
+  });
+
   it('the legend hides and shows entity types and relationship types', async () => {
     const { page, errors } = await open(`?entity=${FIXTURE.payments}`);
     const before = await waitIdle(page, false);
@@ -241,8 +291,9 @@ suite('graph explorer (/explorer)', () => {
           ).length,
       );
     expect(unlabelled).toBe(0);
+    // The first Tab reaches the skip link, which jumps past the pages' header to the search.
     await page.keyboard.press('Tab');
-    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
     expect(
       await page.evaluate(
         () => (globalThis as unknown as { document: { activeElement: { id: string } } }).document.activeElement.id,

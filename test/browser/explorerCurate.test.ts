@@ -116,6 +116,13 @@ suite('curating the extracted graph (/explorer)', () => {
     expect((await read('x:chargeback2'))?.name).toBe('Chargeback disputes');
     expect((await read('x:chargeback'))?.aliases).toEqual([]);
 
+    // Reject an extracted relationship from the panel's list: it goes, both entities stay.
+    await choose(page, 'disputes', 'Chargeback disputes');
+    await page.click('#panel [data-action=reject-relationship]');
+    await note(page, 'Rejected relationship Payments API HANDLES Chargeback disputes');
+    expect((await read('x:chargeback2'))?.relationships).toEqual([]);
+    expect((await read(FIXTURE.payments))?.name).toBe('Payments API');
+
     // Reject: the entity goes, and the name is kept from extraction.
     await choose(page, 'Card payments', 'Card payments fail');
     await page.click('#panel [data-action=reject]');
@@ -125,7 +132,7 @@ suite('curating the extracted graph (/explorer)', () => {
       t,
       '{ auditLog(first: 1, filter: { targetId: "x:noise" }) { nodes { operation } } }',
     );
-    expect(entries.auditLog.nodes[0]?.operation).toBe('deleteEntity');
+    expect(entries.auditLog.nodes[0]?.operation).toBe('rejectEntity');
     expect(errors).toEqual([]);
     await page.close();
   }, 120_000);

@@ -58,6 +58,13 @@ describeBrowser('GraphiQL (chromium, offline)', () => {
       expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
       await page.locator('.graphiql-container').waitFor();
 
+      // The admin pages' one header: the same links on each, this page marked current.
+      expect(await page.locator('header.cairn-topbar nav a').allTextContents()).toEqual([
+        'Knowledge',
+        'Graph explorer',
+        'GraphiQL',
+      ]);
+      expect(await page.locator('header.cairn-topbar [aria-current=page]').textContent()).toBe('GraphiQL');
       // Five example tabs, the first one (upsertDocuments) active; introspection fills the docs explorer.
       expect(await page.locator('.graphiql-tab').count()).toBe(5);
       const editor = page.locator('.graphiql-query-editor .CodeMirror-code');

@@ -67,6 +67,14 @@ describeBrowser('knowledge pages (chromium)', () => {
     await withPage('/knowledge', async (page) => {
       await expect(cardValue(page, 'count-documents').textContent()).resolves.toBe(String(seeded.documents));
       expect(await cardValue(page, 'count-chunks').textContent()).toBe(String(seeded.chunks));
+      // The admin pages' one header: the same links on each, this page marked current.
+      expect(await page.locator('header.cairn-topbar nav a').allTextContents()).toEqual([
+        'Knowledge',
+        'Graph explorer',
+        'GraphiQL',
+      ]);
+      expect(await page.locator('header.cairn-topbar [aria-current=page]').textContent()).toBe('Knowledge');
+
       expect(await cardValue(page, 'count-entities').textContent()).toBe('2');
       expect(await cardValue(page, 'count-relationships').textContent()).toBe('1');
       const byType = await page.getByTestId('by-type').innerText();
@@ -285,9 +293,9 @@ describeBrowser('knowledge pages (chromium)', () => {
       const context = page.getByTestId('agent-context');
       await context.waitFor();
       // Exactly what enrichContext returns to an agent for the same input.
-      const direct = await gqlOk<{ enrichContext: { context: string } }>(
+      const direct = await gqlOk<{ enrichContext: { context: string; entities: { score: number }[] } }>(
         t,
-        'query($q: String!) { enrichContext(input: { query: $q, maxChars: 3000 }) { context } }',
+        'query($q: String!) { enrichContext(input: { query: $q, maxChars: 3000 }) { context entities { score } } }',
         { q: question },
       );
       expect(await context.textContent()).toBe(direct.enrichContext.context);
@@ -295,6 +303,10 @@ describeBrowser('knowledge pages (chromium)', () => {
       const entities = await page.getByTestId('agent-entity').allInnerTexts();
       expect(entities).toEqual(
         expect.arrayContaining([expect.stringContaining('Payment Service'), expect.stringContaining('Ledger')]),
+      );
+      // Each entity's graph score, in order, as GraphQL gives it.
+      expect(entities.map((e) => /score ([\d.]+)/.exec(e)?.[1])).toEqual(
+        direct.enrichContext.entities.map((e) => e.score.toFixed(3)),
       );
       expect(await page.getByTestId('agent-timings').innerText()).toMatch(/graph lane \d+ ms/);
       await page.getByRole('button', { name: 'Record as a knowledge gap' }).click();

@@ -208,4 +208,74 @@ describeBrowser('knowledge workbench: upload and bulk edits (chromium)', () => {
       await close();
     }
   }, 60_000);
+  // Last: creating keys turns authentication on for the rest of the suite.
+  test('readers see no edit controls and editors no deletes; the server refuses them the same', async () => {
+    const admin = (await t.services.apiKeys.create('wb-admin', 'admin')).key;
+    const reader = (await t.services.apiKeys.create('wb-reader', 'reader')).key;
+    const editor = (await t.services.apiKeys.create('wb-editor', 'editor')).key;
+    const openAs = async (key: string, path: string) => {
+      const opened = await openPage(browser);
+      await opened.page.addInitScript((k) => {
+        const storage = (globalThis as unknown as { sessionStorage: { setItem(n: string, v: string): void } })
+          .sessionStorage;
+        storage.setItem('cairn.apiKey', k);
+      }, key);
+      await opened.page.goto(`${t.server.url}${path}`);
+      await opened.page.locator('body[data-edit-role]').waitFor();
+      return opened;
+    };
+    const asReader = await openAs(reader, '/knowledge');
+    try {
+      const { page, errors } = asReader;
+      expect(await page.locator('body').getAttribute('data-edit-role')).toBe('reader');
+      await page.locator('[data-testid=document-row][data-id="note:gamma"]').waitFor();
+      expect(await page.getByRole('heading', { name: 'Search' }).count()).toBe(1);
+      for (const heading of ['Import', 'Upload files', 'History'])
+        expect(await page.getByRole('heading', { name: heading, exact: true }).count()).toBe(0);
+      expect(await page.getByRole('checkbox').count()).toBe(0);
+      expect(await page.getByRole('button', { name: /^Delete/ }).count()).toBe(0);
+      expect(await page.getByRole('button', { name: /^Sync / }).count()).toBe(0);
+      await page.goto(`${t.server.url}/knowledge/${encodeURIComponent('note:gamma')}`);
+      await page.getByTestId('document-title').waitFor();
+      expect(await page.getByRole('button', { name: 'Edit', exact: true }).count()).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      await asReader.close();
+    }
+    // What the page hides, the server refuses.
+    const asKey = (key: string, query: string) =>
+      fetch(`${t.server.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ query }),
+      }).then((r) => r.json() as Promise<{ errors?: { extensions?: { code?: string } }[] }>);
+    const edit = 'mutation { updateDocument(id: "note:gamma", input: { tags: ["x"] }) { document { id } } }';
+    expect((await asKey(reader, edit)).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    const remove = 'mutation { deleteDocument(id: "note:gamma") { deleted } }';
+    expect((await asKey(editor, remove)).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+
+    const asEditor = await openAs(editor, '/knowledge');
+    try {
+      const { page, errors } = asEditor;
+      expect(await page.locator('body').getAttribute('data-edit-role')).toBe('editor');
+      await page.getByRole('checkbox', { name: 'Select Note gamma' }).waitFor();
+      expect(await page.getByRole('heading', { name: 'Upload files' }).count()).toBe(1);
+      expect(await page.getByRole('heading', { name: 'History' }).count()).toBe(0);
+      expect(await page.getByRole('button', { name: 'Delete Note gamma' }).count()).toBe(0);
+      await page.getByRole('checkbox', { name: 'Select Note gamma' }).check();
+      await page.locator('[data-action=bulk-tag]').waitFor();
+      expect(await page.locator('[data-action=bulk-delete]').count()).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      await asEditor.close();
+    }
+    const asAdmin = await openAs(admin, '/knowledge');
+    try {
+      expect(await asAdmin.page.locator('body').getAttribute('data-edit-role')).toBe('admin');
+      await asAdmin.page.getByRole('button', { name: 'Delete Note gamma' }).waitFor();
+      await asAdmin.page.getByRole('heading', { name: 'History' }).waitFor();
+    } finally {
+      await asAdmin.close();
+    }
+  }, 90_000);
 });

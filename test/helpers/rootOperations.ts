@@ -67,6 +67,7 @@ export const ROOT_OPERATIONS: RootOperation[] = [
   m('mergeEntities', 'admin', () => 'mutation { mergeEntities(keepId: "svc:a", mergeId: "svc:missing") { id } }'),
   m('undoMerge', 'admin', () => 'mutation { undoMerge(mergeId: "merge_missing") { id } }'),
   m('rejectEntity', 'admin', () => 'mutation { rejectEntity(id: "svc:missing") { deleted } }'),
+  m('rejectRelationship', 'admin', () => 'mutation { rejectRelationship(id: "rel:missing") { id } }'),
   m('acceptEntity', 'editor', () => 'mutation { acceptEntity(id: "svc:missing") { id } }'),
   m('acceptRelationship', 'editor', () => 'mutation { acceptRelationship(id: "rel:missing") { id } }'),
   m(

@@ -18,7 +18,9 @@ interface Entry {
 
 const ENTRY = 'id operation targetIds actor { keyId name } before after undoes undoneBy';
 
-describe.each(laneShare(serverRuns({ everyDatabase: true })))('audit log and undo ($name)', (run) => {
+const everyDatabaseRuns = laneShare(serverRuns({ everyDatabase: true }));
+
+describe.each(everyDatabaseRuns)('audit log and undo ($name)', (run) => {
   let t: TestServer;
   let admin: string;
   let editor: string;

@@ -104,7 +104,9 @@ function longestChain(timeline: readonly { sent: number; done: number }[]): numb
   return Math.max(0, ...chain);
 }
 
-describe.each(laneShare(serverRuns({ everyDatabase: true })))('enrichContext round trips ($name)', (run) => {
+const everyDatabaseRuns = laneShare(serverRuns({ everyDatabase: true }));
+
+describe.each(everyDatabaseRuns)('enrichContext round trips ($name)', (run) => {
   let t: TestServer;
   beforeAll(async () => {
     t = await startRunServer(run);

@@ -6,7 +6,7 @@ import type { TestServer } from '../helpers/testServer.js';
 const ENRICH = `query($input: EnrichContextInput!) { enrichContext(input: $input) {
   context truncated omittedChunks omittedEntities warnings
   chunks { score vectorScore keywordRank citation why chunk { id content } document { id title } }
-  entities { why depth entity { id name } }
+  entities { why depth score entity { id name } }
   relationships { type from { id } to { id } }
   documents { id title }
   citations { number documentId title source url }
@@ -20,7 +20,7 @@ type Enriched = {
   omittedEntities: number;
   warnings: string[];
   chunks: { score: number; citation: number | null; why: string; document: { id: string } }[];
-  entities: { why: string; depth: number; entity: { id: string } }[];
+  entities: { why: string; depth: number; score: number; entity: { id: string } }[];
   relationships: { type: string; from: { id: string }; to: { id: string } }[];
   documents: { id: string }[];
   citations: { number: number; documentId: string; url: string | null }[];
@@ -62,7 +62,9 @@ async function seed(t: TestServer): Promise<void> {
   });
 }
 
-describe.each(laneShare(serverRuns({ everyDatabase: true })))('enrichContext ($name)', (run) => {
+const everyDatabaseRuns = laneShare(serverRuns({ everyDatabase: true }));
+
+describe.each(everyDatabaseRuns)('enrichContext ($name)', (run) => {
   let t: TestServer;
   beforeAll(async () => {
     t = await startRunServer(run);
@@ -87,6 +89,11 @@ describe.each(laneShare(serverRuns({ everyDatabase: true })))('enrichContext ($n
     expect({ why: why['svc:payments'], warnings: e.warnings }).toEqual({ why: 'matched in the query', warnings: [] });
     expect(why['sys:ledger']).toMatch(/neighbour of Payment Service through DEPENDS_ON at depth 1|mentioned by chunk/);
     expect(why['team:core']).toMatch(/neighbour of Payment Service through OWNS at depth 1/);
+    // Each entity's graph score, relative to the first: 1 first, then never rising, never below 0.
+    const scores = e.entities.map((x) => x.score);
+    expect(scores[0]).toBe(1);
+    expect(scores.every((v, i) => v >= 0 && v <= (scores[i - 1] ?? 1))).toBe(true);
+    expect(scores.some((v) => v < 1)).toBe(true);
     expect(e.relationships.map((r) => `${r.from.id} ${r.type} ${r.to.id}`)).toEqual(
       expect.arrayContaining(['svc:payments DEPENDS_ON sys:ledger', 'team:core OWNS svc:payments']),
     );

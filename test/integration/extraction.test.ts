@@ -5,6 +5,7 @@ import { silentLogger } from '../../src/logger.js';
 import { createServices, type Services } from '../../src/services.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
 import { CONFIG, doc, EXTRACTION_ENV, GUIDE, runExtractionScenario } from '../helpers/extractionScenario.js';
+import { runRejectionScenario } from '../helpers/rejectionScenario.js';
 import { TextMarkupExtractor } from '../helpers/TextMarkupExtractor.js';
 
 describe.each(dbTargets())('extraction from document writes ($name)', (target) => {
@@ -43,6 +44,10 @@ describe.each(dbTargets())('extraction from document writes ($name)', (target) =
     expect((await s.graph.getEntities(['x:technology:webpack', 'x:technology:esbuild'])).map((e) => e.id)).toEqual([
       'x:technology:esbuild',
     ]);
+  });
+
+  it('keeps rejected facts out of the graph until their rejection is undone', async () => {
+    await runRejectionScenario(s);
   });
 
   it('links a specific page entity to its home and by name, and makes none of a generic heading', async () => {

@@ -7,6 +7,7 @@ import { createServices, type Services } from '../../src/services.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
 import { EXTRACTION_ENV, runExtractionScenario } from '../helpers/extractionScenario.js';
 import { neo4jTestSettings } from '../helpers/graphStores.js';
+import { runRejectionScenario } from '../helpers/rejectionScenario.js';
 import { TextMarkupExtractor } from '../helpers/TextMarkupExtractor.js';
 
 const settings = neo4jTestSettings();
@@ -38,6 +39,10 @@ const settings = neo4jTestSettings();
 
     it('extracts facts with evidence, and removes only those a changed or deleted document alone supported', async () => {
       await runExtractionScenario(s);
+    });
+
+    it('keeps rejected facts out of the graph until their rejection is undone', async () => {
+      await runRejectionScenario(s);
     });
   },
 );

@@ -113,6 +113,47 @@ describe.each([edgeTarget()])('sources over GraphQL ($name)', (target) => {
     expect(gone.data).toEqual({ source: null, documents: { totalCount: 1 } });
   });
 
+  it('imports again at the next sync what undoing a sync job reverted', async () => {
+    fs.mkdirSync(path.join(root, 'notes'));
+    const file = path.join(root, 'notes', 'a.md');
+    fs.writeFileSync(file, '# A\n\nThe first version.');
+    const ok = async <T>(query: string, variables?: Record<string, unknown>): Promise<T> => {
+      const res = await t.gql<T>(query, variables);
+      expect(res.errors).toBeUndefined();
+      return res.data!;
+    };
+    const { createSource } = await ok<{ createSource: { id: string } }>(
+      'mutation { createSource(input: { name: "notes", kind: FOLDER, path: "notes" }) { id } }',
+    );
+    const sync = async () =>
+      (
+        await ok<{ syncSource: { id: string; status: string } }>(
+          'mutation($id: ID!) { syncSource(id: $id, async: false) { id status } }',
+          { id: createSource.id },
+        )
+      ).syncSource;
+    const content = async () =>
+      (await ok<{ document: { content: string } }>('{ document(id: "file:notes/a.md") { content } }')).document.content;
+    expect((await sync()).status).toBe('SUCCEEDED');
+    fs.writeFileSync(file, '# A\n\nThe second version.');
+    const second = await sync();
+    expect(await content()).toContain('second version');
+
+    const undone = await ok<{ undoImportJob: { undone: number } }>(
+      'mutation($id: ID!) { undoImportJob(id: $id) { undone } }',
+      { id: second.id },
+    );
+    expect(undone.undoImportJob.undone).toBeGreaterThan(0);
+    expect(await content()).toContain('first version');
+    // The file did not change since, yet the next sync writes what it says again: the undo reset its fingerprint.
+    await sync();
+    expect(await content()).toContain('second version');
+    const counts = await ok<{ source: { counts: { updated: number } } }>(
+      '{ source(id: "notes") { counts { updated } } }',
+    );
+    expect(counts.source.counts.updated).toBe(1);
+  });
+
   it('never answers with a deploy key, even one sent in an input GraphQL refuses', async () => {
     const key =
       '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQsecretbody\n-----END OPENSSH PRIVATE KEY-----';

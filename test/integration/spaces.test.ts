@@ -16,7 +16,9 @@ const withoutId = (res: GqlHttpResponse, id: string) => ({
   body: JSON.parse(JSON.stringify(res.body).split(id).join('<id>')) as unknown,
 });
 
-describe.each(laneShare(serverRuns({ everyDatabase: true })))('spaces ($name)', (run) => {
+const everyDatabaseRuns = laneShare(serverRuns({ everyDatabase: true }));
+
+describe.each(everyDatabaseRuns)('spaces ($name)', (run) => {
   let t: TestServer;
   const keys = { admin: '', ledger: '', vault: '' };
   const as = (key: string, query: string, variables?: Record<string, unknown>, headers?: Record<string, string>) =>

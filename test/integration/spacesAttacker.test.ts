@@ -17,7 +17,9 @@ const masked = (res: GqlHttpResponse, ...ids: string[]) => {
 /** Beta's secrets: none of these may ever appear in an answer to the attacker. */
 const SECRETS = /doc:beta|ent:orchid|ent:tulip|Orchid|Tulip|quorum/i;
 
-describe.each(laneShare(serverRuns({ everyDatabase: true })))('spaces under attack ($name)', (run) => {
+const everyDatabaseRuns = laneShare(serverRuns({ everyDatabase: true }));
+
+describe.each(everyDatabaseRuns)('spaces under attack ($name)', (run) => {
   let t: TestServer;
   const keys = { admin: '', attacker: '', beta: '' };
   const as = (key: string, query: string, variables?: Record<string, unknown>, headers?: Record<string, string>) =>

@@ -26,7 +26,9 @@ type Scenario = typeof scenario extends fc.Arbitrary<infer T> ? T : never;
 
 const sorted = (ids: Iterable<string>) => [...ids].sort();
 
-describe.each(laneShare(serverRuns({ everyDatabase: true })))('space isolation as a property ($name)', (target) => {
+const everyDatabaseRuns = laneShare(serverRuns({ everyDatabase: true }));
+
+describe.each(everyDatabaseRuns)('space isolation as a property ($name)', (target) => {
   let t: TestServer;
   let run = 0;
   beforeAll(async () => {

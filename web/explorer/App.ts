@@ -9,6 +9,7 @@ import { expandOwner, GraphModel, type GraphNode } from './GraphModel.js';
 import { Panel } from './Panel.js';
 import { Editor } from './Editor.js';
 import { PathTool } from './PathTool.js';
+import { DOCUMENT_FILL, DOCUMENT_TYPE, DocumentNodes, isDocumentNode } from './DocumentNodes.js';
 import { ViewState } from './ViewState.js';
 
 /** The page elements the app draws into. */
@@ -42,13 +43,17 @@ export class App {
   busy = 0;
   readonly paths: PathTool;
   readonly editor: Editor;
+  readonly documents = new DocumentNodes(this.model);
 
   constructor(private readonly els: AppElements) {
+    this.colors.fix(DOCUMENT_TYPE, DOCUMENT_FILL);
     this.engine = new Engine(els.canvas, this.model, this.view, this.colors);
     this.interaction = new Interaction(els.canvas, this.engine, this.model, this.view, {
       select: (id, shift) => void this.select(id, shift),
       toggleExpand: (id) => void this.toggleExpand(id),
-      linkDrop: (fromId, toId) => this.editor.linkDrop(fromId, toId),
+      linkDrop: (fromId, toId) => {
+        if (!isDocumentNode(fromId) && !isDocumentNode(toId)) this.editor.linkDrop(fromId, toId);
+      },
       escape: () => (this.view.path || this.view.pathFromId ? this.paths.clear() : void this.select(null)),
     });
     this.editor = new Editor(this);
@@ -67,6 +72,11 @@ export class App {
         pathTo: (id) => void this.paths.to(id),
         center: (id) => this.center(id),
         close: () => void this.select(null),
+        toggleDocuments: (id, documents) => {
+          this.documents.toggle(id, documents);
+          this.graphChanged(0.5);
+        },
+        documentsShown: (id) => this.documents.showing(id),
       },
       this.editor,
     );
@@ -129,7 +139,7 @@ export class App {
   /** Selects an entity (loading it when needed) and shows its panel; shift asks for a path to it; null deselects. */
   async select(id: string | null, shift = false): Promise<void> {
     const from = this.view.pathFromId ?? this.view.selectedId;
-    if (shift && id && from && from !== id) {
+    if (shift && id && from && from !== id && !isDocumentNode(id) && !isDocumentNode(from)) {
       this.view.pathFromId = from;
       await this.paths.to(id);
       return;
@@ -143,6 +153,10 @@ export class App {
       this.panel.hide();
       return;
     }
+    if (isDocumentNode(id)) {
+      this.showDocumentCard(id);
+      return;
+    }
     if (!this.model.nodes.has(id)) {
       if (!(await this.task('Loading', () => this.loadAround(id, 1, EXPAND_LIMIT + 1, true)))) return;
       this.view.follow = { id };
@@ -152,6 +166,7 @@ export class App {
 
   /** Expands a node (loading up to 100 neighbours) or collapses it (hiding what its expansion brought). */
   async toggleExpand(id: string): Promise<void> {
+    if (isDocumentNode(id)) return; // a document has no neighbourhood to load; its entity shows it
     const node = this.model.nodes.get(id);
     if (node?.expanded) {
       this.model.removeOwner(expandOwner(id));
@@ -263,9 +278,18 @@ export class App {
   graphChanged(alpha = 0.7): void {
     const empty = document.getElementById('empty-graph');
     if (empty && this.model.nodes.size > 0) empty.hidden = true;
+    this.documents.prune();
     this.engine.sync(alpha);
     this.legend.update();
     this.panel.render();
+  }
+
+  /** The panel of a selected document node, naming the loaded entities it is linked to. */
+  private showDocumentCard(id: string): void {
+    const node = this.model.nodes.get(id);
+    if (!node) return;
+    const names = [...this.model.neighborsOf(id)].map((n) => this.model.nodes.get(n)?.name ?? n);
+    this.panel.showContent(this.documents.card(node, names, () => void this.select(null)));
   }
 
   private followCamera(): void {
@@ -281,6 +305,7 @@ export class App {
 
   private syncUrl(): void {
     const url = new URL(window.location.href);
+    if (isDocumentNode(this.view.selectedId)) return;
     if (this.view.selectedId) url.searchParams.set('entity', this.view.selectedId);
     else url.searchParams.delete('entity');
     url.searchParams.delete('depth');

@@ -6,6 +6,7 @@ import {
   acceptRelationship,
   mergeEntities,
   rejectEntity,
+  rejectRelationship,
   undoMerge,
   type MergeDone,
 } from './curateApi.js';
@@ -87,6 +88,31 @@ export class Curator {
       className: 'quiet',
       attrs: { 'data-action': 'accept-relationship', 'aria-label': `Accept relationship ${label}` },
     });
+  }
+
+  /** The reject button of an extracted relationship row (admins). */
+  relationshipReject(id: string, origin: string, label: string, entityId: string): HTMLElement | null {
+    if (origin !== 'EXTRACTED' || !this.c.canDelete) return null;
+    return button('Reject', () => void this.rejectRelationship(id, label, entityId), {
+      className: 'quiet danger',
+      attrs: {
+        'data-action': 'reject-relationship',
+        'aria-label': `Reject relationship ${label}`,
+        title: 'Delete it; extraction will not write it again',
+      },
+    });
+  }
+
+  private async rejectRelationship(id: string, label: string, entityId: string): Promise<void> {
+    try {
+      await rejectRelationship(id);
+    } catch (err) {
+      this.c.host.status(`Reject failed: ${errorText(err)}`, true);
+      return;
+    }
+    this.c.host.model.removeRelationship(id);
+    this.c.host.graphChanged(0.3);
+    await this.c.done(entityId, `Rejected relationship ${label}: deleted, and extraction will not write it again.`);
   }
 
   private async accept(d: EntityDetail): Promise<void> {

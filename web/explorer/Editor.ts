@@ -113,11 +113,12 @@ export class Editor {
   relationshipControl(relationshipId: string, origin: string, label: string, entityId: string): HTMLElement | null {
     const accept = this.curator.relationshipAccept(relationshipId, origin, label, entityId);
     if (!this.canDelete) return accept;
+    const reject = this.curator.relationshipReject(relationshipId, origin, label, entityId);
     const remove = button('Delete', () => void this.removeRelationship(relationshipId, label, entityId), {
       className: 'quiet danger',
       attrs: { 'data-action': 'delete-relationship', 'aria-label': `Delete relationship ${label}` },
     });
-    return el('span', { className: 'row-actions' }, ...(accept ? [accept] : []), remove);
+    return el('span', { className: 'row-actions' }, ...[accept, reject].filter((b) => b !== null), remove);
   }
 
   /** An alt-drag from one node onto another: selects the target with the relationship form open. */

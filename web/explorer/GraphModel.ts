@@ -30,6 +30,11 @@ export interface GraphLink extends SimulationLinkDatum<GraphNode> {
   target: GraphNode;
 }
 
+/** What a node is made from: an entity, or a document shown beside the entities it mentions. */
+export type NodeInput = Pick<EntitySummary, 'id' | 'type' | 'name'> & { origin: string };
+/** What a link is made from: a relationship, or a document's link to an entity it mentions. */
+export type LinkInput = Pick<RelationshipSummary, 'id' | 'type' | 'from' | 'to'> & { origin: string };
+
 /** Owner token of the nodes an expansion of `id` brought in. */
 export function expandOwner(id: string): string {
   return `expand:${id}`;
@@ -45,9 +50,9 @@ export class GraphModel {
   private adjacencyVersion = -1;
 
   /** Adds entities (or just the owner, for known ones); new nodes start around `near` when given. Returns how many were new. */
-  addEntities(
-    entities: readonly EntitySummary[],
-    owner: (e: EntitySummary) => string | null,
+  addEntities<T extends NodeInput>(
+    entities: readonly T[],
+    owner: (e: T) => string | null,
     near?: { x: number; y: number },
   ): number {
     let added = 0;
@@ -83,7 +88,7 @@ export class GraphModel {
   }
 
   /** Adds the relationships whose two ends are loaded; returns how many were new. */
-  addRelationships(relationships: readonly RelationshipSummary[]): number {
+  addRelationships(relationships: readonly LinkInput[]): number {
     let added = 0;
     for (const r of relationships) {
       if (this.links.has(r.id)) continue;

@@ -16,6 +16,9 @@ export interface PanelActions {
   pathTo(id: string): void;
   center(id: string): void;
   close(): void;
+  /** Shows the documents mentioning the entity as nodes linked to it, or hides them again. */
+  toggleDocuments(id: string, documents: EntityDetail['documents']): void;
+  documentsShown(id: string): boolean;
 }
 
 /** The editor's parts of the panel (none for keys that may not edit). */
@@ -224,6 +227,13 @@ export class Panel {
 
   private documents(d: EntityDetail): HTMLElement {
     if (d.documents.length === 0) return el('p', { className: 'muted', text: 'No document mentions this entity.' });
+    const shown = this.actions.documentsShown(d.id);
+    const toggle = button(
+      shown ? 'Hide documents in graph' : 'Show documents in graph',
+      () => this.actions.toggleDocuments(d.id, d.documents),
+      { attrs: { 'data-action': 'toggle-documents', 'aria-pressed': String(shown) } },
+    );
+    toggle.disabled = !this.model.nodes.has(d.id);
     const list = el('ul', { className: 'docs', attrs: { 'data-field': 'documents' } });
     for (const doc of d.documents) {
       list.append(
@@ -238,6 +248,6 @@ export class Panel {
         ),
       );
     }
-    return list;
+    return el('div', {}, toggle, list);
   }
 }

@@ -7,6 +7,7 @@ import { PixelBuffer } from './PixelBuffer.js';
 import type { GraphLink, GraphModel, GraphNode } from './GraphModel.js';
 import { MAX_PIXEL_SPRITE_RADIUS, NodeSprites } from './NodeSprites.js';
 import type { ViewState } from './ViewState.js';
+import { DOCUMENT_FILL, DOCUMENT_ORIGIN, DOCUMENT_STROKE } from './DocumentNodes.js';
 
 /** What one frame needs. */
 export interface RenderInput {
@@ -73,14 +74,7 @@ export class Renderer {
       if ((sx < x0 && tx < x0) || (sx > x1 && tx > x1) || (sy < y0 && ty < y0) || (sy > y1 && ty > y1)) continue;
       (emph.links.has(l.id) ? strong : normal).push(l);
     }
-    let nodeCount = 0;
-    for (const n of model.nodes.values()) {
-      if (!view.nodeVisible(n)) continue;
-      nodeCount++;
-      const x = n.x ?? 0,
-        y = n.y ?? 0;
-      if (x >= x0 - m && x <= x1 + m && y >= y0 - m && y <= y1 + m) onScreen.push(n);
-    }
+    const nodeCount = nodesOnScreen(model, view, [x0 - m, y0 - m, x1 + m, y1 + m], onScreen);
     const linkAlpha = dimOthers ? 0.1 : 0.38;
     const fade = (n: GraphNode): number => (dimOthers && !emph.nodes.has(n.id) ? 0.18 : 1);
     const nodeColor = (n: GraphNode): string => input.colors.of(n.type);
@@ -103,7 +97,8 @@ export class Renderer {
       for (const n of onScreen) {
         const r = n.radius * k * dpr;
         if ((dimOthers && emph.nodes.has(n.id)) || r > MAX_PIXEL_SPRITE_RADIUS) late.push(n);
-        else buffer.blit(this.sprites.pixelsOf(nodeColor(n), r), device(n.x ?? 0, t.x), device(n.y ?? 0, t.y), fade(n));
+        else if (n.origin !== DOCUMENT_ORIGIN)
+          buffer.blit(this.sprites.pixelsOf(nodeColor(n), r), device(n.x ?? 0, t.x), device(n.y ?? 0, t.y), fade(n));
       }
       buffer.end(ctx);
       ctx.setTransform(dpr * k, 0, 0, dpr * k, dpr * t.x, dpr * t.y);
@@ -121,7 +116,7 @@ export class Renderer {
       arrows(ctx, strong, emph.kind === 'path' ? PATH_COLOR : '#334155', k);
     }
     ctx.setTransform(1, 0, 0, 1, 0, 0);
-    for (const n of late) {
+    for (const n of late.filter((x) => x.origin !== DOCUMENT_ORIGIN)) {
       ctx.globalAlpha = fade(n);
       this.sprites.draw(ctx, nodeColor(n), device(n.x ?? 0, t.x), device(n.y ?? 0, t.y), n.radius * k * dpr);
     }
@@ -131,6 +126,20 @@ export class Renderer {
     drawLabels(ctx, dpr, t, view, onScreen, emph, strong, normal);
     return { nodes: nodeCount, links: linkCount };
   }
+}
+
+/** Collects the visible nodes inside `box` (x0, y0, x1, y1) into `out`; returns how many are visible in all. */
+function nodesOnScreen(model: GraphModel, view: ViewState, box: number[], out: GraphNode[]): number {
+  const [x0 = 0, y0 = 0, x1 = 0, y1 = 0] = box;
+  let count = 0;
+  for (const n of model.nodes.values()) {
+    if (!view.nodeVisible(n)) continue;
+    count++;
+    const x = n.x ?? 0,
+      y = n.y ?? 0;
+    if (x >= x0 && x <= x1 && y >= y0 && y <= y1) out.push(n);
+  }
+  return count;
 }
 
 /**
@@ -210,6 +219,27 @@ function ring(
   ctx.setLineDash([]);
 }
 
+/** A document: a page with a folded corner, where entities are discs. */
+function page(ctx: CanvasRenderingContext2D, n: GraphNode, k: number): void {
+  const x = n.x ?? 0,
+    y = n.y ?? 0,
+    h = n.radius * 1.25,
+    w = n.radius,
+    fold = w * 0.6;
+  ctx.beginPath();
+  ctx.moveTo(x - w, y - h);
+  ctx.lineTo(x + w - fold, y - h);
+  ctx.lineTo(x + w, y - h + fold);
+  ctx.lineTo(x + w, y + h);
+  ctx.lineTo(x - w, y + h);
+  ctx.closePath();
+  ctx.fillStyle = DOCUMENT_FILL;
+  ctx.fill();
+  ctx.strokeStyle = DOCUMENT_STROKE;
+  ctx.lineWidth = 1.5 / k;
+  ctx.stroke();
+}
+
 /** The dashed outline of extracted entities (built from text: less certain than written ones). */
 export const EXTRACTED_COLOR = '#64748b';
 
@@ -222,6 +252,7 @@ function markers(
   k: number,
 ): void {
   for (const n of onScreen) {
+    if (n.origin === DOCUMENT_ORIGIN) page(ctx, n, k);
     if (n.origin === 'EXTRACTED') ring(ctx, n, 1.5 / k, EXTRACTED_COLOR, 1.5 / k, [2 / k, 2 / k]);
     if (view.gapIds.has(n.id)) ring(ctx, n, 4 / k, '#dc2626', 2 / k, [4 / k, 3 / k]);
     if (n.id === view.pathFromId) ring(ctx, n, 6 / k, PATH_COLOR, 2 / k, [3 / k, 2 / k]);

@@ -31,6 +31,13 @@ const RELATIONSHIP_PALETTE = [
 export class TypeColors {
   private readonly assigned = new Map<string, string>();
   private readonly relationships = new Map<string, string>();
+  /** Colours set for good (the document nodes' fill), outside the palette's order. */
+  private readonly fixed = new Map<string, string>();
+
+  /** Gives a type a colour of its own, without taking a palette slot. */
+  fix(type: string, color: string): void {
+    this.fixed.set(type, color);
+  }
 
   /** Pre-assigns relationship colours in a known order, as `seed` does for entity types. */
   seedRelationships(types: Iterable<string>): void {
@@ -54,7 +61,7 @@ export class TypeColors {
 
   /** The colour of a type, assigning the next one when it is new. */
   of(type: string): string {
-    let c = this.assigned.get(type);
+    let c = this.fixed.get(type) ?? this.assigned.get(type);
     if (!c) {
       c = PALETTE[this.assigned.size] ?? hashedColor(type);
       this.assigned.set(type, c);

@@ -5,6 +5,7 @@ import {
   ExplorerAcceptRelationshipDocument,
   ExplorerMergeEntitiesDocument,
   ExplorerRejectEntityDocument,
+  ExplorerRejectRelationshipDocument,
   ExplorerUndoMergeDocument,
   type ExplorerMergeEntitiesMutation,
   type RelationshipSummaryFragment,
@@ -28,6 +29,11 @@ export async function acceptRelationship(id: string): Promise<RelationshipSummar
 /** Deletes an extracted entity and keeps extraction from creating it again. */
 export async function rejectEntity(id: string): Promise<void> {
   await gql(ExplorerRejectEntityDocument, { id });
+}
+
+/** Deletes an extracted relationship and keeps extraction from writing it again. */
+export async function rejectRelationship(id: string): Promise<void> {
+  await gql(ExplorerRejectRelationshipDocument, { id });
 }
 
 /** Merges `mergeId` into `keepId`. */

@@ -1,4 +1,5 @@
 // Entry point of /explorer: builds the app, binds the toolbar and opens what the URL asks for.
+import '../shared/topbar.css';
 import './styles.css';
 import { App } from './App.js';
 import { byId } from './dom.js';

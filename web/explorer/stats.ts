@@ -47,6 +47,21 @@ export function installStatsHook(app: App): void {
       );
     },
     reheat: () => app.engine.reheat(1),
+    colorAt(id) {
+      const at = app.interaction.pagePosition(id);
+      const canvas = app.engine.canvas;
+      const ctx = canvas.getContext('2d');
+      if (!at || !ctx) return null;
+      const box = canvas.getBoundingClientRect();
+      const dpr = canvas.width / box.width;
+      const [r, g, b] = ctx.getImageData(
+        Math.round((at.x - box.left) * dpr),
+        Math.round((at.y - box.top) * dpr),
+        1,
+        1,
+      ).data;
+      return `#${[r, g, b].map((v) => (v ?? 0).toString(16).padStart(2, '0')).join('')}`;
+    },
   };
   (window as unknown as { __explorerStats: ExplorerStatsHook }).__explorerStats = hook;
 }

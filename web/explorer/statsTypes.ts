@@ -36,4 +36,6 @@ export interface ExplorerStatsHook {
   measureFps(ms: number): Promise<{ frames: number; ms: number; fps: number }>;
   /** Restarts the layout at full heat. */
   reheat(): void;
+  /** The colour drawn at a loaded node's centre (`#rrggbb`), as the last frame left it. */
+  colorAt(id: string): string | null;
 }

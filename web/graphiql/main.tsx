@@ -3,6 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { GraphiQL } from 'graphiql';
 import { createGraphiQLFetcher, type Fetcher } from '@graphiql/toolkit';
 import 'graphiql/style.css';
+import '../shared/topbar.css';
 import './graphiql.css';
 import { authFetch } from './authFetch';
 import { EXAMPLE_TABS } from './examples';

@@ -1,5 +1,6 @@
 // "What the agent sees": a question with enrichContext's options, and the context exactly as an agent receives it,
 // with each chunk's lane, score and why, each entity's why, and the lanes' timings.
+import { useRights } from './role';
 import { useState, type FormEvent } from 'react';
 import { gql } from '../shared/graphql';
 import {
@@ -72,7 +73,7 @@ function ContextParts({ context }: { context: AgentContext }) {
             <a href={explorerHref(e.entity.id)}>{e.entity.name}</a> <span className="badge">{e.entity.type}</span>{' '}
             <span className="badge">GRAPH</span>{' '}
             <span className="muted">
-              rank {i + 1} · depth {e.depth} · {e.why}
+              rank {i + 1} · score {formatScore(e.score)} · depth {e.depth} · {e.why}
             </span>
           </li>
         ))}
@@ -82,7 +83,9 @@ function ContextParts({ context }: { context: AgentContext }) {
 }
 
 function GapButton({ result, onRecord }: { result: Extract<Result, { status: 'ok' }>; onRecord(): void }) {
+  const { canEdit } = useRights();
   if (result.gap === 'saved') return <span role="status">Recorded as a knowledge gap.</span>;
+  if (!canEdit) return null;
   return (
     <>
       <button type="button" onClick={onRecord} disabled={result.gap === 'saving'}>

@@ -1,5 +1,6 @@
 // Bulk actions on the rows selected in the document table: add tags, remove tags, delete (after a confirmation that
 // says what goes). Each document is one audited updateDocument or deleteDocument, undoable from History.
+import { useRights } from './role';
 import { useState, type FormEvent } from 'react';
 import { gql } from '../shared/graphql';
 import { DELETE_MUTATION, UPDATE_DOCUMENT_MUTATION, type DocumentRow } from './api';
@@ -44,6 +45,7 @@ function DeleteConfirm(props: { what: string; n: number; busy: boolean; onConfir
 export function BulkActions({ selected, onDone }: { selected: DocumentRow[]; onDone(): void }) {
   const [tags, setTags] = useState('');
   const [confirming, setConfirming] = useState(false);
+  const { isAdmin } = useRights();
   const [state, setState] = useState<{ busy: boolean; error?: unknown; note?: string }>({ busy: false });
   const n = selected.length;
   if (n === 0)
@@ -107,9 +109,11 @@ export function BulkActions({ selected, onDone }: { selected: DocumentRow[]; onD
           onCancel={() => setConfirming(false)}
         />
       ) : (
-        <button type="button" className="danger" data-action="bulk-delete" onClick={() => setConfirming(true)}>
-          Delete selected…
-        </button>
+        isAdmin && (
+          <button type="button" className="danger" data-action="bulk-delete" onClick={() => setConfirming(true)}>
+            Delete selected…
+          </button>
+        )
       )}
       {state.note && <span role="status">{state.note}</span>}
       {state.error !== undefined && <ErrorNotice error={state.error} title="Bulk change incomplete" />}

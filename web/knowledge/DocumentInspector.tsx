@@ -1,4 +1,5 @@
 // The document inspector: metadata, tags linking to the filtered table, sanitised markdown, chunks and entities.
+import { useRights } from './role';
 import { useMemo, useState, type ReactNode } from 'react';
 import { DOCUMENT_QUERY, type DocumentDetail } from './api';
 import { DocumentEditor } from './DocumentEditor';
@@ -102,6 +103,7 @@ function InspectorBody({ doc }: { doc: DocumentDetail }) {
 export function DocumentInspector({ id }: { id: string }) {
   const q = useQuery(DOCUMENT_QUERY, { id });
   const [editing, setEditing] = useState(false);
+  const { canEdit } = useRights();
   const back = (
     <Link href={dashboardHref()} className="back">
       ← All documents
@@ -143,9 +145,11 @@ export function DocumentInspector({ id }: { id: string }) {
           onCancel={() => setEditing(false)}
         />
       ) : (
-        <button type="button" onClick={() => setEditing(true)}>
-          Edit
-        </button>
+        canEdit && (
+          <button type="button" onClick={() => setEditing(true)}>
+            Edit
+          </button>
+        )
       )}
       <InspectorBody doc={doc} />
     </div>

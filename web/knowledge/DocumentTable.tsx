@@ -2,6 +2,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { gql } from '../shared/graphql';
 import { BulkActions } from './BulkActions';
+import { useRights } from './role';
 import { DELETE_MUTATION, DOCUMENT_TYPES, DOCUMENTS_QUERY, type DocumentFilter, type DocumentRow } from './api';
 import { dashboardHref, documentHref, Link, navigate } from './router';
 import { Empty, ErrorNotice, formatDate, Loading, Panel } from './ui';
@@ -84,13 +85,10 @@ function Row({
   onSelect(on: boolean): void;
 }) {
   const [state, setState] = useState<{ busy: boolean; error?: unknown }>({ busy: false });
+  const { canEdit, isAdmin } = useRights();
   const remove = async () => {
-    if (
-      !window.confirm(
-        `Delete “${doc.title}” (${doc.id}) and its ${doc.chunkCount} chunks? It can be undone from History.`,
-      )
-    )
-      return;
+    const question = `Delete “${doc.title}” (${doc.id}) and its ${doc.chunkCount} chunks? It can be undone from History.`;
+    if (!window.confirm(question)) return;
     setState({ busy: true });
     try {
       await gql(DELETE_MUTATION, { id: doc.id });
@@ -102,12 +100,14 @@ function Row({
   return (
     <tr data-testid="document-row" data-id={doc.id}>
       <td>
-        <input
-          type="checkbox"
-          checked={selected}
-          onChange={(e) => onSelect(e.target.checked)}
-          aria-label={`Select ${doc.title}`}
-        />
+        {canEdit && (
+          <input
+            type="checkbox"
+            checked={selected}
+            onChange={(e) => onSelect(e.target.checked)}
+            aria-label={`Select ${doc.title}`}
+          />
+        )}
       </td>
       <td>
         <Link href={documentHref(doc.id)}>{doc.title}</Link>
@@ -128,15 +128,17 @@ function Row({
       <td className="num">{doc.chunkCount}</td>
       <td className="nowrap">{formatDate(doc.updatedAt)}</td>
       <td>
-        <button
-          type="button"
-          className="danger"
-          onClick={remove}
-          disabled={state.busy}
-          aria-label={`Delete ${doc.title}`}
-        >
-          {state.busy ? 'Deleting…' : 'Delete'}
-        </button>
+        {isAdmin && (
+          <button
+            type="button"
+            className="danger"
+            onClick={remove}
+            disabled={state.busy}
+            aria-label={`Delete ${doc.title}`}
+          >
+            {state.busy ? 'Deleting…' : 'Delete'}
+          </button>
+        )}
       </td>
     </tr>
   );
@@ -144,6 +146,7 @@ function Row({
 
 function DocumentRows({ nodes, onDeleted }: { nodes: DocumentRow[]; onDeleted(): void }) {
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const { canEdit } = useRights();
   const rows = nodes.filter((d) => selected.has(d.id));
   const all = nodes.length > 0 && rows.length === nodes.length;
   const select = (id: string, on: boolean) =>
@@ -155,23 +158,27 @@ function DocumentRows({ nodes, onDeleted }: { nodes: DocumentRow[]; onDeleted():
     });
   return (
     <div className="table-wrap">
-      <BulkActions
-        selected={rows}
-        onDone={() => {
-          setSelected(new Set());
-          onDeleted();
-        }}
-      />
+      {canEdit && (
+        <BulkActions
+          selected={rows}
+          onDone={() => {
+            setSelected(new Set());
+            onDeleted();
+          }}
+        />
+      )}
       <table className="documents">
         <thead>
           <tr>
             <th>
-              <input
-                type="checkbox"
-                checked={all}
-                onChange={(e) => setSelected(new Set(e.target.checked ? nodes.map((d) => d.id) : []))}
-                aria-label="Select every document on this page"
-              />
+              {canEdit && (
+                <input
+                  type="checkbox"
+                  checked={all}
+                  onChange={(e) => setSelected(new Set(e.target.checked ? nodes.map((d) => d.id) : []))}
+                  aria-label="Select every document on this page"
+                />
+              )}
             </th>
             <th>Title</th>
             <th>Type</th>

@@ -4,6 +4,7 @@ import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { apiKey, gql, setApiKey } from '../shared/graphql';
 import { askForApiKey } from '../shared/keyDialog';
 import { ACCESS_CHECK_QUERY } from './api';
+import { loadRights, RightsContext, type Rights } from './role';
 import { describeError, ErrorNotice, Loading } from './ui';
 
 /** Asks for a key (or to forget the stored one) and reloads so every panel uses the change. */
@@ -20,19 +21,25 @@ export async function changeApiKey(): Promise<void> {
 
 /** Renders `children` once the server accepts this tab's requests; otherwise the error and a way to enter a key. */
 export function KeyGate({ children }: { children: ReactNode }) {
-  const [state, setState] = useState<{ status: 'checking' } | { status: 'ok' } | { status: 'error'; error: unknown }>({
-    status: 'checking',
-  });
+  const [state, setState] = useState<
+    { status: 'checking' } | { status: 'ok'; rights: Rights } | { status: 'error'; error: unknown }
+  >({ status: 'checking' });
   const check = useCallback(() => {
     setState({ status: 'checking' });
-    gql(ACCESS_CHECK_QUERY).then(
-      () => setState({ status: 'ok' }),
-      (error: unknown) => setState({ status: 'error', error }),
-    );
+    gql(ACCESS_CHECK_QUERY)
+      .then(loadRights)
+      .then(
+        (rights) => {
+          // For the browser tests and styles: which controls the page offers (the server decides what it allows).
+          document.body.dataset.editRole = rights.isAdmin ? 'admin' : rights.canEdit ? 'editor' : 'reader';
+          setState({ status: 'ok', rights });
+        },
+        (error: unknown) => setState({ status: 'error', error }),
+      );
   }, []);
   useEffect(check, [check]);
 
-  if (state.status === 'ok') return <>{children}</>;
+  if (state.status === 'ok') return <RightsContext.Provider value={state.rights}>{children}</RightsContext.Provider>;
   if (state.status === 'checking') return <Loading what="Connecting" />;
   const needsKey = describeError(state.error).code === 'UNAUTHENTICATED';
   return (

@@ -1,4 +1,5 @@
 // Registered sources, kept live over graphql-ws: status, next run, the last sync's counts and error, "Sync now".
+import { useRights } from './role';
 import { createClient } from 'graphql-ws';
 import { useEffect, useState } from 'react';
 import { apiKey, gql } from '../shared/graphql';
@@ -55,6 +56,7 @@ function useLiveSources(): Live {
 
 function SyncButton({ source }: { source: SourceRow }) {
   const [state, setState] = useState<{ busy: boolean; error?: unknown }>({ busy: false });
+  const { canEdit } = useRights();
   const sync = async () => {
     setState({ busy: true });
     try {
@@ -64,6 +66,7 @@ function SyncButton({ source }: { source: SourceRow }) {
       setState({ busy: false, error });
     }
   };
+  if (!canEdit) return null;
   return (
     <>
       <button

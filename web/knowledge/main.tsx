@@ -2,6 +2,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import '../shared/admin.css';
+import '../shared/topbar.css';
 import './knowledge.css';
 import { AgentView } from './AgentView';
 import { DocumentInspector } from './DocumentInspector';
@@ -15,11 +16,13 @@ import { dashboardHref, Link, useRoute } from './router';
 import { SearchPanel } from './SearchPanel';
 import { SourcesPanel } from './SourcesPanel';
 import { SummaryCards } from './SummaryCards';
+import { useRights } from './role';
 
 function Dashboard({ params }: { params: URLSearchParams }) {
   // Bumped after a delete or a finished import so the counts, the table and the gaps reload.
   const [refresh, setRefresh] = useState(0);
   const changed = useCallback(() => setRefresh((n) => n + 1), []);
+  const { canEdit, isAdmin } = useRights();
   return (
     <>
       <h1>Knowledge</h1>
@@ -29,11 +32,11 @@ function Dashboard({ params }: { params: URLSearchParams }) {
       <DocumentTable params={params} refresh={refresh} onDeleted={changed} />
       <SourcesPanel />
       <div className="two-columns">
-        <ImportForm onFinished={changed} />
-        <UploadDrop onFinished={changed} />
+        {canEdit && <ImportForm onFinished={changed} />}
+        {canEdit && <UploadDrop onFinished={changed} />}
         <GapsList refresh={refresh} />
       </div>
-      <HistoryPanel refresh={refresh} onChanged={changed} />
+      {isAdmin && <HistoryPanel refresh={refresh} onChanged={changed} />}
     </>
   );
 }
@@ -45,7 +48,7 @@ function App() {
   }, [route]);
   return (
     <>
-      <header className="topbar">
+      <header className="cairn-topbar">
         <Link href={dashboardHref()} className="brand">
           Cairn
         </Link>

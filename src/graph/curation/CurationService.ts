@@ -15,29 +15,27 @@ import {
   type MergeRecord,
   type MergeSnapshot,
 } from './MergeRepository.js';
+import { FactRejection, type RejectionAudit, type RejectionRecord } from './FactRejection.js';
+
+export type { RejectionRecord } from './FactRejection.js';
 
 /** Most aliases an entity keeps (validateGraphInput's limit); a merge keeps the first ones. */
 const MAX_ALIASES = 50;
 
-/** Told of merges and their undos (the audit log). */
-export interface CurationAudit {
+/** Told of merges, their undos and rejections (the audit log). */
+export interface CurationAudit extends RejectionAudit {
   merged(record: MergeRecord): Promise<void>;
   mergeUndone(record: MergeRecord): Promise<void>;
 }
 
-/** What rejectEntity did. */
-export interface RejectionRecord {
-  id: string;
-  /** The normalised name extraction will not create again. */
-  rejectedName: string;
-}
-
 /**
- * Admins' curation of the graph: merging two entities (undoable from a snapshot in `entity_merges`) and rejecting an
- * extracted entity so that extraction never creates it again. Works on both graph stores.
+ * Admins' curation of the graph: merging two entities (undoable from a snapshot in `entity_merges`) and rejecting
+ * extracted facts so that extraction never writes them again (FactRejection). Works on both graph stores.
  */
 export class CurationService {
   private readonly merges: MergeRepository;
+  /** Rejecting extracted facts, and lifting a rejection (its undo). */
+  readonly rejection: FactRejection;
 
   private readonly store: GraphStore;
   private readonly linker: MentionLinker;
@@ -53,6 +51,7 @@ export class CurationService {
     this.merges = new MergeRepository(db);
     this.store = internals.store;
     this.linker = internals.linker;
+    this.rejection = new FactRejection(db, graph, internals.store, evidence, audit);
   }
 
   /**
@@ -172,30 +171,14 @@ export class CurationService {
     return this.graph.createRelationship({ fromId, toId, type, properties }, { origin: 'MANUAL' });
   }
 
-  /**
-   * Deletes an EXTRACTED entity with its relationships and evidence, and records its normalised name so that
-   * extraction never creates it again. BAD_USER_INPUT for entities people or importers wrote.
-   */
-  async rejectEntity(id: string): Promise<RejectionRecord> {
-    validateEntityId(id);
-    const [entity] = await this.graph.getEntities([id]);
-    if (!entity) throw notFound('Entity', id);
-    if (entity.origin !== 'EXTRACTED')
-      throw badInput(
-        'id',
-        `entity "${id}" is ${entity.origin}, not EXTRACTED: rejectEntity only refuses extracted entities; use deleteEntity`,
-      );
-    const relationships = await this.store.relationshipsOf([id], 'BOTH');
-    const rejectedName = await this.db.transaction(async (tx) => {
-      const key = await this.evidence.curation.reject(tx, entity.name);
-      await this.evidence.curation.deleteFacts(tx, [
-        entityFactKey(id),
-        ...relationships.map((r) => relationshipFactKey(r.id)),
-      ]);
-      return key;
-    });
-    await this.graph.deleteEntity(id);
-    return { id, rejectedName };
+  /** Rejects an EXTRACTED entity (see FactRejection.rejectEntity). */
+  rejectEntity(id: string): Promise<RejectionRecord> {
+    return this.rejection.rejectEntity(id);
+  }
+
+  /** Rejects an EXTRACTED relationship (see FactRejection.rejectRelationship). */
+  rejectRelationship(id: string): Promise<RelationshipRecord> {
+    return this.rejection.rejectRelationship(id);
   }
 
   /** Puts back what a merge changed (its preconditions checked). */

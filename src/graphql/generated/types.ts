@@ -354,6 +354,11 @@ export type EnrichedEntity = {
   why: Scalars['String']['output'];
   /** 0 for entities named by the query or the chunks, else hops from one of them. */
   depth: Scalars['Int']['output'];
+  /**
+   * The graph lane's score of the entity (personalised PageRank from the query's entities and the chunks found),
+   * relative to the best entity: 1 for the first, down to 0. Entities come in this order.
+   */
+  score: Scalars['Float']['output'];
 };
 
 /** A numbered source of `context`. */
@@ -1368,9 +1373,17 @@ export type Mutation = {
   undoMerge: EntityMerge;
   /**
    * Deletes an EXTRACTED entity (admin) with its relationships and evidence, and keeps extraction from creating an
-   * entity of that name again. BAD_USER_INPUT for MANUAL and IMPORTED entities: use deleteEntity.
+   * entity of that name again. Audited as rejectEntity: undo writes it back and lets extraction create it again.
+   * BAD_USER_INPUT for MANUAL and IMPORTED entities: use deleteEntity.
    */
   rejectEntity: RejectEntityPayload;
+  /**
+   * Deletes an EXTRACTED relationship (admin) with its evidence, and keeps extraction from writing it (the same type
+   * between the same two entities) again. Returns the relationship as it was. Audited as rejectRelationship: undo writes
+   * it back and lets extraction write it again. BAD_USER_INPUT for MANUAL and IMPORTED relationships: use
+   * deleteRelationship.
+   */
+  rejectRelationship: Relationship;
   /**
    * Accepts an EXTRACTED entity (editor): it becomes MANUAL (curated), so extraction no longer changes or removes it; its
    * evidence stays. Entities of other origins are returned unchanged. Audited as an update: undo makes it EXTRACTED again.
@@ -1480,6 +1493,11 @@ export type MutationUndoMergeArgs = {
 
 
 export type MutationRejectEntityArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationRejectRelationshipArgs = {
   id: Scalars['ID']['input'];
 };
 
@@ -1992,6 +2010,7 @@ export type EnrichedEntityResolvers<ContextType = GraphQLContext, ParentType ext
   entity?: Resolver<ResolversTypes['Entity'], ParentType, ContextType>;
   why?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   depth?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  score?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
 };
 
 export type CitationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Citation'] = ResolversParentTypes['Citation']> = {
@@ -2366,6 +2385,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   mergeEntities?: Resolver<ResolversTypes['EntityMerge'], ParentType, ContextType, RequireFields<MutationMergeEntitiesArgs, 'keepId' | 'mergeId'>>;
   undoMerge?: Resolver<ResolversTypes['EntityMerge'], ParentType, ContextType, RequireFields<MutationUndoMergeArgs, 'mergeId'>>;
   rejectEntity?: Resolver<ResolversTypes['RejectEntityPayload'], ParentType, ContextType, RequireFields<MutationRejectEntityArgs, 'id'>>;
+  rejectRelationship?: Resolver<ResolversTypes['Relationship'], ParentType, ContextType, RequireFields<MutationRejectRelationshipArgs, 'id'>>;
   acceptEntity?: Resolver<ResolversTypes['Entity'], ParentType, ContextType, RequireFields<MutationAcceptEntityArgs, 'id'>>;
   acceptRelationship?: Resolver<ResolversTypes['Relationship'], ParentType, ContextType, RequireFields<MutationAcceptRelationshipArgs, 'id'>>;
   createDocument?: Resolver<ResolversTypes['IndexResult'], ParentType, ContextType, RequireFields<MutationCreateDocumentArgs, 'input'>>;

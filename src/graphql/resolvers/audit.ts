@@ -1,4 +1,4 @@
-import type { AuditFilterSpec } from '../../audit/types.js';
+import type { AuditEntryRecord, AuditFilterSpec } from '../../audit/types.js';
 import { badInput } from '../../errors.js';
 import { toConnection } from '../connection.js';
 import type { AuditFilter, Resolvers } from '../generated/types.js';
@@ -28,6 +28,11 @@ function toFilter(filter: AuditFilter | null | undefined): AuditFilterSpec {
   return spec;
 }
 
+/** The documents undo entries reverted: a source's next sync must import them again (SourceService.forgetSynced). */
+function revertedDocuments(undos: readonly AuditEntryRecord[]): string[] {
+  return undos.filter((u) => u.targetKind === 'DOCUMENT').flatMap((u) => u.targetIds);
+}
+
 /** The audit log (admins read it) and undo (editors). */
 export const auditResolvers: Resolvers = {
   Query: {
@@ -43,9 +48,14 @@ export const auditResolvers: Resolvers = {
     },
   },
   Mutation: {
-    undo: (_, { auditId }, { services }) => services.audit.undo(auditId),
+    undo: async (_, { auditId }, { services }) => {
+      const undo = await services.audit.undo(auditId);
+      await services.sources.forgetSynced(revertedDocuments([undo]));
+      return undo;
+    },
     undoImportJob: async (_, { id }, { services }) => {
       const { jobId, undos } = await services.audit.undoJob(id);
+      await services.sources.forgetSynced(revertedDocuments(undos));
       return { jobId, undone: undos.length, undos };
     },
   },

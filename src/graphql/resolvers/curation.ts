@@ -31,7 +31,7 @@ function evidenceOffset(after: string): number {
   return offset;
 }
 
-/** Curation: accept an extracted fact (editors); merge, undo a merge, reject an extracted entity (admins). */
+/** Curation: accept an extracted fact (editors); merge, undo a merge, reject an extracted fact (admins). */
 export const curationResolvers: Resolvers = {
   Mutation: {
     mergeEntities: (_, { keepId, mergeId }, { services }) => services.curation.mergeEntities(keepId, mergeId),
@@ -39,6 +39,7 @@ export const curationResolvers: Resolvers = {
     acceptEntity: (_, { id }, { services }) => services.curation.acceptEntity(id),
     acceptRelationship: (_, { id }, { services }) => services.curation.acceptRelationship(id),
     rejectEntity: async (_, { id }, { services }) => ({ ...(await services.curation.rejectEntity(id)), deleted: true }),
+    rejectRelationship: (_, { id }, { services }) => services.curation.rejectRelationship(id),
   },
   EntityMerge: {
     kept: (merge, _, { loaders }) => loaders.entityById.load(merge.keepId),

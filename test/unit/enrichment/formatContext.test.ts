@@ -51,6 +51,7 @@ const entity = (id: string, name: string): EnrichedEntityRecord => ({
   } as EntityRecord,
   why: 'matched in the query',
   depth: 0,
+  score: 1,
 });
 const rel = (fromId: string, type: string, toId: string): RelationshipRecord => ({
   id: `${fromId}-${toId}`,

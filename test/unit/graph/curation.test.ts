@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { rejectionKey } from '../../../src/extraction/EvidenceCuration.js';
+import { nameKey } from '../../../src/extraction/nameKey.js';
 import { mergedAliases } from '../../../src/graph/curation/CurationService.js';
 import type { EntityRecord } from '../../../src/graph/types.js';
 
@@ -34,9 +35,11 @@ describe('curation helpers', () => {
     expect(out.slice(0, 46)).toEqual([...own, 'Merged']);
   });
 
-  it('keys rejected names without case, accents or punctuation', () => {
+  it('keys rejected names as extraction resolves them: no case, accents, punctuation or plural', () => {
     expect(rejectionKey('  Zürich—Straße!  ')).toBe('zurich straße');
-    expect(rejectionKey('server.port')).toBe('server port');
+    // An identifier keeps its punctuation and a prose name loses its plural, as nameKey has them.
+    expect(rejectionKey('server.port')).toBe(nameKey('server.port'));
+    expect(rejectionKey('Ledger Services')).toBe(nameKey('ledger service'));
     expect(rejectionKey('ＨＭＲ')).toBe('hmr');
     expect(rejectionKey('Crème Brûlée')).toBe(rejectionKey('creme brulee'));
   });

@@ -364,7 +364,7 @@ export type AgentViewQueryVariables = Exact<{
 }>;
 
 
-export type AgentViewQuery = { enrichContext: { context: string, truncated: boolean, omittedChunks: number, omittedEntities: number, warnings: Array<string>, timings: { retrievalMs: number, graphMs: number, totalMs: number }, chunks: Array<{ lane: EnrichLane, score: number, citation: number | null, why: string, chunk: { id: string, ordinal: number }, document: { id: string, title: string } }>, entities: Array<{ why: string, depth: number, entity: { id: string, name: string, type: string } }> } };
+export type AgentViewQuery = { enrichContext: { context: string, truncated: boolean, omittedChunks: number, omittedEntities: number, warnings: Array<string>, timings: { retrievalMs: number, graphMs: number, totalMs: number }, chunks: Array<{ lane: EnrichLane, score: number, citation: number | null, why: string, chunk: { id: string, ordinal: number }, document: { id: string, title: string } }>, entities: Array<{ why: string, depth: number, score: number, entity: { id: string, name: string, type: string } }> } };
 
 export type RecordKnowledgeGapMutationVariables = Exact<{
   query: string;
@@ -410,6 +410,11 @@ export type ImportUploadMutationVariables = Exact<{
 
 
 export type ImportUploadMutation = { importUpload: { job: { id: string, kind: ImportKind, status: ImportJobStatus, warnings: Array<string>, chunkCount: number, progress: { done: number, total: number }, errors: Array<{ item: string, code: string, message: string }>, documents: Array<{ id: string, title: string }> } } };
+
+export type ViewerRoleQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ViewerRoleQuery = { viewer: { role: Role } };
 
 export type EntitySummaryFragment = { id: string, type: string, name: string, origin: Origin };
 
@@ -546,6 +551,13 @@ export type ExplorerAcceptRelationshipMutationVariables = Exact<{
 
 
 export type ExplorerAcceptRelationshipMutation = { acceptRelationship: { id: string, type: string, origin: Origin, from: { id: string }, to: { id: string } } };
+
+export type ExplorerRejectRelationshipMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type ExplorerRejectRelationshipMutation = { rejectRelationship: { id: string } };
 
 export type ExplorerRejectEntityMutationVariables = Exact<{
   id: string;
@@ -942,6 +954,7 @@ export const AgentViewDocument = new TypedDocumentString(`
     entities {
       why
       depth
+      score
       entity {
         id
         name
@@ -1030,6 +1043,13 @@ export const ImportUploadDocument = new TypedDocumentString(`
     title
   }
 }`) as unknown as TypedDocumentString<ImportUploadMutation, ImportUploadMutationVariables>;
+export const ViewerRoleDocument = new TypedDocumentString(`
+    query ViewerRole {
+  viewer {
+    role
+  }
+}
+    `) as unknown as TypedDocumentString<ViewerRoleQuery, ViewerRoleQueryVariables>;
 export const ExplorerSearchDocument = new TypedDocumentString(`
     query ExplorerSearch($text: String!, $first: Int) {
   entities(filter: {nameContains: $text}, first: $first) {
@@ -1344,6 +1364,13 @@ export const ExplorerAcceptRelationshipDocument = new TypedDocumentString(`
     id
   }
 }`) as unknown as TypedDocumentString<ExplorerAcceptRelationshipMutation, ExplorerAcceptRelationshipMutationVariables>;
+export const ExplorerRejectRelationshipDocument = new TypedDocumentString(`
+    mutation ExplorerRejectRelationship($id: ID!) {
+  rejectRelationship(id: $id) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<ExplorerRejectRelationshipMutation, ExplorerRejectRelationshipMutationVariables>;
 export const ExplorerRejectEntityDocument = new TypedDocumentString(`
     mutation ExplorerRejectEntity($id: ID!) {
   rejectEntity(id: $id) {
