@@ -503,7 +503,7 @@ export type SourceJobsArgs = {
 
 /** A new source. Which settings apply depends on `kind`. */
 export type CreateSourceInput = {
-  /** Unique; 1-100 letters, digits, spaces, '.', '_' or '-'. */
+  /** Unique in its space; 1-100 letters, digits, spaces, '.', '_' or '-'. */
   name: Scalars['String']['input'];
   kind: SourceKind;
   /** GIT: the repository (https, or ssh as git@host:org/repo.git or ssh://…); SITE: the start page; OPENAPI: the spec. */
