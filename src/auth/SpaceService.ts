@@ -74,8 +74,8 @@ export class SpaceService {
   }
 
   /**
-   * True when the caller may use what is not kept apart by space yet (knowledge gaps, import jobs, sources, MCP,
-   * subscriptions): while `default` is the only space, or for a key bound to every space working in `default`.
+   * True when the caller may use what is not kept apart by space yet (extraction, curation, undo, the audit log):
+   * while `default` is the only space, or for a key bound to every space working in `default`.
    */
   async unrestricted(principal: Principal, space: string): Promise<boolean> {
     if (space !== DEFAULT_SPACE) return false;

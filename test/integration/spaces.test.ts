@@ -221,7 +221,7 @@ describe.each(laneShare(serverRuns()))('spaces ($name)', (run) => {
         },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
-    expect((await mcp(keys.vault)).status).toBe(403);
+    expect((await mcp(keys.vault)).status).toBe(200);
     expect((await mcp(keys.admin)).status).toBe(200);
     const form = new FormData();
     form.append('file', new Blob(['# Note'], { type: 'text/markdown' }), 'note.md');

@@ -6,6 +6,7 @@ import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { codeOf, gqlAs, type GqlHttpResponse } from '../helpers/auth.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
+import { call, connectHttp } from '../helpers/mcp.js';
 import { laneShare } from '../helpers/lanes.js';
 import { serverRuns, startRunServer } from '../helpers/serverRuns.js';
 import type { TestServer } from '../helpers/testServer.js';
@@ -370,5 +371,55 @@ describe.each(laneShare(serverRuns()))('spaces under attack ($name)', (run) => {
       (e) => e.sourceUpdated.id === lastId,
     );
     expect(heard).toEqual(own.map((s) => ({ sourceUpdated: { id: s.id } })));
+  });
+
+  it('every MCP tool and resource answers another space’s ids as missing ones', async () => {
+    const client = await connectHttp(t.server.url, keys.attacker);
+    try {
+      const tool = async (name: string, args: (id: string) => Record<string, unknown>, id: string) => {
+        const theirs = JSON.stringify(await call(client, name, args(id)));
+        expect(theirs.split(id).join('<id>')).not.toMatch(SECRETS);
+        expect(theirs.split(id).join('<id>')).toEqual(
+          JSON.stringify(await call(client, name, args('ghost:1')))
+            .split('ghost:1')
+            .join('<id>'),
+        );
+      };
+      await tool('get_document', (id) => ({ id }), 'doc:beta');
+      await tool('entity_neighbors', (id) => ({ id }), 'ent:orchid');
+      await tool('shortest_path', (id) => ({ fromId: id, toId: 'ent:tulip' }), 'ent:orchid');
+      await tool('create_relationship', (id) => ({ fromId: 'ent:alpha', toId: id, type: 'CALLS' }), 'ent:orchid');
+      const reads = [
+        await call(client, 'find_entities', { nameContains: 'orchid' }),
+        await call(client, 'find_entities', {}),
+        await call(client, 'search', { query: 'Orchid Gateway quorum Tulip Lilac' }),
+        await call(client, 'knowledge_gaps', {}),
+      ];
+      for (const read of reads) expect(read.isError).toBeFalsy();
+      // The attacker's own document names "the Orchid Gateway of nobody"; nothing else of beta's may show.
+      expect(JSON.stringify(reads).replace(/Orchid Gateway of nobody/g, '')).not.toMatch(SECRETS);
+      const enrich = await call(client, 'enrich_context', { query: 'What does the Orchid Gateway depend on?' });
+      expect(JSON.stringify(enrich).replace(/Orchid Gateway of nobody/g, '')).not.toMatch(/doc:beta|ent:orchid|Tulip/);
+      const listed = await client.listResources();
+      expect(listed.resources.map((r) => r.uri)).toContain('cairn://documents/doc%3Aalpha');
+      expect(JSON.stringify(listed).replace(/Orchid Gateway of nobody/g, '')).not.toMatch(SECRETS);
+      const read = async (uri: string) =>
+        client.readResource({ uri }).then(
+          (r) => JSON.stringify(r),
+          (err: Error) => err.message,
+        );
+      expect(await read('cairn://documents/doc%3Aalpha')).toContain('The Alpha Gateway serves');
+      const mask = (text: string, id: string) => text.split(encodeURIComponent(id)).join('<id>').split(id).join('<id>');
+      for (const [kind, id] of [
+        ['documents', 'doc:beta'],
+        ['entities', 'ent:orchid'],
+      ] as const) {
+        const theirs = mask(await read(`cairn://${kind}/${encodeURIComponent(id)}`), id);
+        expect(theirs).toEqual(mask(await read(`cairn://${kind}/ghost%3A1`), 'ghost:1'));
+        expect(theirs).not.toMatch(SECRETS);
+      }
+    } finally {
+      await client.close();
+    }
   });
 });
