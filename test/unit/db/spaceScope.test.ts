@@ -71,10 +71,6 @@ const UNSCOPED: Record<string, string> = {
     'curation (merges), not kept apart yet and refused to space-bound keys',
   'src/graph/mentions/MentionLinker.ts#removeMentions':
     'curation (merges), not kept apart yet and refused to space-bound keys',
-  'src/graph/mentions/EntityNameRepository.ts#allNames':
-    "the name cache holds every space's names; matches are kept to the request's space (mentionCounts, the mentions trigger)",
-  'src/graph/mentions/EntityNameRepository.ts#namesChangedSince':
-    "the name cache holds every space's names; matches are kept to the request's space (mentionCounts, the mentions trigger)",
   'src/graph/mentions/MentionRepository.ts#mentionCounts': 'its inSpace condition applies spaceSql',
   'src/graph/mentions/MentionRepository.ts#entityIdsMentionedWithin': SCOPED_BY_FILTER,
   'src/graph/mentions/MentionRepository.ts#evidence': `${SCOPED_BY_FILTER}; mention counts are of entities of the space`,
