@@ -66,6 +66,7 @@ export const ROOT_FIELD_SPACES: {
     createApiKey: 'global',
     revokeApiKey: 'global',
     createSpace: 'global',
+    renameSpace: 'global',
     undo: 'unscoped',
     undoImportJob: 'scoped',
     recordKnowledgeGap: 'scoped',

@@ -250,5 +250,29 @@ describe.each(laneShare(serverRuns()))('spaces ($name)', (run) => {
     expect(codeOf(await widen('{ name: "w2", role: READER, spaces: ["default"] }'))).toBe('FORBIDDEN');
     expect(codeOf(await widen('{ name: "w3", role: READER, spaces: ["payments"] }'))).toBeUndefined();
     expect(codeOf(await as(boundAdmin, 'mutation { createSpace(input: { id: "more" }) { id } }'))).toBe('FORBIDDEN');
+    expect(codeOf(await as(boundAdmin, 'mutation { renameSpace(id: "payments", name: "x") { id } }'))).toBe(
+      'FORBIDDEN',
+    );
+  });
+
+  it('renames a space, keeping its id, keys and contents', async () => {
+    const rename = (id: string, name: string) =>
+      as(keys.admin, 'mutation($id: ID!, $n: String!) { renameSpace(id: $id, name: $n) { id name } }', { id, n: name });
+    expect((await rename('payments', '  Payments and billing ')).body.data).toEqual({
+      renameSpace: { id: 'payments', name: 'Payments and billing' },
+    });
+    expect(codeOf(await rename('nowhere', 'x'))).toBe('NOT_FOUND');
+    expect(codeOf(await rename('payments', ' '))).toBe('BAD_USER_INPUT');
+    expect(codeOf(await as(keys.vault, 'mutation { renameSpace(id: "payments", name: "x") { id } }'))).toBe(
+      'FORBIDDEN',
+    );
+    const spaces = await as(keys.admin, '{ spaces { id name } }');
+    expect(spaces.body.data).toEqual({
+      spaces: [
+        { id: 'default', name: 'Default' },
+        { id: 'payments', name: 'Payments and billing' },
+      ],
+    });
+    expect((await as(keys.vault, '{ documents { totalCount } }')).body.errors).toBeUndefined();
   });
 });

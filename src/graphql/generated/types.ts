@@ -1410,6 +1410,8 @@ export type Mutation = {
   revokeApiKey: ApiKey;
   /** Creates a space (admin); CONFLICT when the id is taken. Bind keys to it with createApiKey(input: { spaces }). */
   createSpace: Space;
+  /** Renames a space (admin bound to every space): its id, which keys and requests name, stays. NOT_FOUND for an unknown id. */
+  renameSpace: Space;
   /**
    * Reverts one audit entry (editor): an update gets its previous values back, a delete re-creates the document (with
    * its chunks) or the entity (with its relationships), a create is deleted. The undo is itself audited; its entry is
@@ -1576,6 +1578,12 @@ export type MutationRevokeApiKeyArgs = {
 
 export type MutationCreateSpaceArgs = {
   input: CreateSpaceInput;
+};
+
+
+export type MutationRenameSpaceArgs = {
+  id: Scalars['ID']['input'];
+  name: Scalars['String']['input'];
 };
 
 
@@ -2384,6 +2392,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   createApiKey?: Resolver<ResolversTypes['CreatedApiKey'], ParentType, ContextType, RequireFields<MutationCreateApiKeyArgs, 'input'>>;
   revokeApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
   createSpace?: Resolver<ResolversTypes['Space'], ParentType, ContextType, RequireFields<MutationCreateSpaceArgs, 'input'>>;
+  renameSpace?: Resolver<ResolversTypes['Space'], ParentType, ContextType, RequireFields<MutationRenameSpaceArgs, 'id' | 'name'>>;
   undo?: Resolver<ResolversTypes['AuditEntry'], ParentType, ContextType, RequireFields<MutationUndoArgs, 'auditId'>>;
   undoImportJob?: Resolver<ResolversTypes['ImportJobUndo'], ParentType, ContextType, RequireFields<MutationUndoImportJobArgs, 'id'>>;
   recordKnowledgeGap?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationRecordKnowledgeGapArgs, 'query' | 'bestScore'>>;
