@@ -180,6 +180,7 @@ function toConfig(e: Env) {
     queryNamesMaxAgeMs: e.CAIRN_QUERY_NAMES_MAX_AGE_MS,
     auditRetentionDays: e.CAIRN_AUDIT_RETENTION_DAYS,
     maxDocumentChars: e.CAIRN_MAX_DOCUMENT_CHARS,
+    spaceQuota: { documents: e.CAIRN_SPACE_MAX_DOCUMENTS, chunks: e.CAIRN_SPACE_MAX_CHUNKS },
     maxResponseTextChars: e.CAIRN_MAX_RESPONSE_TEXT_CHARS,
     maxBodyBytes: e.CAIRN_MAX_BODY_BYTES,
     sources: sourcesConfig(e, dataDir),

@@ -353,6 +353,12 @@ const documents = {
     .default(90)
     .describe('days the audit log keeps an entry (swept with expired documents); `0` keeps every entry'),
   CAIRN_MAX_DOCUMENT_CHARS: int(1).default(5_000_000).describe('largest accepted document content'),
+  CAIRN_SPACE_MAX_DOCUMENTS: int(0)
+    .default(0)
+    .describe('most documents one space holds; a write past it is refused with `QUOTA_EXCEEDED`; `0`: no quota'),
+  CAIRN_SPACE_MAX_CHUNKS: int(0)
+    .default(0)
+    .describe('most chunks one space holds; a write past it is refused with `QUOTA_EXCEEDED`; `0`: no quota'),
   CAIRN_MAX_RESPONSE_TEXT_CHARS: int(1)
     .default(20_000_000)
     .describe(

@@ -22,6 +22,8 @@ export const ErrorCode = {
   FORBIDDEN: 'FORBIDDEN',
   /** The key (or client address) spent its request budget; retry after `retryAfterSeconds`. */
   RATE_LIMITED: 'RATE_LIMITED',
+  /** A write would take its space past a quota (CAIRN_SPACE_MAX_DOCUMENTS, CAIRN_SPACE_MAX_CHUNKS). */
+  QUOTA_EXCEEDED: 'QUOTA_EXCEEDED',
   /** The operation exceeds a static limit (depth, cost, aliases, directives, tokens). */
   QUERY_TOO_COMPLEX: 'QUERY_TOO_COMPLEX',
   /** The HTTP request body exceeds CAIRN_MAX_BODY_BYTES. */

@@ -7,6 +7,7 @@ import type { Logger } from './logger.js';
 
 export type { Db, Queryable } from './db/Db.js';
 export { KeyedLock } from './db/KeyedLock.js';
+export { runInSpace, runOutsideSpaces, spaceSql, writeSpace } from './db/spaceScope.js';
 export { toDate, toDateOrNull } from './db/rowValues.js';
 export { commandSearchPath, type ImportConfig } from './config.js';
 export type { Logger } from './logger.js';

@@ -1,45 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { toDate, toDateOrNull, type Db, type ExtractionEstimate } from '../../src/importerPort.js';
+import { spaceSql, writeSpace, type Db, type ExtractionEstimate } from '../../src/importerPort.js';
 import { encodeCursor, type KeysetCursor } from '../../src/shared/cursor.js';
-import type {
-  ImportJobItemRecord,
-  ImportJobRecord,
-  ImportJobStatus,
-  ImportKind,
-  ImportRequest,
-  ItemOutcome,
-} from './types.js';
-
-interface JobRow {
-  id: string;
-  kind: ImportKind;
-  status: ImportJobStatus;
-  request: ImportRequest;
-  progress_done: number;
-  progress_total: number;
-  chunk_count: number;
-  embedded_chunk_count: number;
-  warnings: string[];
-  extraction_tokens: number;
-  extraction_estimate: ExtractionEstimate | null;
-  created_at: Date | string;
-  started_at: Date | string | null;
-  finished_at: Date | string | null;
-}
-
-interface ItemRow {
-  job_id: string;
-  ordinal: number;
-  label: string;
-  status: ImportJobItemRecord['status'];
-  document_ids: string[];
-  error_code: string | null;
-  error: string | null;
-  finished_at: Date | string | null;
-}
+import { toItem, toJob, type ItemRow, type JobRow } from './jobRows.js';
+import type { ImportJobItemRecord, ImportJobRecord, ImportJobStatus, ImportRequest, ItemOutcome } from './types.js';
 
 const JOB_COLUMNS =
-  'id, kind, status, request, progress_done, progress_total, chunk_count, embedded_chunk_count, warnings, extraction_tokens, extraction_estimate, created_at, started_at, finished_at';
+  'id, space_id, kind, status, request, progress_done, progress_total, chunk_count, embedded_chunk_count, warnings, extraction_tokens, extraction_estimate, created_at, started_at, finished_at';
 const MAX_WARNINGS = 200;
 /** SQL: a RUNNING job's lease ran out before the time in parameter `now` (NULL only in rows of a release without leases). */
 const leaseExpired = (now: string) =>
@@ -57,36 +23,6 @@ export interface ClaimedJob {
   takenOverFrom: string | null;
 }
 
-function toItem(row: ItemRow): ImportJobItemRecord {
-  return {
-    ordinal: row.ordinal,
-    label: row.label,
-    status: row.status,
-    documentIds: row.document_ids,
-    errorCode: row.error_code,
-    error: row.error,
-    finishedAt: toDateOrNull(row.finished_at),
-  };
-}
-
-function toJob(row: JobRow, items: ImportJobItemRecord[]): ImportJobRecord {
-  return {
-    id: row.id,
-    kind: row.kind,
-    status: row.status,
-    request: row.request,
-    progress: { done: row.progress_done, total: row.progress_total },
-    chunkCount: row.chunk_count,
-    embeddedChunkCount: row.embedded_chunk_count,
-    warnings: row.warnings,
-    extraction: { tokens: row.extraction_tokens, estimate: row.extraction_estimate },
-    createdAt: toDate(row.created_at),
-    startedAt: toDateOrNull(row.started_at),
-    finishedAt: toDateOrNull(row.finished_at),
-    items,
-  };
-}
-
 /** A page of jobs, newest first. */
 export interface ImportJobPage {
   rows: { cursor: string; job: ImportJobRecord }[];
@@ -98,13 +34,13 @@ export interface ImportJobPage {
 export class ImportJobRepository {
   constructor(private readonly db: Db) {}
 
-  /** Records a QUEUED job with one PENDING item per label. */
+  /** Records a QUEUED job with one PENDING item per label, in the request's space. */
   async create(request: ImportRequest, labels: readonly string[]): Promise<ImportJobRecord> {
     const id = randomUUID();
     await this.db.transaction(async (tx) => {
       await tx.query(
-        `INSERT INTO import_jobs (id, kind, status, request, progress_total) VALUES ($1, $2, 'QUEUED', $3, $4)`,
-        [id, request.kind, JSON.stringify(request), labels.length],
+        `INSERT INTO import_jobs (id, kind, status, request, progress_total, space_id) VALUES ($1, $2, 'QUEUED', $3, $4, $5)`,
+        [id, request.kind, JSON.stringify(request), labels.length, writeSpace()],
       );
       if (labels.length > 0) {
         await tx.query(
@@ -117,12 +53,14 @@ export class ImportJobRepository {
     return (await this.get(id)) as ImportJobRecord;
   }
 
-  /** Jobs by id with their items, in no particular order. */
+  /** Jobs of the request's space (every space outside a request) by id with their items, in no particular order. */
   async getMany(ids: readonly string[]): Promise<ImportJobRecord[]> {
     if (ids.length === 0) return [];
-    const jobs = await this.db.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM import_jobs WHERE id = ANY($1::text[])`, [
-      ids,
-    ]);
+    const params: unknown[] = [ids];
+    const jobs = await this.db.query<JobRow>(
+      `SELECT ${JOB_COLUMNS} FROM import_jobs j WHERE id = ANY($1::text[]) AND ${spaceSql('j', params)}`,
+      params,
+    );
     return this.withItems(jobs.rows);
   }
 
@@ -134,19 +72,23 @@ export class ImportJobRepository {
   /** Jobs newest first, optionally with one status. */
   async list(first: number, after: KeysetCursor | undefined, status?: ImportJobStatus): Promise<ImportJobPage> {
     const params: unknown[] = [status ?? null];
+    const countParams: unknown[] = [status ?? null];
     let keyset = '';
     if (after) {
-      params.push(after.createdAt, after.id);
-      keyset = ' AND (created_at, id) < ($2::timestamptz, $3)';
+      keyset = ` AND (created_at, id) < ($${params.push(after.createdAt)}::timestamptz, $${params.push(after.id)})`;
     }
     params.push(first + 1);
-    const where = '($1::text IS NULL OR status = $1)';
+    const limit = `$${params.length}`;
     const [page, count] = await Promise.all([
       this.db.query<JobRow>(
-        `SELECT ${JOB_COLUMNS} FROM import_jobs WHERE ${where}${keyset} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+        `SELECT ${JOB_COLUMNS} FROM import_jobs j WHERE ($1::text IS NULL OR status = $1) AND ${spaceSql('j', params)}${keyset}
+          ORDER BY created_at DESC, id DESC LIMIT ${limit}`,
         params,
       ),
-      this.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM import_jobs WHERE ${where}`, [status ?? null]),
+      this.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM import_jobs j WHERE ($1::text IS NULL OR status = $1) AND ${spaceSql('j', countParams)}`,
+        countParams,
+      ),
     ]);
     const jobs = await this.withItems(page.rows.slice(0, first));
     return {
@@ -158,9 +100,11 @@ export class ImportJobRepository {
 
   /** A source's sync jobs, newest first. */
   async listForSource(sourceId: string, first: number): Promise<ImportJobRecord[]> {
+    const params: unknown[] = [sourceId, first];
     const jobs = await this.db.query<JobRow>(
-      `SELECT ${JOB_COLUMNS} FROM import_jobs WHERE kind = 'source' AND request->>'sourceId' = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
-      [sourceId, first],
+      `SELECT ${JOB_COLUMNS} FROM import_jobs j WHERE kind = 'source' AND request->>'sourceId' = $1 AND ${spaceSql('j', params)}
+        ORDER BY created_at DESC, id DESC LIMIT $2`,
+      params,
     );
     return this.withItems(jobs.rows);
   }

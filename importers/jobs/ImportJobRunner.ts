@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { runInJob, type Logger } from '../../src/importerPort.js';
+import { runInJob, runInSpace, runOutsideSpaces, type Logger } from '../../src/importerPort.js';
 import type { ImportJobRepository, JobLease } from './ImportJobRepository.js';
 import { FINISHED_STATUSES, type ImportJobRecord, type ImportJobStatus } from './types.js';
 
@@ -86,8 +86,9 @@ export class ImportJobRunner {
 
   /** Looks for queued jobs now (after an async submit, or when a job here ends), unless this runner does not poll. */
   kick(): void {
-    // A one-shot process (a CLI run) takes no one else's job: it would stop it half-done when it exits.
-    if (this.options.pollMs > 0) void this.tick();
+    // A one-shot process (a CLI run) takes no one else's job: it would stop it half-done when it exits. The poll looks
+    // at every space's jobs, whichever request kicked it.
+    if (this.options.pollMs > 0) void runOutsideSpaces(() => this.tick());
   }
 
   /** Claims this job and runs it here, resolving when it has finished (whoever ran it). */
@@ -169,7 +170,8 @@ export class ImportJobRunner {
   private launch(jobId: string, takenOver = false): void {
     const abort = new AbortController();
     const signal = AbortSignal.any([this.stopping.signal, abort.signal]);
-    const body = (async () => {
+    // The job is read whatever space set it off, and runs in its own space: its documents land where it was made.
+    const body = runOutsideSpaces(async () => {
       let status: ImportJobStatus = 'FAILED';
       try {
         const job = await this.jobs.get(jobId);
@@ -180,14 +182,14 @@ export class ImportJobRunner {
           progress: (done, total) => this.jobs.setProgress(jobId, done, total),
         };
         // The audit log records every change the job makes as the job's, so that undoing the job reverts it.
-        status = await runInJob(jobId, () => this.execute(job, context));
+        status = await runInSpace(job.space, () => runInJob(jobId, () => this.execute(job, context)));
       } catch (err) {
         this.logger.error({ err, jobId }, 'import job crashed');
       }
       const handBack = status === 'INTERRUPTED' && this.stopping.signal.aborted && this.options.handBackOnStop === true;
       const end = handBack ? this.jobs.handBack(jobId, this.runnerId) : this.jobs.finish(jobId, this.runnerId, status);
       await end.catch((err: unknown) => this.logger.error({ err, jobId }, 'could not record the end of an import job'));
-    })();
+    });
     const done = body.finally(() => {
       this.running.delete(jobId);
       if (!this.stopping.signal.aborted) this.kick();

@@ -67,6 +67,8 @@ export interface ImportJobItemRecord {
 /** An import job with its items. */
 export interface ImportJobRecord {
   id: string;
+  /** The space the job was made in: it writes its documents there, and only keys working there see it. */
+  space: string;
   kind: ImportKind;
   status: ImportJobStatus;
   request: ImportRequest;

@@ -1,4 +1,12 @@
-import { toDate, toDateOrNull, type Db, type DocumentTypeName, type ExtractorName } from '../../src/importerPort.js';
+import {
+  spaceSql,
+  toDate,
+  toDateOrNull,
+  writeSpace,
+  type Db,
+  type DocumentTypeName,
+  type ExtractorName,
+} from '../../src/importerPort.js';
 import type { JsonObject } from '../../src/shared/json.js';
 import type {
   NewSource,
@@ -12,6 +20,7 @@ import type {
 
 interface SourceRow {
   id: string;
+  space_id: string;
   name: string;
   kind: SourceConfig['kind'];
   config: JsonObject;
@@ -43,6 +52,7 @@ function toSource(row: SourceRow): SourceRecord {
   return {
     ...({ kind: row.kind, config: row.config } as unknown as SourceConfig),
     id: row.id,
+    space: row.space_id,
     name: row.name,
     tags: row.tags,
     documentType: row.document_type,
@@ -87,26 +97,39 @@ export class SourceRepository {
 
   async create(id: string, source: NewSource, nextRunAt: Date | null): Promise<SourceRecord> {
     const { rows } = await this.db.query<SourceRow>(
-      `INSERT INTO sources (id, name, kind, config, tags, document_type, schedule, sync_timeout_ms, next_run_at, deploy_key, ssh_known_hosts, extractors)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *`,
-      [id, ...settingValues(source, nextRunAt)],
+      `INSERT INTO sources (id, name, kind, config, tags, document_type, schedule, sync_timeout_ms, next_run_at, deploy_key, ssh_known_hosts, extractors, space_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING *`,
+      [id, ...settingValues(source, nextRunAt), writeSpace()],
     );
     return toSource(rows[0] as SourceRow);
   }
 
+  /** A source of the request's space (any space outside a request), or undefined. */
   async get(id: string): Promise<SourceRecord | undefined> {
-    const { rows } = await this.db.query<SourceRow>('SELECT * FROM sources WHERE id = $1', [id]);
+    const params: unknown[] = [id];
+    const { rows } = await this.db.query<SourceRow>(
+      `SELECT * FROM sources s WHERE id = $1 AND ${spaceSql('s', params)}`,
+      params,
+    );
     return rows[0] && toSource(rows[0]);
   }
 
   async getByName(name: string): Promise<SourceRecord | undefined> {
-    const { rows } = await this.db.query<SourceRow>('SELECT * FROM sources WHERE name = $1', [name]);
+    const params: unknown[] = [name];
+    const { rows } = await this.db.query<SourceRow>(
+      `SELECT * FROM sources s WHERE name = $1 AND ${spaceSql('s', params)}`,
+      params,
+    );
     return rows[0] && toSource(rows[0]);
   }
 
-  /** Every source, by name. */
+  /** Every source of the request's space, by name. */
   async list(): Promise<SourceRecord[]> {
-    const { rows } = await this.db.query<SourceRow>('SELECT * FROM sources ORDER BY name');
+    const params: unknown[] = [];
+    const { rows } = await this.db.query<SourceRow>(
+      `SELECT * FROM sources s WHERE ${spaceSql('s', params)} ORDER BY name`,
+      params,
+    );
     return rows.map(toSource);
   }
 
@@ -139,7 +162,11 @@ export class SourceRepository {
   }
 
   async delete(id: string): Promise<boolean> {
-    const { rowCount } = await this.db.query('DELETE FROM sources WHERE id = $1', [id]);
+    const params: unknown[] = [id];
+    const { rowCount } = await this.db.query(
+      `DELETE FROM sources s WHERE id = $1 AND ${spaceSql('s', params)}`,
+      params,
+    );
     return rowCount > 0;
   }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   KeyedLock,
   runAs,
+  runInSpace,
   SCHEDULER_ACTOR,
   type Db,
   type DocumentExtractor,
@@ -236,7 +237,8 @@ export class SourceService {
         )
           continue;
         try {
-          started.push(await this.sync(source.id));
+          // In the source's space: its job, and the documents the job writes, belong there.
+          started.push(await runInSpace(source.space, () => this.sync(source.id)));
         } catch (err) {
           this.deps.logger.warn(
             { err: (err as Error).message, sourceId: source.id },

@@ -75,6 +75,8 @@ export interface SyncCounts {
 export type SourceRecord = SourceConfig &
   SshSettings & {
     id: string;
+    /** The space the source belongs to: its syncs run there and write their documents there. */
+    space: string;
     name: string;
     tags: string[];
     documentType: DocumentTypeName | null;

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { toDate, type Db } from '../../src/importerPort.js';
+import { spaceSql, toDate, writeSpace, type Db } from '../../src/importerPort.js';
 import { AppError, ErrorCode } from '../../src/errors.js';
 
 /** An uploaded file's description, without its bytes. */
@@ -48,25 +48,26 @@ export class UploadRepository {
     private readonly ttlMs: number,
   ) {}
 
-  /** Stores a file and returns its record (the id is what `importUpload` takes). */
+  /** Stores a file in the request's space and returns its record (the id is what `importUpload` takes there). */
   async save(fileName: string, contentType: string | null, bytes: Buffer): Promise<UploadRecord> {
     const id = `upl_${randomUUID().replaceAll('-', '')}`;
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     const { rows } = await this.db.query<UploadRow>(
-      `INSERT INTO uploads (id, file_name, content_type, byte_size, sha256, content, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7::bigint / 1000.0))
+      `INSERT INTO uploads (id, file_name, content_type, byte_size, sha256, content, expires_at, space_id)
+       VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7::bigint / 1000.0), $8)
        RETURNING id, file_name, content_type, byte_size, sha256, created_at, expires_at`,
-      [id, fileName, contentType, bytes.length, sha256, bytes, this.ttlMs],
+      [id, fileName, contentType, bytes.length, sha256, bytes, this.ttlMs, writeSpace()],
     );
     return toRecord(rows[0] as UploadRow);
   }
 
-  /** Loads a live upload's bytes; NOT_FOUND names the id when it is unknown or expired. */
+  /** Loads a live upload's bytes; NOT_FOUND names the id when it is unknown, expired or of another space. */
   async load(id: string): Promise<UploadContent> {
+    const params: unknown[] = [id];
     const { rows } = await this.db.query<UploadRow>(
       `SELECT id, file_name, content_type, byte_size, sha256, created_at, expires_at, content
-         FROM uploads WHERE id = $1 AND expires_at > now()`,
-      [id],
+         FROM uploads u WHERE id = $1 AND expires_at > now() AND ${spaceSql('u', params)}`,
+      params,
     );
     const row = rows[0];
     if (!row?.content) {
@@ -79,11 +80,13 @@ export class UploadRepository {
     return { ...toRecord(row), bytes: Buffer.from(row.content) };
   }
 
-  /** A live upload's record without its bytes, or undefined. */
+  /** A live upload of the request's space without its bytes, or undefined. */
   async find(id: string): Promise<UploadRecord | undefined> {
+    const params: unknown[] = [id];
     const { rows } = await this.db.query<UploadRow>(
-      `SELECT id, file_name, content_type, byte_size, sha256, created_at, expires_at FROM uploads WHERE id = $1 AND expires_at > now()`,
-      [id],
+      `SELECT id, file_name, content_type, byte_size, sha256, created_at, expires_at
+         FROM uploads u WHERE id = $1 AND expires_at > now() AND ${spaceSql('u', params)}`,
+      params,
     );
     return rows[0] ? toRecord(rows[0]) : undefined;
   }

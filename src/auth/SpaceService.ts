@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/Db.js';
 import { DEFAULT_SPACE } from '../db/spaceScope.js';
-import { AppError, ErrorCode, badInput } from '../errors.js';
+import { AppError, ErrorCode, badInput, notFound } from '../errors.js';
 import type { Principal } from './roles.js';
 
 /** A space: a part of the store that keys are bound to (see docs/security.md#spaces). */
@@ -33,6 +33,13 @@ export function validateSpaceId(id: string, field = 'id'): string {
   return clean;
 }
 
+/** A space's name, trimmed: 1 to MAX_NAME characters (`field` names it in the error). */
+function validSpaceName(name: string, field: string): string {
+  const clean = name.trim();
+  if (clean === '' || clean.length > MAX_NAME) throw badInput(field, `must be 1 to ${MAX_NAME} characters`);
+  return clean;
+}
+
 /** Creates and lists spaces (the `spaces` table), and decides which space a request works in. */
 export class SpaceService {
   constructor(private readonly db: Queryable) {}
@@ -40,13 +47,23 @@ export class SpaceService {
   /** Creates a space; CONFLICT when the id is taken. */
   async create(input: { id: string; name?: string | null }): Promise<SpaceRecord> {
     const id = validateSpaceId(input.id, 'input.id');
-    const name = (input.name ?? id).trim();
-    if (name === '' || name.length > MAX_NAME) throw badInput('input.name', `must be 1 to ${MAX_NAME} characters`);
+    const name = validSpaceName(input.name ?? id, 'input.name');
     const { rows } = await this.db.query<Row>(
       'INSERT INTO spaces (id, name) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING id, name, created_at',
       [id, name],
     );
     if (!rows[0]) throw new AppError(ErrorCode.CONFLICT, `space "${id}" already exists`, { id });
+    return toRecord(rows[0]);
+  }
+
+  /** Gives a space a new name (its id stays); NOT_FOUND for an unknown id. */
+  async rename(id: string, newName: string): Promise<SpaceRecord> {
+    const name = validSpaceName(newName, 'name');
+    const { rows } = await this.db.query<Row>(
+      'UPDATE spaces SET name = $2 WHERE id = $1 RETURNING id, name, created_at',
+      [id, name],
+    );
+    if (!rows[0]) throw notFound('Space', id);
     return toRecord(rows[0]);
   }
 
@@ -74,8 +91,8 @@ export class SpaceService {
   }
 
   /**
-   * True when the caller may use what is not kept apart by space yet (knowledge gaps, import jobs, sources, MCP,
-   * subscriptions): while `default` is the only space, or for a key bound to every space working in `default`.
+   * True when the caller may use what is not kept apart by space yet (extraction, curation, undo, the audit log):
+   * while `default` is the only space, or for a key bound to every space working in `default`.
    */
   async unrestricted(principal: Principal, space: string): Promise<boolean> {
     if (space !== DEFAULT_SPACE) return false;

@@ -31,8 +31,8 @@ Commands:
                         --space binds it to spaces (default: every space for admin, else default)
   keys list [--json]    list keys: id, name, role, created, last used, revoked
   keys revoke <id>      revoke a key at once
-  spaces [list] [--json] | spaces create <id> [--name N]
-                        list spaces, or create one (see docs/security.md#spaces)
+  spaces [list] [--json] | spaces create <id> [--name N] | spaces rename <id> --name N
+                        list spaces, create one or rename one (see docs/security.md#spaces)
   sources add <name> --kind GIT|SITE|OPENAPI|FOLDER [--url U] [--branch B] [--include G]… [--exclude G]…
         [--path P] [--sitemap U] [--prefix P] [--max-pages N] [--concurrency N] [--delay-ms N]
         [--tag T]… [--type T] [--extractors structural,offline,llm] [--schedule CRON] [--timeout SECONDS]

@@ -7,7 +7,10 @@ import { UsageError } from './cliErrors.js';
 import type { ServerClient } from './ServerClient.js';
 
 /** What `cairn spaces` does. */
-export type SpacesAction = { kind: 'list' } | { kind: 'create'; id: string; name: string | undefined };
+export type SpacesAction =
+  | { kind: 'list' }
+  | { kind: 'create'; id: string; name: string | undefined }
+  | { kind: 'rename'; id: string; name: string };
 
 /** A space as the CLI prints it with `--json`. */
 interface SpaceJson {
@@ -16,15 +19,20 @@ interface SpaceJson {
   createdAt: string;
 }
 
-const SPACES_USAGE = 'usage: cairn spaces [list] [--json] | spaces create <id> [--name <name>]';
+const SPACES_USAGE =
+  'usage: cairn spaces [list] [--json] | spaces create <id> [--name <name>] | spaces rename <id> --name <name>';
 
-/** Parses `spaces [list] | spaces create <id>`. */
+/** Parses `spaces [list] | spaces create <id> | spaces rename <id> --name <name>`. */
 export function parseSpacesAction(args: string[], name: string | undefined): SpacesAction {
   const [action, ...rest] = args;
   if (action === undefined || action === 'list') return { kind: 'list' };
-  if (action !== 'create') throw new UsageError(`unknown spaces action "${action}"; ${SPACES_USAGE}`);
-  if (rest.length !== 1) throw new UsageError(`spaces create takes exactly one space id; ${SPACES_USAGE}`);
-  return { kind: 'create', id: rest[0] ?? '', name };
+  if (action !== 'create' && action !== 'rename')
+    throw new UsageError(`unknown spaces action "${action}"; ${SPACES_USAGE}`);
+  if (rest.length !== 1) throw new UsageError(`spaces ${action} takes exactly one space id; ${SPACES_USAGE}`);
+  const id = rest[0] ?? '';
+  if (action === 'create') return { kind: 'create', id, name };
+  if (name === undefined) throw new UsageError(`spaces rename needs the new name (--name); ${SPACES_USAGE}`);
+  return { kind: 'rename', id, name };
 }
 
 function print(spaces: SpaceJson[], json: boolean): void {
@@ -46,6 +54,7 @@ export async function spacesCommand(config: Config, action: SpacesAction, json: 
     await migrate(db);
     const spaces = new SpaceService(db);
     if (action.kind === 'create') print([toJson(await spaces.create({ id: action.id, name: action.name }))], json);
+    else if (action.kind === 'rename') print([toJson(await spaces.rename(action.id, action.name))], json);
     else print((await spaces.list()).map(toJson), json);
     return 0;
   } finally {
@@ -61,6 +70,12 @@ export async function remoteSpaces(client: ServerClient, action: SpacesAction, j
       { input: { id: action.id, name: action.name } },
     );
     print([createSpace], json);
+  } else if (action.kind === 'rename') {
+    const { renameSpace } = await client.graphql<{ renameSpace: SpaceJson }>(
+      'mutation($id: ID!, $name: String!) { renameSpace(id: $id, name: $name) { id name createdAt } }',
+      { id: action.id, name: action.name },
+    );
+    print([renameSpace], json);
   } else {
     const { spaces } = await client.graphql<{ spaces: SpaceJson[] }>('{ spaces { id name createdAt } }');
     print(spaces, json);

@@ -22,6 +22,14 @@ export function runInSpace<T>(space: string, fn: () => T): T {
   return current.run(Object.freeze({ space }), fn);
 }
 
+/**
+ * Runs `fn` outside any request's space (it sees every space): for background work a request only set off, such as
+ * the job runner's poll, which must find jobs of every space and then runs each in its own.
+ */
+export function runOutsideSpaces<T>(fn: () => T): T {
+  return current.exit(fn);
+}
+
 /** The scope of the running request, or undefined outside any (CLI, workers). */
 export function currentSpaceScope(): SpaceScope | undefined {
   return current.getStore();

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { enforceSpaceQuota } from './spaceQuota.js';
 import type { Db, Queryable } from '../db/Db.js';
 import type { EmbeddingProvider } from '../embeddings/EmbeddingProvider.js';
 import { AppError, badInput, ErrorCode, notFound } from '../errors.js';
@@ -209,6 +210,7 @@ export class DocumentService extends DocumentReader {
         changed,
         vectors,
       );
+      if (changed.length > 0) await enforceSpaceQuota(tx, this.limits.spaceQuota);
       await this.changes?.written(
         tx,
         [...written.values()].map((after) => ({ before: current.get(after.id), after })),

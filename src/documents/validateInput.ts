@@ -32,6 +32,14 @@ export interface RawDocumentInput {
 /** Limits that depend on configuration. */
 export interface InputLimits {
   maxDocumentChars: number;
+  /** Most documents and chunks a space holds (0: no quota); see spaceQuota.ts. */
+  spaceQuota?: SpaceQuota;
+}
+
+/** Per-space quotas: most documents and chunks one space holds (0: none). */
+export interface SpaceQuota {
+  documents: number;
+  chunks: number;
 }
 
 /** Validates a document id. */

@@ -72,6 +72,7 @@ export const ROOT_FIELD_ROLES: {
     acceptRelationship: 'editor',
     recordKnowledgeGap: 'editor',
     createSpace: 'admin',
+    renameSpace: 'admin',
   },
 };
 

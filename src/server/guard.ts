@@ -59,28 +59,6 @@ function limited(limiter: RateLimiter, res: Response, bucket: string): boolean {
   return true;
 }
 
-/**
- * For routes whose work is not kept apart by space yet (MCP, uploads): while other spaces exist, only keys bound to
- * every space, working in `default`, pass (403 FORBIDDEN otherwise; see `SpaceService.unrestricted`).
- */
-export function unrestrictedOnly(spaces: SpaceService, what: string): RequestHandler {
-  return async (_req, res, next) => {
-    const principal = principalOf(res);
-    const space = requestSpaceOf(res);
-    try {
-      if (principal && space !== undefined && (await spaces.unrestricted(principal, space))) {
-        next();
-        return;
-      }
-    } catch (err) {
-      next(err);
-      return;
-    }
-    const message = `${what} does not keep spaces apart yet: use a key bound to every space, in the default space`;
-    sendError(res, 403, new AppError(ErrorCode.FORBIDDEN, message));
-  };
-}
-
 /** HTTP statuses of the refusals before a request runs (a role too low, or a space the key lacks, is 403). */
 const SPACE_STATUS: Partial<Record<string, number>> = { [ErrorCode.NOT_FOUND]: 404, [ErrorCode.BAD_REQUEST]: 400 };
 

@@ -22,7 +22,7 @@ import { suggestionsPlugin } from '../graphql/suggestions.js';
 import { resolvers } from '../graphql/resolvers/index.js';
 import { loadTypeDefs } from '../graphql/schema.js';
 import type { Services } from '../services.js';
-import { createGuard, inRequestSpace, principalOf, requestSpaceOf, unrestrictedOnly } from './guard.js';
+import { createGuard, inRequestSpace, principalOf, requestSpaceOf } from './guard.js';
 import { DEFAULT_SPACE } from '../db/spaceScope.js';
 import { bodyErrorHandler, finalErrorHandler, malformedPathHandler, notFoundHandler } from './httpErrors.js';
 import { preParseGuard } from './preParseGuard.js';
@@ -240,7 +240,7 @@ export async function startHttpServer(
     const report = await services.readiness.check();
     res.status(report.ready ? 200 : 503).json(report);
   });
-  app.post('/v1/uploads', guard('editor'), unrestrictedOnly(services.spaces, 'Uploads'), uploadHandler(services));
+  app.post('/v1/uploads', guard('editor'), uploadHandler(services));
   mountWebAssets(app);
   const apiGuard = guard();
   mountGraphql(app, apollo, services, apiGuard);

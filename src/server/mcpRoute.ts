@@ -5,7 +5,7 @@ import { unauthenticated } from '../auth/ApiKeyService.js';
 import { AppError, ErrorCode } from '../errors.js';
 import { createMcpServer } from '../mcp/createMcpServer.js';
 import type { Services } from '../services.js';
-import { inRequestSpace, principalOf, unrestrictedOnly } from './guard.js';
+import { inRequestSpace, principalOf } from './guard.js';
 import { bodyErrorHandler, sendError } from './httpErrors.js';
 import { answerErrorsAsJsonRpc, envelopeProblem } from './jsonRpcErrors.js';
 
@@ -80,7 +80,7 @@ export function mountMcp(app: Express, services: Services, guard: RequestHandler
     guard,
     // Not strict: a body of JSON that is not an object (`"tools/list"`) is an invalid request, not unparseable text.
     express.json({ limit: config.maxBodyBytes, strict: false }),
-    unrestrictedOnly(services.spaces, 'MCP'),
+    // Every tool and resource reads and writes the request's space only (the services apply it).
     inRequestSpace,
     mcpHandler(services),
     bodyErrorHandler(logger, config.maxBodyBytes),

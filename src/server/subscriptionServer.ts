@@ -188,19 +188,14 @@ async function admit(
   return [asGraphQLError(new AppError(ErrorCode.RATE_LIMITED, message, { retryAfterSeconds }))];
 }
 
-/** The subscription's space when the caller may see every space (see `SpaceService.unrestricted`), else the refusal. */
+/** The subscription's space (see `SpaceService.forRequest`: a space the key lacks is refused), else the refusal. */
 async function spaceForSubscription(
   services: SubscriptionServerOptions['services'],
   principal: Principal,
   header: string | string[] | undefined,
 ): Promise<string | AppError> {
   try {
-    const space = await services.spaces.forRequest(principal, typeof header === 'string' ? header : undefined);
-    if (await services.spaces.unrestricted(principal, space)) return space;
-    return new AppError(
-      ErrorCode.FORBIDDEN,
-      'subscriptions are not kept apart by space yet: use a key bound to every space',
-    );
+    return await services.spaces.forRequest(principal, typeof header === 'string' ? header : undefined);
   } catch (err) {
     if (isAppError(err)) return err;
     throw err;
@@ -243,7 +238,7 @@ export function startSubscriptionServer(options: SubscriptionServerOptions): () 
         if (!session) return [new GraphQLError('not authenticated', { extensions: { code: 'UNAUTHENTICATED' } })];
         const principal = await admit(session, authenticate, options.limiter);
         if (Array.isArray(principal)) return principal;
-        // Import jobs and sources are not kept apart by space yet: only callers who may see every space subscribe.
+        // Every subscription reads its space only (the subscription resolvers run each poll there).
         const space = await spaceForSubscription(options.services, principal, session.request.headers[SPACE_HEADER]);
         if (typeof space !== 'string') return [asGraphQLError(space)];
         const variables = payload.variables ?? {};

@@ -2,6 +2,8 @@ import busboy from 'busboy';
 import type { Request, Response } from 'express';
 import { AppError, ErrorCode, isAppError } from '../errors.js';
 import type { Services } from '../services.js';
+import { runInSpace } from '../db/spaceScope.js';
+import { requestSpaceOf } from './guard.js';
 import { sendError } from './httpErrors.js';
 
 const MAX_FILE_NAME = 255;
@@ -155,7 +157,13 @@ export function uploadHandler(services: Services) {
     try {
       const file = await readMultipartFile(req, cap);
       if (file.bytes.length === 0) throw new AppError(ErrorCode.BAD_USER_INPUT, 'the file is empty');
-      const upload = await services.imports.saveUpload(file.fileName, file.contentType, file.bytes);
+      // Stored in the request's space: only keys working there can import it (set here, after the stream was read,
+      // whose callbacks would not carry the scope).
+      const space = requestSpaceOf(res);
+      if (space === undefined) throw new Error('the upload route runs behind the guard');
+      const upload = await runInSpace(space, () =>
+        services.imports.saveUpload(file.fileName, file.contentType, file.bytes),
+      );
       res
         .status(201)
         .json({ ...upload, createdAt: upload.createdAt.toISOString(), expiresAt: upload.expiresAt.toISOString() });

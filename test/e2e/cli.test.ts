@@ -85,6 +85,10 @@ describe('cairn command (embedded default)', () => {
     expect(await countsOf('default')).toEqual([0, 1]);
     expect(await countsOf('other')).toEqual([0, 0]);
     expect(await countsOf('nowhere')).toEqual([1, expect.stringContaining('NOT_FOUND')]);
+    const renamed = await runCliInProcess(['spaces', 'rename', 'other', '--name', 'Other team', '--json'], env());
+    expect(renamed.code).toBe(0);
+    expect(renamed.stdout).toContain('[{"id":"other","name":"Other team"');
+    expect((await runCliInProcess(['spaces', 'rename', 'other'], env())).code).not.toBe(0);
 
     const reindex = await runCliInProcess(['reindex', '--json', '--batch-size', '1'], {
       ...env(),

@@ -111,4 +111,5 @@ export const ROOT_OPERATIONS: RootOperation[] = [
   m('recordKnowledgeGap', 'editor', (n) => `mutation { recordKnowledgeGap(query: "gap ${n}") }`),
   // `default` exists (CONFLICT): a second space would leave default-bound keys without the unscoped fields.
   m('createSpace', 'admin', () => 'mutation { createSpace(input: { id: "default" }) { id } }'),
+  m('renameSpace', 'admin', () => 'mutation { renameSpace(id: "missing", name: "x") { id } }'),
 ];

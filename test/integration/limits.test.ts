@@ -348,6 +348,9 @@ describe.each([edgeTarget()])('request limits ($name)', (target) => {
         CAIRN_MAX_DOCUMENT_CHARS: '1000',
         CAIRN_MAX_RESPONSE_TEXT_CHARS: '2500',
         CAIRN_RATE_LIMIT_PER_SECOND: '0',
+        // Per space: the five documents below (two chunks each) fill the chunk quota of `default`.
+        CAIRN_SPACE_MAX_DOCUMENTS: '6',
+        CAIRN_SPACE_MAX_CHUNKS: '10',
       });
       const docs = Array.from({ length: 5 }, (_, i) => ({
         id: `doc:budget-${i}`,
@@ -387,6 +390,51 @@ describe.each([edgeTarget()])('request limits ($name)', (target) => {
       );
       expect(two.errors).toBeUndefined();
       expect(two.data!.documents.nodes.map((n) => n.content.length)).toEqual([899, 899]);
+    });
+
+    it('refuses a write that takes its space past a quota, naming it, and writes nothing of it', async () => {
+      await t.services.spaces.create({ id: 'other' });
+      const write = (space: string, ids: string[]) =>
+        gqlAs(
+          t.server.url,
+          undefined,
+          'mutation($d: [CreateDocumentInput!]!) { upsertDocuments(input: $d) { changed } }',
+          { d: ids.map((id) => ({ id, title: id, content: `Quota note ${id}.` })) },
+          { 'cairn-space': space },
+        );
+      const count = async (space: string) =>
+        (
+          await gqlAs<{ knowledgeStats: { documentCount: number; chunkCount: number } }>(
+            t.server.url,
+            undefined,
+            '{ knowledgeStats { documentCount chunkCount } }',
+            undefined,
+            { 'cairn-space': space },
+          )
+        ).body.data?.knowledgeStats;
+      expect(await count('default')).toEqual({ documentCount: 5, chunkCount: 10 });
+      const overChunks = await write('default', ['doc:sixth']);
+      expect(overChunks.body.errors?.[0]?.extensions).toMatchObject({
+        code: 'QUOTA_EXCEEDED',
+        limit: 'chunks',
+        max: 10,
+        env: 'CAIRN_SPACE_MAX_CHUNKS',
+      });
+      expect(overChunks.body.errors?.[0]?.message).toContain('CAIRN_SPACE_MAX_CHUNKS');
+      expect(await count('default')).toEqual({ documentCount: 5, chunkCount: 10 });
+      // Replacing a document's content within the quota still works (its two chunks become one).
+      expect((await write('default', ['doc:budget-0'])).body.errors).toBeUndefined();
+      // Seven documents at once exceed `other`'s document quota: none of them is written.
+      const seven = Array.from({ length: 7 }, (_, i) => `doc:other-${i}`);
+      expect((await write('other', seven)).body.errors?.[0]?.extensions).toMatchObject({
+        code: 'QUOTA_EXCEEDED',
+        env: 'CAIRN_SPACE_MAX_DOCUMENTS',
+      });
+      expect(await count('other')).toEqual({ documentCount: 0, chunkCount: 0 });
+      // Each space has its own quota: `default` being full does not stop `other`.
+      expect((await write('other', seven.slice(0, 3))).body.errors).toBeUndefined();
+      expect(await count('other')).toEqual({ documentCount: 3, chunkCount: 3 });
+      expect(await count('default')).toEqual({ documentCount: 5, chunkCount: 9 });
     });
   });
 

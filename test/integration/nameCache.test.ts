@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadConfig } from '../../src/config.js';
 import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
 import { silentLogger } from '../../src/logger.js';
+import { runInSpace } from '../../src/db/spaceScope.js';
 import { MentionLinker } from '../../src/graph/mentions/MentionLinker.js';
 import { createServices, type Services } from '../../src/services.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
@@ -100,5 +101,35 @@ describe.each(dbTargets())('query linking by name similarity ($name)', (target) 
     expect(await linked('why is the payment gateway down?')).toEqual(['=svc:gw', '~svc:pay', '~svc:arch']);
     expect(await linked('ledger service archive export')).toEqual(['~svc:ledger', '~svc:arch']);
     expect(await linked('nothing related here')).toEqual([]);
+  });
+
+  it('keeps each space’s names to itself: another space’s names neither link nor crowd out its own', async () => {
+    for (const id of ['crowd', 'quiet']) await s.spaces.create({ id });
+    // More near names in `crowd` than a query keeps (20), each as close to the query as quiet's own and sorting first.
+    const crowd = Array.from({ length: 25 }, (_, i) => ({
+      id: `ent:a-${String(i).padStart(2, '0')}`,
+      type: 'Service',
+      name: `Lilac Relay Cluster C${i}`,
+    }));
+    await runInSpace('crowd', () => s.graph.upsertGraph(crowd, []));
+    await runInSpace('quiet', async () => {
+      await s.graph.upsertGraph([{ id: 'ent:z', type: 'Service', name: 'Lilac Relay Cluster Zeta' }], []);
+      await s.documents.create({
+        id: 'doc:quiet',
+        title: 'Relay notes',
+        content: 'The Lilac Relay Cluster Zeta restarts nightly; Lilac Relay Cluster C1 is not ours.',
+        documentType: 'manual',
+        source: null,
+        tags: [],
+        metadata: {},
+        expiresAt: null,
+      });
+    });
+    const linked = await runInSpace('quiet', () => s.graph.entitiesInQuery('why did the lilac relay cluster fail?'));
+    expect(linked.map((e) => e.entityId)).toEqual(['ent:z']);
+    const { rows } = await s.db.query<{ entity_id: string }>(
+      "SELECT DISTINCT entity_id FROM mentions WHERE document_id = 'doc:quiet'",
+    );
+    expect(rows.map((r) => r.entity_id)).toEqual(['ent:z']);
   });
 });

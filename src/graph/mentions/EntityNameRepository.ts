@@ -69,10 +69,12 @@ export class EntityNameRepository {
     await q.query(`DELETE FROM entity_names n WHERE n.entity_id = $1 AND ${spaceSql('n', params)}`, params);
   }
 
-  /** Every name that links by name, for the matcher (and for finding entities a query names). */
+  /** Every name of the request's space that links by name, for its matcher (and for finding entities a query names). */
   async allNames(q: Queryable = this.db): Promise<EntityName[]> {
+    const params: unknown[] = [];
     const { rows } = await q.query<{ entity_id: string; name: string; aliases: string[] }>(
-      'SELECT entity_id, name, aliases FROM entity_names WHERE link_by_name',
+      `SELECT entity_id, name, aliases FROM entity_names n WHERE link_by_name AND ${spaceSql('n', params)}`,
+      params,
     );
     return rows.map((r) => ({ entityId: r.entity_id, name: r.name, aliases: r.aliases }));
   }
@@ -99,9 +101,11 @@ export class EntityNameRepository {
     if (changed.rows.length > limit) return undefined;
     const ids = changed.rows.map((r) => r.entity_id);
     if (ids.length === 0) return [];
+    // Another space's changed entity reads as gone: the request's cache never held it, so nothing changes there.
+    const params: unknown[] = [ids];
     const { rows } = await q.query<{ entity_id: string; name: string; aliases: string[] }>(
-      'SELECT entity_id, name, aliases FROM entity_names WHERE entity_id = ANY($1::text[]) AND link_by_name',
-      [ids],
+      `SELECT entity_id, name, aliases FROM entity_names n WHERE entity_id = ANY($1::text[]) AND link_by_name AND ${spaceSql('n', params)}`,
+      params,
     );
     const current = new Map(rows.map((r) => [r.entity_id, r]));
     return ids.map((entityId) => {

@@ -34,7 +34,16 @@ export class MentionLinker implements DocumentWriteHook {
   readonly names: EntityNameRepository;
   readonly #outbox: OutboxRepository;
   readonly chunkEntities: ChunkEntityReader;
-  private cached: CachedNames | undefined;
+  /**
+   * The names per space (`ALL_SPACES` outside any request): a space's automaton holds its own names only, so another
+   * space's names neither link nor crowd out its matches, and no space pays for another's names.
+   */
+  private readonly caches = new Map<string, CachedNames>();
+
+  /** The cache of the running request's space. */
+  private get cached(): CachedNames | undefined {
+    return this.caches.get(cacheKey());
+  }
 
   constructor(
     private readonly db: Db,
@@ -259,12 +268,20 @@ export class MentionLinker implements DocumentWriteHook {
    * second. Document writes do not need this: they check the version in their own transaction.
    */
   forgetNames(): void {
-    if (this.cached) this.cached.checkedAt = Number.NEGATIVE_INFINITY;
+    for (const cached of this.caches.values()) cached.checkedAt = Number.NEGATIVE_INFINITY;
   }
 
-  /** The cached names' size and history (for benchmarks and reports); undefined before the first load. */
+  /** The cached names' size and history, over every space's cache (for benchmarks and reports); undefined before the first load. */
   nameCacheStats(): NameCacheStats | undefined {
-    return this.cached?.names.stats();
+    if (this.caches.size === 0) return undefined;
+    const total: NameCacheStats = { names: 0, pending: 0, builds: 0 };
+    for (const { names } of this.caches.values()) {
+      const s = names.stats();
+      total.names += s.names;
+      total.pending += s.pending;
+      total.builds += s.builds;
+    }
+    return total;
   }
 
   private async linkOpsFor(tx: Queryable, documentIds: readonly string[]): Promise<MentionOp[]> {
@@ -327,12 +344,17 @@ export class MentionLinker implements DocumentWriteHook {
       // Another caller may have finished first: build the automaton only if this is still the newest.
       const latest = covered();
       if (latest) return latest;
-      this.cached = { version, checkedAt: 0, names: new NameCache(names) };
+      this.caches.set(cacheKey(), { version, checkedAt: 0, names: new NameCache(names) });
     }
-    this.cached.checkedAt = this.now();
-    return this.cached.names;
+    const cached = this.cached as CachedNames;
+    cached.checkedAt = this.now();
+    return cached.names;
   }
 }
+
+/** The key of the names of work outside any request, which sees every space (space ids are never empty). */
+const ALL_SPACES = '';
+const cacheKey = (): string => currentSpaceScope()?.space ?? ALL_SPACES;
 
 /** Past this many changed names, a refresh reads all names instead (and builds the automaton anew). */
 const CHANGES_READ_MAX = 20_000;

@@ -508,7 +508,7 @@ export type SourceJobsArgs = {
 
 /** A new source. Which settings apply depends on `kind`. */
 export type CreateSourceInput = {
-  /** Unique; 1-100 letters, digits, spaces, '.', '_' or '-'. */
+  /** Unique in its space; 1-100 letters, digits, spaces, '.', '_' or '-'. */
   name: Scalars['String']['input'];
   kind: SourceKind;
   /** GIT: the repository (https, or ssh as git@host:org/repo.git or ssh://…); SITE: the start page; OPENAPI: the spec. */
@@ -1423,6 +1423,8 @@ export type Mutation = {
   revokeApiKey: ApiKey;
   /** Creates a space (admin); CONFLICT when the id is taken. Bind keys to it with createApiKey(input: { spaces }). */
   createSpace: Space;
+  /** Renames a space (admin bound to every space): its id, which keys and requests name, stays. NOT_FOUND for an unknown id. */
+  renameSpace: Space;
   /**
    * Reverts one audit entry (editor): an update gets its previous values back, a delete re-creates the document (with
    * its chunks) or the entity (with its relationships), a create is deleted. The undo is itself audited; its entry is
@@ -1594,6 +1596,12 @@ export type MutationRevokeApiKeyArgs = {
 
 export type MutationCreateSpaceArgs = {
   input: CreateSpaceInput;
+};
+
+
+export type MutationRenameSpaceArgs = {
+  id: Scalars['ID']['input'];
+  name: Scalars['String']['input'];
 };
 
 
@@ -2404,6 +2412,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   createApiKey?: Resolver<ResolversTypes['CreatedApiKey'], ParentType, ContextType, RequireFields<MutationCreateApiKeyArgs, 'input'>>;
   revokeApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
   createSpace?: Resolver<ResolversTypes['Space'], ParentType, ContextType, RequireFields<MutationCreateSpaceArgs, 'input'>>;
+  renameSpace?: Resolver<ResolversTypes['Space'], ParentType, ContextType, RequireFields<MutationRenameSpaceArgs, 'id' | 'name'>>;
   undo?: Resolver<ResolversTypes['AuditEntry'], ParentType, ContextType, RequireFields<MutationUndoArgs, 'auditId'>>;
   undoImportJob?: Resolver<ResolversTypes['ImportJobUndo'], ParentType, ContextType, RequireFields<MutationUndoImportJobArgs, 'id'>>;
   recordKnowledgeGap?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationRecordKnowledgeGapArgs, 'query' | 'bestScore'>>;

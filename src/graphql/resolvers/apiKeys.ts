@@ -54,6 +54,12 @@ export const apiKeyResolvers: Resolvers = {
       services.logger.info({ space: space.id, by: principal.keyId ?? principal.name }, 'space created');
       return space;
     },
+    renameSpace: async (_, { id, name }, { services, principal }) => {
+      requireWithinSpaces(principal, undefined, 'renameSpace');
+      const space = await services.spaces.rename(id, name);
+      services.logger.info({ space: space.id, by: principal.keyId ?? principal.name }, 'space renamed');
+      return space;
+    },
   },
   ApiKey: {
     role: (key) => key.role.toUpperCase() as RoleName,

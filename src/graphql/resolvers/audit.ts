@@ -1,5 +1,5 @@
 import type { AuditEntryRecord, AuditFilterSpec } from '../../audit/types.js';
-import { badInput } from '../../errors.js';
+import { badInput, notFound } from '../../errors.js';
 import { toConnection } from '../connection.js';
 import type { AuditFilter, Resolvers } from '../generated/types.js';
 import { MAX_PAGE_SIZE } from '../inputs.js';
@@ -54,6 +54,8 @@ export const auditResolvers: Resolvers = {
       return undo;
     },
     undoImportJob: async (_, { id }, { services }) => {
+      // A job of another space answers as one that recorded nothing (AuditService.undoJob's NOT_FOUND).
+      if (!(await services.imports.job(id))) throw notFound('ImportJob changes', id);
       const { jobId, undos } = await services.audit.undoJob(id);
       await services.sources.forgetSynced(revertedDocuments(undos));
       return { jobId, undone: undos.length, undos };

@@ -18,6 +18,9 @@ const SPACED = [
   'mentions',
   'entity_names',
   'knowledge_gaps',
+  'import_jobs',
+  'sources',
+  'uploads',
 ];
 const NAMES_SPACED = new RegExp(
   `\\b(?:FROM|JOIN)\\s+(?:${SPACED.join('|')})\\b|\\$\\{(?:documentsRelation|chunksRelation)\\(`,
@@ -28,11 +31,16 @@ const APPLIES_SCOPE = /spaceSql|inSpace\(|space_id/;
 const SCOPED_BY_FILTER = 'its conditions come from documentFilterSql, which applies spaceSql';
 const BACKGROUND = 'background work over every space (reindex, the memory index, the expiry sweep, the Neo4j outbox)';
 const SOURCES_AND_IMPORTS =
-  'import jobs and sources, which are not kept apart yet and are refused to space-bound keys (ROOT_FIELD_SPACES)';
+  "by the ids of sources and jobs read in the request's space (or, run by a job, in the job's space)";
 const WRITE_PATH = "the write path, on ids it found or locked in the request's space";
 const SAME_SPACE =
   "follows rows already read in the request's space; the triggers of migration 022 keep their links in it";
+const JOB_QUEUE = "the job queue's background work over every space (each job then runs in its own space)";
 const UNSCOPED: Record<string, string> = {
+  'importers/jobs/ImportJobRepository.ts#claimNext': JOB_QUEUE,
+  'importers/sources/SourceRepository.ts#due': `${JOB_QUEUE}: the scheduler runs each due sync in its source's space`,
+  'importers/sources/SourceRepository.ts#withStatus': `${JOB_QUEUE}: settling syncs whose process died`,
+  'importers/uploads/UploadRepository.ts#deleteExpired': BACKGROUND,
   'src/documents/ChunkRepository.ts#deleteByIds': WRITE_PATH,
   'src/documents/ChunkRepository.ts#summariesByDocumentIds': WRITE_PATH,
   'src/documents/DocumentRepository.ts#countOwnedBy': SOURCES_AND_IMPORTS,
@@ -63,10 +71,6 @@ const UNSCOPED: Record<string, string> = {
     'curation (merges), not kept apart yet and refused to space-bound keys',
   'src/graph/mentions/MentionLinker.ts#removeMentions':
     'curation (merges), not kept apart yet and refused to space-bound keys',
-  'src/graph/mentions/EntityNameRepository.ts#allNames':
-    "the name cache holds every space's names; matches are kept to the request's space (mentionCounts, the mentions trigger)",
-  'src/graph/mentions/EntityNameRepository.ts#namesChangedSince':
-    "the name cache holds every space's names; matches are kept to the request's space (mentionCounts, the mentions trigger)",
   'src/graph/mentions/MentionRepository.ts#mentionCounts': 'its inSpace condition applies spaceSql',
   'src/graph/mentions/MentionRepository.ts#entityIdsMentionedWithin': SCOPED_BY_FILTER,
   'src/graph/mentions/MentionRepository.ts#evidence': `${SCOPED_BY_FILTER}; mention counts are of entities of the space`,
