@@ -13,7 +13,6 @@ import type { MentionOp } from '../types.js';
 import { linkMatches, MentionBackfill } from './MentionBackfill.js';
 import { MentionMatcher, nameForms, type EntityName } from './MentionMatcher.js';
 import { EntityNameRepository } from './EntityNameRepository.js';
-import { ChunkEntityReader } from './ChunkEntityReader.js';
 import { MentionRepository, type MentionRow } from './MentionRepository.js';
 import { OutboxRepository } from './OutboxRepository.js';
 import { NameCache, type NameCacheStats } from './NameCache.js';
@@ -28,13 +27,12 @@ const NAMES_LOCK = [0x4341494e, 0];
  * waits for, or fails because of, Neo4j.
  */
 export class MentionLinker implements DocumentWriteHook {
-  readonly mentions: MentionRepository;
+  readonly #mentions: MentionRepository;
   /** Deferred backfills (extraction's names): many batches' names matched in one read of the chunks. */
-  readonly backfill: MentionBackfill;
-  readonly names: EntityNameRepository;
+  readonly #backfill: MentionBackfill;
+  readonly #names: EntityNameRepository;
   readonly #outbox: OutboxRepository;
-  readonly chunkEntities: ChunkEntityReader;
-  private cached: CachedNames | undefined;
+  #cached: CachedNames | undefined;
 
   constructor(
     private readonly db: Db,
@@ -44,11 +42,20 @@ export class MentionLinker implements DocumentWriteHook {
     /** How long queries trust cached names (CAIRN_QUERY_NAMES_MAX_AGE_MS). */
     private readonly queryNamesMaxAgeMs = 1000,
   ) {
-    this.mentions = new MentionRepository(db);
-    this.backfill = new MentionBackfill(db, this.mentions, mirror);
-    this.names = new EntityNameRepository(db);
-    this.chunkEntities = new ChunkEntityReader(db);
+    this.#mentions = new MentionRepository(db);
+    this.#backfill = new MentionBackfill(db, this.#mentions, mirror);
+    this.#names = new EntityNameRepository(db);
     this.#outbox = new OutboxRepository(db);
+  }
+
+  /** Runs the requested (deferred) backfills: all pending names matched in one pass over the chunks. */
+  runBackfill(): Promise<void> {
+    return this.#backfill.run();
+  }
+
+  /** Extracted entities whose mention backfill is still to run. */
+  backfillBacklog(): Promise<number> {
+    return this.#backfill.backlog();
   }
 
   /** Mention changes queued for Neo4j and not yet applied. */
@@ -63,7 +70,7 @@ export class MentionLinker implements DocumentWriteHook {
   ): Promise<void> {
     await tx.query('SELECT pg_advisory_xact_lock_shared($1::int, $2::int)', NAMES_LOCK);
     const wanted = [...new Set(documents.flatMap((d) => d.explicitEntityIds))];
-    const known = await this.names.existingEntityIds(tx, wanted);
+    const known = await this.#names.existingEntityIds(tx, wanted);
     const missing = wanted.find((id) => !known.has(id));
     if (missing !== undefined)
       throw new AppError(ErrorCode.NOT_FOUND, `entity "${missing}" does not exist (listed in entityIds)`, {
@@ -81,7 +88,7 @@ export class MentionLinker implements DocumentWriteHook {
       for (const c of d.chunks)
         for (const entityId of matcher?.entitiesIn(c.content) ?? [])
           auto.push({ entityId, documentId: d.documentId, chunkId: c.id });
-    await this.mentions.replaceAutoMentions(
+    await this.#mentions.replaceAutoMentions(
       tx,
       changed.map((d) => d.documentId),
       auto,
@@ -89,7 +96,7 @@ export class MentionLinker implements DocumentWriteHook {
     const explicit = documents.flatMap((d) =>
       d.explicitEntityIds.map((entityId) => ({ entityId, documentId: d.documentId, chunkId: null })),
     );
-    await this.mentions.insert(tx, explicit, 'explicit');
+    await this.#mentions.insert(tx, explicit, 'explicit');
     if (!this.mirror) return;
     const ops: MentionOp[] = [];
     for (const d of changed) ops.push({ op: 'unlinkDocument', documentId: d.documentId });
@@ -122,7 +129,7 @@ export class MentionLinker implements DocumentWriteHook {
           id: documentId,
         });
       await this.beforeWrite(tx, [{ documentId, explicitEntityIds: [...entityIds] }]);
-      await this.mentions.insert(
+      await this.#mentions.insert(
         tx,
         entityIds.map((entityId) => ({ entityId, documentId, chunkId: null })),
         'explicit',
@@ -144,13 +151,13 @@ export class MentionLinker implements DocumentWriteHook {
         links.map((l) => l.documentId),
       );
       await tx.query('SELECT pg_advisory_xact_lock_shared($1::int, $2::int)', NAMES_LOCK);
-      const entities = await this.names.existingEntityIds(
+      const entities = await this.#names.existingEntityIds(
         tx,
         links.map((l) => l.entityId),
       );
       const live = links.filter((l) => titles.has(l.documentId) && entities.has(l.entityId));
       if (live.length === 0) return;
-      await this.mentions.insert(
+      await this.#mentions.insert(
         tx,
         live.map((l) => ({ entityId: l.entityId, documentId: l.documentId, chunkId: null })),
         'explicit',
@@ -172,7 +179,7 @@ export class MentionLinker implements DocumentWriteHook {
    * Records entity names and links existing chunks that name them (backfill). Candidate chunks come from one
    * full-text query over all names of the batch (on the chunks' title + content vectors), then the matcher confirms
    * whole-word matches in the content. With `deferBackfill`, the backfill is only requested, in the names'
-   * transaction, and a later pass of `backfill.run()` does it for many requests at once.
+   * transaction, and a later `runBackfill()` does it for many requests at once.
    */
   async entitiesChanged(names: readonly EntityName[], options: { deferBackfill?: boolean } = {}): Promise<void> {
     if (names.length === 0) return;
@@ -184,8 +191,8 @@ export class MentionLinker implements DocumentWriteHook {
     const linking = await this.db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', NAMES_LOCK);
       await announceChange(tx, 'names');
-      const linking = await this.names.upsertNames(tx, names);
-      if (options.deferBackfill) await this.backfill.request(tx, [...linking]);
+      const linking = await this.#names.upsertNames(tx, names);
+      if (options.deferBackfill) await this.#backfill.request(tx, [...linking]);
       return linking;
     });
     this.forgetNames();
@@ -200,7 +207,7 @@ export class MentionLinker implements DocumentWriteHook {
       // first and is then seen whole. Locking only the chunks deadlocked with a document write, and not locking at
       // all let a write delete chunks the new mentions then pointed at.
       const rows = await lockChunksMatchingPhrases(tx, phrases);
-      await linkMatches(tx, new MentionMatcher(linked), rows, this.mentions, this.mirror ? this.#outbox : undefined);
+      await linkMatches(tx, new MentionMatcher(linked), rows, this.#mentions, this.mirror ? this.#outbox : undefined);
     });
   }
 
@@ -249,7 +256,7 @@ export class MentionLinker implements DocumentWriteHook {
       // its name is gone, and the next one reads the deletion.
       await tx.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', NAMES_LOCK);
       await announceChange(tx, 'names');
-      await this.names.deleteName(tx, entityId);
+      await this.#names.deleteName(tx, entityId);
     });
     this.forgetNames();
   }
@@ -259,12 +266,12 @@ export class MentionLinker implements DocumentWriteHook {
    * second. Document writes do not need this: they check the version in their own transaction.
    */
   forgetNames(): void {
-    if (this.cached) this.cached.checkedAt = Number.NEGATIVE_INFINITY;
+    if (this.#cached) this.#cached.checkedAt = Number.NEGATIVE_INFINITY;
   }
 
   /** The cached names' size and history (for benchmarks and reports); undefined before the first load. */
   nameCacheStats(): NameCacheStats | undefined {
-    return this.cached?.names.stats();
+    return this.#cached?.names.stats();
   }
 
   private async linkOpsFor(tx: Queryable, documentIds: readonly string[]): Promise<MentionOp[]> {
@@ -283,12 +290,12 @@ export class MentionLinker implements DocumentWriteHook {
   async entitiesInQuery(text: string): Promise<QueryEntity[]> {
     // Queries accept names up to queryNamesMaxAgeMs old (writes through this process drop the cache at once);
     // document writes always check, so the mentions they record are never computed from stale names.
-    const cached = this.cached;
+    const cached = this.#cached;
     const names =
       cached && this.now() - cached.checkedAt < this.queryNamesMaxAgeMs ? cached.names : await this.load(this.db);
     const exact = names.matchesIn(text);
     const partial = partialNameMatches(text, names, new Set(exact.map((m) => m.entityId)));
-    const counts = await this.mentions.mentionCounts(
+    const counts = await this.#mentions.mentionCounts(
       [...exact.map((m) => m.entityId), ...partial.map((p) => p.entityId)],
       MENTION_COUNT_CAP,
     );
@@ -307,30 +314,30 @@ export class MentionLinker implements DocumentWriteHook {
    * alike, and only a result newer than the cache is applied.
    */
   private async load(q: Queryable): Promise<NameCache> {
-    const version = await this.names.namesVersion(q);
+    const version = await this.#names.namesVersion(q);
     const covered = () => {
-      const cached = this.cached;
+      const cached = this.#cached;
       if (!cached || cached.version < version) return undefined;
       cached.checkedAt = this.now();
       return cached.names;
     };
-    const since = this.cached?.version;
-    const changes = since === undefined ? undefined : await this.names.namesChangedSince(q, since, CHANGES_READ_MAX);
+    const since = this.#cached?.version;
+    const changes = since === undefined ? undefined : await this.#names.namesChangedSince(q, since, CHANGES_READ_MAX);
     const current = covered();
     if (current) return current;
-    if (changes && this.cached) {
+    if (changes && this.#cached) {
       // Changes since `since` or earlier, applied onto a cache at `since` or later: a superset, applied alike.
-      this.cached.names.apply(changes);
-      this.cached.version = version;
+      this.#cached.names.apply(changes);
+      this.#cached.version = version;
     } else {
-      const names = await this.names.allNames(q);
+      const names = await this.#names.allNames(q);
       // Another caller may have finished first: build the automaton only if this is still the newest.
       const latest = covered();
       if (latest) return latest;
-      this.cached = { version, checkedAt: 0, names: new NameCache(names) };
+      this.#cached = { version, checkedAt: 0, names: new NameCache(names) };
     }
-    this.cached.checkedAt = this.now();
-    return this.cached.names;
+    this.#cached.checkedAt = this.now();
+    return this.#cached.names;
   }
 }
 
