@@ -11,7 +11,13 @@ import type { Evidence, EvidenceRequest, MentionRepository } from './mentions/Me
 import type { QueryEntity } from './mentions/queryEntities.js';
 import type { NameCacheStats } from './mentions/NameCache.js';
 import type { OutboxWorker } from './mentions/OutboxWorker.js';
-import { MAX_SUBGRAPH_SEEDS, toNeighborOptions, toPathDepth, type NeighborArgs } from './readLimits.js';
+import {
+  MAX_SUBGRAPH_SEEDS,
+  toEntityDocumentsFirst,
+  toNeighborOptions,
+  toPathDepth,
+  type NeighborArgs,
+} from './readLimits.js';
 import {
   nearestNeighbors,
   neighbors,
@@ -240,9 +246,9 @@ export class GraphService {
     return shortestPath(this.store, fromId, toId, depth);
   }
 
-  /** Distinct live documents mentioning each entity, newest mention first, at most `first` each. */
-  documentIdsByEntity(entityIds: readonly string[], first: number): Promise<Map<string, string[]>> {
-    return this.reads.mentions.documentIdsByEntity(entityIds, first);
+  /** Distinct live documents mentioning each entity, newest mention first, `first` each (default 20, at most 100). */
+  async documentIdsByEntity(entityIds: readonly string[], first?: number | null): Promise<Map<string, string[]>> {
+    return this.reads.mentions.documentIdsByEntity(entityIds, toEntityDocumentsFirst(first));
   }
 
   /** Distinct entities mentioned by each document. */
