@@ -68,7 +68,6 @@ export interface Services {
   enricher: ContextEnricher;
   /** Admission control of enrichContext and search calls (CAIRN_READ_CONCURRENCY, CAIRN_READ_QUEUE). */
   reads: ReadAdmission;
-  gaps: KnowledgeGapRepository;
   /** Applies queued mention changes to Neo4j; undefined on the Postgres graph store. */
   outbox: OutboxWorker | undefined;
   sweeper: ExpirySweeper;
@@ -249,7 +248,6 @@ export async function createServices(
       enricher,
       reads,
       audit,
-      gaps,
       outbox,
       sweeper,
       leadership,
