@@ -274,8 +274,7 @@ describe.each([edgeTarget()])('request limits ($name)', (target) => {
           )
         ).errors,
       ).toBeUndefined();
-      for (let i = 0; i < 101; i++)
-        await t.services.enricher.recordReportedGap(`unanswered question number ${i}`, 0.01);
+      for (let i = 0; i < 101; i++) await t.services.gaps.recordReported(`unanswered question number ${i}`, 0.01);
       await t.services.db.query(
         `INSERT INTO import_jobs (id, kind, status, request) SELECT 'job_page_' || g, 'url', 'SUCCEEDED', '{}'::jsonb FROM generate_series(1, 101) g`,
       );
