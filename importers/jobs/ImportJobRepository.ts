@@ -1,45 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { toDate, toDateOrNull, type Db, type ExtractionEstimate } from '../../src/importerPort.js';
+import type { Db, ExtractionEstimate } from '../../src/importerPort.js';
 import { encodeCursor, type KeysetCursor } from '../../src/shared/cursor.js';
-import type {
-  ImportJobItemRecord,
-  ImportJobRecord,
-  ImportJobStatus,
-  ImportKind,
-  ImportRequest,
-  ItemOutcome,
-} from './types.js';
+import { JOB_COLUMNS, toItem, toJob, type ItemRow, type JobRow } from './importJobRows.js';
+import type { ImportJobItemRecord, ImportJobRecord, ImportJobStatus, ImportRequest, ItemOutcome } from './types.js';
 
-interface JobRow {
-  id: string;
-  kind: ImportKind;
-  status: ImportJobStatus;
-  request: ImportRequest;
-  progress_done: number;
-  progress_total: number;
-  chunk_count: number;
-  embedded_chunk_count: number;
-  warnings: string[];
-  extraction_tokens: number;
-  extraction_estimate: ExtractionEstimate | null;
-  created_at: Date | string;
-  started_at: Date | string | null;
-  finished_at: Date | string | null;
-}
-
-interface ItemRow {
-  job_id: string;
-  ordinal: number;
-  label: string;
-  status: ImportJobItemRecord['status'];
-  document_ids: string[];
-  error_code: string | null;
-  error: string | null;
-  finished_at: Date | string | null;
-}
-
-const JOB_COLUMNS =
-  'id, kind, status, request, progress_done, progress_total, chunk_count, embedded_chunk_count, warnings, extraction_tokens, extraction_estimate, created_at, started_at, finished_at';
 const MAX_WARNINGS = 200;
 /** SQL: a RUNNING job's lease ran out before the time in parameter `now` (NULL only in rows of a release without leases). */
 const leaseExpired = (now: string) =>
@@ -55,36 +19,6 @@ export interface JobLease {
 export interface ClaimedJob {
   id: string;
   takenOverFrom: string | null;
-}
-
-function toItem(row: ItemRow): ImportJobItemRecord {
-  return {
-    ordinal: row.ordinal,
-    label: row.label,
-    status: row.status,
-    documentIds: row.document_ids,
-    errorCode: row.error_code,
-    error: row.error,
-    finishedAt: toDateOrNull(row.finished_at),
-  };
-}
-
-function toJob(row: JobRow, items: ImportJobItemRecord[]): ImportJobRecord {
-  return {
-    id: row.id,
-    kind: row.kind,
-    status: row.status,
-    request: row.request,
-    progress: { done: row.progress_done, total: row.progress_total },
-    chunkCount: row.chunk_count,
-    embeddedChunkCount: row.embedded_chunk_count,
-    warnings: row.warnings,
-    extraction: { tokens: row.extraction_tokens, estimate: row.extraction_estimate },
-    createdAt: toDate(row.created_at),
-    startedAt: toDateOrNull(row.started_at),
-    finishedAt: toDateOrNull(row.finished_at),
-    items,
-  };
 }
 
 /** A page of jobs, newest first. */
