@@ -12,6 +12,7 @@ import { silentLogger } from '../src/logger.js';
 import { dropHnswIndex } from '../src/retrieval/vectorIndex.js';
 import { createServices, type Services } from '../src/services.js';
 import { createScratchDatabase } from '../test/helpers/databases.js';
+import { wipeNeo4j } from '../test/helpers/graphStores.js';
 import { loadSciFact, sciFactDocument, type BeirDataset } from './datasets.js';
 import { corpusEntityNames, sampleIndexes, syntheticGraph, type SyntheticGraph } from './graphData.js';
 import { percentile } from './metrics.js';
@@ -192,14 +193,15 @@ export async function benchGraph(options: {
   }
   if (options.neo4j) {
     console.log('Graph: Neo4j store …');
-    const store = new Neo4jGraphStore(options.neo4j);
+    const settings = options.neo4j;
+    const store = new Neo4jGraphStore(settings);
     try {
-      await store.wipeForTests();
+      await wipeNeo4j(settings);
       await store.init();
       results.push(await benchStore('Neo4j 5 store', store, graph));
     } finally {
-      await store.wipeForTests().catch(() => undefined);
       await store.close();
+      await wipeNeo4j(settings).catch(() => undefined);
     }
   }
 

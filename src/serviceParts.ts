@@ -25,7 +25,10 @@ import { CurationService } from './graph/curation/CurationService.js';
 import { GraphService } from './graph/GraphService.js';
 import type { GraphStore } from './graph/GraphStore.js';
 import { createGraphStore } from './graph/createGraphStore.js';
+import { ChunkEntityReader } from './graph/mentions/ChunkEntityReader.js';
+import { EntityNameRepository } from './graph/mentions/EntityNameRepository.js';
 import { MentionLinker } from './graph/mentions/MentionLinker.js';
+import { MentionRepository } from './graph/mentions/MentionRepository.js';
 import { PostgresMentionIndex } from './graph/mentions/PostgresMentionIndex.js';
 import { OutboxWorker } from './graph/mentions/OutboxWorker.js';
 import { OutboxRepository } from './graph/mentions/OutboxRepository.js';
@@ -116,7 +119,8 @@ export function documentsWithExtraction(
     exclusive: db.kind === 'pglite',
     ...(options.now ? { now: options.now } : {}),
   });
-  const hook = extraction.writeHook ? composeWriteHooks(linker, defaultSpaceOnly(extraction.writeHook)) : linker;
+  const queueing = extraction.documentWriteHook();
+  const hook = queueing ? composeWriteHooks(linker, defaultSpaceOnly(queueing)) : linker;
   const documents = new DocumentService(db, embedder, config.chunking, config, hook, recorder.documentSink());
   extraction.attach(documents);
   return { extraction, documents };
@@ -135,7 +139,12 @@ export function graphAndDocuments(
   const outbox = mirror ? new OutboxWorker(new OutboxRepository(db), store, logger) : undefined;
   const recorder = new AuditRecorder(db);
   const lock = new KeyedLock(db, ENTITY_CREATE_LOCK_SPACE);
-  const graph = new GraphService(store, linker, lock, outbox, recorder.graphAudit());
+  const reads = {
+    mentions: new MentionRepository(db),
+    names: new EntityNameRepository(db),
+    chunkEntities: new ChunkEntityReader(db),
+  };
+  const graph = new GraphService(store, linker, reads, lock, outbox, recorder.graphAudit());
   const { extraction, documents } = documentsWithExtraction(
     { db, graph, linker, embedder, recorder },
     config,

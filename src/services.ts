@@ -22,6 +22,7 @@ import { ReadAdmission } from './retrieval/ReadAdmission.js';
 import { Readiness, type ComponentStatus } from './server/Readiness.js';
 import { ContextEnricher } from './enrichment/ContextEnricher.js';
 import { KnowledgeGapRepository } from './enrichment/KnowledgeGapRepository.js';
+import { KnowledgeGapService } from './enrichment/KnowledgeGapService.js';
 import { ExtractionEvidenceService } from './extraction/ExtractionEvidenceService.js';
 import { CurationService } from './graph/curation/CurationService.js';
 import { GraphService } from './graph/GraphService.js';
@@ -68,7 +69,8 @@ export interface Services {
   enricher: ContextEnricher;
   /** Admission control of enrichContext and search calls (CAIRN_READ_CONCURRENCY, CAIRN_READ_QUEUE). */
   reads: ReadAdmission;
-  gaps: KnowledgeGapRepository;
+  /** Knowledge gaps: questions enrichContext answered poorly, their listing and reports. */
+  gaps: KnowledgeGapService;
   /** Applies queued mention changes to Neo4j; undefined on the Postgres graph store. */
   outbox: OutboxWorker | undefined;
   sweeper: ExpirySweeper;
@@ -183,8 +185,9 @@ function retrievalParts(
     efSearch: config.hnswEfSearch,
     logger,
   });
-  const gaps = new KnowledgeGapRepository(db, (err) => logger.warn({ err }, 'could not record knowledge gaps'));
-  return { search, gaps, enricher: new ContextEnricher(search, graph, gaps, config.enrich, logger) };
+  const gapRows = new KnowledgeGapRepository(db, (err) => logger.warn({ err }, 'could not record knowledge gaps'));
+  const gaps = new KnowledgeGapService(gapRows, search, config.enrich, logger);
+  return { search, gaps, gapRows, enricher: new ContextEnricher(search, graph, gaps, config.enrich, logger) };
 }
 
 /** Readiness with the read queue and the replicas: always ready (a full queue refuses single calls), with counts. */
@@ -212,7 +215,7 @@ export async function createServices(
     const { store, init: initStore } = await openGraphStore(db, config, logger, options);
     const parts = graphAndDocuments({ db, store, embedder }, config, logger, options);
     const { linker, outbox, graph, extraction, documents, audit, curation } = parts;
-    const { search, gaps, enricher } = retrievalParts({ db, embedder, graph }, config, logger);
+    const { search, gaps, gapRows, enricher } = retrievalParts({ db, embedder, graph }, config, logger);
     const sweeper = new ExpirySweeper(sweepsOf(documents, audit), config.expirySweepIntervalMs, logger);
     const leaderLock = db.sessionLock(LEADER_LOCK_KEY, () => leadership.lost());
     const leadership: Leadership = new Leadership(leaderLock, outbox ? [sweeper, outbox] : [sweeper], {
@@ -270,7 +273,7 @@ export async function createServices(
         await outbox?.stop();
         if (!options.graphStore) await store.close(); // a store passed in belongs to the caller
         await embedder.close?.();
-        await gaps.close();
+        await gapRows.close();
         await db.close();
       },
     };

@@ -212,9 +212,9 @@ export class SourceService {
       : this.deps.imports.waitFor(job.id);
   }
 
-  /** The source's sync jobs, newest first. */
-  jobs(id: string, first: number): Promise<ImportJobRecord[]> {
-    return this.deps.imports.jobsForSource(id, first);
+  /** The source's sync jobs, newest first: `first` of them (default 10), kept within 1 to 100. */
+  jobs(id: string, first?: number | null): Promise<ImportJobRecord[]> {
+    return this.deps.imports.jobsForSource(id, Math.max(1, Math.min(first ?? 10, 100)));
   }
 
   /** Live documents owned by each of these sources. */

@@ -7,27 +7,16 @@ import type { RankedSearch, SearchService } from '../retrieval/SearchService.js'
 import type { FusedHit } from '../retrieval/fusion.js';
 import { documentsLaneChunks, documentsLaneSearch } from './documentsLaneOrder.js';
 import { describeEntities, relinkVia, whyEvidence } from './explain.js';
-import { contextPassages, layOutLane, splitHits, widenRanking } from './documentsLane.js';
+import { layOutLane, splitHits, widenRanking } from './documentsLane.js';
 import { formatContext } from './formatContext.js';
-import { isKnowledgeGap } from './gapRule.js';
 import { GraphLane, type GraphStepResult } from './GraphLane.js';
-import {
-  decodeGapCursor,
-  encodeGapCursor,
-  type GapPosition,
-  type KnowledgeGapRecord,
-  type KnowledgeGapRepository,
-} from './KnowledgeGapRepository.js';
+import type { KnowledgeGapService } from './KnowledgeGapService.js';
 import type { SeedEntity } from './graphRanking.js';
 import type { EnrichRequest, EnrichedChunkRecord, EnrichedContextRecord, EnrichedEntityRecord } from './types.js';
 
 /** Enricher settings from configuration. */
 export interface EnricherOptions {
   laneTimeoutMs: number;
-  /** Best scores below this record a knowledge gap. */
-  gapScoreThreshold: number;
-  /** A query none of whose passages in the context holds this share of its words is a knowledge gap (see gapRule). */
-  gapMinCoverage: number;
   /** Default chunks each side of a selected hit that may join it (see layOutDocuments). */
   expandNeighbors: number;
   /** Share of the best hit's score under which a hit must match the query's words to stay (see relevanceFloor). */
@@ -86,34 +75,11 @@ export class ContextEnricher {
   constructor(
     private readonly search: SearchService,
     graph: GraphService,
-    private readonly gaps: KnowledgeGapRepository,
+    private readonly gaps: KnowledgeGapService,
     private readonly options: EnricherOptions,
     private readonly logger: Logger,
   ) {
     this.graphLane = new GraphLane(graph);
-  }
-
-  /** Records a question someone judged poorly answered (the admin page's "record as a gap"), unfiltered. */
-  recordReportedGap(query: string, bestScore: number): Promise<void> {
-    return this.gaps.record(query, bestScore, {});
-  }
-
-  /**
-   * One page of knowledge gaps, most frequent first. `after` is a cursor of an earlier page: every page of one listing
-   * reads the gaps as they stood when its first page was read.
-   */
-  async knowledgeGaps(
-    first: number,
-    after: string | undefined,
-  ): Promise<{
-    edges: { cursor: string; node: KnowledgeGapRecord & { position: GapPosition } }[];
-    hasNextPage: boolean;
-    totalCount: number;
-  }> {
-    const from = after ? decodeGapCursor(after) : { asOf: new Date(), position: undefined };
-    const { gaps: rows, totalCount } = await this.gaps.list(first + 1, from.asOf, from.position);
-    const edges = rows.slice(0, first).map((node) => ({ cursor: encodeGapCursor(from.asOf, node.position), node }));
-    return { edges, hasNextPage: rows.length > first, totalCount };
   }
 
   /**
@@ -188,7 +154,7 @@ export class ContextEnricher {
     const timings = { retrievalMs: ranked.ms + (docs.ok && ranked.ok ? docs.ms : 0), graphMs };
     const laidOut = relinkVia(layOutLane(chunks, lanes.weaker, request, neighbors));
     const result = assembleContext(request, laidOut, entities, relationships, { ...timings, started }, warnings);
-    if (ranked.ok) await this.recordGap(request, ranked.value.chosen, result);
+    if (ranked.ok) await this.gaps.recordIfUnanswered(request, ranked.value.chosen, result);
     return result;
   }
 
@@ -246,37 +212,6 @@ export class ContextEnricher {
       };
     }
   }
-
-  /**
-   * Records a knowledge gap when the context does not answer the query (see gapRule: decided by the query words its
-   * passages hold); a failure is logged, never thrown.
-   */
-  private async recordGap(
-    request: EnrichRequest,
-    hits: readonly FusedHit[],
-    result: EnrichedContextRecord,
-  ): Promise<void> {
-    try {
-      const best = bestLaneScore(hits);
-      const passages = contextPassages(result.chunks);
-      const coverage = passages.length > 0 ? await this.search.textCoverage(request.query, passages) : [];
-      const settings = { minCoverage: this.options.gapMinCoverage, scoreThreshold: this.options.gapScoreThreshold };
-      if (isKnowledgeGap({ coverage, passages: passages.length, bestScore: best }, settings))
-        await this.gaps.record(request.query, best, request.filter);
-    } catch (err) {
-      this.logger.warn({ err }, 'could not record a knowledge gap');
-    }
-  }
-}
-
-/** The lanes' best own score: fused HYBRID scores are relative to the query's own hits. */
-function bestLaneScore(hits: readonly FusedHit[]): number {
-  return Math.max(
-    0,
-    ...hits.map((h) =>
-      Math.max(h.vectorScore ?? 0, h.keywordScore ?? 0, h.vectorScore == null && h.keywordScore == null ? h.score : 0),
-    ),
-  );
 }
 
 /** Formats the context within the budget (at most maxEntities entities) and reports what it had to leave out. */

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/Db.js';
 import { loadChunks } from '../documents/hitLoader.js';
+import { intIn } from '../shared/intIn.js';
 import type { ChunkRecord, DocumentSummary } from '../documents/types.js';
 import { EvidenceReader, entityFactKey, relationshipFactKey, type EvidenceItem } from './EvidenceReader.js';
 
@@ -28,9 +29,16 @@ export class ExtractionEvidenceService {
     this.reader = new EvidenceReader(db);
   }
 
-  /** For each fact key ('e:<id>' or 'r:<id>'), `first` rows from `offset`, with chunks and documents; batched. */
-  async pages(factKeys: readonly string[], first: number, offset: number): Promise<Map<string, EvidenceViewPage>> {
-    const pages = await this.reader.pages(factKeys, first, offset);
+  /**
+   * For each fact key ('e:<id>' or 'r:<id>'), `first` rows (default 10, 0 to 100) from `offset`, with chunks and
+   * documents; batched.
+   */
+  async pages(
+    factKeys: readonly string[],
+    first: number | null | undefined,
+    offset: number,
+  ): Promise<Map<string, EvidenceViewPage>> {
+    const pages = await this.reader.pages(factKeys, intIn(first, 10, 0, 100, 'first'), offset);
     const items = [...pages.values()].flatMap((p) => p.items);
     const chunkIds = [...new Set(items.flatMap((i) => (i.chunkId ? [i.chunkId] : [])))];
     const chunks = await loadChunks(this.db, chunkIds);

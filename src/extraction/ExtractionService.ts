@@ -44,28 +44,32 @@ export interface ExtractionServiceDeps {
 const ESTIMATE_BATCH = 200;
 
 export class ExtractionService implements DocumentExtractor {
-  readonly repository: ExtractionRepository;
-  /** The document write hook that queues extraction; undefined when no configured extractor is available. */
-  readonly writeHook: DocumentWriteHook | undefined;
+  readonly #repository: ExtractionRepository;
+  readonly #writeHook: DocumentWriteHook | undefined;
   private pipeline: ExtractionPipeline | undefined;
   private worker: ExtractionWorker | undefined;
   private readonly configured: ExtractorName[];
   private documents: DocumentService | undefined;
 
   constructor(private readonly deps: ExtractionServiceDeps) {
-    this.repository = new ExtractionRepository(deps.db);
+    this.#repository = new ExtractionRepository(deps.db);
     const available = new Set(deps.extractors.map((e) => e.name));
     this.configured = deps.config.extractors.filter((name) => available.has(name));
-    this.writeHook =
-      this.configured.length > 0 ? new ExtractionWriteHook(this.repository.queue, () => this.nudge()) : undefined;
+    this.#writeHook =
+      this.configured.length > 0 ? new ExtractionWriteHook(this.#repository.queue, () => this.nudge()) : undefined;
   }
 
   /** True when documents written are queued for extraction. */
   get enabled(): boolean {
-    return this.writeHook !== undefined;
+    return this.#writeHook !== undefined;
   }
 
-  /** Connects the documents (built with `writeHook`) and builds the pipeline and worker. */
+  /** The document write hook that queues extraction; undefined when no configured extractor is available. */
+  documentWriteHook(): DocumentWriteHook | undefined {
+    return this.#writeHook;
+  }
+
+  /** Connects the documents (built with `documentWriteHook()`) and builds the pipeline and worker. */
   attach(documents: DocumentService): void {
     const { config } = this.deps;
     this.documents = documents;
@@ -73,13 +77,13 @@ export class ExtractionService implements DocumentExtractor {
       db: this.deps.db,
       documents,
       graph: this.deps.graph,
-      repository: this.repository,
+      repository: this.#repository,
       extractors: this.deps.extractors,
       configured: this.configured,
       rules: config,
     });
     this.worker = new ExtractionWorker(
-      this.repository.queue,
+      this.#repository.queue,
       this.pipeline,
       {
         concurrency: config.concurrency,
@@ -111,23 +115,23 @@ export class ExtractionService implements DocumentExtractor {
     documentIds: readonly string[],
     options: { jobId?: string; extractors?: readonly ExtractorName[] } = {},
   ): Promise<void> {
-    await this.repository.queue.enqueue(this.deps.db, documentIds, options);
+    await this.#repository.queue.enqueue(this.deps.db, documentIds, options);
     this.nudge();
   }
 
   /** Documents by extraction state. */
   statusCounts(): Promise<ExtractionStatusCounts> {
-    return this.repository.queue.statusCounts();
+    return this.#repository.queue.statusCounts();
   }
 
   /** Documents' extraction states by id (documents never queued are absent). */
   documentStates(documentIds: readonly string[]): Promise<Map<string, ExtractionState>> {
-    return this.repository.queue.states(documentIds);
+    return this.#repository.queue.states(documentIds);
   }
 
   /** One document's extraction state (undefined: never queued). */
   documentState(documentId: string): Promise<ExtractionState | undefined> {
-    return this.repository.queue.state(documentId);
+    return this.#repository.queue.state(documentId);
   }
 
   /** Lets the worker look for work now. */
@@ -143,7 +147,7 @@ export class ExtractionService implements DocumentExtractor {
 
   /** Extraction state, entities and relationships summed over these documents (an import job's, a source's sync). */
   summary(documentIds: readonly string[]): Promise<ExtractionSummary> {
-    return this.repository.queue.summary(documentIds);
+    return this.#repository.queue.summary(documentIds);
   }
 
   /**
@@ -166,7 +170,7 @@ export class ExtractionService implements DocumentExtractor {
       const loaded = (await documents.manyWithChunks(batch)).flatMap(({ document, chunks: own }) =>
         own.map((chunk) => ({ document, chunk, key: extractionCacheKey(llm, forExtraction(document), chunk) })),
       );
-      const hits = await this.repository.cache.getMany(loaded.map((l) => l.key));
+      const hits = await this.#repository.cache.getMany(loaded.map((l) => l.key));
       for (const { document, chunk, key } of loaded) {
         if (hits.has(key)) cached++;
         else chunks.push({ documentId: document.id, title: document.title, content: chunk.content });

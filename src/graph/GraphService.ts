@@ -4,13 +4,20 @@ import { GraphWriter } from './GraphWriter.js';
 import { badInput, notFound } from '../errors.js';
 import { intIn } from '../shared/intIn.js';
 import type { EntitiesAndRelationships, GraphStore } from './GraphStore.js';
-import type { ChunkEntity } from './mentions/ChunkEntityReader.js';
+import type { ChunkEntity, ChunkEntityReader } from './mentions/ChunkEntityReader.js';
+import type { EntityNameRepository } from './mentions/EntityNameRepository.js';
 import type { MentionLinker } from './mentions/MentionLinker.js';
-import type { Evidence, EvidenceRequest } from './mentions/MentionRepository.js';
+import type { Evidence, EvidenceRequest, MentionRepository } from './mentions/MentionRepository.js';
 import type { QueryEntity } from './mentions/queryEntities.js';
 import type { NameCacheStats } from './mentions/NameCache.js';
 import type { OutboxWorker } from './mentions/OutboxWorker.js';
-import { MAX_SUBGRAPH_SEEDS, toNeighborOptions, toPathDepth, type NeighborArgs } from './readLimits.js';
+import {
+  MAX_SUBGRAPH_SEEDS,
+  toEntityDocumentsFirst,
+  toNeighborOptions,
+  toPathDepth,
+  type NeighborArgs,
+} from './readLimits.js';
 import {
   nearestNeighbors,
   neighbors,
@@ -48,6 +55,13 @@ export interface GraphStatsRecord extends GraphCounts {
   outboxBacklog: number;
 }
 
+/** What the graph reads of mentions and names, beside the store (the linker writes them). */
+export interface MentionReads {
+  mentions: MentionRepository;
+  names: EntityNameRepository;
+  chunkEntities: ChunkEntityReader;
+}
+
 /** Graph use cases: reads and traversals here, writes delegated to GraphWriter. */
 export class GraphService {
   readonly #writer: GraphWriter;
@@ -55,6 +69,7 @@ export class GraphService {
   constructor(
     private readonly store: GraphStore,
     private readonly linker: MentionLinker,
+    private readonly reads: MentionReads,
     /** Serialises creates of one id, so that of concurrent creators exactly one succeeds. */
     createLock: KeyedLock,
     private readonly outbox?: OutboxWorker,
@@ -132,13 +147,13 @@ export class GraphService {
    * pending names in one pass; then nudges the Neo4j outbox.
    */
   async backfillMentions(): Promise<void> {
-    await this.linker.backfill.run();
+    await this.linker.runBackfill();
     this.outbox?.nudge();
   }
 
   /** Extracted entities whose mention backfill is still to run. */
   mentionBackfillBacklog(): Promise<number> {
-    return this.linker.backfill.backlog();
+    return this.linker.backfillBacklog();
   }
 
   /** Mention changes still waiting for Neo4j (0 on the Postgres store). */
@@ -231,14 +246,14 @@ export class GraphService {
     return shortestPath(this.store, fromId, toId, depth);
   }
 
-  /** Distinct live documents mentioning each entity, newest mention first, at most `first` each. */
-  documentIdsByEntity(entityIds: readonly string[], first: number): Promise<Map<string, string[]>> {
-    return this.linker.mentions.documentIdsByEntity(entityIds, first);
+  /** Distinct live documents mentioning each entity, newest mention first, `first` each (default 20, at most 100). */
+  async documentIdsByEntity(entityIds: readonly string[], first?: number | null): Promise<Map<string, string[]>> {
+    return this.reads.mentions.documentIdsByEntity(entityIds, toEntityDocumentsFirst(first));
   }
 
   /** Distinct entities mentioned by each document. */
   entityIdsByDocument(documentIds: readonly string[]): Promise<Map<string, string[]>> {
-    return this.linker.mentions.entityIdsByDocument(documentIds);
+    return this.reads.mentions.entityIdsByDocument(documentIds);
   }
 
   /** The entities whose names the query text holds, best first (enrichContext's seeds). */
@@ -263,32 +278,32 @@ export class GraphService {
 
   /** Distinct entities mentioned by each chunk. */
   entityIdsByChunk(chunkIds: readonly string[]): Promise<Map<string, string[]>> {
-    return this.linker.mentions.entityIdsByChunk(chunkIds);
+    return this.reads.mentions.entityIdsByChunk(chunkIds);
   }
 
   /** The entities each chunk mentions, with their mention counts (up to `countCap`) and home documents. */
   chunkEntities(chunkIds: readonly string[], countCap: number): Promise<Map<string, ChunkEntity[]>> {
-    return this.linker.chunkEntities.read(chunkIds, countCap);
+    return this.reads.chunkEntities.read(chunkIds, countCap);
   }
 
   /** Those of `entityIds` that a live document passing `filter` mentions. */
   entityIdsMentionedWithin(entityIds: readonly string[], filter: DocumentFilterSpec): Promise<Set<string>> {
-    return this.linker.mentions.entityIdsMentionedWithin(entityIds, filter);
+    return this.reads.mentions.entityIdsMentionedWithin(entityIds, filter);
   }
 
   /** Entities whose ids start with one of `prefixes` (an import's own ids). */
   entityIdsWithPrefix(prefixes: readonly string[]): Promise<string[]> {
-    return this.linker.names.entityIdsWithPrefix(prefixes);
+    return this.reads.names.entityIdsWithPrefix(prefixes);
   }
 
   /** The chunks that are evidence for each entity, with its mention counts (see MentionRepository.evidence). */
   mentionEvidence(entityIds: readonly string[], request: EvidenceRequest): Promise<Evidence> {
-    return this.linker.mentions.evidence(entityIds, request);
+    return this.reads.mentions.evidence(entityIds, request);
   }
 
   /** How many chunks mention each entity, counted up to `cap`. */
   mentionCounts(entityIds: readonly string[], cap: number): Promise<Map<string, number>> {
-    return this.linker.mentions.mentionCounts(entityIds, cap);
+    return this.reads.mentions.mentionCounts(entityIds, cap);
   }
 
   /** Lets the outbox know a write queued work. */

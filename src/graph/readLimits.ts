@@ -26,6 +26,11 @@ export function toNeighborOptions(args: NeighborArgs): NeighborOptions {
   };
 }
 
+/** How many documents of an entity one page lists (Entity.documents' `first`): default 20, 1 to 100. */
+export function toEntityDocumentsFirst(first: number | null | undefined): number {
+  return intIn(first, 20, 1, 100, 'first');
+}
+
 /** A shortest path's hops when `maxDepth` is omitted. */
 export const DEFAULT_PATH_DEPTH = 4;
 

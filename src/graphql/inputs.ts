@@ -3,21 +3,18 @@ import { decodeCursor, decodePair, encodePair, type KeysetCursor } from '../shar
 import { parseTagExpression } from '../documents/tagExpression.js';
 import type { DocumentFilterSpec, DocumentTypeName } from '../documents/types.js';
 import type { EnrichRequest } from '../enrichment/types.js';
-import type { ContextEnricher } from '../enrichment/ContextEnricher.js';
 import { badInput } from '../errors.js';
 import type { GraphService } from '../graph/GraphService.js';
 import type { EntityRecord } from '../graph/types.js';
 import { validateEntityType } from '../graph/validateGraphInput.js';
 import { intIn } from '../shared/intIn.js';
+import { pageSize } from '../shared/pageSize.js';
 import { validateMinScore, validateQueryText } from '../retrieval/SearchService.js';
 import type { DocumentFilter, EnrichContextInput, EntityFilter } from './generated/types.js';
 
 // Validation shared by the GraphQL resolvers and the MCP tools (src/mcp/), so both enforce the same limits and codes.
 
-/** Largest page a connection returns. */
-export const MAX_PAGE_SIZE = 100;
-/** Page size when `first` is omitted. */
-export const DEFAULT_PAGE_SIZE = 20;
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../shared/pageSize.js';
 
 /** Most values a filter list (types, sources) may hold. */
 export const MAX_FILTER_VALUES = 100;
@@ -47,9 +44,7 @@ export function toPage(
   first: number | null | undefined,
   after: string | null | undefined,
 ): { first: number; after: KeysetCursor | undefined } {
-  const n = first ?? DEFAULT_PAGE_SIZE;
-  if (!Number.isInteger(n) || n < 0) throw badInput('first', 'must be a non-negative integer');
-  return { first: Math.min(n, MAX_PAGE_SIZE), after: after ? decodeCursor(after) : undefined };
+  return { first: pageSize(first), after: after ? decodeCursor(after) : undefined };
 }
 
 /** enrichContext's input validated, with the configured defaults and caps. */
@@ -102,15 +97,4 @@ export async function findEntityPage(
   const result = await graph.findEntities(spec, page.first, position && { name: position[0], id: position[1] });
   const edges = result.entities.map((node: EntityRecord) => ({ cursor: encodePair(node.name, node.id), node }));
   return { edges, hasNextPage: result.hasNextPage, hasPreviousPage: Boolean(after), totalCount: result.totalCount };
-}
-
-/** One page of the `knowledgeGaps` query, most frequent first; a cursor keeps the listing's moment. */
-export async function knowledgeGapPage(
-  enricher: ContextEnricher,
-  first: number | null | undefined,
-  after: string | null | undefined,
-) {
-  const page = toPage(first, null);
-  const { edges, hasNextPage, totalCount } = await enricher.knowledgeGaps(page.first, after ?? undefined);
-  return { edges, hasNextPage, hasPreviousPage: after != null, totalCount };
 }

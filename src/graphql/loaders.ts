@@ -15,12 +15,12 @@ export interface Loaders {
   chunkCountByDocumentId: DataLoader<string, number>;
   entityById: DataLoader<string, EntityRecord | null>;
   relationshipById: DataLoader<string, RelationshipRecord | null>;
-  /** Key: `${first}:${entityId}` */
+  /** Key: `${first}:${entityId}`, `first` as given ('' when omitted): GraphService applies its bounds. */
   documentIdsByEntity: DataLoader<string, string[]>;
   entityIdsByDocument: DataLoader<string, string[]>;
   /** A document's extraction state; null when it was never queued. */
   extractionByDocument: DataLoader<string, ExtractionState | null>;
-  /** Key: `${first}:${offset}:${factKey}` (fact key 'e:<entity id>' or 'r:<relationship id>'). */
+  /** Key: `${first}:${offset}:${factKey}` (`first` as given, '' when omitted; fact key 'e:<entity id>' or 'r:<relationship id>'). */
   evidenceByFact: DataLoader<string, EvidenceViewPage>;
 }
 
@@ -61,19 +61,10 @@ export function createLoaders(services: Services, budget: TextBudget): Loaders {
       const found = new Map((await graph.getRelationships(ids)).map((r) => [r.id, r]));
       return ids.map((id) => found.get(id) ?? null);
     }),
-    documentIdsByEntity: new DataLoader(async (keys) => {
-      // Keys share one `first` in practice; group by it so each group is one query.
-      const groups = new Map<number, string[]>();
-      for (const k of keys) {
-        const [first, id] = splitKey(k);
-        groups.set(first, [...(groups.get(first) ?? []), id]);
-      }
-      const results = new Map<string, string[]>();
-      for (const [first, ids] of groups) {
-        for (const [id, docs] of await graph.documentIdsByEntity(ids, first)) results.set(`${first}:${id}`, docs);
-      }
-      return keys.map((k) => results.get(k) ?? []);
-    }),
+    // Keys share one `first` in practice; each group is one query, and a `first` the service refuses fails its group.
+    documentIdsByEntity: new DataLoader((keys) =>
+      loadGrouped<string[]>(keys, 1, [], (first, ids) => graph.documentIdsByEntity(ids, optionalInt(first))),
+    ),
     extractionByDocument: new DataLoader(async (ids: readonly string[]) => {
       const states = await services.extraction.documentStates(ids);
       return ids.map((id) => states.get(id) ?? null);
@@ -82,29 +73,56 @@ export function createLoaders(services: Services, budget: TextBudget): Loaders {
       const map = await graph.entityIdsByDocument(ids);
       return ids.map((id) => map.get(id) ?? []);
     }),
-    evidenceByFact: new DataLoader(async (keys) => {
-      // Keys share one page in practice (a list of entities asking for the same `first`): one query per page.
-      const groups = new Map<string, string[]>();
-      for (const k of keys) {
-        const [first, rest] = splitKey(k);
-        const [offset, factKey] = splitKey(rest);
-        const page = `${first}:${offset}`;
-        groups.set(page, [...(groups.get(page) ?? []), factKey]);
-      }
-      const results = new Map<string, EvidenceViewPage>();
-      for (const [page, factKeys] of groups) {
-        const [first, offset] = page.split(':').map(Number) as [number, number];
-        for (const [key, found] of await services.evidence.pages(factKeys, first, offset))
-          results.set(`${page}:${key}`, found);
-      }
-      return keys.map((k) => results.get(k) ?? { items: [], totalCount: 0 });
-    }),
+    // Keys share one page in practice (a list of entities asking for the same `first`): one query per page.
+    evidenceByFact: new DataLoader(async (keys) =>
+      loadGrouped<EvidenceViewPage>(keys, 2, { items: [], totalCount: 0 }, (page, factKeys) => {
+        const [first, offset] = splitKey(page, 1);
+        return services.evidence.pages(factKeys, optionalInt(first), Number(offset));
+      }),
+    ),
   };
 }
 
-function splitKey(key: string): [number, string] {
-  const i = key.indexOf(':');
-  return [Number(key.slice(0, i)), key.slice(i + 1)];
+/** A key's leading `parts` colon-separated fields (numbers, or '' when omitted) and the id after them (colons allowed). */
+function splitKey(key: string, parts: number): [string, string] {
+  let at = -1;
+  for (let n = 0; n < parts; n++) at = key.indexOf(':', at + 1);
+  return [key.slice(0, at), key.slice(at + 1)];
+}
+
+/** A key's number part; '' (the argument was omitted) is undefined, for the service's default. */
+function optionalInt(part: string): number | undefined {
+  return part === '' ? undefined : Number(part);
+}
+
+/**
+ * Loads keys of `groupParts` leading fields and an id one group at a time; a group the service refuses (its arguments
+ * out of range) fails its own keys with that error, not the other groups'. Ids the service does not answer get
+ * `missing`.
+ */
+async function loadGrouped<T>(
+  keys: readonly string[],
+  groupParts: number,
+  missing: T,
+  load: (group: string, ids: string[]) => Promise<Map<string, T>>,
+): Promise<(T | Error)[]> {
+  const groups = new Map<string, string[]>();
+  for (const k of keys) {
+    const [group, id] = splitKey(k, groupParts);
+    groups.set(group, [...(groups.get(group) ?? []), id]);
+  }
+  const results = new Map<string, T | Error>();
+  for (const [group, ids] of groups) {
+    // `load` may throw before it returns a promise (a service checking its arguments), so it runs inside the `try`.
+    let found: Map<string, T> | Error;
+    try {
+      found = await load(group, ids);
+    } catch (err) {
+      found = err instanceof Error ? err : new Error(String(err));
+    }
+    for (const id of ids) results.set(`${group}:${id}`, found instanceof Error ? found : (found.get(id) ?? missing));
+  }
+  return keys.map((k) => results.get(k) ?? missing);
 }
 
 /** Loads many keys and keeps the ones that exist, in key order. */

@@ -3,7 +3,7 @@ import { ROOT_FIELD_ROLES } from '../graphql/fieldRoles.js';
 import { validateDocumentId } from '../documents/validateInput.js';
 import type { ChunkRecord } from '../documents/types.js';
 import { notFound } from '../errors.js';
-import { knowledgeGapPage, toEnrichRequest, toFilterSpec } from '../graphql/inputs.js';
+import { toEnrichRequest, toFilterSpec } from '../graphql/inputs.js';
 import { intIn } from '../shared/intIn.js';
 import type { TextBudget } from '../graphql/TextBudget.js';
 import { defineTool, jsonOutput, toJson } from './toolDefinition.js';
@@ -159,7 +159,7 @@ export const knowledgeGapsTool = defineTool({
   readOnly: true,
   input: z.strictObject(pageArgs),
   async run(args, { services }) {
-    const { edges, hasNextPage, totalCount } = await knowledgeGapPage(services.enricher, args.first, args.after);
+    const { edges, hasNextPage, totalCount } = await services.gaps.list(args.first, args.after);
     return jsonOutput({
       gaps: edges.map(({ node }) => ({
         query: node.query,

@@ -1,6 +1,7 @@
 import { expect } from '@jest/globals';
 import type { DocumentInput } from '../../src/documents/types.js';
 import type { Services } from '../../src/services.js';
+import { EvidenceRepository } from '../../src/extraction/EvidenceRepository.js';
 import { relationshipId } from '../../src/graph/validateGraphInput.js';
 
 /** Environment for services that extract with TextMarkupExtractor (as `structural`), only when told (drain). */
@@ -68,7 +69,7 @@ export async function relationshipsIn(s: Services, wanted: readonly string[]): P
  * every fact either side knows.
  */
 export async function expectSupportKeptRight(s: Services): Promise<void> {
-  const evidence = s.extraction.repository.evidence;
+  const evidence = new EvidenceRepository(s.db);
   const keys = await evidence.supportedFactKeys();
   const [kept, recounted] = await Promise.all([evidence.supportOf(keys), evidence.recountSupport(keys)]);
   const sorted = (m: Map<string, unknown>) => [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -103,7 +104,7 @@ export async function runExtractionScenario(s: Services): Promise<void> {
   expect(await relationshipsIn(s, Object.values(rel))).toEqual([rel.uses, rel.cooccurs, rel.links, rel.manual].sort());
   const [cooccurs] = await s.graph.getRelationships([rel.cooccurs]);
   expect(cooccurs?.properties).toEqual({ weight: 2 });
-  const evidence = await s.extraction.repository.evidence.rowsOf(CONFIG.id as string);
+  const evidence = await new EvidenceRepository(s.db).rowsOf(CONFIG.id as string);
   expect(evidence.filter((r) => r.factKey === `e:${ids.hmr}`)).toEqual([
     expect.objectContaining({ extractor: 'structural', quote: '[[HMR|Technology]]' }),
   ]);
@@ -125,6 +126,6 @@ export async function runExtractionScenario(s: Services): Promise<void> {
   expect(await entitiesIn(s, all)).toEqual([ids.configPage, ids.rollup, ids.port].sort());
   expect(await entitiesIn(s, ['tool:node'])).toEqual(['tool:node']);
   expect(await relationshipsIn(s, Object.values(rel))).toEqual([rel.manual]);
-  expect(await s.extraction.repository.evidence.factKeysOf(GUIDE.id as string)).toEqual([]);
+  expect(await new EvidenceRepository(s.db).factKeysOf(GUIDE.id as string)).toEqual([]);
   await expectSupportKeptRight(s);
 }

@@ -1,3 +1,4 @@
+import neo4jDriver from 'neo4j-driver';
 import { loadConfig } from '../../src/config.js';
 import { openDb } from '../../src/db/openDb.js';
 import type { Db } from '../../src/db/Db.js';
@@ -31,6 +32,22 @@ export function neo4jTestSettings(): { uri: string; user: string; password: stri
   };
 }
 
+/**
+ * Deletes every node and relationship of the Neo4j database in batches (its schema stays). A test's own driver: the
+ * product has no way to wipe a graph.
+ */
+export async function wipeNeo4j(settings: { uri: string; user: string; password: string }): Promise<void> {
+  const driver = neo4jDriver.driver(settings.uri, neo4jDriver.auth.basic(settings.user, settings.password));
+  try {
+    for (;;) {
+      const { records } = await driver.executeQuery('MATCH (n) WITH n LIMIT 5000 DETACH DELETE n RETURN count(*) AS n');
+      if (Number(records[0]?.get('n') ?? 0) === 0) break;
+    }
+  } finally {
+    await driver.close();
+  }
+}
+
 let warned = false;
 
 /** The Postgres store on every database target, plus Neo4j when CAIRN_TEST_NEO4J_URI is set (required under CI). */
@@ -55,8 +72,8 @@ export function graphStoreTargets(): GraphStoreTarget[] {
     targets.push({
       name: 'neo4j store',
       async create() {
+        await wipeNeo4j(neo4j);
         const store = new Neo4jGraphStore(neo4j);
-        await store.wipeForTests();
         let mentions: Promise<Db> | undefined;
         let scratch: ScratchDatabase | undefined;
         return {
@@ -71,8 +88,8 @@ export function graphStoreTargets(): GraphStoreTarget[] {
             return mentions;
           },
           async dispose() {
-            await store.wipeForTests();
             await store.close();
+            await wipeNeo4j(neo4j);
             await (await mentions)?.close();
             await scratch?.drop();
           },

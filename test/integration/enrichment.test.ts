@@ -205,7 +205,7 @@ describe.each(everyDatabaseRuns)('enrichContext ($name)', (run) => {
 
   it('pages knowledge gaps from one snapshot: gaps recorded meanwhile neither repeat nor skip a group', async () => {
     for (let i = 0; i < 9; i++)
-      for (let k = 0; k <= i % 3; k++) await t.services.gaps.record(`paging gap ${i}`, 0.01, {});
+      for (let k = 0; k <= i % 3; k++) await t.services.gaps.recordReported(`paging gap ${i}`, 0.01);
     const q = `query($after: String) { knowledgeGaps(first: 4, after: $after) { totalCount pageInfo { hasNextPage endCursor } nodes { query count } } }`;
     type Page = {
       knowledgeGaps: {
@@ -224,8 +224,8 @@ describe.each(everyDatabaseRuns)('enrichContext ($name)', (run) => {
       seen.push(...page.knowledgeGaps.nodes.map((n) => n.query));
       totals.push(page.knowledgeGaps.totalCount);
       // Agents keep asking: new gaps, and repeats that would move groups up the order.
-      await t.services.gaps.record(`paging gap ${round}`, 0.01, {});
-      await t.services.gaps.record(`brand new gap ${round}`, 0.01, {});
+      await t.services.gaps.recordReported(`paging gap ${round}`, 0.01);
+      await t.services.gaps.recordReported(`brand new gap ${round}`, 0.01);
       if (!page.knowledgeGaps.pageInfo.hasNextPage) break;
       after = page.knowledgeGaps.pageInfo.endCursor;
     }

@@ -7,6 +7,7 @@ import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
 import { CONFIG, doc, EXTRACTION_ENV, GUIDE, runExtractionScenario } from '../helpers/extractionScenario.js';
 import { runRejectionScenario } from '../helpers/rejectionScenario.js';
 import { TextMarkupExtractor } from '../helpers/TextMarkupExtractor.js';
+import { RejectionRepository } from '../../src/extraction/RejectionRepository.js';
 
 describe.each(dbTargets())('extraction from document writes ($name)', (target) => {
   let scratch: ScratchDatabase;
@@ -35,7 +36,7 @@ describe.each(dbTargets())('extraction from document writes ($name)', (target) =
     await s.extraction.enqueue([CONFIG.id as string]);
     await s.extraction.drain();
     expect(extractor.calls).toBe(calls);
-    await s.extraction.repository.rejections.add('Webpack');
+    await new RejectionRepository(s.db).add('Webpack');
     await s.documents.upsertMany([
       doc('doc:w', 'Bundlers', 'w.md', 'Compare [[Webpack|Technology]] with [[esbuild|Technology]].'),
     ]);

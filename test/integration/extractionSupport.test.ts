@@ -7,6 +7,7 @@ import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
 import { doc, EXTRACTION_ENV, expectSupportKeptRight } from '../helpers/extractionScenario.js';
 import { TextMarkupExtractor } from '../helpers/TextMarkupExtractor.js';
 import type { ChunkForExtraction, DocumentForExtraction } from '../../src/extraction/types.js';
+import { EvidenceRepository } from '../../src/extraction/EvidenceRepository.js';
 
 /** The markup extractor as `offline`, blind to Vite: its rows and the structural ones differ within a chunk. */
 class BlindToVite extends TextMarkupExtractor {
@@ -66,7 +67,7 @@ describe.each(dbTargets())('extraction support kept by difference ($name)', (tar
   it('equals a recount after writes, updates, deletes, a merge and its undo', async () => {
     await s.documents.upsertMany(corpus(0));
     await s.extraction.drain();
-    const evidence = s.extraction.repository.evidence;
+    const evidence = new EvidenceRepository(s.db);
     const vite = (await evidence.supportOf(['e:x:technology:vite'])).get('e:x:technology:vite');
     expect(vite).toMatchObject({ documents: 3, extractors: ['structural'] });
     const rollup = (await evidence.supportOf(['e:x:technology:rollup'])).get('e:x:technology:rollup');

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import neo4j, { type Driver } from 'neo4j-driver';
 import { Neo4jGraphStore } from '../../src/graph/neo4j/Neo4jGraphStore.js';
 import { edgeTarget } from '../helpers/databases.js';
-import { graphStoreTargets, neo4jTestSettings } from '../helpers/graphStores.js';
+import { graphStoreTargets, neo4jTestSettings, wipeNeo4j } from '../helpers/graphStores.js';
 import { killNeo4j, neo4jScript } from '../helpers/neo4jProcess.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 import { eventually } from '../helpers/eventually.js';
@@ -57,7 +57,7 @@ function doc(n: number, round = 0): { id: string; title: string; content: string
     const s = settings as NonNullable<typeof settings>;
     await neo4jScript('start'); // idempotent; an earlier suite may have left it stopped
     store = new Neo4jGraphStore(s);
-    await store.wipeForTests();
+    await wipeNeo4j(s);
     driver = neo4j.driver(s.uri, neo4j.auth.basic(s.user, s.password));
     t = await startTestServer(edgeTarget(), {}, undefined, store);
     t.services.outbox!.start(); // as `cairn serve` does: the worker, not the test, must deliver the backlog
@@ -65,7 +65,7 @@ function doc(n: number, round = 0): { id: string; title: string; content: string
   afterAll(async () => {
     await neo4jScript('start'); // the following suites need the server back, whatever happened here
     await t?.close();
-    await store?.wipeForTests().catch(() => undefined);
+    if (settings) await wipeNeo4j(settings).catch(() => undefined);
     await store?.close();
     await driver?.close();
   }, 240_000);

@@ -274,7 +274,7 @@ describe.each([edgeTarget()])('request limits ($name)', (target) => {
           )
         ).errors,
       ).toBeUndefined();
-      for (let i = 0; i < 101; i++) await t.services.gaps.record(`unanswered question number ${i}`, 0.01, {});
+      for (let i = 0; i < 101; i++) await t.services.gaps.recordReported(`unanswered question number ${i}`, 0.01);
       await t.services.db.query(
         `INSERT INTO import_jobs (id, kind, status, request) SELECT 'job_page_' || g, 'url', 'SUCCEEDED', '{}'::jsonb FROM generate_series(1, 101) g`,
       );
@@ -294,8 +294,23 @@ describe.each([edgeTarget()])('request limits ($name)', (target) => {
           more: true,
         });
       }
-      const nested = await t.gql('{ entity(id: "svc:page-1") { documents(first: 101) { id } } }');
-      expect(nested.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+      // The services hold the bounds: GraphQL and a direct caller (MCP, CLI) are refused alike, and one field's bad
+      // `first` fails only that field, not a sibling batched with it.
+      const nested = await t.gql<{ over: unknown; ok: { documents: unknown[] } | null }>(
+        '{ over: entity(id: "svc:page-1") { documents(first: 101) { id } } ok: entity(id: "svc:page-1") { documents(first: 2) { id } } }',
+      );
+      expect(nested.errors?.map((e) => [e.path?.join('.'), e.extensions?.code])).toEqual([
+        ['over.documents', 'BAD_USER_INPUT'],
+      ]);
+      expect(nested.data).toEqual({ over: null, ok: { documents: [] } });
+      await expect(t.services.graph.documentIdsByEntity(['svc:page-1'], 101)).rejects.toMatchObject({
+        code: 'BAD_USER_INPUT',
+      });
+      await expect(t.services.evidence.pages(['e:svc:page-1'], 101, 0)).rejects.toMatchObject({
+        code: 'BAD_USER_INPUT',
+      });
+      const evidence = await t.gql('{ entity(id: "svc:page-1") { evidence(first: 101) { totalCount } } }');
+      expect(evidence.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     });
   });
 

@@ -3,10 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { Neo4jGraphStore } from '../../src/graph/neo4j/Neo4jGraphStore.js';
 import { startInstances, type CairnInstance, type CairnInstances } from '../helpers/cairnInstances.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
-import { neo4jTestSettings } from '../helpers/graphStores.js';
+import { neo4jTestSettings, wipeNeo4j } from '../helpers/graphStores.js';
 import { gqlAt } from '../helpers/remoteServer.js';
 import { eventually } from '../helpers/eventually.js';
 
@@ -42,9 +41,7 @@ const sum = (instances: CairnInstance[], msg: string, field: string) =>
   let adminKey = '';
 
   beforeAll(async () => {
-    const store = new Neo4jGraphStore(neo4j!);
-    await store.wipeForTests();
-    await store.close();
+    await wipeNeo4j(neo4j!);
     scratch = (await server!.createDatabase()) as ScratchDatabase & { url: string };
     sql = new pg.Client({ connectionString: scratch.url });
     await sql.connect();
@@ -73,9 +70,7 @@ const sum = (instances: CairnInstance[], msg: string, field: string) =>
     await sql?.end();
     await scratch?.drop();
     fs.rmSync(folderRoot, { recursive: true, force: true });
-    const store = new Neo4jGraphStore(neo4j!);
-    await store.wipeForTests();
-    await store.close();
+    await wipeNeo4j(neo4j!);
   });
 
   const leaders = () =>

@@ -6,7 +6,7 @@ import { silentLogger } from '../../src/logger.js';
 import { createServices, type Services } from '../../src/services.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
 import { EXTRACTION_ENV, runExtractionScenario } from '../helpers/extractionScenario.js';
-import { neo4jTestSettings } from '../helpers/graphStores.js';
+import { neo4jTestSettings, wipeNeo4j } from '../helpers/graphStores.js';
 import { runRejectionScenario } from '../helpers/rejectionScenario.js';
 import { TextMarkupExtractor } from '../helpers/TextMarkupExtractor.js';
 
@@ -21,7 +21,7 @@ const settings = neo4jTestSettings();
     let s: Services;
     beforeAll(async () => {
       store = new Neo4jGraphStore(settings as NonNullable<typeof settings>);
-      await store.wipeForTests();
+      await wipeNeo4j(settings as NonNullable<typeof settings>);
       scratch = await target.createDatabase();
       s = await createServices(loadConfig({ ...scratch.env, ...EXTRACTION_ENV }), silentLogger(), {
         embedder: new HashingEmbeddingProvider({ dimensions: 64 }),
@@ -32,7 +32,7 @@ const settings = neo4jTestSettings();
     }, 120_000);
     afterAll(async () => {
       await s?.close();
-      await store?.wipeForTests().catch(() => undefined);
+      if (settings) await wipeNeo4j(settings).catch(() => undefined);
       await store?.close();
       await scratch?.drop();
     });

@@ -5,7 +5,7 @@ import neo4j, { type Driver } from 'neo4j-driver';
 import { Neo4jGraphStore } from '../../src/graph/neo4j/Neo4jGraphStore.js';
 import { projectPath } from '../../src/paths.js';
 import { edgeTarget } from '../helpers/databases.js';
-import { neo4jTestSettings } from '../helpers/graphStores.js';
+import { neo4jTestSettings, wipeNeo4j } from '../helpers/graphStores.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
 const settings = neo4jTestSettings();
@@ -29,14 +29,14 @@ const script = (cmd: 'start' | 'stop') =>
   beforeAll(async () => {
     const s = settings as NonNullable<typeof settings>;
     store = new Neo4jGraphStore(s);
-    await store.wipeForTests();
+    await wipeNeo4j(s);
     driver = neo4j.driver(s.uri, neo4j.auth.basic(s.user, s.password));
     t = await startTestServer(edgeTarget(), {}, undefined, store);
   }, 120_000);
   afterAll(async () => {
     await script('start');
     await t?.close();
-    await store?.wipeForTests().catch(() => undefined);
+    if (settings) await wipeNeo4j(settings).catch(() => undefined);
     await store?.close();
     await driver?.close();
   }, 180_000);

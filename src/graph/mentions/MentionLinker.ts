@@ -13,7 +13,6 @@ import type { MentionOp } from '../types.js';
 import { linkMatches, MentionBackfill } from './MentionBackfill.js';
 import { MentionMatcher, nameForms, type EntityName } from './MentionMatcher.js';
 import { EntityNameRepository } from './EntityNameRepository.js';
-import { ChunkEntityReader } from './ChunkEntityReader.js';
 import { MentionRepository, type MentionRow } from './MentionRepository.js';
 import { OutboxRepository } from './OutboxRepository.js';
 import { NameCache, type NameCacheStats } from './NameCache.js';
@@ -28,12 +27,11 @@ const NAMES_LOCK = [0x4341494e, 0];
  * waits for, or fails because of, Neo4j.
  */
 export class MentionLinker implements DocumentWriteHook {
-  readonly mentions: MentionRepository;
+  readonly #mentions: MentionRepository;
   /** Deferred backfills (extraction's names): many batches' names matched in one read of the chunks. */
-  readonly backfill: MentionBackfill;
-  readonly names: EntityNameRepository;
+  readonly #backfill: MentionBackfill;
+  readonly #names: EntityNameRepository;
   readonly #outbox: OutboxRepository;
-  readonly chunkEntities: ChunkEntityReader;
   /**
    * The names per space (`ALL_SPACES` outside any request): a space's automaton holds its own names only, so another
    * space's names neither link nor crowd out its matches, and no space pays for another's names.
@@ -53,11 +51,20 @@ export class MentionLinker implements DocumentWriteHook {
     /** How long queries trust cached names (CAIRN_QUERY_NAMES_MAX_AGE_MS). */
     private readonly queryNamesMaxAgeMs = 1000,
   ) {
-    this.mentions = new MentionRepository(db);
-    this.backfill = new MentionBackfill(db, this.mentions, mirror);
-    this.names = new EntityNameRepository(db);
-    this.chunkEntities = new ChunkEntityReader(db);
+    this.#mentions = new MentionRepository(db);
+    this.#backfill = new MentionBackfill(db, this.#mentions, mirror);
+    this.#names = new EntityNameRepository(db);
     this.#outbox = new OutboxRepository(db);
+  }
+
+  /** Runs the requested (deferred) backfills: all pending names matched in one pass over the chunks. */
+  runBackfill(): Promise<void> {
+    return this.#backfill.run();
+  }
+
+  /** Extracted entities whose mention backfill is still to run. */
+  backfillBacklog(): Promise<number> {
+    return this.#backfill.backlog();
   }
 
   /** Mention changes queued for Neo4j and not yet applied. */
@@ -72,7 +79,7 @@ export class MentionLinker implements DocumentWriteHook {
   ): Promise<void> {
     await tx.query('SELECT pg_advisory_xact_lock_shared($1::int, $2::int)', NAMES_LOCK);
     const wanted = [...new Set(documents.flatMap((d) => d.explicitEntityIds))];
-    const known = await this.names.existingEntityIds(tx, wanted);
+    const known = await this.#names.existingEntityIds(tx, wanted);
     const missing = wanted.find((id) => !known.has(id));
     if (missing !== undefined)
       throw new AppError(ErrorCode.NOT_FOUND, `entity "${missing}" does not exist (listed in entityIds)`, {
@@ -90,7 +97,7 @@ export class MentionLinker implements DocumentWriteHook {
       for (const c of d.chunks)
         for (const entityId of matcher?.entitiesIn(c.content) ?? [])
           auto.push({ entityId, documentId: d.documentId, chunkId: c.id });
-    await this.mentions.replaceAutoMentions(
+    await this.#mentions.replaceAutoMentions(
       tx,
       changed.map((d) => d.documentId),
       auto,
@@ -98,7 +105,7 @@ export class MentionLinker implements DocumentWriteHook {
     const explicit = documents.flatMap((d) =>
       d.explicitEntityIds.map((entityId) => ({ entityId, documentId: d.documentId, chunkId: null })),
     );
-    await this.mentions.insert(tx, explicit, 'explicit');
+    await this.#mentions.insert(tx, explicit, 'explicit');
     if (!this.mirror) return;
     const ops: MentionOp[] = [];
     for (const d of changed) ops.push({ op: 'unlinkDocument', documentId: d.documentId });
@@ -131,7 +138,7 @@ export class MentionLinker implements DocumentWriteHook {
           id: documentId,
         });
       await this.beforeWrite(tx, [{ documentId, explicitEntityIds: [...entityIds] }]);
-      await this.mentions.insert(
+      await this.#mentions.insert(
         tx,
         entityIds.map((entityId) => ({ entityId, documentId, chunkId: null })),
         'explicit',
@@ -153,13 +160,13 @@ export class MentionLinker implements DocumentWriteHook {
         links.map((l) => l.documentId),
       );
       await tx.query('SELECT pg_advisory_xact_lock_shared($1::int, $2::int)', NAMES_LOCK);
-      const entities = await this.names.existingEntityIds(
+      const entities = await this.#names.existingEntityIds(
         tx,
         links.map((l) => l.entityId),
       );
       const live = links.filter((l) => titles.has(l.documentId) && entities.has(l.entityId));
       if (live.length === 0) return;
-      await this.mentions.insert(
+      await this.#mentions.insert(
         tx,
         live.map((l) => ({ entityId: l.entityId, documentId: l.documentId, chunkId: null })),
         'explicit',
@@ -181,7 +188,7 @@ export class MentionLinker implements DocumentWriteHook {
    * Records entity names and links existing chunks that name them (backfill). Candidate chunks come from one
    * full-text query over all names of the batch (on the chunks' title + content vectors), then the matcher confirms
    * whole-word matches in the content. With `deferBackfill`, the backfill is only requested, in the names'
-   * transaction, and a later pass of `backfill.run()` does it for many requests at once.
+   * transaction, and a later `runBackfill()` does it for many requests at once.
    */
   async entitiesChanged(names: readonly EntityName[], options: { deferBackfill?: boolean } = {}): Promise<void> {
     if (names.length === 0) return;
@@ -193,8 +200,8 @@ export class MentionLinker implements DocumentWriteHook {
     const linking = await this.db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', NAMES_LOCK);
       await announceChange(tx, 'names');
-      const linking = await this.names.upsertNames(tx, names);
-      if (options.deferBackfill) await this.backfill.request(tx, [...linking]);
+      const linking = await this.#names.upsertNames(tx, names);
+      if (options.deferBackfill) await this.#backfill.request(tx, [...linking]);
       return linking;
     });
     this.forgetNames();
@@ -209,7 +216,7 @@ export class MentionLinker implements DocumentWriteHook {
       // first and is then seen whole. Locking only the chunks deadlocked with a document write, and not locking at
       // all let a write delete chunks the new mentions then pointed at.
       const rows = await lockChunksMatchingPhrases(tx, phrases);
-      await linkMatches(tx, new MentionMatcher(linked), rows, this.mentions, this.mirror ? this.#outbox : undefined);
+      await linkMatches(tx, new MentionMatcher(linked), rows, this.#mentions, this.mirror ? this.#outbox : undefined);
     });
   }
 
@@ -258,7 +265,7 @@ export class MentionLinker implements DocumentWriteHook {
       // its name is gone, and the next one reads the deletion.
       await tx.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', NAMES_LOCK);
       await announceChange(tx, 'names');
-      await this.names.deleteName(tx, entityId);
+      await this.#names.deleteName(tx, entityId);
     });
     this.forgetNames();
   }
@@ -305,7 +312,7 @@ export class MentionLinker implements DocumentWriteHook {
       cached && this.now() - cached.checkedAt < this.queryNamesMaxAgeMs ? cached.names : await this.load(this.db);
     const exact = names.matchesIn(text);
     const partial = partialNameMatches(text, names, new Set(exact.map((m) => m.entityId)));
-    const counts = await this.mentions.mentionCounts(
+    const counts = await this.#mentions.mentionCounts(
       [...exact.map((m) => m.entityId), ...partial.map((p) => p.entityId)],
       MENTION_COUNT_CAP,
     );
@@ -324,7 +331,7 @@ export class MentionLinker implements DocumentWriteHook {
    * alike, and only a result newer than the cache is applied.
    */
   private async load(q: Queryable): Promise<NameCache> {
-    const version = await this.names.namesVersion(q);
+    const version = await this.#names.namesVersion(q);
     const covered = () => {
       const cached = this.cached;
       if (!cached || cached.version < version) return undefined;
@@ -332,7 +339,7 @@ export class MentionLinker implements DocumentWriteHook {
       return cached.names;
     };
     const since = this.cached?.version;
-    const changes = since === undefined ? undefined : await this.names.namesChangedSince(q, since, CHANGES_READ_MAX);
+    const changes = since === undefined ? undefined : await this.#names.namesChangedSince(q, since, CHANGES_READ_MAX);
     const current = covered();
     if (current) return current;
     if (changes && this.cached) {
@@ -340,7 +347,7 @@ export class MentionLinker implements DocumentWriteHook {
       this.cached.names.apply(changes);
       this.cached.version = version;
     } else {
-      const names = await this.names.allNames(q);
+      const names = await this.#names.allNames(q);
       // Another caller may have finished first: build the automaton only if this is still the newest.
       const latest = covered();
       if (latest) return latest;

@@ -318,19 +318,6 @@ export class Neo4jGraphStore implements GraphStore {
     await this.conn.close();
   }
 
-  /** Deletes every node and relationship of the database in batches (tests only: the schema stays). */
-  async wipeForTests(): Promise<void> {
-    await this.conn.guard('wipeForTests', async () => {
-      for (;;) {
-        const n = await this.conn.write(async (tx) => {
-          const res = await tx.run('MATCH (n) WITH n LIMIT 5000 DETACH DELETE n RETURN count(*) AS n');
-          return Number(res.records[0]?.get('n') ?? 0);
-        });
-        if (n === 0) break;
-      }
-    });
-  }
-
   /** Throws NOT_FOUND for the first missing endpoint in input order, if any. */
   private async assertEntitiesExist(
     tx: SpacedTransaction,

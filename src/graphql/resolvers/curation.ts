@@ -1,6 +1,5 @@
 import { badInput } from '../../errors.js';
 import { decodePair, encodePair } from '../../shared/cursor.js';
-import { intIn } from '../../shared/intIn.js';
 import type { Resolvers } from '../generated/types.js';
 import type { Loaders } from '../loaders.js';
 import { toConnection } from '../connection.js';
@@ -12,9 +11,8 @@ export async function evidenceConnection(
   first: number | null | undefined,
   after: string | null | undefined,
 ) {
-  const n = intIn(first, 10, 0, 100, 'first');
   const offset = after ? evidenceOffset(after) : 0;
-  const page = await loaders.evidenceByFact.load(`${n}:${offset}:${factKey}`);
+  const page = await loaders.evidenceByFact.load(`${first ?? ''}:${offset}:${factKey}`);
   const edges = page.items.map((node, i) => ({ cursor: encodePair('evidence', String(offset + i + 1)), node }));
   return toConnection(edges, {
     hasNextPage: offset + edges.length < page.totalCount,

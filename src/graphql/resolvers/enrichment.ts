@@ -2,7 +2,7 @@ import type { Resolvers } from '../generated/types.js';
 import { toConnection } from '../connection.js';
 import { badInput } from '../../errors.js';
 import { validateQueryText } from '../../retrieval/SearchService.js';
-import { knowledgeGapPage, toEnrichRequest } from '../inputs.js';
+import { toEnrichRequest } from '../inputs.js';
 
 /** enrichContext and knowledgeGaps. */
 export const enrichmentResolvers: Resolvers = {
@@ -12,15 +12,15 @@ export const enrichmentResolvers: Resolvers = {
       return services.reads.run(() => services.enricher.enrich(request));
     },
     knowledgeGaps: async (_, { first, after }, { services }) => {
-      const { edges, ...pageInfo } = await knowledgeGapPage(services.enricher, first, after);
-      return toConnection(edges, pageInfo);
+      const { edges, hasNextPage, totalCount } = await services.gaps.list(first, after);
+      return toConnection(edges, { hasNextPage, hasPreviousPage: after != null, totalCount });
     },
   },
   Mutation: {
     recordKnowledgeGap: async (_, { query, bestScore }, { services }) => {
       const score = bestScore ?? 0;
       if (!Number.isFinite(score) || score < 0 || score > 1) throw badInput('bestScore', 'must be from 0 to 1');
-      await services.enricher.recordReportedGap(validateQueryText(query), score);
+      await services.gaps.recordReported(validateQueryText(query), score);
       return true;
     },
   },

@@ -1,7 +1,6 @@
 import type { DocumentSummary } from '../../documents/types.js';
 import { badInput } from '../../errors.js';
 import type { EntityRecord } from '../../graph/types.js';
-import { intIn } from '../../shared/intIn.js';
 import type { Resolvers } from '../generated/types.js';
 import { loadAll, type Loaders } from '../loaders.js';
 import { toConnection } from '../connection.js';
@@ -51,8 +50,7 @@ export const graphResolvers: Resolvers = {
     relationships: (entity, { direction, types }, { services }) =>
       services.graph.relationshipsOf(entity.id, direction ?? 'BOTH', types ?? undefined),
     documents: async (entity, { first }, { loaders }) => {
-      const n = intIn(first, 20, 1, 100, 'first');
-      const ids = await loaders.documentIdsByEntity.load(`${n}:${entity.id}`);
+      const ids = await loaders.documentIdsByEntity.load(`${first ?? ''}:${entity.id}`);
       return loadAll<DocumentSummary>(loaders.documentById, ids);
     },
     evidence: (entity, { first, after }, { loaders }) =>

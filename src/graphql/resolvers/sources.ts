@@ -43,7 +43,6 @@ export const sourceResolvers: Resolvers = {
     syncTimeoutSeconds: (source) => Math.round(source.syncTimeoutMs / 1000),
     documentCount: async (source, _, { services }) =>
       (await services.sources.documentCounts([source.id])).get(source.id) ?? 0,
-    jobs: (source, { first }, { services }) =>
-      services.sources.jobs(source.id, Math.max(1, Math.min(first ?? 10, 100))),
+    jobs: (source, { first }, { services }) => services.sources.jobs(source.id, first),
   },
 };
