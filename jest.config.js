@@ -1,11 +1,12 @@
 /**
- * Jest runs the TypeScript sources as native ESM through SWC, in three projects:
+ * Jest runs the TypeScript sources as native ESM through SWC, in four projects:
  * - `parallel`: unit tests and integration suites whose databases are their own (a PGlite folder or a Postgres
  *   database each), run on every core;
  * - `neo4j`: suites sharing the one Neo4j server (Neo4j Community has one database, which they wipe, and faults.neo4j
  *   kills it), one at a time; nothing else touches that server, so this project runs beside `parallel`;
- * - `timed`: suites that measure time (the browser pages' frame budgets, pgliteFairness), one at a time, alone, after
- *   the other two.
+ * - `browser`: the admin pages in headless chromium, one at a time, after `neo4j` and beside `parallel`;
+ * - `timed`: suites that measure time (the explorer's frame budget, pgliteFairness), one at a time, alone, after the
+ *   others.
  * Split suites run against several stores, Neo4j among them: `parallel` runs their runs without Neo4j, `neo4j` their
  * Neo4j runs, chosen by test/helpers/lanes.ts from the lane each project names in `globals`.
  * `npm test` starts them as separate Jest runs (scripts/jestRuns.mjs), since Jest's worker count is global.
@@ -16,7 +17,10 @@ const neo4jSuites = [
   // Two Cairn servers on the shared Neo4j, which it wipes first (instancesJobs keeps its graph in Postgres: parallel).
   '/test/integration/multiInstance\\.test\\.ts$',
 ];
-const timedSuites = ['/test/browser/[^/]+\\.test\\.ts$', '/test/integration/pgliteFairness\\.test\\.ts$'];
+// Frame budgets and PGlite's fairness measure time: they run alone.
+const timedSuites = ['/test/browser/explorerPerf\\.test\\.ts$', '/test/integration/pgliteFairness\\.test\\.ts$'];
+// The admin pages in headless chromium: one browser at a time, after the neo4j project, beside the parallel one.
+const browserSuites = ['/test/browser/[^/]+\\.test\\.ts$'];
 export const splitSuites = [
   '/test/integration/audit\\.test\\.ts$',
   '/test/integration/auditCuration\\.test\\.ts$',
@@ -64,13 +68,20 @@ export default {
       displayName: 'parallel',
       globals: { CAIRN_TEST_LANE: 'parallel' },
       testMatch: ['<rootDir>/test/**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', ...neo4jSuites, ...timedSuites],
+      testPathIgnorePatterns: ['/node_modules/', ...neo4jSuites, ...timedSuites, ...browserSuites],
     },
     {
       ...shared,
       displayName: 'neo4j',
       globals: { CAIRN_TEST_LANE: 'neo4j' },
       testRegex: [...neo4jSuites, ...neo4jShare],
+    },
+    {
+      ...shared,
+      displayName: 'browser',
+      globals: { CAIRN_TEST_LANE: 'browser' },
+      testRegex: browserSuites,
+      testPathIgnorePatterns: ['/node_modules/', ...timedSuites],
     },
     {
       ...shared,

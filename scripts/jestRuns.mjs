@@ -1,7 +1,8 @@
-// Runs `npm test`'s Jest projects (jest.config.js): `parallel` on every core beside `neo4j` on one worker (only that
-// project touches the Neo4j server), then `timed` alone, since it measures time. The parallel run streams its output;
-// the neo4j run's output is printed as one block when it ends. Every run goes to the end, so one `npm test` reports
-// every failing suite; exits non-zero when any run failed, naming it. Extra arguments go to every run.
+// Runs `npm test`'s Jest projects (jest.config.js): `parallel` on every core beside `neo4j` and then `browser` on one
+// worker (only `neo4j` touches the Neo4j server; one headless chromium at a time), then `timed` alone, since it
+// measures time. The parallel run streams its output; the others' output is printed as one block when each ends.
+// Every run goes to the end, so one `npm test` reports every failing suite; exits non-zero when any run failed,
+// naming it. Extra arguments go to every run.
 import { spawn } from 'node:child_process';
 
 const extra = process.argv.slice(2);
@@ -32,9 +33,12 @@ function report({ project, code, output }) {
   if (code !== 0) failed.push(project);
 }
 
-const [parallel, neo4j] = await Promise.all([run('parallel', 2, true), run('neo4j', 1, false)]);
+// The browser suites follow the neo4j ones on that one worker: both finish well before the parallel project.
+const serial = async () => [await run('neo4j', 1, false), await run('browser', 1, false)];
+const [parallel, [neo4j, browser]] = await Promise.all([run('parallel', 2, true), serial()]);
 report(parallel);
 report(neo4j);
+report(browser);
 report(await run('timed', 1, true));
 if (failed.length > 0) {
   process.stdout.write(`== jest failed: ${failed.join(', ')}\n`);

@@ -178,9 +178,18 @@ suite('curating the extracted graph (/explorer)', () => {
       );
     expect(swatches.length).toBeGreaterThan(2);
     expect(new Set(swatches).size).toBe(swatches.length);
-    // The legend folds down to its toggle and opens again.
+    // The legend sits beside the canvas, so it covers no node; it folds down to its toggle, widening the canvas.
+    const boxes = async () => ({
+      legend: (await page.locator('#legend').boundingBox())!,
+      canvas: (await page.locator('#graph').boundingBox())!,
+    });
+    const open = await boxes();
+    expect(open.legend.x + open.legend.width).toBeLessThanOrEqual(open.canvas.x);
     await page.click('#legend [data-action=legend-toggle]');
     expect(await page.locator('#legend li').count()).toBe(0);
+    const folded = await boxes();
+    expect(folded.legend.x + folded.legend.width).toBeLessThanOrEqual(folded.canvas.x);
+    expect(folded.canvas.width).toBeGreaterThan(open.canvas.width);
     await page.click('#legend [data-action=legend-toggle]');
     expect(await page.locator('#legend li').count()).toBeGreaterThan(0);
     expect(errors).toEqual([]);
