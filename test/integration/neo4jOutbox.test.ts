@@ -4,6 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import neo4j, { type Driver } from 'neo4j-driver';
 import { Neo4jGraphStore } from '../../src/graph/neo4j/Neo4jGraphStore.js';
 import { projectPath } from '../../src/paths.js';
+import { OutboxRepository } from '../../src/graph/mentions/OutboxRepository.js';
+import { OutboxWorker } from '../../src/graph/mentions/OutboxWorker.js';
+import { silentLogger } from '../../src/logger.js';
 import { edgeTarget } from '../helpers/databases.js';
 import { neo4jTestSettings, wipeNeo4j } from '../helpers/graphStores.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
@@ -67,6 +70,34 @@ const script = (cmd: 'start' | 'stop') =>
     const after = await t.gql<{ graphStats: { outboxBacklog: number } }>(`{ graphStats { outboxBacklog } }`);
     expect(after.data!.graphStats.outboxBacklog).toBe(0);
   }, 240_000);
+
+  it('deletes entries applied more than a day ago, once an hour', async () => {
+    const op = JSON.stringify({ op: 'unlinkDocument', documentId: 'doc:pruned' });
+    const insertDone = (age: string) =>
+      t.services.db.query(`INSERT INTO graph_outbox (op, done_at) VALUES ($1::jsonb, now() - $2::interval)`, [op, age]);
+    const aged = async () =>
+      (
+        await t.services.db.query<{ old: number; recent: number }>(
+          `SELECT count(*) FILTER (WHERE done_at < now() - interval '1 day')::int AS old,
+                  count(*) FILTER (WHERE done_at >= now() - interval '1 day')::int AS recent FROM graph_outbox`,
+        )
+      ).rows[0];
+    await insertDone('2 days');
+    await insertDone('1 hour');
+    let clock = 0;
+    const worker = new OutboxWorker(new OutboxRepository(t.services.db), store, silentLogger(), 500, () => clock);
+    await worker.drain();
+    expect(await aged()).toMatchObject({ old: 0, recent: expect.any(Number) });
+    expect((await aged())!.recent).toBeGreaterThan(0);
+    // Within the hour a drain leaves old entries; after it, they go.
+    await insertDone('3 days');
+    clock += 30 * 60 * 1000;
+    await worker.drain();
+    expect((await aged())!.old).toBe(1);
+    clock += 31 * 60 * 1000;
+    await worker.drain();
+    expect((await aged())!.old).toBe(0);
+  });
 
   it('applying the same outbox entries twice has the effect of applying them once', async () => {
     await t.gql(

@@ -4,6 +4,8 @@ import type { OutboxRepository } from './OutboxRepository.js';
 
 const BATCH = 500;
 const MAX_BACKOFF_MS = 30_000;
+/** How often a drain also deletes entries applied more than a day ago (OutboxRepository.prune). */
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
 /**
  * Applies queued mention changes to Neo4j in id order. Operations are idempotent (MERGE / DELETE), so a batch that
@@ -14,12 +16,15 @@ export class OutboxWorker {
   private running: Promise<number> | undefined;
   private failures = 0;
   private stopped = true;
+  private prunedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly outbox: OutboxRepository,
     private readonly store: GraphStore,
     private readonly logger: Logger,
     private readonly intervalMs = 500,
+    /** Milliseconds, for the pruning interval (tests pass their own clock). */
+    private readonly now: () => number = () => Date.now(),
   ) {}
 
   /** Starts polling. */
@@ -75,6 +80,11 @@ export class OutboxWorker {
   private async applyAll(): Promise<number> {
     const apply = this.store.applyMentionOps?.bind(this.store);
     if (!apply) return 0;
+    // Applied entries are kept a day (for inspection), then deleted: the table would otherwise grow with every write.
+    if (this.now() - this.prunedAt >= PRUNE_EVERY_MS) {
+      await this.outbox.prune();
+      this.prunedAt = this.now();
+    }
     let total = 0;
     for (;;) {
       const batch = await this.outbox.pending(BATCH);
