@@ -2,17 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { bridgeOrder } from '../../../src/enrichment/GraphLane.js';
 import { rankGraph, type RankingInput } from '../../../src/enrichment/graphRanking.js';
 import { leadsSpecifically } from '../../../src/enrichment/nameEvidence.js';
-import type { FusedHit } from '../../../src/retrieval/fusion.js';
-
-const fused = (chunkId: string, documentId: string, score: number): FusedHit => ({
-  chunkId,
-  documentId,
-  score,
-  vectorScore: score,
-  keywordScore: null,
-  vectorRank: null,
-  keywordRank: null,
-});
+import { fused } from '../../helpers/fusedHit.js';
 
 /**
  * The documents lane holds `c-lane`; the weaker hits `c-weak1` and `c-weak2` fill the rest of the budget. Search ranks

@@ -1,17 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { rankGraph, type RankingInput } from '../../../src/enrichment/graphRanking.js';
 import { leadsSpecifically } from '../../../src/enrichment/nameEvidence.js';
-import type { FusedHit } from '../../../src/retrieval/fusion.js';
-
-const fused = (chunkId: string, documentId: string, score: number): FusedHit => ({
-  chunkId,
-  documentId,
-  score,
-  vectorScore: score,
-  keywordScore: null,
-  vectorRank: null,
-  keywordRank: null,
-});
+import { fused } from '../../helpers/fusedHit.js';
 
 /**
  * One documents-lane chunk that mentions "Cells" (a generic term: one plain word, 30 mentions) and "Shirley Temple"

@@ -1,17 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { rankGraph, type RankingInput } from '../../../src/enrichment/graphRanking.js';
 import type { RelationshipRecord } from '../../../src/graph/types.js';
-import type { FusedHit } from '../../../src/retrieval/fusion.js';
-
-const fused = (chunkId: string, documentId: string, score: number): FusedHit => ({
-  chunkId,
-  documentId,
-  score,
-  vectorScore: score,
-  keywordScore: null,
-  vectorRank: null,
-  keywordRank: null,
-});
+import { fused } from '../../helpers/fusedHit.js';
 
 const rel = (fromId: string, toId: string): RelationshipRecord => ({
   id: `${fromId}->${toId}`,
