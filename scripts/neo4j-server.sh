@@ -18,6 +18,9 @@
 #                               password when the data is first created; a different one later needs `reset`
 #   CAIRN_TEST_NEO4J_PORT       Bolt port, default 57687 (bound to 127.0.0.1 only; HTTP is disabled)
 #   CAIRN_TEST_NEO4J_HEAP       JVM max heap, default 1g     CAIRN_TEST_NEO4J_PAGECACHE  default 256m
+#   CAIRN_TEST_NEO4J_JVM_OPTS   default: C1 only and the serial collector, which halve the CPU a fresh JVM spends
+#                               compiling and collecting while tests warm it up (a test server restarts often and
+#                               never runs long enough for C2 to pay back)
 # Auth is enabled. Multiple databases are not available in Community: use the default database `neo4j`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +31,7 @@ HOME_DIR="$ROOT/home"
 LIB="$ROOT/lib-$NEO4J_VERSION"
 PID_FILE="$ROOT/neo4j.pid"
 LOG_FILE="$HOME_DIR/logs/console.log"
+JVM_OPTS="${CAIRN_TEST_NEO4J_JVM_OPTS:--XX:TieredStopAtLevel=1 -XX:+UseSerialGC}"
 PORT="${CAIRN_TEST_NEO4J_PORT:-57687}"
 URI="bolt://127.0.0.1:${PORT}"
 USER_NAME="neo4j"
@@ -164,7 +168,7 @@ start() {
   echo "$PORT" >"$ROOT/port"
   # fd 9 (the lock) is closed for the server so it does not hold the lock for its lifetime.
   NEO4J_HOME="$HOME_DIR" NEO4J_CONF="$HOME_DIR/conf" nohup "$JAVA" \
-    -Xms256m -Xmx"$HEAP" -XX:+UseG1GC -XX:-OmitStackTraceInFastThrow -XX:+DisableExplicitGC \
+    -Xms256m -Xmx"$HEAP" $JVM_OPTS -XX:-OmitStackTraceInFastThrow -XX:+DisableExplicitGC \
     -Djdk.nio.maxCachedBufferSize=1024 -Dio.netty.tryReflectionSetAccessible=true -Dlog4j2.disable.jmx=true \
     --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED \
     --add-opens=java.base/sun.nio.ch=ALL-UNNAMED \

@@ -73,7 +73,7 @@ export function edgeTarget(): DbTarget {
   return targets.find((t) => t.name === 'postgres') ?? targets[0]!;
 }
 
-/** A migrated PGlite database for helpers that need one beside the database under test (Neo4j's mentions). */
+/** A migrated PGlite database (a copy of the template), for suites on the local user's paths (`cairn` on a folder). */
 export function scratchPglite(): Promise<ScratchDatabase> {
   return pgliteDatabase(false);
 }

@@ -1,12 +1,10 @@
-import neo4jDriver from 'neo4j-driver';
 import { loadConfig } from '../../src/config.js';
 import { openDb } from '../../src/db/openDb.js';
 import type { Db } from '../../src/db/Db.js';
 import type { GraphStore } from '../../src/graph/GraphStore.js';
 import { PostgresMentionIndex } from '../../src/graph/mentions/PostgresMentionIndex.js';
-import { Neo4jGraphStore } from '../../src/graph/neo4j/Neo4jGraphStore.js';
 import { PostgresGraphStore } from '../../src/graph/postgres/PostgresGraphStore.js';
-import { dbTargets, scratchPglite, type ScratchDatabase } from './databases.js';
+import { dbTargets, edgeTarget, type ScratchDatabase } from './databases.js';
 
 /** A graph store a suite can run against, created empty. */
 export interface GraphStoreTarget {
@@ -14,7 +12,7 @@ export interface GraphStoreTarget {
   create(): Promise<CreatedGraphStore>;
 }
 
-/** A store, the Postgres database holding its mentions (the store's own for Postgres, a PGlite one made on demand for Neo4j), and its cleanup. */
+/** A store, the Postgres database holding its mentions (the store's own for Postgres, one made on demand for Neo4j), and its cleanup. */
 export interface CreatedGraphStore {
   store: GraphStore;
   mentionsDb(): Promise<Db>;
@@ -37,6 +35,8 @@ export function neo4jTestSettings(): { uri: string; user: string; password: stri
  * product has no way to wipe a graph.
  */
 export async function wipeNeo4j(settings: { uri: string; user: string; password: string }): Promise<void> {
+  // Loaded here, as the product loads it: only suites that reach Neo4j pay for the driver.
+  const { default: neo4jDriver } = await import('neo4j-driver');
   const driver = neo4jDriver.driver(settings.uri, neo4jDriver.auth.basic(settings.user, settings.password));
   try {
     for (;;) {
@@ -73,6 +73,7 @@ export function graphStoreTargets(): GraphStoreTarget[] {
       name: 'neo4j store',
       async create() {
         await wipeNeo4j(neo4j);
+        const { Neo4jGraphStore } = await import('../../src/graph/neo4j/Neo4jGraphStore.js');
         const store = new Neo4jGraphStore(neo4j);
         let mentions: Promise<Db> | undefined;
         let scratch: ScratchDatabase | undefined;
@@ -80,7 +81,8 @@ export function graphStoreTargets(): GraphStoreTarget[] {
           store,
           mentionsDb() {
             mentions ??= (async () => {
-              scratch = await scratchPglite();
+              // On the server when there is one: Neo4j is under test here, not the mentions' database.
+              scratch = await edgeTarget().createDatabase();
               const database = await openDb(loadConfig(scratch.env));
               store.useMentionIndex(new PostgresMentionIndex(database));
               return database;

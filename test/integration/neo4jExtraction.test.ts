@@ -4,7 +4,7 @@ import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEm
 import { Neo4jGraphStore } from '../../src/graph/neo4j/Neo4jGraphStore.js';
 import { silentLogger } from '../../src/logger.js';
 import { createServices, type Services } from '../../src/services.js';
-import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
+import { edgeTarget, type ScratchDatabase } from '../helpers/databases.js';
 import { EXTRACTION_ENV, runExtractionScenario } from '../helpers/extractionScenario.js';
 import { neo4jTestSettings, wipeNeo4j } from '../helpers/graphStores.js';
 import { runRejectionScenario } from '../helpers/rejectionScenario.js';
@@ -12,8 +12,9 @@ import { TextMarkupExtractor } from '../helpers/TextMarkupExtractor.js';
 
 const settings = neo4jTestSettings();
 
-// The scenario of extraction.test.ts with the graph in Neo4j, on each database holding documents and evidence.
-(settings ? describe.each(dbTargets()) : describe.skip.each(dbTargets()))(
+// The scenario of extraction.test.ts with the graph in Neo4j. Documents and evidence live on one database (the server
+// when there is one): extraction.test.ts runs the scenario on every database, and Neo4j is what is under test here.
+(settings ? describe.each([edgeTarget()]) : describe.skip.each([edgeTarget()]))(
   'extraction into the Neo4j store ($name)',
   (target) => {
     let scratch: ScratchDatabase;

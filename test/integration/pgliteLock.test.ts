@@ -11,6 +11,7 @@ import { runCliInProcess, startCliServer } from '../helpers/cli.js';
 import { gqlAs } from '../helpers/auth.js';
 import { scratchPglite, type ScratchDatabase } from '../helpers/databases.js';
 import { stopChild } from '../helpers/remoteServer.js';
+import { ensurePgliteTemplate } from '../helpers/templates.js';
 
 // One process per PGlite folder: a second open (in this process or another, e.g. the CLI beside `cairn serve`) is
 // refused before it can touch the files, because two PGlite instances on one folder lose acknowledged writes. The
@@ -28,6 +29,8 @@ describe('PGlite data folder lock (in process)', () => {
 
   it('refuses a second open while the first is open, and reopens after close, again and again', async () => {
     const dir = path.join(root, 'pglite');
+    // A copy of the migrated template: initdb is not under test, and costs PGlite seconds of CPU.
+    fs.cpSync(path.join(await ensurePgliteTemplate(), 'pglite'), dir, { recursive: true });
     const first = await openPgliteDb(dir);
     await first.exec('CREATE TABLE notes (id int PRIMARY KEY)');
     await first.query('INSERT INTO notes VALUES (1)');
@@ -55,7 +58,7 @@ describe('PGlite data folder lock (in process)', () => {
     expect((await last.query<{ n: number }>('SELECT count(*)::int AS n FROM notes')).rows[0]?.n).toBe(3);
     await last.close();
     expect(fs.readdirSync(root)).toEqual(['pglite']);
-    // Four PGlite start-ups (one with initdb) are CPU-bound: a bound on a hang, not a measure of speed.
+    // Four PGlite start-ups are CPU-bound: a bound on a hang, not a measure of speed.
   }, 180_000);
 
   it('takes no lock in memory: many in-memory databases open side by side', async () => {
