@@ -116,7 +116,7 @@ export async function loadAtScale(
  */
 export async function writeGraphToNeo4j(services: Services, graph: NamedGraph): Promise<Neo4jWrite> {
   // A store of its own on the configured Neo4j (the services keep theirs private).
-  const store = createGraphStore(services.config, services.db, services.logger);
+  const store = await createGraphStore(services.config, services.db, services.logger);
   try {
     return await writeThrough(store, services, graph);
   } finally {

@@ -89,7 +89,7 @@ export function provenanceParts(db: Db, documents: DocumentService) {
 
 /** The graph store, initialised if it answers; `init` retries until it has succeeded once. */
 export async function openGraphStore(db: Db, config: Config, logger: Logger, options: CoreOptions) {
-  const store = options.graphStore ?? createGraphStore(config, db, logger);
+  const store = options.graphStore ?? (await createGraphStore(config, db, logger));
   store.useMentionIndex?.(new PostgresMentionIndex(db));
   // Neo4j may be down at start: documents must still work, so its constraints are retried by readiness.
   let storeReady = false;

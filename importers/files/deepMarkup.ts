@@ -1,5 +1,5 @@
 import { Parser } from 'htmlparser2';
-import { lineAt } from './nesting.js';
+import { lineAt, MAX_NESTING } from './nesting.js';
 
 /** What `flattenDeepHtml` returns: the HTML to convert, and where (if anywhere) tags were removed. */
 export interface FlattenedHtml {
@@ -116,4 +116,13 @@ export function deepXmlLine(xml: string, max: number): number | undefined {
     i = xml.indexOf('<', next);
   }
   return undefined;
+}
+
+/** The warning for HTML whose deepest elements were flattened, if any were. */
+export function flattenWarning(flattenedAt: string | undefined): string[] {
+  return flattenedAt === undefined
+    ? []
+    : [
+        `elements nested deeper than ${MAX_NESTING} levels were flattened into their ancestor (from ${flattenedAt}); their text was kept`,
+      ];
 }

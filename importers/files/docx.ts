@@ -2,7 +2,7 @@ import mammoth from 'mammoth';
 import { htmlToMarkdown } from '../html/htmlToMarkdown.js';
 import { deepXmlLine, flattenDeepHtml } from './deepMarkup.js';
 import { errorMessage, invalidFile } from './fileErrors.js';
-import { flattenWarning } from './html.js';
+import { flattenWarning } from './deepMarkup.js';
 import { MAX_NESTING } from './nesting.js';
 import { firstHeading } from './textFormats.js';
 import type { ExtractedFile } from './types.js';

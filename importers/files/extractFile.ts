@@ -1,9 +1,7 @@
 import { parseContentType } from '../http/readBody.js';
 import { detectFileFormat } from './detectFileFormat.js';
 import { decodeText } from './decodeText.js';
-import { extractDocx } from './docx.js';
 import { invalidFile } from './fileErrors.js';
-import { extractHtml } from './html.js';
 import { extractPdf } from './pdf.js';
 import { extractStructured } from './structuredText.js';
 import { extractMarkdown, extractPlainText, extractRst } from './textFormats.js';
@@ -35,9 +33,9 @@ async function extractDetected(
     case 'pdf':
       return extractPdf(fileName, bytes, limits.pdfMaxPages);
     case 'docx':
-      return extractDocx(fileName, bytes, limits.maxUnzippedBytes);
+      return (await import('./docx.js')).extractDocx(fileName, bytes, limits.maxUnzippedBytes);
     case 'html':
-      return extractHtml(fileName, bytes, charset);
+      return (await import('./html.js')).extractHtml(fileName, bytes, charset);
     case 'markdown':
       return extractMarkdown(decodeNonEmpty(fileName, bytes, charset));
     case 'text':

@@ -1,6 +1,7 @@
-import { decodeHtmlBody, htmlToMarkdown } from '../html/htmlToMarkdown.js';
+import { decodeHtmlBody } from '../html/decodeHtmlBody.js';
+import { htmlToMarkdown } from '../html/htmlToMarkdown.js';
 import { assertNotBinary } from './decodeText.js';
-import { flattenDeepHtml } from './deepMarkup.js';
+import { flattenDeepHtml, flattenWarning } from './deepMarkup.js';
 import { MAX_NESTING } from './nesting.js';
 import type { ExtractedFile } from './types.js';
 
@@ -24,13 +25,4 @@ export function extractHtml(fileName: string, bytes: Buffer, charset: string | u
     metadata,
     warnings: flattenWarning(flattenedAt),
   };
-}
-
-/** The warning for HTML whose deepest elements were flattened, if any were. */
-export function flattenWarning(flattenedAt: string | undefined): string[] {
-  return flattenedAt === undefined
-    ? []
-    : [
-        `elements nested deeper than ${MAX_NESTING} levels were flattened into their ancestor (from ${flattenedAt}); their text was kept`,
-      ];
 }

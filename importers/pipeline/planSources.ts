@@ -2,14 +2,13 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { DOCUMENT_ID_PATTERN, MAX_TAGS, type ImportConfig } from '../../src/importerPort.js';
 import { badInput } from '../../src/errors.js';
-import { flattenDeepHtml } from '../files/deepMarkup.js';
+import { flattenDeepHtml, flattenWarning } from '../files/deepMarkup.js';
 import { extractFile, type ExtractedFile } from '../files/extractFile.js';
-import { flattenWarning } from '../files/html.js';
 import { MAX_NESTING } from '../files/nesting.js';
-import { decodeHtmlBody, htmlToMarkdown } from '../html/htmlToMarkdown.js';
+import { decodeHtmlBody } from '../html/decodeHtmlBody.js';
 import type { FetchedResource, SafeFetcher } from '../http/SafeFetcher.js';
 import type { DocumentDefaults } from '../jobs/types.js';
-import { loadOpenApiSpec, type SpecSource } from '../openapi/loadSpec.js';
+import type { SpecSource } from '../openapi/loadSpec.js';
 import { canonicalSpecUrl } from '../openapi/ids.js';
 import { openApiToPlan, specIdFor } from '../openapi/specToPlan.js';
 import { serverHosts, type SpecImportPlan, type SpecOrigin } from '../openapi/specOrigin.js';
@@ -71,6 +70,8 @@ export async function planOpenApi(
   if (source.url !== undefined) loadSource.url = source.url;
   if (source.content !== undefined) loadSource.content = source.content;
   if (source.file !== undefined) loadSource.file = source.file;
+  // The $ref parser and the HTML converter load with the first spec or page: most commands never plan either.
+  const { loadOpenApiSpec } = await import('../openapi/loadSpec.js');
   const spec = await loadOpenApiSpec(loadSource, {
     fetcher: deps.fetcher,
     maxBytes: deps.config.maxBytes,
@@ -136,6 +137,7 @@ export async function planFetched(
   if (isHtml(res.contentType, res.body)) {
     // Deep nesting would overflow the converters' recursion: its innermost tags are flattened, their text kept.
     const { html, flattenedAt } = flattenDeepHtml(decodeHtmlBody(res.body, res.charset), MAX_NESTING);
+    const { htmlToMarkdown } = await import('../html/htmlToMarkdown.js');
     const page = htmlToMarkdown(html, { baseUrl: res.finalUrl });
     const doc: ImportedDocument = {
       id,

@@ -9,7 +9,6 @@ import {
 } from './EmbeddingProvider.js';
 import { HashingEmbeddingProvider } from './hashing/HashingEmbeddingProvider.js';
 import { DEFAULT_LOCAL_MODEL, LocalEmbeddingProvider } from './local/LocalEmbeddingProvider.js';
-import { DEFAULT_OPENAI_MODEL, OpenAIEmbeddingProvider } from './openai/OpenAIEmbeddingProvider.js';
 
 /** Vector size of the hashing embedder when `CAIRN_EMBEDDING_DIMENSIONS` is not set. */
 export const DEFAULT_HASHING_DIMENSIONS = 1024;
@@ -83,7 +82,9 @@ async function build(
       return new HashingEmbeddingProvider({
         dimensions: recorded?.dimensions ?? config.dimensions ?? DEFAULT_HASHING_DIMENSIONS,
       });
-    case 'openai':
+    case 'openai': {
+      // Loaded only when chosen: the OpenAI SDK is hundreds of modules the other embedders never use.
+      const { DEFAULT_OPENAI_MODEL, OpenAIEmbeddingProvider } = await import('./openai/OpenAIEmbeddingProvider.js');
       return new OpenAIEmbeddingProvider({
         model: recorded?.model ?? config.model ?? DEFAULT_OPENAI_MODEL,
         dimensions: recorded?.dimensions ?? config.dimensions,
@@ -95,6 +96,7 @@ async function build(
         maxRetries: config.maxRetries,
         logger,
       });
+    }
     case 'local': {
       const local = localProvider(config, logger, recorded?.model ?? config.model ?? DEFAULT_LOCAL_MODEL);
       await local.ready();
@@ -138,7 +140,7 @@ function announce(
   const info = provider.info;
   const what =
     info.dimensions > 0 ? describeEmbedder(info) : `${info.provider}/${info.model} (dimensions probed on first use)`;
-  const url = provider instanceof OpenAIEmbeddingProvider ? { url: provider.url } : {};
+  const url = 'url' in provider && typeof provider.url === 'string' ? { url: provider.url } : {};
   logger.info({ embedder: info, reason, ...url, ...extra }, `Embedding with ${what}: ${why}. ${hint}.`);
 }
 

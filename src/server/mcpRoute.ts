@@ -1,57 +1,19 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import express, { type Express, type RequestHandler } from 'express';
-import { unauthenticated } from '../auth/ApiKeyService.js';
 import { AppError, ErrorCode } from '../errors.js';
-import { createMcpServer } from '../mcp/createMcpServer.js';
 import type { Services } from '../services.js';
-import { inRequestSpace, principalOf } from './guard.js';
+import { inRequestSpace } from './guard.js';
 import { bodyErrorHandler, sendError } from './httpErrors.js';
-import { answerErrorsAsJsonRpc, envelopeProblem } from './jsonRpcErrors.js';
+import { answerErrorsAsJsonRpc } from './jsonRpcErrors.js';
 
 /**
- * One MCP message per POST, answered as JSON (the Streamable HTTP transport in stateless mode): each request is
- * authenticated, rate-limited and size-limited like a GraphQL request, and served by a server built for its key.
+ * The handler, loaded with the MCP SDK on the first request: processes that never serve /mcp (most `cairn` commands,
+ * and servers whose clients speak GraphQL) do not pay for loading it.
  */
-function mcpHandler(services: Services): RequestHandler {
-  return async (req, res, next) => {
-    const principal = principalOf(res);
-    if (!principal) {
-      sendError(res, 401, unauthenticated('missing'));
-      return;
-    }
-    if (Array.isArray(req.body)) {
-      // As GraphQL refuses batches: one message per request keeps the rate limit counting calls.
-      sendError(
-        res,
-        400,
-        new AppError(ErrorCode.BAD_REQUEST, 'Send one JSON-RPC message per request; batches are not accepted.'),
-      );
-      return;
-    }
-    // A body that is not JSON is left to the transport, which refuses it (415) before reading it.
-    const json = req.is('application/json') !== false;
-    const problem = json ? envelopeProblem(req.body) : undefined;
-    if (problem) {
-      sendError(res, 400, problem);
-      return;
-    }
-    if (json && !JSONRPCMessageSchema.safeParse(req.body).success) {
-      sendError(res, 400, new AppError(ErrorCode.BAD_REQUEST, 'The body is not a JSON-RPC 2.0 message.'));
-      return;
-    }
-    try {
-      const server = createMcpServer(services, principal);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      res.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
-      await server.connect(transport);
-      await transport.handleRequest(req, res, req.body);
-    } catch (err) {
-      next(err);
-    }
+function lazyMcpHandler(services: Services): RequestHandler {
+  let handler: Promise<RequestHandler> | undefined;
+  return (req, res, next) => {
+    handler ??= import('./mcpHandler.js').then((m) => m.mcpHandler(services));
+    void handler.then((h) => h(req, res, next)).catch(next);
   };
 }
 
@@ -82,7 +44,7 @@ export function mountMcp(app: Express, services: Services, guard: RequestHandler
     express.json({ limit: config.maxBodyBytes, strict: false }),
     // Every tool and resource reads and writes the request's space only (the services apply it).
     inRequestSpace,
-    mcpHandler(services),
+    lazyMcpHandler(services),
     bodyErrorHandler(logger, config.maxBodyBytes),
   );
   app.all('/mcp', answerErrorsAsJsonRpc, onlyPost);

@@ -12,7 +12,7 @@ import {
 } from '../types.js';
 import { parseAnswer } from './answer.js';
 import { candidatesOf } from './candidates.js';
-import { ExtractionChat } from './ExtractionChat.js';
+import type { ExtractionChat } from './ExtractionChat.js';
 import { firstMessages, PROMPT_VERSION, retryMessages, type ChatMessage, type ExtractionTypes } from './prompt.js';
 import { RequestRateLimiter, type Clock, type Wait } from './RequestRateLimiter.js';
 
@@ -39,7 +39,9 @@ export class LlmExtractor implements Extractor {
   readonly fingerprint: string;
   readonly #config: LlmExtractionConfig;
   readonly #types: ExtractionTypes;
-  readonly #chat: ExtractionChat | undefined;
+  readonly #logger: Logger | undefined;
+  /** Built on first use: the OpenAI SDK loads only in processes that extract with a model. */
+  #chat: Promise<ExtractionChat> | undefined;
   readonly #limit: LimitFunction;
   readonly #rate: RequestRateLimiter;
 
@@ -54,10 +56,7 @@ export class LlmExtractor implements Extractor {
       `types=${digest(JSON.stringify(this.#types))}`,
       `max=${config.maxOutputTokens}`,
     ].join('/');
-    this.#chat =
-      config.model === undefined
-        ? undefined
-        : new ExtractionChat({ ...config, ...this.#types, model: config.model, logger: options.logger });
+    this.#logger = options.logger;
     this.#limit = pLimit(config.concurrency);
     this.#rate = new RequestRateLimiter(config.requestsPerMinute, options.clock, options.wait);
   }
@@ -76,7 +75,7 @@ export class LlmExtractor implements Extractor {
     chunks: readonly ChunkForExtraction[],
     signal?: AbortSignal,
   ): Promise<ChunkExtraction[]> {
-    const chat = this.#chatOrThrow();
+    const chat = await this.#chatOrThrow();
     const settled = await Promise.allSettled(
       chunks.map((chunk) => this.#limit(() => this.#extractChunk(chat, document, chunk, signal))),
     );
@@ -86,9 +85,15 @@ export class LlmExtractor implements Extractor {
     return settled.map((s) => (s as PromiseFulfilledResult<ChunkExtraction>).value);
   }
 
-  #chatOrThrow(): ExtractionChat {
-    if (this.#chat && (this.#config.apiKey !== undefined || this.#config.baseUrl !== undefined)) return this.#chat;
-    if (this.#chat)
+  #chatOrThrow(): Promise<ExtractionChat> {
+    const { model } = this.#config;
+    if (model !== undefined && (this.#config.apiKey !== undefined || this.#config.baseUrl !== undefined)) {
+      this.#chat ??= import('./ExtractionChat.js').then(
+        ({ ExtractionChat }) => new ExtractionChat({ ...this.#config, ...this.#types, model, logger: this.#logger }),
+      );
+      return this.#chat;
+    }
+    if (model !== undefined)
       throw new AppError(
         ErrorCode.CONFIG_INVALID,
         `The llm extractor has no API key for OpenAI's endpoint: set CAIRN_EXTRACTION_LLM_API_KEY (or OPENAI_API_KEY), ` +
