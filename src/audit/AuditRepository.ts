@@ -183,6 +183,12 @@ export class AuditRepository {
     };
   }
 
+  /** Deletes a space's entries (its deletion); returns how many. */
+  async deleteSpace(space: string): Promise<number> {
+    const { rowCount } = await this.db.query('DELETE FROM audit_log WHERE space_id = $1', [space]);
+    return rowCount;
+  }
+
   /** Deletes entries older than `before`; returns how many. */
   async deleteOlderThan(before: Date): Promise<number> {
     const { rowCount } = await this.db.query('DELETE FROM audit_log WHERE at < $1', [before]);

@@ -20,6 +20,15 @@ export class RejectionRepository {
     );
   }
 
+  /** Deletes a space's rejected names and relationships (its deletion); returns how many. */
+  async deleteSpace(space: string): Promise<number> {
+    const names = await this.db.query('DELETE FROM extraction_rejections WHERE space_id = $1', [space]);
+    const relationships = await this.db.query('DELETE FROM extraction_relationship_rejections WHERE space_id = $1', [
+      space,
+    ]);
+    return names.rowCount + relationships.rowCount;
+  }
+
   /** The rejected keys among `keys`. */
   async rejected(keys: readonly string[]): Promise<Set<string>> {
     if (keys.length === 0) return new Set();

@@ -32,6 +32,7 @@ export const ROOT_FIELD_SPACES: {
     source: 'scoped',
     apiKeys: 'global',
     spaces: 'global',
+    spaceDeletion: 'global',
     auditLog: 'scoped',
     // The caller's own key: no space's data.
     viewer: 'global',
@@ -67,6 +68,7 @@ export const ROOT_FIELD_SPACES: {
     revokeApiKey: 'global',
     createSpace: 'global',
     renameSpace: 'global',
+    deleteSpace: 'global',
     undo: 'scoped',
     undoImportJob: 'scoped',
     recordKnowledgeGap: 'scoped',

@@ -103,6 +103,12 @@ export class MergeRepository {
     return rowCount > 0;
   }
 
+  /** Deletes a space's merges (its deletion); returns how many. */
+  async deleteSpace(space: string): Promise<number> {
+    const { rowCount } = await this.db.query('DELETE FROM entity_merges WHERE space_id = $1', [space]);
+    return rowCount;
+  }
+
   /** Takes back `claimUndo` (the undo failed). */
   async releaseUndo(id: string): Promise<void> {
     const params: unknown[] = [id];
