@@ -65,7 +65,10 @@ const toDate = (v: Date | string) => (v instanceof Date ? v : new Date(v));
 export class ExtractionQueueRepository {
   constructor(private readonly db: Db) {}
 
-  /** Queues documents (in the caller's transaction: a write and its queue row commit together). One statement. */
+  /**
+   * Queues documents (in the caller's transaction: a write and its queue row commit together), each in its document's
+   * space, whoever queues it. One statement.
+   */
   async enqueue(
     q: Queryable,
     documentIds: readonly string[],
@@ -75,7 +78,9 @@ export class ExtractionQueueRepository {
     // A row being extracted keeps its lease (its worker sees the new request time and releases it when done).
     await q.query(
       `INSERT INTO extraction_documents (document_id, status, job_id, extractors, space_id)
-       SELECT DISTINCT x, 'PENDING', $2::text, $3::text[], $4::text FROM unnest($1::text[]) AS x
+       SELECT DISTINCT x, 'PENDING', $2::text, $3::text[],
+              coalesce((SELECT d.space_id FROM documents d WHERE d.id = x), $4::text)
+         FROM unnest($1::text[]) AS x
        ON CONFLICT (document_id) DO UPDATE SET status = 'PENDING', requested_at = clock_timestamp(), attempts = 0,
               space_id = EXCLUDED.space_id,
               job_id = EXCLUDED.job_id, extractors = EXCLUDED.extractors, error = NULL,
@@ -84,12 +89,14 @@ export class ExtractionQueueRepository {
     );
   }
 
-  /** Queues the clean-up of a deleted document (in the delete's transaction). */
+  /**
+   * Queues the clean-up of a deleted document (in the delete's transaction), in the space its row was queued in: a
+   * delete outside any request (the expiry sweep) must clean up in the document's space, not in `default`.
+   */
   async markRemoved(q: Queryable, documentId: string): Promise<void> {
     await q.query(
       `INSERT INTO extraction_documents (document_id, status, space_id) VALUES ($1, 'REMOVED', $2)
        ON CONFLICT (document_id) DO UPDATE SET status = 'REMOVED', requested_at = clock_timestamp(), attempts = 0,
-              space_id = EXCLUDED.space_id,
               error = NULL, job_id = NULL, extractors = NULL,
               locked_until = CASE WHEN extraction_documents.status = 'RUNNING' THEN extraction_documents.locked_until END`,
       [documentId, writeSpace()],

@@ -119,4 +119,18 @@ describe.each(laneShare(serverRuns()))('extraction in spaces ($name)', (run) => 
       entity: { documents: [{ id: 'doc:csr-beta' }] },
     });
   });
+
+  it('cleans up after a document the expiry sweep deleted, in the document’s space', async () => {
+    await write(keys.beta, 'doc:spa-beta', 'Pages that never reload.', { ...PAGE, title: 'Single Page Application' });
+    await t.services.extraction.drain();
+    const spa = '{ entity(id: "x@beta:topic:single-page-application") { id } }';
+    expect(await data(keys.beta, spa)).toEqual({ entity: { id: 'x@beta:topic:single-page-application' } });
+    await t.services.db.query(
+      `UPDATE documents SET expires_at = now() - interval '1 minute' WHERE id = 'doc:spa-beta'`,
+    );
+    // The sweep runs outside any request; the facts the document alone supported go from its own space.
+    expect(await t.services.documents.deleteExpired()).toBe(1);
+    await t.services.extraction.drain();
+    expect(await data(keys.beta, spa)).toEqual({ entity: null });
+  });
 });
