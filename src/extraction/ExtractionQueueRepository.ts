@@ -66,8 +66,8 @@ export class ExtractionQueueRepository {
   constructor(private readonly db: Db) {}
 
   /**
-   * Queues documents (in the caller's transaction: a write and its queue row commit together), each in its document's
-   * space, whoever queues it. One statement.
+   * Queues documents (in the caller's transaction: a write and its queue row commit together) in the running space,
+   * which wrote them (a request's, or a job's). One statement.
    */
   async enqueue(
     q: Queryable,
@@ -78,9 +78,7 @@ export class ExtractionQueueRepository {
     // A row being extracted keeps its lease (its worker sees the new request time and releases it when done).
     await q.query(
       `INSERT INTO extraction_documents (document_id, status, job_id, extractors, space_id)
-       SELECT DISTINCT x, 'PENDING', $2::text, $3::text[],
-              coalesce((SELECT d.space_id FROM documents d WHERE d.id = x), $4::text)
-         FROM unnest($1::text[]) AS x
+       SELECT DISTINCT x, 'PENDING', $2::text, $3::text[], $4::text FROM unnest($1::text[]) AS x
        ON CONFLICT (document_id) DO UPDATE SET status = 'PENDING', requested_at = clock_timestamp(), attempts = 0,
               space_id = EXCLUDED.space_id,
               job_id = EXCLUDED.job_id, extractors = EXCLUDED.extractors, error = NULL,

@@ -529,6 +529,13 @@ describe.each(everyDatabaseRuns)('spaces under attack ($name)', (run) => {
       entities: { totalCount: 2 },
     });
 
+    // Nor can a space-bound admin delete (or watch the deletion of) another space.
+    for (const field of ['mutation { deleteSpace', '{ spaceDeletion']) {
+      const theirs = await admin(`${field}(id: "beta") { status } }`);
+      expect(codeOf(theirs)).toBe('FORBIDDEN');
+      expect(masked(theirs, 'beta')).toEqual(masked(await admin(`${field}(id: "gamma") { status } }`), 'gamma'));
+    }
+
     // Beta's graph, merge and log are as beta left them.
     const after = (await data(
       keys.betaAdmin,
