@@ -37,6 +37,8 @@ export const splitSuites = [
   '/test/integration/openapiLinking\\.test\\.ts$',
   '/test/integration/spaces\\.test\\.ts$',
   '/test/integration/spacesAttacker\\.test\\.ts$',
+  '/test/integration/spacesDeletion\\.test\\.ts$',
+  '/test/integration/spacesExtraction\\.test\\.ts$',
   '/test/integration/spacesProperty\\.test\\.ts$',
 ];
 // Without a Neo4j server the split suites have no `neo4j` share (test/helpers/graphStores.ts says so once).

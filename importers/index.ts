@@ -24,3 +24,4 @@ export { ExtractGraphService } from './extract/ExtractGraphService.js';
 export type { RawExtractGraphInput } from './extract/validateExtractGraph.js';
 export { EXTRACTOR_NAMES } from './extract/validateExtractGraph.js';
 export { validateExtractors } from './extract/validateExtractGraph.js';
+export { purgeImportsOfSpace } from './spacePurge.js';

@@ -210,6 +210,8 @@ function toConfig(e: Env) {
       perSecond: e.CAIRN_RATE_LIMIT_PER_SECOND,
       burst: e.CAIRN_RATE_LIMIT_BURST,
       failedKeysPerMinute: e.CAIRN_RATE_LIMIT_FAILED_KEYS_PER_MINUTE,
+      spacePerSecond: e.CAIRN_SPACE_RATE_LIMIT_PER_SECOND,
+      spaceBurst: e.CAIRN_SPACE_RATE_LIMIT_BURST,
     },
   };
 }

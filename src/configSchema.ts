@@ -483,6 +483,17 @@ const access = {
   CAIRN_RATE_LIMIT_BURST: int(0, 1_000_000)
     .default(100)
     .describe('requests a key may make at once; `0` turns the limit off'),
+  CAIRN_SPACE_RATE_LIMIT_PER_SECOND: z.coerce
+    .number()
+    .min(0)
+    .max(1_000_000)
+    .default(0)
+    .describe(
+      "requests per second each [space](security.md#spaces) regains, over all its keys (beside each key's own limit); past it, requests in the space get `RATE_LIMITED` (HTTP 429 with `Retry-After`); `0` (the default) turns it off",
+    ),
+  CAIRN_SPACE_RATE_LIMIT_BURST: int(0, 1_000_000)
+    .default(0)
+    .describe('requests a space may take at once, over all its keys; `0` (the default) turns the per-space limit off'),
   CAIRN_READ_CONCURRENCY: int(0, 10_000)
     .optional()
     .describe(

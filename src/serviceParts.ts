@@ -7,7 +7,7 @@ import type { Config } from './config.js';
 import { KeyedLock } from './db/KeyedLock.js';
 import type { Db } from './db/Db.js';
 import { migrate } from './db/migrate.js';
-import { composeWriteHooks, defaultSpaceOnly } from './documents/composeWriteHooks.js';
+import { composeWriteHooks } from './documents/composeWriteHooks.js';
 import { DocumentService } from './documents/DocumentService.js';
 import type { EmbeddingProvider } from './embeddings/EmbeddingProvider.js';
 import { createEmbeddingProvider } from './embeddings/createEmbeddingProvider.js';
@@ -120,7 +120,7 @@ export function documentsWithExtraction(
     ...(options.now ? { now: options.now } : {}),
   });
   const queueing = extraction.documentWriteHook();
-  const hook = queueing ? composeWriteHooks(linker, defaultSpaceOnly(queueing)) : linker;
+  const hook = queueing ? composeWriteHooks(linker, queueing) : linker;
   const documents = new DocumentService(db, embedder, config.chunking, config, hook, recorder.documentSink());
   extraction.attach(documents);
   return { extraction, documents };

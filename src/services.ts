@@ -35,8 +35,11 @@ import {
   SourceService,
   type Resolver,
   type SafeFetcher,
+  purgeImportsOfSpace,
 } from '../importers/index.js';
 import { SecretBox } from './shared/secretBox.js';
+import type { SpaceDeletionService } from './spaces/SpaceDeletionService.js';
+import { spaceDeletion, type SpaceDeletionParts } from './spaces/spaceDeletionParts.js';
 import {
   accessServices,
   graphAndDocuments,
@@ -91,6 +94,8 @@ export interface Services {
   extraction: ExtractionService;
   /** The audit log: who changed what, and undo. */
   audit: AuditService;
+  /** Deleting spaces, as durable jobs. */
+  spaceDeletions: SpaceDeletionService;
   /** Stops background work and closes the database. */
   close(): Promise<void>;
 }
@@ -203,6 +208,20 @@ function readinessWithReads(db: Db, embedder: EmbeddingProvider, reads: ReadAdmi
   });
 }
 
+/** Space deletion with the importers' step, resuming deletions a stopped process left (unless one-shot). */
+async function startSpaceDeletions(
+  parts: SpaceDeletionParts,
+  config: Config,
+  logger: Logger,
+  options: CreateServicesOptions,
+): Promise<SpaceDeletionService> {
+  const polls = options.importQueue !== false;
+  const imports = { what: 'imports', run: (space: string) => purgeImportsOfSpace(parts.db, space) };
+  const deletions = spaceDeletion(parts, [imports], config, logger, polls);
+  if (polls) await deletions.start();
+  return deletions;
+}
+
 /** Composition root: opens the database, applies migrations, picks the embedder and wires the services. */
 export async function createServices(
   config: Config,
@@ -231,6 +250,8 @@ export async function createServices(
     // One-shot CLI commands leave extraction to the server (a killed one-shot would hold leases until they run out).
     if (options.importQueue !== false) await extraction.start();
     const { apiKeys, spaces } = accessServices(db, logger);
+    const deletionParts = { db, spaces, apiKeys, documents, graph, gapRows, audit, curation };
+    const spaceDeletions = await startSpaceDeletions(deletionParts, config, logger, options);
     // Other processes on this database announce changes to what this one caches; `undefined`: some may be missed.
     const changes = await db.listen(CHANGES_CHANNEL, (topic) => {
       if (topic === undefined || topic === 'names') linker.forgetNames();
@@ -263,7 +284,9 @@ export async function createServices(
       apiKeys,
       spaces,
       extraction,
+      spaceDeletions,
       async close() {
+        await spaceDeletions.stop();
         sources.stop();
         await imports.stop();
         await extraction.stop();

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/Db.js';
+import { spaceSql, writeSpace } from '../db/spaceScope.js';
 import { encodePair } from '../shared/cursor.js';
 import type { Actor } from './actor.js';
 import type {
@@ -44,7 +45,7 @@ function toRecord(r: AuditRow): AuditEntryRecord {
   };
 }
 
-/** The audit_log table's owner. */
+/** The audit_log table's owner. Entries belong to the space they were recorded in; reads see the request's only. */
 export class AuditRepository {
   constructor(private readonly db: Queryable) {}
 
@@ -57,9 +58,10 @@ export class AuditRepository {
   ): Promise<string[]> {
     if (changes.length === 0) return [];
     const { rows } = await q.query<{ id: string }>(
-      `INSERT INTO audit_log (actor_key_id, actor_name, operation, target_kind, target_ids, before, after, undoes, job_id)
+      `INSERT INTO audit_log (actor_key_id, actor_name, operation, target_kind, target_ids, before, after, undoes, job_id,
+                              space_id)
        SELECT $1, $2, c.operation, c.target_kind, ARRAY(SELECT jsonb_array_elements_text(c.target_ids)), c.before, c.after,
-              c.undoes::bigint, $4
+              c.undoes::bigint, $4, $5
          FROM jsonb_to_recordset($3::jsonb)
               AS c(ord int, operation text, target_kind text, target_ids jsonb, before jsonb, after jsonb, undoes text)
         ORDER BY c.ord
@@ -79,6 +81,7 @@ export class AuditRepository {
           })),
         ),
         jobId ?? null,
+        writeSpace(),
       ],
     );
     return rows.map((r) => r.id);
@@ -86,14 +89,22 @@ export class AuditRepository {
 
   async get(id: string, q: Queryable = this.db): Promise<AuditEntryRecord | undefined> {
     if (!/^\d{1,18}$/.test(id)) return undefined;
-    const { rows } = await q.query<AuditRow>(`SELECT ${COLUMNS} FROM audit_log WHERE id = $1::bigint`, [id]);
+    const params: unknown[] = [id];
+    const { rows } = await q.query<AuditRow>(
+      `SELECT ${COLUMNS} FROM audit_log WHERE id = $1::bigint AND ${spaceSql('audit_log', params)}`,
+      params,
+    );
     return rows[0] ? toRecord(rows[0]) : undefined;
   }
 
   /** Locks an entry for an undo, so two undos of it take turns. */
   async lock(id: string, q: Queryable): Promise<AuditEntryRecord | undefined> {
     if (!/^\d{1,18}$/.test(id)) return undefined;
-    const { rows } = await q.query<AuditRow>(`SELECT ${COLUMNS} FROM audit_log WHERE id = $1::bigint FOR UPDATE`, [id]);
+    const params: unknown[] = [id];
+    const { rows } = await q.query<AuditRow>(
+      `SELECT ${COLUMNS} FROM audit_log WHERE id = $1::bigint AND ${spaceSql('audit_log', params)} FOR UPDATE`,
+      params,
+    );
     return rows[0] ? toRecord(rows[0]) : undefined;
   }
 
@@ -107,33 +118,41 @@ export class AuditRepository {
     own: readonly string[] = [id],
     q: Queryable = this.db,
   ): Promise<AuditEntryRecord | undefined> {
+    const params: unknown[] = [id, targetIds, own];
     const { rows } = await q.query<AuditRow>(
       `SELECT ${COLUMNS} FROM audit_log
         WHERE id > $1::bigint AND target_ids && $2::text[] AND NOT (id = ANY($3::bigint[]))
-          AND undone_by IS NULL AND (undoes IS NULL OR undoes < $1::bigint)
+          AND undone_by IS NULL AND (undoes IS NULL OR undoes < $1::bigint) AND ${spaceSql('audit_log', params)}
         ORDER BY audit_log.id LIMIT 1`,
-      [id, targetIds, own],
+      params,
     );
     return rows[0] ? toRecord(rows[0]) : undefined;
   }
 
   /** The entries job `jobId` recorded that stand (not undone, not undos themselves), oldest first. */
   async ofJob(jobId: string, q: Queryable = this.db): Promise<AuditEntryRecord[]> {
+    const params: unknown[] = [jobId];
     const { rows } = await q.query<AuditRow>(
-      `SELECT ${COLUMNS} FROM audit_log WHERE job_id = $1 AND undone_by IS NULL AND undoes IS NULL ORDER BY audit_log.id`,
-      [jobId],
+      `SELECT ${COLUMNS} FROM audit_log
+        WHERE job_id = $1 AND undone_by IS NULL AND undoes IS NULL AND ${spaceSql('audit_log', params)}
+        ORDER BY audit_log.id`,
+      params,
     );
     return rows.map(toRecord);
   }
 
   async markUndone(id: string, undoneBy: string, q: Queryable = this.db): Promise<void> {
-    await q.query('UPDATE audit_log SET undone_by = $2::bigint WHERE id = $1::bigint', [id, undoneBy]);
+    const params: unknown[] = [id, undoneBy];
+    await q.query(
+      `UPDATE audit_log SET undone_by = $2::bigint WHERE id = $1::bigint AND ${spaceSql('audit_log', params)}`,
+      params,
+    );
   }
 
   /** A page of entries, newest first, after the position `after` (an id). */
   async list(filter: AuditFilterSpec, first: number, after: string | undefined): Promise<AuditPage> {
-    const where: string[] = [];
     const params: unknown[] = [];
+    const where: string[] = [spaceSql('audit_log', params)];
     const add = (sql: (n: number) => string, value: unknown) => {
       params.push(value);
       where.push(sql(params.length));
@@ -144,7 +163,7 @@ export class AuditRepository {
     if (filter.jobId !== undefined) add((n) => `job_id = $${n}`, filter.jobId);
     if (filter.from !== undefined) add((n) => `at >= $${n}`, filter.from);
     if (filter.to !== undefined) add((n) => `at < $${n}`, filter.to);
-    const filtered = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+    const filtered = `WHERE ${where.join(' AND ')}`;
     const count = await this.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log ${filtered}`, params);
     const paged = [...where];
     if (after !== undefined) {
@@ -153,7 +172,7 @@ export class AuditRepository {
     }
     params.push(first + 1);
     const { rows } = await this.db.query<AuditRow>(
-      `SELECT ${COLUMNS} FROM audit_log ${paged.length > 0 ? `WHERE ${paged.join(' AND ')}` : ''}
+      `SELECT ${COLUMNS} FROM audit_log WHERE ${paged.join(' AND ')}
         ORDER BY audit_log.id DESC LIMIT $${params.length}`,
       params,
     );
@@ -162,6 +181,12 @@ export class AuditRepository {
       hasNextPage: rows.length > first,
       totalCount: count.rows[0]?.n ?? 0,
     };
+  }
+
+  /** Deletes a space's entries (its deletion); returns how many. */
+  async deleteSpace(space: string): Promise<number> {
+    const { rowCount } = await this.db.query('DELETE FROM audit_log WHERE space_id = $1', [space]);
+    return rowCount;
   }
 
   /** Deletes entries older than `before`; returns how many. */

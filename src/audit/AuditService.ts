@@ -102,6 +102,11 @@ export class AuditService {
     return (await this.#repository.get(undoId)) as AuditEntryRecord;
   }
 
+  /** Deletes a space's entries (its deletion); returns how many. */
+  deleteSpace(space: string): Promise<number> {
+    return this.#repository.deleteSpace(space);
+  }
+
   /** Deletes entries older than the retention (CAIRN_AUDIT_RETENTION_DAYS; 0 keeps them all); returns how many. */
   async sweep(now = new Date()): Promise<number> {
     if (this.retentionDays <= 0) return 0;

@@ -45,6 +45,21 @@ const toRecord = (r: Row): ApiKeyRecord => ({
 export class ApiKeyRepository {
   constructor(private readonly db: Queryable) {}
 
+  /**
+   * Takes `space` off every key bound to it (a space being deleted), revoking keys bound to it alone, so that a space
+   * made later under the same id is not theirs. Returns how many keys lost it.
+   */
+  async unbindSpace(space: string): Promise<number> {
+    await this.db.query(
+      `UPDATE api_keys k SET revoked_at = coalesce(k.revoked_at, now())
+        WHERE NOT k.all_spaces AND EXISTS (SELECT 1 FROM api_key_spaces s WHERE s.key_id = k.id AND s.space_id = $1)
+          AND NOT EXISTS (SELECT 1 FROM api_key_spaces s WHERE s.key_id = k.id AND s.space_id <> $1)`,
+      [space],
+    );
+    const { rowCount } = await this.db.query('DELETE FROM api_key_spaces WHERE space_id = $1', [space]);
+    return rowCount;
+  }
+
   /** Stores a new key by its hash, bound to `spaces` (null: every space), in one statement. */
   async insert(key: {
     id: string;

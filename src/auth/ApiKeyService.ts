@@ -181,6 +181,13 @@ export class ApiKeyService {
     return this.activePending;
   }
 
+  /** Takes a space being deleted off every key (a key bound to it alone is revoked); returns how many lost it. */
+  async unbindSpace(space: string): Promise<number> {
+    const unbound = await this.repository.unbindSpace(space);
+    await this.changed();
+    return unbound;
+  }
+
   /** Forgets the cached answer here and tells the other processes on the database to do the same. */
   private async changed(): Promise<void> {
     this.forgetActive();

@@ -60,25 +60,48 @@ export class SpaceService {
   async rename(id: string, newName: string): Promise<SpaceRecord> {
     const name = validSpaceName(newName, 'name');
     const { rows } = await this.db.query<Row>(
-      'UPDATE spaces SET name = $2 WHERE id = $1 RETURNING id, name, created_at',
+      'UPDATE spaces SET name = $2 WHERE id = $1 AND deleting_at IS NULL RETURNING id, name, created_at',
       [id, name],
     );
     if (!rows[0]) throw notFound('Space', id);
     return toRecord(rows[0]);
   }
 
-  /** Every space, by id. */
+  /** Every space, by id (a space being deleted is gone already). */
   async list(): Promise<SpaceRecord[]> {
-    const { rows } = await this.db.query<Row>('SELECT id, name, created_at FROM spaces ORDER BY id');
+    const { rows } = await this.db.query<Row>(
+      'SELECT id, name, created_at FROM spaces WHERE deleting_at IS NULL ORDER BY id',
+    );
     return rows.map(toRecord);
   }
 
-  /** The ids among `ids` that name no space. */
+  /** The ids among `ids` that name no space (or one being deleted). */
   async missing(ids: readonly string[]): Promise<string[]> {
     if (ids.length === 0) return [];
-    const { rows } = await this.db.query<{ id: string }>('SELECT id FROM spaces WHERE id = ANY($1::text[])', [ids]);
+    const { rows } = await this.db.query<{ id: string }>(
+      'SELECT id FROM spaces WHERE id = ANY($1::text[]) AND deleting_at IS NULL',
+      [ids],
+    );
     const found = new Set(rows.map((r) => r.id));
     return ids.filter((id) => !found.has(id));
+  }
+
+  /**
+   * Marks a space as being deleted: requests can no longer name it. True when it exists (being deleted already
+   * included, so a deletion can be resumed); BAD_USER_INPUT for `default`.
+   */
+  async markDeleting(id: string): Promise<boolean> {
+    if (id === DEFAULT_SPACE) throw badInput('id', 'the default space cannot be deleted; delete its documents instead');
+    const { rows } = await this.db.query(
+      'UPDATE spaces SET deleting_at = coalesce(deleting_at, now()) WHERE id = $1 RETURNING id',
+      [id],
+    );
+    return rows.length > 0;
+  }
+
+  /** Removes a deleted space's row (the last step of its deletion); fails while rows of it remain anywhere. */
+  async removeDeleted(id: string): Promise<void> {
+    await this.db.query('DELETE FROM spaces WHERE id = $1 AND deleting_at IS NOT NULL', [id]);
   }
 
   /** True when the store has more spaces than `default`. */

@@ -140,11 +140,11 @@ async function keysCli({ config, client, args, values }: CommandContext): Promis
   return (await import('./remoteCommands.js')).remoteKeys(client, action, values.json);
 }
 
-/** `cairn spaces [list] | spaces create <id> [--name N] | spaces rename <id> --name N`. */
-async function spacesCli({ config, client, args, values }: CommandContext): Promise<number> {
+/** `cairn spaces [list] | spaces create <id> [--name N] | spaces rename <id> --name N | spaces delete <id>`. */
+async function spacesCli({ config, logger, client, args, values }: CommandContext): Promise<number> {
   const { parseSpacesAction, spacesCommand, remoteSpaces } = await import('./spacesCommand.js');
   const action = parseSpacesAction(args, values.name);
-  return client ? remoteSpaces(client, action, values.json) : spacesCommand(config, action, values.json);
+  return client ? remoteSpaces(client, action, values.json) : spacesCommand(config, action, values.json, logger);
 }
 
 /** `cairn stats [--space S]`. */

@@ -1,6 +1,7 @@
 import type { SpaceRecord } from '../auth/SpaceService.js';
 import { SpaceService } from '../auth/SpaceService.js';
 import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
 import { migrate } from '../db/migrate.js';
 import { openDb } from '../db/openDb.js';
 import { UsageError } from './cliErrors.js';
@@ -10,7 +11,16 @@ import type { ServerClient } from './ServerClient.js';
 export type SpacesAction =
   | { kind: 'list' }
   | { kind: 'create'; id: string; name: string | undefined }
-  | { kind: 'rename'; id: string; name: string };
+  | { kind: 'rename'; id: string; name: string }
+  | { kind: 'delete'; id: string };
+
+/** A space's deletion as the CLI prints it with `--json`. */
+interface DeletionJson {
+  spaceId: string;
+  status: string;
+  progress: { done: number; total: number };
+  error: string | null;
+}
 
 /** A space as the CLI prints it with `--json`. */
 interface SpaceJson {
@@ -20,17 +30,18 @@ interface SpaceJson {
 }
 
 const SPACES_USAGE =
-  'usage: cairn spaces [list] [--json] | spaces create <id> [--name <name>] | spaces rename <id> --name <name>';
+  'usage: cairn spaces [list] [--json] | spaces create <id> [--name <name>] | spaces rename <id> --name <name> | spaces delete <id>';
 
 /** Parses `spaces [list] | spaces create <id> | spaces rename <id> --name <name>`. */
 export function parseSpacesAction(args: string[], name: string | undefined): SpacesAction {
   const [action, ...rest] = args;
   if (action === undefined || action === 'list') return { kind: 'list' };
-  if (action !== 'create' && action !== 'rename')
+  if (action !== 'create' && action !== 'rename' && action !== 'delete')
     throw new UsageError(`unknown spaces action "${action}"; ${SPACES_USAGE}`);
   if (rest.length !== 1) throw new UsageError(`spaces ${action} takes exactly one space id; ${SPACES_USAGE}`);
   const id = rest[0] ?? '';
   if (action === 'create') return { kind: 'create', id, name };
+  if (action === 'delete') return { kind: 'delete', id };
   if (name === undefined) throw new UsageError(`spaces rename needs the new name (--name); ${SPACES_USAGE}`);
   return { kind: 'rename', id, name };
 }
@@ -47,8 +58,41 @@ function print(spaces: SpaceJson[], json: boolean): void {
 
 const toJson = (s: SpaceRecord): SpaceJson => ({ id: s.id, name: s.name, createdAt: s.createdAt.toISOString() });
 
+/** Prints how a deletion ended; 1 when it failed. */
+function printDeletion(deletion: DeletionJson, json: boolean): number {
+  if (json) process.stdout.write(`${JSON.stringify(deletion)}\n`);
+  else if (deletion.status === 'SUCCEEDED')
+    process.stdout.write(`deleted space ${deletion.spaceId} (${deletion.progress.done} removed)\n`);
+  else process.stdout.write(`deleting space ${deletion.spaceId}: ${deletion.status} ${deletion.error ?? ''}\n`);
+  return deletion.status === 'FAILED' ? 1 : 0;
+}
+
+/** Progress on stderr, as the other long commands report it. */
+const progressLine = (d: DeletionJson) =>
+  process.stderr.write(`deleting space ${d.spaceId}: ${d.progress.done}/${d.progress.total}\n`);
+
+/** `cairn spaces delete <id>` straight on the stores: runs the deletion here to its end. */
+async function deleteHere(config: Config, logger: Logger, id: string, json: boolean): Promise<number> {
+  const { createServices } = await import('../services.js');
+  const services = await createServices(config, logger, { importQueue: false });
+  try {
+    progressLine(await services.spaceDeletions.request(id));
+    const done = await services.spaceDeletions.waitFor(id);
+    if (!done) throw new Error(`the deletion of space ${id} vanished`);
+    return printDeletion(done, json);
+  } finally {
+    await services.close();
+  }
+}
+
 /** `cairn spaces …` straight in the database. */
-export async function spacesCommand(config: Config, action: SpacesAction, json: boolean): Promise<number> {
+export async function spacesCommand(
+  config: Config,
+  action: SpacesAction,
+  json: boolean,
+  logger: Logger,
+): Promise<number> {
+  if (action.kind === 'delete') return deleteHere(config, logger, action.id, json);
   const db = await openDb(config);
   try {
     await migrate(db);
@@ -76,9 +120,31 @@ export async function remoteSpaces(client: ServerClient, action: SpacesAction, j
       { id: action.id, name: action.name },
     );
     print([renameSpace], json);
+  } else if (action.kind === 'delete') {
+    return remoteDelete(client, action.id, json);
   } else {
     const { spaces } = await client.graphql<{ spaces: SpaceJson[] }>('{ spaces { id name createdAt } }');
     print(spaces, json);
   }
   return 0;
+}
+
+const DELETION_FIELDS = 'spaceId status progress { done total } error';
+
+/** Asks the server to delete a space, then follows the deletion (its progress on stderr) until it ends. */
+async function remoteDelete(client: ServerClient, id: string, json: boolean): Promise<number> {
+  let { deleteSpace: deletion } = await client.graphql<{ deleteSpace: DeletionJson }>(
+    `mutation($id: ID!) { deleteSpace(id: $id) { ${DELETION_FIELDS} } }`,
+    { id },
+  );
+  while (deletion.status === 'RUNNING') {
+    progressLine(deletion);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const { spaceDeletion } = await client.graphql<{ spaceDeletion: DeletionJson }>(
+      `query($id: ID!) { spaceDeletion(id: $id) { ${DELETION_FIELDS} } }`,
+      { id },
+    );
+    deletion = spaceDeletion;
+  }
+  return printDeletion(deletion, json);
 }

@@ -175,6 +175,15 @@ export class DocumentRepository {
   }
 
   /** Deletes a document (its chunks cascade); true when it existed. */
+  /** Up to `limit` ids of documents of `space`, expired ones included (deleting the space). */
+  async idsInSpace(space: string, limit: number): Promise<string[]> {
+    const { rows } = await this.db.query<{ id: string }>(
+      'SELECT id FROM documents WHERE space_id = $1 ORDER BY id LIMIT $2',
+      [space, limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
   async delete(id: string, q: Queryable = this.db): Promise<boolean> {
     const params: unknown[] = [id];
     const { rowCount } = await q.query(`DELETE FROM documents d WHERE d.id = $1 AND ${spaceSql('d', params)}`, params);

@@ -1,3 +1,4 @@
+import { runInSpace } from '../db/spaceScope.js';
 import { isDeepStrictEqual } from 'node:util';
 import { enforceSpaceQuota } from './spaceQuota.js';
 import type { Db, Queryable } from '../db/Db.js';
@@ -118,6 +119,17 @@ export class DocumentService extends DocumentReader {
     for (let ids = await this.documents.expiredIds(); ids.length > 0; ids = await this.documents.expiredIds()) {
       for (const id of ids) if (await this.delete(id)) deleted += 1;
     }
+    return deleted;
+  }
+
+  /**
+   * Deletes up to `limit` documents of a space being deleted, each through the normal delete path (in its space), so
+   * its chunks, mentions, extraction and the Neo4j mirror go too. Returns how many went.
+   */
+  async purgeSpace(space: string, limit = 100): Promise<number> {
+    let deleted = 0;
+    for (const id of await this.documents.idsInSpace(space, limit))
+      if (await runInSpace(space, () => this.delete(id))) deleted += 1;
     return deleted;
   }
 

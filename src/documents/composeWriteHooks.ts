@@ -1,5 +1,4 @@
 import type { Queryable } from '../db/Db.js';
-import { DEFAULT_SPACE, writeSpace } from '../db/spaceScope.js';
 import type { DocumentWriteHook, WrittenDocument } from './DocumentWriteHook.js';
 
 /** One hook that runs several in order, in the write's transaction (the first that throws aborts the write). */
@@ -15,19 +14,5 @@ export function composeWriteHooks(...hooks: readonly (DocumentWriteHook | undefi
     async afterDelete(tx: Queryable, documentId: string) {
       for (const hook of list) await hook.afterDelete(tx, documentId);
     },
-  };
-}
-
-/**
- * `hook` for writes in the `default` space only: graph extraction runs in the background, outside the writer's
- * space, and would put what it finds in `default`; until it carries the space, documents of other spaces are not
- * queued for it.
- */
-export function defaultSpaceOnly(hook: DocumentWriteHook): DocumentWriteHook {
-  const inDefault = () => writeSpace() === DEFAULT_SPACE;
-  return {
-    beforeWrite: (tx, documents) => (inDefault() ? hook.beforeWrite(tx, documents) : Promise.resolve()),
-    afterWrite: (tx, documents) => (inDefault() ? hook.afterWrite(tx, documents) : Promise.resolve()),
-    afterDelete: (tx, documentId) => hook.afterDelete(tx, documentId),
   };
 }

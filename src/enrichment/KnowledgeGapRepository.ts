@@ -72,6 +72,14 @@ export class KnowledgeGapRepository {
       );
   }
 
+  /** Deletes a space's gaps, pending ones included (its deletion); returns how many were stored. */
+  async deleteSpace(space: string): Promise<number> {
+    this.pending = this.pending.filter((p) => p.space !== space);
+    await this.flushing.catch(() => undefined);
+    const { rowCount } = await this.db.query('DELETE FROM knowledge_gaps WHERE space_id = $1', [space]);
+    return rowCount;
+  }
+
   /** Writes what is pending before shutdown (a failure goes to `onError`). */
   close(): Promise<void> {
     return this.flush().catch(this.onError);

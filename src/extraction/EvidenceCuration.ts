@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/Db.js';
+import { writeSpace } from '../db/spaceScope.js';
 import type { JsonObject } from '../shared/json.js';
 import type { StoredEvidence } from './EvidenceReader.js';
 import { lockEvidenceSupport } from './EvidenceRepository.js';
@@ -109,30 +110,36 @@ export class EvidenceCuration {
   async reject(q: Queryable, name: string): Promise<string> {
     const key = rejectionKey(name);
     await q.query(
-      `INSERT INTO extraction_rejections (name_key, name) VALUES ($1, $2)
-       ON CONFLICT (name_key) DO UPDATE SET name = EXCLUDED.name, rejected_at = now()`,
-      [key, name],
+      `INSERT INTO extraction_rejections (name_key, name, space_id) VALUES ($1, $2, $3)
+       ON CONFLICT (space_id, name_key) DO UPDATE SET name = EXCLUDED.name, rejected_at = now()`,
+      [key, name, writeSpace()],
     );
     return key;
   }
 
   /** Lifts the rejection of a name (an undone rejectEntity): extraction may create it again. */
   async unreject(q: Queryable, name: string): Promise<void> {
-    await q.query('DELETE FROM extraction_rejections WHERE name_key = $1', [rejectionKey(name)]);
+    await q.query('DELETE FROM extraction_rejections WHERE name_key = $1 AND space_id = $2', [
+      rejectionKey(name),
+      writeSpace(),
+    ]);
   }
 
   /** Whether a name (normalised) was rejected. */
   async isRejected(q: Queryable, name: string): Promise<boolean> {
-    const { rows } = await q.query('SELECT 1 FROM extraction_rejections WHERE name_key = $1', [rejectionKey(name)]);
+    const { rows } = await q.query('SELECT 1 FROM extraction_rejections WHERE name_key = $1 AND space_id = $2', [
+      rejectionKey(name),
+      writeSpace(),
+    ]);
     return rows.length > 0;
   }
 
   /** Records a rejected relationship: extraction never writes one with its id (ends and type) again. */
   async rejectRelationship(q: Queryable, r: { id: string; fromId: string; type: string; toId: string }): Promise<void> {
     await q.query(
-      `INSERT INTO extraction_relationship_rejections (relationship_id, from_id, type, to_id) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (relationship_id) DO UPDATE SET rejected_at = now()`,
-      [r.id, r.fromId, r.type, r.toId],
+      `INSERT INTO extraction_relationship_rejections (relationship_id, from_id, type, to_id, space_id)
+       VALUES ($1, $2, $3, $4, $5) ON CONFLICT (relationship_id) DO UPDATE SET rejected_at = now()`,
+      [r.id, r.fromId, r.type, r.toId, writeSpace()],
     );
   }
 

@@ -1,5 +1,6 @@
 import type { ExtractionSummary } from './jobPort.js';
 import type { Db, Queryable } from '../db/Db.js';
+import { spaceSql, writeSpace } from '../db/spaceScope.js';
 import type { ExtractionStatusCounts, ExtractorName } from './types.js';
 
 /** A document's extraction state, as `documentState` reports it. */
@@ -28,6 +29,8 @@ export interface ClaimedDocument {
   jobId: string | null;
   extractors: ExtractorName[] | null;
   attempts: number;
+  /** The document's space: its extraction reads and writes there. */
+  space: string;
 }
 
 /** What a finished extraction records. */
@@ -62,7 +65,10 @@ const toDate = (v: Date | string) => (v instanceof Date ? v : new Date(v));
 export class ExtractionQueueRepository {
   constructor(private readonly db: Db) {}
 
-  /** Queues documents (in the caller's transaction: a write and its queue row commit together). One statement. */
+  /**
+   * Queues documents (in the caller's transaction: a write and its queue row commit together) in the running space,
+   * which wrote them (a request's, or a job's). One statement.
+   */
   async enqueue(
     q: Queryable,
     documentIds: readonly string[],
@@ -71,23 +77,27 @@ export class ExtractionQueueRepository {
     if (documentIds.length === 0) return;
     // A row being extracted keeps its lease (its worker sees the new request time and releases it when done).
     await q.query(
-      `INSERT INTO extraction_documents (document_id, status, job_id, extractors)
-       SELECT DISTINCT x, 'PENDING', $2::text, $3::text[] FROM unnest($1::text[]) AS x
+      `INSERT INTO extraction_documents (document_id, status, job_id, extractors, space_id)
+       SELECT DISTINCT x, 'PENDING', $2::text, $3::text[], $4::text FROM unnest($1::text[]) AS x
        ON CONFLICT (document_id) DO UPDATE SET status = 'PENDING', requested_at = clock_timestamp(), attempts = 0,
+              space_id = EXCLUDED.space_id,
               job_id = EXCLUDED.job_id, extractors = EXCLUDED.extractors, error = NULL,
               locked_until = CASE WHEN extraction_documents.status = 'RUNNING' THEN extraction_documents.locked_until END`,
-      [documentIds, options.jobId ?? null, options.extractors ?? null],
+      [documentIds, options.jobId ?? null, options.extractors ?? null, writeSpace()],
     );
   }
 
-  /** Queues the clean-up of a deleted document (in the delete's transaction). */
+  /**
+   * Queues the clean-up of a deleted document (in the delete's transaction), in the space its row was queued in: a
+   * delete outside any request (the expiry sweep) must clean up in the document's space, not in `default`.
+   */
   async markRemoved(q: Queryable, documentId: string): Promise<void> {
     await q.query(
-      `INSERT INTO extraction_documents (document_id, status) VALUES ($1, 'REMOVED')
+      `INSERT INTO extraction_documents (document_id, status, space_id) VALUES ($1, 'REMOVED', $2)
        ON CONFLICT (document_id) DO UPDATE SET status = 'REMOVED', requested_at = clock_timestamp(), attempts = 0,
               error = NULL, job_id = NULL, extractors = NULL,
               locked_until = CASE WHEN extraction_documents.status = 'RUNNING' THEN extraction_documents.locked_until END`,
-      [documentId],
+      [documentId, writeSpace()],
     );
   }
 
@@ -110,6 +120,7 @@ export class ExtractionQueueRepository {
       job_id: string | null;
       extractors: ExtractorName[] | null;
       attempts: number;
+      space_id: string;
     }>(
       `WITH next AS (
          SELECT document_id FROM extraction_documents
@@ -118,7 +129,7 @@ export class ExtractionQueueRepository {
        UPDATE extraction_documents d SET status = CASE WHEN d.status = 'REMOVED' THEN 'REMOVED' ELSE 'RUNNING' END,
               locked_until = $2, attempts = d.attempts + 1
          FROM next WHERE d.document_id = next.document_id
-       RETURNING d.document_id, d.status, d.requested_at::text AS token, d.job_id, d.extractors, d.attempts`,
+       RETURNING d.document_id, d.status, d.requested_at::text AS token, d.job_id, d.extractors, d.attempts, d.space_id`,
       [now, until, limit],
     );
     return rows.map((r) => ({
@@ -128,6 +139,7 @@ export class ExtractionQueueRepository {
       jobId: r.job_id,
       extractors: r.extractors,
       attempts: r.attempts,
+      space: r.space_id,
     }));
   }
 
@@ -210,10 +222,12 @@ export class ExtractionQueueRepository {
     return rowCount;
   }
 
-  /** Documents by state (REMOVED rows count as pending: their clean-up is queued). */
+  /** The request's space's documents by state (REMOVED rows count as pending: their clean-up is queued). */
   async statusCounts(): Promise<ExtractionStatusCounts> {
+    const params: unknown[] = [];
     const { rows } = await this.db.query<{ status: ExtractionStatus; n: number }>(
-      'SELECT status, count(*)::int AS n FROM extraction_documents GROUP BY status',
+      `SELECT status, count(*)::int AS n FROM extraction_documents x WHERE ${spaceSql('x', params)} GROUP BY status`,
+      params,
     );
     const n = (s: ExtractionStatus) => rows.find((r) => r.status === s)?.n ?? 0;
     return { pending: n('PENDING') + n('REMOVED'), running: n('RUNNING'), done: n('DONE'), failed: n('FAILED') };
@@ -221,11 +235,13 @@ export class ExtractionQueueRepository {
 
   /** Documents by state with the entities and relationships they support, over these ids (deleted ones left out). */
   async summary(documentIds: readonly string[]): Promise<ExtractionSummary> {
+    const params: unknown[] = [[...new Set(documentIds)]];
     const { rows } = await this.db.query<{ status: ExtractionStatus; n: number; e: number; r: number }>(
       `SELECT status, count(*)::int AS n, coalesce(sum(entity_count), 0)::int AS e,
               coalesce(sum(relationship_count), 0)::int AS r
-         FROM extraction_documents WHERE document_id = ANY($1::text[]) AND status <> 'REMOVED' GROUP BY status`,
-      [[...new Set(documentIds)]],
+         FROM extraction_documents x
+        WHERE document_id = ANY($1::text[]) AND status <> 'REMOVED' AND ${spaceSql('x', params)} GROUP BY status`,
+      params,
     );
     const n = (s: ExtractionStatus) => rows.find((r) => r.status === s)?.n ?? 0;
     return {
@@ -240,10 +256,12 @@ export class ExtractionQueueRepository {
 
   /** Documents' states by id (documents never queued are absent). */
   async states(documentIds: readonly string[]): Promise<Map<string, ExtractionState>> {
+    const params: unknown[] = [[...new Set(documentIds)]];
     const { rows } = await this.db.query<StateRow>(
       `SELECT document_id, status, requested_at, attempts, job_id, extractors, error, warnings, entity_count,
-              relationship_count, extracted_at FROM extraction_documents WHERE document_id = ANY($1::text[])`,
-      [[...new Set(documentIds)]],
+              relationship_count, extracted_at FROM extraction_documents x
+        WHERE document_id = ANY($1::text[]) AND ${spaceSql('x', params)}`,
+      params,
     );
     return new Map(rows.map((r) => [r.document_id, toState(r)]));
   }

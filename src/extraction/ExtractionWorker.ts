@@ -1,3 +1,4 @@
+import { runInSpace } from '../db/spaceScope.js';
 import type { Logger } from '../logger.js';
 import type { ExtractionPipeline } from './ExtractionPipeline.js';
 import type { ClaimedDocument, ExtractionQueueRepository, ExtractionResult } from './ExtractionQueueRepository.js';
@@ -191,8 +192,15 @@ export class ExtractionWorker {
     return claims.length;
   }
 
-  /** Extracts a batch and records each document's outcome; a document that failed alone is retried alone. */
+  /** Extracts a batch, each space's documents in their space (reads, names and writes stay there). */
   private async process(claims: readonly ClaimedDocument[]): Promise<void> {
+    const bySpace = new Map<string, ClaimedDocument[]>();
+    for (const claim of claims) bySpace.set(claim.space, [...(bySpace.get(claim.space) ?? []), claim]);
+    for (const [space, own] of bySpace) await runInSpace(space, () => this.processInSpace(own));
+  }
+
+  /** Extracts one space's claims and records each document's outcome; a document that failed alone is retried alone. */
+  private async processInSpace(claims: readonly ClaimedDocument[]): Promise<void> {
     const signal = this.stopping.signal;
     let results: Map<string, DocumentExtractionOutcome | Error>;
     try {

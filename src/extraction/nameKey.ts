@@ -57,16 +57,21 @@ export function nameKeys(name: string, aliases: readonly string[] = []): string[
 /** Longest slug kept in an extracted entity id; longer keys end in a hash. */
 const MAX_SLUG = 80;
 
-/** The id of a new extracted entity: `x:<type lower>:<slug of key>`, deterministic, so every run agrees on it. */
-export function extractedEntityId(type: string, key: string): string {
+/**
+ * The id of a new extracted entity: `x:<type lower>:<slug of key>` in the default space, `x@<space>:<type lower>:<slug>`
+ * in another (entity ids are unique across spaces, so two spaces extracting one name need two ids); deterministic, so
+ * every run agrees on it.
+ */
+export function extractedEntityId(type: string, key: string, space = 'default'): string {
   const slug = key
     .replace(/[^a-z0-9._\-/@#+]+/g, '-')
     .replace(/-+/g, '-')
     .replace(/^[-.]+|-+$/g, '');
   const hash = createHash('sha256').update(key).digest('hex').slice(0, 12);
   const tail = slug === '' ? hash : slug.length > MAX_SLUG ? `${slug.slice(0, MAX_SLUG)}-${hash}` : slug;
-  const id = `x:${type.toLowerCase()}:${tail}`;
-  return ENTITY_ID_PATTERN.test(id) ? id : `x:${type.toLowerCase()}:${hash}`;
+  const prefix = space === 'default' ? 'x' : `x@${space}`;
+  const id = `${prefix}:${type.toLowerCase()}:${tail}`;
+  return ENTITY_ID_PATTERN.test(id) ? id : `${prefix}:${type.toLowerCase()}:${hash}`;
 }
 
 /** The trigrams of a key (padded words, as pg_trgm makes them). */

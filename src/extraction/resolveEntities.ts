@@ -1,3 +1,4 @@
+import { writeSpace } from '../db/spaceScope.js';
 import type { NamedEntity } from '../graph/mentions/EntityNameLookup.js';
 import { compatibleTypes, isGenericType, typeFamily } from './entityTypes.js';
 import type { CandidateKind } from './types.js';
@@ -83,7 +84,7 @@ export function resolveCandidate(candidate: ResolutionCandidate, context: Resolu
     .filter((x) => x.score > 0 && compatible(x.e, candidate))
     .sort((a, b) => b.score - a.score || byPreference(a.e, b.e))[0];
   if (fuzzy) return { entityId: fuzzy.e.entityId, tier: 'fuzzy', existing: fuzzy.e };
-  return { entityId: extractedEntityId(typeFamily(candidate.type), key), tier: 'new' };
+  return { entityId: extractedEntityId(typeFamily(candidate.type), key, writeSpace()), tier: 'new' };
 }
 
 /** The best trigram similarity of `key` to those of `keys` it fuzzily matches (0: none). */

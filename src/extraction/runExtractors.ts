@@ -1,3 +1,4 @@
+import { DEFAULT_SPACE, writeSpace } from '../db/spaceScope.js';
 import { createHash } from 'node:crypto';
 import type { CachedExtraction, ExtractionCacheRepository } from './ExtractionCacheRepository.js';
 import {
@@ -13,16 +14,20 @@ import {
 const CHUNKS_PER_CALL = 16;
 const MODEL_CHUNKS_PER_CALL = 4;
 
-/** The cache key of one chunk for one extractor: its text, the extractor, its fingerprint and the chunk's context. */
+/**
+ * The cache key of one chunk for one extractor: its text, the extractor, its fingerprint and the chunk's context, and
+ * the running space unless it is `default`: a space never reuses (nor, by the tokens a job spends, learns of) another
+ * space's text.
+ */
 export function extractionCacheKey(
   extractor: Extractor,
   document: DocumentForExtraction,
   chunk: ChunkForExtraction,
 ): string {
+  const space = writeSpace();
+  const parts = [chunk.content, extractor.name, extractor.fingerprint, extractor.contextKey(document, chunk)];
   return createHash('sha256')
-    .update(
-      [chunk.content, extractor.name, extractor.fingerprint, extractor.contextKey(document, chunk)].join('\u0000'),
-    )
+    .update((space === DEFAULT_SPACE ? parts : [...parts, space]).join('\u0000'))
     .digest('hex');
 }
 

@@ -1,3 +1,4 @@
+import { runInSpace } from '../db/spaceScope.js';
 import type { KeyedLock } from '../db/KeyedLock.js';
 import type { GraphAudit } from './GraphAudit.js';
 import { GraphWriter } from './GraphWriter.js';
@@ -86,6 +87,16 @@ export class GraphService {
   /** Changes fields of an entity; omitted fields keep their values. */
   updateEntity(id: string, patch: RawEntityInput, options: { origin?: Origin } = {}): Promise<EntityRecord> {
     return this.#writer.updateEntity(id, patch, options);
+  }
+
+  /** Deletes up to `limit` entities of a space being deleted (with their relationships and mentions); how many went. */
+  purgeSpace(space: string, limit = 100): Promise<number> {
+    return runInSpace(space, async () => {
+      let deleted = 0;
+      for (const entity of (await this.findEntities({}, limit)).entities)
+        if (await this.deleteEntity(entity.id)) deleted += 1;
+      return deleted;
+    });
   }
 
   /** Deletes an entity, its relationships and its mentions. */

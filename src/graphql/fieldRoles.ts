@@ -36,6 +36,7 @@ export const ROOT_FIELD_ROLES: {
     auditLog: 'admin',
     viewer: 'reader',
     spaces: 'admin',
+    spaceDeletion: 'admin',
   },
   Mutation: {
     createDocument: 'editor',
@@ -73,6 +74,7 @@ export const ROOT_FIELD_ROLES: {
     recordKnowledgeGap: 'editor',
     createSpace: 'admin',
     renameSpace: 'admin',
+    deleteSpace: 'admin',
   },
 };
 

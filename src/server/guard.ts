@@ -59,6 +59,19 @@ function limited(limiter: RateLimiter, res: Response, bucket: string): boolean {
   return true;
 }
 
+/** Spends a token of the space's bucket (CAIRN_SPACE_RATE_LIMIT_*); answers 429 and returns true when none is left. */
+function spaceLimited(limiter: RateLimiter, res: Response, space: string): boolean {
+  const decision = limiter.take(`space:${space}`);
+  if (decision.ok) return false;
+  refuse(
+    res,
+    decision,
+    `Too many requests in space "${space}"`,
+    'CAIRN_SPACE_RATE_LIMIT_PER_SECOND, CAIRN_SPACE_RATE_LIMIT_BURST',
+  );
+  return true;
+}
+
 /** HTTP statuses of the refusals before a request runs (a role too low, or a space the key lacks, is 403). */
 const SPACE_STATUS: Partial<Record<string, number>> = { [ErrorCode.NOT_FOUND]: 404, [ErrorCode.BAD_REQUEST]: 400 };
 
@@ -94,10 +107,10 @@ function failedKeysExhausted(
  */
 export function createGuard(
   authenticator: Authenticator,
-  limiter: RateLimiter,
-  failedKeys: RateLimiter,
+  limiters: { limiter: RateLimiter; failedKeys: RateLimiter; spaces: RateLimiter },
   spaces: SpaceService,
 ) {
+  const { limiter, failedKeys } = limiters;
   return (need?: Role): RequestHandler =>
     async (req, res, next) => {
       if (failedKeysExhausted(authenticator, failedKeys, req, res)) return;
@@ -132,6 +145,7 @@ export function createGuard(
         sendError(res, SPACE_STATUS[err.code] ?? 403, err);
         return;
       }
+      if (spaceLimited(limiters.spaces, res, res.locals[SPACE] as string)) return;
       res.locals[PRINCIPAL] = principal;
       next();
     };

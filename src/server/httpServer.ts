@@ -81,7 +81,13 @@ async function createAccessControl(services: Services, exposed: boolean, clock: 
   const failedKeys = perSecond > 0 && burst > 0 ? failedKeysPerMinute : 0;
   const limiter = new RateLimiter(perSecond, burst, clock);
   const failedKeyLimiter = new RateLimiter(failedKeys / 60, failedKeys, clock);
-  const guard = createGuard(authenticator, limiter, failedKeyLimiter, services.spaces);
+  const { spacePerSecond, spaceBurst } = config.rateLimit;
+  const spaceLimiter = new RateLimiter(spacePerSecond, spaceBurst, clock);
+  const guard = createGuard(
+    authenticator,
+    { limiter, failedKeys: failedKeyLimiter, spaces: spaceLimiter },
+    services.spaces,
+  );
   return { authenticator, guard, limiter, failedKeyLimiter };
 }
 

@@ -89,6 +89,13 @@ describe('cairn command (embedded default)', () => {
     expect(renamed.code).toBe(0);
     expect(renamed.stdout).toContain('[{"id":"other","name":"Other team"');
     expect((await runCliInProcess(['spaces', 'rename', 'other'], env())).code).not.toBe(0);
+    const deleted = await runCliInProcess(['spaces', 'delete', 'other', '--json'], env());
+    expect(deleted.code).toBe(0);
+    expect(JSON.parse(deleted.stdout)).toMatchObject({ spaceId: 'other', status: 'SUCCEEDED' });
+    expect((await runCliInProcess(['spaces', '--json'], env())).stdout).not.toContain('"other"');
+    expect(await countsOf('other')).toEqual([1, expect.stringContaining('NOT_FOUND')]);
+    const keepDefault = await runCliInProcess(['spaces', 'delete', 'default'], env());
+    expect([keepDefault.code, keepDefault.stderr]).toEqual([1, expect.stringContaining('cannot be deleted')]);
 
     const reindex = await runCliInProcess(['reindex', '--json', '--batch-size', '1'], {
       ...env(),

@@ -41,6 +41,7 @@ export const ROOT_OPERATIONS: RootOperation[] = [
   q('auditLog', 'admin', () => '{ auditLog(first: 1) { totalCount } }'),
   q('viewer', 'reader', () => '{ viewer { role } }'),
   q('spaces', 'admin', () => '{ spaces { id } }'),
+  q('spaceDeletion', 'admin', () => '{ spaceDeletion(id: "missing") { status } }'),
   q('sources', 'reader', () => '{ sources { id } }'),
   q('source', 'reader', () => '{ source(id: "missing") { id } }'),
   m(
@@ -112,4 +113,5 @@ export const ROOT_OPERATIONS: RootOperation[] = [
   // `default` exists (CONFLICT): a second space would leave default-bound keys without the unscoped fields.
   m('createSpace', 'admin', () => 'mutation { createSpace(input: { id: "default" }) { id } }'),
   m('renameSpace', 'admin', () => 'mutation { renameSpace(id: "missing", name: "x") { id } }'),
+  m('deleteSpace', 'admin', () => 'mutation { deleteSpace(id: "missing") { status } }'),
 ];

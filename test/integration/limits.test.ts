@@ -497,4 +497,53 @@ describe.each([edgeTarget()])('request limits ($name)', (target) => {
       expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
     });
   });
+
+  describe('per-space rate limit', () => {
+    let t: TestServer;
+    let now = 0;
+    beforeAll(async () => {
+      // Per key: off. Per space: one token every 2 s, 2 at once, shared by every key working in the space.
+      t = await startTestServer(
+        target,
+        {
+          CAIRN_RATE_LIMIT_PER_SECOND: '0',
+          CAIRN_SPACE_RATE_LIMIT_PER_SECOND: '0.5',
+          CAIRN_SPACE_RATE_LIMIT_BURST: '2',
+        },
+        undefined,
+        undefined,
+        () => now,
+      );
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
+
+    it('refuses a space past its budget with 429 and Retry-After, whichever of its keys asks, and no other space', async () => {
+      for (const id of ['busy', 'calm']) await t.services.spaces.create({ id });
+      const [first, second, calm] = await Promise.all(
+        [
+          ['busy-1', 'busy'],
+          ['busy-2', 'busy'],
+          ['calm-1', 'calm'],
+        ].map(
+          async ([name, space]) =>
+            (await t.services.apiKeys.create(name as string, 'reader', { spaces: [space as string] })).key,
+        ),
+      );
+      const ask = (key: string) => gqlAs(t.server.url, key, '{ documents { totalCount } }');
+      expect((await ask(first as string)).status).toBe(200);
+      expect((await ask(second as string)).status).toBe(200);
+      const limited = await ask(first as string);
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toBe('2');
+      expect(limited.body.errors?.[0]?.extensions).toEqual({ code: 'RATE_LIMITED', retryAfterSeconds: 2 });
+      expect(limited.body.errors?.[0]?.message).toContain('space "busy"');
+      expect(limited.body.errors?.[0]?.message).toContain('CAIRN_SPACE_RATE_LIMIT_PER_SECOND');
+      expect(codeOf(await ask(second as string))).toBe('RATE_LIMITED');
+      expect((await ask(calm as string)).status).toBe(200);
+      now += 2;
+      expect((await ask(second as string)).status).toBe(200);
+    });
+  });
 });

@@ -208,8 +208,18 @@ describe.each(everyDatabaseRuns)('spaces ($name)', (run) => {
     expect(JSON.stringify(paged.body)).not.toContain('HSM');
   });
 
-  it('refuses what does not keep spaces apart yet to keys bound to some spaces, and widening a key', async () => {
-    expect(codeOf(await as(keys.vault, 'mutation { undo(auditId: "1") { id } }'))).toBe('FORBIDDEN');
+  it('answers another space’s audit entries as missing ones, and refuses widening a key', async () => {
+    const { rows } = await t.services.db.query<{ id: string }>(
+      "SELECT min(id)::text AS id FROM audit_log WHERE space_id = 'default'",
+    );
+    const ledgerEntry = rows[0]?.id as string;
+    const undoOther = await as(keys.vault, `mutation { undo(auditId: "${ledgerEntry}") { id } }`);
+    const undoMissing = await as(keys.vault, 'mutation { undo(auditId: "999999999") { id } }');
+    // Quoted, so that the masks spare the error's line and column.
+    const quoted = (res: GqlHttpResponse, id: string) =>
+      JSON.stringify(res.body).split(`\\"${id}\\"`).join('<id>').split(`"${id}"`).join('<id>');
+    expect(quoted(undoOther, ledgerEntry)).toEqual(quoted(undoMissing, '999999999'));
+    expect(codeOf(undoOther)).toBe('NOT_FOUND');
     expect((await as(keys.vault, '{ importJobs { totalCount } }')).body).toEqual({
       data: { importJobs: { totalCount: 0 } },
     });

@@ -22,7 +22,7 @@ const masked = (res: GqlHttpResponse, ...ids: string[]) => {
 };
 
 /** Beta's secrets: none of these may ever appear in an answer to the attacker. */
-const SECRETS = /doc:beta|ent:orchid|ent:tulip|Orchid|Tulip|quorum|Lilac/i;
+const SECRETS = /doc:beta|ent:orchid|ent:tulip|ent:violet|Orchid|Tulip|quorum|Lilac|Violet/i;
 
 /** POSTs a one-file upload with `key`; returns its id. */
 async function upload(url: string, key: string, fileName: string, text: string): Promise<string> {
@@ -71,7 +71,7 @@ describe.each(everyDatabaseRuns)('spaces under attack ($name)', (run) => {
   let t: TestServer;
   let site: FixtureSite;
   let folderRoot: string;
-  const keys = { admin: '', attacker: '', beta: '' };
+  const keys = { admin: '', attacker: '', attackerAdmin: '', beta: '', betaAdmin: '' };
   const as = (key: string, query: string, variables?: Record<string, unknown>, headers?: Record<string, string>) =>
     gqlAs<Record<string, never>>(t.server.url, key, query, variables, headers);
   const attack = (query: string, variables?: Record<string, unknown>) => as(keys.attacker, query, variables);
@@ -103,6 +103,8 @@ describe.each(everyDatabaseRuns)('spaces under attack ($name)', (run) => {
     for (const id of ['alpha', 'beta']) await t.services.spaces.create({ id });
     keys.attacker = (await t.services.apiKeys.create('attacker', 'editor', { spaces: ['alpha'] })).key;
     keys.beta = (await t.services.apiKeys.create('beta-team', 'editor', { spaces: ['beta'] })).key;
+    keys.attackerAdmin = (await t.services.apiKeys.create('attacker-admin', 'admin', { spaces: ['alpha'] })).key;
+    keys.betaAdmin = (await t.services.apiKeys.create('beta-admin', 'admin', { spaces: ['beta'] })).key;
     const write = async (key: string, query: string) => expect((await as(key, query)).body.errors).toBeUndefined();
     await write(
       keys.beta,
@@ -423,5 +425,126 @@ describe.each(everyDatabaseRuns)('spaces under attack ($name)', (run) => {
     } finally {
       await client.close();
     }
+  });
+
+  it('curation, merges, undo and the audit log see and touch their own space only', async () => {
+    type Data = Record<string, unknown>;
+    const data = async (key: string, query: string) => {
+      const res = await as(key, query);
+      expect(res.body.errors).toBeUndefined();
+      return res.body.data as unknown as Data;
+    };
+    const admin = (query: string) => as(keys.attackerAdmin, query);
+    /** The attacker admin's answer about beta's `id` equals its answer about `missing`. */
+    const probe = async (query: (id: string) => string, id: string, missing = 'ghost:1') => {
+      const theirs = await admin(query(id));
+      expect(JSON.stringify(masked(theirs, id))).not.toMatch(SECRETS);
+      expect(masked(theirs, id)).toEqual(masked(await admin(query(missing)), missing));
+      expect(codeOf(theirs)).toBe('NOT_FOUND');
+    };
+    // Beta writes two entities, merges them and deletes a document: audit entries, a merge and an undo target.
+    await data(
+      keys.beta,
+      'mutation { upsertGraph(input: { entities: [{ id: "ent:violet", type: "Service", name: "Violet Cache" }, { id: "ent:violet-2", type: "Service", name: "Violet cache node" }] }) { entities { id } } }',
+    );
+    const merge = (await data(
+      keys.betaAdmin,
+      'mutation { mergeEntities(keepId: "ent:violet", mergeId: "ent:violet-2") { id } }',
+    )) as {
+      mergeEntities: { id: string };
+    };
+    const betaLog = (await data(
+      keys.betaAdmin,
+      '{ auditLog(first: 100) { totalCount edges { cursor node { id operation targetIds } } } }',
+    )) as {
+      auditLog: {
+        totalCount: number;
+        edges: { cursor: string; node: { id: string; operation: string; targetIds: string[] } }[];
+      };
+    };
+    const betaEntry = betaLog.auditLog.edges.find((e) => e.node.operation === 'upsertGraph')?.node.id as string;
+    expect(betaEntry).toBeDefined();
+    const relId = (
+      (await data(keys.beta, '{ entity(id: "ent:orchid") { relationships { id } } }')) as {
+        entity: { relationships: { id: string }[] };
+      }
+    ).entity.relationships[0]?.id as string;
+
+    // Beta's ids, sent to every curation and undo field, answer as missing ones.
+    await probe((id) => `mutation { undo(auditId: "${id}") { id } }`, betaEntry, '999999999');
+    await probe((id) => `mutation { undoMerge(mergeId: "${id}") { id } }`, merge.mergeEntities.id, 'merge_ghost');
+    await probe((id) => `mutation { mergeEntities(keepId: "ent:alpha", mergeId: "${id}") { id } }`, 'ent:violet');
+    await probe((id) => `mutation { mergeEntities(keepId: "${id}", mergeId: "ent:alpha") { id } }`, 'ent:orchid');
+    await probe((id) => `mutation { rejectEntity(id: "${id}") { deleted } }`, 'ent:orchid');
+    await probe((id) => `mutation { acceptEntity(id: "${id}") { id } }`, 'ent:orchid');
+    await probe((id) => `mutation { rejectRelationship(id: "${id}") { id } }`, relId, 'rel_ghost');
+    await probe((id) => `mutation { acceptRelationship(id: "${id}") { id } }`, relId, 'rel_ghost');
+
+    // The attacker's audit log holds its own space's entries only, by any filter and from beta's cursors.
+    const own = (await data(keys.attackerAdmin, '{ auditLog(first: 100) { totalCount nodes { targetIds } } }')) as {
+      auditLog: { totalCount: number; nodes: { targetIds: string[] }[] };
+    };
+    expect(own.auditLog.totalCount).toBe(own.auditLog.nodes.length);
+    expect(own.auditLog.nodes.length).toBeGreaterThan(0);
+    expect(JSON.stringify(own)).not.toMatch(SECRETS);
+    const byTarget = await data(
+      keys.attackerAdmin,
+      '{ auditLog(filter: { targetId: "ent:orchid" }) { totalCount nodes { id } } }',
+    );
+    expect(byTarget).toEqual({ auditLog: { totalCount: 0, nodes: [] } });
+    const replay = await as(
+      keys.attackerAdmin,
+      'query($a: String) { auditLog(after: $a) { nodes { targetIds before after } } }',
+      {
+        a: betaLog.auditLog.edges[0]?.cursor,
+      },
+    );
+    expect(JSON.stringify(replay.body)).not.toMatch(SECRETS);
+
+    // Within its own space the attacker curates and undoes as usual.
+    await data(
+      keys.attackerAdmin,
+      'mutation { upsertGraph(input: { entities: [{ id: "ent:alpha-2", type: "Service", name: "Alpha gateway node" }] }) { entities { id } } }',
+    );
+    const ownMerge = (await data(
+      keys.attackerAdmin,
+      'mutation { mergeEntities(keepId: "ent:alpha", mergeId: "ent:alpha-2") { id mergedName } }',
+    )) as {
+      mergeEntities: { id: string; mergedName: string };
+    };
+    expect(ownMerge.mergeEntities.mergedName).toBe('Alpha gateway node');
+    await data(keys.attackerAdmin, `mutation { undoMerge(mergeId: "${ownMerge.mergeEntities.id}") { undoneAt } }`);
+    const created = (await data(
+      keys.attackerAdmin,
+      'mutation { createEntity(input: { id: "ent:alpha-3", type: "Service", name: "Alpha scratch" }) { id } }',
+    )) as Data;
+    expect(created).toEqual({ createEntity: { id: 'ent:alpha-3' } });
+    const latest = (await data(keys.attackerAdmin, '{ auditLog(first: 1) { nodes { id operation } } }')) as {
+      auditLog: { nodes: { id: string; operation: string }[] };
+    };
+    expect(latest.auditLog.nodes[0]?.operation).toBe('createEntity');
+    await data(keys.attackerAdmin, `mutation { undo(auditId: "${latest.auditLog.nodes[0]?.id}") { operation } }`);
+    expect(await data(keys.attackerAdmin, '{ entity(id: "ent:alpha-3") { id } entities { totalCount } }')).toEqual({
+      entity: null,
+      entities: { totalCount: 2 },
+    });
+
+    // Nor can a space-bound admin delete (or watch the deletion of) another space.
+    for (const field of ['mutation { deleteSpace', '{ spaceDeletion']) {
+      const theirs = await admin(`${field}(id: "beta") { status } }`);
+      expect(codeOf(theirs)).toBe('FORBIDDEN');
+      expect(masked(theirs, 'beta')).toEqual(masked(await admin(`${field}(id: "gamma") { status } }`), 'gamma'));
+    }
+
+    // Beta's graph, merge and log are as beta left them.
+    const after = (await data(
+      keys.betaAdmin,
+      '{ auditLog(first: 100) { totalCount } entity(id: "ent:orchid") { origin relationships { id } } violet: entity(id: "ent:violet") { aliases } }',
+    )) as Data;
+    expect(after).toEqual({
+      auditLog: { totalCount: betaLog.auditLog.totalCount },
+      entity: { origin: 'MANUAL', relationships: [{ id: relId }] },
+      violet: { aliases: ['Violet cache node'] },
+    });
   });
 });

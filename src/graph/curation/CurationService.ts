@@ -7,6 +7,7 @@ import type { GraphService } from '../GraphService.js';
 import type { GraphStore } from '../GraphStore.js';
 import type { MentionLinker } from '../mentions/MentionLinker.js';
 import type { EntityRecord, RelationshipRecord, RelationshipWrite } from '../types.js';
+import { RejectionRepository } from '../../extraction/RejectionRepository.js';
 import { relationshipId, validateEntityId } from '../validateGraphInput.js';
 import {
   MergeRepository,
@@ -52,6 +53,11 @@ export class CurationService {
     this.store = internals.store;
     this.linker = internals.linker;
     this.rejection = new FactRejection(db, graph, internals.store, evidence, audit);
+  }
+
+  /** Deletes a space's merges and rejections (its deletion); returns how many rows went. */
+  async deleteSpace(space: string): Promise<number> {
+    return (await this.merges.deleteSpace(space)) + (await new RejectionRepository(this.db).deleteSpace(space));
   }
 
   /**

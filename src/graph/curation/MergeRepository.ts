@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/Db.js';
+import { spaceSql, writeSpace } from '../../db/spaceScope.js';
 import { toDate, toDateOrNull } from '../../db/rowValues.js';
 import type { JsonObject } from '../../shared/json.js';
 import type { EntityRecord, RelationshipRecord } from '../types.js';
@@ -70,35 +71,51 @@ const toRecord = (r: MergeRow): MergeRecord => ({
   undoneAt: toDateOrNull(r.undone_at),
 });
 
-/** The `entity_merges` table: admins' merges with their snapshots. */
+/** The `entity_merges` table: admins' merges with their snapshots, each in the space it was made in. */
 export class MergeRepository {
   constructor(private readonly db: Queryable) {}
 
   async insert(id: string, keepId: string, mergedId: string, snapshot: MergeSnapshot): Promise<MergeRecord> {
     const { rows } = await this.db.query<MergeRow>(
-      `INSERT INTO entity_merges (id, keep_id, merged_id, snapshot) VALUES ($1, $2, $3, $4::jsonb) RETURNING ${COLUMNS}`,
-      [id, keepId, mergedId, JSON.stringify(snapshot)],
+      `INSERT INTO entity_merges (id, keep_id, merged_id, snapshot, space_id) VALUES ($1, $2, $3, $4::jsonb, $5)
+       RETURNING ${COLUMNS}`,
+      [id, keepId, mergedId, JSON.stringify(snapshot), writeSpace()],
     );
     return toRecord(rows[0] as MergeRow);
   }
 
   async get(id: string): Promise<MergeRecord | undefined> {
-    const { rows } = await this.db.query<MergeRow>(`SELECT ${COLUMNS} FROM entity_merges WHERE id = $1`, [id]);
+    const params: unknown[] = [id];
+    const { rows } = await this.db.query<MergeRow>(
+      `SELECT ${COLUMNS} FROM entity_merges m WHERE id = $1 AND ${spaceSql('m', params)}`,
+      params,
+    );
     return rows[0] && toRecord(rows[0]);
   }
 
   /** Marks a merge undone; false when it already was (so of two concurrent undos one wins). */
   async claimUndo(id: string): Promise<boolean> {
+    const params: unknown[] = [id];
     const { rowCount } = await this.db.query(
-      'UPDATE entity_merges SET undone_at = now() WHERE id = $1 AND undone_at IS NULL',
-      [id],
+      `UPDATE entity_merges m SET undone_at = now() WHERE id = $1 AND undone_at IS NULL AND ${spaceSql('m', params)}`,
+      params,
     );
     return rowCount > 0;
   }
 
+  /** Deletes a space's merges (its deletion); returns how many. */
+  async deleteSpace(space: string): Promise<number> {
+    const { rowCount } = await this.db.query('DELETE FROM entity_merges WHERE space_id = $1', [space]);
+    return rowCount;
+  }
+
   /** Takes back `claimUndo` (the undo failed). */
   async releaseUndo(id: string): Promise<void> {
-    await this.db.query('UPDATE entity_merges SET undone_at = NULL WHERE id = $1', [id]);
+    const params: unknown[] = [id];
+    await this.db.query(
+      `UPDATE entity_merges m SET undone_at = NULL WHERE id = $1 AND ${spaceSql('m', params)}`,
+      params,
+    );
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Db, Queryable } from '../../db/Db.js';
+import { spaceSql } from '../../db/spaceScope.js';
 import type { Origin } from '../types.js';
 
 /** An entity as entity_names records it, for extraction's entity resolution. */
@@ -28,16 +29,21 @@ function toNamedEntity(r: NameRow): NamedEntity {
   return { entityId: r.entity_id, name: r.name, aliases: r.aliases, type: r.type, origin: r.origin, keys: r.name_keys };
 }
 
-/** Reads of entity_names by normalised key (the GIN and prefix indexes of migration 019), whichever graph store. */
+/**
+ * Reads of entity_names by normalised key (the GIN and prefix indexes of migration 019), whichever graph store, in the
+ * running space (extraction runs in its document's space).
+ */
 export class EntityNameLookup {
   constructor(private readonly db: Db) {}
 
   /** Entities any of whose name or alias keys is among `keys`. */
   async byKeys(keys: readonly string[], q: Queryable = this.db): Promise<NamedEntity[]> {
     if (keys.length === 0) return [];
+    const params: unknown[] = [[...new Set(keys)]];
     const { rows } = await q.query<NameRow>(
-      `SELECT ${COLUMNS} FROM entity_names WHERE name_keys && $1::text[] ORDER BY entity_id`,
-      [[...new Set(keys)]],
+      `SELECT ${COLUMNS} FROM entity_names n WHERE name_keys && $1::text[] AND ${spaceSql('n', params)}
+        ORDER BY entity_id`,
+      params,
     );
     return rows.map(toNamedEntity);
   }
@@ -49,11 +55,13 @@ export class EntityNameLookup {
     q: Queryable = this.db,
   ): Promise<NamedEntity[]> {
     if (prefixes.length === 0) return [];
+    const params: unknown[] = [[...new Set(prefixes)], limitPerPrefix];
     const { rows } = await q.query<NameRow>(
       `SELECT x.* FROM unnest($1::text[]) AS p(prefix)
-        CROSS JOIN LATERAL (SELECT ${COLUMNS} FROM entity_names WHERE left(name_keys[1], 3) = p.prefix
+        CROSS JOIN LATERAL (SELECT ${COLUMNS} FROM entity_names n
+                             WHERE left(name_keys[1], 3) = p.prefix AND ${spaceSql('n', params)}
                              ORDER BY entity_id LIMIT $2) x`,
-      [[...new Set(prefixes)], limitPerPrefix],
+      params,
     );
     return rows.map(toNamedEntity);
   }
@@ -61,9 +69,11 @@ export class EntityNameLookup {
   /** The recorded entities among `ids`. */
   async byIds(ids: readonly string[], q: Queryable = this.db): Promise<Map<string, NamedEntity>> {
     if (ids.length === 0) return new Map();
-    const { rows } = await q.query<NameRow>(`SELECT ${COLUMNS} FROM entity_names WHERE entity_id = ANY($1::text[])`, [
-      [...new Set(ids)],
-    ]);
+    const params: unknown[] = [[...new Set(ids)]];
+    const { rows } = await q.query<NameRow>(
+      `SELECT ${COLUMNS} FROM entity_names n WHERE entity_id = ANY($1::text[]) AND ${spaceSql('n', params)}`,
+      params,
+    );
     return new Map(rows.map((r) => [r.entity_id, toNamedEntity(r)]));
   }
 }

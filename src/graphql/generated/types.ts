@@ -1182,6 +1182,25 @@ export type Space = {
   createdAt: Scalars['DateTime']['output'];
 };
 
+/** Where the deletion of a space stands. */
+export type SpaceDeletionStatus =
+  | 'RUNNING'
+  | 'SUCCEEDED'
+  | 'FAILED';
+
+/** The deletion of a space: a durable job that removes everything in it, on both stores, and resumes after a restart. */
+export type SpaceDeletion = {
+  __typename?: 'SpaceDeletion';
+  spaceId: Scalars['ID']['output'];
+  status: SpaceDeletionStatus;
+  /** Documents, entities and other rows removed so far, of those the space held when the deletion started (or since). */
+  progress: ImportProgress;
+  /** Why the deletion failed (a FAILED deletion resumes with another deleteSpace). */
+  error: Maybe<Scalars['String']['output']>;
+  requestedAt: Scalars['DateTime']['output'];
+  finishedAt: Maybe<Scalars['DateTime']['output']>;
+};
+
 export type CreateSpaceInput = {
   /** 1-63 of a-z, 0-9, `_` and `-`, starting with a letter or digit. */
   id: Scalars['ID']['input'];
@@ -1241,6 +1260,8 @@ export type Query = {
   apiKeys: Array<ApiKey>;
   /** Every space, by id (admin). */
   spaces: Array<Space>;
+  /** The last deletion of a space (admin bound to every space); NOT_FOUND when it was never deleted. */
+  spaceDeletion: SpaceDeletion;
   /** Who is asking: the API key's id, name and role (the local admin while authentication is off). Pages use it to show only the controls the key may use; the server checks every operation anyway. */
   viewer: Viewer;
   /** Who changed what, newest first (admin): every document, entity and relationship change, with a compact before and after. */
@@ -1314,6 +1335,11 @@ export type QueryImportJobsArgs = {
 
 
 export type QuerySourceArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type QuerySpaceDeletionArgs = {
   id: Scalars['ID']['input'];
 };
 
@@ -1425,6 +1451,13 @@ export type Mutation = {
   createSpace: Space;
   /** Renames a space (admin bound to every space): its id, which keys and requests name, stays. NOT_FOUND for an unknown id. */
   renameSpace: Space;
+  /**
+   * Deletes a space and everything in it (admin bound to every space): its documents, chunks, graph (on either store),
+   * knowledge gaps, import jobs, sources, uploads, audit entries and curation, and the keys' bindings to it (a key bound
+   * to it alone is revoked). Requests can no longer name it at once; the rest runs as a job (see spaceDeletion).
+   * NOT_FOUND for an unknown id, BAD_USER_INPUT for `default`.
+   */
+  deleteSpace: SpaceDeletion;
   /**
    * Reverts one audit entry (editor): an update gets its previous values back, a delete re-creates the document (with
    * its chunks) or the entity (with its relationships), a create is deleted. The undo is itself audited; its entry is
@@ -1602,6 +1635,11 @@ export type MutationCreateSpaceArgs = {
 export type MutationRenameSpaceArgs = {
   id: Scalars['ID']['input'];
   name: Scalars['String']['input'];
+};
+
+
+export type MutationDeleteSpaceArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -1788,6 +1826,8 @@ export type ResolversTypes = {
   Viewer: ResolverTypeWrapper<Viewer>;
   ApiKey: ResolverTypeWrapper<ApiKeyRecord>;
   Space: ResolverTypeWrapper<Space>;
+  SpaceDeletionStatus: SpaceDeletionStatus;
+  SpaceDeletion: ResolverTypeWrapper<SpaceDeletion>;
   CreateSpaceInput: CreateSpaceInput;
   CreatedApiKey: ResolverTypeWrapper<CreatedApiKeyRecord>;
   CreateApiKeyInput: CreateApiKeyInput;
@@ -1879,6 +1919,7 @@ export type ResolversParentTypes = {
   Viewer: Viewer;
   ApiKey: ApiKeyRecord;
   Space: Space;
+  SpaceDeletion: SpaceDeletion;
   CreateSpaceInput: CreateSpaceInput;
   CreatedApiKey: CreatedApiKeyRecord;
   CreateApiKeyInput: CreateApiKeyInput;
@@ -2350,6 +2391,15 @@ export type SpaceResolvers<ContextType = GraphQLContext, ParentType extends Reso
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
+export type SpaceDeletionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SpaceDeletion'] = ResolversParentTypes['SpaceDeletion']> = {
+  spaceId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['SpaceDeletionStatus'], ParentType, ContextType>;
+  progress?: Resolver<ResolversTypes['ImportProgress'], ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  requestedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  finishedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+};
+
 export type CreatedApiKeyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreatedApiKey'] = ResolversParentTypes['CreatedApiKey']> = {
   apiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType>;
   key?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -2373,6 +2423,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   source?: Resolver<Maybe<ResolversTypes['Source']>, ParentType, ContextType, RequireFields<QuerySourceArgs, 'id'>>;
   apiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType>;
   spaces?: Resolver<Array<ResolversTypes['Space']>, ParentType, ContextType>;
+  spaceDeletion?: Resolver<ResolversTypes['SpaceDeletion'], ParentType, ContextType, RequireFields<QuerySpaceDeletionArgs, 'id'>>;
   viewer?: Resolver<ResolversTypes['Viewer'], ParentType, ContextType>;
   auditLog?: Resolver<ResolversTypes['AuditEntryConnection'], ParentType, ContextType, RequireFields<QueryAuditLogArgs, 'first'>>;
 };
@@ -2413,6 +2464,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   revokeApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
   createSpace?: Resolver<ResolversTypes['Space'], ParentType, ContextType, RequireFields<MutationCreateSpaceArgs, 'input'>>;
   renameSpace?: Resolver<ResolversTypes['Space'], ParentType, ContextType, RequireFields<MutationRenameSpaceArgs, 'id' | 'name'>>;
+  deleteSpace?: Resolver<ResolversTypes['SpaceDeletion'], ParentType, ContextType, RequireFields<MutationDeleteSpaceArgs, 'id'>>;
   undo?: Resolver<ResolversTypes['AuditEntry'], ParentType, ContextType, RequireFields<MutationUndoArgs, 'auditId'>>;
   undoImportJob?: Resolver<ResolversTypes['ImportJobUndo'], ParentType, ContextType, RequireFields<MutationUndoImportJobArgs, 'id'>>;
   recordKnowledgeGap?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationRecordKnowledgeGapArgs, 'query' | 'bestScore'>>;
@@ -2476,6 +2528,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Viewer?: ViewerResolvers<ContextType>;
   ApiKey?: ApiKeyResolvers<ContextType>;
   Space?: SpaceResolvers<ContextType>;
+  SpaceDeletion?: SpaceDeletionResolvers<ContextType>;
   CreatedApiKey?: CreatedApiKeyResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;

@@ -1,6 +1,6 @@
 import type { Principal } from '../../auth/roles.js';
 import { parseRole } from '../../auth/roles.js';
-import { AppError, ErrorCode } from '../../errors.js';
+import { AppError, ErrorCode, notFound } from '../../errors.js';
 import type { Resolvers, Role as RoleName } from '../generated/types.js';
 
 /**
@@ -29,6 +29,12 @@ export const apiKeyResolvers: Resolvers = {
       role: principal.role.toUpperCase() as RoleName,
     }),
     spaces: (_, __, { services }) => services.spaces.list(),
+    spaceDeletion: async (_, { id }, { services, principal }) => {
+      requireWithinSpaces(principal, undefined, 'spaceDeletion');
+      const deletion = await services.spaceDeletions.get(id);
+      if (!deletion) throw notFound('SpaceDeletion', id);
+      return deletion;
+    },
   },
   Mutation: {
     createApiKey: async (_, { input }, { services, principal }) => {
@@ -53,6 +59,12 @@ export const apiKeyResolvers: Resolvers = {
       const space = await services.spaces.create(input);
       services.logger.info({ space: space.id, by: principal.keyId ?? principal.name }, 'space created');
       return space;
+    },
+    deleteSpace: async (_, { id }, { services, principal }) => {
+      requireWithinSpaces(principal, undefined, 'deleteSpace');
+      const deletion = await services.spaceDeletions.request(id);
+      services.logger.info({ space: id, by: principal.keyId ?? principal.name }, 'space deletion requested');
+      return deletion;
     },
     renameSpace: async (_, { id, name }, { services, principal }) => {
       requireWithinSpaces(principal, undefined, 'renameSpace');

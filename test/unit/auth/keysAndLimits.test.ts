@@ -100,7 +100,13 @@ describe('security configuration', () => {
       maxDirectives: 30,
       maxTokens: 5000,
     });
-    expect(d.rateLimit).toEqual({ perSecond: 50, burst: 100, failedKeysPerMinute: 60 });
+    expect(d.rateLimit).toEqual({
+      perSecond: 50,
+      burst: 100,
+      failedKeysPerMinute: 60,
+      spacePerSecond: 0,
+      spaceBurst: 0,
+    });
     const c = loadConfig({
       CAIRN_AUTH: 'required',
       CAIRN_GRAPHQL_MAX_DEPTH: '8',
@@ -111,10 +117,18 @@ describe('security configuration', () => {
       CAIRN_RATE_LIMIT_PER_SECOND: '0.5',
       CAIRN_RATE_LIMIT_BURST: '0',
       CAIRN_RATE_LIMIT_FAILED_KEYS_PER_MINUTE: '7',
+      CAIRN_SPACE_RATE_LIMIT_PER_SECOND: '2',
+      CAIRN_SPACE_RATE_LIMIT_BURST: '4',
     });
     expect(c.auth.mode).toBe('required');
     expect(c.graphqlLimits).toEqual({ maxDepth: 8, maxCost: 900, maxAliases: 4, maxDirectives: 5, maxTokens: 700 });
-    expect(c.rateLimit).toEqual({ perSecond: 0.5, burst: 0, failedKeysPerMinute: 7 });
+    expect(c.rateLimit).toEqual({
+      perSecond: 0.5,
+      burst: 0,
+      failedKeysPerMinute: 7,
+      spacePerSecond: 2,
+      spaceBurst: 4,
+    });
     expect(() => loadConfig({ CAIRN_RATE_LIMIT_FAILED_KEYS_PER_MINUTE: '-1' })).toThrow(
       'CAIRN_RATE_LIMIT_FAILED_KEYS_PER_MINUTE',
     );

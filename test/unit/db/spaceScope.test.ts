@@ -21,6 +21,10 @@ const SPACED = [
   'import_jobs',
   'sources',
   'uploads',
+  'audit_log',
+  'entity_merges',
+  'extraction_rejections',
+  'extraction_documents',
 ];
 const NAMES_SPACED = new RegExp(
   `\\b(?:FROM|JOIN)\\s+(?:${SPACED.join('|')})\\b|\\$\\{(?:documentsRelation|chunksRelation)\\(`,
@@ -62,15 +66,12 @@ const UNSCOPED: Record<string, string> = {
   'src/graph/mentions/MentionBackfill.ts#pending': BACKGROUND,
   'src/documents/relations.ts#lockChunksMatchingPhrases':
     "linking a new name to chunks that name it: the mentions trigger drops chunks of other spaces than the entity's",
-  'src/graph/mentions/EntityNameLookup.ts#byIds': 'extraction, which runs for documents of the default space only',
-  'src/graph/mentions/EntityNameLookup.ts#byKeyPrefixes':
-    'extraction, which runs for documents of the default space only',
-  'src/graph/mentions/EntityNameLookup.ts#byKeys': 'extraction, which runs for documents of the default space only',
   'src/graph/mentions/MentionLinker.ts#linkOpsFor': BACKGROUND,
-  'src/graph/mentions/MentionLinker.ts#mentionsOf':
-    'curation (merges), not kept apart yet and refused to space-bound keys',
-  'src/graph/mentions/MentionLinker.ts#removeMentions':
-    'curation (merges), not kept apart yet and refused to space-bound keys',
+  'src/graph/mentions/MentionLinker.ts#mentionsOf': `merges, ${SAME_SPACE}`,
+  'src/graph/mentions/MentionLinker.ts#removeMentions': `merges, ${SAME_SPACE}`,
+  'src/extraction/ExtractionQueueRepository.ts#finishMany': JOB_QUEUE,
+  'src/audit/AuditRepository.ts#list': 'its first condition is spaceSql',
+  'src/audit/AuditRepository.ts#deleteOlderThan': `${BACKGROUND}: the audit log's retention`,
   'src/graph/mentions/MentionRepository.ts#mentionCounts': 'its inSpace condition applies spaceSql',
   'src/graph/mentions/MentionRepository.ts#entityIdsMentionedWithin': SCOPED_BY_FILTER,
   'src/graph/mentions/MentionRepository.ts#evidence': `${SCOPED_BY_FILTER}; mention counts are of entities of the space`,
