@@ -66,10 +66,10 @@ const UNSCOPED: Record<string, string> = {
   'src/graph/mentions/EntityNameLookup.ts#byKeyPrefixes':
     'extraction, which runs for documents of the default space only',
   'src/graph/mentions/EntityNameLookup.ts#byKeys': 'extraction, which runs for documents of the default space only',
-  'src/graph/mentions/MentionLinker.ts#linkOpsFor': BACKGROUND,
-  'src/graph/mentions/MentionLinker.ts#mentionsOf':
+  'src/graph/mentions/MentionRepository.ts#linksOf': BACKGROUND,
+  'src/graph/mentions/MentionRepository.ts#ofEntity':
     'curation (merges), not kept apart yet and refused to space-bound keys',
-  'src/graph/mentions/MentionLinker.ts#removeMentions':
+  'src/graph/mentions/MentionRepository.ts#remove':
     'curation (merges), not kept apart yet and refused to space-bound keys',
   'src/graph/mentions/MentionRepository.ts#mentionCounts': 'its inSpace condition applies spaceSql',
   'src/graph/mentions/MentionRepository.ts#entityIdsMentionedWithin': SCOPED_BY_FILTER,
