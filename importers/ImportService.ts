@@ -8,7 +8,7 @@ import {
   type Logger,
   type VectorIndexing,
 } from '../src/importerPort.js';
-import type { KeysetCursor } from '../src/shared/cursor.js';
+import { keysetPage, type PageArgs } from '../src/shared/pageSize.js';
 import { AppError, ErrorCode, isAppError } from '../src/errors.js';
 import type { SafeFetcher } from './http/SafeFetcher.js';
 import { ImportJobRepository, type ImportJobPage } from './jobs/ImportJobRepository.js';
@@ -160,8 +160,9 @@ export class ImportService {
     return this.jobs.get(id);
   }
 
-  /** Jobs newest first, after an optional keyset cursor, optionally only those of one status. */
-  listJobs(first: number, after: KeysetCursor | undefined, status?: ImportJobStatus): Promise<ImportJobPage> {
+  /** One page of jobs newest first (`first` 0 to 100, default 20; `after` an earlier page's cursor), of one status or all. */
+  async listJobs(page: PageArgs, status?: ImportJobStatus): Promise<ImportJobPage> {
+    const { first, after } = keysetPage(page);
     return this.jobs.list(first, after, status);
   }
 

@@ -23,7 +23,7 @@ const PAGE = 1000;
 export interface ExtractGraphDeps {
   imports: ImportService;
   sources: SourceService;
-  documents: Pick<ImportDocuments, 'list' | 'liveIds'>;
+  documents: Pick<ImportDocuments, 'scan' | 'liveIds'>;
   /** `config.extraction`: the configured extractors, the per-job token cap and whether a model is set. */
   config: { extractors: readonly ExtractorName[]; maxTokensPerJob: number; llm: { model?: string | undefined } };
   logger: Logger;
@@ -105,7 +105,7 @@ export class ExtractGraphService {
     const ids: string[] = [];
     let after: KeysetCursor | undefined;
     for (;;) {
-      const page = await this.deps.documents.list(filter, PAGE, after);
+      const page = await this.deps.documents.scan(filter, PAGE, after);
       if (page.totalCount > MAX_EXTRACT_DOCUMENTS)
         throw badInput(
           'input.filter',

@@ -3,7 +3,7 @@ import { ROOT_FIELD_ROLES } from '../graphql/fieldRoles.js';
 import { validateDocumentId } from '../documents/validateInput.js';
 import type { ChunkRecord } from '../documents/types.js';
 import { notFound } from '../errors.js';
-import { toEnrichRequest, toFilterSpec } from '../graphql/inputs.js';
+import { toEnrichArgs, toFilterSpec } from '../graphql/inputs.js';
 import { intIn } from '../shared/intIn.js';
 import type { TextBudget } from '../graphql/TextBudget.js';
 import { defineTool, jsonOutput, toJson } from './toolDefinition.js';
@@ -37,7 +37,7 @@ export const enrichContextTool = defineTool({
     minScore: z.number().optional().describe('Drop passages scoring below this, 0-1 (default 0).'),
   }),
   async run(args, { services }) {
-    const request = toEnrichRequest(args, services.config);
+    const request = toEnrichArgs(args);
     const result = await services.reads.run(() => services.enricher.enrich(request));
     const structured = toJson({
       context: result.context,

@@ -104,7 +104,7 @@ describe.each(everyDatabaseRuns)('space isolation as a property ($name)', (targe
             const wanted = (all.hits[k] ?? []).filter((h) => placed.documents.get(h.document.id) === space);
             expect(hits.map((h) => [h.chunk.id, h.score])).toEqual(wanted.map((h) => [h.chunk.id, h.score]));
           });
-          const page = await runInSpace(space, () => t.services.documents.list({}, 100, undefined));
+          const page = await runInSpace(space, () => t.services.documents.list({}, { first: 100 }));
           expect(page.totalCount).toBe(restrict(documentIds, placed.documents).length);
           const counts = await runInSpace(space, () => t.services.graph.stats());
           expect(counts.entityCount).toBe(restrict(entityIds, placed.entities).length);
