@@ -9,7 +9,8 @@ import type {
 import { AppError, ErrorCode } from '../../src/errors.js';
 import { badInput } from '../../src/errors.js';
 import type { KeysetCursor } from '../../src/shared/cursor.js';
-import type { ImportService, SubmitOptions } from '../ImportService.js';
+import type { SubmitOptions } from '../ImportJobExecutor.js';
+import type { ImportService } from '../ImportService.js';
 import type { ImportJobRecord } from '../jobs/types.js';
 import type { SourceService } from '../sources/SourceService.js';
 import { runExtractJob } from './runExtractJob.js';
