@@ -64,7 +64,7 @@ export async function evaluateModes(
   modes: readonly ModeSpec[] = MODES,
 ): Promise<ModeResult[]> {
   const ask = (m: ModeSpec, query: string, topK: number) =>
-    search.search({ query, topK, filter: {}, mode: m.mode, fusion: m.fusion });
+    search.hits({ query, topK, filter: {}, mode: m.mode, fusion: m.fusion });
   const results: ModeResult[] = [];
   for (const m of modes) {
     let ndcg = 0;

@@ -86,7 +86,7 @@ export const searchTool = defineTool({
   }),
   async run(args, { services, budget }) {
     const request = { ...args, filter: toFilterSpec(args.filter, 'input.filter') };
-    const hits = await services.reads.run(() => services.search.search(request));
+    const hits = await services.reads.run(() => services.search.hits(request));
     return jsonOutput({
       hits: hits.map((h) => ({
         documentId: h.document.id,

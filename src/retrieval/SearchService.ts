@@ -22,7 +22,7 @@ const MAX_GROUPED_DEPTH = 2000;
 /** What `rankWithPool` returns: the ranking before any row is loaded (see `loadRanked`). */
 export interface RankedSearch {
   request: SearchRequest;
-  /** The chunks `search` would return (minScore, grouping and topK applied), best first, not yet loaded. */
+  /** The chunks `hits` would return (minScore, grouping and topK applied), best first, not yet loaded. */
   chosen: FusedHit[];
   /** Every chunk the lanes ranked, fused, best first (ids and scores only). */
   pool: FusedHit[];
@@ -65,7 +65,7 @@ export class SearchService {
   }
 
   /** Validates `args` and returns the best chunks with their documents and every lane's scores, best first. */
-  async search(args: SearchArgs): Promise<SearchHitRecord[]> {
+  async hits(args: SearchArgs): Promise<SearchHitRecord[]> {
     return this.run(resolveSearchRequest(args, this.limits, this.tuning));
   }
 
@@ -76,7 +76,7 @@ export class SearchService {
   }
 
   /**
-   * `search` in two steps, for context enrichment: the ranking first (what it reuses: the whole fused pool beyond topK
+   * `hits` in two steps, for context enrichment: the ranking first (what it reuses: the whole fused pool beyond topK
    * and before minScore, and the query's embedding, undefined in KEYWORD mode), so that work depending only on the
    * chosen ids can run while `loadRanked` reads their rows.
    */
@@ -86,7 +86,7 @@ export class SearchService {
     return { request, chosen: choose(ranked, request), pool: ranked, queryVector: vector ? await vector : undefined };
   }
 
-  /** The rows of a ranking's chosen chunks, as `search` returns them. */
+  /** The rows of a ranking's chosen chunks, as `hits` returns them. */
   loadRanked(ranked: RankedSearch): Promise<SearchHitRecord[]> {
     return this.load(ranked.chosen, ranked.request);
   }

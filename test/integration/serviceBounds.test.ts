@@ -51,7 +51,7 @@ describe('services bound what they are asked for, whoever calls them', () => {
 
   it('search checks its filter as enrich does', async () => {
     await refused(
-      s.search.search({ query: 'keys', filter: { text: 'x'.repeat(1001) } }),
+      s.search.hits({ query: 'keys', filter: { text: 'x'.repeat(1001) } }),
       'input.filter.text: must be at most 1000 characters',
     );
   });
