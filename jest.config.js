@@ -8,7 +8,7 @@
  * - `timed`: suites that measure time (the explorer's frame budget, pgliteFairness), one at a time, alone, after the
  *   others.
  * Split suites run against several stores, Neo4j among them: `parallel` runs their runs without Neo4j, `neo4j` their
- * Neo4j runs, chosen by test/helpers/lanes.ts from the lane each project names in `globals`.
+ * Neo4j runs, chosen by test/helpers/projects.ts from the name each project gives itself in `globals`.
  * `npm test` starts them as separate Jest runs (scripts/jestRuns.mjs), since Jest's worker count is global.
  */
 const neo4jSuites = [
@@ -68,27 +68,27 @@ export default {
     {
       ...shared,
       displayName: 'parallel',
-      globals: { CAIRN_TEST_LANE: 'parallel' },
+      globals: { CAIRN_TEST_PROJECT: 'parallel' },
       testMatch: ['<rootDir>/test/**/*.test.ts'],
       testPathIgnorePatterns: ['/node_modules/', ...neo4jSuites, ...timedSuites, ...browserSuites],
     },
     {
       ...shared,
       displayName: 'neo4j',
-      globals: { CAIRN_TEST_LANE: 'neo4j' },
+      globals: { CAIRN_TEST_PROJECT: 'neo4j' },
       testRegex: [...neo4jSuites, ...neo4jShare],
     },
     {
       ...shared,
       displayName: 'browser',
-      globals: { CAIRN_TEST_LANE: 'browser' },
+      globals: { CAIRN_TEST_PROJECT: 'browser' },
       testRegex: browserSuites,
       testPathIgnorePatterns: ['/node_modules/', ...timedSuites],
     },
     {
       ...shared,
       displayName: 'timed',
-      globals: { CAIRN_TEST_LANE: 'timed' },
+      globals: { CAIRN_TEST_PROJECT: 'timed' },
       testRegex: timedSuites,
     },
   ],

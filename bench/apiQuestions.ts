@@ -140,7 +140,7 @@ async function assertExpectedDocumentsExist(services: Services, questions: reado
 
 async function ask(services: Services, q: ApiQuestion): Promise<Scored> {
   const accepted = new Set(acceptedDocumentIds(q));
-  const hits = await services.search.search({ query: q.question, topK: RANKS, filter: {} });
+  const hits = await services.search.hits({ query: q.question, topK: RANKS, filter: {} });
   const searchDocs = distinct(hits.map((h) => h.document.id)).slice(0, RANKS);
   const { enrich, rag } = services.config;
   const enriched = await services.enricher.enrich({

@@ -163,7 +163,7 @@ async function searchAnswers(
 ): Promise<number> {
   let found = 0;
   for (const [i, q] of questions.entries()) {
-    const hits = await services.search.search({ query: q.question, topK: 50, filter: {} });
+    const hits = await services.search.hits({ query: q.question, topK: 50, filter: {} });
     const joined = hits
       .map((h) => h.chunk.content)
       .join('\n\n')

@@ -1,12 +1,12 @@
-import type { EnrichRequest } from '../src/enrichment/types.js';
+import type { EnrichArgs } from '../src/enrichment/enrichRequest.js';
 import type { Services } from '../src/services.js';
 
 /** An enrichContext request at the configured defaults (the GraphQL resolver's), with `overrides` on top. */
 export function defaultEnrichRequest(
   services: Services,
   query: string,
-  overrides: Partial<EnrichRequest> = {},
-): EnrichRequest {
+  overrides: Partial<EnrichArgs> = {},
+): EnrichArgs {
   const { enrich, rag } = services.config;
   return {
     query,

@@ -188,10 +188,10 @@ async function measureSearch(
     m.hnswUsed = plan.rows.some((r) => r['QUERY PLAN'].includes('chunks_embedding_hnsw'));
     for (const [i, q] of queries.entries()) {
       const s = performance.now();
-      const hits = await services.search.search({ query: q, topK: TOP_K, filter: {}, mode: 'VECTOR' });
+      const hits = await services.search.hits({ query: q, topK: TOP_K, filter: {}, mode: 'VECTOR' });
       m.vector.push(performance.now() - s);
       const k = performance.now();
-      await services.search.search({ query: q, topK: TOP_K, filter: {}, mode: 'KEYWORD' });
+      await services.search.hits({ query: q, topK: TOP_K, filter: {}, mode: 'KEYWORD' });
       m.keyword.push(performance.now() - k);
       const [vector] = await services.embedder.embed([q]);
       const literal = toVectorSql(vector as Float32Array);

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../src/paths.js';
-import { DEFAULT_SEARCH_TUNING, defaultVectorWeight, type SearchService } from '../src/retrieval/SearchService.js';
+import type { SearchService } from '../src/retrieval/SearchService.js';
+import { DEFAULT_SEARCH_TUNING, defaultVectorWeight } from '../src/retrieval/searchRequest.js';
 import type { FusionMethod, SearchMode } from '../src/retrieval/types.js';
 import type { BeirDataset } from './datasets.js';
 import type { BenchEmbedder } from './ingestSearch.js';
@@ -63,7 +64,7 @@ export async function evaluateModes(
   modes: readonly ModeSpec[] = MODES,
 ): Promise<ModeResult[]> {
   const ask = (m: ModeSpec, query: string, topK: number) =>
-    search.search({ query, topK, filter: {}, mode: m.mode, fusion: m.fusion });
+    search.hits({ query, topK, filter: {}, mode: m.mode, fusion: m.fusion });
   const results: ModeResult[] = [];
   for (const m of modes) {
     let ndcg = 0;

@@ -188,10 +188,10 @@ async function score(
     const graphDocs = new Set(
       enriched.chunks.filter((c) => c.lane === 'GRAPH' && c.citation !== null).map((c) => c.hit.document.id),
     );
-    const grouped = await services.search.search({ query: q.question, topK: 100, filter: {}, groupByDocument: true });
+    const grouped = await services.search.hits({ query: q.question, topK: 100, filter: {}, groupByDocument: true });
     const searchDocs = grouped.map((h) => h.document.id).slice(0, enrichDocs.length);
     const top10 = new Set(
-      (await services.search.search({ query: q.question, topK: 10, filter: {} })).map((h) => h.document.id),
+      (await services.search.hits({ query: q.question, topK: 10, filter: {} })).map((h) => h.document.id),
     );
     const recall = (docs: Iterable<string>) => {
       const set = new Set(docs);

@@ -6,9 +6,10 @@ import { RateLimiterMemory, RateLimiterPostgres } from 'rate-limiter-flexible';
 import { RateLimiter } from '../src/server/RateLimiter.js';
 import { createScratchDatabase } from '../test/helpers/databases.js';
 import { percentile } from './metrics.js';
+import { benchDatabaseUrl } from './servers.js';
 
 const KEYS = 200;
-const url = process.env.CAIRN_BENCH_DATABASE_URL ?? process.env.CAIRN_TEST_DATABASE_URL;
+const url = benchDatabaseUrl();
 if (!url) {
   console.error('set CAIRN_TEST_DATABASE_URL (`bash scripts/postgres-server.sh start` prints one)');
   process.exit(2);

@@ -18,20 +18,14 @@ import { benchNameScale, measureNameCache } from './nameScale.js';
 import { generatedEntities } from './nameScaleData.js';
 import { machineLine, publish, type Table } from './report.js';
 import { benchSciFact, HASHING_EMBEDDER, localModelEmbedder } from './sciFact.js';
+import { benchDatabaseUrl, benchNeo4j } from './servers.js';
 
 const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
 const parts = onlyArg ? new Set(onlyArg.split(',')) : undefined;
 /** Whether this run includes a part: every part when --only is absent. */
 const runs = (part: string) => !parts || parts.has(part);
-const serverUrl = process.env.CAIRN_BENCH_DATABASE_URL ?? process.env.CAIRN_TEST_DATABASE_URL;
-const neo4jUri = process.env.CAIRN_BENCH_NEO4J_URI ?? process.env.CAIRN_TEST_NEO4J_URI;
-const neo4j = neo4jUri
-  ? {
-      uri: neo4jUri,
-      user: process.env.CAIRN_TEST_NEO4J_USER ?? 'neo4j',
-      password: process.env.CAIRN_TEST_NEO4J_PASSWORD ?? 'cairn-test-password',
-    }
-  : undefined;
+const serverUrl = benchDatabaseUrl();
+const neo4j = benchNeo4j();
 
 console.log(`Cairn benchmarks on ${machineLine()}`);
 const tables: Table[] = [];

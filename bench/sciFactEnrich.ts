@@ -94,10 +94,10 @@ async function measureQueries(services: Services, data: BeirDataset): Promise<{ 
     timings.noEvidence.push(performance.now() - t1);
     const defaultDocs = byDefault.documents.map((d) => d.id);
     const sameRequest = distinct(
-      (await services.search.search({ query: q.text, topK: 10, filter: {} })).map((h) => h.document.id),
+      (await services.search.hits({ query: q.text, topK: 10, filter: {} })).map((h) => h.document.id),
     );
     const searched = distinct(
-      (await services.search.search({ query: q.text, topK: 100, filter: {}, groupByDocument: true })).map(
+      (await services.search.hits({ query: q.text, topK: 100, filter: {}, groupByDocument: true })).map(
         (h) => h.document.id,
       ),
     );

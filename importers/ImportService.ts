@@ -1,72 +1,21 @@
+import { keysetPage, type PageArgs } from '../src/shared/pageSize.js';
+import { AppError, ErrorCode } from '../src/errors.js';
 import {
-  type BulkLoadSession,
-  type Db,
-  type ImportDocuments,
-  type ImportGraph,
-  type ImportConfig,
-  type InputLimits,
-  type Logger,
-  type VectorIndexing,
-} from '../src/importerPort.js';
-import type { KeysetCursor } from '../src/shared/cursor.js';
-import { AppError, ErrorCode, isAppError } from '../src/errors.js';
-import type { SafeFetcher } from './http/SafeFetcher.js';
+  ImportJobExecutor,
+  type ExtractJobExecutor,
+  type ImportJobExecutorDeps,
+  type SourceSyncExecutor,
+  type SubmitOptions,
+} from './ImportJobExecutor.js';
 import { ImportJobRepository, type ImportJobPage } from './jobs/ImportJobRepository.js';
-import { ImportJobRunner, type JobContext } from './jobs/ImportJobRunner.js';
-import type {
-  ImportJobItemRecord,
-  ImportJobRecord,
-  ImportJobStatus,
-  ImportRequest,
-  ItemEvent,
-  ItemOutcome,
-} from './jobs/types.js';
-import { ItemPlanner } from './pipeline/ItemPlanner.js';
-import { ImportAborted, writePlan, type PlanWriter } from './pipeline/writePlan.js';
+import { ImportJobRunner } from './jobs/ImportJobRunner.js';
+import type { ImportJobRecord, ImportJobStatus, ImportRequest } from './jobs/types.js';
 import { skippedFileWarnings } from './pipeline/walkDirectory.js';
-import { SpecGuard } from './openapi/SpecGuard.js';
 import type { SpecImportPlan } from './openapi/specOrigin.js';
 import { UploadRepository, type UploadRecord } from './uploads/UploadRepository.js';
 
-/** How a caller wants a job run. */
-export interface SubmitOptions {
-  /** Return the queued job at once instead of waiting for it. */
-  async?: boolean;
-  /** Called after each item (in this process only); the CLI prints these. */
-  onItem?: (event: ItemEvent) => void;
-  /** Called as a source sync reports progress (in this process only); `cairn sources sync` draws it. */
-  onProgress?: (progress: { done: number; total: number }) => void;
-}
-
-/** Runs a source's sync as the one item of its job (the sources module registers it). */
-export type SourceSyncExecutor = (
-  job: ImportJobRecord,
-  request: Extract<ImportRequest, { kind: 'source' }>,
-  context: {
-    signal: AbortSignal;
-    onBatchWritten: (documentIds: readonly string[]) => Promise<void>;
-    progress: JobContext['progress'];
-  },
-) => Promise<ItemOutcome>;
-
-/** Runs an extractGraph job to its final status (importers/extract registers it), recording its items in `jobs`. */
-export type ExtractJobExecutor = (
-  job: ImportJobRecord,
-  context: JobContext,
-  jobs: ImportJobRepository,
-) => Promise<ImportJobStatus>;
-
-/** What the import service is built from. */
-export interface ImportServiceDeps {
-  db: Db;
-  documents: ImportDocuments;
-  graph: ImportGraph;
-  /** The vector index's upkeep during a large job. */
-  indexing: VectorIndexing;
-  fetcher: SafeFetcher;
-  config: ImportConfig;
-  limits: InputLimits;
-  logger: Logger;
+/** What the import service is built from: what runs jobs, and the queue's settings. */
+export interface ImportServiceDeps extends ImportJobExecutorDeps {
   /** PGlite: this process owns the database, so RUNNING jobs found at start were interrupted. */
   exclusive: boolean;
   /** Job concurrency, lease and polling (see JobRunnerOptions). */
@@ -75,34 +24,24 @@ export interface ImportServiceDeps {
   now?: () => Date;
 }
 
-/** Records imports as jobs and runs them: URL, OpenAPI, uploaded file and folder imports. */
+/**
+ * Records imports as jobs and queues them (URL, OpenAPI, uploaded file and folder imports, source syncs and graph
+ * extraction); ImportJobExecutor runs what the queue hands over.
+ */
 export class ImportService {
   private readonly jobs: ImportJobRepository;
   private readonly uploads: UploadRepository;
   private readonly runner: ImportJobRunner;
-  private readonly listeners = new Map<string, (event: ItemEvent) => void>();
-  private readonly progressListeners = new Map<string, (progress: { done: number; total: number }) => void>();
-  private readonly planner: ItemPlanner;
-  private readonly writer: PlanWriter;
-  /** Serialises writes per spec id; source syncs write specs through it too. */
-  private readonly specGuard: SpecGuard;
-  private sourceSync: SourceSyncExecutor | undefined;
-  private extractJobs: ExtractJobExecutor | undefined;
+  private readonly executor: ImportJobExecutor;
   private sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: ImportServiceDeps) {
     this.jobs = new ImportJobRepository(deps.db);
     this.uploads = new UploadRepository(deps.db, deps.config.uploadTtlMs);
-    this.planner = new ItemPlanner(
-      { fetcher: deps.fetcher, config: deps.config },
-      this.uploads,
-      deps.config.uploadMaxBytes,
-    );
-    this.writer = { documents: deps.documents, graph: deps.graph, limits: deps.limits };
-    this.specGuard = new SpecGuard(deps.db, { documents: deps.documents, graph: deps.graph });
+    this.executor = new ImportJobExecutor(deps, this.jobs, this.uploads);
     this.runner = new ImportJobRunner(
       this.jobs,
-      (job, context) => this.execute(job, context),
+      (job, context) => this.executor.execute(job, context),
       // A server on a shared database hands its jobs back on shutdown; a one-shot CLI (no polling) stops its own.
       {
         ...deps.jobs,
@@ -133,12 +72,12 @@ export class ImportService {
 
   /** Registers what runs a source's sync job. */
   setSourceSyncExecutor(executor: SourceSyncExecutor): void {
-    this.sourceSync = executor;
+    this.executor.setSourceSyncExecutor(executor);
   }
 
   /** Registers what runs an extractGraph job. */
   setExtractExecutor(executor: ExtractJobExecutor): void {
-    this.extractJobs = executor;
+    this.executor.setExtractExecutor(executor);
   }
 
   /** Records a job for a validated request and runs it (or queues it when `async`). */
@@ -160,8 +99,9 @@ export class ImportService {
     return this.jobs.get(id);
   }
 
-  /** Jobs newest first, after an optional keyset cursor, optionally only those of one status. */
-  listJobs(first: number, after: KeysetCursor | undefined, status?: ImportJobStatus): Promise<ImportJobPage> {
+  /** One page of jobs newest first (`first` 0 to 100, default 20; `after` an earlier page's cursor), of one status or all. */
+  async listJobs(page: PageArgs, status?: ImportJobStatus): Promise<ImportJobPage> {
+    const { first, after } = keysetPage(page);
     return this.jobs.list(first, after, status);
   }
 
@@ -182,7 +122,7 @@ export class ImportService {
 
   /** Runs `write` as the only writer of the plan's spec id, once the spec may take that id (see SpecGuard). */
   writeSpec<T>(plan: SpecImportPlan, write: () => Promise<T>): Promise<T> {
-    return this.specGuard.write(plan, write);
+    return this.executor.writeSpec(plan, write);
   }
 
   /** Keeps an uploaded file until it is imported or expires. */
@@ -223,121 +163,7 @@ export class ImportService {
       this.runner.kick();
       return (await this.jobs.get(jobId)) as ImportJobRecord;
     }
-    if (options.onItem) this.listeners.set(jobId, options.onItem);
-    if (options.onProgress) this.progressListeners.set(jobId, options.onProgress);
-    try {
-      return await this.runner.run(jobId);
-    } finally {
-      this.listeners.delete(jobId);
-      this.progressListeners.delete(jobId);
-    }
-  }
-
-  private async execute(job: ImportJobRecord, context: JobContext): Promise<ImportJobStatus> {
-    if (job.request.kind === 'extract') {
-      if (!this.extractJobs)
-        throw new AppError(ErrorCode.INTERNAL_SERVER_ERROR, 'graph extraction is not available in this process');
-      const progress = async (done: number, total: number) => {
-        await context.progress(done, total);
-        this.progressListeners.get(job.id)?.({ done, total });
-      };
-      return this.extractJobs(job, { ...context, progress }, this.jobs);
-    }
-    const rebuildFailed = (err: unknown) =>
-      this.deps.logger.warn(
-        { err, jobId: job.id },
-        'HNSW index rebuild after the import failed; searches scan exactly until the next start-up rebuilds it',
-      );
-    // A large job drops the HNSW index once it is projected to pay off, and rebuilds it when the job ends.
-    const status = await this.deps.indexing.bulkLoad((bulk) => this.executeItems(job, context, bulk), {
-      deferIndex: this.deps.config.deferVectorIndex,
-      logger: this.deps.logger,
-      onRebuildError: rebuildFailed,
-    });
-    // The instance that died may have dropped the index for this load; the rest of it may be too small to drop it again.
-    if (context.takenOver) await this.deps.indexing.ensureIndex(this.deps.logger).catch(rebuildFailed);
-    return status;
-  }
-
-  private async executeItems(
-    job: ImportJobRecord,
-    context: JobContext,
-    bulk: BulkLoadSession,
-  ): Promise<ImportJobStatus> {
-    const total = job.items.length;
-    let embedded = 0;
-    let done = job.items.filter((i) => i.status !== 'PENDING').length;
-    for (const item of job.items) {
-      if (item.status !== 'PENDING') continue;
-      if (context.signal.aborted) return 'INTERRUPTED';
-      const event: ItemEvent = {
-        jobId: job.id,
-        ordinal: item.ordinal,
-        label: item.label,
-        status: 'SUCCEEDED',
-        documentIds: [],
-        chunkCount: 0,
-        embeddedChunkCount: 0,
-        changedDocuments: 0,
-      };
-      try {
-        const onProgress = total === 1 ? (d: number, t: number) => context.progress(d, t) : undefined;
-        const itemsBefore = done;
-        // The item's documents are recorded batch by batch, so a job interrupted mid-item still lists what it wrote.
-        const onBatchWritten = async (chunks: number, fraction: number, ids: readonly string[]) => {
-          await bulk.progress(embedded + chunks, (itemsBefore + fraction) / total);
-          await this.jobs.itemDocumentsWritten(job.id, item.ordinal, ids);
-        };
-        const outcome = await this.runItem(job, item, context, onBatchWritten, onProgress);
-        embedded += outcome.embeddedChunkCount;
-        await this.jobs.itemSucceeded(job.id, item.ordinal, outcome);
-        Object.assign(event, outcome);
-      } catch (err) {
-        if (err instanceof ImportAborted) return 'INTERRUPTED';
-        const code = isAppError(err) ? err.code : ErrorCode.INTERNAL_SERVER_ERROR;
-        const message = isAppError(err) ? err.message : 'unexpected error while importing; see the server log';
-        if (!isAppError(err)) this.deps.logger.error({ err, jobId: job.id, item: item.label }, 'import item failed');
-        await this.jobs.itemFailed(job.id, item.ordinal, code, message);
-        Object.assign(event, { status: 'FAILED', errorCode: code, error: message });
-      }
-      done += 1;
-      if (total > 1) await context.progress(done, total);
-      this.listeners.get(job.id)?.(event);
-    }
-    const items = (await this.jobs.get(job.id))?.items ?? [];
-    const failed = items.filter((i) => i.status === 'FAILED').length;
-    const succeeded = items.filter((i) => i.status === 'SUCCEEDED').length;
-    if (failed === 0) return 'SUCCEEDED';
-    return succeeded === 0 ? 'FAILED' : 'PARTIAL';
-  }
-
-  private async runItem(
-    job: ImportJobRecord,
-    item: ImportJobItemRecord,
-    context: JobContext,
-    onBatchWritten: (chunks: number, fraction: number, ids: readonly string[]) => Promise<void>,
-    onProgress: ((done: number, total: number) => Promise<void>) | undefined,
-  ): Promise<ItemOutcome> {
-    const request = job.request;
-    if (request.kind === 'extract') throw new Error('extractGraph jobs run whole, never item by item here');
-    if (request.kind === 'source') {
-      if (!this.sourceSync)
-        throw new AppError(ErrorCode.INTERNAL_SERVER_ERROR, 'source syncs are not available in this process');
-      const progress = async (done: number, total: number) => {
-        await context.progress(done, total);
-        this.progressListeners.get(job.id)?.({ done, total });
-      };
-      return this.sourceSync(job, request, {
-        signal: context.signal,
-        progress,
-        onBatchWritten: (ids) => onBatchWritten(0, 0, ids),
-      });
-    }
-    const plan = await this.planner.plan(request, item);
-    // A spec whose derived id another spec holds fails here (CONFLICT), before anything is written.
-    return this.specGuard.write(plan, () =>
-      writePlan(plan, this.writer, { signal: context.signal, onBatchWritten, ...(onProgress ? { onProgress } : {}) }),
-    );
+    return this.executor.listening(jobId, options, () => this.runner.run(jobId));
   }
 }
 

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { bool, settingGroups } from '../src/configSchema.js';
+import { bool, SETTING_ALIASES, settingGroups } from '../src/configSchema.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const outFile = path.join(root, 'docs/configuration.md');
@@ -47,7 +47,9 @@ function renderGroup(title: string, settings: Record<string, z.ZodType>): string
   const rows = Object.entries(settings).map(([name, schema]) => {
     const { fallback, inner } = unwrap(schema);
     if (!schema.description) throw new Error(`${name} has no .describe() text in src/configSchema.ts`);
-    return `| ${code(name)} | ${cell(fallback)} | ${cell(accepts(inner))} | ${cell(schema.description)} |`;
+    const aliases = Object.keys(SETTING_ALIASES).filter((alias) => SETTING_ALIASES[alias] === name);
+    const also = aliases.length > 0 ? ` (also read as ${aliases.map(code).join(', ')})` : '';
+    return `| ${code(name)} | ${cell(fallback)} | ${cell(accepts(inner))} | ${cell(schema.description + also)} |`;
   });
   return [`## ${title}`, '', '| variable | default | accepts | meaning |', '| --- | --- | --- | --- |', ...rows].join(
     '\n',

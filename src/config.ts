@@ -4,7 +4,7 @@ import path from 'node:path';
 import util from 'node:util';
 import type { z } from 'zod';
 import { AppError, ErrorCode } from './errors.js';
-import { envSchema, parseExtractorList, type Env } from './configSchema.js';
+import { envSchema, parseExtractorList, withSettingAliases, type Env } from './configSchema.js';
 
 // The single place that reads process.env. Everything else receives a typed Config, whose type follows from the
 // settings in configSchema.ts and the shape below.
@@ -167,12 +167,12 @@ function toConfig(e: Env) {
     vectorMemoryIndexMaxChunks: e.CAIRN_VECTOR_MEMORY_INDEX_MAX_CHUNKS,
     hnswEfSearch: e.CAIRN_HNSW_EF_SEARCH,
     enrich: {
-      maxEntities: e.CAIRN_KG_MAX_ENTITIES_IN_CONTEXT,
+      maxEntities: e.CAIRN_ENRICH_MAX_ENTITIES,
       maxChars: e.CAIRN_ENRICH_MAX_CHARS,
       laneTimeoutMs: e.CAIRN_ENRICH_LANE_TIMEOUT_MS,
-      gapScoreThreshold: e.CAIRN_GAP_SCORE_THRESHOLD,
+      gapScoreThreshold: e.CAIRN_ENRICH_GAP_SCORE_THRESHOLD,
       graphShare: e.CAIRN_ENRICH_GRAPH_SHARE,
-      gapMinCoverage: e.CAIRN_GAP_MIN_COVERAGE,
+      gapMinCoverage: e.CAIRN_ENRICH_GAP_MIN_COVERAGE,
       expandNeighbors: e.CAIRN_ENRICH_EXPAND_NEIGHBORS,
       relevanceFloor: e.CAIRN_ENRICH_RELEVANCE_FLOOR,
     },
@@ -278,7 +278,7 @@ export function commandSearchPath(): string {
 
 /** Parses and validates an environment (default: `process.env`); throws `CONFIG_INVALID` naming every bad variable. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = configSchema.safeParse(source);
+  const parsed = configSchema.safeParse(withSettingAliases(source));
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`);
     throw new AppError(ErrorCode.CONFIG_INVALID, `Invalid configuration:\n  ${problems.join('\n  ')}`, { problems });

@@ -294,7 +294,7 @@ const extraction = {
 };
 
 const enrichment = {
-  CAIRN_KG_MAX_ENTITIES_IN_CONTEXT: int(0, 100)
+  CAIRN_ENRICH_MAX_ENTITIES: int(0, 100)
     .default(5)
     .describe('default `maxEntities` of `enrichContext`; `0` leaves the graph out'),
   CAIRN_ENRICH_MAX_CHARS: int(200, 1_000_000).default(6000).describe('default `maxChars` of `enrichContext`'),
@@ -327,7 +327,7 @@ const enrichment = {
     .describe(
       'documents-lane hits scoring under this share of the best hit, and holding under half the query words the best-covering hit holds, stay out of the context; `0` turns the floor off ([enrichment](enrichment.md#what-the-context-holds))',
     ),
-  CAIRN_GAP_SCORE_THRESHOLD: z.coerce
+  CAIRN_ENRICH_GAP_SCORE_THRESHOLD: z.coerce
     .number()
     .min(0)
     .max(1)
@@ -335,7 +335,7 @@ const enrichment = {
     .describe(
       'when a query has no words to match, a best score below this records a [knowledge gap](enrichment.md#knowledge-gaps)',
     ),
-  CAIRN_GAP_MIN_COVERAGE: z.coerce
+  CAIRN_ENRICH_GAP_MIN_COVERAGE: z.coerce
     .number()
     .min(0)
     .max(1)
@@ -540,6 +540,24 @@ const sources = {
 };
 
 /** The settings by topic, in the order docs/configuration.md lists them. */
+/**
+ * Other names a setting is read under (other name → setting), kept so that existing deployments keep working: the
+ * enrichment settings share the CAIRN_ENRICH_ prefix. When both are set, the setting's own name wins.
+ */
+export const SETTING_ALIASES: Readonly<Record<string, string>> = {
+  CAIRN_KG_MAX_ENTITIES_IN_CONTEXT: 'CAIRN_ENRICH_MAX_ENTITIES',
+  CAIRN_GAP_SCORE_THRESHOLD: 'CAIRN_ENRICH_GAP_SCORE_THRESHOLD',
+  CAIRN_GAP_MIN_COVERAGE: 'CAIRN_ENRICH_GAP_MIN_COVERAGE',
+};
+
+/** The environment with each alias's value under its setting's name, unless that name is set itself. */
+export function withSettingAliases(source: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env = { ...source };
+  for (const [alias, name] of Object.entries(SETTING_ALIASES))
+    if (env[name] === undefined && env[alias] !== undefined) env[name] = env[alias];
+  return env;
+}
+
 export const settingGroups = [
   { title: 'Server', settings: server },
   { title: 'Database', settings: database },

@@ -49,7 +49,7 @@ export type ImportDocuments = Pick<
   | 'countOwnedBy'
   | 'idsWithPrefix'
   | 'findByIds'
-  | 'list'
+  | 'scan'
   | 'liveIds'
 >;
 

@@ -192,7 +192,14 @@ function retrievalParts(
   });
   const gapRows = new KnowledgeGapRepository(db, (err) => logger.warn({ err }, 'could not record knowledge gaps'));
   const gaps = new KnowledgeGapService(gapRows, search, config.enrich, logger);
-  return { search, gaps, gapRows, enricher: new ContextEnricher(search, graph, gaps, config.enrich, logger) };
+  const enricher = new ContextEnricher(
+    search,
+    graph,
+    gaps,
+    { ...config.enrich, topK: config.rag.topK, maxTopK: config.rag.maxTopK },
+    logger,
+  );
+  return { search, gaps, gapRows, enricher };
 }
 
 /** Readiness with the read queue and the replicas: always ready (a full queue refuses single calls), with counts. */

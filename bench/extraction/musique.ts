@@ -107,7 +107,7 @@ async function score(services: Services, corpus: Paragraph[], questions: Questio
     const on = await ask(q.question, true);
     const off = await ask(q.question, false);
     const enrichDocs = on.documents.map((d) => d.id);
-    const grouped = await services.search.search({ query: q.question, topK: 100, filter: {}, groupByDocument: true });
+    const grouped = await services.search.hits({ query: q.question, topK: 100, filter: {}, groupByDocument: true });
     const searchDocs = grouped.map((h) => h.document.id).slice(0, enrichDocs.length);
     const recall = (docs: Iterable<string>) => {
       const set = new Set(docs);

@@ -136,7 +136,7 @@ async function measureQueries(services: Services, data: BeirDataset) {
     offMs.push(performance.now() - t1);
     const docs = result.documents.map((d) => d.id);
     const grouped = distinct(
-      (await services.search.search({ query: query.text, topK: 100, filter: {}, groupByDocument: true })).map(
+      (await services.search.hits({ query: query.text, topK: 100, filter: {}, groupByDocument: true })).map(
         (h) => h.document.id,
       ),
     );

@@ -90,7 +90,7 @@ async function score(services: Services, questions: ViteQuestion[]) {
     const hit = (ids: readonly string[]) => (ids.slice(0, 3).some((id) => pages.has(id)) ? 1 : 0);
     const on = await ask(q.question, true);
     const off = await ask(q.question, false);
-    const searched = await services.search.search({ query: q.question, topK: 10, filter: {}, groupByDocument: true });
+    const searched = await services.search.hits({ query: q.question, topK: 10, filter: {}, groupByDocument: true });
     rows.hitOn.push(hit(on.documents.map((d) => d.id)));
     rows.hitOff.push(hit(off.documents.map((d) => d.id)));
     rows.hitSearch.push(hit(searched.map((h) => h.document.id)));

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { GraphStatsRecord } from '../../src/graph/GraphService.js';
 import type { EntityRecord, RelationshipRecord } from '../../src/graph/types.js';
 import type { Services } from '../../src/services.js';
+import { MAX_PAGE_SIZE } from '../../src/shared/pageSize.js';
 import { projectRoot } from '../../src/paths.js';
 import type { Table } from '../report.js';
 
@@ -33,13 +34,13 @@ export async function graphSample(
   services: Services,
 ): Promise<{ entities: SampledFact[]; relationships: SampledFact[] }> {
   const entities: EntityRecord[] = [];
-  let after: { name: string; id: string } | undefined;
+  let after: string | undefined;
   for (;;) {
-    const page = await services.graph.findEntities({ origin: ['EXTRACTED'] }, 1000, after);
-    entities.push(...page.entities);
-    const last = page.entities.at(-1);
+    const page = await services.graph.findEntities({ origin: ['EXTRACTED'] }, { first: MAX_PAGE_SIZE, after });
+    entities.push(...page.edges.map((e) => e.node));
+    const last = page.edges.at(-1);
     if (!page.hasNextPage || !last) break;
-    after = { name: last.name, id: last.id };
+    after = last.cursor;
   }
   const byHash = <T extends { id: string }>(list: T[]) => [...list].sort((a, b) => (hash(a.id) < hash(b.id) ? -1 : 1));
   const names = new Map(entities.map((e) => [e.id, e.name]));

@@ -78,7 +78,7 @@ export async function measureFloor(
       graphShare: enrich.graphShare,
     });
     const search = (mode: string) => (r: FloorRequest) =>
-      services.search.search({ query: r.query, topK: Math.min(r.topK, rag.maxTopK), filter: {}, mode });
+      services.search.hits({ query: r.query, topK: Math.min(r.topK, rag.maxTopK), filter: {}, mode });
     // Warm both paths (prepared statements, the name cache, the JIT) before measuring.
     await drive(clients, 2, next, (r) => services.enricher.enrich(request(r)));
     const gapsBefore = await gapCount(services.db);

@@ -17,6 +17,7 @@ import { instancesTable } from './instances.js';
 import { latencyOf, runLoad } from './load.js';
 import { sampler, startServerProcess, type ServerProcess } from './server.js';
 import { gql } from '../gqlClient.js';
+import { requireBenchServers } from '../servers.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -45,19 +46,7 @@ const TARGET_P95_OVER_FLOOR = 1.25;
 const TARGET_IMPORT_SHARE = 0.5;
 const TARGET_RSS_GROWTH = 0.1;
 
-const databaseUrl = process.env.CAIRN_BENCH_DATABASE_URL ?? process.env.CAIRN_TEST_DATABASE_URL;
-const neo4jUri = process.env.CAIRN_BENCH_NEO4J_URI ?? process.env.CAIRN_TEST_NEO4J_URI;
-if (!databaseUrl || !neo4jUri) {
-  console.error(
-    'bench:load needs the real servers: set CAIRN_TEST_DATABASE_URL (`bash scripts/postgres-server.sh start`) and CAIRN_TEST_NEO4J_URI (`bash scripts/neo4j-server.sh start`).',
-  );
-  process.exit(2);
-}
-const neo4j = {
-  uri: neo4jUri,
-  user: process.env.CAIRN_TEST_NEO4J_USER ?? 'neo4j',
-  password: process.env.CAIRN_TEST_NEO4J_PASSWORD ?? 'cairn-test-password',
-};
+const { databaseUrl, neo4j } = requireBenchServers('bench:load');
 
 /** CPU ms per request of the server, Postgres and Neo4j, as "a / b / c". */
 function perRequest(cpu: { server: number; postgres: number; neo4j: number }, requests: number): string {

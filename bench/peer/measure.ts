@@ -201,7 +201,7 @@ export async function vectorRecall(
       [literal],
     );
     const exact = rows.map((r) => ({ id: r.id, distance: Number(r.distance) }));
-    const hits = await services.search.search({ query: texts[i] as string, topK: TOP_K, filter: {}, mode: 'VECTOR' });
+    const hits = await services.search.hits({ query: texts[i] as string, topK: TOP_K, filter: {}, mode: 'VECTOR' });
     out.cairn.push(
       recallAgainst(
         exact,

@@ -19,6 +19,7 @@ import { startServerProcess } from '../load/server.js';
 import { cpuBetween, cpuSnapshot } from './cpu.js';
 import { enrichBody, TOP_K } from './measure.js';
 import { defaultEnrichRequest } from '../enrichRequest.js';
+import { benchNeo4j } from '../servers.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -28,18 +29,13 @@ const { values: args } = parseArgs({
   },
 });
 const databaseUrl = args['database-url'];
-const neo4jUri = process.env.CAIRN_BENCH_NEO4J_URI ?? process.env.CAIRN_TEST_NEO4J_URI;
-if (!databaseUrl || !neo4jUri) {
+const target = benchNeo4j();
+if (!databaseUrl || !target) {
   console.error(
     'usage: CAIRN_TEST_NEO4J_URI=… tsx bench/peer/profile.ts --database-url=<the URL bench:peer --keep printed>',
   );
   process.exit(2);
 }
-const target = {
-  uri: neo4jUri,
-  user: process.env.CAIRN_TEST_NEO4J_USER ?? 'neo4j',
-  password: process.env.CAIRN_TEST_NEO4J_PASSWORD ?? 'cairn-test-password',
-};
 const env = {
   CAIRN_DATABASE_URL: databaseUrl,
   CAIRN_NEO4J_URI: target.uri,

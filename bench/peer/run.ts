@@ -28,6 +28,7 @@ import {
 import { ensurePeerVenv, PeerProcess, type PeerRetriever } from './PeerProcess.js';
 import { peerTables } from './tables.js';
 import { projectPath } from '../../src/paths.js';
+import { requireBenchServers } from '../servers.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -45,19 +46,7 @@ const ROUNDS = Number(args.rounds);
 const CLIENTS = Number(args.clients);
 const WARMUP = Number(args.warmup);
 
-const databaseUrl = process.env.CAIRN_BENCH_DATABASE_URL ?? process.env.CAIRN_TEST_DATABASE_URL;
-const neo4jUri = process.env.CAIRN_BENCH_NEO4J_URI ?? process.env.CAIRN_TEST_NEO4J_URI;
-if (!databaseUrl || !neo4jUri) {
-  console.error(
-    'bench:peer needs the real servers: set CAIRN_TEST_DATABASE_URL (`bash scripts/postgres-server.sh start`) and CAIRN_TEST_NEO4J_URI (`bash scripts/neo4j-server.sh start`).',
-  );
-  process.exit(2);
-}
-const target = {
-  uri: neo4jUri,
-  user: process.env.CAIRN_TEST_NEO4J_USER ?? 'neo4j',
-  password: process.env.CAIRN_TEST_NEO4J_PASSWORD ?? 'cairn-test-password',
-};
+const { databaseUrl, neo4j: target } = requireBenchServers('bench:peer');
 const started = performance.now();
 const log = (m: string) =>
   console.log(`[peer ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${m}`);

@@ -9,7 +9,8 @@ import type {
 import { AppError, ErrorCode } from '../../src/errors.js';
 import { badInput } from '../../src/errors.js';
 import type { KeysetCursor } from '../../src/shared/cursor.js';
-import type { ImportService, SubmitOptions } from '../ImportService.js';
+import type { SubmitOptions } from '../ImportJobExecutor.js';
+import type { ImportService } from '../ImportService.js';
 import type { ImportJobRecord } from '../jobs/types.js';
 import type { SourceService } from '../sources/SourceService.js';
 import { runExtractJob } from './runExtractJob.js';
@@ -23,7 +24,7 @@ const PAGE = 1000;
 export interface ExtractGraphDeps {
   imports: ImportService;
   sources: SourceService;
-  documents: Pick<ImportDocuments, 'list' | 'liveIds'>;
+  documents: Pick<ImportDocuments, 'scan' | 'liveIds'>;
   /** `config.extraction`: the configured extractors, the per-job token cap and whether a model is set. */
   config: { extractors: readonly ExtractorName[]; maxTokensPerJob: number; llm: { model?: string | undefined } };
   logger: Logger;
@@ -105,7 +106,7 @@ export class ExtractGraphService {
     const ids: string[] = [];
     let after: KeysetCursor | undefined;
     for (;;) {
-      const page = await this.deps.documents.list(filter, PAGE, after);
+      const page = await this.deps.documents.scan(filter, PAGE, after);
       if (page.totalCount > MAX_EXTRACT_DOCUMENTS)
         throw badInput(
           'input.filter',

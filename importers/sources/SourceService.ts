@@ -1,9 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
   KeyedLock,
-  runAs,
-  runInSpace,
-  SCHEDULER_ACTOR,
   type Db,
   type DocumentExtractor,
   type ImportDocuments,
@@ -11,21 +8,19 @@ import {
   type InputLimits,
   type Logger,
 } from '../../src/importerPort.js';
-import { AppError, ErrorCode, isAppError, notFound } from '../../src/errors.js';
-import type { ImportService, SourceSyncExecutor } from '../ImportService.js';
+import { AppError, ErrorCode, notFound } from '../../src/errors.js';
+import type { SourceSyncExecutor } from '../ImportJobExecutor.js';
+import type { ImportService } from '../ImportService.js';
 import type { ImportJobRecord } from '../jobs/types.js';
-import { refuseBlockedUrl } from './addressCheck.js';
-import type { SourceDriver, SourceRuntime } from './kinds/driver.js';
-import { folderDriver } from './kinds/folder.js';
-import { gitDriver, vetGitUrl } from './kinds/git.js';
-import { openApiDriver } from './kinds/openapi.js';
-import { siteDriver } from './kinds/site.js';
+import type { SourceRuntime } from './kinds/driver.js';
+import { driverFor, refuseBlockedAddresses } from './sourceDrivers.js';
+import { SourceScheduler } from './SourceScheduler.js';
 import { nextRunAfter } from './schedule.js';
 import { SourceRepository } from './SourceRepository.js';
-import { openDeployKey, resolveSshSettings } from './sshSettings.js';
+import { resolveSshSettings } from './sshSettings.js';
 import { SourceSyncJob } from './SourceSyncJob.js';
 import { SourceSyncer } from './SourceSyncer.js';
-import type { SourceConfig, SourceRecord } from './types.js';
+import type { SourceRecord } from './types.js';
 import { validateNewSource, validateSourcePatch, type RawSourceInput } from './validateSource.js';
 
 /** What the source service is built from. */
@@ -51,14 +46,16 @@ const OPEN_JOB = new Set(['QUEUED', 'RUNNING']);
 /** Advisory-lock space of a source's "Sync now" (see KeyedLock). */
 const SOURCE_SYNC_LOCK_SPACE = 0x5359;
 
-/** Registered sources: their settings, schedules and syncs (each sync runs as an import job). */
+/**
+ * Registered sources: their settings and "Sync now" (each sync runs as an import job; SourceSyncJob runs it). Due
+ * schedules are SourceScheduler's.
+ */
 export class SourceService {
   private readonly repository: SourceRepository;
   private readonly syncer: SourceSyncer;
   private readonly syncJob: SourceSyncJob;
   private readonly now: () => Date;
-  private timer: NodeJS.Timeout | undefined;
-  private ticking = false;
+  private readonly scheduler: SourceScheduler;
   /** Serialises a source's check-and-record of a sync across instances. */
   private readonly syncLock: KeyedLock;
   /** Queues a sync's documents with the source's extractors (set by the extractGraph service). */
@@ -80,17 +77,23 @@ export class SourceService {
     this.syncJob = new SourceSyncJob(this.repository, this.syncer, this.now, deps, () => this.extractor);
     const executor: SourceSyncExecutor = (job, request, context) => this.syncJob.run(job, request.sourceId, context);
     deps.imports.setSourceSyncExecutor(executor);
+    this.scheduler = new SourceScheduler({
+      repository: this.repository,
+      sync: (sourceId) => this.sync(sourceId),
+      openJob: (source) => this.openJob(source),
+      now: this.now,
+      logger: deps.logger,
+      tickMs: deps.tickMs,
+    });
   }
 
   /** Starts looking for due schedules every `tickMs`. */
   start(): void {
-    if (this.deps.tickMs <= 0) return;
-    this.timer = setInterval(() => void runAs(SCHEDULER_ACTOR, () => this.tick()), this.deps.tickMs);
-    this.timer.unref();
+    this.scheduler.start();
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.scheduler.stop();
   }
 
   /** Lets syncs queue their documents for extraction with the source's own extractors. */
@@ -130,7 +133,7 @@ export class SourceService {
   /** Registers a source; its first scheduled sync is the schedule's next time (syncSource runs one now). */
   async create(raw: RawSourceInput): Promise<SourceRecord> {
     const source = validateNewSource(raw, this.limits());
-    await this.refuseBlockedAddresses(source);
+    await refuseBlockedAddresses(source, this.deps.runtime);
     if (await this.repository.getByName(source.name)) throw nameTaken(source.name);
     const id = randomUUID();
     const ssh = await resolveSshSettings(id, source, raw, undefined, this.deps.runtime.secrets);
@@ -146,7 +149,7 @@ export class SourceService {
   async update(id: string, raw: RawSourceInput): Promise<SourceRecord> {
     const source = await this.byIdOrNameOrFail(id);
     const patch = validateSourcePatch(source, raw, this.limits());
-    if (patch.config) await this.refuseBlockedAddresses(patch.config);
+    if (patch.config) await refuseBlockedAddresses(patch.config, this.deps.runtime);
     if (patch.name !== undefined && patch.name !== source.name && (await this.repository.getByName(patch.name)))
       throw nameTaken(patch.name);
     const config = patch.config ?? { kind: source.kind, config: source.config };
@@ -222,49 +225,9 @@ export class SourceService {
     return this.deps.documents.countOwnedBy(ids);
   }
 
-  /** Starts the syncs whose scheduled time has come; each due run is taken by one process only. Returns their jobs. */
-  async tick(): Promise<ImportJobRecord[]> {
-    if (this.ticking) return [];
-    this.ticking = true;
-    const started: ImportJobRecord[] = [];
-    try {
-      await this.settleAbandoned();
-      const now = this.now();
-      for (const source of await this.repository.due(now)) {
-        if (
-          !source.nextRunAt ||
-          !(await this.repository.claimRun(source.id, source.nextRunAt, nextRunAfter(source.schedule, now)))
-        )
-          continue;
-        try {
-          // In the source's space: its job, and the documents the job writes, belong there.
-          started.push(await runInSpace(source.space, () => this.sync(source.id)));
-        } catch (err) {
-          this.deps.logger.warn(
-            { err: (err as Error).message, sourceId: source.id },
-            'scheduled source sync could not start',
-          );
-        }
-      }
-    } finally {
-      this.ticking = false;
-    }
-    return started;
-  }
-
-  /** A source left SYNCING by a process that died (its job is no longer open) is recorded as interrupted. */
-  private async settleAbandoned(): Promise<void> {
-    for (const source of await this.repository.withStatus('SYNCING')) {
-      if (await this.openJob(source)) continue;
-      const message =
-        'the sync stopped with its process; the items it finished are kept and the next sync does the rest';
-      await this.repository.markFinished(source.id, {
-        status: 'FAILED',
-        counts: source.counts,
-        error: { code: 'INTERRUPTED', message },
-        finishedAt: this.now(),
-      });
-    }
+  /** Starts the syncs whose scheduled time has come (see SourceScheduler.tick). Returns their jobs. */
+  tick(): Promise<ImportJobRecord[]> {
+    return this.scheduler.tick();
   }
 
   private async openJob(source: SourceRecord): Promise<ImportJobRecord | undefined> {
@@ -275,26 +238,6 @@ export class SourceService {
 
   private limits() {
     return { folderRoot: this.deps.runtime.folderRoot, llmModel: this.deps.llmModel ?? false };
-  }
-
-  /** Refuses a source whose URLs are at blocked addresses now, as its sync would (which checks every fetch again). */
-  private async refuseBlockedAddresses(source: SourceConfig): Promise<void> {
-    const { runtime } = this.deps;
-    if (source.kind === 'GIT') await this.refuseBlockedGitHost(source.config.url);
-    if (source.kind === 'OPENAPI') await refuseBlockedUrl(source.config.url, 'input.url', runtime);
-    if (source.kind === 'SITE') {
-      await refuseBlockedUrl(source.config.url, 'input.url', runtime);
-      if (source.config.sitemapUrl) await refuseBlockedUrl(source.config.sitemapUrl, 'input.sitemapUrl', runtime);
-    }
-  }
-
-  private async refuseBlockedGitHost(url: string): Promise<void> {
-    try {
-      await vetGitUrl(url, this.deps.runtime.importConfig.allowPrivateHosts, this.deps.runtime.resolve);
-    } catch (err) {
-      // A host that does not resolve now may later; a blocked address never may.
-      if (isAppError(err) && err.code === ErrorCode.IMPORT_FETCH_BLOCKED) throw err;
-    }
   }
 }
 
@@ -309,22 +252,4 @@ function nameTaken(name: string): AppError {
     `a source named "${name}" exists already; choose another name or update that one`,
     { name },
   );
-}
-
-/** The sync of each kind. */
-function driverFor(source: SourceRecord, runtime: SourceRuntime, repository: SourceRepository): SourceDriver {
-  switch (source.kind) {
-    case 'FOLDER':
-      return folderDriver(source.config);
-    case 'GIT':
-      return gitDriver(source.config, source.id, {
-        privateKey: () => openDeployKey(source, runtime.secrets, repository),
-        knownHosts: source.sshKnownHosts,
-        learn: (knownHosts) => repository.learnKnownHosts(source.id, knownHosts),
-      });
-    case 'OPENAPI':
-      return openApiDriver(source.config);
-    case 'SITE':
-      return siteDriver(source.config);
-  }
 }

@@ -1,6 +1,6 @@
 import type { DocumentExtractor, Logger } from '../../src/importerPort.js';
 import { AppError, ErrorCode, isAppError } from '../../src/errors.js';
-import type { SourceSyncExecutor } from '../ImportService.js';
+import type { SourceSyncExecutor } from '../ImportJobExecutor.js';
 import type { ImportJobRecord, ItemOutcome } from '../jobs/types.js';
 import { ImportAborted } from '../pipeline/writePlan.js';
 import type { SourceRepository, SyncResult } from './SourceRepository.js';

@@ -1,4 +1,6 @@
 import type { KeysetCursor } from '../shared/cursor.js';
+import { keysetPage, type PageArgs } from '../shared/pageSize.js';
+import { boundedFilter } from './filterBounds.js';
 import type { ChunkRepository } from './ChunkRepository.js';
 import type { DocumentPage, DocumentRepository } from './DocumentRepository.js';
 import type { ChunkRecord, DocumentFilterSpec, DocumentRecord, DocumentSummary } from './types.js';
@@ -12,9 +14,18 @@ export class DocumentReader {
     protected readonly chunks: ChunkRepository,
   ) {}
 
-  /** Live documents (without their content) newest first, after an optional keyset cursor. */
-  list(filter: DocumentFilterSpec, first: number, after: KeysetCursor | undefined): Promise<DocumentPage> {
-    return this.documents.list(filter, first, after);
+  /**
+   * One page of live documents (without their content), newest first, as a caller asks for it: `first` by `pageSize`
+   * (default 20, at most 100), `after` a cursor of an earlier page, the filter's sizes checked (field `filter`).
+   */
+  async list(filter: DocumentFilterSpec, page: PageArgs = {}): Promise<DocumentPage> {
+    const { first, after } = keysetPage(page);
+    return this.documents.list(boundedFilter(filter, 'filter'), first, after);
+  }
+
+  /** Walks a whole selection in pages of the caller's size (for code that reads every match, not for requests). */
+  scan(filter: DocumentFilterSpec, size: number, after: KeysetCursor | undefined): Promise<DocumentPage> {
+    return this.documents.list(filter, size, after);
   }
 
   /** Live documents by id without their content, in no particular order. */

@@ -12,13 +12,12 @@ import { formatContext } from './formatContext.js';
 import { GraphLane, type GraphStepResult } from './GraphLane.js';
 import type { KnowledgeGapService } from './KnowledgeGapService.js';
 import type { SeedEntity } from './graphRanking.js';
+import { resolveEnrichRequest, type EnrichArgs, type EnrichDefaults } from './enrichRequest.js';
 import type { EnrichRequest, EnrichedChunkRecord, EnrichedContextRecord, EnrichedEntityRecord } from './types.js';
 
-/** Enricher settings from configuration. */
-export interface EnricherOptions {
+/** Enricher settings from configuration: a request's defaults and caps (see resolveEnrichRequest), and tuning. */
+export interface EnricherOptions extends EnrichDefaults {
   laneTimeoutMs: number;
-  /** Default chunks each side of a selected hit that may join it (see layOutDocuments). */
-  expandNeighbors: number;
   /** Share of the best hit's score under which a hit must match the query's words to stay (see relevanceFloor). */
   relevanceFloor: number;
 }
@@ -83,12 +82,14 @@ export class ContextEnricher {
   }
 
   /**
-   * Runs both lanes and merges them within the character budget. Once the documents lane has ranked (ids and scores)
-   * and the graph lane has its seeds, three things that need only those run together: loading the ranked chunks'
-   * rows, the graph step, and the knowledge-gap check.
+   * Checks the request's bounds and fills in the configured defaults (see resolveEnrichRequest), runs both lanes and
+   * merges them within the character budget. Once the documents lane has ranked (ids and scores) and the graph lane
+   * has its seeds, three things that need only those run together: loading the ranked chunks' rows, the graph step,
+   * and the knowledge-gap check.
    */
-  async enrich(request: EnrichRequest): Promise<EnrichedContextRecord> {
+  async enrich(args: EnrichArgs): Promise<EnrichedContextRecord> {
     const started = performance.now();
+    const request = resolveEnrichRequest(args, this.options);
     const timeoutMs = this.options.laneTimeoutMs;
     const searchArgs = {
       query: request.query,

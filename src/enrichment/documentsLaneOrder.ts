@@ -1,5 +1,6 @@
 import type { FusedHit } from '../retrieval/fusion.js';
-import type { RankedSearch, SearchArgs } from '../retrieval/SearchService.js';
+import type { RankedSearch } from '../retrieval/SearchService.js';
+import type { SearchArgs } from '../retrieval/searchRequest.js';
 
 /**
  * The search the documents lane runs: grouped by document, so it ranks pages exactly as `search` with

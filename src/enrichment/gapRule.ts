@@ -17,7 +17,7 @@ export interface GapInputs {
   bestScore: number;
 }
 
-/** The gap rule's settings (CAIRN_GAP_MIN_COVERAGE, CAIRN_GAP_SCORE_THRESHOLD). */
+/** The gap rule's settings (CAIRN_ENRICH_GAP_MIN_COVERAGE, CAIRN_ENRICH_GAP_SCORE_THRESHOLD). */
 export interface GapSettings {
   minCoverage: number;
   scoreThreshold: number;

@@ -4,6 +4,8 @@ import type { GraphAudit } from './GraphAudit.js';
 import { GraphWriter } from './GraphWriter.js';
 import { badInput, notFound } from '../errors.js';
 import { intIn } from '../shared/intIn.js';
+import type { PageArgs } from '../shared/pageSize.js';
+import { entityPage, type EntityFilterArgs } from './entityPage.js';
 import type { EntitiesAndRelationships, GraphStore } from './GraphStore.js';
 import type { ChunkEntity, ChunkEntityReader } from './mentions/ChunkEntityReader.js';
 import type { EntityNameRepository } from './mentions/EntityNameRepository.js';
@@ -32,8 +34,6 @@ import {
 import type { DocumentFilterSpec } from '../documents/types.js';
 import type {
   Direction,
-  EntityFilterSpec,
-  EntityPage,
   EntityRecord,
   EntityWrite,
   GraphCounts,
@@ -93,8 +93,8 @@ export class GraphService {
   purgeSpace(space: string, limit = 100): Promise<number> {
     return runInSpace(space, async () => {
       let deleted = 0;
-      for (const entity of (await this.findEntities({}, limit)).entities)
-        if (await this.deleteEntity(entity.id)) deleted += 1;
+      for (const { node } of (await this.findEntities({}, { first: limit })).edges)
+        if (await this.deleteEntity(node.id)) deleted += 1;
       return deleted;
     });
   }
@@ -187,9 +187,9 @@ export class GraphService {
     return this.store.getRelationships(ids);
   }
 
-  /** Entities matching a validated filter, by (name, id), after a keyset position. */
-  findEntities(filter: EntityFilterSpec, first: number, after?: { name: string; id: string }): Promise<EntityPage> {
-    return this.store.findEntities(filter, first, after);
+  /** One page of the entities a filter selects, by (name, id) (see entityPage: `first` 0 to 100, cursors checked). */
+  findEntities(filter: EntityFilterArgs | null | undefined, page: PageArgs, filterField?: string) {
+    return entityPage(this.store, filter, page, filterField);
   }
 
   /** Relationships touching an entity; `types` are checked as relationship types (field `types[i]`). */

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { ROOT_FIELD_ROLES } from '../graphql/fieldRoles.js';
-import { findEntityPage } from '../graphql/inputs.js';
 import { DEFAULT_PATH_DEPTH } from '../graph/readLimits.js';
 import type { EntityRecord, RelationshipRecord } from '../graph/types.js';
 import { defineTool, jsonOutput } from './toolDefinition.js';
@@ -58,7 +57,7 @@ export const findEntitiesTool = defineTool({
     ...pageArgs,
   }),
   async run({ first, after, ...filter }, { services }) {
-    const page = await findEntityPage(services.graph, filter, first, after, '');
+    const page = await services.graph.findEntities(filter, { first, after }, '');
     return jsonOutput({
       entities: page.edges.map(({ node }) => entityJson(node)),
       totalCount: page.totalCount,

@@ -2,8 +2,7 @@ import type { GetPromptResult, Prompt } from '@modelcontextprotocol/sdk/types.js
 import { ROOT_FIELD_ROLES } from '../graphql/fieldRoles.js';
 import { requireRole, type Principal } from '../auth/roles.js';
 import { badInput } from '../errors.js';
-import { toEnrichRequest } from '../graphql/inputs.js';
-import { validateQueryText } from '../retrieval/SearchService.js';
+import { validateQueryText } from '../retrieval/searchRequest.js';
 import type { Services } from '../services.js';
 
 export const ANSWER_PROMPT: Prompt = {
@@ -23,8 +22,7 @@ export async function getAnswerPrompt(
   requireRole(principal, ROOT_FIELD_ROLES.Query.enrichContext, `The ${ANSWER_PROMPT.name} prompt`);
   if (args?.question === undefined) throw badInput('question', 'is required');
   const question = validateQueryText(args.question, 'question');
-  const request = toEnrichRequest({ query: question }, services.config);
-  const result = await services.reads.run(() => services.enricher.enrich(request));
+  const result = await services.reads.run(() => services.enricher.enrich({ query: question }));
   const context = result.context || '(Cairn has nothing on this question.)';
   const text =
     'Answer the question below using the context from Cairn, the knowledge base. Cite the passages you use by their ' +

@@ -1,10 +1,8 @@
 import type { ListResourcesResult, ReadResourceResult, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import { ROOT_FIELD_ROLES } from '../graphql/fieldRoles.js';
 import { requireRole, type Principal } from '../auth/roles.js';
-import { decodeCursor } from '../shared/cursor.js';
 import { validateDocumentId } from '../documents/validateInput.js';
 import { badInput, notFound } from '../errors.js';
-import { findEntityPage } from '../graphql/inputs.js';
 import { TextBudget } from '../graphql/TextBudget.js';
 import { validateEntityId } from '../graph/validateGraphInput.js';
 import type { Services } from '../services.js';
@@ -64,8 +62,11 @@ export async function listResources(
   if (position.kind === 'documents') {
     const page = await services.documents.list(
       {},
-      RESOURCE_PAGE_SIZE,
-      position.after ? decodeCursor(position.after, 'cursor') : undefined,
+      {
+        first: RESOURCE_PAGE_SIZE,
+        after: position.after,
+        afterField: 'cursor',
+      },
     );
     const resources = page.rows.map(({ document: d }) => ({
       uri: `${DOCUMENTS}${encodeURIComponent(d.id)}`,
@@ -76,10 +77,10 @@ export async function listResources(
     const last = page.rows.at(-1)?.cursor;
     if (page.hasNextPage && last) return { resources, nextCursor: encodePosition({ kind: 'documents', after: last }) };
     // The entities follow only if there is one: a cursor to an empty page would make clients ask for nothing.
-    const anyEntity = (await findEntityPage(services.graph, {}, 1, null, '')).edges.length > 0;
+    const anyEntity = (await services.graph.findEntities({}, { first: 1 }, '')).edges.length > 0;
     return anyEntity ? { resources, nextCursor: encodePosition({ kind: 'entities', after: null }) } : { resources };
   }
-  const page = await findEntityPage(services.graph, {}, RESOURCE_PAGE_SIZE, position.after, '');
+  const page = await services.graph.findEntities({}, { first: RESOURCE_PAGE_SIZE, after: position.after }, '');
   const resources = page.edges.map(({ node: e }) => ({
     uri: `${ENTITIES}${encodeURIComponent(e.id)}`,
     name: e.name,

@@ -3,7 +3,7 @@ import { ROOT_FIELD_ROLES } from '../graphql/fieldRoles.js';
 import { validateDocumentId } from '../documents/validateInput.js';
 import type { ChunkRecord } from '../documents/types.js';
 import { notFound } from '../errors.js';
-import { toEnrichRequest, toFilterSpec } from '../graphql/inputs.js';
+import { toEnrichArgs, toFilterSpec } from '../graphql/inputs.js';
 import { intIn } from '../shared/intIn.js';
 import type { TextBudget } from '../graphql/TextBudget.js';
 import { defineTool, jsonOutput, toJson } from './toolDefinition.js';
@@ -37,7 +37,7 @@ export const enrichContextTool = defineTool({
     minScore: z.number().optional().describe('Drop passages scoring below this, 0-1 (default 0).'),
   }),
   async run(args, { services }) {
-    const request = toEnrichRequest(args, services.config);
+    const request = toEnrichArgs(args);
     const result = await services.reads.run(() => services.enricher.enrich(request));
     const structured = toJson({
       context: result.context,
@@ -86,7 +86,7 @@ export const searchTool = defineTool({
   }),
   async run(args, { services, budget }) {
     const request = { ...args, filter: toFilterSpec(args.filter, 'input.filter') };
-    const hits = await services.reads.run(() => services.search.search(request));
+    const hits = await services.reads.run(() => services.search.hits(request));
     return jsonOutput({
       hits: hits.map((h) => ({
         documentId: h.document.id,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { codeOf, gqlAs } from '../helpers/auth.js';
 import { connectHttp } from '../helpers/mcp.js';
-import { laneShare } from '../helpers/lanes.js';
+import { projectShare } from '../helpers/projects.js';
 import { serverRuns, startRunServer } from '../helpers/serverRuns.js';
 import type { TestServer } from '../helpers/testServer.js';
 
@@ -18,7 +18,7 @@ interface Entry {
 
 const ENTRY = 'id operation targetIds actor { keyId name } before after undoes undoneBy';
 
-const everyDatabaseRuns = laneShare(serverRuns({ everyDatabase: true }));
+const everyDatabaseRuns = projectShare(serverRuns({ everyDatabase: true }));
 
 describe.each(everyDatabaseRuns)('audit log and undo ($name)', (run) => {
   let t: TestServer;
@@ -86,7 +86,7 @@ describe.each(everyDatabaseRuns)('audit log and undo ($name)', (run) => {
     expect(deleted).toMatchObject({ operation: 'deleteDocument', after: null, actor: { name: 'admin-key' } });
     expect(codeOf(await undo(admin, deleted?.id ?? ''))).toBeUndefined();
     // The document is back with its chunks: search finds it.
-    const hits = await t.services.search.search({ query: 'cairnctl restart', topK: 1, filter: {}, mode: 'HYBRID' });
+    const hits = await t.services.search.hits({ query: 'cairnctl restart', topK: 1, filter: {}, mode: 'HYBRID' });
     expect(hits[0]?.document.id).toBe('doc:runbook');
     expect((await t.services.documents.withChunks('doc:runbook'))?.document?.tags).toEqual(['ops']);
   });

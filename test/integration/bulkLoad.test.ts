@@ -91,7 +91,7 @@ async function importLargeFolder(services: Services): Promise<string> {
 async function expectEveryPartFound(services: Services): Promise<void> {
   for (let i = 0; i < 4; i++) {
     const paragraph = distinctText(i, 300).split('\n\n')[299]!;
-    const hits = await services.search.search({ query: `Part ${i} ${paragraph}`, topK: 1, filter: {}, mode: 'VECTOR' });
+    const hits = await services.search.hits({ query: `Part ${i} ${paragraph}`, topK: 1, filter: {}, mode: 'VECTOR' });
     expect(hits[0]?.document.title).toBe(`Part ${i}`);
   }
 }
@@ -108,7 +108,7 @@ describe('bulk loads on PGlite (no HNSW index: searches scan exactly)', () => {
     await large.progress(1000, 0.1); // 9,000 more expected into an empty store
     expect(large.indexDeferred).toBe(false);
     await services().documents.upsertMany(bulkDocuments());
-    const hits = await services().search.search({ query: 'topic2 keyword2x1', topK: 1, filter: {}, mode: 'VECTOR' });
+    const hits = await services().search.hits({ query: 'topic2 keyword2x1', topK: 1, filter: {}, mode: 'VECTOR' });
     expect(hits[0]?.document.id).toBe('bulk-2');
     await large.finish();
     expect(await hnswOid(db)).toBeUndefined();
@@ -163,7 +163,7 @@ function bulkDocuments() {
 
     // Searches stay correct while the index is away.
     await services().documents.upsertMany(bulkDocuments());
-    const hits = await services().search.search({ query: 'topic2 keyword2x1', topK: 1, filter: {}, mode: 'VECTOR' });
+    const hits = await services().search.hits({ query: 'topic2 keyword2x1', topK: 1, filter: {}, mode: 'VECTOR' });
     expect(hits[0]?.document.id).toBe('bulk-2');
 
     await inner.finish(); // another session still loads: no rebuild yet

@@ -86,10 +86,10 @@ describe('enrichContext ranks documents the way grouped search does', () => {
   });
 
   const grouped = async (topK: number) =>
-    (await s.search.search({ query: QUERY, topK, filter: {}, groupByDocument: true })).map((h) => h.document.id);
+    (await s.search.hits({ query: QUERY, topK, filter: {}, groupByDocument: true })).map((h) => h.document.id);
 
   it('is a corpus where one page holds several of the best chunks and another the single best one', async () => {
-    const chunks = await s.search.search({ query: QUERY, topK: 3, filter: {} });
+    const chunks = await s.search.hits({ query: QUERY, topK: 3, filter: {} });
     expect(chunks.map((h) => h.document.id)).toEqual(['doc:note', 'doc:handbook', 'doc:handbook']);
     expect(await grouped(3)).toEqual(['doc:note', 'doc:handbook', 'doc:office']);
   });
@@ -113,7 +113,7 @@ describe('enrichContext ranks documents the way grouped search does', () => {
     const e = await s.enricher.enrich(request(3, false));
     const lane = e.chunks.filter((c) => c.lane === 'DOCUMENTS');
     expect([...new Set(lane.map((c) => c.hit.document.id))].slice(0, 2)).toEqual(['doc:note', 'doc:handbook']);
-    const best = await s.search.search({ query: QUERY, topK: 3, filter: {} });
+    const best = await s.search.hits({ query: QUERY, topK: 3, filter: {} });
     const laneChunks = new Set(lane.map((c) => c.hit.chunk.id));
     for (const h of best) expect(laneChunks.has(h.chunk.id)).toBe(true);
     // The handbook's two chunks share one citation, and the context quotes both.

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Session, Transaction } from 'neo4j-driver';
 import pg from 'pg';
-import { laneShare } from '../helpers/lanes.js';
+import { projectShare } from '../helpers/projects.js';
 import { serverRuns, startRunServer } from '../helpers/serverRuns.js';
 import type { TestServer } from '../helpers/testServer.js';
 
@@ -104,7 +104,7 @@ function longestChain(timeline: readonly { sent: number; done: number }[]): numb
   return Math.max(0, ...chain);
 }
 
-const everyDatabaseRuns = laneShare(serverRuns({ everyDatabase: true }));
+const everyDatabaseRuns = projectShare(serverRuns({ everyDatabase: true }));
 
 describe.each(everyDatabaseRuns)('enrichContext round trips ($name)', (run) => {
   let t: TestServer;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { laneShare } from '../helpers/lanes.js';
+import { projectShare } from '../helpers/projects.js';
 import { serverRuns, startRunServer } from '../helpers/serverRuns.js';
 import type { TestServer } from '../helpers/testServer.js';
 
@@ -62,7 +62,7 @@ async function seed(t: TestServer): Promise<void> {
   });
 }
 
-const everyDatabaseRuns = laneShare(serverRuns({ everyDatabase: true }));
+const everyDatabaseRuns = projectShare(serverRuns({ everyDatabase: true }));
 
 describe.each(everyDatabaseRuns)('enrichContext ($name)', (run) => {
   let t: TestServer;

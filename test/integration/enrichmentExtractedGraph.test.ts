@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { laneShare } from '../helpers/lanes.js';
+import { projectShare } from '../helpers/projects.js';
 import { serverRuns, startRunServer } from '../helpers/serverRuns.js';
 import type { TestServer } from '../helpers/testServer.js';
 
@@ -140,7 +140,7 @@ const DOCS_PAGES: Page[] = [
   ].map(([id, title, content]) => ({ id: `docs:${id}`, title: title as string, content: content as string })),
 ];
 
-describe.each(laneShare(serverRuns()))('enrichContext over an extracted graph ($name)', (run) => {
+describe.each(projectShare(serverRuns()))('enrichContext over an extracted graph ($name)', (run) => {
   let t: TestServer;
   beforeAll(async () => {
     t = await startRunServer(run, SCORED_NOT_TIMED);
@@ -221,7 +221,7 @@ const BRIDGE_ENTITIES = [
   { id: 'name:burton', type: 'Person', name: 'Tim Burton' },
 ];
 
-describe.each(laneShare(serverRuns()))('enrichContext over a bridge named in a retrieved chunk ($name)', (run) => {
+describe.each(projectShare(serverRuns()))('enrichContext over a bridge named in a retrieved chunk ($name)', (run) => {
   let t: TestServer;
   beforeAll(async () => {
     t = await startRunServer(run, SCORED_NOT_TIMED);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { laneShare } from '../helpers/lanes.js';
+import { projectShare } from '../helpers/projects.js';
 import { serverRuns, startRunServer } from '../helpers/serverRuns.js';
 import type { TestServer } from '../helpers/testServer.js';
 
@@ -51,7 +51,7 @@ const ABSTRACTS = [
   ],
 ].map(([id, title, content]) => ({ id: `sci:${id}`, title: title as string, content: content as string }));
 
-describe.each(laneShare(serverRuns()))('graph evidence for a query that names nothing specific ($name)', (run) => {
+describe.each(projectShare(serverRuns()))('graph evidence for a query that names nothing specific ($name)', (run) => {
   let t: TestServer;
   beforeAll(async () => {
     t = await startRunServer(run);

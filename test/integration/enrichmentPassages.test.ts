@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { laneShare } from '../helpers/lanes.js';
+import { projectShare } from '../helpers/projects.js';
 import { serverRuns, startRunServer } from '../helpers/serverRuns.js';
 import type { TestServer } from '../helpers/testServer.js';
 
@@ -109,7 +109,7 @@ function wholeSentences(passage: string): boolean {
   return startOk && endOk && /^[A-Z]/.test(passage);
 }
 
-describe.each(laneShare(serverRuns()))('enrichContext passages ($name)', (run) => {
+describe.each(projectShare(serverRuns()))('enrichContext passages ($name)', (run) => {
   let t: TestServer;
   beforeAll(async () => {
     t = await startRunServer(run);

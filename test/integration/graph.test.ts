@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { laneShare } from '../helpers/lanes.js';
+import { projectShare } from '../helpers/projects.js';
 import { serverRuns, startRunServer } from '../helpers/serverRuns.js';
 import type { GqlResponse, TestServer } from '../helpers/testServer.js';
 
 const ENTITY_FIELDS = 'id type name aliases description properties';
 
-describe.each(laneShare(serverRuns()))('knowledge graph over GraphQL ($name)', (run) => {
+describe.each(projectShare(serverRuns()))('knowledge graph over GraphQL ($name)', (run) => {
   let t: TestServer;
   beforeAll(async () => {
     t = await startRunServer(run);
@@ -363,7 +363,7 @@ describe.each(laneShare(serverRuns()))('knowledge graph over GraphQL ($name)', (
   });
 });
 
-describe.each(laneShare(serverRuns()))('knowledge graph under concurrent writes ($name)', (run) => {
+describe.each(projectShare(serverRuns()))('knowledge graph under concurrent writes ($name)', (run) => {
   let t: TestServer;
   beforeAll(async () => {
     t = await startRunServer(run, { CAIRN_RATE_LIMIT_PER_SECOND: '0' }); // bursts of writes are the point here, not the rate limit

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { laneShare } from '../helpers/lanes.js';
+import { projectShare } from '../helpers/projects.js';
 import { serverRuns, startRunServer } from '../helpers/serverRuns.js';
 import type { TestServer } from '../helpers/testServer.js';
 
@@ -76,7 +76,7 @@ async function seed(t: TestServer): Promise<void> {
   expect(res.errors).toBeUndefined();
 }
 
-describe.each(laneShare(serverRuns()))('graph evidence in enrichContext ($name)', (run) => {
+describe.each(projectShare(serverRuns()))('graph evidence in enrichContext ($name)', (run) => {
   let t: TestServer;
   beforeAll(async () => {
     t = await startRunServer(run);

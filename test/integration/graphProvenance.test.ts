@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { laneShare } from '../helpers/lanes.js';
+import { projectShare } from '../helpers/projects.js';
 import { serverRuns, startRunServer } from '../helpers/serverRuns.js';
 import type { TestServer } from '../helpers/testServer.js';
 
@@ -12,7 +12,7 @@ interface EvidencePage {
 const EVIDENCE = `totalCount pageInfo { hasNextPage endCursor }
   nodes { quote extractor confidence chunk { id content } document { id title } }`;
 
-describe.each(laneShare(serverRuns()))('graph provenance and curation over GraphQL ($name)', (run) => {
+describe.each(projectShare(serverRuns()))('graph provenance and curation over GraphQL ($name)', (run) => {
   let t: TestServer;
   let chunkIds: string[];
   beforeAll(async () => {

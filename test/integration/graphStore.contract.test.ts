@@ -8,7 +8,7 @@ import { nearestNeighbors, neighbors, shortestPath, subgraph } from '../../src/g
 import type { EntityWrite } from '../../src/graph/types.js';
 import { relationshipId, validateRelationshipInput } from '../../src/graph/validateGraphInput.js';
 import { graphStoreTargets } from '../helpers/graphStores.js';
-import { laneShare } from '../helpers/lanes.js';
+import { projectShare } from '../helpers/projects.js';
 import { eventually } from '../helpers/eventually.js';
 import { runInSpace } from '../../src/db/spaceScope.js';
 
@@ -46,7 +46,7 @@ async function mention(db: Db, documents: { id: string; entityIds: string[]; exp
 }
 
 // One suite, identical expectations for every store.
-describe.each(laneShare(graphStoreTargets()))('GraphStore contract ($name)', (target) => {
+describe.each(projectShare(graphStoreTargets()))('GraphStore contract ($name)', (target) => {
   let store: GraphStore;
   let mentionsDb: () => Promise<Db>;
   let dispose: () => Promise<void>;
@@ -387,7 +387,7 @@ describe.each(laneShare(graphStoreTargets()))('GraphStore contract ($name)', (ta
 });
 
 // Spaces: the same reads in two spaces of one store, and outside any request (every space), on every store.
-describe.each(laneShare(graphStoreTargets()))('GraphStore contract: spaces ($name)', (target) => {
+describe.each(projectShare(graphStoreTargets()))('GraphStore contract: spaces ($name)', (target) => {
   let store: GraphStore;
   let dispose: () => Promise<void>;
   const inA = <T>(fn: () => Promise<T>) => runInSpace('sa', fn);

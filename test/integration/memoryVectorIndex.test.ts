@@ -225,7 +225,7 @@ describe('in-memory vector index on PGlite', () => {
     await s.documents.upsertMany([doc(700)]);
     await s.close();
     s = await open();
-    expect((await s.search.search({ query: 'item700', topK: 1, filter: {}, mode: 'VECTOR' }))[0]?.document.id).toBe(
+    expect((await s.search.hits({ query: 'item700', topK: 1, filter: {}, mode: 'VECTOR' }))[0]?.document.id).toBe(
       'doc:700',
     );
     await expectSameAsSql(s.db, 4, ['item700']);
@@ -252,7 +252,7 @@ describe('in-memory vector index over its cap', () => {
       const exact = new VectorSearch(s.db);
       for (const q of ['river stone', 'item2 lantern']) {
         const [v] = await embedder.embed([q]);
-        const hits = await s.search.search({ query: q, topK: 5, filter: {}, mode: 'VECTOR' });
+        const hits = await s.search.hits({ query: q, topK: 5, filter: {}, mode: 'VECTOR' });
         expect(hits.map((h) => h.chunk.id)).toEqual((await exact.search(v!, {}, 5)).map((h) => h.chunkId));
       }
       expect(lines.filter((l) => l.includes('CAIRN_VECTOR_MEMORY_INDEX_MAX_CHUNKS'))).toHaveLength(1);
@@ -281,7 +281,7 @@ const server = dbTargets().find((t) => t.name === 'postgres');
     try {
       await s.documents.upsertMany([doc(1)]);
       expect(await s.search.warm()).toBe(0); // nothing to warm: HNSW answers
-      expect((await s.search.search({ query: 'item1', topK: 1, filter: {}, mode: 'VECTOR' }))[0]?.document.id).toBe(
+      expect((await s.search.hits({ query: 'item1', topK: 1, filter: {}, mode: 'VECTOR' }))[0]?.document.id).toBe(
         'doc:1',
       );
       expect(

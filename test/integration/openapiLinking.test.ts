@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { laneShare } from '../helpers/lanes.js';
+import { projectShare } from '../helpers/projects.js';
 import { serverRuns, startRunServer } from '../helpers/serverRuns.js';
 import type { TestServer } from '../helpers/testServer.js';
 
@@ -86,7 +86,7 @@ function petsSpec(version: 1 | 2): string {
   });
 }
 
-describe.each(laneShare(serverRuns()))('OpenAPI entities and linking by name ($name)', (run) => {
+describe.each(projectShare(serverRuns()))('OpenAPI entities and linking by name ($name)', (run) => {
   let t: TestServer;
   beforeAll(async () => {
     t = await startRunServer(run);

@@ -179,7 +179,7 @@ describe.each(dbTargets())('search modes ($name)', (target) => {
   });
 
   it('hits and listings carry no document content; GraphQL reads it only when selected, in one batched query', async () => {
-    const hits = await t.services.search.search({ query: 'narwhal ocelot', topK: 10, filter: {} });
+    const hits = await t.services.search.hits({ query: 'narwhal ocelot', topK: 10, filter: {} });
     expect(hits.length).toBeGreaterThan(2);
     for (const h of hits) expect(h.document).not.toHaveProperty('content');
 

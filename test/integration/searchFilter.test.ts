@@ -35,7 +35,7 @@ describe.each(dbTargets())('filtered search does not starve ($name)', (target) =
       const { rows } = await t.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks');
       expect(rows[0]!.n).toBe(TOTAL);
       for (const topK of [NEEDLES, 10]) {
-        const hits = await t.services.search.search({
+        const hits = await t.services.search.hits({
           query: 'quarterly report on billing refunds',
           topK,
           filter: { tagGroups: [['needle']] },
@@ -73,7 +73,7 @@ describe.each(dbTargets())('expired documents that outrank the rest do not starv
 
   it.each(['VECTOR', 'KEYWORD', 'HYBRID'] as const)('%s still returns topK live documents', async (mode) => {
     for (const topK of [1, 10]) {
-      const hits = await t.services.search.search({ query: 'glacier moraine survey', topK, filter: {}, mode });
+      const hits = await t.services.search.hits({ query: 'glacier moraine survey', topK, filter: {}, mode });
       expect(hits).toHaveLength(topK);
       for (const h of hits) expect(h.document.id).toMatch(/^live:/);
     }
@@ -92,7 +92,7 @@ describe.each(dbTargets())("chunks follow their document's expiry ($name)", (tar
     ).rows[0]!.n;
   const found = async (mode: 'VECTOR' | 'KEYWORD' | 'HYBRID', filtered: boolean) =>
     (
-      await t.services.search.search({
+      await t.services.search.hits({
         query: 'lighthouse keeper logbook',
         topK: 10,
         filter: filtered ? { types: ['other'] } : {},

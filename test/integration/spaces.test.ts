@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { codeOf, gqlAs, type GqlHttpResponse } from '../helpers/auth.js';
-import { laneShare } from '../helpers/lanes.js';
+import { projectShare } from '../helpers/projects.js';
 import { serverRuns, startRunServer } from '../helpers/serverRuns.js';
 import type { TestServer } from '../helpers/testServer.js';
 
@@ -16,7 +16,7 @@ const withoutId = (res: GqlHttpResponse, id: string) => ({
   body: JSON.parse(JSON.stringify(res.body).split(id).join('<id>')) as unknown,
 });
 
-const everyDatabaseRuns = laneShare(serverRuns({ everyDatabase: true }));
+const everyDatabaseRuns = projectShare(serverRuns({ everyDatabase: true }));
 
 describe.each(everyDatabaseRuns)('spaces ($name)', (run) => {
   let t: TestServer;

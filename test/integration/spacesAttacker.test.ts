@@ -7,7 +7,7 @@ import WebSocket from 'ws';
 import { codeOf, gqlAs, type GqlHttpResponse } from '../helpers/auth.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
 import { call, connectHttp } from '../helpers/mcp.js';
-import { laneShare } from '../helpers/lanes.js';
+import { projectShare } from '../helpers/projects.js';
 import { serverRuns, startRunServer } from '../helpers/serverRuns.js';
 import type { TestServer } from '../helpers/testServer.js';
 
@@ -65,7 +65,7 @@ function subscribeAs<T>(url: string, key: string, query: string, until: (value: 
   }).finally(() => client.dispose());
 }
 
-const everyDatabaseRuns = laneShare(serverRuns({ everyDatabase: true }));
+const everyDatabaseRuns = projectShare(serverRuns({ everyDatabase: true }));
 
 describe.each(everyDatabaseRuns)('spaces under attack ($name)', (run) => {
   let t: TestServer;

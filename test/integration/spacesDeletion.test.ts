@@ -3,14 +3,14 @@ import { silentLogger } from '../../src/logger.js';
 import { createServices } from '../../src/services.js';
 import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
 import { codeOf, gqlAs } from '../helpers/auth.js';
-import { laneShare } from '../helpers/lanes.js';
+import { projectShare } from '../helpers/projects.js';
 import { serverRuns, startRunServer, type ServerRun } from '../helpers/serverRuns.js';
 import type { TestServer } from '../helpers/testServer.js';
 
 // deleteSpace removes everything a space holds, on both databases and both graph stores, as a job with progress that
 // a restarted process resumes; other spaces lose nothing, and the space's keys lose it at once.
 
-const runs = laneShare(serverRuns({ everyDatabase: true }));
+const runs = projectShare(serverRuns({ everyDatabase: true }));
 const KEEP =
   '{ documents { totalCount } entities { totalCount } graphStats { relationshipCount } importJobs { totalCount } knowledgeGaps { totalCount } }';
 

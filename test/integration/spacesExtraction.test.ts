@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { codeOf, gqlAs, type GqlHttpResponse } from '../helpers/auth.js';
-import { laneShare } from '../helpers/lanes.js';
+import { projectShare } from '../helpers/projects.js';
 import { serverRuns, startRunServer } from '../helpers/serverRuns.js';
 import type { TestServer } from '../helpers/testServer.js';
 
@@ -15,7 +15,7 @@ const PAGE = {
 };
 const ENTITIES = '{ entities(filter: { nameContains: "Server Side" }) { nodes { id origin documents { id } } } }';
 
-describe.each(laneShare(serverRuns()))('extraction in spaces ($name)', (run) => {
+describe.each(projectShare(serverRuns()))('extraction in spaces ($name)', (run) => {
   let t: TestServer;
   const keys = { admin: '', beta: '' };
   const as = (key: string, query: string, variables?: Record<string, unknown>) =>

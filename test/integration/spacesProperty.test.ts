@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { runInSpace } from '../../src/db/spaceScope.js';
 import type { DocumentInput } from '../../src/documents/types.js';
-import { laneShare } from '../helpers/lanes.js';
+import { projectShare } from '../helpers/projects.js';
 import { serverRuns, startRunServer } from '../helpers/serverRuns.js';
 import type { TestServer } from '../helpers/testServer.js';
 
@@ -26,7 +26,7 @@ type Scenario = typeof scenario extends fc.Arbitrary<infer T> ? T : never;
 
 const sorted = (ids: Iterable<string>) => [...ids].sort();
 
-const everyDatabaseRuns = laneShare(serverRuns({ everyDatabase: true }));
+const everyDatabaseRuns = projectShare(serverRuns({ everyDatabase: true }));
 
 describe.each(everyDatabaseRuns)('space isolation as a property ($name)', (target) => {
   let t: TestServer;
@@ -80,7 +80,7 @@ describe.each(everyDatabaseRuns)('space isolation as a property ($name)', (targe
           documents: await t.services.documents.summariesByIds(documentIds),
           entities: await t.services.graph.getEntities(entityIds),
           hits: await Promise.all(
-            searches.map((query) => t.services.search.search({ query, mode: 'KEYWORD', topK: 50, filter: {} })),
+            searches.map((query) => t.services.search.hits({ query, mode: 'KEYWORD', topK: 50, filter: {} })),
           ),
         });
         const all = await read();
@@ -104,7 +104,7 @@ describe.each(everyDatabaseRuns)('space isolation as a property ($name)', (targe
             const wanted = (all.hits[k] ?? []).filter((h) => placed.documents.get(h.document.id) === space);
             expect(hits.map((h) => [h.chunk.id, h.score])).toEqual(wanted.map((h) => [h.chunk.id, h.score]));
           });
-          const page = await runInSpace(space, () => t.services.documents.list({}, 100, undefined));
+          const page = await runInSpace(space, () => t.services.documents.list({}, { first: 100 }));
           expect(page.totalCount).toBe(restrict(documentIds, placed.documents).length);
           const counts = await runInSpace(space, () => t.services.graph.stats());
           expect(counts.entityCount).toBe(restrict(entityIds, placed.entities).length);

@@ -100,7 +100,7 @@ describe.each(dbTargets())('storage ($name)', (target) => {
     await tool.close();
 
     const after = await open(128);
-    const hits = await after.search.search({ query: 'zebras on the savanna', topK: 1, filter: {} });
+    const hits = await after.search.hits({ query: 'zebras on the savanna', topK: 1, filter: {} });
     expect(hits[0]?.document.id).toBe('d2');
     const { rows } = await after.db.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM chunks WHERE embedding IS NULL',

@@ -119,7 +119,7 @@ suite('vector search on a server ($name)', (target) => {
         "SELECT pg_get_indexdef(indexrelid) AS def, indisvalid AS valid FROM pg_index WHERE indexrelid = 'chunks_embedding_hnsw'::regclass",
       );
       expect(rows[0]).toEqual({ def: expect.stringContaining('halfvec_cosine_ops'), valid: true });
-      const hits = await restarted.search.search({
+      const hits = await restarted.search.hits({
         query: 'glacier moraine sediment',
         topK: 4,
         filter: {},
@@ -147,7 +147,7 @@ suite('vector search on a server ($name)', (target) => {
       expect(rows).toEqual([
         { name: 'chunks_embedding_hnsw', def: expect.stringContaining("WITH (ef_construction='128')"), valid: true },
       ]);
-      const hits = await restarted.search.search({
+      const hits = await restarted.search.hits({
         query: 'glacier moraine sediment',
         topK: 4,
         filter: {},
@@ -213,7 +213,7 @@ suite('vector search on a server ($name)', (target) => {
       );
       if (kind === 'none') expect(rows[0]?.def).toBeNull();
       else expect(rows[0]?.def).toContain(`halfvec(${dimensions})) halfvec_cosine_ops`);
-      const hits = await s.search.search({ query: 'payment retry', topK: 1, filter: {}, mode: 'VECTOR' });
+      const hits = await s.search.hits({ query: 'payment retry', topK: 1, filter: {}, mode: 'VECTOR' });
       expect(hits[0]?.document.id).toBe('w1');
       if (kind === 'halfvec') {
         // The search orders by the indexed expression, so the planner can use the index.

@@ -5,10 +5,10 @@ import { projectPath } from '../../src/paths.js';
 // @ts-expect-error -- the Jest configuration is plain JavaScript without types
 import { splitSuites } from '../../jest.config.js';
 
-// A suite that splits its runs between the Jest projects (laneShare) but is missing from jest.config.js's list runs
+// A suite that splits its runs between the Jest projects (projectShare) but is missing from jest.config.js's list runs
 // its Neo4j runs nowhere: the `parallel` project drops them and the `neo4j` project never loads the file.
 // Built from parts, so that this file does not match itself.
-const SPLITS = new RegExp(`${'laneShare'}\\((serverRuns|graphStoreTargets)\\(`);
+const SPLITS = new RegExp(`${'projectShare'}\\((serverRuns|graphStoreTargets)\\(`);
 
 function suitesUsingLaneShare(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

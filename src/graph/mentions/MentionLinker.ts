@@ -2,12 +2,7 @@ import { currentSpaceScope } from '../../db/spaceScope.js';
 import { announceChange } from '../../db/changeFeed.js';
 import type { Db, Queryable } from '../../db/Db.js';
 import type { DocumentWriteHook, WrittenDocument } from '../../documents/DocumentWriteHook.js';
-import {
-  documentsRelation,
-  lockChunksMatchingPhrases,
-  lockDocumentTitle,
-  lockDocumentTitles,
-} from '../../documents/relations.js';
+import { lockChunksMatchingPhrases, lockDocumentTitle, lockDocumentTitles } from '../../documents/relations.js';
 import { AppError, ErrorCode } from '../../errors.js';
 import type { MentionOp } from '../types.js';
 import { linkMatches, MentionBackfill } from './MentionBackfill.js';
@@ -15,7 +10,8 @@ import { MentionMatcher, nameForms, type EntityName } from './MentionMatcher.js'
 import { EntityNameRepository } from './EntityNameRepository.js';
 import { MentionRepository, type MentionRow } from './MentionRepository.js';
 import { OutboxRepository } from './OutboxRepository.js';
-import { NameCache, type NameCacheStats } from './NameCache.js';
+import type { NameCacheStats } from './NameCache.js';
+import { SpaceNames } from './SpaceNames.js';
 import { MENTION_COUNT_CAP, partialNameMatches, rankQueryEntities, type QueryEntity } from './queryEntities.js';
 
 /** The advisory lock ("CAIN", 0) that orders name registration against document writes. */
@@ -32,29 +28,22 @@ export class MentionLinker implements DocumentWriteHook {
   readonly #backfill: MentionBackfill;
   readonly #names: EntityNameRepository;
   readonly #outbox: OutboxRepository;
-  /**
-   * The names per space (`ALL_SPACES` outside any request): a space's automaton holds its own names only, so another
-   * space's names neither link nor crowd out its matches, and no space pays for another's names.
-   */
-  private readonly caches = new Map<string, CachedNames>();
-
-  /** The cache of the running request's space. */
-  private get cached(): CachedNames | undefined {
-    return this.caches.get(cacheKey());
-  }
+  /** The names per space, as of their current version (see SpaceNames). */
+  readonly #spaceNames: SpaceNames;
 
   constructor(
     private readonly db: Db,
     private readonly mirror: boolean,
     /** Milliseconds on a monotonic clock, for the age of cached names (tests pass their own). */
-    private readonly now: () => number = () => performance.now(),
+    now: () => number = () => performance.now(),
     /** How long queries trust cached names (CAIRN_QUERY_NAMES_MAX_AGE_MS). */
-    private readonly queryNamesMaxAgeMs = 1000,
+    queryNamesMaxAgeMs = 1000,
   ) {
     this.#mentions = new MentionRepository(db);
     this.#backfill = new MentionBackfill(db, this.#mentions, mirror);
     this.#names = new EntityNameRepository(db);
     this.#outbox = new OutboxRepository(db);
+    this.#spaceNames = new SpaceNames(this.#names, now, queryNamesMaxAgeMs);
   }
 
   /** Runs the requested (deferred) backfills: all pending names matched in one pass over the chunks. */
@@ -91,7 +80,7 @@ export class MentionLinker implements DocumentWriteHook {
   /** Recomputes automatic mentions of changed documents and adds explicit ones. */
   async afterWrite(tx: Queryable, documents: readonly WrittenDocument[]): Promise<void> {
     const changed = documents.filter((d) => d.changed);
-    const matcher = changed.length > 0 ? await this.load(tx) : undefined;
+    const matcher = changed.length > 0 ? await this.#spaceNames.current(tx) : undefined;
     const auto: MentionRow[] = [];
     for (const d of changed)
       for (const c of d.chunks)
@@ -110,12 +99,11 @@ export class MentionLinker implements DocumentWriteHook {
     const ops: MentionOp[] = [];
     for (const d of changed) ops.push({ op: 'unlinkDocument', documentId: d.documentId });
     if (changed.length > 0)
-      ops.push(
-        ...(await this.linkOpsFor(
-          tx,
-          changed.map((d) => d.documentId),
-        )),
-      );
+      for (const link of await this.#mentions.linksOf(
+        tx,
+        changed.map((d) => d.documentId),
+      ))
+        ops.push({ op: 'link', ...link });
     const unchangedExplicit = documents.filter((d) => !d.changed && d.explicitEntityIds.length > 0);
     for (const d of unchangedExplicit)
       for (const entityId of d.explicitEntityIds)
@@ -221,40 +209,20 @@ export class MentionLinker implements DocumentWriteHook {
   }
 
   /** An entity's mentions of one source, in a stable order. */
-  async mentionsOf(entityId: string, source: 'auto' | 'explicit'): Promise<MentionRow[]> {
-    const { rows } = await this.db.query<{ document_id: string; chunk_id: string | number | null }>(
-      `SELECT document_id, chunk_id FROM mentions WHERE entity_id = $1 AND source = $2
-        ORDER BY document_id COLLATE "C", COALESCE(chunk_id, 0)`,
-      [entityId, source],
-    );
-    return rows.map((r) => ({
-      entityId,
-      documentId: r.document_id,
-      chunkId: r.chunk_id === null ? null : String(r.chunk_id),
-    }));
+  mentionsOf(entityId: string, source: 'auto' | 'explicit'): Promise<MentionRow[]> {
+    return this.#mentions.ofEntity(entityId, source);
   }
 
   /** Removes mentions of one source (an undone merge); Neo4j drops the links of documents left without any. */
   async removeMentions(rows: readonly MentionRow[], source: 'auto' | 'explicit'): Promise<void> {
     if (rows.length === 0) return;
     await this.db.transaction(async (tx) => {
-      await tx.query(
-        `DELETE FROM mentions m
-          USING unnest($1::text[], $2::text[], $3::bigint[]) AS x(entity_id, document_id, chunk_id)
-          WHERE m.entity_id = x.entity_id AND m.document_id = x.document_id
-            AND COALESCE(m.chunk_id, 0) = COALESCE(x.chunk_id, 0) AND m.source = $4`,
-        [rows.map((r) => r.entityId), rows.map((r) => r.documentId), rows.map((r) => r.chunkId), source],
-      );
-      if (!this.mirror) return;
-      const { rows: left } = await tx.query<{ entity_id: string; document_id: string }>(
-        `SELECT DISTINCT x.entity_id, x.document_id FROM unnest($1::text[], $2::text[]) AS x(entity_id, document_id)
-          WHERE NOT EXISTS (SELECT 1 FROM mentions m WHERE m.entity_id = x.entity_id AND m.document_id = x.document_id)`,
-        [rows.map((r) => r.entityId), rows.map((r) => r.documentId)],
-      );
-      await this.#outbox.enqueue(
-        tx,
-        left.map((r) => ({ op: 'unlink' as const, entityId: r.entity_id, documentId: r.document_id })),
-      );
+      const left = await this.#mentions.remove(tx, rows, source);
+      if (this.mirror)
+        await this.#outbox.enqueue(
+          tx,
+          left.map((pair) => ({ op: 'unlink' as const, ...pair })),
+        );
     });
   }
 
@@ -275,29 +243,12 @@ export class MentionLinker implements DocumentWriteHook {
    * second. Document writes do not need this: they check the version in their own transaction.
    */
   forgetNames(): void {
-    for (const cached of this.caches.values()) cached.checkedAt = Number.NEGATIVE_INFINITY;
+    this.#spaceNames.forget();
   }
 
   /** The cached names' size and history, over every space's cache (for benchmarks and reports); undefined before the first load. */
   nameCacheStats(): NameCacheStats | undefined {
-    if (this.caches.size === 0) return undefined;
-    const total: NameCacheStats = { names: 0, pending: 0, builds: 0 };
-    for (const { names } of this.caches.values()) {
-      const s = names.stats();
-      total.names += s.names;
-      total.pending += s.pending;
-      total.builds += s.builds;
-    }
-    return total;
-  }
-
-  private async linkOpsFor(tx: Queryable, documentIds: readonly string[]): Promise<MentionOp[]> {
-    const { rows } = await tx.query<{ entity_id: string; document_id: string; title: string }>(
-      `SELECT DISTINCT m.entity_id, m.document_id, d.title FROM mentions m JOIN ${documentsRelation('d')} ON d.id = m.document_id
-        WHERE m.document_id = ANY($1::text[])`,
-      [documentIds],
-    );
-    return rows.map((r) => ({ op: 'link', entityId: r.entity_id, documentId: r.document_id, documentTitle: r.title }));
+    return this.#spaceNames.stats();
   }
 
   /**
@@ -305,11 +256,7 @@ export class MentionLinker implements DocumentWriteHook {
    * they are, then names sharing most of their words with the query, always after every exact match.
    */
   async entitiesInQuery(text: string): Promise<QueryEntity[]> {
-    // Queries accept names up to queryNamesMaxAgeMs old (writes through this process drop the cache at once);
-    // document writes always check, so the mentions they record are never computed from stale names.
-    const cached = this.cached;
-    const names =
-      cached && this.now() - cached.checkedAt < this.queryNamesMaxAgeMs ? cached.names : await this.load(this.db);
+    const names = await this.#spaceNames.forQuery(this.db);
     const exact = names.matchesIn(text);
     const partial = partialNameMatches(text, names, new Set(exact.map((m) => m.entityId)));
     const counts = await this.#mentions.mentionCounts(
@@ -322,54 +269,4 @@ export class MentionLinker implements DocumentWriteHook {
       matches.filter((m) => counts.has(m.entityId));
     return rankQueryEntities(inSpace(exact), inSpace(partial), counts);
   }
-
-  /**
-   * The current names as of the version `q` reads: one row read when nothing changed, else only the names changed
-   * since the cached version (the whole table on the first load). The version is read before the names, so no change
-   * numbered up to it is missed. Callers never wait for each other's reads (a write waiting, inside its transaction,
-   * for a read that needs a connection could deadlock the pool, or PGlite's one connection): concurrent ones may read
-   * alike, and only a result newer than the cache is applied.
-   */
-  private async load(q: Queryable): Promise<NameCache> {
-    const version = await this.#names.namesVersion(q);
-    const covered = () => {
-      const cached = this.cached;
-      if (!cached || cached.version < version) return undefined;
-      cached.checkedAt = this.now();
-      return cached.names;
-    };
-    const since = this.cached?.version;
-    const changes = since === undefined ? undefined : await this.#names.namesChangedSince(q, since, CHANGES_READ_MAX);
-    const current = covered();
-    if (current) return current;
-    if (changes && this.cached) {
-      // Changes since `since` or earlier, applied onto a cache at `since` or later: a superset, applied alike.
-      this.cached.names.apply(changes);
-      this.cached.version = version;
-    } else {
-      const names = await this.#names.allNames(q);
-      // Another caller may have finished first: build the automaton only if this is still the newest.
-      const latest = covered();
-      if (latest) return latest;
-      this.caches.set(cacheKey(), { version, checkedAt: 0, names: new NameCache(names) });
-    }
-    const cached = this.cached as CachedNames;
-    cached.checkedAt = this.now();
-    return cached.names;
-  }
-}
-
-/** The key of the names of work outside any request, which sees every space (space ids are never empty). */
-const ALL_SPACES = '';
-const cacheKey = (): string => currentSpaceScope()?.space ?? ALL_SPACES;
-
-/** Past this many changed names, a refresh reads all names instead (and builds the automaton anew). */
-const CHANGES_READ_MAX = 20_000;
-
-/** The names and their matcher, as of one version of the names. */
-interface CachedNames {
-  version: bigint;
-  /** When the version was last confirmed (performance.now()). */
-  checkedAt: number;
-  names: NameCache;
 }

@@ -63,6 +63,56 @@ export class MentionRepository {
     );
   }
 
+  /** An entity's mentions of one source, in a stable order. */
+  async ofEntity(entityId: string, source: 'auto' | 'explicit'): Promise<MentionRow[]> {
+    const { rows } = await this.db.query<{ document_id: string; chunk_id: string | number | null }>(
+      `SELECT document_id, chunk_id FROM mentions WHERE entity_id = $1 AND source = $2
+        ORDER BY document_id COLLATE "C", COALESCE(chunk_id, 0)`,
+      [entityId, source],
+    );
+    return rows.map((r) => ({
+      entityId,
+      documentId: r.document_id,
+      chunkId: r.chunk_id === null ? null : String(r.chunk_id),
+    }));
+  }
+
+  /** Deletes these mentions of one source; returns the (entity, document) pairs left with no mention at all. */
+  async remove(
+    tx: Queryable,
+    rows: readonly MentionRow[],
+    source: 'auto' | 'explicit',
+  ): Promise<{ entityId: string; documentId: string }[]> {
+    const entityIds = rows.map((r) => r.entityId);
+    const documentIds = rows.map((r) => r.documentId);
+    await tx.query(
+      `DELETE FROM mentions m
+        USING unnest($1::text[], $2::text[], $3::bigint[]) AS x(entity_id, document_id, chunk_id)
+        WHERE m.entity_id = x.entity_id AND m.document_id = x.document_id
+          AND COALESCE(m.chunk_id, 0) = COALESCE(x.chunk_id, 0) AND m.source = $4`,
+      [entityIds, documentIds, rows.map((r) => r.chunkId), source],
+    );
+    const { rows: left } = await tx.query<{ entity_id: string; document_id: string }>(
+      `SELECT DISTINCT x.entity_id, x.document_id FROM unnest($1::text[], $2::text[]) AS x(entity_id, document_id)
+        WHERE NOT EXISTS (SELECT 1 FROM mentions m WHERE m.entity_id = x.entity_id AND m.document_id = x.document_id)`,
+      [entityIds, documentIds],
+    );
+    return left.map((r) => ({ entityId: r.entity_id, documentId: r.document_id }));
+  }
+
+  /** Each (entity, live document) pair the documents' mentions link, with the document's title. */
+  async linksOf(
+    tx: Queryable,
+    documentIds: readonly string[],
+  ): Promise<{ entityId: string; documentId: string; documentTitle: string }[]> {
+    const { rows } = await tx.query<{ entity_id: string; document_id: string; title: string }>(
+      `SELECT DISTINCT m.entity_id, m.document_id, d.title FROM mentions m JOIN ${documentsRelation('d')} ON d.id = m.document_id
+        WHERE m.document_id = ANY($1::text[])`,
+      [documentIds],
+    );
+    return rows.map((r) => ({ entityId: r.entity_id, documentId: r.document_id, documentTitle: r.title }));
+  }
+
   /** Distinct documents mentioning each entity, newest mention first, at most `first` each. */
   async documentIdsByEntity(entityIds: readonly string[], first: number): Promise<Map<string, string[]>> {
     const out = new Map<string, string[]>(entityIds.map((id) => [id, []]));

@@ -1,5 +1,5 @@
 import neo4j from 'neo4j-driver';
-import { AppError, ErrorCode, notFound } from '../../errors.js';
+import { AppError, ErrorCode } from '../../errors.js';
 import type { EntitiesAndRelationships, GraphStore } from '../GraphStore.js';
 import {
   RELATIONSHIP_TYPE_PATTERN,
@@ -12,26 +12,21 @@ import {
   type GraphCounts,
   type MentionIndex,
   type MentionOp,
-  type Origin,
   type RelationshipRecord,
   type RelationshipWrite,
 } from '../types.js';
-import { entityIdTaken, validateEntityType, validateRelationshipType } from '../validateGraphInput.js';
+import { validateEntityType, validateRelationshipType } from '../validateGraphInput.js';
 import * as Q from './cypher.js';
 import { Neo4jConnection, type Neo4jOptions, type SpacedTransaction } from './Neo4jConnection.js';
 import { countsTx, findEntitiesTx } from './entityReads.js';
+import { CHUNK, upsertEntitiesTx, upsertRelationshipsTx } from './graphWrites.js';
 import {
-  chunks,
   entityParams,
-  groupBy,
   relationshipKey,
-  relationshipParams,
   toEdges,
   toEntityRecord,
   toRelationshipRecord,
   uniqueBy,
-  writtenEntity,
-  writtenRelationship,
   type EntityMap,
   type ExpandedEdge,
   type RelationshipMap,
@@ -46,9 +41,6 @@ import { Neo4jSchema } from './Neo4jSchema.js';
 
 /** Connection options of the store (uri, user, password, optional database and logger). */
 export type { Neo4jOptions } from './Neo4jConnection.js';
-
-/** Rows per UNWIND statement. */
-const CHUNK = 2_000;
 
 /** Most mentioned-entity ids that `hasDocuments` sends to Neo4j with one query (a few MB of parameters). */
 export const MAX_MENTIONED_IDS = 100_000;
@@ -85,27 +77,8 @@ export class Neo4jGraphStore implements GraphStore {
       .map((e) => entityParams({ ...e, type: validateEntityType(e.type) }))
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const nowMs = Date.now();
-    const now = int(nowMs);
     const byId = await this.conn.guard('upsertEntities', () =>
-      this.conn.write(async (tx) => {
-        const written = new Map<string, EntityRecord>();
-        for (const chunk of chunks(rows, CHUNK)) {
-          const res = await tx.run(Q.UPSERT_ENTITIES, { rows: chunk, now, reserved: [...Q.RESERVED_LABELS] });
-          const kept = new Map(res.records.map((r) => [r.get('id') as string, r]));
-          // Entity ids are unique across spaces: an id another space holds is refused (throwing rolls back).
-          const taken = chunk.find((row) => !kept.has(row.id));
-          if (taken) throw entityIdTaken(taken.id);
-          for (const row of chunk) {
-            const r = kept.get(row.id);
-            const createdAt = (r?.get('createdAt') as number | undefined) ?? nowMs;
-            written.set(
-              row.id,
-              writtenEntity(row, createdAt, nowMs, (r?.get('origin') as Origin | undefined) ?? 'MANUAL'),
-            );
-          }
-        }
-        return written;
-      }),
+      this.conn.write((tx) => upsertEntitiesTx(tx, rows, nowMs)),
     );
     return entities.map((e) => byId.get(e.id)).filter((e): e is EntityRecord => e !== undefined);
   }
@@ -161,39 +134,10 @@ export class Neo4jGraphStore implements GraphStore {
     if (relationships.length === 0) return [];
     for (const r of relationships) validateRelationshipType(r.type);
     const unique = uniqueBy(relationships, (r) => relationshipKey(r.fromId, r.type, r.toId));
-    const endpoints = [...new Set(unique.flatMap((r) => [r.fromId, r.toId]))];
     const nowMs = Date.now();
-    const now = int(nowMs);
     const byKey = await this.conn.guard('upsertRelationships', async () => {
       await this.schema.ensureRelationshipIndexes(unique.map((r) => r.type));
-      return this.conn.write(async (tx) => {
-        const written = new Map<string, RelationshipRecord>();
-        for (const [type, group] of groupBy(unique, (r) => r.type)) {
-          for (const chunk of chunks(group, CHUNK)) {
-            const res = await tx.run(Q.upsertRelationshipsQuery(type), { rows: chunk.map(relationshipParams), now });
-            const kept = new Map(res.records.map((r) => [r.get('key') as string, r]));
-            for (const w of chunk) {
-              const r = kept.get(relationshipKey(w.fromId, w.type, w.toId));
-              if (r)
-                written.set(
-                  r.get('key') as string,
-                  writtenRelationship(
-                    w,
-                    r.get('id') as string,
-                    (r.get('createdAt') as number | null) ?? nowMs,
-                    r.get('origin') as Origin,
-                  ),
-                );
-            }
-          }
-        }
-        // Rows with a missing endpoint wrote nothing; throwing rolls the whole transaction back.
-        if (written.size < unique.length) {
-          await this.assertEntitiesExist(tx, endpoints, relationships);
-          throw new Error(`Neo4j wrote ${written.size} of ${unique.length} relationships with all endpoints present`);
-        }
-        return written;
-      });
+      return this.conn.write((tx) => upsertRelationshipsTx(tx, unique, relationships, nowMs));
     });
     return relationships
       .map((r) => byKey.get(relationshipKey(r.fromId, r.type, r.toId)))
@@ -316,19 +260,6 @@ export class Neo4jGraphStore implements GraphStore {
   /** Closes the driver. */
   async close(): Promise<void> {
     await this.conn.close();
-  }
-
-  /** Throws NOT_FOUND for the first missing endpoint in input order, if any. */
-  private async assertEntitiesExist(
-    tx: SpacedTransaction,
-    ids: readonly string[],
-    order: readonly RelationshipWrite[],
-  ): Promise<void> {
-    const res = await tx.run(Q.MISSING_ENTITIES, { ids });
-    const missing = new Set((res.records[0]?.get('missing') as string[] | undefined) ?? []);
-    if (missing.size === 0) return;
-    for (const r of order) for (const id of [r.fromId, r.toId]) if (missing.has(id)) throw notFound('Entity', id);
-    throw notFound('Entity', [...missing][0] as string);
   }
 
   /** Ids of mentioned entities, read before any Neo4j work so that a Postgres failure is not reported as Neo4j's. */

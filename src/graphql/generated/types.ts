@@ -303,7 +303,7 @@ export type EnrichContextInput = {
   query: Scalars['String']['input'];
   /** Documents the documents lane retrieves, ranked as search with groupByDocument ranks them: each brings its best chunk, and its other chunks among the topK best (default CAIRN_RAG_TOP_K, capped by CAIRN_RAG_MAX_TOP_K). */
   topK?: InputMaybe<Scalars['Int']['input']>;
-  /** Entities in the result (default CAIRN_KG_MAX_ENTITIES_IN_CONTEXT); 0 leaves the graph lane out, graph evidence included. */
+  /** Entities in the result (default CAIRN_ENRICH_MAX_ENTITIES); 0 leaves the graph lane out, graph evidence included. */
   maxEntities?: InputMaybe<Scalars['Int']['input']>;
   /** Hops around the entities the query names, 1-3 (default 1). */
   graphDepth?: InputMaybe<Scalars['Int']['input']>;

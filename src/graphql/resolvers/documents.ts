@@ -2,22 +2,21 @@ import { notFound } from '../../errors.js';
 import type { EntityRecord } from '../../graph/types.js';
 import type { Resolvers } from '../generated/types.js';
 import { toConnection } from '../connection.js';
-import { toFilterSpec, toPage } from '../inputs.js';
+import { toFilterSpec } from '../inputs.js';
 
 /** Document queries, mutations and field resolvers. */
 export const documentResolvers: Resolvers = {
   Query: {
     document: (_, { id }, { loaders }) => loaders.documentById.load(id),
     documents: async (_, { filter, first, after, sourceId }, { services }) => {
-      const page = toPage(first, after);
       const spec = toFilterSpec(filter);
       if (sourceId !== undefined && sourceId !== null)
         spec.ownerSourceId = (await services.sources.byIdOrNameOrFail(sourceId)).id;
-      const result = await services.documents.list(spec, page.first, page.after);
+      const result = await services.documents.list(spec, { first, after });
       const edges = result.rows.map((r) => ({ cursor: r.cursor, node: r.document }));
       return toConnection(edges, {
         hasNextPage: result.hasNextPage,
-        hasPreviousPage: page.after !== undefined,
+        hasPreviousPage: Boolean(after),
         totalCount: result.totalCount,
       });
     },

@@ -1,15 +1,15 @@
 import type { Resolvers } from '../generated/types.js';
 import { toConnection } from '../connection.js';
 import { badInput } from '../../errors.js';
-import { validateQueryText } from '../../retrieval/SearchService.js';
-import { toEnrichRequest } from '../inputs.js';
+import { validateQueryText } from '../../retrieval/searchRequest.js';
+import { toEnrichArgs } from '../inputs.js';
 
 /** enrichContext and knowledgeGaps. */
 export const enrichmentResolvers: Resolvers = {
   Query: {
     enrichContext: (_, { input }, { services }) => {
-      const request = toEnrichRequest(input, services.config);
-      return services.reads.run(() => services.enricher.enrich(request));
+      const args = toEnrichArgs(input);
+      return services.reads.run(() => services.enricher.enrich(args));
     },
     knowledgeGaps: async (_, { first, after }, { services }) => {
       const { edges, hasNextPage, totalCount } = await services.gaps.list(first, after);

@@ -4,7 +4,6 @@ import type { EntityRecord } from '../../graph/types.js';
 import type { Resolvers } from '../generated/types.js';
 import { loadAll, type Loaders } from '../loaders.js';
 import { toConnection } from '../connection.js';
-import { findEntityPage } from '../inputs.js';
 import { entityFactKey, relationshipFactKey } from '../../extraction/ExtractionEvidenceService.js';
 import { evidenceConnection } from './curation.js';
 
@@ -19,7 +18,7 @@ export const graphResolvers: Resolvers = {
   Query: {
     entity: (_, { id }, { loaders }) => loaders.entityById.load(id),
     entities: async (_, { filter, first, after }, { services }) => {
-      const { edges, ...pageInfo } = await findEntityPage(services.graph, filter, first, after);
+      const { edges, ...pageInfo } = await services.graph.findEntities(filter, { first, after });
       return toConnection(edges, pageInfo);
     },
     subgraph: (_, { input }, { services }) =>

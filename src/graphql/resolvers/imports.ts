@@ -9,21 +9,14 @@ import type { DocumentSummary } from '../../documents/types.js';
 import { notFound } from '../../errors.js';
 import type { ImportJobStatus, ImportKind, Resolvers } from '../generated/types.js';
 import { toConnection } from '../connection.js';
-import { toPage } from '../inputs.js';
 import { loadAll } from '../loaders.js';
-import { decodeCursor } from '../../shared/cursor.js';
 
 /** Import mutations, job queries and their field resolvers. */
 export const importResolvers: Resolvers = {
   Query: {
     importJob: async (_, { id }, { services }) => (await services.imports.job(id)) ?? null,
     importJobs: async (_, { first, after, status }, { services }) => {
-      const page = toPage(first, null);
-      const result = await services.imports.listJobs(
-        page.first,
-        after ? decodeCursor(after) : undefined,
-        status ?? undefined,
-      );
+      const result = await services.imports.listJobs({ first, after }, status ?? undefined);
       const edges = result.rows.map((r) => ({ cursor: r.cursor, node: r.job }));
       return toConnection(edges, {
         hasNextPage: result.hasNextPage,

@@ -16,7 +16,7 @@ export const searchResolvers: Resolvers = {
         groupByDocument: input.groupByDocument,
         expandNeighbors: input.expandNeighbors,
       };
-      return services.reads.run(() => services.search.search(request));
+      return services.reads.run(() => services.search.hits(request));
     },
     knowledgeStats: async (_, __, { services }) => ({
       ...(await services.documents.stats()),

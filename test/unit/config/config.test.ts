@@ -6,6 +6,18 @@ import { loadConfig, readEnvironment } from '../../../src/config.js';
 import type { AppError } from '../../../src/errors.js';
 
 describe('loadConfig', () => {
+  it('reads the enrichment settings under their other names, their own names winning', () => {
+    const old = loadConfig({
+      CAIRN_KG_MAX_ENTITIES_IN_CONTEXT: '0',
+      CAIRN_GAP_SCORE_THRESHOLD: '0.4',
+      CAIRN_GAP_MIN_COVERAGE: '0.5',
+    });
+    expect(old.enrich).toMatchObject({ maxEntities: 0, gapScoreThreshold: 0.4, gapMinCoverage: 0.5 });
+    const both = loadConfig({ CAIRN_KG_MAX_ENTITIES_IN_CONTEXT: '0', CAIRN_ENRICH_MAX_ENTITIES: '7' });
+    expect(both.enrich.maxEntities).toBe(7);
+    expect(() => loadConfig({ CAIRN_GAP_MIN_COVERAGE: '2' })).toThrow(/CAIRN_ENRICH_GAP_MIN_COVERAGE/);
+  });
+
   it('applies the documented defaults', () => {
     const c = loadConfig({});
     expect(c.host).toBe('127.0.0.1');

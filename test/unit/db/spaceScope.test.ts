@@ -66,9 +66,9 @@ const UNSCOPED: Record<string, string> = {
   'src/graph/mentions/MentionBackfill.ts#pending': BACKGROUND,
   'src/documents/relations.ts#lockChunksMatchingPhrases':
     "linking a new name to chunks that name it: the mentions trigger drops chunks of other spaces than the entity's",
-  'src/graph/mentions/MentionLinker.ts#linkOpsFor': BACKGROUND,
-  'src/graph/mentions/MentionLinker.ts#mentionsOf': `merges, ${SAME_SPACE}`,
-  'src/graph/mentions/MentionLinker.ts#removeMentions': `merges, ${SAME_SPACE}`,
+  'src/graph/mentions/MentionRepository.ts#linksOf': BACKGROUND,
+  'src/graph/mentions/MentionRepository.ts#ofEntity': `merges, ${SAME_SPACE}`,
+  'src/graph/mentions/MentionRepository.ts#remove': `merges, ${SAME_SPACE}`,
   'src/extraction/ExtractionQueueRepository.ts#finishMany': JOB_QUEUE,
   'src/audit/AuditRepository.ts#list': 'its first condition is spaceSql',
   'src/audit/AuditRepository.ts#deleteOlderThan': `${BACKGROUND}: the audit log's retention`,

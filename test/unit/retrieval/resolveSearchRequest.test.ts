@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { AppError } from '../../../src/errors.js';
-import { DEFAULT_SEARCH_TUNING, resolveSearchRequest } from '../../../src/retrieval/SearchService.js';
+import { DEFAULT_SEARCH_TUNING, resolveSearchRequest } from '../../../src/retrieval/searchRequest.js';
 
 const limits = { topK: 3, maxTopK: 50, minScoreFloor: 0.1 };
 

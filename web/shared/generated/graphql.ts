@@ -79,7 +79,7 @@ export type EnrichContextInput = {
   query: string;
   /** Documents the documents lane retrieves, ranked as search with groupByDocument ranks them: each brings its best chunk, and its other chunks among the topK best (default CAIRN_RAG_TOP_K, capped by CAIRN_RAG_MAX_TOP_K). */
   topK?: number | null | undefined;
-  /** Entities in the result (default CAIRN_KG_MAX_ENTITIES_IN_CONTEXT); 0 leaves the graph lane out, graph evidence included. */
+  /** Entities in the result (default CAIRN_ENRICH_MAX_ENTITIES); 0 leaves the graph lane out, graph evidence included. */
   maxEntities?: number | null | undefined;
   /** Hops around the entities the query names, 1-3 (default 1). */
   graphDepth?: number | null | undefined;
