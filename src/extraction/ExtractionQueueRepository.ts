@@ -193,6 +193,44 @@ export class ExtractionQueueRepository {
     await this.release(finished.map((f) => f.claim.documentId));
   }
 
+  /** The document's request time as a claim token (null: never queued), read before an extraction outside the queue. */
+  async requestToken(documentId: string): Promise<string | null> {
+    const { rows } = await this.db.query<{ token: string }>(
+      'SELECT requested_at::text AS token FROM extraction_documents WHERE document_id = $1',
+      [documentId],
+    );
+    return rows[0]?.token ?? null;
+  }
+
+  /**
+   * Records an extraction run outside the queue (an extractGraph job), unless the document was requested again since
+   * `token` (its new request stays queued), a worker holds it, or it was deleted.
+   */
+  async recordOutcome(documentId: string, token: string | null, result: ExtractionResult): Promise<void> {
+    await this.db.query(
+      `INSERT INTO extraction_documents
+              (document_id, status, error, warnings, entity_count, relationship_count, extracted_at, space_id)
+       VALUES ($1, $2, $3, $4::jsonb, $5, $6, now(), $8)
+       ON CONFLICT (document_id) DO UPDATE SET status = EXCLUDED.status, error = EXCLUDED.error,
+              warnings = EXCLUDED.warnings, entity_count = EXCLUDED.entity_count,
+              relationship_count = EXCLUDED.relationship_count, extracted_at = EXCLUDED.extracted_at, attempts = 0,
+              locked_until = NULL
+        WHERE extraction_documents.status <> 'REMOVED'
+          AND NOT (extraction_documents.status = 'RUNNING' AND extraction_documents.locked_until > now())
+          AND extraction_documents.requested_at IS NOT DISTINCT FROM $7::timestamptz`,
+      [
+        documentId,
+        result.status,
+        result.error?.slice(0, 2000) ?? null,
+        JSON.stringify(result.warnings.slice(0, 50)),
+        result.entities,
+        result.relationships,
+        token,
+        writeSpace(),
+      ],
+    );
+  }
+
   /**
    * Gives a claim back after an error that may pass (the database or graph store was away): queued again, taken no
    * sooner than `retryAt`. After `maxAttempts` claims the next claim marks it FAILED.

@@ -9,7 +9,7 @@ import type { ExtractionState } from './ExtractionQueueRepository.js';
 
 export type { ExtractionState } from './ExtractionQueueRepository.js';
 import { ExtractionRepository } from './ExtractionRepository.js';
-import { ExtractionWorker, type WorkerTimers } from './ExtractionWorker.js';
+import { ExtractionWorker, toResult, type WorkerTimers } from './ExtractionWorker.js';
 import { ExtractionWriteHook } from './ExtractionWriteHook.js';
 import type { DocumentExtractor, ExtractionSummary } from './jobPort.js';
 import { estimateExtraction } from './llm/index.js';
@@ -140,9 +140,14 @@ export class ExtractionService implements DocumentExtractor {
   }
 
   /** Extracts one document now, outside the queue (an extractGraph job). */
-  extractNow(documentId: string, options: ExtractOptions = {}): Promise<DocumentExtractionOutcome> {
+  async extractNow(documentId: string, options: ExtractOptions = {}): Promise<DocumentExtractionOutcome> {
     if (!this.pipeline) throw new Error('ExtractionService.attach was not called');
-    return this.pipeline.extract(documentId, options);
+    const queue = this.#repository.queue;
+    const token = await queue.requestToken(documentId);
+    const outcome = await this.pipeline.extract(documentId, options);
+    // Its state and counts are the document's, whoever ran it: stats and the job's summary read them.
+    if (outcome.status !== 'SKIPPED') await queue.recordOutcome(documentId, token, toResult(outcome));
+    return outcome;
   }
 
   /** Extraction state, entities and relationships summed over these documents (an import job's, a source's sync). */

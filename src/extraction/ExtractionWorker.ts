@@ -244,7 +244,8 @@ export class ExtractionWorker {
   }
 }
 
-function toResult(outcome: DocumentExtractionOutcome): ExtractionResult {
+/** What the queue records of an outcome. */
+export function toResult(outcome: DocumentExtractionOutcome): ExtractionResult {
   return {
     status: outcome.status === 'FAILED' ? 'FAILED' : 'DONE',
     ...(outcome.error !== undefined ? { error: outcome.error } : {}),

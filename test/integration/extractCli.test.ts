@@ -5,7 +5,10 @@ import path from 'node:path';
 import { extractWith, parseExtractRequest, type ExtractCommandOptions } from '../../src/cli/extractCommand.js';
 import { recordServerUrl } from '../../src/db/dataDirLock.js';
 import { runCliInProcess } from '../helpers/cli.js';
-import { dbTargets } from '../helpers/databases.js';
+import { loadConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/logger.js';
+import { createServices, type Services } from '../../src/services.js';
+import { dbTargets, edgeTarget, type ScratchDatabase } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 import { WordExtractor } from '../helpers/wordExtractor.js';
 
@@ -109,5 +112,45 @@ describe('cairn extract', () => {
     expect(report).toMatchObject({ status: 'SUCCEEDED', documents: 1, failed: 0, summary: { done: 1, entities: 3 } });
     expect(report.tokens).toBeGreaterThan(0);
     expect(extractor!.requests).toBe(2);
+  });
+});
+
+// The job on the product's own extractors, with the documents queued by their writes and no worker running (as after
+// `cairn import dir`): what it extracted is each document's recorded state, which its summary and `cairn stats` read.
+describe('cairn extract with the default extractors', () => {
+  let scratch: ScratchDatabase;
+  let s: Services;
+  beforeAll(async () => {
+    scratch = await edgeTarget().createDatabase();
+    const config = loadConfig({
+      ...scratch.env,
+      CAIRN_EMBEDDING_PROVIDER: 'hashing',
+      CAIRN_EXTRACTION_EXTRACTORS: 'structural,offline',
+    });
+    s = await createServices(config, silentLogger(), { importQueue: false });
+    await s.documents.create({
+      id: 'vite-config',
+      title: 'Vite config',
+      content: 'Use `server.port` to set the port. The `build.outDir` option sets the output folder.',
+    });
+    await s.documents.create({
+      id: 'vite-plugins',
+      title: 'Plugins',
+      content: 'A plugin uses the `configResolved` hook. Rollup plugins work in Vite.',
+    });
+  });
+  afterAll(async () => {
+    await s?.close();
+    await scratch?.drop();
+  });
+
+  it('records every document as extracted, with the entities and relationships it supports', async () => {
+    expect((await s.extraction.summary(['vite-config', 'vite-plugins'])).pending).toBe(2);
+    const report = await extractWith(s, parseExtractRequest([], options({ all: true })), true);
+    expect(report).toMatchObject({ status: 'SUCCEEDED', documents: 2, failed: 0 });
+    expect(report.summary).toMatchObject({ pending: 0, running: 0, done: 2, failed: 0 });
+    expect(report.summary!.entities).toBeGreaterThan(0);
+    const again = await extractWith(s, parseExtractRequest([], options({ all: true })), true);
+    expect(again.summary).toEqual(report.summary);
   });
 });

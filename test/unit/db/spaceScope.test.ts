@@ -70,6 +70,7 @@ const UNSCOPED: Record<string, string> = {
   'src/graph/mentions/MentionRepository.ts#ofEntity': `merges, ${SAME_SPACE}`,
   'src/graph/mentions/MentionRepository.ts#remove': `merges, ${SAME_SPACE}`,
   'src/extraction/ExtractionQueueRepository.ts#finishMany': JOB_QUEUE,
+  'src/extraction/ExtractionQueueRepository.ts#requestToken': `${JOB_QUEUE}: one document by its id, which the job resolved in its space`,
   'src/audit/AuditRepository.ts#list': 'its first condition is spaceSql',
   'src/audit/AuditRepository.ts#deleteOlderThan': `${BACKGROUND}: the audit log's retention`,
   'src/graph/mentions/MentionRepository.ts#mentionCounts': 'its inSpace condition applies spaceSql',
