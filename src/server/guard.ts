@@ -51,24 +51,18 @@ function refuse(res: Response, decision: { retryAfterSeconds: number }, what: st
   sendError(res, 429, error);
 }
 
-/** Spends a token of `bucket`; answers 429 with Retry-After and returns true when none is left. */
-function limited(limiter: RateLimiter, res: Response, bucket: string): boolean {
+const API_LIMIT = { what: 'Too many requests', settings: 'CAIRN_RATE_LIMIT_PER_SECOND, CAIRN_RATE_LIMIT_BURST' };
+
+/** Spends a token of `bucket`; answers 429 with Retry-After (naming `limit`) and returns true when none is left. */
+function limited(
+  limiter: RateLimiter,
+  res: Response,
+  bucket: string,
+  limit: { what: string; settings: string } = API_LIMIT,
+): boolean {
   const decision = limiter.take(bucket);
   if (decision.ok) return false;
-  refuse(res, decision, 'Too many requests', 'CAIRN_RATE_LIMIT_PER_SECOND, CAIRN_RATE_LIMIT_BURST');
-  return true;
-}
-
-/** Spends a token of the space's bucket (CAIRN_SPACE_RATE_LIMIT_*); answers 429 and returns true when none is left. */
-function spaceLimited(limiter: RateLimiter, res: Response, space: string): boolean {
-  const decision = limiter.take(`space:${space}`);
-  if (decision.ok) return false;
-  refuse(
-    res,
-    decision,
-    `Too many requests in space "${space}"`,
-    'CAIRN_SPACE_RATE_LIMIT_PER_SECOND, CAIRN_SPACE_RATE_LIMIT_BURST',
-  );
+  refuse(res, decision, limit.what, limit.settings);
   return true;
 }
 
@@ -110,7 +104,7 @@ export function createGuard(
   limiters: { limiter: RateLimiter; failedKeys: RateLimiter; spaces: RateLimiter },
   spaces: SpaceService,
 ) {
-  const { limiter, failedKeys } = limiters;
+  const { limiter, failedKeys, spaces: spaceLimiter } = limiters;
   return (need?: Role): RequestHandler =>
     async (req, res, next) => {
       if (failedKeysExhausted(authenticator, failedKeys, req, res)) return;
@@ -145,7 +139,12 @@ export function createGuard(
         sendError(res, SPACE_STATUS[err.code] ?? 403, err);
         return;
       }
-      if (spaceLimited(limiters.spaces, res, res.locals[SPACE] as string)) return;
+      const space = res.locals[SPACE] as string;
+      const spaceLimit = {
+        what: `Too many requests in space "${space}"`,
+        settings: 'CAIRN_SPACE_RATE_LIMIT_PER_SECOND, CAIRN_SPACE_RATE_LIMIT_BURST',
+      };
+      if (limited(spaceLimiter, res, `space:${space}`, spaceLimit)) return;
       res.locals[PRINCIPAL] = principal;
       next();
     };
