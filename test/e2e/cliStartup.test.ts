@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { projectPath } from '../../src/paths.js';
-import { CLI_MAIN, childEnv } from '../helpers/cli.js';
+import { CLI_ARGS, childEnv } from '../helpers/cli.js';
 import { scratchPglite } from '../helpers/databases.js';
 
 // `cairn --version` and `--help` must answer at once: the CLI loads a command's modules only when that command runs.
@@ -18,7 +18,7 @@ function modulesLoadedBy(args: string[], env: Record<string, string> = {}) {
   const log = path.join(scratch, `${args.join('_').replace(/\W/g, '')}.log`);
   const res = spawnSync(
     process.execPath,
-    ['--import', projectPath('test/helpers/recordModules.mjs'), CLI_MAIN, ...args],
+    ['--import', projectPath('test/helpers/recordModules.mjs'), ...CLI_ARGS, ...args],
     {
       env: childEnv({ ...env, CAIRN_TEST_MODULE_LOG: log }),
       encoding: 'utf8',

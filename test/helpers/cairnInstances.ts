@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { projectPath } from '../../src/paths.js';
-import { childEnv, CLI_MAIN } from './cli.js';
+import { childEnv, CLI_ARGS } from './cli.js';
 import { NO_BACKGROUND_EXTRACTION } from './backgroundWork.js';
 
 /** Neo4j connection settings for the instances' shared graph store. */
@@ -98,7 +98,7 @@ export async function startInstances(options: StartInstancesOptions): Promise<Ca
 
 function startOne(env: Record<string, string>, children: ChildProcess[]): Promise<CairnInstance> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_MAIN, 'serve'], { env: childEnv(env), cwd: projectPath() });
+    const child = spawn(process.execPath, [...CLI_ARGS, 'serve'], { env: childEnv(env), cwd: projectPath() });
     children.push(child);
     let out = '';
     const timer = setTimeout(() => reject(new Error(`a Cairn instance did not start within 60 s:\n${out}`)), 60_000);

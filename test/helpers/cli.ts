@@ -10,6 +10,13 @@ export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 /** The CLI compiled from the current sources by test/globalSetup.mjs (plain node starts it in a third of tsx's CPU). */
 export const CLI_MAIN = projectPath('.cairn/test-cli/src/cli/main.js');
 
+/**
+ * Node's arguments for a `cairn` child: the compiled CLI, with PGlite's WebAssembly kept on V8's baseline compiler.
+ * A test's child lives seconds, and tiering the database's 13,000 functions up to optimized code cost it about a
+ * second of CPU (40% of `cairn stats`) that it never won back.
+ */
+export const CLI_ARGS = ['--liftoff-only', CLI_MAIN];
+
 /** Runs `cairn <args>` from the compiled sources and collects its output; `cwd` defaults to the project. */
 export function runCli(
   args: string[],
@@ -17,7 +24,7 @@ export function runCli(
   cwd = projectPath(),
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_MAIN, ...args], { env: childEnv(env), cwd });
+    const child = spawn(process.execPath, [...CLI_ARGS, ...args], { env: childEnv(env), cwd });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -68,7 +75,7 @@ export function startCliServer(
   env: Record<string, string>,
 ): Promise<{ child: ChildProcess; url: string; logs: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_MAIN, 'serve'], {
+    const child = spawn(process.execPath, [...CLI_ARGS, 'serve'], {
       env: childEnv({ CAIRN_HOST: '127.0.0.1', CAIRN_PORT: '0', ...env }),
       cwd: projectPath(),
     });

@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { projectPath } from '../../src/paths.js';
-import { CLI_MAIN, childEnv } from './cli.js';
+import { CLI_ARGS, childEnv } from './cli.js';
 
 /** A tool call's result as the SDK client returns it. */
 export interface ToolResult {
@@ -24,7 +24,7 @@ export async function connectHttp(url: string, key?: string, headers: Record<str
 export async function connectStdio(env: Record<string, string>): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI_MAIN, 'mcp'],
+    args: [...CLI_ARGS, 'mcp'],
     env: childEnv(env) as Record<string, string>,
     cwd: projectPath(),
     stderr: 'pipe',

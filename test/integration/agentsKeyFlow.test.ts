@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { projectPath } from '../../src/paths.js';
 import { codeOf, gqlAs } from '../helpers/auth.js';
-import { CLI_MAIN, childEnv, startCliServer } from '../helpers/cli.js';
+import { CLI_ARGS, childEnv, startCliServer } from '../helpers/cli.js';
 
 // docs/agents.md section 1, run in order on a fresh data folder as a newcomer would: the server started (`npm start`),
 // then the page's key commands exactly as written (`npm run --silent cairn --` is the compiled CLI here), then its
@@ -55,7 +55,9 @@ describe('docs/agents.md: start Cairn and get a key, in order, on a fresh data f
   it('works as written: an admin key in CAIRN_API_KEY, an agent key in CAIRN_AGENT_KEY that the curl example uses', async () => {
     const env = { CAIRN_DATA_DIR: dataDir, CAIRN_EMBEDDING_PROVIDER: 'hashing' };
     server = await startCliServer(env); // npm start
-    const keys = example('keys').split(NPM_CAIRN).join(`"${process.execPath}" "${CLI_MAIN}"`);
+    const keys = example('keys')
+      .split(NPM_CAIRN)
+      .join(`"${process.execPath}" ${CLI_ARGS.map((a) => `"${a}"`).join(' ')}`);
     const curl = example('curl').split(DOC_URL).join(server.url);
     const script = `${keys}\necho "admin=$CAIRN_API_KEY"\necho "agent=$CAIRN_AGENT_KEY"\n${curl}\n`;
     const { stdout } = await run('bash', ['-c', script], { env: childEnv(env), cwd: projectPath() });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { SafeFetcher } from '../../importers/http/SafeFetcher.js';
+import { createSafeFetcher } from '../../importers/http/safeFetch.js';
 import { planOpenApi } from '../../importers/pipeline/planSources.js';
 import { loadConfig } from '../../src/config.js';
 import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
@@ -10,13 +11,13 @@ import { edgeTarget, type DbTarget } from '../helpers/databases.js';
 import { startFixtureSite, startFolderSite, type FixtureSite } from '../helpers/fixtureSite.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 
-// DigitalOcean's public spec: 2,907 files joined by ~9,500 relative $refs, 659 operations, 22,000 chunks. The store is
-// not what is under test: each import writes to one database, the real Postgres server when there is one (PGlite's
-// WebAssembly spends about 30 s of CPU on the chunks), else PGlite.
+// DigitalOcean's public spec: 2,907 files joined by ~9,500 relative $refs, 659 operations, 22,000 chunks. Its imports are
+// planned, not written: the store is not what is under test. The small spec's imports write to one database, the real
+// Postgres server when there is one, else PGlite.
 const SPEC_FOLDER = fileURLToPath(new URL('../../../shared/data/openapi/digitalocean/specification/', import.meta.url));
 const SPEC_FILE = 'DigitalOcean-public.v2.yaml';
 const OPERATIONS = 659;
-// Small vectors: the 22,000 chunks' embeddings and their vector index are not under test either.
+// Small vectors: embeddings are not under test.
 const DIMENSIONS = 64;
 
 const IMPORT_OPENAPI = `mutation($input: ImportOpenApiInput!) {
@@ -62,23 +63,27 @@ describe('a spec of thousands of files (DigitalOcean)', () => {
     await small?.close();
   });
 
-  it('imports by URL within the default limits: every operation, every file fetched once', async () => {
+  // Fetching is what a spec of thousands of files strains: this plans a URL import with the fetcher the server builds
+  // from its settings, at the default limits. Writing a plan is the same for any spec (the small import below and the
+  // importer suites write them); 22,000 chunks' writes would prove nothing more here.
+  it('plans a URL import within the default limits: every operation, every file fetched once', async () => {
     const started = Date.now();
-    const res = await t.gql<ImportResult>(IMPORT_OPENAPI, {
-      input: { url: `${specs.url}/${SPEC_FILE}`, specId: 'do' },
-    });
-    expect(res.errors).toBeUndefined();
-    expect(res.data!.importOpenApi.job.status).toBe('SUCCEEDED');
+    const config = loadConfig({ CAIRN_IMPORT_ALLOW_PRIVATE_HOSTS: new URL(specs.url).host }).import;
+    const plan = await planOpenApi(
+      { url: `${specs.url}/${SPEC_FILE}`, specId: 'do', tags: [] },
+      { fetcher: createSafeFetcher(config), config },
+    );
+    expect(plan.spec?.operationDocumentIds).toHaveLength(OPERATIONS);
     expect(
       operationIds(
-        res.data!.importOpenApi.documents.map((d) => d.id),
+        plan.documents.map((d) => d.id),
         'do',
       ),
     ).toHaveLength(OPERATIONS);
     const fetched = [...specs.hits.keys()].filter((p) => p !== `/${SPEC_FILE}`);
     expect(fetched.length).toBeGreaterThan(2000);
     expect([...specs.hits.values()].every((n) => n === 1)).toBe(true);
-    console.log(`DigitalOcean by URL: ${fetched.length + 1} files, ${Date.now() - started} ms`);
+    console.log(`DigitalOcean by URL (planned): ${fetched.length + 1} files, ${Date.now() - started} ms`);
   }, 300_000);
 
   // The CLI's `import openapi <file>` sends the file's text with its path, and the import plans it with planOpenApi,

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { lockFileFor } from '../../src/db/dataDirLock.js';
 import { projectPath } from '../../src/paths.js';
-import { CLI_MAIN, childEnv, runCli, startCliServer } from '../helpers/cli.js';
+import { CLI_ARGS, childEnv, runCli, startCliServer } from '../helpers/cli.js';
 import { scratchPglite, type ScratchDatabase } from '../helpers/databases.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
 import {
@@ -168,7 +168,7 @@ describe('cairn mcp with an unreachable embedding backend', () => {
 /** Runs `cairn mcp` on a fresh store with `lines` piped to stdin; its answers, one per stdout line, and exit code. */
 async function pipedMcp<T>(lines: readonly string[]): Promise<{ answers: T[]; code: number | null }> {
   const database = await scratchPglite();
-  const child = spawn(process.execPath, [CLI_MAIN, 'mcp'], {
+  const child = spawn(process.execPath, [...CLI_ARGS, 'mcp'], {
     env: childEnv({ ...BASE_ENV, ...database.env }),
     cwd: projectPath(),
   });
