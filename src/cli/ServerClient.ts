@@ -43,10 +43,21 @@ export class ServerClient {
   }
 
   /** Runs one subscription over graphql-ws (ws://…/graphql, same key) until it completes, handing each result to `onNext`. */
-  async subscribe<T>(query: string, variables: Record<string, unknown>, onNext: (data: T) => void): Promise<void> {
+  async subscribe<T>(
+    query: string,
+    variables: Record<string, unknown>,
+    onNext: (data: T) => void,
+    headers: Record<string, string> = {},
+  ): Promise<void> {
+    // The server reads a subscription's space from its upgrade request's headers, as HTTP reads a request's.
+    class WebSocketWithHeaders extends WebSocket {
+      constructor(address: string, protocols?: string | string[]) {
+        super(address, protocols, { headers });
+      }
+    }
     const client = createClient({
       url: `${this.url.replace(/^http/, 'ws')}/graphql`,
-      webSocketImpl: WebSocket,
+      webSocketImpl: WebSocketWithHeaders,
       lazy: true,
       retryAttempts: 0,
       connectionParams: this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {},

@@ -22,9 +22,11 @@ Commands:
         [--tag T]… [--type MANUAL|TUTORIAL|…] [--title T] [--source S] [--json]
                         other files are listed as skipped, with why; --json prints one NDJSON line per item
                         and a summary; exit 1 when any item failed
-  extract --all | --document <id>… | --type T --tag T… [--extractors structural,offline,llm] [--dry-run] [--json]
-                        extract entities and relationships from documents, with progress; --dry-run sends
-                        nothing and prints what an LLM extraction would cost; exit 1 unless every document succeeded
+  extract --all | --document <id>… | --type T --tag T… [--space S] [--extractors structural,offline,llm]
+        [--dry-run] [--json]
+                        extract entities and relationships from documents, with progress, in every space (or
+                        --space S; through a server, the key's space); --dry-run sends nothing and prints what an
+                        LLM extraction would cost; exit 1 unless every document succeeded
   keys create --role admin|editor|agent|reader --name <name> [--space S]… [--json] [--force]
                         create an API key and print it once (only its SHA-256 is stored);
                         the first key must be an admin key (--force creates another role anyway);

@@ -115,9 +115,11 @@ async function importCli({ config, logger, client, args, values }: CommandContex
 async function extractCli({ config, logger, client, args, values }: CommandContext): Promise<number> {
   const { extractCommand, parseExtractRequest } = await import('./extractCommand.js');
   const request = parseExtractRequest(args, extractOptions(values));
-  if (!client) return extractCommand(config, logger, request, values.json);
+  if (values.space.length > 1) throw new CliError('extract takes one --space (or none, for every space)');
+  const space = values.space[0];
+  if (!client) return extractCommand(config, logger, request, values.json, space);
   const { remoteExtract } = await import('./remoteExtract.js');
-  return remoteExtract(client, request, values.json);
+  return remoteExtract(client, request, values.json, space);
 }
 
 /** `cairn sources …`. */

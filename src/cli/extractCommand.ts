@@ -16,7 +16,7 @@ import { UsageError } from './cliErrors.js';
 import { progressReporter } from './progress.js';
 
 const EXTRACT_USAGE =
-  'usage: cairn extract --all | --document <id>… | --type T --tag T… [--extractors structural,offline,llm] [--dry-run] [--json]';
+  'usage: cairn extract --all | --document <id>… | --type T --tag T… [--space S] [--extractors structural,offline,llm] [--dry-run] [--json]';
 
 /** The options of `cairn extract`. */
 export interface ExtractCommandOptions {
@@ -78,7 +78,7 @@ export function parseExtractRequest(positionals: string[], opts: ExtractCommandO
 }
 
 /** The filter in the services' form. */
-function filterSpec(filter: NonNullable<ExtractCliRequest['filter']>): DocumentFilterSpec {
+export function filterSpec(filter: NonNullable<ExtractCliRequest['filter']>): DocumentFilterSpec {
   const spec: DocumentFilterSpec = {};
   if (filter.types) spec.types = filter.types.map((t) => t.toLowerCase() as DocumentTypeName);
   if (filter.tags !== undefined) spec.tagGroups = parseTagExpression(filter.tags, '--tag');
@@ -116,25 +116,31 @@ export function reportOf(job: ImportJobRecord, summary: ExtractionSummary | null
   };
 }
 
-/** `cairn extract` on the store itself; exit 0 when the job SUCCEEDED. */
+/** `cairn extract` on the store itself, in `space` or in every space; exit 0 when every job SUCCEEDED. */
 export async function extractCommand(
   config: Config,
   logger: Logger,
   request: ExtractCliRequest,
   json: boolean,
+  space?: string,
 ): Promise<number> {
   const services = await createServices(config, logger, { importQueue: false });
   try {
-    return printReport(await extractWith(services, request, json), json);
+    const { extractInSpaces } = await import('./extractSpaces.js');
+    const reports = await extractInSpaces(services, request, json, space);
+    let code = 0;
+    for (const { space: id, report } of reports)
+      code = Math.max(code, printReport(report, json, reports.length > 1 ? id : undefined));
+    return code;
   } finally {
     await services.close();
   }
 }
 
 /** Prints the summary line (or one JSON object) and returns the exit code. */
-export function printReport(report: ExtractReport, json: boolean): number {
+export function printReport(report: ExtractReport, json: boolean, space?: string): number {
   if (json) {
-    process.stdout.write(`${JSON.stringify({ event: 'summary', ...report })}\n`);
+    process.stdout.write(`${JSON.stringify({ event: 'summary', ...(space ? { space } : {}), ...report })}\n`);
     return report.status === 'SUCCEEDED' ? 0 : 1;
   }
   const s = report.summary;
@@ -144,6 +150,7 @@ export function printReport(report: ExtractReport, json: boolean): number {
         `${report.status}: ${report.documents} documents, ${s?.entities ?? 0} entities, ${s?.relationships ?? 0} relationships, ` +
           `${report.failed} failed, ${report.tokens} tokens (job ${report.jobId}).`,
       ];
+  if (space) lines[0] = `space ${space}: ${lines[0]}`;
   for (const w of report.warnings.slice(0, 20)) lines.push(`warning: ${w}`);
   process.stderr.write(`\n${lines.join('\n')}\n`);
   return report.status === 'SUCCEEDED' ? 0 : 1;

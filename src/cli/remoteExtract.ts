@@ -1,3 +1,4 @@
+import { SPACE_HEADER } from '../auth/SpaceService.js';
 import type { ExtractCliRequest, ExtractReport } from './extractCommand.js';
 import { printReport } from './extractCommand.js';
 import { progressReporter } from './progress.js';
@@ -19,7 +20,14 @@ interface RemoteJob {
 }
 
 /** `cairn extract` through the running server: extractGraph, then importJobUpdated until the job has finished. */
-export async function remoteExtract(client: ServerClient, request: ExtractCliRequest, json: boolean): Promise<number> {
+export async function remoteExtract(
+  client: ServerClient,
+  request: ExtractCliRequest,
+  json: boolean,
+  space?: string,
+): Promise<number> {
+  // In the key's own space, or the one --space names (the Cairn-Space header).
+  const headers: Record<string, string> = space === undefined ? {} : { [SPACE_HEADER]: space };
   const input = {
     ...(request.documentIds ? { documentIds: request.documentIds } : { filter: request.filter }),
     ...(request.extractors ? { extractors: request.extractors.map((e) => e.toUpperCase()) } : {}),
@@ -28,16 +36,19 @@ export async function remoteExtract(client: ServerClient, request: ExtractCliReq
   const { extractGraph: started } = await client.graphql<{ extractGraph: { id: string } }>(
     'mutation($input: ExtractGraphInput!) { extractGraph(input: $input) { id } }',
     { input },
+    headers,
   );
   const report = progressReporter('documents', json);
   await client.subscribe<{ importJobUpdated: { progress: { done: number; total: number } } }>(
     'subscription($id: ID!) { importJobUpdated(id: $id) { status progress { done total } } }',
     { id: started.id },
     ({ importJobUpdated: j }) => report(j.progress),
+    headers,
   );
   const { importJob: job } = await client.graphql<{ importJob: RemoteJob }>(
     `query($id: ID!) { importJob(id: $id) { ${JOB_FIELDS} } }`,
     { id: started.id },
+    headers,
   );
   return printReport(
     {

@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { extractWith, parseExtractRequest, type ExtractCommandOptions } from '../../src/cli/extractCommand.js';
+import { extractInSpaces } from '../../src/cli/extractSpaces.js';
 import { recordServerUrl } from '../../src/db/dataDirLock.js';
+import { runInSpace } from '../../src/db/spaceScope.js';
 import { runCliInProcess } from '../helpers/cli.js';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/logger.js';
@@ -92,6 +94,19 @@ describe('cairn extract', () => {
     expect(extractor!.requests).toBe(0);
   });
 
+  it('runs in the space --space names, through the server too', async () => {
+    await t.services.spaces.create({ id: 'gamma' });
+    await runInSpace('gamma', () =>
+      t.services.documents.create({ id: 'g-1', title: 'Gamma', content: 'Frank met Grace.' }),
+    );
+    const res = await runCliInProcess(['extract', '--all', '--space', 'gamma', '--extractors', 'offline'], env);
+    expect(res.stderr).toMatch(/SUCCEEDED: 1 documents, 2 entities, 1 relationships/);
+    expect(res.code).toBe(0);
+    const wrong = await runCliInProcess(['extract', '--all', '--space', 'nowhere'], env);
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stderr).toMatch(/nowhere/);
+  });
+
   it('gives a source its extractors with sources add --extractors', async () => {
     const args = ['sources', 'add', 'spec', '--kind', 'openapi', '--url', 'https://example.com/openapi.json'];
     const added = await runCliInProcess([...args, '--extractors', 'structural,offline'], env);
@@ -152,5 +167,31 @@ describe('cairn extract with the default extractors', () => {
     expect(report.summary!.entities).toBeGreaterThan(0);
     const again = await extractWith(s, parseExtractRequest([], options({ all: true })), true);
     expect(again.summary).toEqual(report.summary);
+  });
+
+  it('extracts every space’s documents into their own spaces, or one space’s with --space', async () => {
+    await s.spaces.create({ id: 'beta' });
+    const page = { title: 'Server Side Rendering', content: 'Pages rendered on the server.' };
+    await runInSpace('beta', () => s.documents.create({ id: 'beta-ssr', ...page }));
+    const all = await extractInSpaces(s, parseExtractRequest([], options({ all: true })), true);
+    expect(all.map((r) => [r.space, r.report.status, r.report.documents])).toEqual([
+      ['beta', 'SUCCEEDED', 1],
+      ['default', 'SUCCEEDED', 2],
+    ]);
+    const inBeta = (await runInSpace('beta', () => s.graph.entitiesByIds(['x@beta:topic:server-side-rendering'])))[0];
+    expect(inBeta?.name).toBe('Server Side Rendering');
+    expect(await s.graph.entitiesByIds(['x:topic:server-side-rendering'])).toEqual([]);
+
+    // By id, each document in its own space; --space keeps to one; ids no space holds change nothing.
+    const byId = parseExtractRequest([], options({ documents: ['beta-ssr', 'vite-config'] }));
+    expect((await extractInSpaces(s, byId, true)).map((r) => [r.space, r.report.documents])).toEqual([
+      ['beta', 1],
+      ['default', 1],
+    ]);
+    const one = await extractInSpaces(s, parseExtractRequest([], options({ all: true })), true, 'beta');
+    expect(one.map((r) => [r.space, r.report.documents])).toEqual([['beta', 1]]);
+    const missing = parseExtractRequest([], options({ documents: ['beta-ssr', 'nowhere'] }));
+    await expect(extractInSpaces(s, missing, true)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(extractInSpaces(s, byId, true, 'gamma')).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });

@@ -133,4 +133,18 @@ describe.each(projectShare(serverRuns()))('extraction in spaces ($name)', (run) 
     await t.services.extraction.drain();
     expect(await data(keys.beta, spa)).toEqual({ entity: null });
   });
+
+  it('leaves nothing of extraction behind when the space is deleted', async () => {
+    const ofBeta = async () =>
+      (
+        await t.services.db.query<{ n: number }>(
+          `SELECT (SELECT count(*) FROM extraction_facts WHERE fact_key LIKE '%x@beta:%')
+                + (SELECT count(*) FROM extraction_evidence WHERE fact_key LIKE '%x@beta:%') AS n`,
+        )
+      ).rows[0]?.n;
+    expect(Number(await ofBeta())).toBeGreaterThan(0);
+    await t.services.spaceDeletions.request('beta');
+    expect((await t.services.spaceDeletions.waitFor('beta'))?.status).toBe('SUCCEEDED');
+    expect(Number(await ofBeta())).toBe(0);
+  });
 });
