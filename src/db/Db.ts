@@ -21,8 +21,9 @@ export interface ChangeListener {
 }
 
 /**
- * Told of each statement a `Db` sends (its text), synchronously and in the async context of the code that sent it:
- * transaction and lock statements included. For tracing and metrics; tests count one call's statements with it.
+ * Told of each statement a `Db` sends for its callers (its text), synchronously and in the async context of the code
+ * that sent it, with the transaction and advisory-lock statements around them; not those of the connections a `Db`
+ * keeps for itself (`sessionLock`, `listen`). For tracing and metrics; tests count one call's statements with it.
  */
 export type StatementObserver = (sql: string) => void;
 

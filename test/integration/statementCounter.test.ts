@@ -47,6 +47,20 @@ describe.each(dbTargets())('countStatements on $name', (target) => {
     expect(statements).toBe(1 + 3 + (target.name === 'postgres' ? 3 : 1));
   });
 
+  it('counts the ROLLBACK of a transaction that fails', async () => {
+    const { value, statements } = await countStatements(() =>
+      db
+        .transaction(async (tx) => {
+          await tx.query('SELECT 1');
+          throw new Error('changed my mind');
+        })
+        .catch((err: unknown) => err),
+    );
+    expect(value).toEqual(new Error('changed my mind'));
+    // BEGIN, the statement, ROLLBACK.
+    expect(statements).toBe(3);
+  });
+
   it('counts the work a call waits for, and not the work an earlier call left running', async () => {
     let release = (): void => undefined;
     const released = new Promise<void>((resolve) => (release = resolve));
