@@ -19,7 +19,8 @@ interface Tally {
 /**
  * Where a statement runs. `operationOnly`: in an HTTP request the call sent, whose statements count from where its
  * operation starts (its route, behind the guard): authentication, rate limits and the space check before it answer
- * from caches that expire every few seconds, so whether they send a statement depends on the clock.
+ * from caches that expire every few seconds, so whether they send a statement depends on the clock. Work the request
+ * hands to the background with `outsideRequest` (the knowledge gaps' flush) leaves the route, and the count, too.
  */
 interface Scope {
   tally: Tally;
