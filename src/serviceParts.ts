@@ -5,7 +5,7 @@ import { SpaceService } from './auth/SpaceService.js';
 import { ApiKeyService } from './auth/ApiKeyService.js';
 import type { Config } from './config.js';
 import { KeyedLock } from './db/KeyedLock.js';
-import type { Db } from './db/Db.js';
+import type { Db, StatementObserver } from './db/Db.js';
 import { migrate } from './db/migrate.js';
 import { composeWriteHooks } from './documents/composeWriteHooks.js';
 import { DocumentService } from './documents/DocumentService.js';
@@ -47,6 +47,8 @@ export interface CoreOptions {
   now?: () => Date;
   /** Use these extractors instead of the built-in ones (tests inject deterministic ones). */
   extractors?: Extractor[];
+  /** Told of every statement the services' database sends (tracing; tests count one call's statements). */
+  onStatement?: StatementObserver;
 }
 
 /** Advisory-lock space of entity creates (see KeyedLock). */

@@ -235,7 +235,7 @@ export async function createServices(
   logger: Logger,
   options: CreateServicesOptions = {},
 ): Promise<Services> {
-  const db = await openDb(config, { logger, now: options.now });
+  const db = await openDb(config, { logger, now: options.now, onStatement: options.onStatement });
   try {
     const embedder = await prepareDatabase(db, config, logger, options);
     const { store, init: initStore } = await openGraphStore(db, config, logger, options);

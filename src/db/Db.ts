@@ -20,6 +20,13 @@ export interface ChangeListener {
   close(): Promise<void>;
 }
 
+/**
+ * Told of each statement a `Db` sends for its callers (its text), synchronously and in the async context of the code
+ * that sent it, with the transaction and advisory-lock statements around them; not those of the connections a `Db`
+ * keeps for itself (`sessionLock`, `listen`). For tracing and metrics; tests count one call's statements with it.
+ */
+export type StatementObserver = (sql: string) => void;
+
 /** Which engine backs a `Db`. */
 export type DbKind = 'pglite' | 'postgres';
 
@@ -44,8 +51,6 @@ export interface Db extends Queryable {
    * some may have been missed. A no-op on PGlite, whose one process drops its caches as it changes them.
    */
   listen(channel: string, onChange: (payload: string | undefined) => void): Promise<ChangeListener>;
-  /** Counts statements sent to the database since creation (for round-trip tests). */
-  readonly statementCount: number;
   /** Closes connections; the Db is unusable afterwards. */
   close(): Promise<void>;
 }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { MEMORY_DATA_DIR, type Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import type { Db } from './Db.js';
+import type { Db, StatementObserver } from './Db.js';
 import type { PgPoolOptions } from './pgPoolDb.js';
 import type { ReplicatedDb } from './replicatedDb.js';
 
@@ -21,6 +21,8 @@ export interface OpenDbOptions {
   logger?: Logger;
   /** The clock replica lag is measured on (tests inject one). */
   now?: (() => Date) | undefined;
+  /** Told of every statement sent, on the primary and the replicas alike (see StatementObserver). */
+  onStatement?: StatementObserver | undefined;
 }
 
 /**
@@ -35,6 +37,7 @@ export async function openDb(config: DbConfig, options: OpenDbOptions = {}): Pro
       poolSize: config.databasePoolSize,
       hnswEfSearch: config.hnswEfSearch,
       preparedStatements: config.databasePreparedStatements,
+      onStatement: options.onStatement,
     };
     const primary = await openPgPoolDb(config.databaseUrl, {
       ...poolOptions,
@@ -45,7 +48,7 @@ export async function openDb(config: DbConfig, options: OpenDbOptions = {}): Pro
     return openReplicated(primary, replicas, poolOptions, { ...options, logger: options.logger });
   }
   const { openPgliteDb } = await import('./pgliteDb.js');
-  return openPgliteDb(embeddedFolder(config));
+  return openPgliteDb(embeddedFolder(config), { onStatement: options.onStatement });
 }
 
 /** host:port/database of a URL, without credentials. */

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Db, QueryResult, Queryable } from './Db.js';
+import type { Db, QueryResult, Queryable, StatementObserver } from './Db.js';
 import { translateDbError } from './dbErrors.js';
 import { postgresChangeListener } from './changeFeed.js';
 import { postgresSessionLock } from './sessionLock.js';
@@ -17,6 +17,8 @@ export interface PgPoolOptions {
   preparedStatements?: boolean;
   /** Where the connections that keep a session (leader lock, LISTEN) go, when the pool's URL is a transaction pooler. */
   sessionUrl?: string;
+  /** Told of every statement sent through the pool (see StatementObserver). */
+  onStatement?: StatementObserver | undefined;
 }
 
 /** Runs `fn` on a client checked out of `pool`; a client whose statement failed is discarded, not reused. */
@@ -58,11 +60,16 @@ export async function openPgPoolDb(connectionString: string, options: PgPoolOpti
   const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 10_000 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
-  let statements = 0;
+  const observe = options.onStatement ?? (() => undefined);
+  /** Sends a statement of the Db's own (transaction and lock control) on a checked-out client. */
+  const control = <R extends pg.QueryResultRow>(client: pg.PoolClient, sql: string, params?: unknown[]) => {
+    observe(sql);
+    return client.query<R>(sql, params);
+  };
   const prepared = new PreparedNames(options.preparedStatements === false ? 0 : PREPARED_STATEMENTS);
   const wrap = (q: pg.Pool | pg.PoolClient, inTransaction = false): Queryable => ({
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
-      statements++;
+      observe(sql);
       const name = prepared.nameFor(sql);
       const config =
         name === undefined
@@ -72,7 +79,7 @@ export async function openPgPoolDb(connectionString: string, options: PgPoolOpti
       return { rows: res.rows as R[], rowCount: res.rowCount ?? res.rows.length };
     },
     async exec(sql: string): Promise<void> {
-      statements++;
+      observe(sql);
       // No parameters: the simple protocol allows several statements.
       await q.query(sql).catch((err: unknown) => Promise.reject(translateDbError(err, inTransaction)));
     },
@@ -87,36 +94,33 @@ export async function openPgPoolDb(connectionString: string, options: PgPoolOpti
     kind: 'postgres',
     query: root.query,
     exec: root.exec,
-    get statementCount() {
-      return statements;
-    },
     transaction: (fn) =>
       withClient(true, async (client) => {
-        await client.query('BEGIN');
-        statements++;
+        await control(client, 'BEGIN');
         try {
           const result = await fn(wrap(client, true));
-          await client.query('COMMIT');
-          statements++;
+          await control(client, 'COMMIT');
           return result;
         } catch (err) {
-          await client.query('ROLLBACK').catch(() => undefined);
+          await control(client, 'ROLLBACK').catch(() => undefined);
           throw err;
         }
       }),
     withLock: (key, fn, options) =>
       lockSlots.run(() =>
         withClient(false, async (client) => {
-          if (options?.pollMs === undefined) await client.query('SELECT pg_advisory_lock($1)', [key]);
+          if (options?.pollMs === undefined) await control(client, 'SELECT pg_advisory_lock($1)', [key]);
           else {
-            while (!(await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [key])).rows[0]?.ok) {
+            while (
+              !(await control<{ ok: boolean }>(client, 'SELECT pg_try_advisory_lock($1) AS ok', [key])).rows[0]?.ok
+            ) {
               await new Promise((resolve) => setTimeout(resolve, options.pollMs));
             }
           }
           try {
             return await fn(wrap(client));
           } finally {
-            await client.query('SELECT pg_advisory_unlock($1)', [key]).catch(() => undefined);
+            await control(client, 'SELECT pg_advisory_unlock($1)', [key]).catch(() => undefined);
           }
         }),
       ),

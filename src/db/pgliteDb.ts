@@ -3,7 +3,7 @@ import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { KeyedQueue } from '../KeyedQueue.js';
 import { lockDataDir } from './dataDirLock.js';
-import type { Db, QueryResult, Queryable } from './Db.js';
+import type { Db, QueryResult, Queryable, StatementObserver } from './Db.js';
 import { translateDbError } from './dbErrors.js';
 import { embeddedSessionLock } from './sessionLock.js';
 
@@ -16,10 +16,10 @@ import { embeddedSessionLock } from './sessionLock.js';
  */
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-function wrap(q: PGlite | Transaction, onStatement: () => void): Queryable {
+function wrap(q: PGlite | Transaction, onStatement: StatementObserver): Queryable {
   return {
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
-      onStatement();
+      onStatement(sql);
       await turn();
       const res = await q
         .query<R>(sql, params as unknown[])
@@ -27,18 +27,24 @@ function wrap(q: PGlite | Transaction, onStatement: () => void): Queryable {
       return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };
     },
     async exec(sql: string): Promise<void> {
-      onStatement();
+      onStatement(sql);
       await turn();
       await q.exec(sql).catch((err: unknown) => Promise.reject(translateDbError(err, false)));
     },
   };
 }
 
+/** What `openPgliteDb` takes besides the folder. */
+export interface PgliteOptions {
+  /** Told of every statement sent (see StatementObserver). */
+  onStatement?: StatementObserver | undefined;
+}
+
 /**
  * Opens (creating if needed) a PGlite database with pgvector in `dataDir`; `undefined` (or a `memory://` URL) means
  * in-memory. A folder is locked for this process until `close` (see dataDirLock.ts): a second open fails at once.
  */
-export async function openPgliteDb(dataDir: string | undefined): Promise<Db> {
+export async function openPgliteDb(dataDir: string | undefined, options: PgliteOptions = {}): Promise<Db> {
   const onDisk = dataDir !== undefined && dataDir !== '' && !/^[a-z]+:\/\//i.test(dataDir);
   if (onDisk) fs.mkdirSync(dataDir, { recursive: true });
   const lock = onDisk ? lockDataDir(dataDir) : undefined;
@@ -49,20 +55,25 @@ export async function openPgliteDb(dataDir: string | undefined): Promise<Db> {
     lock?.release();
     throw err;
   }
-  let statements = 0;
-  const count = () => {
-    statements++;
-  };
-  const root = wrap(pg, count);
+  const observe = options.onStatement ?? (() => undefined);
+  const root = wrap(pg, observe);
   const locks = new KeyedQueue();
   return {
     kind: 'pglite',
     query: root.query,
     exec: root.exec,
-    get statementCount() {
-      return statements;
+    transaction: async (fn) => {
+      // PGlite sends BEGIN and COMMIT (or ROLLBACK) itself.
+      observe('BEGIN');
+      try {
+        const result = await pg.transaction((tx) => fn(wrap(tx, observe)));
+        observe('COMMIT');
+        return result;
+      } catch (err) {
+        observe('ROLLBACK');
+        throw err;
+      }
     },
-    transaction: (fn) => pg.transaction((tx) => fn(wrap(tx, count))),
     // One chain per key: a long spec import holds its spec id only, not every other key (an entity create's).
     withLock: <T>(key: number, fn: (conn: Queryable) => Promise<T>): Promise<T> =>
       locks.run(String(key), () => fn(root)),

@@ -109,9 +109,6 @@ export function replicatedDb(primary: Db, set: ReplicaSet): ReplicatedDb {
     },
     sessionLock: (key, onLost) => primary.sessionLock(key, onLost),
     listen: (channel, onChange) => primary.listen(channel, onChange),
-    get statementCount() {
-      return set.replicas.reduce((sum, r) => sum + r.db.statementCount, primary.statementCount);
-    },
     async close() {
       await set.close();
       await primary.close();

@@ -7,6 +7,7 @@ import { startHttpServer, type RunningServer } from '../../src/server/httpServer
 import { createServices, type CreateServicesOptions, type Services } from '../../src/services.js';
 import type { DbTarget } from './databases.js';
 import { NO_BACKGROUND_EXTRACTION } from './backgroundWork.js';
+import { countedCallHeaders, countRequestsOf, countStatement } from './statementCounter.js';
 
 /** A GraphQL response as the server sends it. */
 export interface GqlResponse<T = Record<string, unknown>> {
@@ -45,11 +46,13 @@ export async function startTestServer(
     ...env,
   });
   const services = await createServices(config, silentLogger(), {
+    onStatement: countStatement,
     ...extra,
     embedder,
     ...(graphStore ? { graphStore } : {}),
   });
   const server = await startHttpServer(services, 0, '127.0.0.1', clock);
+  countRequestsOf(server.httpServer);
   return {
     services,
     server,
@@ -57,7 +60,7 @@ export async function startTestServer(
     async gql(query, variables) {
       const res = await fetch(`${server.url}/graphql`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...countedCallHeaders() },
         body: JSON.stringify({ query, variables }),
       });
       return (await res.json()) as GqlResponse<never>;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { projectShare } from '../helpers/projects.js';
 import { serverRuns, startRunServer } from '../helpers/serverRuns.js';
+import { countStatements } from '../helpers/statementCounter.js';
 import type { TestServer } from '../helpers/testServer.js';
 
 const ENRICH = `query($input: EnrichContextInput!) { enrichContext(input: $input) {
@@ -241,9 +242,12 @@ describe.each(everyDatabaseRuns)('enrichContext ($name)', (run) => {
   });
 
   it('makes a bounded number of database round trips', async () => {
-    const before = t.services.db.statementCount;
-    await t.gql(ENRICH, { input: { query: 'payment service ledger ACH bank transfer', topK: 10, maxEntities: 5 } });
-    expect(t.services.db.statementCount - before).toBeLessThanOrEqual(25);
+    const { statements } = await countStatements(() =>
+      t.gql(ENRICH, { input: { query: 'payment service ledger ACH bank transfer', topK: 10, maxEntities: 5 } }),
+    );
+    // A ceiling, not a count (enrichRoundTrips counts each statement): the call sends 13 on Neo4j and 17 on the
+    // Postgres graph store, 2 more when the name cache checks its version; a statement per hit (topK 10) exceeds it.
+    expect(statements).toBeLessThanOrEqual(25);
   });
 
   it('scopes the graph to the filter: only entities that a passing document mentions take part', async () => {

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadConfig } from '../../src/config.js';
 import { HashingEmbeddingProvider } from '../../src/embeddings/hashing/HashingEmbeddingProvider.js';
-import { openDb } from '../../src/db/openDb.js';
 import { silentLogger } from '../../src/logger.js';
 import { VectorSearch } from '../../src/retrieval/VectorSearch.js';
 import { createServices, type Services } from '../../src/services.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
 import { NO_BACKGROUND_EXTRACTION } from '../helpers/backgroundWork.js';
+import { countStatement, countStatements } from '../helpers/statementCounter.js';
 
 // HNSW only exists on a server: ef_search per connection, widening for large limits, the exact fallback for filters.
 const servers = dbTargets().filter((t) => t.name === 'postgres');
@@ -24,7 +24,7 @@ suite('vector search on a server ($name)', (target) => {
       CAIRN_EXPIRY_SWEEP_INTERVAL_MS: '0',
       CAIRN_HNSW_EF_SEARCH: '120',
     });
-    services = await createServices(config, silentLogger(), { embedder });
+    services = await createServices(config, silentLogger(), { embedder, onStatement: countStatement });
     // 200 one-chunk documents; the 4 tagged "needle" are about something else than the query below.
     await services.documents.upsertMany(
       Array.from({ length: 200 }, (_, i) => ({
@@ -47,25 +47,20 @@ suite('vector search on a server ($name)', (target) => {
   const vectorOf = async (text: string) => (await embedder.embed([text]))[0]!;
 
   it('sets CAIRN_HNSW_EF_SEARCH on every connection, so limits up to it need no transaction', async () => {
-    // The search gets a Db of its own: the services' background work (sweeper, leader lock) cannot add to its count.
-    const own = await openDb(loadConfig({ ...NO_BACKGROUND_EXTRACTION, ...scratch.env, CAIRN_HNSW_EF_SEARCH: '120' }));
-    try {
-      const { rows } = await own.query<{ v: string }>("SELECT current_setting('hnsw.ef_search') AS v");
-      expect(rows[0]?.v).toBe('120');
-      const iterative = await own.query<{ v: string }>("SELECT current_setting('hnsw.iterative_scan') AS v");
-      expect(iterative.rows[0]?.v).toBe('relaxed_order');
-      const search = new VectorSearch(own, { efSearch: 120 });
-      const q = await vectorOf('payment retry policy');
-      let before = own.statementCount;
-      expect(await search.search(q, {}, 100)).toHaveLength(100);
-      expect(own.statementCount - before).toBe(1);
-      // Above it, one transaction widens ef_search for the query: BEGIN, SET LOCAL, SELECT, COMMIT.
-      before = own.statementCount;
-      expect(await search.search(q, {}, 150)).toHaveLength(150);
-      expect(own.statementCount - before).toBe(4);
-    } finally {
-      await own.close();
-    }
+    const { rows } = await services.db.query<{ v: string }>("SELECT current_setting('hnsw.ef_search') AS v");
+    expect(rows[0]?.v).toBe('120');
+    const iterative = await services.db.query<{ v: string }>("SELECT current_setting('hnsw.iterative_scan') AS v");
+    expect(iterative.rows[0]?.v).toBe('relaxed_order');
+    const search = new VectorSearch(services.db, { efSearch: 120 });
+    const q = await vectorOf('payment retry policy');
+    // Up to ef_search: the SELECT alone.
+    const within = await countStatements(() => search.search(q, {}, 100));
+    expect(within.value).toHaveLength(100);
+    expect(within.statements).toBe(1);
+    // Above it, one transaction widens ef_search for the query: BEGIN, SET LOCAL, SELECT, COMMIT.
+    const above = await countStatements(() => search.search(q, {}, 150));
+    expect(above.value).toHaveLength(150);
+    expect(above.statements).toBe(4);
   });
 
   it('answers a selective filter with every match even when ef_search is tiny (HNSW alone would come back short)', async () => {

@@ -8,6 +8,7 @@ import { PostgresGraphStore } from '../../../../src/graph/postgres/PostgresGraph
 import type { EntityWrite } from '../../../../src/graph/types.js';
 import { validateRelationshipInput } from '../../../../src/graph/validateGraphInput.js';
 import { dbTargets } from '../../../helpers/databases.js';
+import { countStatement, countStatements } from '../../../helpers/statementCounter.js';
 
 // Postgres-specific edge cases beyond the shared contract suite (test/integration/graphStore.contract.test.ts).
 
@@ -34,7 +35,7 @@ describe.each(dbTargets())('PostgresGraphStore on $name', (target) => {
   beforeAll(async () => {
     const scratch = await target.createDatabase();
     drop = scratch.drop;
-    db = await openDb(loadConfig(scratch.env));
+    db = await openDb(loadConfig(scratch.env), { onStatement: countStatement });
     await migrate(db);
     store = new PostgresGraphStore(db);
   });
@@ -88,9 +89,8 @@ describe.each(dbTargets())('PostgresGraphStore on $name', (target) => {
 
   it('expands in one statement, returning a self-loop once under BOTH', async () => {
     await store.upsertRelationships([rel('y', 'SELF', 'y'), rel('n1', 'LINKS', 'y')]);
-    const before = db.statementCount;
-    const edges = await store.expand(['y', 'x'], 'BOTH', undefined, 10);
-    expect(db.statementCount - before).toBe(1);
+    const { value: edges, statements } = await countStatements(() => store.expand(['y', 'x'], 'BOTH', undefined, 10));
+    expect(statements).toBe(1);
     expect(edges.map((e) => `${e.fromId}>${e.relationship.type}>${e.neighborId}`)).toEqual([
       'x>LINKS>y',
       'y>LINKS>n1',
