@@ -6,6 +6,7 @@ import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { codeOf, gqlAs, type GqlHttpResponse } from '../helpers/auth.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
+import { countedCallHeaders, countStatements } from '../helpers/statementCounter.js';
 import { call, connectHttp } from '../helpers/mcp.js';
 import { projectShare } from '../helpers/projects.js';
 import { serverRuns, startRunServer } from '../helpers/serverRuns.js';
@@ -74,14 +75,23 @@ describe.each(everyDatabaseRuns)('spaces under attack ($name)', (run) => {
   const keys = { admin: '', attacker: '', attackerAdmin: '', beta: '', betaAdmin: '' };
   const as = (key: string, query: string, variables?: Record<string, unknown>, headers?: Record<string, string>) =>
     gqlAs<Record<string, never>>(t.server.url, key, query, variables, headers);
-  const attack = (query: string, variables?: Record<string, unknown>) => as(keys.attacker, query, variables);
-  /** The attacker's answer about beta's `id` equals its answer about a missing id (both masked). */
+  const attack = (query: string, variables?: Record<string, unknown>) =>
+    as(keys.attacker, query, variables, countedCallHeaders());
+  /**
+   * The attacker's answer about beta's `id` equals its answer about a missing id (both masked), and costs the same
+   * statements: no path does more work for an id that exists elsewhere, so its time cannot tell the two apart.
+   */
   const sameAsMissing = async (query: (id: string) => string, id: string) => {
-    const probe = await attack(query(id));
+    const probe = await countStatements(() => attack(query(id)));
+    const missing = await countStatements(() => attack(query('ghost:1')));
     // The answer repeats the id the attacker sent, and nothing else of beta.
-    expect(JSON.stringify(masked(probe, id))).not.toMatch(SECRETS);
-    expect(masked(probe, id)).toEqual(masked(await attack(query('ghost:1')), 'ghost:1'));
-    return probe;
+    expect(JSON.stringify(masked(probe.value, id))).not.toMatch(SECRETS);
+    expect(masked(probe.value, id)).toEqual(masked(missing.value, 'ghost:1'));
+    expect({ statements: probe.statements, neo4j: probe.neo4j }).toEqual({
+      statements: missing.statements,
+      neo4j: missing.neo4j,
+    });
+    return probe.value;
   };
 
   beforeAll(async () => {
@@ -130,6 +140,9 @@ describe.each(everyDatabaseRuns)('spaces under attack ($name)', (run) => {
   });
 
   it('reads of another space’s ids answer as missing ones', async () => {
+    // The probes' statements are counted (some answer from caches, sending none either way).
+    const read = await countStatements(() => attack('{ document(id: "doc:beta") { id title } }'));
+    expect(read.statements + read.neo4j).toBeGreaterThan(0);
     await sameAsMissing((id) => `{ document(id: "${id}") { id title } }`, 'doc:beta');
     await sameAsMissing((id) => `{ entity(id: "${id}") { id name documents { id } } }`, 'ent:orchid');
     await sameAsMissing(
