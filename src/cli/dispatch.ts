@@ -113,11 +113,11 @@ async function importCli({ config, logger, client, args, values }: CommandContex
 
 /** `cairn extract …`. */
 async function extractCli({ config, logger, client, args, values }: CommandContext): Promise<number> {
-  const { extractCommand, parseExtractRequest } = await import('./extractCommand.js');
+  const { parseExtractRequest } = await import('./extractCommand.js');
   const request = parseExtractRequest(args, extractOptions(values));
   if (values.space.length > 1) throw new CliError('extract takes one --space (or none, for every space)');
   const space = values.space[0];
-  if (!client) return extractCommand(config, logger, request, values.json, space);
+  if (!client) return (await import('./extractSpaces.js')).extractCommand(config, logger, request, values.json, space);
   const { remoteExtract } = await import('./remoteExtract.js');
   return remoteExtract(client, request, values.json, space);
 }

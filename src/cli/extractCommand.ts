@@ -4,14 +4,12 @@ import {
   type ImportJobRecord,
   type RawExtractGraphInput,
 } from '../../importers/index.js';
-import type { Config } from '../config.js';
 import { parseTagExpression } from '../documents/tagExpression.js';
 import { DOCUMENT_TYPES, type DocumentFilterSpec, type DocumentTypeName } from '../documents/types.js';
 import { isAppError } from '../errors.js';
 import type { ExtractionSummary } from '../extraction/jobPort.js';
 import type { ExtractionEstimate } from '../extraction/types.js';
-import type { Logger } from '../logger.js';
-import { createServices, type Services } from '../services.js';
+import type { Services } from '../services.js';
 import { UsageError } from './cliErrors.js';
 import { progressReporter } from './progress.js';
 
@@ -114,27 +112,6 @@ export function reportOf(job: ImportJobRecord, summary: ExtractionSummary | null
     estimate: job.extraction.estimate,
     warnings: job.warnings,
   };
-}
-
-/** `cairn extract` on the store itself, in `space` or in every space; exit 0 when every job SUCCEEDED. */
-export async function extractCommand(
-  config: Config,
-  logger: Logger,
-  request: ExtractCliRequest,
-  json: boolean,
-  space?: string,
-): Promise<number> {
-  const services = await createServices(config, logger, { importQueue: false });
-  try {
-    const { extractInSpaces } = await import('./extractSpaces.js');
-    const reports = await extractInSpaces(services, request, json, space);
-    let code = 0;
-    for (const { space: id, report } of reports)
-      code = Math.max(code, printReport(report, json, reports.length > 1 ? id : undefined));
-    return code;
-  } finally {
-    await services.close();
-  }
 }
 
 /** Prints the summary line (or one JSON object) and returns the exit code. */

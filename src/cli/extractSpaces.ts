@@ -2,7 +2,10 @@ import { validateSpaceId } from '../auth/SpaceService.js';
 import { runInSpace } from '../db/spaceScope.js';
 import { AppError, ErrorCode } from '../errors.js';
 import type { Services } from '../services.js';
-import { extractWith, filterSpec, type ExtractCliRequest, type ExtractReport } from './extractCommand.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import { createServices } from '../services.js';
+import { extractWith, filterSpec, printReport, type ExtractCliRequest, type ExtractReport } from './extractCommand.js';
 
 type ExtractServices = Pick<Services, 'extractGraph' | 'spaces' | 'documents'>;
 
@@ -52,4 +55,24 @@ async function selectedIn(services: ExtractServices, request: ExtractCliRequest)
   if (request.documentIds) return services.documents.liveIds(request.documentIds);
   const page = await services.documents.scan(filterSpec(request.filter ?? {}), 1, undefined);
   return page.rows.map((r) => r.document.id);
+}
+
+/** `cairn extract` on the store itself, in `space` or in every space; exit 0 when every job SUCCEEDED. */
+export async function extractCommand(
+  config: Config,
+  logger: Logger,
+  request: ExtractCliRequest,
+  json: boolean,
+  space?: string,
+): Promise<number> {
+  const services = await createServices(config, logger, { importQueue: false });
+  try {
+    const reports = await extractInSpaces(services, request, json, space);
+    let code = 0;
+    for (const { space: id, report } of reports)
+      code = Math.max(code, printReport(report, json, reports.length > 1 ? id : undefined));
+    return code;
+  } finally {
+    await services.close();
+  }
 }
