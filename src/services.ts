@@ -39,6 +39,7 @@ import {
 } from '../importers/index.js';
 import { SecretBox } from './shared/secretBox.js';
 import type { SpaceDeletionService } from './spaces/SpaceDeletionService.js';
+import type { SpaceReads } from './spaces/SpaceReads.js';
 import { spaceDeletion, type SpaceDeletionParts } from './spaces/spaceDeletionParts.js';
 import {
   accessServices,
@@ -90,6 +91,8 @@ export interface Services {
   apiKeys: ApiKeyService;
   /** Spaces: creation, listing, and the space each request works in. */
   spaces: SpaceService;
+  /** Which spaces each space reads besides itself (declared by admins). */
+  spaceReads: SpaceReads;
   /** Graph extraction from documents: its queue, background worker and state. */
   extraction: ExtractionService;
   /** The audit log: who changed what, and undo. */
@@ -256,7 +259,8 @@ export async function createServices(
     );
     // One-shot CLI commands leave extraction to the server (a killed one-shot would hold leases until they run out).
     if (options.importQueue !== false) await extraction.start();
-    const { apiKeys, spaces } = accessServices(db, logger);
+    const access = accessServices(db, logger);
+    const { apiKeys, spaces } = access;
     const deletionParts = { db, spaces, apiKeys, documents, graph, gapRows, audit, curation };
     const spaceDeletions = await startSpaceDeletions(deletionParts, config, logger, options);
     // Other processes on this database announce changes to what this one caches; `undefined`: some may be missed.
@@ -288,8 +292,7 @@ export async function createServices(
       sources,
       extractGraph,
       readiness,
-      apiKeys,
-      spaces,
+      ...access,
       extraction,
       spaceDeletions,
       async close() {

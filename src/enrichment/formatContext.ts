@@ -1,4 +1,5 @@
 import type { EntityRecord, RelationshipRecord } from '../graph/types.js';
+import { writeSpace } from '../db/spaceScope.js';
 import { alignedChunkText } from './expandContext.js';
 import type { CitationRecord, EnrichedChunkRecord, EnrichedEntityRecord } from './types.js';
 
@@ -80,7 +81,7 @@ export function formatContext(
       return;
     }
     const n = citations.length + 1;
-    if (!knowledge(`[${n}] ${doc.title}\n${text}\n\n`)) {
+    if (!knowledge(`[${n}] ${doc.title}${otherSpaceMark(doc)}\n${text}\n\n`)) {
       omittedChunks++;
       return;
     }
@@ -153,7 +154,13 @@ function citationOf(n: number, doc: EnrichedChunkRecord['hit']['document']): Cit
     title: doc.title,
     source: doc.source,
     url: documentUrl(doc.metadata, doc.source),
+    space: doc.space ?? writeSpace(),
   };
+}
+
+/** ` (space: <id>)` for a document of a space the request only reads (see widenReads), else ''. */
+function otherSpaceMark(doc: EnrichedChunkRecord['hit']['document']): string {
+  return doc.space !== undefined && doc.space !== writeSpace() ? ` (space: ${doc.space})` : '';
 }
 
 function entityLine(entity: EntityRecord): string {

@@ -68,6 +68,8 @@ export interface CitationRecord {
   title: string;
   source: string | null;
   url: string | null;
+  /** The space of the cited document: the request's own, or one it reads (see widenReads). */
+  space: string;
 }
 
 /** The enricher's answer. */
