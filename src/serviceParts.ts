@@ -184,5 +184,6 @@ export function accessServices(db: Db, logger: Logger) {
   const apiKeys = new ApiKeyService(db, {
     onTouchError: (err) => logger.warn({ err }, 'could not record an API key use'),
   });
-  return { apiKeys, spaces: new SpaceService(db), spaceReads: new SpaceReads(db) };
+  const spaces = new SpaceService(db);
+  return { apiKeys, spaces, spaceReads: new SpaceReads(db, spaces) };
 }

@@ -260,13 +260,12 @@ export async function createServices(
     // One-shot CLI commands leave extraction to the server (a killed one-shot would hold leases until they run out).
     if (options.importQueue !== false) await extraction.start();
     const access = accessServices(db, logger);
-    const { apiKeys, spaces } = access;
-    const deletionParts = { db, spaces, apiKeys, documents, graph, gapRows, audit, curation };
+    const deletionParts = { db, ...access, documents, graph, gapRows, audit, curation };
     const spaceDeletions = await startSpaceDeletions(deletionParts, config, logger, options);
     // Other processes on this database announce changes to what this one caches; `undefined`: some may be missed.
     const changes = await db.listen(CHANGES_CHANNEL, (topic) => {
       if (topic === undefined || topic === 'names') linker.forgetNames();
-      if (topic === undefined || topic === 'keys') apiKeys.forgetActive();
+      if (topic === undefined || topic === 'keys') access.apiKeys.forgetActive();
     });
     const reads = new ReadAdmission({ ...config.reads, logger });
     const readiness = graphReadiness(readinessWithReads(db, embedder, reads), store, initStore, linker);

@@ -78,17 +78,19 @@ const toJson = (s: SpaceRecord, reads: string[] = []): SpaceJson => ({
 
 /** The reading space after `allow-read` or `revoke-read`, straight in the database. */
 async function changeReads(db: Queryable, action: Extract<SpacesAction, { space: string }>): Promise<SpaceJson[]> {
-  const reads = new SpaceReads(db);
+  const spaces = new SpaceService(db);
+  const reads = new SpaceReads(db, spaces);
   const input = { space: action.space, reads: action.reads };
   await (action.kind === 'allow-read' ? reads.allow(input) : reads.revoke(input));
-  const space = (await new SpaceService(db).list()).find((s) => s.id === action.space);
+  const space = (await spaces.list()).find((s) => s.id === action.space);
   return space ? [toJson(space, await reads.readsOf(space.id))] : [];
 }
 
 /** Every space with what it reads, straight in the database. */
 async function listHere(db: Queryable): Promise<SpaceJson[]> {
-  const reads = await new SpaceReads(db).all();
-  return (await new SpaceService(db).list()).map((s) => toJson(s, reads.get(s.id)));
+  const spaces = new SpaceService(db);
+  const reads = await new SpaceReads(db, spaces).all();
+  return (await spaces.list()).map((s) => toJson(s, reads.get(s.id)));
 }
 
 /** Prints how a deletion ended; 1 when it failed. */
@@ -132,7 +134,10 @@ export async function spacesCommand(
     const spaces = new SpaceService(db);
     if (action.kind === 'create') print([toJson(await spaces.create({ id: action.id, name: action.name }))], json);
     else if (action.kind === 'rename')
-      print([toJson(await spaces.rename(action.id, action.name), await new SpaceReads(db).readsOf(action.id))], json);
+      print(
+        [toJson(await spaces.rename(action.id, action.name), await new SpaceReads(db, spaces).readsOf(action.id))],
+        json,
+      );
     else if (action.kind === 'list') print(await listHere(db), json);
     else print(await changeReads(db, action), json);
     return 0;

@@ -1,3 +1,4 @@
+import type { SpaceService } from '../auth/SpaceService.js';
 import type { Queryable } from '../db/Db.js';
 import { currentSpaceScope, widenReads } from '../db/spaceScope.js';
 import { AppError, ErrorCode, badInput } from '../errors.js';
@@ -14,7 +15,10 @@ export interface SpaceRead {
  * cached: a declaration or its revocation applies from the next request, on every instance.
  */
 export class SpaceReads {
-  constructor(private readonly db: Queryable) {}
+  constructor(
+    private readonly db: Queryable,
+    private readonly spaces: Pick<SpaceService, 'missing'>,
+  ) {}
 
   /**
    * Declares `reads` readable by `space` (idempotent). NOT_FOUND names a space that does not exist (or is being
@@ -22,15 +26,15 @@ export class SpaceReads {
    */
   async allow(input: SpaceRead): Promise<void> {
     if (input.space === input.reads) throw badInput('input.reads', 'a space always reads itself; name another space');
-    const { rows } = await this.db.query<{ inserted: boolean }>(
-      `WITH live AS (SELECT id FROM spaces WHERE id = ANY($3::text[]) AND deleting_at IS NULL)
-       INSERT INTO space_reads (reader_space, read_space)
-       SELECT $1, $2 WHERE (SELECT count(*) FROM live) = 2
-       ON CONFLICT DO NOTHING RETURNING true AS inserted`,
-      [input.space, input.reads, [input.space, input.reads]],
-    );
-    if (rows[0]) return;
-    await this.requireSpaces(input);
+    const missing = (await this.spaces.missing([input.space, input.reads]))[0];
+    if (missing !== undefined)
+      throw new AppError(ErrorCode.NOT_FOUND, `space "${missing.slice(0, 80)}" does not exist (see the spaces query)`, {
+        space: missing.slice(0, 80),
+      });
+    await this.db.query('INSERT INTO space_reads (reader_space, read_space) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
+      input.space,
+      input.reads,
+    ]);
   }
 
   /** Revokes a declaration; NOT_FOUND when `space` does not read `reads`. */
@@ -47,21 +51,24 @@ export class SpaceReads {
       );
   }
 
-  /** The spaces `space` reads besides itself, by id (none being deleted). */
+  /** The spaces `space` reads besides itself, by id (a deletion forgets its space's declarations as it starts). */
   async readsOf(space: string): Promise<string[]> {
     const { rows } = await this.db.query<{ id: string }>(
-      `SELECT r.read_space AS id FROM space_reads r JOIN spaces s ON s.id = r.read_space
-        WHERE r.reader_space = $1 AND s.deleting_at IS NULL ORDER BY 1`,
+      'SELECT read_space AS id FROM space_reads WHERE reader_space = $1 ORDER BY 1',
       [space],
     );
     return rows.map((r) => r.id);
   }
 
+  /** Forgets every declaration naming `space`, either way: the first step of deleting it, so nothing reads it on. */
+  async forgetSpace(space: string): Promise<void> {
+    await this.db.query('DELETE FROM space_reads WHERE reader_space = $1 OR read_space = $1', [space]);
+  }
+
   /** Every space's reads, by reader (spaces that read none are absent). */
   async all(): Promise<Map<string, string[]>> {
     const { rows } = await this.db.query<{ reader: string; id: string }>(
-      `SELECT r.reader_space AS reader, r.read_space AS id FROM space_reads r JOIN spaces s ON s.id = r.read_space
-        WHERE s.deleting_at IS NULL ORDER BY 1, 2`,
+      'SELECT reader_space AS reader, read_space AS id FROM space_reads ORDER BY 1, 2',
     );
     const bySpace = new Map<string, string[]>();
     for (const r of rows) bySpace.set(r.reader, [...(bySpace.get(r.reader) ?? []), r.id]);
@@ -76,19 +83,5 @@ export class SpaceReads {
     const scope = currentSpaceScope();
     if (!scope) return;
     widenReads(await this.readsOf(scope.space));
-  }
-
-  /** NOT_FOUND for the first of the two spaces that does not exist (or is being deleted). */
-  private async requireSpaces(input: SpaceRead): Promise<void> {
-    const { rows } = await this.db.query<{ id: string }>(
-      'SELECT id FROM spaces WHERE id = ANY($1::text[]) AND deleting_at IS NULL',
-      [[input.space, input.reads]],
-    );
-    const found = new Set(rows.map((r) => r.id));
-    const missing = [input.space, input.reads].find((id) => !found.has(id));
-    if (missing !== undefined)
-      throw new AppError(ErrorCode.NOT_FOUND, `space "${missing.slice(0, 80)}" does not exist (see the spaces query)`, {
-        space: missing.slice(0, 80),
-      });
   }
 }

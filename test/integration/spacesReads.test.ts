@@ -126,7 +126,9 @@ describe.each(everyDatabaseRuns)('spaces read by other spaces ($name)', (run) =>
     try {
       const found = JSON.stringify(await call(client, 'search', { query: 'Beacon Router Harbor Cache' }));
       expect(found).toContain('doc:shared');
-      expect(found).not.toMatch(SECRET);
+      const context = JSON.stringify(await call(client, 'enrich_context', { query: SHARED_QUERY }));
+      expect(context).toContain('Beacon handbook (space: shared)');
+      expect(`${found}${context}`).not.toMatch(SECRET);
     } finally {
       await client.close();
     }
@@ -191,5 +193,17 @@ describe.each(everyDatabaseRuns)('spaces read by other spaces ($name)', (run) =>
     expect(JSON.stringify(after)).not.toMatch(/doc:shared|ent:beacon|ent:harbor|space: shared/);
     const lookups = await as(keys.team, '{ document(id: "doc:shared") { id } entities { totalCount } }');
     expect(lookups.body.data).toEqual({ document: null, entities: { totalCount: 1 } });
+  });
+
+  it('forgets a space’s declarations as its deletion starts', async () => {
+    expect((await allow(keys.admin, 'team', 'shared')).body.errors).toBeUndefined();
+    expect(JSON.stringify(await teamReads())).toContain('doc:shared');
+    await write(keys.admin, 'mutation { deleteSpace(id: "shared") { status } }');
+    expect(JSON.stringify(await teamReads())).not.toMatch(/doc:shared|ent:beacon/);
+    const { spaces } = (await as(keys.admin, '{ spaces { id reads } }')).body.data as {
+      spaces: { id: string; reads: string[] }[];
+    };
+    expect(spaces.find((s) => s.id === 'team')).toEqual({ id: 'team', reads: [] });
+    expect(codeOf(await allow(keys.admin, 'team', 'shared'))).toBe('NOT_FOUND');
   });
 });
