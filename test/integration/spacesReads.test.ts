@@ -113,11 +113,12 @@ describe.each(everyDatabaseRuns)('spaces read by other spaces ($name)', (run) =>
     expect(JSON.stringify(body)).not.toMatch(SECRET);
     const lookups = await as(
       keys.team,
-      '{ document(id: "doc:shared") { space } entity(id: "ent:beacon") { neighbors { entity { id } } documents { id } } entities { totalCount } secret: document(id: "doc:secret") { id } vault: entity(id: "ent:vault") { id } }',
+      '{ document(id: "doc:shared") { space } entity(id: "ent:beacon") { space neighbors { entity { id } } documents { id } } own: entity(id: "ent:team") { space } entities { totalCount } secret: document(id: "doc:secret") { id } vault: entity(id: "ent:vault") { id } }',
     );
     expect(lookups.body.data).toEqual({
       document: { space: 'shared' },
-      entity: { neighbors: [{ entity: { id: 'ent:harbor' } }], documents: [{ id: 'doc:shared' }] },
+      entity: { space: 'shared', neighbors: [{ entity: { id: 'ent:harbor' } }], documents: [{ id: 'doc:shared' }] },
+      own: { space: 'team' },
       entities: { totalCount: 3 },
       secret: null,
       vault: null,

@@ -114,6 +114,17 @@ export class EntityNameRepository {
     });
   }
 
+  /** The space of each of these entities the request reads (its own, and in a query the spaces it reads). */
+  async spacesOf(ids: readonly string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const params: unknown[] = [ids];
+    const { rows } = await this.db.query<{ entity_id: string; space_id: string }>(
+      `SELECT entity_id, space_id FROM entity_names n WHERE n.entity_id = ANY($1::text[]) AND ${readSpaceSql('n', params)}`,
+      params,
+    );
+    return new Map(rows.map((r) => [r.entity_id, r.space_id]));
+  }
+
   /** Which of these ids are known entities (of the request's space). */
   async existingEntityIds(q: Queryable, ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();

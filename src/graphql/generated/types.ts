@@ -834,6 +834,8 @@ export type Entity = {
   __typename?: 'Entity';
   /** Stable id, given by the caller or generated. */
   id: Scalars['ID']['output'];
+  /** The space it lives in: the request's own, or in a query's answers a space it reads (read-only there, see Space.reads). */
+  space: Scalars['ID']['output'];
   /** Free-form type matching ^[A-Z][A-Za-z0-9_]{0,63}$, e.g. Service, Team, Concept. */
   type: Scalars['String']['output'];
   name: Scalars['String']['output'];
@@ -2280,6 +2282,7 @@ export type EvidenceConnectionResolvers<ContextType = GraphQLContext, ParentType
 
 export type EntityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Entity'] = ResolversParentTypes['Entity']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  space?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   aliases?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
