@@ -141,7 +141,7 @@ function listRelated(
   relationships: readonly RelationshipRecord[],
 ): { omittedEntities: number; omittedRelationships: number } {
   const byId = new Map<string, EntityRecord>(entities.map((e) => [e.entity.id, e.entity]));
-  const omittedEntities = entities.filter((e) => !related(entityLine(e.entity))).length;
+  const omittedEntities = entities.filter((e) => !related(entityLine(e.entity, e.space))).length;
   const shown = relationships.filter((r) => byId.has(r.fromId) && byId.has(r.toId));
   const omittedRelationships = shown.filter((r) => !related(relationshipLine(r, byId))).length;
   return { omittedEntities, omittedRelationships };
@@ -163,8 +163,11 @@ function otherSpaceMark(doc: EnrichedChunkRecord['hit']['document']): string {
   return doc.space !== undefined && doc.space !== writeSpace() ? ` (space: ${doc.space})` : '';
 }
 
-function entityLine(entity: EntityRecord): string {
-  return `- ${entity.name} (${entity.type})${entity.description ? `: ${oneLine(entity.description)}` : ''}\n`;
+/** An entity's line; one of a space the request only reads is marked with it. */
+function entityLine(entity: EntityRecord, space?: string): string {
+  const description = entity.description ? `: ${oneLine(entity.description)}` : '';
+  const where = space !== undefined && space !== writeSpace() ? `, space: ${space}` : '';
+  return `- ${entity.name} (${entity.type}${where})${description}\n`;
 }
 
 function relationshipLine(r: RelationshipRecord, byId: ReadonlyMap<string, EntityRecord>): string {

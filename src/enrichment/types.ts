@@ -59,6 +59,8 @@ export interface EnrichedEntityRecord {
   depth: number;
   /** The graph lane's rank score (personalised PageRank) relative to the best entity: 1 for the first, 0 to 1. */
   score: number;
+  /** Its space, when the request reads spaces besides its own (see withEntitySpaces). */
+  space?: string;
 }
 
 /** A numbered source of the context. */

@@ -106,6 +106,7 @@ describe.each(everyDatabaseRuns)('spaces read by other spaces ($name)', (run) =>
     expect(data.search).toEqual([{ document: { id: 'doc:shared', space: 'shared' } }]);
     expect(data.enrichContext.citations).toEqual([{ documentId: 'doc:shared', space: 'shared' }]);
     expect(data.enrichContext.context).toContain('Beacon handbook (space: shared)');
+    expect(data.enrichContext.context).toContain('- Beacon Router (Service, space: shared)');
     expect(data.enrichContext.entities.map((e) => e.entity.id)).toEqual(
       expect.arrayContaining(['ent:beacon', 'ent:harbor']),
     );

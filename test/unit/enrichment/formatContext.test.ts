@@ -97,6 +97,18 @@ describe('formatContext', () => {
       formatContext([chunk(own, 'First.', 0), chunk(read, 'b. Second.', 1)], [], [], 10_000),
     );
     expect(out.context).toBe('## Relevant knowledge\n[1] Doc A\nFirst.\n\n[2] Doc B (space: shared)\nSecond.');
+    const related = await runInSpace('team', async () =>
+      formatContext(
+        [],
+        [
+          { ...entity('s', 'Svc'), space: 'shared' },
+          { ...entity('t', 'Portal'), space: 'team' },
+        ],
+        [],
+        10_000,
+      ),
+    );
+    expect(related.context).toBe('## Related entities\n- Svc (Service, space: shared)\n- Portal (Service)');
     expect(out.citations.map((c) => c.space)).toEqual(['team', 'shared']);
   });
 
