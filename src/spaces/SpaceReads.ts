@@ -1,5 +1,6 @@
 import type { SpaceService } from '../auth/SpaceService.js';
 import type { Queryable } from '../db/Db.js';
+import { outsideRequest } from '../db/readRoute.js';
 import { currentSpaceScope, widenReads } from '../db/spaceScope.js';
 import { AppError, ErrorCode, badInput } from '../errors.js';
 
@@ -82,6 +83,7 @@ export class SpaceReads {
   async widen(): Promise<void> {
     const scope = currentSpaceScope();
     if (!scope) return;
-    widenReads(await this.readsOf(scope.space));
+    // From the primary, never a lagging replica: a revocation applies to the next request.
+    widenReads(await outsideRequest(() => this.readsOf(scope.space)));
   }
 }
