@@ -43,7 +43,7 @@ const READABLE = ['documents', 'chunks', 'graph_entities', 'graph_relationships'
 const WRITES_OR_LOCKS = /\b(INSERT|UPDATE|DELETE|MERGE)\b|\bFOR\s+(NO\s+KEY\s+)?(UPDATE|SHARE|KEY\s+SHARE)\b/i;
 
 /** `file#function` → why its statements on spaced tables need no space condition. */
-const SCOPED_BY_FILTER = 'its conditions come from documentFilterSql, which applies spaceSql';
+const SCOPED_BY_FILTER = 'its conditions come from documentFilterSql, which applies readSpaceSql';
 const BACKGROUND = 'background work over every space (reindex, the memory index, the expiry sweep, the Neo4j outbox)';
 const SOURCES_AND_IMPORTS =
   "by the ids of sources and jobs read in the request's space (or, run by a job, in the job's space)";
@@ -67,7 +67,7 @@ const UNSCOPED: Record<string, string> = {
   'src/documents/DocumentRepository.ts#expiredIds': BACKGROUND,
   'src/documents/DocumentRepository.ts#list': SCOPED_BY_FILTER,
   'src/documents/filterSql.ts#searchableChunksSql': SCOPED_BY_FILTER,
-  'src/documents/statsRepository.ts#knowledgeCounts': 'its LIVE condition applies inSpace (spaceSqlFor)',
+  'src/documents/statsRepository.ts#knowledgeCounts': 'its LIVE condition applies inSpace (readSpaceSqlFor)',
   'src/documents/chunkEmbeddings.ts#chunkEmbeddingPage': BACKGROUND,
   'src/documents/chunkEmbeddings.ts#chunkEmbeddingsByIds': BACKGROUND,
   'src/documents/chunkEmbeddings.ts#chunksWithoutEmbedding': BACKGROUND,
@@ -84,15 +84,15 @@ const UNSCOPED: Record<string, string> = {
   'src/extraction/ExtractionQueueRepository.ts#requestToken': `${JOB_QUEUE}: one document by its id, which the job resolved in its space`,
   'src/audit/AuditRepository.ts#list': 'its first condition is spaceSql',
   'src/audit/AuditRepository.ts#deleteOlderThan': `${BACKGROUND}: the audit log's retention`,
-  'src/graph/mentions/MentionRepository.ts#mentionCounts': 'its inSpace condition applies spaceSql',
+  'src/graph/mentions/MentionRepository.ts#mentionCounts': 'its inSpace condition applies readSpaceSql',
   'src/graph/mentions/MentionRepository.ts#entityIdsMentionedWithin': SCOPED_BY_FILTER,
   'src/graph/mentions/MentionRepository.ts#evidence': `${SCOPED_BY_FILTER}; mention counts are of entities of the space`,
   'src/graph/mentions/EntityNameRepository.ts#entityIdsWithPrefix': SOURCES_AND_IMPORTS,
   'src/graph/mentions/MentionRepository.ts#replaceAutoMentions': WRITE_PATH,
   'src/graph/mentions/PostgresMentionIndex.ts#mentionedByLiveDocument': SAME_SPACE,
   'src/graph/postgres/PostgresGraphStore.ts#ORPHAN': SAME_SPACE,
-  'src/graph/postgres/PostgresGraphStore.ts#expand': 'its typeFilter applies spaceSql',
-  'src/graph/postgres/PostgresGraphStore.ts#findEntities': 'its first condition is spaceSql',
+  'src/graph/postgres/PostgresGraphStore.ts#expand': 'its typeFilter applies readSpaceSql',
+  'src/graph/postgres/PostgresGraphStore.ts#findEntities': 'its first condition is readSpaceSql',
   'src/graph/postgres/PostgresGraphStore.ts#upsertRelationships': `${WRITE_PATH} (endpoints checked in the space)`,
 };
 
