@@ -40,6 +40,7 @@ export const splitSuites = [
   '/test/integration/spacesDeletion\\.test\\.ts$',
   '/test/integration/spacesExtraction\\.test\\.ts$',
   '/test/integration/spacesProperty\\.test\\.ts$',
+  '/test/integration/spacesReads\\.test\\.ts$',
 ];
 // Without a Neo4j server the split suites have no `neo4j` share (test/helpers/graphStores.ts says so once).
 const neo4jShare = process.env.CAIRN_TEST_NEO4J_URI ? splitSuites : [];

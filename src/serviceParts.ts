@@ -2,6 +2,7 @@ import { AuditRecorder } from './audit/AuditRecorder.js';
 import { AuditService } from './audit/AuditService.js';
 import { runAs, SWEEPER_ACTOR } from './audit/actor.js';
 import { SpaceService } from './auth/SpaceService.js';
+import { SpaceReads } from './spaces/SpaceReads.js';
 import { ApiKeyService } from './auth/ApiKeyService.js';
 import type { Config } from './config.js';
 import { KeyedLock } from './db/KeyedLock.js';
@@ -185,5 +186,6 @@ export function accessServices(db: Db, logger: Logger) {
   const apiKeys = new ApiKeyService(db, {
     onTouchError: (err) => logger.warn({ err }, 'could not record an API key use'),
   });
-  return { apiKeys, spaces: new SpaceService(db) };
+  const spaces = new SpaceService(db);
+  return { apiKeys, spaces, spaceReads: new SpaceReads(db, spaces) };
 }

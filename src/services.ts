@@ -39,6 +39,7 @@ import {
 } from '../importers/index.js';
 import { SecretBox } from './shared/secretBox.js';
 import type { SpaceDeletionService } from './spaces/SpaceDeletionService.js';
+import type { SpaceReads } from './spaces/SpaceReads.js';
 import { spaceDeletion, type SpaceDeletionParts } from './spaces/spaceDeletionParts.js';
 import {
   accessServices,
@@ -90,6 +91,8 @@ export interface Services {
   apiKeys: ApiKeyService;
   /** Spaces: creation, listing, and the space each request works in. */
   spaces: SpaceService;
+  /** Which spaces each space reads besides itself (declared by admins). */
+  spaceReads: SpaceReads;
   /** Graph extraction from documents: its queue, background worker and state. */
   extraction: ExtractionService;
   /** The audit log: who changed what, and undo. */
@@ -256,13 +259,13 @@ export async function createServices(
     );
     // One-shot CLI commands leave extraction to the server (a killed one-shot would hold leases until they run out).
     if (options.importQueue !== false) await extraction.start();
-    const { apiKeys, spaces } = accessServices(db, logger);
-    const deletionParts = { db, spaces, apiKeys, documents, graph, gapRows, audit, curation };
+    const access = accessServices(db, logger);
+    const deletionParts = { db, ...access, documents, graph, gapRows, audit, curation };
     const spaceDeletions = await startSpaceDeletions(deletionParts, config, logger, options);
     // Other processes on this database announce changes to what this one caches; `undefined`: some may be missed.
     const changes = await db.listen(CHANGES_CHANNEL, (topic) => {
       if (topic === undefined || topic === 'names') linker.forgetNames();
-      if (topic === undefined || topic === 'keys') apiKeys.forgetActive();
+      if (topic === undefined || topic === 'keys') access.apiKeys.forgetActive();
     });
     const reads = new ReadAdmission({ ...config.reads, logger });
     const readiness = graphReadiness(readinessWithReads(db, embedder, reads), store, initStore, linker);
@@ -288,8 +291,7 @@ export async function createServices(
       sources,
       extractGraph,
       readiness,
-      apiKeys,
-      spaces,
+      ...access,
       extraction,
       spaceDeletions,
       async close() {

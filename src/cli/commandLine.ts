@@ -33,8 +33,12 @@ Commands:
                         --space binds it to spaces (default: every space for admin, else default)
   keys list [--json]    list keys: id, name, role, created, last used, revoked
   keys revoke <id>      revoke a key at once
-  spaces [list] [--json] | spaces create <id> [--name N] | spaces rename <id> --name N
-                        list spaces, create one or rename one (see docs/security.md#spaces)
+  spaces [list] [--json] | spaces create <id> [--name N] | spaces rename <id> --name N | spaces delete <id>
+                        list spaces (with the spaces each reads), create, rename or delete one
+                        (see docs/security.md#spaces)
+  spaces allow-read <space> <reads> | spaces revoke-read <space> <reads>
+                        let <space>'s queries read <reads> as read-only context, or stop them
+                        (see docs/security.md#reading-other-spaces)
   sources add <name> --kind GIT|SITE|OPENAPI|FOLDER [--url U] [--branch B] [--include G]… [--exclude G]…
         [--path P] [--sitemap U] [--prefix P] [--max-pages N] [--concurrency N] [--delay-ms N]
         [--tag T]… [--type T] [--extractors structural,offline,llm] [--schedule CRON] [--timeout SECONDS]

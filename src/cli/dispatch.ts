@@ -142,7 +142,7 @@ async function keysCli({ config, client, args, values }: CommandContext): Promis
   return (await import('./remoteCommands.js')).remoteKeys(client, action, values.json);
 }
 
-/** `cairn spaces [list] | spaces create <id> [--name N] | spaces rename <id> --name N | spaces delete <id>`. */
+/** `cairn spaces [list] | create <id> [--name N] | rename <id> --name N | delete <id> | allow-read|revoke-read S R`. */
 async function spacesCli({ config, logger, client, args, values }: CommandContext): Promise<number> {
   const { parseSpacesAction, spacesCommand, remoteSpaces } = await import('./spacesCommand.js');
   const action = parseSpacesAction(args, values.name);

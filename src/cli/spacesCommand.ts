@@ -1,5 +1,7 @@
 import type { SpaceRecord } from '../auth/SpaceService.js';
 import { SpaceService } from '../auth/SpaceService.js';
+import type { Queryable } from '../db/Db.js';
+import { SpaceReads } from '../spaces/SpaceReads.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { migrate } from '../db/migrate.js';
@@ -12,7 +14,8 @@ export type SpacesAction =
   | { kind: 'list' }
   | { kind: 'create'; id: string; name: string | undefined }
   | { kind: 'rename'; id: string; name: string }
-  | { kind: 'delete'; id: string };
+  | { kind: 'delete'; id: string }
+  | { kind: 'allow-read' | 'revoke-read'; space: string; reads: string };
 
 /** A space's deletion as the CLI prints it with `--json`. */
 interface DeletionJson {
@@ -27,15 +30,23 @@ interface SpaceJson {
   id: string;
   name: string;
   createdAt: string;
+  /** The spaces it reads besides itself. */
+  reads: string[];
 }
 
 const SPACES_USAGE =
-  'usage: cairn spaces [list] [--json] | spaces create <id> [--name <name>] | spaces rename <id> --name <name> | spaces delete <id>';
+  'usage: cairn spaces [list] [--json] | spaces create <id> [--name <name>] | spaces rename <id> --name <name> | spaces delete <id> | spaces allow-read <space> <reads> | spaces revoke-read <space> <reads>';
 
-/** Parses `spaces [list] | spaces create <id> | spaces rename <id> --name <name>`. */
+/** Parses `spaces [list] | spaces create <id> | spaces rename <id> --name <name> | spaces allow-read <space> <reads>`. */
 export function parseSpacesAction(args: string[], name: string | undefined): SpacesAction {
   const [action, ...rest] = args;
   if (action === undefined || action === 'list') return { kind: 'list' };
+  if (action === 'allow-read' || action === 'revoke-read') {
+    const [space, reads] = rest;
+    if (rest.length !== 2 || space === undefined || reads === undefined)
+      throw new UsageError(`spaces ${action} takes the reading space and the space it reads; ${SPACES_USAGE}`);
+    return { kind: action, space, reads };
+  }
   if (action !== 'create' && action !== 'rename' && action !== 'delete')
     throw new UsageError(`unknown spaces action "${action}"; ${SPACES_USAGE}`);
   if (rest.length !== 1) throw new UsageError(`spaces ${action} takes exactly one space id; ${SPACES_USAGE}`);
@@ -52,11 +63,35 @@ function print(spaces: SpaceJson[], json: boolean): void {
     return;
   }
   const width = Math.max(2, ...spaces.map((s) => s.id.length));
-  const lines = [`${'ID'.padEnd(width)}  NAME`, ...spaces.map((s) => `${s.id.padEnd(width)}  ${s.name}`)];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  const nameWidth = Math.max(4, ...spaces.map((s) => s.name.length));
+  const line = (id: string, name: string, reads: string) => `${id.padEnd(width)}  ${name.padEnd(nameWidth)}  ${reads}`;
+  const lines = [line('ID', 'NAME', 'READS'), ...spaces.map((s) => line(s.id, s.name, s.reads.join(', ')))];
+  process.stdout.write(`${lines.map((l) => l.trimEnd()).join('\n')}\n`);
 }
 
-const toJson = (s: SpaceRecord): SpaceJson => ({ id: s.id, name: s.name, createdAt: s.createdAt.toISOString() });
+const toJson = (s: SpaceRecord, reads: string[] = []): SpaceJson => ({
+  id: s.id,
+  name: s.name,
+  createdAt: s.createdAt.toISOString(),
+  reads,
+});
+
+/** The reading space after `allow-read` or `revoke-read`, straight in the database. */
+async function changeReads(db: Queryable, action: Extract<SpacesAction, { space: string }>): Promise<SpaceJson[]> {
+  const spaces = new SpaceService(db);
+  const reads = new SpaceReads(db, spaces);
+  const input = { space: action.space, reads: action.reads };
+  await (action.kind === 'allow-read' ? reads.allow(input) : reads.revoke(input));
+  const space = (await spaces.list()).find((s) => s.id === action.space);
+  return space ? [toJson(space, await reads.readsOf(space.id))] : [];
+}
+
+/** Every space with what it reads, straight in the database. */
+async function listHere(db: Queryable): Promise<SpaceJson[]> {
+  const spaces = new SpaceService(db);
+  const reads = await new SpaceReads(db, spaces).all();
+  return (await spaces.list()).map((s) => toJson(s, reads.get(s.id)));
+}
 
 /** Prints how a deletion ended; 1 when it failed. */
 function printDeletion(deletion: DeletionJson, json: boolean): number {
@@ -98,8 +133,13 @@ export async function spacesCommand(
     await migrate(db);
     const spaces = new SpaceService(db);
     if (action.kind === 'create') print([toJson(await spaces.create({ id: action.id, name: action.name }))], json);
-    else if (action.kind === 'rename') print([toJson(await spaces.rename(action.id, action.name))], json);
-    else print((await spaces.list()).map(toJson), json);
+    else if (action.kind === 'rename')
+      print(
+        [toJson(await spaces.rename(action.id, action.name), await new SpaceReads(db, spaces).readsOf(action.id))],
+        json,
+      );
+    else if (action.kind === 'list') print(await listHere(db), json);
+    else print(await changeReads(db, action), json);
     return 0;
   } finally {
     await db.close();
@@ -110,24 +150,33 @@ export async function spacesCommand(
 export async function remoteSpaces(client: ServerClient, action: SpacesAction, json: boolean): Promise<number> {
   if (action.kind === 'create') {
     const { createSpace } = await client.graphql<{ createSpace: SpaceJson }>(
-      'mutation($input: CreateSpaceInput!) { createSpace(input: $input) { id name createdAt } }',
+      `mutation($input: CreateSpaceInput!) { createSpace(input: $input) { ${SPACE_FIELDS} } }`,
       { input: { id: action.id, name: action.name } },
     );
     print([createSpace], json);
   } else if (action.kind === 'rename') {
     const { renameSpace } = await client.graphql<{ renameSpace: SpaceJson }>(
-      'mutation($id: ID!, $name: String!) { renameSpace(id: $id, name: $name) { id name createdAt } }',
+      `mutation($id: ID!, $name: String!) { renameSpace(id: $id, name: $name) { ${SPACE_FIELDS} } }`,
       { id: action.id, name: action.name },
     );
     print([renameSpace], json);
   } else if (action.kind === 'delete') {
     return remoteDelete(client, action.id, json);
-  } else {
-    const { spaces } = await client.graphql<{ spaces: SpaceJson[] }>('{ spaces { id name createdAt } }');
+  } else if (action.kind === 'list') {
+    const { spaces } = await client.graphql<{ spaces: SpaceJson[] }>(`{ spaces { ${SPACE_FIELDS} } }`);
     print(spaces, json);
+  } else {
+    const field = action.kind === 'allow-read' ? 'allowSpaceRead' : 'revokeSpaceRead';
+    const answer = await client.graphql<Record<string, SpaceJson>>(
+      `mutation($input: SpaceReadInput!) { ${field}(input: $input) { ${SPACE_FIELDS} } }`,
+      { input: { space: action.space, reads: action.reads } },
+    );
+    print(answer[field] ? [answer[field]] : [], json);
   }
   return 0;
 }
+
+const SPACE_FIELDS = 'id name createdAt reads';
 
 const DELETION_FIELDS = 'spaceId status progress { done total } error';
 

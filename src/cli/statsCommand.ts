@@ -26,7 +26,11 @@ export async function statsCommand(config: Config, logger: Logger, json: boolean
       const id = validateSpaceId(space, '--space');
       if ((await services.spaces.missing([id])).length > 0)
         throw new AppError(ErrorCode.NOT_FOUND, `space "${id}" does not exist (cairn spaces lists them)`, { id });
-      report = await runInSpace(id, read);
+      // As a query through the server counts it: the space's own knowledge and the spaces it reads.
+      report = await runInSpace(id, async () => {
+        await services.spaceReads.widen();
+        return read();
+      });
     }
     process.stdout.write(json ? `${JSON.stringify(report)}\n` : formatStats(report));
     return 0;

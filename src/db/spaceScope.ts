@@ -10,16 +10,36 @@ import type { SqlParams } from './SqlParams.js';
 /** The space everything lives in until someone creates another. */
 export const DEFAULT_SPACE = 'default';
 
-/** The space a request works in: it reads `space` only and writes there. */
+/**
+ * The space a request works in: it writes there, and reads `space` plus, once the request is known to only read (a
+ * GraphQL query, a reading MCP tool), the spaces an admin declared readable by it (`reads`, `space` first).
+ */
 export interface SpaceScope {
-  space: string;
+  readonly space: string;
+  reads: readonly string[];
 }
 
 const current = new AsyncLocalStorage<SpaceScope>();
 
-/** Runs `fn` (and everything it starts) in `space`. */
+/** Runs `fn` (and everything it starts) in `space`, reading that space only until `widenReads`. */
 export function runInSpace<T>(space: string, fn: () => T): T {
-  return current.run(Object.freeze({ space }), fn);
+  return current.run({ space, reads: [space] }, fn);
+}
+
+/**
+ * Lets the running request's reads of knowledge (`readSpaceSql`) also see `readable`, the spaces its space may read:
+ * called once a request is known to write nothing (see docs/security.md#reading-other-spaces). Its writes, and every
+ * statement that locks or changes rows (`spaceSql`), stay in its own space.
+ */
+export function widenReads(readable: readonly string[]): void {
+  const scope = current.getStore();
+  if (!scope) return;
+  scope.reads = [scope.space, ...readable.filter((s) => s !== scope.space)];
+}
+
+/** The spaces the running request reads knowledge from (its own first); undefined outside any request. */
+export function readSpaces(): readonly string[] | undefined {
+  return current.getStore()?.reads;
 }
 
 /**
@@ -51,10 +71,13 @@ export function spaceSql(alias: string, params: SqlParams | unknown[]): string {
   return `${alias}.space_id = ${placeholder}::text`;
 }
 
-/** True when a row of `space` is visible to the running request (for rows read before the scope was known). */
-export function inCurrentSpace(space: string): boolean {
-  const scope = current.getStore();
-  return scope === undefined || scope.space === space;
+/**
+ * `spaceSql` for plain reads of knowledge (documents, chunks, entities, relationships, mentions, entity names): the
+ * request's space and the spaces it may read (`widenReads`). Never for a statement that writes or locks rows:
+ * test/unit/db/spaceScope.test.ts holds it to that.
+ */
+export function readSpaceSql(alias: string, params: SqlParams | unknown[]): string {
+  return readSpaceSqlFor(params)(alias);
 }
 
 /** `spaceSql` for statements that name several spaced aliases: one parameter, a condition per alias. */
@@ -63,4 +86,14 @@ export function spaceSqlFor(params: unknown[]): (alias: string) => string {
   if (scope === undefined) return () => 'TRUE';
   const placeholder = `$${params.push(scope.space)}`;
   return (alias) => `${alias}.space_id = ${placeholder}::text`;
+}
+
+/** `readSpaceSql` for statements that name several aliases; one space keeps the plain equality (and its plans). */
+export function readSpaceSqlFor(params: SqlParams | unknown[]): (alias: string) => string {
+  const scope = current.getStore();
+  if (scope === undefined) return () => 'TRUE';
+  const value = scope.reads.length === 1 ? scope.space : [...scope.reads];
+  const placeholder = Array.isArray(params) ? `$${params.push(value)}` : params.add(value);
+  if (typeof value === 'string') return (alias) => `${alias}.space_id = ${placeholder}::text`;
+  return (alias) => `${alias}.space_id = ANY(${placeholder}::text[])`;
 }

@@ -1,5 +1,5 @@
 import type { Db, Queryable } from '../db/Db.js';
-import { spaceSql } from '../db/spaceScope.js';
+import { readSpaceSql } from '../db/spaceScope.js';
 import { toVectorSql } from '../db/vector.js';
 import type { ChunkRecord } from './types.js';
 
@@ -70,7 +70,7 @@ export class ChunkRepository {
     const params: unknown[] = [documentIds];
     const { rows } = await q.query<ChunkRow>(
       `SELECT ${CHUNK_COLUMNS} FROM chunks c
-        WHERE c.document_id = ANY($1::text[]) AND ${spaceSql('c', params)} ORDER BY c.document_id, c.ordinal`,
+        WHERE c.document_id = ANY($1::text[]) AND ${readSpaceSql('c', params)} ORDER BY c.document_id, c.ordinal`,
       params,
     );
     return rows.map(toChunkRecord);
@@ -85,7 +85,7 @@ export class ChunkRepository {
     const params: unknown[] = [documentIds, maxChars];
     const { rows } = await this.db.query<ChunkRow>(
       `WITH sizes AS (SELECT document_id, sum(sum(length(content))) OVER (ORDER BY document_id) AS running
-                        FROM chunks x WHERE x.document_id = ANY($1::text[]) AND ${spaceSql('x', params)}
+                        FROM chunks x WHERE x.document_id = ANY($1::text[]) AND ${readSpaceSql('x', params)}
                        GROUP BY document_id)
        SELECT ${CHUNK_COLUMNS} FROM chunks c JOIN sizes s ON s.document_id = c.document_id
         WHERE s.running <= $2 ORDER BY c.document_id, c.ordinal`,
@@ -99,7 +99,7 @@ export class ChunkRepository {
     if (documentIds.length === 0) return [];
     const params: unknown[] = [documentIds];
     const { rows } = await this.db.query<{ document_id: string }>(
-      `SELECT DISTINCT document_id FROM chunks c WHERE c.document_id = ANY($1::text[]) AND ${spaceSql('c', params)}`,
+      `SELECT DISTINCT document_id FROM chunks c WHERE c.document_id = ANY($1::text[]) AND ${readSpaceSql('c', params)}`,
       params,
     );
     return rows.map((r) => r.document_id);
@@ -121,7 +121,7 @@ export class ChunkRepository {
     const params: unknown[] = [documentIds];
     const { rows } = await q.query<{ document_id: string; n: number }>(
       `SELECT document_id, count(*)::int AS n FROM chunks c
-        WHERE c.document_id = ANY($1::text[]) AND ${spaceSql('c', params)} GROUP BY document_id`,
+        WHERE c.document_id = ANY($1::text[]) AND ${readSpaceSql('c', params)} GROUP BY document_id`,
       params,
     );
     return new Map(rows.map((r) => [r.document_id, r.n]));

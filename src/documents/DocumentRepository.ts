@@ -2,7 +2,7 @@ import type { Db, Queryable } from '../db/Db.js';
 import { advisoryKey32 } from '../db/KeyedLock.js';
 import { toDate } from '../db/rowValues.js';
 import { SqlParams } from '../db/SqlParams.js';
-import { spaceSql, writeSpace } from '../db/spaceScope.js';
+import { readSpaceSql, spaceSql, writeSpace } from '../db/spaceScope.js';
 import { AppError, ErrorCode } from '../errors.js';
 import { encodeCursor, type KeysetCursor } from '../shared/cursor.js';
 import type { JsonObject } from '../shared/json.js';
@@ -26,11 +26,12 @@ export interface DocumentSummaryRow {
   created_at: Date | string;
   updated_at: Date | string;
   expires_at: Date | string | null;
+  space_id?: string;
 }
 
 /** Columns selected for a document without its content, in a stable order. */
 export const DOCUMENT_SUMMARY_COLUMNS =
-  'id, title, document_type, source, tags, metadata, content_hash, created_at, updated_at, expires_at';
+  'id, title, document_type, source, tags, metadata, content_hash, created_at, updated_at, expires_at, space_id';
 
 /** Columns selected for a document, in a stable order. */
 export const DOCUMENT_COLUMNS = `${DOCUMENT_SUMMARY_COLUMNS}, content`;
@@ -53,6 +54,7 @@ export function toDocumentSummary(row: DocumentSummaryRow): DocumentSummary {
     createdAt: toDate(row.created_at),
     updatedAt: toDate(row.updated_at),
     expiresAt: row.expires_at === null ? null : toDate(row.expires_at),
+    ...(row.space_id === undefined ? {} : { space: row.space_id }),
   };
 }
 
@@ -88,7 +90,7 @@ export class DocumentRepository {
     const { rows } = await this.db.query<{ id: string; content: string }>(
       `SELECT id, content FROM (
          SELECT id, content, sum(length(content)) OVER (ORDER BY id) AS running FROM documents
-          WHERE id = ANY($1::text[]) AND ${liveDocumentSql('documents')} AND ${spaceSql('documents', params)}) d
+          WHERE id = ANY($1::text[]) AND ${liveDocumentSql('documents')} AND ${readSpaceSql('documents', params)}) d
         WHERE running <= $2`,
       params,
     );
@@ -106,7 +108,7 @@ export class DocumentRepository {
     const params: unknown[] = [ids];
     const { rows } = await q.query<R>(
       `SELECT ${columns} FROM documents
-        WHERE id = ANY($1::text[]) AND ${liveDocumentSql('documents')} AND ${spaceSql('documents', params)}`,
+        WHERE id = ANY($1::text[]) AND ${liveDocumentSql('documents')} AND ${readSpaceSql('documents', params)}`,
       params,
     );
     return rows;

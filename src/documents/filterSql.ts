@@ -1,5 +1,5 @@
 import { escapeLike, type SqlParams } from '../db/SqlParams.js';
-import { spaceSql } from '../db/spaceScope.js';
+import { readSpaceSql } from '../db/spaceScope.js';
 import type { DocumentFilterSpec } from './types.js';
 
 /** True when a filter sets nothing, so that it only hides expired documents. */
@@ -37,7 +37,7 @@ export function isLiveAt(expiresAt: Date | null, nowMs: number): boolean {
  * Values go through parameters; the SQL text never contains user input.
  */
 export function documentFilterSql(filter: DocumentFilterSpec, params: SqlParams, alias = 'd'): string {
-  const where = [liveDocumentSql(alias), spaceSql(alias, params)];
+  const where = [liveDocumentSql(alias), readSpaceSql(alias, params)];
   if (filter.types?.length) where.push(`${alias}.document_type = ANY(${params.add(filter.types)}::text[])`);
   if (filter.sources?.length) where.push(`${alias}.source = ANY(${params.add(filter.sources)}::text[])`);
   if (filter.ownerSourceId !== undefined) where.push(`${alias}.source_id = ${params.add(filter.ownerSourceId)}`);
@@ -68,8 +68,9 @@ export function searchableChunksSql(
   params: SqlParams,
   join: DocumentJoin = 'join',
 ): { from: string; where: string } {
-  if (filter === undefined) return { from: 'chunks c', where: spaceSql('c', params) };
-  if (isEmptyFilter(filter)) return { from: 'chunks c', where: `${liveChunkSql('c')} AND ${spaceSql('c', params)}` };
+  if (filter === undefined) return { from: 'chunks c', where: readSpaceSql('c', params) };
+  if (isEmptyFilter(filter))
+    return { from: 'chunks c', where: `${liveChunkSql('c')} AND ${readSpaceSql('c', params)}` };
   const passes = documentFilterSql(filter, params);
   if (join === 'join') return { from: 'chunks c JOIN documents d ON d.id = c.document_id', where: passes };
   return {

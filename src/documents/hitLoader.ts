@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/Db.js';
-import { spaceSql } from '../db/spaceScope.js';
+import { readSpaceSql } from '../db/spaceScope.js';
 import { CHUNK_COLUMNS, toChunkRecord, type ChunkRow } from './ChunkRepository.js';
 import { DOCUMENT_SUMMARY_COLUMNS, toDocumentSummary, type DocumentSummaryRow } from './DocumentRepository.js';
 import type { ChunkRecord, DocumentSummary } from './types.js';
@@ -25,7 +25,7 @@ export async function loadChunks(q: Queryable, chunkIds: readonly string[]): Pro
   const { rows } = await q.query<ChunkRow & Record<string, unknown>>(
     `SELECT ${CHUNK_COLUMNS}, ${docColumns}
        FROM chunks c JOIN documents d ON d.id = c.document_id
-      WHERE c.id = ANY($1::bigint[]) AND ${spaceSql('d', params)}`,
+      WHERE c.id = ANY($1::bigint[]) AND ${readSpaceSql('d', params)}`,
     params,
   );
   return new Map(
@@ -47,7 +47,7 @@ export async function loadNeighbors(
        FROM unnest($1::text[], $2::text[], $3::int[]) AS h(hit_id, document_id, ordinal)
        JOIN chunks c ON c.document_id = h.document_id
                     AND c.ordinal BETWEEN h.ordinal - $4::int AND h.ordinal + $4::int AND c.ordinal <> h.ordinal
-      WHERE ${spaceSql('c', params)}
+      WHERE ${readSpaceSql('c', params)}
       ORDER BY h.hit_id, c.ordinal`,
     params,
   );

@@ -1,5 +1,5 @@
 import type { Db } from '../db/Db.js';
-import { spaceSqlFor } from '../db/spaceScope.js';
+import { readSpaceSqlFor } from '../db/spaceScope.js';
 import { liveDocumentSql } from './filterSql.js';
 
 /** A count keyed by a type, source or tag. */
@@ -20,7 +20,7 @@ export interface KnowledgeCounts {
 /** Aggregates for `knowledgeStats`, over unexpired documents of the request's space only. */
 export async function knowledgeCounts(db: Db): Promise<KnowledgeCounts> {
   const params: unknown[] = [];
-  const inSpace = spaceSqlFor(params);
+  const inSpace = readSpaceSqlFor(params);
   const LIVE = `${liveDocumentSql('documents')} AND ${inSpace('documents')}`;
   const [docs, chunks, byType, bySource, topTags] = await Promise.all([
     db.query<{ n: number }>(`SELECT count(*)::int AS n FROM documents WHERE ${LIVE}`, params),

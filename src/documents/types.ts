@@ -19,6 +19,8 @@ export interface DocumentRecord {
   createdAt: Date;
   updatedAt: Date;
   expiresAt: Date | null;
+  /** The space it lives in, when read back (a document just written lives in the request's space). */
+  space?: string;
 }
 
 /**

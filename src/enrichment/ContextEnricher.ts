@@ -1,5 +1,6 @@
 import { AppError, ErrorCode, isAppError } from '../errors.js';
 import type { GraphService } from '../graph/GraphService.js';
+import { withEntitySpaces } from './entitySpaces.js';
 import type { RelationshipRecord } from '../graph/types.js';
 import type { Logger } from '../logger.js';
 import type { LoadedChunk } from '../documents/hitLoader.js';
@@ -73,7 +74,7 @@ export class ContextEnricher {
 
   constructor(
     private readonly search: SearchService,
-    graph: GraphService,
+    private readonly graph: GraphService,
     private readonly gaps: KnowledgeGapService,
     private readonly options: EnricherOptions,
     private readonly logger: Logger,
@@ -154,7 +155,8 @@ export class ContextEnricher {
     const graphMs = graph.ms + (performance.now() - secondStep);
     const timings = { retrievalMs: ranked.ms + (docs.ok && ranked.ok ? docs.ms : 0), graphMs };
     const laidOut = relinkVia(layOutLane(chunks, lanes.weaker, request, neighbors));
-    const result = assembleContext(request, laidOut, entities, relationships, { ...timings, started }, warnings);
+    const spaced = await withEntitySpaces(this.graph, entities);
+    const result = assembleContext(request, laidOut, spaced, relationships, { ...timings, started }, warnings);
     if (ranked.ok) await this.gaps.recordIfUnanswered(request, ranked.value.chosen, result);
     return result;
   }

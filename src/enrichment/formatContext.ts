@@ -1,4 +1,5 @@
 import type { EntityRecord, RelationshipRecord } from '../graph/types.js';
+import { writeSpace } from '../db/spaceScope.js';
 import { alignedChunkText } from './expandContext.js';
 import type { CitationRecord, EnrichedChunkRecord, EnrichedEntityRecord } from './types.js';
 
@@ -80,7 +81,7 @@ export function formatContext(
       return;
     }
     const n = citations.length + 1;
-    if (!knowledge(`[${n}] ${doc.title}\n${text}\n\n`)) {
+    if (!knowledge(`[${n}] ${doc.title}${otherSpaceMark(doc)}\n${text}\n\n`)) {
       omittedChunks++;
       return;
     }
@@ -140,7 +141,7 @@ function listRelated(
   relationships: readonly RelationshipRecord[],
 ): { omittedEntities: number; omittedRelationships: number } {
   const byId = new Map<string, EntityRecord>(entities.map((e) => [e.entity.id, e.entity]));
-  const omittedEntities = entities.filter((e) => !related(entityLine(e.entity))).length;
+  const omittedEntities = entities.filter((e) => !related(entityLine(e.entity, e.space))).length;
   const shown = relationships.filter((r) => byId.has(r.fromId) && byId.has(r.toId));
   const omittedRelationships = shown.filter((r) => !related(relationshipLine(r, byId))).length;
   return { omittedEntities, omittedRelationships };
@@ -153,11 +154,20 @@ function citationOf(n: number, doc: EnrichedChunkRecord['hit']['document']): Cit
     title: doc.title,
     source: doc.source,
     url: documentUrl(doc.metadata, doc.source),
+    space: doc.space ?? writeSpace(),
   };
 }
 
-function entityLine(entity: EntityRecord): string {
-  return `- ${entity.name} (${entity.type})${entity.description ? `: ${oneLine(entity.description)}` : ''}\n`;
+/** ` (space: <id>)` for a document of a space the request only reads (see widenReads), else ''. */
+function otherSpaceMark(doc: EnrichedChunkRecord['hit']['document']): string {
+  return doc.space !== undefined && doc.space !== writeSpace() ? ` (space: ${doc.space})` : '';
+}
+
+/** An entity's line; one of a space the request only reads is marked with it. */
+function entityLine(entity: EntityRecord, space?: string): string {
+  const description = entity.description ? `: ${oneLine(entity.description)}` : '';
+  const where = space !== undefined && space !== writeSpace() ? `, space: ${space}` : '';
+  return `- ${entity.name} (${entity.type}${where})${description}\n`;
 }
 
 function relationshipLine(r: RelationshipRecord, byId: ReadonlyMap<string, EntityRecord>): string {

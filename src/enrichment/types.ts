@@ -59,6 +59,8 @@ export interface EnrichedEntityRecord {
   depth: number;
   /** The graph lane's rank score (personalised PageRank) relative to the best entity: 1 for the first, 0 to 1. */
   score: number;
+  /** Its space, when the request reads spaces besides its own (see withEntitySpaces). */
+  space?: string;
 }
 
 /** A numbered source of the context. */
@@ -68,6 +70,8 @@ export interface CitationRecord {
   title: string;
   source: string | null;
   url: string | null;
+  /** The space of the cited document: the request's own, or one it reads (see widenReads). */
+  space: string;
 }
 
 /** The enricher's answer. */

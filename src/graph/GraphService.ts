@@ -302,6 +302,11 @@ export class GraphService {
     return this.reads.mentions.entityIdsMentionedWithin(entityIds, filter);
   }
 
+  /** The space of each of these entities (those the request reads; others are absent). */
+  entitySpaces(entityIds: readonly string[]): Promise<Map<string, string>> {
+    return this.reads.names.spacesOf(entityIds);
+  }
+
   /** Entities whose ids start with one of `prefixes` (an import's own ids). */
   entityIdsWithPrefix(prefixes: readonly string[]): Promise<string[]> {
     return this.reads.names.entityIdsWithPrefix(prefixes);

@@ -74,6 +74,8 @@ export const ROOT_FIELD_ROLES: {
     recordKnowledgeGap: 'editor',
     createSpace: 'admin',
     renameSpace: 'admin',
+    allowSpaceRead: 'admin',
+    revokeSpaceRead: 'admin',
     deleteSpace: 'admin',
   },
 };

@@ -14,6 +14,8 @@ export interface Loaders {
   chunksByDocumentId: DataLoader<string, ChunkRecord[]>;
   chunkCountByDocumentId: DataLoader<string, number>;
   entityById: DataLoader<string, EntityRecord | null>;
+  /** The space an entity lives in (null: not one the request reads). */
+  entitySpaceById: DataLoader<string, string | null>;
   relationshipById: DataLoader<string, RelationshipRecord | null>;
   /** Key: `${first}:${entityId}`, `first` as given ('' when omitted): GraphService applies its bounds. */
   documentIdsByEntity: DataLoader<string, string[]>;
@@ -56,6 +58,10 @@ export function createLoaders(services: Services, budget: TextBudget): Loaders {
     entityById: new DataLoader(async (ids) => {
       const found = new Map((await graph.getEntities(ids)).map((e) => [e.id, e]));
       return ids.map((id) => found.get(id) ?? null);
+    }),
+    entitySpaceById: new DataLoader(async (ids) => {
+      const spaces = await graph.entitySpaces(ids);
+      return ids.map((id) => spaces.get(id) ?? null);
     }),
     relationshipById: new DataLoader(async (ids) => {
       const found = new Map((await graph.getRelationships(ids)).map((r) => [r.id, r]));

@@ -17,3 +17,19 @@ export function replicaReadsPlugin(): ApolloServerPlugin<GraphQLContext> {
     },
   };
 }
+
+/**
+ * Lets a GraphQL query (not a mutation or subscription) read the spaces its space reads (see SpaceReads): once its
+ * operation is known to write nothing, before any resolver runs. Mutations read and write their own space only.
+ */
+export function spaceReadsPlugin(): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ operation, contextValue }) {
+          if (operation?.operation === 'query') await contextValue.services.spaceReads.widen();
+        },
+      };
+    },
+  };
+}

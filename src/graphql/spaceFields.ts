@@ -68,6 +68,8 @@ export const ROOT_FIELD_SPACES: {
     revokeApiKey: 'global',
     createSpace: 'global',
     renameSpace: 'global',
+    allowSpaceRead: 'global',
+    revokeSpaceRead: 'global',
     deleteSpace: 'global',
     undo: 'scoped',
     undoImportJob: 'scoped',

@@ -40,8 +40,11 @@ export async function callTool(
     requireRole(principal, tool.role, `The ${tool.name} tool`);
     const parsed = tool.input.safeParse(args ?? {});
     if (!parsed.success) return toolError(argumentsError(parsed.error));
-    // A reading tool's statements may go to a read replica, as a GraphQL query's do.
-    if (tool.readOnly) allowReplicaReads();
+    // A reading tool's statements may go to a read replica, and read the spaces its space reads, as a query's do.
+    if (tool.readOnly) {
+      allowReplicaReads();
+      await services.spaceReads.widen();
+    }
     const output = await runAs(actorOf(principal), () =>
       tool.run(parsed.data, {
         services,

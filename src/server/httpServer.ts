@@ -17,7 +17,7 @@ import { createContext, type GraphQLContext } from '../graphql/context.js';
 import { createFormatError } from '../graphql/formatError.js';
 import { armorProtection, introspectionGuard } from '../graphql/protection.js';
 import { rateLimitedStatusPlugin } from '../graphql/rateLimitedStatus.js';
-import { replicaReadsPlugin } from '../graphql/replicaReads.js';
+import { replicaReadsPlugin, spaceReadsPlugin } from '../graphql/replicaReads.js';
 import { suggestionsPlugin } from '../graphql/suggestions.js';
 import { resolvers } from '../graphql/resolvers/index.js';
 import { loadTypeDefs } from '../graphql/schema.js';
@@ -130,6 +130,7 @@ function createApollo({
       suggestionsPlugin(),
       rateLimitedStatusPlugin(),
       replicaReadsPlugin(),
+      spaceReadsPlugin(),
       ...armor.plugins,
       // The schema sets no cache hints: Apollo's default cache-control plugin would still wrap every field resolution.
       ApolloServerPluginCacheControlDisabled(),

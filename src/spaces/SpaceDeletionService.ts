@@ -22,6 +22,8 @@ export interface SpaceDeletionDeps {
   count(space: string): Promise<number>;
   /** Takes the space off the keys bound to it. */
   unbindKeys(space: string): Promise<number>;
+  /** Forgets which spaces the space reads and is read by (see SpaceReads), so no request reads it on. */
+  forgetReads(space: string): Promise<void>;
   leaseMs: number;
   /** How often to look for deletions whose instance died; 0: only at start and when asked. */
   pollMs: number;
@@ -75,6 +77,7 @@ export class SpaceDeletionService {
   async request(spaceId: string): Promise<SpaceDeletionRecord> {
     if (!(await this.deps.spaces.markDeleting(spaceId))) throw notFound('Space', spaceId);
     await this.deps.unbindKeys(spaceId);
+    await this.deps.forgetReads(spaceId);
     const record = await this.repository.start(spaceId, await this.deps.count(spaceId));
     await this.resume(spaceId);
     return record;

@@ -11,11 +11,13 @@ import type { CurationService } from '../graph/curation/CurationService.js';
 import type { GraphService } from '../graph/GraphService.js';
 import type { Logger } from '../logger.js';
 import { SpaceDeletionService, type SpacePurgeStep } from './SpaceDeletionService.js';
+import type { SpaceReads } from './SpaceReads.js';
 
 /** What deleting a space removes, from the services that own it. */
 export interface SpaceDeletionParts {
   db: Db;
   spaces: SpaceService;
+  spaceReads: SpaceReads;
   apiKeys: ApiKeyService;
   documents: DocumentService;
   graph: GraphService;
@@ -53,6 +55,7 @@ export function spaceDeletion(
     count: (space) =>
       runInSpace(space, async () => (await documents.stats()).documentCount + (await graph.stats(0)).entityCount),
     unbindKeys: (space) => parts.apiKeys.unbindSpace(space),
+    forgetReads: (space) => parts.spaceReads.forgetSpace(space),
     leaseMs: config.import.jobs.leaseMs,
     pollMs: poll ? config.import.jobs.pollMs : 0,
     exclusive: db.kind === 'pglite',

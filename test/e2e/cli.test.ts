@@ -89,6 +89,19 @@ describe('cairn command (embedded default)', () => {
     expect(renamed.code).toBe(0);
     expect(renamed.stdout).toContain('[{"id":"other","name":"Other team"');
     expect((await runCliInProcess(['spaces', 'rename', 'other'], env())).code).not.toBe(0);
+    // other reads default: listed with the space, counted with it, and revoked again.
+    const allowed = await runCliInProcess(['spaces', 'allow-read', 'other', 'default', '--json'], env());
+    expect([allowed.code, JSON.parse(allowed.stdout)]).toEqual([
+      0,
+      [expect.objectContaining({ id: 'other', reads: ['default'] })],
+    ]);
+    expect((await runCliInProcess(['spaces'], env())).stdout).toMatch(/^other +Other team +default$/m);
+    expect(await countsOf('other')).toEqual([0, 1]);
+    const revoked = await runCliInProcess(['spaces', 'revoke-read', 'other', 'default', '--json'], env());
+    expect(JSON.parse(revoked.stdout)).toEqual([expect.objectContaining({ id: 'other', reads: [] })]);
+    expect(await countsOf('other')).toEqual([0, 0]);
+    const nowhere = await runCliInProcess(['spaces', 'allow-read', 'default', 'nowhere'], env());
+    expect([nowhere.code, nowhere.stderr]).toEqual([1, expect.stringContaining('NOT_FOUND')]);
     const deleted = await runCliInProcess(['spaces', 'delete', 'other', '--json'], env());
     expect(deleted.code).toBe(0);
     expect(JSON.parse(deleted.stdout)).toMatchObject({ spaceId: 'other', status: 'SUCCEEDED' });

@@ -114,4 +114,14 @@ export const ROOT_OPERATIONS: RootOperation[] = [
   m('createSpace', 'admin', () => 'mutation { createSpace(input: { id: "default" }) { id } }'),
   m('renameSpace', 'admin', () => 'mutation { renameSpace(id: "missing", name: "x") { id } }'),
   m('deleteSpace', 'admin', () => 'mutation { deleteSpace(id: "missing") { status } }'),
+  m(
+    'allowSpaceRead',
+    'admin',
+    () => 'mutation { allowSpaceRead(input: { space: "default", reads: "missing" }) { id } }',
+  ),
+  m(
+    'revokeSpaceRead',
+    'admin',
+    () => 'mutation { revokeSpaceRead(input: { space: "default", reads: "missing" }) { id } }',
+  ),
 ];

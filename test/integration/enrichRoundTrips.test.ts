@@ -11,21 +11,22 @@ import { countStatements } from '../helpers/statementCounter.js';
 import type { TestServer } from '../helpers/testServer.js';
 
 /**
- * Postgres statements of one call per run, counted by `countStatements` (the call's own only). Every run sends 8: the
- * keyword lane's BM25 (term statistics included), the query entities' mention counts, the hits' chunk rows, the
- * entities those chunks mention, the hits' word coverage (a hit scores under the relevance floor), the hits'
- * neighbouring chunks (one batched read), the evidence read (chunks of the entities, with their mention counts) and
- * the gap check's word coverage of the context. On the server the vector lane adds 5: one transaction that widens
- * ef_search for HNSW (BEGIN, SET LOCAL, SELECT, COMMIT) and an exact scan, since this corpus has fewer chunks than the
- * lane's 50 candidates. On PGlite the keyword lane runs in a transaction with its planner settings (BEGIN, SET LOCAL,
- * COMMIT: 3 more) and the vector lane is the in-memory index: its change-log check and its hits' rows (2). The Postgres
- * graph store adds the graph lane's expansion and the two graph reads (entities, relationships).
+ * Postgres statements of one call per run, counted by `countStatements` (the call's own only). Every run sends 9:
+ * the spaces the query's space reads (space_reads, see docs/security.md#reading-other-spaces), the keyword lane's
+ * BM25 (term statistics included), the query entities' mention counts, the hits' chunk rows, the entities those
+ * chunks mention, the hits' word coverage (a hit scores under the relevance floor), the hits' neighbouring chunks (one
+ * batched read), the evidence read (chunks of the entities, with their mention counts) and the gap check's word
+ * coverage of the context. On the server the vector lane adds 5: one transaction that widens ef_search for HNSW
+ * (BEGIN, SET LOCAL, SELECT, COMMIT) and an exact scan, since this corpus has fewer chunks than the lane's 50
+ * candidates. On PGlite the keyword lane runs in a transaction with its planner settings (BEGIN, SET LOCAL, COMMIT: 3
+ * more) and the vector lane is the in-memory index: its change-log check and its hits' rows (2). The Postgres graph
+ * store adds the graph lane's expansion and the two graph reads (entities, relationships).
  */
 const POSTGRES_STATEMENTS: Record<string, number> = {
-  'postgres graph on pglite': 16,
-  'postgres graph on postgres': 16,
-  'neo4j graph on postgres': 13,
-  'neo4j graph on pglite': 13,
+  'postgres graph on pglite': 17,
+  'postgres graph on postgres': 17,
+  'neo4j graph on postgres': 14,
+  'neo4j graph on pglite': 14,
 };
 
 /**

@@ -6,10 +6,11 @@ import { projectShare } from '../helpers/projects.js';
 import { serverRuns, startRunServer } from '../helpers/serverRuns.js';
 import type { TestServer } from '../helpers/testServer.js';
 
-// The isolation property: whatever is written into random spaces, every read in a space answers what the same read
-// over all spaces answers, restricted to that space, on both databases and both graph stores. Each run writes into
-// spaces of its own, with words of its own, so that runs cannot see each other. Reads run in a space as the server
-// runs a request (runInSpace).
+// The isolation property: whatever is written into random spaces, with random declarations that a space reads another,
+// every read in a space answers what the same read over all spaces answers, restricted to that space and, once the
+// request is known to only read (widened as the server widens a query), the spaces it reads; on both databases and
+// both graph stores. Each run writes into spaces of its own, with words of its own, so that runs cannot see each
+// other. Reads run in a space as the server runs a request (runInSpace, then SpaceReads.widen for a query).
 
 const WORDS = 4;
 
@@ -20,6 +21,10 @@ const scenario = fc.record({
     { minLength: 1, maxLength: 6 },
   ),
   entities: fc.array(fc.record({ space: fc.nat(2), word: fc.nat(WORDS - 1) }), { maxLength: 4 }),
+  /** Spaces (by index) that read another; a pair naming one space twice is left out. */
+  reads: fc.array(fc.record({ reader: fc.nat(2), read: fc.nat(2) }), { minLength: 1, maxLength: 3 }),
+  /** Whether the first declaration is revoked again before reading. */
+  revokeFirst: fc.boolean(),
 });
 
 type Scenario = typeof scenario extends fc.Arbitrary<infer T> ? T : never;
@@ -66,13 +71,28 @@ describe.each(everyDatabaseRuns)('space isolation as a property ($name)', (targe
       );
       placed.entities.set(id, space);
     }
-    return { prefix, spaces, word, placed };
+    const declared = new Set<string>();
+    for (const r of s.reads) {
+      const [reader, read] = [spaces[r.reader % s.spaces] as string, spaces[r.read % s.spaces] as string];
+      if (reader === read) continue;
+      await t.services.spaceReads.allow({ space: reader, reads: read });
+      declared.add(`${reader}>${read}`);
+    }
+    const first = [...declared][0];
+    if (s.revokeFirst && first) {
+      const [reader, read] = first.split('>') as [string, string];
+      await t.services.spaceReads.revoke({ space: reader, reads: read });
+      declared.delete(first);
+    }
+    /** The spaces a query in `space` reads: itself and those declared (and not revoked). */
+    const visible = (space: string) => new Set([space, ...spaces.filter((o) => declared.has(`${space}>${o}`))]);
+    return { prefix, spaces, word, placed, visible };
   }
 
-  it('answers in a space what all spaces answer, restricted to that space', async () => {
+  it('answers in a space what all spaces answer, restricted to that space and the spaces its queries read', async () => {
     await fc.assert(
       fc.asyncProperty(scenario, async (s) => {
-        const { spaces, word, placed } = await write(s);
+        const { spaces, word, placed, visible } = await write(s);
         const documentIds = [...placed.documents.keys()];
         const entityIds = [...placed.entities.keys()];
         const searches = Array.from({ length: WORDS }, (_, k) => word(k));
@@ -82,12 +102,20 @@ describe.each(everyDatabaseRuns)('space isolation as a property ($name)', (targe
           hits: await Promise.all(
             searches.map((query) => t.services.search.hits({ query, mode: 'KEYWORD', topK: 50, filter: {} })),
           ),
+          page: await t.services.documents.list({}, { first: 100 }),
+          counts: await t.services.graph.stats(),
+          listed: await t.services.graph.findEntities({}, { first: 100 }),
         });
         const all = await read();
-        for (const space of spaces) {
-          const inSpace = await runInSpace(space, read);
+        for (const [space, query] of spaces.flatMap((sp) => [[sp, false] as const, [sp, true] as const])) {
+          // A mutation reads its own space only; a query also the spaces its space reads.
+          const sees = query ? visible(space) : new Set([space]);
+          const inSpace = await runInSpace(space, async () => {
+            if (query) await t.services.spaceReads.widen();
+            return read();
+          });
           const restrict = (ids: Iterable<string>, placedIn: Map<string, string>) =>
-            sorted([...ids].filter((id) => placedIn.get(id) === space));
+            sorted([...ids].filter((id) => sees.has(placedIn.get(id) as string)));
           expect(sorted(inSpace.documents.map((d) => d.id))).toEqual(
             restrict(
               all.documents.map((d) => d.id),
@@ -101,16 +129,37 @@ describe.each(everyDatabaseRuns)('space isolation as a property ($name)', (targe
             ),
           );
           inSpace.hits.forEach((hits, k) => {
-            const wanted = (all.hits[k] ?? []).filter((h) => placed.documents.get(h.document.id) === space);
-            expect(hits.map((h) => [h.chunk.id, h.score])).toEqual(wanted.map((h) => [h.chunk.id, h.score]));
+            const wanted = (all.hits[k] ?? []).filter((h) => sees.has(placed.documents.get(h.document.id) as string));
+            expect(hits.map((h) => [h.chunk.id, h.score, h.document.space])).toEqual(
+              wanted.map((h) => [h.chunk.id, h.score, placed.documents.get(h.document.id)]),
+            );
           });
-          const page = await runInSpace(space, () => t.services.documents.list({}, { first: 100 }));
-          expect(page.totalCount).toBe(restrict(documentIds, placed.documents).length);
-          const counts = await runInSpace(space, () => t.services.graph.stats());
-          expect(counts.entityCount).toBe(restrict(entityIds, placed.entities).length);
+          expect(inSpace.page.totalCount).toBe(restrict(documentIds, placed.documents).length);
+          expect(sorted(inSpace.page.rows.map((r) => r.document.id))).toEqual(
+            restrict(
+              all.page.rows.map((r) => r.document.id),
+              placed.documents,
+            ),
+          );
+          expect(inSpace.counts.entityCount).toBe(restrict(entityIds, placed.entities).length);
+          // Both lanes of enrichContext cite and name only what the space sees, each citation with its space.
+          const context = await runInSpace(space, async () => {
+            if (query) await t.services.spaceReads.widen();
+            return t.services.enricher.enrich({ query: searches.join(' '), mode: 'KEYWORD' });
+          });
+          for (const c of context.chunks)
+            expect(sees.has(placed.documents.get(c.hit.document.id) as string)).toBe(true);
+          for (const e of context.entities) expect(sees.has(placed.entities.get(e.entity.id) as string)).toBe(true);
+          for (const c of context.citations) expect(c.space).toBe(placed.documents.get(c.documentId));
+          expect(sorted(inSpace.listed.edges.map((e) => e.node.id))).toEqual(
+            restrict(
+              all.listed.edges.map((e) => e.node.id),
+              placed.entities,
+            ),
+          );
         }
       }),
-      { numRuns: 6 },
+      { numRuns: 8 },
     );
   });
 });

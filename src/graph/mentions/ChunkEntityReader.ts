@@ -1,5 +1,5 @@
 import type { Db } from '../../db/Db.js';
-import { spaceSql } from '../../db/spaceScope.js';
+import { readSpaceSql } from '../../db/spaceScope.js';
 
 /** An entity a chunk mentions, with what tells a bridge to a second hop from a dead end. */
 export interface ChunkEntity {
@@ -28,7 +28,7 @@ export class ChunkEntityReader {
     const params: unknown[] = [chunkIds, countCap, HOME_IDS];
     const { rows } = await this.db.query<{ k: string; entity_id: string; mentions: number; homes: string[] | null }>(
       `WITH pairs AS (SELECT DISTINCT m.chunk_id::text AS k, m.entity_id FROM mentions m
-                       WHERE m.chunk_id = ANY($1::bigint[]) AND ${spaceSql('m', params)}),
+                       WHERE m.chunk_id = ANY($1::bigint[]) AND ${readSpaceSql('m', params)}),
             ents AS (SELECT DISTINCT entity_id FROM pairs)
        SELECT p.k, p.entity_id, e.mentions, e.homes FROM pairs p JOIN (
          SELECT x.entity_id,

@@ -1,5 +1,5 @@
 import type { Db, Queryable } from '../../db/Db.js';
-import { spaceSql } from '../../db/spaceScope.js';
+import { readSpaceSql } from '../../db/spaceScope.js';
 import type { Origin } from '../types.js';
 
 /** An entity as entity_names records it, for extraction's entity resolution. */
@@ -41,7 +41,7 @@ export class EntityNameLookup {
     if (keys.length === 0) return [];
     const params: unknown[] = [[...new Set(keys)]];
     const { rows } = await q.query<NameRow>(
-      `SELECT ${COLUMNS} FROM entity_names n WHERE name_keys && $1::text[] AND ${spaceSql('n', params)}
+      `SELECT ${COLUMNS} FROM entity_names n WHERE name_keys && $1::text[] AND ${readSpaceSql('n', params)}
         ORDER BY entity_id`,
       params,
     );
@@ -59,7 +59,7 @@ export class EntityNameLookup {
     const { rows } = await q.query<NameRow>(
       `SELECT x.* FROM unnest($1::text[]) AS p(prefix)
         CROSS JOIN LATERAL (SELECT ${COLUMNS} FROM entity_names n
-                             WHERE left(name_keys[1], 3) = p.prefix AND ${spaceSql('n', params)}
+                             WHERE left(name_keys[1], 3) = p.prefix AND ${readSpaceSql('n', params)}
                              ORDER BY entity_id LIMIT $2) x`,
       params,
     );
@@ -71,7 +71,7 @@ export class EntityNameLookup {
     if (ids.length === 0) return new Map();
     const params: unknown[] = [[...new Set(ids)]];
     const { rows } = await q.query<NameRow>(
-      `SELECT ${COLUMNS} FROM entity_names n WHERE entity_id = ANY($1::text[]) AND ${spaceSql('n', params)}`,
+      `SELECT ${COLUMNS} FROM entity_names n WHERE entity_id = ANY($1::text[]) AND ${readSpaceSql('n', params)}`,
       params,
     );
     return new Map(rows.map((r) => [r.entity_id, toNamedEntity(r)]));

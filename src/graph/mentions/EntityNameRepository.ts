@@ -1,5 +1,5 @@
 import type { Db, Queryable } from '../../db/Db.js';
-import { spaceSql, writeSpace } from '../../db/spaceScope.js';
+import { readSpaceSql, spaceSql, writeSpace } from '../../db/spaceScope.js';
 import { nameKeys } from '../../extraction/nameKey.js';
 import type { EntityName } from './MentionMatcher.js';
 import type { NameChange } from './NameCache.js';
@@ -73,7 +73,7 @@ export class EntityNameRepository {
   async allNames(q: Queryable = this.db): Promise<EntityName[]> {
     const params: unknown[] = [];
     const { rows } = await q.query<{ entity_id: string; name: string; aliases: string[] }>(
-      `SELECT entity_id, name, aliases FROM entity_names n WHERE link_by_name AND ${spaceSql('n', params)}`,
+      `SELECT entity_id, name, aliases FROM entity_names n WHERE link_by_name AND ${readSpaceSql('n', params)}`,
       params,
     );
     return rows.map((r) => ({ entityId: r.entity_id, name: r.name, aliases: r.aliases }));
@@ -104,7 +104,7 @@ export class EntityNameRepository {
     // Another space's changed entity reads as gone: the request's cache never held it, so nothing changes there.
     const params: unknown[] = [ids];
     const { rows } = await q.query<{ entity_id: string; name: string; aliases: string[] }>(
-      `SELECT entity_id, name, aliases FROM entity_names n WHERE entity_id = ANY($1::text[]) AND link_by_name AND ${spaceSql('n', params)}`,
+      `SELECT entity_id, name, aliases FROM entity_names n WHERE entity_id = ANY($1::text[]) AND link_by_name AND ${readSpaceSql('n', params)}`,
       params,
     );
     const current = new Map(rows.map((r) => [r.entity_id, r]));
@@ -112,6 +112,17 @@ export class EntityNameRepository {
       const n = current.get(entityId);
       return { entityId, name: n ? { entityId, name: n.name, aliases: n.aliases } : undefined };
     });
+  }
+
+  /** The space of each of these entities the request reads (its own, and in a query the spaces it reads). */
+  async spacesOf(ids: readonly string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const params: unknown[] = [ids];
+    const { rows } = await this.db.query<{ entity_id: string; space_id: string }>(
+      `SELECT entity_id, space_id FROM entity_names n WHERE n.entity_id = ANY($1::text[]) AND ${readSpaceSql('n', params)}`,
+      params,
+    );
+    return new Map(rows.map((r) => [r.entity_id, r.space_id]));
   }
 
   /** Which of these ids are known entities (of the request's space). */

@@ -1,6 +1,6 @@
 import type { Db, Queryable } from '../../db/Db.js';
 import { SqlParams } from '../../db/SqlParams.js';
-import { currentSpaceScope, spaceSql } from '../../db/spaceScope.js';
+import { currentSpaceScope, readSpaceSql } from '../../db/spaceScope.js';
 import { documentFilterSql, liveDocumentSql } from '../../documents/filterSql.js';
 import { chunksRelation, documentsRelation } from '../../documents/relations.js';
 import type { DocumentFilterSpec } from '../../documents/types.js';
@@ -122,7 +122,7 @@ export class MentionRepository {
       `SELECT entity_id, document_id FROM (
          SELECT m.entity_id, m.document_id, row_number() OVER (PARTITION BY m.entity_id ORDER BY max(m.created_at) DESC, m.document_id) AS n
            FROM mentions m JOIN ${documentsRelation('d')} ON d.id = m.document_id
-          WHERE m.entity_id = ANY($1::text[]) AND ${liveDocumentSql('d')} AND ${spaceSql('d', params)}
+          WHERE m.entity_id = ANY($1::text[]) AND ${liveDocumentSql('d')} AND ${readSpaceSql('d', params)}
           GROUP BY m.entity_id, m.document_id) x
         WHERE n <= $2 ORDER BY entity_id, n`,
       params,
@@ -137,7 +137,7 @@ export class MentionRepository {
     if (ids.length === 0) return new Map();
     // In a request, entities of other spaces are left out (the name cache holds every space's names).
     const params: unknown[] = [ids, cap];
-    const inSpace = `EXISTS (SELECT 1 FROM entity_names n WHERE n.entity_id = e.id AND ${spaceSql('n', params)})`;
+    const inSpace = `EXISTS (SELECT 1 FROM entity_names n WHERE n.entity_id = e.id AND ${readSpaceSql('n', params)})`;
     const { rows } = await this.db.query<{ id: string; n: number }>(
       `SELECT e.id, (SELECT count(*) FROM (SELECT 1 FROM mentions m WHERE m.entity_id = e.id LIMIT $2) k)::int AS n
          FROM unnest($1::text[]) AS e(id)${currentSpaceScope() ? ` WHERE ${inSpace}` : ''}`,
@@ -242,7 +242,7 @@ export class MentionRepository {
     const params: unknown[] = [keys];
     const { rows } = await this.db.query<{ k: string; entity_id: string }>(
       `SELECT DISTINCT ${column}::text AS k, entity_id FROM mentions m
-        WHERE m.${column} = ANY($1::${type}[]) AND ${spaceSql('m', params)} ORDER BY 1, 2`,
+        WHERE m.${column} = ANY($1::${type}[]) AND ${readSpaceSql('m', params)} ORDER BY 1, 2`,
       params,
     );
     for (const r of rows) out.get(r.k)?.push(r.entity_id);

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/Db.js';
-import { spaceSql } from '../../db/spaceScope.js';
+import { readSpaceSql } from '../../db/spaceScope.js';
 import { liveDocumentSql } from '../../documents/filterSql.js';
 import { documentsRelation } from '../../documents/relations.js';
 import type { MentionIndex } from '../types.js';
@@ -27,7 +27,7 @@ export class PostgresMentionIndex implements MentionIndex {
     const cap = limit === undefined ? '' : ` LIMIT $${params.push(limit + 1)}`;
     const { rows } = await this.db.query<{ id: string }>(
       `SELECT n.entity_id AS id FROM entity_names n
-        WHERE ${spaceSql('n', params)} AND ${mentionedByLiveDocument('n.entity_id')}${cap}`,
+        WHERE ${readSpaceSql('n', params)} AND ${mentionedByLiveDocument('n.entity_id')}${cap}`,
       params,
     );
     return rows.map((r) => r.id);

@@ -5,7 +5,11 @@ import { NameCache, type NameCacheStats } from './NameCache.js';
 
 /** The key of the names of work outside any request, which sees every space (space ids are never empty). */
 const ALL_SPACES = '';
-const cacheKey = (): string => currentSpaceScope()?.space ?? ALL_SPACES;
+/**
+ * The spaces a request reads names from (its own, and in a query those it reads: see widenReads): a write's links
+ * never come from another space's names, and a revoked read is never served from the cache of the wider set.
+ */
+const cacheKey = (): string => currentSpaceScope()?.reads.join(',') ?? ALL_SPACES;
 
 /** Past this many changed names, a refresh reads all names instead (and builds the automaton anew). */
 const CHANGES_READ_MAX = 20_000;

@@ -24,11 +24,13 @@ export interface Neo4jOptions {
 export type SpacedTransaction = Pick<ManagedTransaction, 'run'>;
 
 /**
- * The parameters every statement gets, from the running request's space scope: `$space` (the space reads keep to;
- * null outside any request) and `$writeSpace` (where new nodes go). Taken when the unit of work starts.
+ * The parameters every statement gets, from the running request's space scope: `$spaces` (the spaces reads keep to:
+ * its own and those it reads), `$space` (its own, which statements that write keep to), both null outside any
+ * request, and `$writeSpace` (where new nodes go). Taken when the unit of work starts.
  */
-export function spaceParams(): { space: string | null; writeSpace: string } {
-  return { space: currentSpaceScope()?.space ?? null, writeSpace: writeSpace() };
+export function spaceParams(): { space: string | null; spaces: string[] | null; writeSpace: string } {
+  const scope = currentSpaceScope();
+  return { space: scope?.space ?? null, spaces: scope ? [...scope.reads] : null, writeSpace: writeSpace() };
 }
 
 /** `tx` whose statements carry `space` (a statement's own parameters of those names win). */

@@ -118,7 +118,7 @@ export class Neo4jGraphStore implements GraphStore {
     return this.conn.guard('deleteEntity', () =>
       this.conn.write(async (tx) => {
         const res = await tx.run(
-          `MATCH (e:Entity {id: $id}) WHERE ${Q.inSpace('e')} DETACH DELETE e RETURN count(*) AS n`,
+          `MATCH (e:Entity {id: $id}) WHERE ${Q.inOwnSpace('e')} DETACH DELETE e RETURN count(*) AS n`,
           { id },
         );
         return Number(res.records[0]?.get('n') ?? 0) > 0;
@@ -162,7 +162,7 @@ export class Neo4jGraphStore implements GraphStore {
       const types = await this.conn.read((tx) => this.relationshipTypes(tx));
       if (types.length === 0) return false;
       await this.schema.ensureRelationshipIndexes(types);
-      const query = Q.relationshipsByIdQuery(types, 'WITH DISTINCT r DELETE r RETURN count(*) AS n');
+      const query = Q.relationshipsByIdQuery(types, 'WITH DISTINCT r DELETE r RETURN count(*) AS n', true);
       return this.conn.write(async (tx) => {
         const res = await tx.run(query, { ids: [id] });
         return Number(res.records[0]?.get('n') ?? 0) > 0;

@@ -5,8 +5,9 @@ import { RELATIONSHIP_TYPE_PATTERN, type Direction } from '../types.js';
 // text are relationship types matching RELATIONSHIP_TYPE_PATTERN (letters, digits and _), and even those are
 // backtick-quoted.
 //
-// Spaces: every entity node carries `space`, and every statement that matches entities keeps them to `$space` with
-// `inSpace` (the request's space, or null outside any request: the CLI and the outbox see every space). Relationships
+// Spaces: every entity node carries `space`, and every statement that matches entities keeps them to `$spaces` with
+// `inSpace` (the request's space and those it reads, or null outside any request: the CLI and the outbox see every
+// space), or, where it writes, to `$space` with `inOwnSpace`. Relationships
 // never join two spaces (both ends are matched in one space when written), and mirrored documents take their
 // entities' space. test/unit/graph/neo4jSpaceScope.test.ts fails on a statement matching entities without it.
 
@@ -19,8 +20,13 @@ export const MENTIONED_IN = 'MENTIONED_IN';
  */
 export const RESERVED_LABELS: ReadonlySet<string> = new Set(['Entity', 'Document']);
 
-/** The condition keeping node `v` in the space of `$space` (null: every space). */
+/** The condition keeping node `v` in the spaces the request reads, `$spaces` (its own and those it reads; null: every space). */
 export function inSpace(v: string): string {
+  return `($spaces IS NULL OR ${v}.space IN $spaces)`;
+}
+
+/** The condition keeping node `v` in the request's own space, `$space` (null: every space): for statements that write. */
+export function inOwnSpace(v: string): string {
   return `($space IS NULL OR ${v}.space = $space)`;
 }
 
@@ -111,9 +117,9 @@ SET e.type = row.type, e.name = row.name, e.nameLower = row.nameLower, e.aliases
     e.origin = ${originToStore('e')}
 RETURN e.id AS id, e.createdAt AS createdAt, e.origin AS origin`;
 
-/** Ids among `$ids` that are not entities of the space. */
+/** Ids among `$ids` that are not entities of the request's own space (a write's endpoints). */
 export const MISSING_ENTITIES = `UNWIND $ids AS id
-OPTIONAL MATCH (e:Entity {id: id}) WHERE ${inSpace('e')}
+OPTIONAL MATCH (e:Entity {id: id}) WHERE ${inOwnSpace('e')}
 WITH id, e WHERE e IS NULL
 RETURN collect(id) AS missing`;
 
@@ -125,7 +131,7 @@ RETURN collect(id) AS missing`;
  */
 export function upsertRelationshipsQuery(type: string): string {
   return `UNWIND $rows AS row
-MATCH (a:Entity {id: row.fromId}) WHERE ${inSpace('a')}
+MATCH (a:Entity {id: row.fromId}) WHERE ${inOwnSpace('a')}
 MATCH (b:Entity {id: row.toId}) WHERE b.space = a.space
 MERGE (a)-[r:${relType(type)}]->(b)
 ON CREATE SET r.id = row.id, r.createdAt = $now
@@ -197,10 +203,14 @@ RETURN [e IN nodes | ${entityMap('e')}] AS entities, relationships`;
 export const RELATIONSHIP_TYPES =
   'CALL db.relationshipTypes() YIELD relationshipType RETURN collect(relationshipType) AS types';
 
-/** Relationships with an id in `$ids`, one index seek per type; `tail` follows the union (e.g. RETURN or DELETE). */
-export function relationshipsByIdQuery(types: readonly string[], tail: string): string {
+/**
+ * Relationships with an id in `$ids`, one index seek per type; `tail` follows the union (e.g. RETURN or DELETE). With
+ * `own`, of the request's own space only (for a DELETE tail), else of the spaces it reads.
+ */
+export function relationshipsByIdQuery(types: readonly string[], tail: string, own = false): string {
   const parts = types.map(
-    (t) => `MATCH (a:Entity)-[r:${relType(t)}]->(:Entity) WHERE r.id IN $ids AND ${inSpace('a')} RETURN r`,
+    (t) =>
+      `MATCH (a:Entity)-[r:${relType(t)}]->(:Entity) WHERE r.id IN $ids AND ${own ? inOwnSpace('a') : inSpace('a')} RETURN r`,
   );
   return `CALL () {\n  ${parts.join('\n  UNION ALL\n  ')}\n}\n${tail}`;
 }

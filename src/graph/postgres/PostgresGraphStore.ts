@@ -1,6 +1,6 @@
 import type { Db } from '../../db/Db.js';
 import { SqlParams, escapeLike } from '../../db/SqlParams.js';
-import { spaceSql, writeSpace } from '../../db/spaceScope.js';
+import { readSpaceSql, spaceSql, writeSpace } from '../../db/spaceScope.js';
 import { AppError, ErrorCode, notFound } from '../../errors.js';
 import type { EntitiesAndRelationships, GraphStore } from '../GraphStore.js';
 import { mentionedByLiveDocument } from '../mentions/PostgresMentionIndex.js';
@@ -93,7 +93,7 @@ export class PostgresGraphStore implements GraphStore {
     if (ids.length === 0) return [];
     const params: unknown[] = [ids];
     const { rows } = await this.db.query<EntityRow>(
-      `SELECT ${ENTITY_COLUMNS} FROM graph_entities e WHERE e.id = ANY($1::text[]) AND ${spaceSql('e', params)}`,
+      `SELECT ${ENTITY_COLUMNS} FROM graph_entities e WHERE e.id = ANY($1::text[]) AND ${readSpaceSql('e', params)}`,
       params,
     );
     return rows.map(toEntityRecord);
@@ -109,7 +109,7 @@ export class PostgresGraphStore implements GraphStore {
     after?: { name: string; id: string },
   ): Promise<EntityPage> {
     const params = new SqlParams();
-    const where: string[] = [spaceSql('e', params)];
+    const where: string[] = [readSpaceSql('e', params)];
     if (filter.types?.length) where.push(`e.type = ANY(${params.add(filter.types)}::text[])`);
     if (filter.origin?.length) where.push(`e.origin = ANY(${params.add(filter.origin)}::text[])`);
     if (filter.nameContains) {
@@ -208,7 +208,7 @@ export class PostgresGraphStore implements GraphStore {
     const params: unknown[] = [ids];
     const { rows } = await this.db.query<RelationshipRow>(
       `SELECT ${RELATIONSHIP_COLUMNS} FROM graph_relationships r
-        WHERE r.id = ANY($1::text[]) AND ${spaceSql('r', params)} ORDER BY r.id COLLATE "C"`,
+        WHERE r.id = ANY($1::text[]) AND ${readSpaceSql('r', params)} ORDER BY r.id COLLATE "C"`,
       params,
     );
     return rows.map(toRelationshipRecord);
@@ -242,7 +242,7 @@ export class PostgresGraphStore implements GraphStore {
     const typeFilter = types?.length ? ` AND r.type = ANY(${params.add(types)}::text[])` : '';
     const { rows } = await this.db.query<RelationshipRow>(
       `SELECT ${RELATIONSHIP_COLUMNS} FROM graph_relationships r
-        WHERE ${ends}${typeFilter} AND ${spaceSql('r', params)} ORDER BY r.id COLLATE "C"`,
+        WHERE ${ends}${typeFilter} AND ${readSpaceSql('r', params)} ORDER BY r.id COLLATE "C"`,
       params.values,
     );
     return rows.map(toRelationshipRecord);
@@ -261,7 +261,7 @@ export class PostgresGraphStore implements GraphStore {
     if (ids.length === 0 || capPerNode <= 0) return [];
     const params = new SqlParams();
     const p = params.add(ids);
-    const typeFilter = `${types?.length ? ` AND r.type = ANY(${params.add(types)}::text[])` : ''} AND ${spaceSql('r', params)}`;
+    const typeFilter = `${types?.length ? ` AND r.type = ANY(${params.add(types)}::text[])` : ''} AND ${readSpaceSql('r', params)}`;
     const parts: string[] = [];
     if (direction !== 'IN') {
       parts.push(`SELECT r.from_id AS node, r.to_id AS neighbor, ${RELATIONSHIP_COLUMNS}
@@ -298,7 +298,7 @@ export class PostgresGraphStore implements GraphStore {
     const params: unknown[] = [ids];
     const { rows } = await this.db.query<RelationshipRow>(
       `SELECT ${RELATIONSHIP_COLUMNS} FROM graph_relationships r
-        WHERE r.from_id = ANY($1::text[]) AND r.to_id = ANY($1::text[]) AND ${spaceSql('r', params)}
+        WHERE r.from_id = ANY($1::text[]) AND r.to_id = ANY($1::text[]) AND ${readSpaceSql('r', params)}
         ORDER BY r.id COLLATE "C"`,
       params,
     );

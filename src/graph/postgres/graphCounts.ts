@@ -1,5 +1,5 @@
 import type { Db } from '../../db/Db.js';
-import { spaceSqlFor } from '../../db/spaceScope.js';
+import { readSpaceSqlFor } from '../../db/spaceScope.js';
 import type { GraphCounts } from '../types.js';
 import { ENTITY_COLUMNS, toEntityRecord, type EntityRow } from './rows.js';
 
@@ -9,7 +9,7 @@ import { ENTITY_COLUMNS, toEntityRecord, type EntityRow } from './rows.js';
  */
 export async function graphCounts(db: Db, topDegree: number, orphan: string, mentioned: string): Promise<GraphCounts> {
   const params: unknown[] = [];
-  const inSpace = spaceSqlFor(params);
+  const inSpace = readSpaceSqlFor(params);
   const [totals, byType, relationshipsByType, top] = await Promise.all([
     db.query<{ entities: number; relationships: number; orphans: number; unmentioned: number }>(
       `SELECT (SELECT count(*)::int FROM graph_entities e WHERE ${inSpace('e')}) AS entities,

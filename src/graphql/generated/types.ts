@@ -47,6 +47,8 @@ export type Document = {
   __typename?: 'Document';
   /** Stable id: given by the caller (e.g. `runbook:ach-failures`) or generated. */
   id: Scalars['ID']['output'];
+  /** The space it lives in: the request's own, or in a query's answers a space it reads (see Space.reads). */
+  space: Scalars['ID']['output'];
   title: Scalars['String']['output'];
   content: Scalars['String']['output'];
   documentType: DocumentType;
@@ -369,6 +371,8 @@ export type Citation = {
   title: Scalars['String']['output'];
   source: Maybe<Scalars['String']['output']>;
   url: Maybe<Scalars['String']['output']>;
+  /** The space of the cited document: the request's own, or a space it reads (see Space.reads). */
+  space: Scalars['ID']['output'];
 };
 
 export type EnrichTimings = {
@@ -830,6 +834,8 @@ export type Entity = {
   __typename?: 'Entity';
   /** Stable id, given by the caller or generated. */
   id: Scalars['ID']['output'];
+  /** The space it lives in: the request's own, or in a query's answers a space it reads (read-only there, see Space.reads). */
+  space: Scalars['ID']['output'];
   /** Free-form type matching ^[A-Z][A-Za-z0-9_]{0,63}$, e.g. Service, Team, Concept. */
   type: Scalars['String']['output'];
   name: Scalars['String']['output'];
@@ -1180,6 +1186,19 @@ export type Space = {
   id: Scalars['ID']['output'];
   name: Scalars['String']['output'];
   createdAt: Scalars['DateTime']['output'];
+  /**
+   * The spaces this space reads besides itself, by id (see allowSpaceRead): requests working here that only read (a
+   * query, a reading MCP tool) also see their documents and graph, as read-only context.
+   */
+  reads: Array<Scalars['ID']['output']>;
+};
+
+/** A declaration that one space reads another. */
+export type SpaceReadInput = {
+  /** The space whose requests read `reads`. */
+  space: Scalars['ID']['input'];
+  /** The space they read (read-only: nothing of it is written from `space`). */
+  reads: Scalars['ID']['input'];
 };
 
 /** Where the deletion of a space stands. */
@@ -1459,6 +1478,14 @@ export type Mutation = {
    */
   deleteSpace: SpaceDeletion;
   /**
+   * Lets requests working in `input.space` read `input.reads` (admin bound to every space): its documents, chunks,
+   * entities and relationships join their queries' answers as read-only context, never their writes. Not transitive.
+   * Idempotent; NOT_FOUND for an unknown space, BAD_USER_INPUT for a space naming itself. Returns `input.space`.
+   */
+  allowSpaceRead: Space;
+  /** Revokes an allowSpaceRead (admin bound to every space), from the next request on; NOT_FOUND when not declared. */
+  revokeSpaceRead: Space;
+  /**
    * Reverts one audit entry (editor): an update gets its previous values back, a delete re-creates the document (with
    * its chunks) or the entity (with its relationships), a create is deleted. The undo is itself audited; its entry is
    * returned. CONFLICT when the entry was undone already or a later change touched one of its targets; BAD_USER_INPUT for
@@ -1640,6 +1667,16 @@ export type MutationRenameSpaceArgs = {
 
 export type MutationDeleteSpaceArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type MutationAllowSpaceReadArgs = {
+  input: SpaceReadInput;
+};
+
+
+export type MutationRevokeSpaceReadArgs = {
+  input: SpaceReadInput;
 };
 
 
@@ -1826,6 +1863,7 @@ export type ResolversTypes = {
   Viewer: ResolverTypeWrapper<Viewer>;
   ApiKey: ResolverTypeWrapper<ApiKeyRecord>;
   Space: ResolverTypeWrapper<Space>;
+  SpaceReadInput: SpaceReadInput;
   SpaceDeletionStatus: SpaceDeletionStatus;
   SpaceDeletion: ResolverTypeWrapper<SpaceDeletion>;
   CreateSpaceInput: CreateSpaceInput;
@@ -1919,6 +1957,7 @@ export type ResolversParentTypes = {
   Viewer: Viewer;
   ApiKey: ApiKeyRecord;
   Space: Space;
+  SpaceReadInput: SpaceReadInput;
   SpaceDeletion: SpaceDeletion;
   CreateSpaceInput: CreateSpaceInput;
   CreatedApiKey: CreatedApiKeyRecord;
@@ -1938,6 +1977,7 @@ export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes
 
 export type DocumentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Document'] = ResolversParentTypes['Document']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  space?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   title?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   content?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   documentType?: Resolver<ResolversTypes['DocumentType'], ParentType, ContextType>;
@@ -2068,6 +2108,7 @@ export type CitationResolvers<ContextType = GraphQLContext, ParentType extends R
   title?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   source?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   url?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  space?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 };
 
 export type EnrichTimingsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EnrichTimings'] = ResolversParentTypes['EnrichTimings']> = {
@@ -2241,6 +2282,7 @@ export type EvidenceConnectionResolvers<ContextType = GraphQLContext, ParentType
 
 export type EntityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Entity'] = ResolversParentTypes['Entity']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  space?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   aliases?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
@@ -2389,6 +2431,7 @@ export type SpaceResolvers<ContextType = GraphQLContext, ParentType extends Reso
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  reads?: Resolver<Array<ResolversTypes['ID']>, ParentType, ContextType>;
 };
 
 export type SpaceDeletionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SpaceDeletion'] = ResolversParentTypes['SpaceDeletion']> = {
@@ -2465,6 +2508,8 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   createSpace?: Resolver<ResolversTypes['Space'], ParentType, ContextType, RequireFields<MutationCreateSpaceArgs, 'input'>>;
   renameSpace?: Resolver<ResolversTypes['Space'], ParentType, ContextType, RequireFields<MutationRenameSpaceArgs, 'id' | 'name'>>;
   deleteSpace?: Resolver<ResolversTypes['SpaceDeletion'], ParentType, ContextType, RequireFields<MutationDeleteSpaceArgs, 'id'>>;
+  allowSpaceRead?: Resolver<ResolversTypes['Space'], ParentType, ContextType, RequireFields<MutationAllowSpaceReadArgs, 'input'>>;
+  revokeSpaceRead?: Resolver<ResolversTypes['Space'], ParentType, ContextType, RequireFields<MutationRevokeSpaceReadArgs, 'input'>>;
   undo?: Resolver<ResolversTypes['AuditEntry'], ParentType, ContextType, RequireFields<MutationUndoArgs, 'auditId'>>;
   undoImportJob?: Resolver<ResolversTypes['ImportJobUndo'], ParentType, ContextType, RequireFields<MutationUndoImportJobArgs, 'id'>>;
   recordKnowledgeGap?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationRecordKnowledgeGapArgs, 'query' | 'bestScore'>>;

@@ -1,6 +1,7 @@
 import type { Principal } from '../../auth/roles.js';
 import { parseRole } from '../../auth/roles.js';
 import { AppError, ErrorCode, notFound } from '../../errors.js';
+import type { Services } from '../../services.js';
 import type { Resolvers, Role as RoleName } from '../generated/types.js';
 
 /**
@@ -19,6 +20,37 @@ function requireWithinSpaces(principal: Principal, wanted: readonly string[] | n
   );
 }
 
+/** Declaring and revoking which spaces a space reads (admin bound to every space); both answer the reading space. */
+const spaceReadResolvers: Pick<Resolvers, 'Mutation'> = {
+  Mutation: {
+    allowSpaceRead: async (_, { input }, { services, principal }) => {
+      requireWithinSpaces(principal, undefined, 'allowSpaceRead');
+      await services.spaceReads.allow(input);
+      services.logger.info(
+        { space: input.space, reads: input.reads, by: principal.keyId ?? principal.name },
+        'space read allowed',
+      );
+      return spaceWithReads(services, input.space);
+    },
+    revokeSpaceRead: async (_, { input }, { services, principal }) => {
+      requireWithinSpaces(principal, undefined, 'revokeSpaceRead');
+      await services.spaceReads.revoke(input);
+      services.logger.info(
+        { space: input.space, reads: input.reads, by: principal.keyId ?? principal.name },
+        'space read revoked',
+      );
+      return spaceWithReads(services, input.space);
+    },
+  },
+};
+
+/** A space with the spaces it reads (NOT_FOUND when it does not exist). */
+async function spaceWithReads(services: Services, id: string) {
+  const space = (await services.spaces.list()).find((s) => s.id === id);
+  if (!space) throw notFound('Space', id);
+  return { ...space, reads: await services.spaceReads.readsOf(id) };
+}
+
 /** API key and space management (admin only, see ROOT_FIELD_ROLES). */
 export const apiKeyResolvers: Resolvers = {
   Query: {
@@ -28,7 +60,10 @@ export const apiKeyResolvers: Resolvers = {
       name: principal.name,
       role: principal.role.toUpperCase() as RoleName,
     }),
-    spaces: (_, __, { services }) => services.spaces.list(),
+    spaces: async (_, __, { services }) => {
+      const [spaces, reads] = await Promise.all([services.spaces.list(), services.spaceReads.all()]);
+      return spaces.map((s) => ({ ...s, reads: reads.get(s.id) ?? [] }));
+    },
     spaceDeletion: async (_, { id }, { services, principal }) => {
       requireWithinSpaces(principal, undefined, 'spaceDeletion');
       const deletion = await services.spaceDeletions.get(id);
@@ -37,6 +72,7 @@ export const apiKeyResolvers: Resolvers = {
     },
   },
   Mutation: {
+    ...spaceReadResolvers.Mutation,
     createApiKey: async (_, { input }, { services, principal }) => {
       requireWithinSpaces(principal, input.spaces ?? null, 'createApiKey');
       const created = await services.apiKeys.create(input.name, parseRole(input.role, 'input.role'), {
@@ -58,7 +94,7 @@ export const apiKeyResolvers: Resolvers = {
       requireWithinSpaces(principal, undefined, 'createSpace');
       const space = await services.spaces.create(input);
       services.logger.info({ space: space.id, by: principal.keyId ?? principal.name }, 'space created');
-      return space;
+      return { ...space, reads: [] };
     },
     deleteSpace: async (_, { id }, { services, principal }) => {
       requireWithinSpaces(principal, undefined, 'deleteSpace');
@@ -70,7 +106,7 @@ export const apiKeyResolvers: Resolvers = {
       requireWithinSpaces(principal, undefined, 'renameSpace');
       const space = await services.spaces.rename(id, name);
       services.logger.info({ space: space.id, by: principal.keyId ?? principal.name }, 'space renamed');
-      return space;
+      return { ...space, reads: await services.spaceReads.readsOf(space.id) };
     },
   },
   ApiKey: {

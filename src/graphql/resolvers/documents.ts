@@ -28,6 +28,7 @@ export const documentResolvers: Resolvers = {
     deleteDocument: async (_, { id }, { services }) => ({ id, deleted: await services.documents.delete(id) }),
   },
   Document: {
+    space: (doc, _, { space }) => doc.space ?? space,
     // Reads, hits and listings carry no content: read it only when selected (one batched query per request).
     content: async (doc, _, { loaders, textBudget }) => {
       if (doc.content !== undefined) return textBudget.take(doc.content);

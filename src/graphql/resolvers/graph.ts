@@ -45,6 +45,7 @@ export const graphResolvers: Resolvers = {
     },
   },
   Entity: {
+    space: async (entity, _, { loaders, space }) => (await loaders.entitySpaceById.load(entity.id)) ?? space,
     neighbors: (entity, args, { services }) => services.graph.neighbors(entity.id, args),
     relationships: (entity, { direction, types }, { services }) =>
       services.graph.relationshipsOf(entity.id, direction ?? 'BOTH', types ?? undefined),

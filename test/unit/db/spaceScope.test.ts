@@ -3,7 +3,15 @@ import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import ts from 'typescript';
 import { SqlParams } from '../../../src/db/SqlParams.js';
-import { runInSpace, spaceSql, spaceSqlFor, writeSpace } from '../../../src/db/spaceScope.js';
+import {
+  readSpaceSql,
+  readSpaceSqlFor,
+  runInSpace,
+  spaceSql,
+  spaceSqlFor,
+  widenReads,
+  writeSpace,
+} from '../../../src/db/spaceScope.js';
 
 // Spaces are enforced in one place (src/db/spaceScope.ts): every statement that reads a spaced table applies
 // `spaceSql` (or `spaceSqlFor`), unless it is listed below with the reason it may not. A new query that skips the
@@ -29,10 +37,13 @@ const SPACED = [
 const NAMES_SPACED = new RegExp(
   `\\b(?:FROM|JOIN)\\s+(?:${SPACED.join('|')})\\b|\\$\\{(?:documentsRelation|chunksRelation)\\(`,
 );
-const APPLIES_SCOPE = /spaceSql|inSpace\(|space_id/;
+const APPLIES_SCOPE = /[sS]paceSql|inSpace\(|space_id/;
+/** The tables whose plain reads may widen to the spaces a request reads (`readSpaceSql`): knowledge, not operations. */
+const READABLE = ['documents', 'chunks', 'graph_entities', 'graph_relationships', 'mentions', 'entity_names'];
+const WRITES_OR_LOCKS = /\b(INSERT|UPDATE|DELETE|MERGE)\b|\bFOR\s+(NO\s+KEY\s+)?(UPDATE|SHARE|KEY\s+SHARE)\b/i;
 
 /** `file#function` → why its statements on spaced tables need no space condition. */
-const SCOPED_BY_FILTER = 'its conditions come from documentFilterSql, which applies spaceSql';
+const SCOPED_BY_FILTER = 'its conditions come from documentFilterSql, which applies readSpaceSql';
 const BACKGROUND = 'background work over every space (reindex, the memory index, the expiry sweep, the Neo4j outbox)';
 const SOURCES_AND_IMPORTS =
   "by the ids of sources and jobs read in the request's space (or, run by a job, in the job's space)";
@@ -56,7 +67,7 @@ const UNSCOPED: Record<string, string> = {
   'src/documents/DocumentRepository.ts#expiredIds': BACKGROUND,
   'src/documents/DocumentRepository.ts#list': SCOPED_BY_FILTER,
   'src/documents/filterSql.ts#searchableChunksSql': SCOPED_BY_FILTER,
-  'src/documents/statsRepository.ts#knowledgeCounts': 'its LIVE condition applies inSpace (spaceSqlFor)',
+  'src/documents/statsRepository.ts#knowledgeCounts': 'its LIVE condition applies inSpace (readSpaceSqlFor)',
   'src/documents/chunkEmbeddings.ts#chunkEmbeddingPage': BACKGROUND,
   'src/documents/chunkEmbeddings.ts#chunkEmbeddingsByIds': BACKGROUND,
   'src/documents/chunkEmbeddings.ts#chunksWithoutEmbedding': BACKGROUND,
@@ -73,15 +84,15 @@ const UNSCOPED: Record<string, string> = {
   'src/extraction/ExtractionQueueRepository.ts#requestToken': `${JOB_QUEUE}: one document by its id, which the job resolved in its space`,
   'src/audit/AuditRepository.ts#list': 'its first condition is spaceSql',
   'src/audit/AuditRepository.ts#deleteOlderThan': `${BACKGROUND}: the audit log's retention`,
-  'src/graph/mentions/MentionRepository.ts#mentionCounts': 'its inSpace condition applies spaceSql',
+  'src/graph/mentions/MentionRepository.ts#mentionCounts': 'its inSpace condition applies readSpaceSql',
   'src/graph/mentions/MentionRepository.ts#entityIdsMentionedWithin': SCOPED_BY_FILTER,
   'src/graph/mentions/MentionRepository.ts#evidence': `${SCOPED_BY_FILTER}; mention counts are of entities of the space`,
   'src/graph/mentions/EntityNameRepository.ts#entityIdsWithPrefix': SOURCES_AND_IMPORTS,
   'src/graph/mentions/MentionRepository.ts#replaceAutoMentions': WRITE_PATH,
   'src/graph/mentions/PostgresMentionIndex.ts#mentionedByLiveDocument': SAME_SPACE,
   'src/graph/postgres/PostgresGraphStore.ts#ORPHAN': SAME_SPACE,
-  'src/graph/postgres/PostgresGraphStore.ts#expand': 'its typeFilter applies spaceSql',
-  'src/graph/postgres/PostgresGraphStore.ts#findEntities': 'its first condition is spaceSql',
+  'src/graph/postgres/PostgresGraphStore.ts#expand': 'its typeFilter applies readSpaceSql',
+  'src/graph/postgres/PostgresGraphStore.ts#findEntities': 'its first condition is readSpaceSql',
   'src/graph/postgres/PostgresGraphStore.ts#upsertRelationships': `${WRITE_PATH} (endpoints checked in the space)`,
 };
 
@@ -121,7 +132,70 @@ export function unscopedStatements(file: string, text: string): string[] {
   return found;
 }
 
+/**
+ * Each outermost string or template in `file` applying `readSpaceSql` (the widened read) that writes or locks rows,
+ * or names a table other than the knowledge tables, as `file#function: why`.
+ */
+export function misusedReadScopes(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateExpression(node)) {
+      const sql = node.getText(source);
+      if (!/readSpaceSql/.test(sql)) return;
+      const where = `${file}#${enclosingName(node)}`;
+      if (WRITES_OR_LOCKS.test(sql)) found.push(`${where}: writes or locks`);
+      const tables = [...sql.matchAll(/\b(?:FROM|JOIN)\s+([a-z_]+)\b/g)].map((m) => m[1] as string);
+      const other = tables.filter((t) => SPACED.includes(t) && !READABLE.includes(t));
+      if (other.length > 0) found.push(`${where}: reads ${other.join(', ')}`);
+      return;
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
 describe('the space scope', () => {
+  it('widens only plain reads of knowledge to the spaces a request reads', () => {
+    const found = [...sourceFiles('src'), ...sourceFiles('importers')].flatMap((f) =>
+      misusedReadScopes(f, fs.readFileSync(path.join(root, f), 'utf8')),
+    );
+    expect(found).toEqual([]);
+    const code = [
+      'const a = `DELETE FROM documents d WHERE ${readSpaceSql("d", p)}`;',
+      'const b = `SELECT 1 FROM sources s WHERE ${readSpaceSql("s", p)}`;',
+      'const c = `SELECT 1 FROM documents d WHERE ${readSpaceSql("d", p)} FOR UPDATE`;',
+      'const d = `SELECT 1 FROM chunks c WHERE ${readSpaceSql("c", p)}`;',
+    ].join('\n');
+    expect(misusedReadScopes('x.ts', code)).toEqual([
+      'x.ts#a: writes or locks',
+      'x.ts#b: reads sources',
+      'x.ts#c: writes or locks',
+    ]);
+  });
+
+  it('widens reads of knowledge, never writes, once a request is known to only read', async () => {
+    await runInSpace('payments', async () => {
+      const narrow = new SqlParams();
+      expect(readSpaceSql('d', narrow)).toBe('d.space_id = $1::text');
+      widenReads(['shared', 'payments']);
+      await Promise.resolve();
+      const wide = new SqlParams();
+      expect(readSpaceSql('d', wide)).toBe('d.space_id = ANY($1::text[])');
+      expect(wide.values).toEqual([['payments', 'shared']]);
+      const values: unknown[] = [];
+      expect(readSpaceSqlFor(values)('e')).toBe('e.space_id = ANY($1::text[])');
+      expect(spaceSql('d', new SqlParams())).toBe('d.space_id = $1::text');
+      expect(writeSpace()).toBe('payments');
+    });
+    await runInSpace('other', async () => {
+      const params = new SqlParams();
+      expect(readSpaceSql('d', params)).toBe('d.space_id = $1::text');
+      expect(params.values).toEqual(['other']);
+    });
+  });
+
   it('applies the request’s space to every statement reading a spaced table, or says why not', () => {
     const found = new Set(
       [...sourceFiles('src'), ...sourceFiles('importers')].flatMap((f) =>

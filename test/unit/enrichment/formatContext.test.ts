@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
+import { runInSpace } from '../../../src/db/spaceScope.js';
 import type { DocumentRecord } from '../../../src/documents/types.js';
 import { documentUrl, formatContext } from '../../../src/enrichment/formatContext.js';
 import type { EnrichedChunkRecord, EnrichedEntityRecord } from '../../../src/enrichment/types.js';
@@ -83,10 +84,32 @@ describe('formatContext', () => {
       '## Relevant knowledge\n[1] Doc A\nFirst.\n…\nThird.\n\n[2] Doc B\nSecond.\n\n## Related entities\n- Svc (Service)\n- Ledger (Service)\n- Svc -[DEPENDS_ON]-> Ledger',
     );
     expect(out.citations).toEqual([
-      { number: 1, documentId: 'a', title: 'Doc A', source: null, url: 'https://x.test/a' },
-      { number: 2, documentId: 'b', title: 'Doc B', source: null, url: null },
+      { number: 1, documentId: 'a', title: 'Doc A', source: null, url: 'https://x.test/a', space: 'default' },
+      { number: 2, documentId: 'b', title: 'Doc B', source: null, url: null, space: 'default' },
     ]);
     expect(chunks.map((c) => c.citation)).toEqual([1, 2, 1]);
+  });
+
+  it('names the space of a cited document from a space the request only reads', async () => {
+    const own = { ...doc('a', 'Doc A'), space: 'team' };
+    const read = { ...doc('b', 'Doc B'), space: 'shared' };
+    const out = await runInSpace('team', async () =>
+      formatContext([chunk(own, 'First.', 0), chunk(read, 'b. Second.', 1)], [], [], 10_000),
+    );
+    expect(out.context).toBe('## Relevant knowledge\n[1] Doc A\nFirst.\n\n[2] Doc B (space: shared)\nSecond.');
+    const related = await runInSpace('team', async () =>
+      formatContext(
+        [],
+        [
+          { ...entity('s', 'Svc'), space: 'shared' },
+          { ...entity('t', 'Portal'), space: 'team' },
+        ],
+        [],
+        10_000,
+      ),
+    );
+    expect(related.context).toBe('## Related entities\n- Svc (Service, space: shared)\n- Portal (Service)');
+    expect(out.citations.map((c) => c.space)).toEqual(['team', 'shared']);
   });
 
   it('never exceeds the budget and counts what it left out (property)', () => {

@@ -5,12 +5,12 @@ import ts from 'typescript';
 
 // The Neo4j store keeps spaces apart in its Cypher text: every statement that matches entities applies `inSpace`
 // (or compares a node's `space` with one already kept to it), unless it is listed below with the reason it may not.
-// Neo4jConnection gives every statement `$space` and `$writeSpace` from the request's scope.
+// Neo4jConnection gives every statement `$spaces`, `$space` and `$writeSpace` from the request's scope.
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const dir = 'src/graph/neo4j';
 const MATCHES_ENTITIES = /\bMATCH\b[^]*:Entity\b/;
-const APPLIES_SCOPE = /inSpace\(|\$space\b|\.space\b/;
+const APPLIES_SCOPE = /inSpace\(|inOwnSpace\(|\$spaces?\b|\.space\b/;
 
 /** `file#name` → why its statements match entities without a space condition. */
 const FILTERED = 'its WHERE comes from entityFilterWhere, whose first condition is inSpace';
