@@ -2,7 +2,7 @@ import type { Principal } from '../../auth/roles.js';
 import { parseRole } from '../../auth/roles.js';
 import { AppError, ErrorCode, notFound } from '../../errors.js';
 import type { Services } from '../../services.js';
-import type { Resolvers, Role as RoleName } from '../generated/types.js';
+import type { Resolvers, Role as RoleName, SpaceReadInput } from '../generated/types.js';
 
 /**
  * Nothing widens a key's spaces: an admin key bound to some spaces creates keys within them only (naming them), and
@@ -20,27 +20,26 @@ function requireWithinSpaces(principal: Principal, wanted: readonly string[] | n
   );
 }
 
+/** Declares (`allow`) or revokes that a space reads another, logs it, and answers the reading space. */
+async function changeSpaceRead(
+  change: 'allow' | 'revoke',
+  input: SpaceReadInput,
+  { services, principal }: { services: Services; principal: Principal },
+) {
+  requireWithinSpaces(principal, undefined, `${change}SpaceRead`);
+  await services.spaceReads[change](input);
+  services.logger.info(
+    { space: input.space, reads: input.reads, by: principal.keyId ?? principal.name },
+    change === 'allow' ? 'space read allowed' : 'space read revoked',
+  );
+  return spaceWithReads(services, input.space);
+}
+
 /** Declaring and revoking which spaces a space reads (admin bound to every space); both answer the reading space. */
 const spaceReadResolvers: Pick<Resolvers, 'Mutation'> = {
   Mutation: {
-    allowSpaceRead: async (_, { input }, { services, principal }) => {
-      requireWithinSpaces(principal, undefined, 'allowSpaceRead');
-      await services.spaceReads.allow(input);
-      services.logger.info(
-        { space: input.space, reads: input.reads, by: principal.keyId ?? principal.name },
-        'space read allowed',
-      );
-      return spaceWithReads(services, input.space);
-    },
-    revokeSpaceRead: async (_, { input }, { services, principal }) => {
-      requireWithinSpaces(principal, undefined, 'revokeSpaceRead');
-      await services.spaceReads.revoke(input);
-      services.logger.info(
-        { space: input.space, reads: input.reads, by: principal.keyId ?? principal.name },
-        'space read revoked',
-      );
-      return spaceWithReads(services, input.space);
-    },
+    allowSpaceRead: (_, { input }, context) => changeSpaceRead('allow', input, context),
+    revokeSpaceRead: (_, { input }, context) => changeSpaceRead('revoke', input, context),
   },
 };
 
