@@ -42,10 +42,11 @@ const CHAIN_ON_SERVER = 9;
 const ENRICH = `query($input: EnrichContextInput!) { enrichContext(input: $input) { context chunks { document { id } } entities { entity { id } } warnings } }`;
 
 /**
- * Statements that are not the call's own work: the name cache's freshness check (at most once a second, so under load
- * every call may make one), the import job poller and the source scheduler.
+ * Statements that are not the call's own work, or not every call's: the name cache's freshness check (at most once a
+ * second, so under load every call may make one), the guard's check for any active API key (cached for 2 s, so a
+ * slow machine makes it before each call), the import job poller and the source scheduler.
  */
-const BACKGROUND = /FROM entity_names$|\bimport_jobs\b|\bsources\b/;
+const BACKGROUND = /FROM entity_names$|FROM api_keys WHERE revoked_at IS NULL|\bimport_jobs\b|\bsources\b/;
 
 /** When each Postgres statement was sent and answered while `work` runs (background statements left out). */
 async function postgresTimeline(work: () => Promise<unknown>): Promise<{ sent: number; done: number }[]> {
