@@ -10,6 +10,7 @@ import { silentLogger } from '../../src/logger.js';
 import { createServices } from '../../src/services.js';
 import { loadSciFact } from '../datasets.js';
 import { defaultEnrichRequest } from '../enrichRequest.js';
+import { benchNeo4j } from '../servers.js';
 import { cpuBetween, cpuSnapshot, pidFromFile, type ProcessGroups } from './cpu.js';
 import { TOP_K } from './measure.js';
 
@@ -22,17 +23,17 @@ const { values: args } = parseArgs({
   },
 });
 const databaseUrl = args['database-url'];
-const neo4jUri = process.env.CAIRN_BENCH_NEO4J_URI ?? process.env.CAIRN_TEST_NEO4J_URI;
-if (!databaseUrl || !neo4jUri) {
+const neo4j = benchNeo4j();
+if (!databaseUrl || !neo4j) {
   console.error('usage: CAIRN_TEST_NEO4J_URI=… tsx bench/peer/statements.ts --database-url=<bench:peer --keep URL>');
   process.exit(2);
 }
 const env = {
   CAIRN_DATA_DIR: 'memory://',
   CAIRN_DATABASE_URL: databaseUrl,
-  CAIRN_NEO4J_URI: neo4jUri,
-  CAIRN_NEO4J_USER: process.env.CAIRN_TEST_NEO4J_USER ?? 'neo4j',
-  CAIRN_NEO4J_PASSWORD: process.env.CAIRN_TEST_NEO4J_PASSWORD ?? 'cairn-test-password',
+  CAIRN_NEO4J_URI: neo4j.uri,
+  CAIRN_NEO4J_USER: neo4j.user,
+  CAIRN_NEO4J_PASSWORD: neo4j.password,
   CAIRN_EMBEDDING_PROVIDER: 'hashing',
   CAIRN_EMBEDDING_DIMENSIONS: '1024',
   CAIRN_RATE_LIMIT_PER_SECOND: '0',
