@@ -296,7 +296,7 @@ export async function createServices(
       spaceDeletions,
       async close() {
         await spaceDeletions.stop();
-        sources.stop();
+        await sources.stop();
         await imports.stop();
         await extraction.stop();
         await leadership.stop();

@@ -20,7 +20,9 @@ export interface SourceSchedulerDeps {
 /** Starts the syncs of sources whose scheduled time has come, and settles syncs their process abandoned. */
 export class SourceScheduler {
   private timer: NodeJS.Timeout | undefined;
-  private ticking = false;
+  /** The tick in progress: `stop()` waits for it, so no sync starts after the process began shutting down. */
+  private current: Promise<ImportJobRecord[]> | undefined;
+  private stopped = false;
 
   constructor(private readonly deps: SourceSchedulerDeps) {}
 
@@ -31,34 +33,42 @@ export class SourceScheduler {
     this.timer.unref();
   }
 
-  stop(): void {
+  /** Stops ticking and waits for a tick in progress; a tick after this starts nothing. */
+  async stop(): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    await this.current?.catch(() => undefined);
   }
 
   /** Starts the syncs whose scheduled time has come; each due run is taken by one process only. Returns their jobs. */
   async tick(): Promise<ImportJobRecord[]> {
-    if (this.ticking) return [];
-    this.ticking = true;
+    if (this.current || this.stopped) return [];
+    this.current = this.startDue();
+    try {
+      return await this.current;
+    } finally {
+      this.current = undefined;
+    }
+  }
+
+  private async startDue(): Promise<ImportJobRecord[]> {
     const started: ImportJobRecord[] = [];
     const { repository, logger } = this.deps;
-    try {
-      await this.settleAbandoned();
-      const now = this.deps.now();
-      for (const source of await repository.due(now)) {
-        if (
-          !source.nextRunAt ||
-          !(await repository.claimRun(source.id, source.nextRunAt, nextRunAfter(source.schedule, now)))
-        )
-          continue;
-        try {
-          // In the source's space: its job, and the documents the job writes, belong there.
-          started.push(await runInSpace(source.space, () => this.deps.sync(source.id)));
-        } catch (err) {
-          logger.warn({ err: (err as Error).message, sourceId: source.id }, 'scheduled source sync could not start');
-        }
+    await this.settleAbandoned();
+    const now = this.deps.now();
+    for (const source of await repository.due(now)) {
+      if (this.stopped) break;
+      if (
+        !source.nextRunAt ||
+        !(await repository.claimRun(source.id, source.nextRunAt, nextRunAfter(source.schedule, now)))
+      )
+        continue;
+      try {
+        // In the source's space: its job, and the documents the job writes, belong there.
+        started.push(await runInSpace(source.space, () => this.deps.sync(source.id)));
+      } catch (err) {
+        logger.warn({ err: (err as Error).message, sourceId: source.id }, 'scheduled source sync could not start');
       }
-    } finally {
-      this.ticking = false;
     }
     return started;
   }

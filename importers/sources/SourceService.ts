@@ -92,8 +92,9 @@ export class SourceService {
     this.scheduler.start();
   }
 
-  stop(): void {
-    this.scheduler.stop();
+  /** Stops the scheduler, waiting for a tick in progress. */
+  stop(): Promise<void> {
+    return this.scheduler.stop();
   }
 
   /** Lets syncs queue their documents for extraction with the source's own extractors. */

@@ -53,7 +53,7 @@ describe('a source sync stopped mid-way', () => {
     await data?.drop();
   });
 
-  const open = (embedder: HashingEmbeddingProvider): Promise<Services> =>
+  const open = (embedder: HashingEmbeddingProvider, now?: () => Date): Promise<Services> =>
     createServices(
       loadConfig({
         ...NO_BACKGROUND_EXTRACTION,
@@ -67,7 +67,7 @@ describe('a source sync stopped mid-way', () => {
         CAIRN_SOURCES_TICK_MS: '0',
       }),
       silentLogger(),
-      { embedder },
+      { embedder, ...(now ? { now } : {}) },
     );
 
   it('loses nothing and finishes on the next run', async () => {
@@ -115,6 +115,37 @@ describe('a source sync stopped mid-way', () => {
       ]);
     } finally {
       await second.close();
+    }
+  });
+
+  // Closing while a scheduler tick is under way waits for it, and the tick ends without an error: it either started
+  // the due sync before the close (its job then settles) or left it due for the next process. Either way the run
+  // happens exactly once.
+  it('waits for a scheduler tick in progress when the services close', async () => {
+    let clock = new Date('2026-01-05T10:00:00Z');
+    const services = await open(new HashingEmbeddingProvider({ dimensions: 64 }), () => clock);
+    const source = await services.sources.create({
+      name: 'nightly',
+      kind: 'FOLDER',
+      path: 'book',
+      schedule: '0 * * * *',
+    });
+    clock = new Date('2026-01-05T12:00:00Z'); // the schedule has come due
+    const tick = services.sources.tick();
+    await services.close();
+    const before = await tick;
+
+    const reopened = await open(new HashingEmbeddingProvider({ dimensions: 64 }), () => clock);
+    try {
+      const after = await reopened.sources.tick();
+      const jobs = [...before, ...after];
+      expect(jobs.map((job) => job.request.kind)).toEqual(['source']);
+      if (before.length === 1) expect((await reopened.imports.job(jobs[0]!.id))?.status).not.toMatch(/QUEUED|RUNNING/);
+      expect((await reopened.sources.byIdOrNameOrFail(source.id)).nextRunAt?.toISOString()).toBe(
+        '2026-01-05T13:00:00.000Z',
+      );
+    } finally {
+      await reopened.close();
     }
   });
 });
