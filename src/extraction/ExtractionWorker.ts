@@ -1,5 +1,6 @@
 import { runInSpace } from '../db/spaceScope.js';
 import type { Logger } from '../logger.js';
+import { OwnContext } from '../shared/ownContext.js';
 import type { ExtractionPipeline } from './ExtractionPipeline.js';
 import type { ClaimedDocument, ExtractionQueueRepository, ExtractionResult } from './ExtractionQueueRepository.js';
 import type { DocumentExtractionOutcome } from './types.js';
@@ -62,6 +63,7 @@ export class ExtractionWorker {
   private claiming: Promise<unknown> = Promise.resolve();
   private idleRun: Promise<void> | undefined;
   private idleAllowedAt = 0;
+  private readonly context = new OwnContext();
 
   /** `idle`: work for when the queue is empty (the deferred mention backfill); drain waits for it. */
   constructor(
@@ -86,6 +88,10 @@ export class ExtractionWorker {
 
   /** Looks for work now (a write queued some); nothing before `start`. */
   nudge(): void {
+    this.context.run(() => this.lookForWork());
+  }
+
+  private lookForWork(): void {
     if (!this.started || this.stopping.signal.aborted) return;
     if (this.ticking) {
       this.again = true;
@@ -95,7 +101,7 @@ export class ExtractionWorker {
       this.ticking = undefined;
       if (this.again) {
         this.again = false;
-        this.nudge();
+        this.lookForWork();
       }
     });
   }

@@ -1,4 +1,5 @@
 import type { Logger } from '../../logger.js';
+import { OwnContext } from '../../shared/ownContext.js';
 import type { GraphStore } from '../GraphStore.js';
 import type { OutboxRepository } from './OutboxRepository.js';
 
@@ -17,6 +18,7 @@ export class OutboxWorker {
   private failures = 0;
   private stopped = true;
   private prunedAt = Number.NEGATIVE_INFINITY;
+  private readonly context = new OwnContext();
 
   constructor(
     private readonly outbox: OutboxRepository,
@@ -35,7 +37,7 @@ export class OutboxWorker {
 
   /** Asks for a drain soon (after a write queued something). */
   nudge(): void {
-    if (!this.stopped && this.failures === 0) this.schedule(0);
+    if (!this.stopped && this.failures === 0) this.context.run(() => this.schedule(0));
   }
 
   /** Applies everything pending now; resolves to the number of entries applied. Concurrent calls share one run. */
