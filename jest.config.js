@@ -37,6 +37,7 @@ export const splitSuites = [
   '/test/integration/openapiLinking\\.test\\.ts$',
   '/test/integration/spaces\\.test\\.ts$',
   '/test/integration/spacesAttacker\\.test\\.ts$',
+  '/test/integration/spacesAttackerWork\\.test\\.ts$',
   '/test/integration/spacesDeletion\\.test\\.ts$',
   '/test/integration/spacesExtraction\\.test\\.ts$',
   '/test/integration/spacesProperty\\.test\\.ts$',

@@ -177,7 +177,7 @@ function toConfig(e: Env) {
       relevanceFloor: e.CAIRN_ENRICH_RELEVANCE_FLOOR,
     },
     expirySweepIntervalMs: e.CAIRN_EXPIRY_SWEEP_INTERVAL_MS,
-    queryNamesMaxAgeMs: e.CAIRN_QUERY_NAMES_MAX_AGE_MS,
+    recheckMs: { names: e.CAIRN_QUERY_NAMES_MAX_AGE_MS, keys: e.CAIRN_API_KEYS_RECHECK_MS },
     auditRetentionDays: e.CAIRN_AUDIT_RETENTION_DAYS,
     maxDocumentChars: e.CAIRN_MAX_DOCUMENT_CHARS,
     spaceQuota: { documents: e.CAIRN_SPACE_MAX_DOCUMENTS, chunks: e.CAIRN_SPACE_MAX_CHUNKS },

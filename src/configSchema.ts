@@ -301,7 +301,7 @@ const enrichment = {
   CAIRN_QUERY_NAMES_MAX_AGE_MS: int(0)
     .default(1000)
     .describe(
-      "how long queries trust the cached entity names before checking their version; other instances' changes also drop the cache at once through the change listener",
+      "how often a background check reads the entity names' version, so names changed by another instance reach this one's queries even if its change notification was missed (notifications apply them at once; queries never wait for this check); `0`: notifications only",
     ),
   CAIRN_ENRICH_LANE_TIMEOUT_MS: int(10)
     .default(2000)
@@ -448,6 +448,11 @@ const access = {
     .default('auto')
     .describe(
       '`auto`: API keys are required once any unrevoked key exists (until then loopback only, no key); `required`: always',
+    ),
+  CAIRN_API_KEYS_RECHECK_MS: int(0)
+    .default(2000)
+    .describe(
+      'how often a background check reads whether any API key exists, so a first key created (or the last one revoked) by another process applies even if its change notification was missed (notifications apply it at once; requests never wait for this check); `0`: notifications only',
     ),
   CAIRN_API_KEY: optionalString.describe(
     'the API key the CLI sends to a running server it works through (`--api-key` overrides it)',

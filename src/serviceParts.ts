@@ -6,6 +6,7 @@ import { SpaceReads } from './spaces/SpaceReads.js';
 import { ApiKeyService } from './auth/ApiKeyService.js';
 import type { Config } from './config.js';
 import { KeyedLock } from './db/KeyedLock.js';
+import type { RecheckTimers } from './db/BackgroundRecheck.js';
 import type { Db, StatementObserver } from './db/Db.js';
 import { migrate } from './db/migrate.js';
 import { composeWriteHooks } from './documents/composeWriteHooks.js';
@@ -50,6 +51,8 @@ export interface CoreOptions {
   extractors?: Extractor[];
   /** Told of every statement the services' database sends (tracing; tests count one call's statements). */
   onStatement?: StatementObserver;
+  /** The timers of the caches' background rechecks (tests inject their own and fire them). */
+  recheckTimers?: RecheckTimers;
 }
 
 /** Advisory-lock space of entity creates (see KeyedLock). */
@@ -138,7 +141,7 @@ export function graphAndDocuments(
 ) {
   const { db, store, embedder } = parts;
   const mirror = store.kind === 'neo4j';
-  const linker = new MentionLinker(db, mirror, undefined, config.queryNamesMaxAgeMs);
+  const linker = new MentionLinker(db, mirror);
   const outbox = mirror ? new OutboxWorker(new OutboxRepository(db), store, logger) : undefined;
   const recorder = new AuditRecorder(db);
   const lock = new KeyedLock(db, ENTITY_CREATE_LOCK_SPACE);

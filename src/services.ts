@@ -2,7 +2,7 @@ import { AuditService } from './audit/AuditService.js';
 import { SpaceService } from './auth/SpaceService.js';
 import { ApiKeyService } from './auth/ApiKeyService.js';
 import type { Config } from './config.js';
-import { CHANGES_CHANNEL } from './db/changeFeed.js';
+import { startCacheRechecks } from './cacheRechecks.js';
 import type { Db } from './db/Db.js';
 import { openDb } from './db/openDb.js';
 import { replicaStatus } from './server/replicaStatus.js';
@@ -262,11 +262,7 @@ export async function createServices(
     const access = accessServices(db, logger);
     const deletionParts = { db, ...access, documents, graph, gapRows, audit, curation };
     const spaceDeletions = await startSpaceDeletions(deletionParts, config, logger, options);
-    // Other processes on this database announce changes to what this one caches; `undefined`: some may be missed.
-    const changes = await db.listen(CHANGES_CHANNEL, (topic) => {
-      if (topic === undefined || topic === 'names') linker.forgetNames();
-      if (topic === undefined || topic === 'keys') access.apiKeys.forgetActive();
-    });
+    const changes = await startCacheRechecks({ db, linker, ...access }, config, logger, options.recheckTimers);
     const reads = new ReadAdmission({ ...config.reads, logger });
     const readiness = graphReadiness(readinessWithReads(db, embedder, reads), store, initStore, linker);
     return {

@@ -9,12 +9,12 @@ import { SpaceService, validateSpaceId } from './SpaceService.js';
 
 /** Timing knobs of the key service (tests shorten them). */
 export interface ApiKeyServiceOptions {
-  /** How long the "does any key exist" answer is reused (default 2 s). */
-  activeCacheMs?: number;
   /** At most one `last_used_at` write per key in this interval (default 60 s). */
   touchIntervalMs?: number;
   /** Called when recording `last_used_at` fails (the request still succeeds). */
   onTouchError?: (err: unknown) => void;
+  /** Milliseconds on a monotonic clock, for the touch interval (tests pass their own). */
+  now?: () => number;
 }
 
 /** A key just created: `key` is the only time the secret is available. */
@@ -30,10 +30,11 @@ const MAX_ACCEPTED = 10_000;
 /** Creates, lists, revokes and verifies API keys; shared by the server, GraphQL and the CLI. */
 export class ApiKeyService {
   private readonly repository: ApiKeyRepository;
-  private readonly activeCacheMs: number;
   private readonly touchIntervalMs: number;
   private readonly onTouchError: (err: unknown) => void;
-  private active: { value: boolean; until: number } | undefined;
+  private readonly now: () => number;
+  // Whether any key exists: kept until a change here drops it or a recheck replaces it, never expired by the clock.
+  private active: boolean | undefined;
   private activePending: Promise<boolean> | undefined;
   // Bumped by every local create/revoke, so an answer read before the change is not cached after it.
   private generation = 0;
@@ -46,9 +47,9 @@ export class ApiKeyService {
     options: ApiKeyServiceOptions = {},
   ) {
     this.repository = new ApiKeyRepository(db);
-    this.activeCacheMs = options.activeCacheMs ?? 2000;
     this.touchIntervalMs = options.touchIntervalMs ?? 60_000;
     this.onTouchError = options.onTouchError ?? (() => undefined);
+    this.now = options.now ?? (() => performance.now());
   }
 
   /**
@@ -149,7 +150,7 @@ export class ApiKeyService {
     this.accepted.add(hash);
     if (this.accepted.size > MAX_ACCEPTED) this.accepted.delete(this.accepted.values().next().value!);
     const { keyHash: _hash, ...record } = found;
-    const now = Date.now();
+    const now = this.now();
     if (now - (this.lastTouched.get(id) ?? -Infinity) >= this.touchIntervalMs) {
       this.lastTouched.set(id, now);
       await this.repository.touch(id).catch(this.onTouchError);
@@ -165,20 +166,32 @@ export class ApiKeyService {
     return this.accepted.has(hashApiKey(key));
   }
 
-  /** True when any unrevoked key exists; cached briefly, so a key created by another process counts within seconds. */
+  /**
+   * True when any unrevoked key exists. Answered from memory once read: this process's creates and revokes drop the
+   * answer, and `recheckActive` (run in the background, never by a request) replaces it with the database's, so a
+   * request's statements never depend on the clock.
+   */
   async anyActive(): Promise<boolean> {
-    if (this.active && Date.now() < this.active.until) return this.active.value;
-    const generation = this.generation;
-    this.activePending ??= this.repository
-      .anyActive()
-      .then((value) => {
-        if (generation === this.generation) this.active = { value, until: Date.now() + this.activeCacheMs };
-        return value;
-      })
-      .finally(() => {
-        this.activePending = undefined;
-      });
+    if (this.active !== undefined) return this.active;
+    this.activePending ??= this.readActive().finally(() => {
+      this.activePending = undefined;
+    });
     return this.activePending;
+  }
+
+  /**
+   * Reads whether any key exists and keeps the answer, unless a change here came in between: how a key created or
+   * revoked by another process takes effect (on its notification, or the periodic recheck if that was missed).
+   */
+  async recheckActive(): Promise<void> {
+    await this.readActive();
+  }
+
+  private async readActive(): Promise<boolean> {
+    const generation = this.generation;
+    const value = await this.repository.anyActive();
+    if (generation === this.generation) this.active = value;
+    return value;
   }
 
   /** Takes a space being deleted off every key (a key bound to it alone is revoked); returns how many lost it. */
@@ -195,8 +208,8 @@ export class ApiKeyService {
     await announceChange(this.db, 'keys').catch(() => undefined);
   }
 
-  /** Forgets whether any key exists (a key was created or revoked, here or in another process). */
-  forgetActive(): void {
+  /** Forgets whether any key exists (a key was created or revoked here): the next request reads it. */
+  private forgetActive(): void {
     this.generation++;
     this.active = undefined;
     this.activePending = undefined;

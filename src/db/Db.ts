@@ -23,9 +23,21 @@ export interface ChangeListener {
 /**
  * Told of each statement a `Db` sends for its callers (its text), synchronously and in the async context of the code
  * that sent it, with the transaction and advisory-lock statements around them; not those of the connections a `Db`
- * keeps for itself (`sessionLock`, `listen`). For tracing and metrics; tests count one call's statements with it.
+ * keeps for itself (`sessionLock`, `listen`). It may return a function, called when the statement is answered (or
+ * fails). For tracing and metrics; tests count one call's statements, and time them, with it.
  */
-export type StatementObserver = (sql: string) => void;
+export type StatementObserver = (sql: string) => (() => void) | void;
+
+/** Sends a statement with `send`, telling `observe` when it is sent and when it is answered. */
+export async function observed<T>(observe: StatementObserver, sql: string, send: () => Promise<T>): Promise<T> {
+  const answered = observe(sql);
+  if (!answered) return send();
+  try {
+    return await send();
+  } finally {
+    answered();
+  }
+}
 
 /** Which engine backs a `Db`. */
 export type DbKind = 'pglite' | 'postgres';

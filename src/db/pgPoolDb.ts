@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Db, QueryResult, Queryable, StatementObserver } from './Db.js';
+import { observed, type Db, type QueryResult, type Queryable, type StatementObserver } from './Db.js';
 import { translateDbError } from './dbErrors.js';
 import { postgresChangeListener } from './changeFeed.js';
 import { postgresSessionLock } from './sessionLock.js';
@@ -62,26 +62,26 @@ export async function openPgPoolDb(connectionString: string, options: PgPoolOpti
   pool.on('error', () => undefined);
   const observe = options.onStatement ?? (() => undefined);
   /** Sends a statement of the Db's own (transaction and lock control) on a checked-out client. */
-  const control = <R extends pg.QueryResultRow>(client: pg.PoolClient, sql: string, params?: unknown[]) => {
-    observe(sql);
-    return client.query<R>(sql, params);
-  };
+  const control = <R extends pg.QueryResultRow>(client: pg.PoolClient, sql: string, params?: unknown[]) =>
+    observed(observe, sql, () => client.query<R>(sql, params));
   const prepared = new PreparedNames(options.preparedStatements === false ? 0 : PREPARED_STATEMENTS);
   const wrap = (q: pg.Pool | pg.PoolClient, inTransaction = false): Queryable => ({
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
-      observe(sql);
       const name = prepared.nameFor(sql);
       const config =
         name === undefined
           ? { text: sql, values: params as unknown[] }
           : { name, text: sql, values: params as unknown[] };
-      const res = await q.query(config).catch((err: unknown) => Promise.reject(translateDbError(err, inTransaction)));
+      const res = await observed(observe, sql, () => q.query(config)).catch((err: unknown) =>
+        Promise.reject(translateDbError(err, inTransaction)),
+      );
       return { rows: res.rows as R[], rowCount: res.rowCount ?? res.rows.length };
     },
     async exec(sql: string): Promise<void> {
-      observe(sql);
       // No parameters: the simple protocol allows several statements.
-      await q.query(sql).catch((err: unknown) => Promise.reject(translateDbError(err, inTransaction)));
+      await observed(observe, sql, () => q.query(sql)).catch((err: unknown) =>
+        Promise.reject(translateDbError(err, inTransaction)),
+      );
     },
   });
   const withClient = <T>(inTransaction: boolean, fn: (client: pg.PoolClient) => Promise<T>) =>

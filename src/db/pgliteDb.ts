@@ -3,7 +3,7 @@ import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { KeyedQueue } from '../KeyedQueue.js';
 import { lockDataDir } from './dataDirLock.js';
-import type { Db, QueryResult, Queryable, StatementObserver } from './Db.js';
+import { observed, type Db, type QueryResult, type Queryable, type StatementObserver } from './Db.js';
 import { translateDbError } from './dbErrors.js';
 import { embeddedSessionLock } from './sessionLock.js';
 
@@ -19,17 +19,17 @@ const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
 function wrap(q: PGlite | Transaction, onStatement: StatementObserver): Queryable {
   return {
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
-      onStatement(sql);
-      await turn();
-      const res = await q
-        .query<R>(sql, params as unknown[])
-        .catch((err: unknown) => Promise.reject(translateDbError(err, false)));
+      const res = await observed(onStatement, sql, async () => {
+        await turn();
+        return q.query<R>(sql, params as unknown[]);
+      }).catch((err: unknown) => Promise.reject(translateDbError(err, false)));
       return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };
     },
     async exec(sql: string): Promise<void> {
-      onStatement(sql);
-      await turn();
-      await q.exec(sql).catch((err: unknown) => Promise.reject(translateDbError(err, false)));
+      await observed(onStatement, sql, async () => {
+        await turn();
+        await q.exec(sql);
+      }).catch((err: unknown) => Promise.reject(translateDbError(err, false)));
     },
   };
 }
@@ -64,13 +64,13 @@ export async function openPgliteDb(dataDir: string | undefined, options: PgliteO
     exec: root.exec,
     transaction: async (fn) => {
       // PGlite sends BEGIN and COMMIT (or ROLLBACK) itself.
-      observe('BEGIN');
+      observe('BEGIN')?.();
       try {
         const result = await pg.transaction((tx) => fn(wrap(tx, observe)));
-        observe('COMMIT');
+        observe('COMMIT')?.();
         return result;
       } catch (err) {
-        observe('ROLLBACK');
+        observe('ROLLBACK')?.();
         throw err;
       }
     },

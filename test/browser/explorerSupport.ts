@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { projectPath } from '../../src/paths.js';
+import { eventually } from '../helpers/eventually.js';
 import type { TestServer } from '../helpers/testServer.js';
 import type { ExplorerSnapshot, ExplorerStatsHook } from '../../web/explorer/statsTypes.js';
 
@@ -116,15 +117,17 @@ export async function untilSnapshot(
   ok: (s: ExplorerSnapshot) => boolean,
   timeout = 20_000,
 ): Promise<ExplorerSnapshot> {
-  const end = Date.now() + timeout;
-  let last = await snapshot(page);
-  while (!ok(last)) {
-    if (Date.now() > end)
-      throw new Error(
-        `the explorer never reached the expected state; last snapshot: ${JSON.stringify({ ...last, nodeIds: last.nodeIds.slice(0, 50) })}`,
-      );
-    await new Promise((r) => setTimeout(r, 100));
-    last = await snapshot(page);
+  let last: ExplorerSnapshot | undefined;
+  try {
+    return await eventually(
+      async () => {
+        last = await snapshot(page);
+        return ok(last) ? last : undefined;
+      },
+      { within: timeout, every: 100, what: 'the explorer reaching the expected state' },
+    );
+  } catch (err) {
+    const shown = last && JSON.stringify({ ...last, nodeIds: last.nodeIds.slice(0, 50) });
+    throw new Error(`${(err as Error).message}; last snapshot: ${shown}`, { cause: err });
   }
-  return last;
 }

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { promisify } from 'node:util';
 import { projectPath } from '../../src/paths.js';
+import { eventually } from './eventually.js';
 
 const run = promisify(execFile);
 
@@ -36,9 +37,6 @@ export async function killNeo4j(): Promise<number> {
   const pid = await neo4jPid();
   if (pid === undefined) throw new Error('no Neo4j server process found to kill');
   process.kill(pid, 'SIGKILL');
-  for (let i = 0; i < 200; i++) {
-    if (!isNeo4j(pid)) return pid;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`Neo4j (pid ${pid}) still runs 10 s after SIGKILL`);
+  await eventually(() => !isNeo4j(pid), { within: 10_000, what: `Neo4j (pid ${pid}) ending after SIGKILL` });
+  return pid;
 }

@@ -9,10 +9,18 @@ import { currentRoute } from '../../src/db/readRoute.js';
 // under, if any: background work started outside the call (the extraction worker, the sweeper, the leader lock, the
 // job poller, other requests) runs outside its context and never counts.
 
+/** When a statement was sent and when it was answered (performance.now(); Infinity while unanswered). */
+export interface StatementTime {
+  sent: number;
+  answered: number;
+}
+
 /** The statements of one `countStatements` call so far; closed when the call settles. */
 interface Tally {
   postgres: number;
   neo4j: number;
+  /** The Postgres statements' times, in the order sent. */
+  postgresTimes: StatementTime[];
   open: boolean;
 }
 
@@ -43,10 +51,19 @@ function countingTally(): Tally | undefined {
   return scope.tally;
 }
 
-/** A Db's `onStatement` (openDb's or createServices' option): counts the statement toward the running call, if any. */
-export function countStatement(): void {
+/**
+ * A Db's `onStatement` (openDb's or createServices' option): counts the statement toward the running call, if any,
+ * and records when it was sent and answered.
+ */
+export function countStatement(): (() => void) | undefined {
   const tally = countingTally();
-  if (tally) tally.postgres++;
+  if (!tally) return undefined;
+  tally.postgres++;
+  const time: StatementTime = { sent: performance.now(), answered: Infinity };
+  tally.postgresTimes.push(time);
+  return () => {
+    time.answered = performance.now();
+  };
 }
 
 /** What a call returned and the statements it sent before it settled. */
@@ -56,6 +73,21 @@ export interface Counted<T> {
   statements: number;
   /** Queries sent to Neo4j (auto-commit and in transactions). */
   neo4j: number;
+  /** The longest chain of those Postgres statements each sent after the one before it was answered. */
+  postgresChain: number;
+}
+
+/** The longest chain of statements each sent after the previous one in the chain was answered. */
+export function longestChain(times: readonly StatementTime[]): number {
+  const sorted = [...times].sort((a, b) => a.sent - b.sent);
+  const chain: number[] = [];
+  sorted.forEach((s, i) => {
+    let longest = 1;
+    for (let j = 0; j < i; j++)
+      if ((sorted[j] as StatementTime).answered <= s.sent) longest = Math.max(longest, (chain[j] as number) + 1);
+    chain.push(longest);
+  });
+  return Math.max(0, ...chain);
 }
 
 /**
@@ -64,13 +96,18 @@ export interface Counted<T> {
  * An HTTP request it sends through `TestServer.gql` counts from where the request's operation starts (see `Scope`).
  */
 export async function countStatements<T>(fn: () => Promise<T>): Promise<Counted<T>> {
-  const tally: Tally = { postgres: 0, neo4j: 0, open: true };
+  const tally: Tally = { postgres: 0, neo4j: 0, postgresTimes: [], open: true };
   const id = randomUUID();
   byCallId.set(id, tally);
   callIds.set(tally, id);
   try {
     const value = await current.run({ tally, operationOnly: false }, fn);
-    return { value, statements: tally.postgres, neo4j: tally.neo4j };
+    return {
+      value,
+      statements: tally.postgres,
+      neo4j: tally.neo4j,
+      postgresChain: longestChain(tally.postgresTimes),
+    };
   } finally {
     tally.open = false;
     byCallId.delete(id);
@@ -104,7 +141,7 @@ export function countRequestsOf(httpServer: http.Server): void {
 }
 
 /** The tally of requests that no call sent. */
-const CLOSED: Tally = { postgres: 0, neo4j: 0, open: false };
+const CLOSED: Tally = { postgres: 0, neo4j: 0, postgresTimes: [], open: false };
 
 function countNeo4jQuery(): void {
   const tally = countingTally();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { dbTargets } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
+import { eventually } from '../helpers/eventually.js';
 
 // Fault: the Postgres connection of a write dies mid-transaction (pg_terminate_backend from another session, as an
 // operator, a failover or a network cut would). Real server only: PGlite has no connections to lose.
@@ -56,23 +57,20 @@ const docs = (prefix: string, n: number) =>
     // The write's backend has an xid once its transaction has inserted something: terminate it then, mid-transaction.
     // Only client backends count (a parallel worker shares its leader's xid and may exit before it is terminated),
     // and a backend gone before the signal is looked for again.
-    let victim: number | undefined;
-    const deadline = Date.now() + 30_000;
-    while (victim === undefined && Date.now() < deadline) {
-      const { rows } = await admin.query<{ pid: number }>(
-        `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() AND backend_type = 'client backend'
-            AND backend_xid IS NOT NULL AND xact_start IS NOT NULL`,
-        [dbName],
-      );
-      const pid = rows[0]?.pid;
-      if (
-        pid !== undefined &&
-        (await admin.query<{ ok: boolean }>('SELECT pg_terminate_backend($1) AS ok', [pid])).rows[0]?.ok
-      )
-        victim = pid;
-      else await new Promise((r) => setTimeout(r, 5));
-    }
-    expect(victim).toBeDefined();
+    await eventually(
+      async () => {
+        const { rows } = await admin.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() AND backend_type = 'client backend'
+              AND backend_xid IS NOT NULL AND xact_start IS NOT NULL`,
+          [dbName],
+        );
+        const pid = rows[0]?.pid;
+        if (pid === undefined) return undefined;
+        const { rows: killed } = await admin.query<{ ok: boolean }>('SELECT pg_terminate_backend($1) AS ok', [pid]);
+        return killed[0]?.ok ? pid : undefined;
+      },
+      { every: 5, what: 'a write transaction to terminate' },
+    );
 
     const started = Date.now();
     const res = await write;

@@ -4,6 +4,7 @@ import { isAppError } from '../../src/errors.js';
 import { Neo4jConnection } from '../../src/graph/neo4j/Neo4jConnection.js';
 import { Neo4jGraphStore } from '../../src/graph/neo4j/Neo4jGraphStore.js';
 import { graphStoreTargets, neo4jTestSettings } from '../helpers/graphStores.js';
+import { eventually } from '../helpers/eventually.js';
 
 // Reads run as auto-commit queries (one round trip) and retry retryable failures themselves, as managed transactions
 // would. A TCP proxy in front of the real Neo4j drops connections until it is opened, which the driver reports as
@@ -63,7 +64,9 @@ async function gatedProxy(
     try {
       const before = proxy.connections();
       const reading = conn.readQuery('RETURN $x AS x', { x: 41 });
-      setTimeout(() => proxy.open(), 400);
+      // The server comes back once the read has been refused, not after a guessed delay.
+      await eventually(() => proxy.connections() > before, { what: 'the read reaching the closed proxy' });
+      proxy.open();
       const records = await reading;
       expect(records.map((r) => r.get('x'))).toEqual([41]);
       expect(proxy.connections() - before).toBeGreaterThan(1); // refused at least once, then served

@@ -40,7 +40,6 @@ describe('request logging at the default level (info)', () => {
     expect((await post(t.url)).status).toBe(200);
     await fetch(`${t.url}/healthz`);
     const key = (await t.services.apiKeys.create('docs-bot', 'agent')).key;
-    t.services.apiKeys.forgetActive();
     expect((await post(`${t.url}`, key)).status).toBe(200);
     expect((await post(`${t.url}`)).status).toBe(401);
     const lines = records(t.logged()).filter((r) => r.request);

@@ -34,16 +34,12 @@ export class MentionLinker implements DocumentWriteHook {
   constructor(
     private readonly db: Db,
     private readonly mirror: boolean,
-    /** Milliseconds on a monotonic clock, for the age of cached names (tests pass their own). */
-    now: () => number = () => performance.now(),
-    /** How long queries trust cached names (CAIRN_QUERY_NAMES_MAX_AGE_MS). */
-    queryNamesMaxAgeMs = 1000,
   ) {
     this.#mentions = new MentionRepository(db);
     this.#backfill = new MentionBackfill(db, this.#mentions, mirror);
     this.#names = new EntityNameRepository(db);
     this.#outbox = new OutboxRepository(db);
-    this.#spaceNames = new SpaceNames(this.#names, now, queryNamesMaxAgeMs);
+    this.#spaceNames = new SpaceNames(this.#names);
   }
 
   /** Runs the requested (deferred) backfills: all pending names matched in one pass over the chunks. */
@@ -239,11 +235,19 @@ export class MentionLinker implements DocumentWriteHook {
   }
 
   /**
-   * Makes the next query check the names' version (another process changed them) instead of trusting the cache for a
-   * second. Document writes do not need this: they check the version in their own transaction.
+   * Makes the next query check the names' version (this process changed them) instead of trusting the cache. Document
+   * writes do not need this: they check the version in their own transaction.
    */
-  forgetNames(): void {
+  private forgetNames(): void {
     this.#spaceNames.forget();
+  }
+
+  /**
+   * Reads the names' version and makes the next query of each cache it finds out of date read the changes: run in the
+   * background (on another process's notification and periodically, see BackgroundRecheck), never by a query.
+   */
+  recheckNames(): Promise<void> {
+    return this.#spaceNames.recheck(this.db);
   }
 
   /** The cached names' size and history, over every space's cache (for benchmarks and reports); undefined before the first load. */

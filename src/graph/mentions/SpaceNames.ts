@@ -17,8 +17,8 @@ const CHANGES_READ_MAX = 20_000;
 /** The names and their matcher, as of one version of the names. */
 interface CachedNames {
   version: bigint;
-  /** When the version was last confirmed (performance.now()). */
-  checkedAt: number;
+  /** True once a change may have made the names out of date: the next query reads the version. */
+  stale: boolean;
   names: NameCache;
 }
 
@@ -30,13 +30,7 @@ interface CachedNames {
 export class SpaceNames {
   private readonly caches = new Map<string, CachedNames>();
 
-  constructor(
-    private readonly names: EntityNameRepository,
-    /** Milliseconds on a monotonic clock, for the age of cached names (tests pass their own). */
-    private readonly now: () => number,
-    /** How long queries trust cached names (CAIRN_QUERY_NAMES_MAX_AGE_MS). */
-    private readonly queryNamesMaxAgeMs: number,
-  ) {}
+  constructor(private readonly names: EntityNameRepository) {}
 
   /** The cache of the running request's space. */
   private get cached(): CachedNames | undefined {
@@ -44,12 +38,13 @@ export class SpaceNames {
   }
 
   /**
-   * The names a query matches against: cached ones up to queryNamesMaxAgeMs old (writes through this process drop the
-   * cache at once); document writes use `current`, so the mentions they record are never computed from stale names.
+   * The names a query matches against: the cached ones until a change marks them stale (`forget`, or a `recheck` that
+   * finds a newer version), never by the clock, so a query's statements do not depend on time; document writes use
+   * `current`, so the mentions they record are never computed from stale names.
    */
   forQuery(q: Queryable): Promise<NameCache> {
     const cached = this.cached;
-    if (cached && this.now() - cached.checkedAt < this.queryNamesMaxAgeMs) return Promise.resolve(cached.names);
+    if (cached && !cached.stale) return Promise.resolve(cached.names);
     return this.current(q);
   }
 
@@ -65,7 +60,7 @@ export class SpaceNames {
     const covered = () => {
       const cached = this.cached;
       if (!cached || cached.version < version) return undefined;
-      cached.checkedAt = this.now();
+      cached.stale = false;
       return cached.names;
     };
     const since = this.cached?.version;
@@ -81,16 +76,26 @@ export class SpaceNames {
       // Another caller may have finished first: build the automaton only if this is still the newest.
       const latest = covered();
       if (latest) return latest;
-      this.caches.set(cacheKey(), { version, checkedAt: 0, names: new NameCache(names) });
+      this.caches.set(cacheKey(), { version, stale: false, names: new NameCache(names) });
     }
     const cached = this.cached as CachedNames;
-    cached.checkedAt = this.now();
+    cached.stale = false;
     return cached.names;
   }
 
   /** Makes the next query check the names' version instead of trusting the cache (see MentionLinker.forgetNames). */
   forget(): void {
-    for (const cached of this.caches.values()) cached.checkedAt = Number.NEGATIVE_INFINITY;
+    for (const cached of this.caches.values()) cached.stale = true;
+  }
+
+  /**
+   * Reads the names' version and marks the caches older than it stale (one row read, in the background): how names
+   * changed by another process reach this one's queries.
+   */
+  async recheck(q: Queryable): Promise<void> {
+    if (this.caches.size === 0) return;
+    const version = await this.names.namesVersion(q);
+    for (const cached of this.caches.values()) if (cached.version < version) cached.stale = true;
   }
 
   /** The cached names' size and history over every space's cache; undefined before the first load. */

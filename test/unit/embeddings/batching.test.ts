@@ -1,21 +1,28 @@
 import { describe, expect, it } from '@jest/globals';
 import { chunk, embedInBatches, l2Normalize, mapWithConcurrency } from '../../../src/embeddings/batching.js';
 import { AppError } from '../../../src/errors.js';
+import { eventually } from '../../helpers/eventually.js';
 
 describe('batching helpers', () => {
   it('chunks, maps in order with a concurrency bound, and stops scheduling after a failure', async () => {
     expect(chunk([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
     expect(() => chunk([1], 0)).toThrow(RangeError);
 
+    // Each task waits until the test finishes it, last started first: results keep the input's order all the same.
     let inFlight = 0;
     let maxInFlight = 0;
-    const out = await mapWithConcurrency([30, 5, 20, 1, 10], 2, async (ms, i) => {
+    const waiting: (() => void)[] = [];
+    const mapping = mapWithConcurrency([0, 1, 2, 3, 4], 2, async (n) => {
       maxInFlight = Math.max(maxInFlight, ++inFlight);
-      await new Promise((r) => setTimeout(r, ms));
+      await new Promise<void>((finish) => waiting.push(finish));
       inFlight--;
-      return i;
+      return n;
     });
-    expect(out).toEqual([0, 1, 2, 3, 4]);
+    for (let finished = 0; finished < 5; finished++) {
+      await eventually(() => waiting.length > 0, { what: 'a task to start' });
+      waiting.pop()?.();
+    }
+    expect(await mapping).toEqual([0, 1, 2, 3, 4]);
     expect(maxInFlight).toBe(2);
 
     const started: number[] = [];
