@@ -1,8 +1,8 @@
-// `npm run bench [-- --only=pglite|postgres|local|latency|graph|musique|api|names|names-cache|importers|extract-musique|
-// extract-scifact|extract-vite|context]` (several: --only=pglite,postgres):
+// `npm run bench [-- --only=pglite|postgres|local|latency|spaces|graph|musique|api|names|names-cache|importers|
+// extract-musique|extract-scifact|extract-vite|context]` (several: --only=pglite,postgres):
 // SciFact ingest and per-mode search on PGlite and the real Postgres server (hashing embedder; `local`: a real model
-// from CAIRN_BENCH_LOCAL_MODEL on both), latency at scale, graph stores, MuSiQue, API questions (hashing embedder, and
-// the local model when CAIRN_BENCH_LOCAL_MODEL is set), importers.
+// from CAIRN_BENCH_LOCAL_MODEL on both), latency at scale (also split across spaces), graph stores, MuSiQue, API
+// questions (hashing embedder, and the local model when CAIRN_BENCH_LOCAL_MODEL is set), importers.
 import { loadSciFact } from './datasets.js';
 import { benchApiQuestions } from './apiQuestions.js';
 import { benchContext } from './context.js';
@@ -14,6 +14,7 @@ import { benchMusiqueExtracted } from './extraction/musique.js';
 import { benchSciFactExtracted } from './extraction/sciFact.js';
 import { benchViteExtracted } from './extraction/vite.js';
 import { benchLatency } from './latency.js';
+import { benchSpacesLatency } from './spacesLatency.js';
 import { benchNameScale, measureNameCache } from './nameScale.js';
 import { generatedEntities } from './nameScaleData.js';
 import { machineLine, publish, type Table } from './report.js';
@@ -65,6 +66,14 @@ if (runs('latency')) {
     console.log(
       'Skipping latency at scale: it needs both servers (CAIRN_BENCH_DATABASE_URL and CAIRN_BENCH_NEO4J_URI, or the CAIRN_TEST_ ones).',
     );
+  }
+}
+if (runs('spaces')) {
+  if (serverUrl) {
+    console.log('Spaces: enrichContext in one of 10 spaces against a single-space install, 100,000 chunks …');
+    tables.push(...(await benchSpacesLatency({ pgServerUrl: serverUrl })));
+  } else {
+    console.log('Skipping spaces: it needs the Postgres server (CAIRN_BENCH_DATABASE_URL or CAIRN_TEST_DATABASE_URL).');
   }
 }
 if (runs('graph')) {

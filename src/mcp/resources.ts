@@ -2,6 +2,8 @@ import type { ListResourcesResult, ReadResourceResult, ResourceTemplate } from '
 import { ROOT_FIELD_ROLES } from '../graphql/fieldRoles.js';
 import { requireRole, type Principal } from '../auth/roles.js';
 import { validateDocumentId } from '../documents/validateInput.js';
+import { allowReplicaReads } from '../db/readRoute.js';
+import { currentSpaceScope } from '../db/spaceScope.js';
 import { badInput, notFound } from '../errors.js';
 import { TextBudget } from '../graphql/TextBudget.js';
 import { validateEntityId } from '../graph/validateGraphInput.js';
@@ -31,6 +33,21 @@ export const RESOURCE_TEMPLATES: ResourceTemplate[] = [
   },
 ];
 
+/**
+ * Resources only read, so they read what the reading tools read: the request's space and the spaces it may read
+ * (docs/security.md#reading-other-spaces), from a replica when one may answer.
+ */
+async function widenAsTools(services: Services): Promise<void> {
+  allowReplicaReads();
+  await services.spaceReads.widen();
+}
+
+/** ` (space: <id>)` for a resource of a space the request only reads, else ''. */
+function readSpaceNote(space: string | undefined): string {
+  const own = currentSpaceScope()?.space;
+  return space !== undefined && own !== undefined && space !== own ? ` (space: ${space})` : '';
+}
+
 /** Where a listing continues: documents (newest first), then entities (by name). */
 interface ListPosition {
   kind: 'documents' | 'entities';
@@ -59,6 +76,7 @@ export async function listResources(
 ): Promise<ListResourcesResult> {
   requireRole(principal, ROOT_FIELD_ROLES.Query.documents, 'Listing resources');
   const position = decodePosition(cursor);
+  await widenAsTools(services);
   if (position.kind === 'documents') {
     const page = await services.documents.list(
       {},
@@ -72,7 +90,7 @@ export async function listResources(
       uri: `${DOCUMENTS}${encodeURIComponent(d.id)}`,
       name: d.title,
       mimeType: 'text/markdown',
-      description: `${d.documentType.toUpperCase()} document${d.source ? ` from ${d.source}` : ''}`,
+      description: `${d.documentType.toUpperCase()} document${d.source ? ` from ${d.source}` : ''}${readSpaceNote(d.space)}`,
     }));
     const last = page.rows.at(-1)?.cursor;
     if (page.hasNextPage && last) return { resources, nextCursor: encodePosition({ kind: 'documents', after: last }) };
@@ -81,17 +99,27 @@ export async function listResources(
     return anyEntity ? { resources, nextCursor: encodePosition({ kind: 'entities', after: null }) } : { resources };
   }
   const page = await services.graph.findEntities({}, { first: RESOURCE_PAGE_SIZE, after: position.after }, '');
+  const spaces = await entitySpaces(
+    services,
+    page.edges.map((edge) => edge.node.id),
+  );
   const resources = page.edges.map(({ node: e }) => ({
     uri: `${ENTITIES}${encodeURIComponent(e.id)}`,
     name: e.name,
     mimeType: 'application/json',
-    description: `${e.type}${e.description ? `: ${e.description.slice(0, 200)}` : ''}`,
+    description: `${e.type}${e.description ? `: ${e.description.slice(0, 200)}` : ''}${readSpaceNote(spaces.get(e.id))}`,
   }));
   const last = page.edges.at(-1)?.cursor;
   return {
     resources,
     ...(page.hasNextPage && last ? { nextCursor: encodePosition({ kind: 'entities', after: last }) } : {}),
   };
+}
+
+/** The space of each entity, looked up only when the request reads spaces other than its own. */
+async function entitySpaces(services: Services, ids: string[]): Promise<Map<string, string>> {
+  const reads = currentSpaceScope()?.reads ?? [];
+  return reads.length > 1 && ids.length > 0 ? services.graph.entitySpaces(ids) : new Map();
 }
 
 /** The id after `prefix` in a resource URI (percent-decoded), or BAD_USER_INPUT. */
@@ -105,6 +133,7 @@ function idIn(uri: string, prefix: string): string {
 
 /** Reads `cairn://documents/{id}` (the text, within the response text budget) or `cairn://entities/{id}`. */
 export async function readResource(services: Services, principal: Principal, uri: string): Promise<ReadResourceResult> {
+  await widenAsTools(services);
   if (uri.startsWith(DOCUMENTS)) {
     requireRole(principal, ROOT_FIELD_ROLES.Query.document, 'Reading a document');
     const id = validateDocumentId(idIn(uri, DOCUMENTS), 'uri');
@@ -119,8 +148,10 @@ export async function readResource(services: Services, principal: Principal, uri
     const [entity] = await services.graph.getEntities([id]);
     if (!entity) throw notFound('Entity', id);
     const relationships = (await services.graph.relationshipsOf(id, 'BOTH')).slice(0, ENTITY_RELATIONSHIPS);
+    const space = (await entitySpaces(services, [id])).get(id);
     const body = {
       ...entity,
+      ...(space !== undefined && space !== currentSpaceScope()?.space ? { space } : {}),
       relationships: relationships.map((r) => ({
         id: r.id,
         fromId: r.fromId,

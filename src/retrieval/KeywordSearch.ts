@@ -1,5 +1,6 @@
 import type { Db } from '../db/Db.js';
 import { SqlParams } from '../db/SqlParams.js';
+import { readSpaceSqlFor } from '../db/spaceScope.js';
 import { searchableChunksSql } from '../documents/filterSql.js';
 import type { DocumentFilterSpec } from '../documents/types.js';
 import type { LaneHit } from './types.js';
@@ -103,6 +104,7 @@ export class KeywordSearch {
       k1: params.add(k1),
       maxCandidateDf: params.add(maxCandidateDf),
       want: params.add(limit),
+      readSpaceSql: readSpaceSqlFor(params),
     });
     const pb = params.add(b);
     // Unfiltered, a candidate's own copy of its document's expiry decides; otherwise its document is checked by
@@ -158,27 +160,31 @@ interface QueryParams {
   k1: string;
   maxCandidateDf: string;
   want: string;
+  /** The condition keeping statistics' rows to the spaces the request reads. */
+  readSpaceSql: (alias: string) => string;
 }
 
 /**
- * CTEs ending in `query`, one row: the query's lexemes found in the corpus (English stemming, stop words dropped,
- * identifiers split and joined as chunks' are: the same `keyword_vector`), the rarest MAX_QUERY_TERMS, with their BM25
- * idf (Lucene's variant, never negative); the average chunk length; the best possible score (Σ idf · (k1 + 1)); and
- * two OR tsqueries, `every` lexeme and the `candidates` that select chunks. Candidates are each lexeme found in at most
- * `maxCandidateDf` of the chunks, and at least the rarest ones until their document frequencies add up to `want`: a
- * common lexeme still scores but pulls in no candidates on its own, which keeps the candidate set small, while a query
- * of only common words still finds some.
+ * CTEs ending in `query`, one row: the query's lexemes found in the corpus the request reads (its space and the spaces
+ * it may read; statistics are kept per space, so another space moves no score and no candidate), with English stemming,
+ * stop words dropped, identifiers split and joined as chunks' are (the same `keyword_vector`): the rarest
+ * MAX_QUERY_TERMS, with their BM25 idf (Lucene's variant, never negative); the average chunk length; the best possible
+ * score (Σ idf · (k1 + 1)); and two OR tsqueries, `every` lexeme and the `candidates` that select chunks. Candidates
+ * are each lexeme found in at most `maxCandidateDf` of the chunks, and at least the rarest ones until their document
+ * frequencies add up to `want`: a common lexeme still scores but pulls in no candidates on its own, which keeps the
+ * candidate set small, while a query of only common words still finds some.
  */
 function querySql(p: QueryParams): string {
   // A lexeme quoted for tsquery input, backslashes and quotes escaped; the text never reaches the SQL itself.
   const quoted = `'''' || replace(replace(t.lexeme, '\\', '\\\\'), '''', '''''') || ''''`;
   const candidate = `(t.rare OR t.covered < ${p.want}::float8)`;
   return `stats AS (
-      SELECT coalesce(sum(chunk_count), 0)::float8 AS n, coalesce(sum(total_length), 0)::float8 AS total FROM keyword_stats
+      SELECT coalesce(sum(chunk_count), 0)::float8 AS n, coalesce(sum(total_length), 0)::float8 AS total
+        FROM keyword_stats ks WHERE ${p.readSpaceSql('ks')}
     ), found AS (
       SELECT l.lexeme, f.df
         FROM (SELECT DISTINCT x.lexeme FROM unnest(tsvector_to_array(keyword_vector('', ${p.query}))) AS x(lexeme)) l
-        CROSS JOIN LATERAL (SELECT coalesce(sum(k.df), 0)::float8 AS df FROM keyword_terms k WHERE k.lexeme = l.lexeme) f
+        CROSS JOIN LATERAL (SELECT coalesce(sum(k.df), 0)::float8 AS df FROM keyword_terms k WHERE k.lexeme = l.lexeme AND ${p.readSpaceSql('k')}) f
        WHERE f.df > 0
        ORDER BY f.df, l.lexeme
        LIMIT ${MAX_QUERY_TERMS}

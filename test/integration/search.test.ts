@@ -274,16 +274,22 @@ describe.each(dbTargets())('keyword migration ($name)', (target) => {
 async function expectExactStatistics(db: Queryable): Promise<void> {
   const drift = await db.query<{ n: number }>(
     `SELECT count(*)::int AS n
-       FROM (SELECT lexeme, sum(df) AS df FROM keyword_terms GROUP BY lexeme HAVING sum(df) <> 0) a
-       FULL JOIN (SELECT l AS lexeme, count(*) AS df FROM chunks, unnest(tsvector_to_array(keyword_tsv)) AS l GROUP BY l) b USING (lexeme)
+       FROM (SELECT space_id, lexeme, sum(df) AS df FROM keyword_terms GROUP BY 1, 2 HAVING sum(df) <> 0) a
+       FULL JOIN (SELECT space_id, l AS lexeme, count(*) AS df
+                    FROM chunks, unnest(tsvector_to_array(keyword_tsv)) AS l GROUP BY 1, 2) b USING (space_id, lexeme)
       WHERE a.df IS DISTINCT FROM b.df`,
   );
   expect(drift.rows[0]!.n).toBe(0);
-  const totals = await db.query<{ ok: boolean }>(
-    `SELECT (SELECT sum(chunk_count) FROM keyword_stats) = (SELECT count(*) FROM chunks)
-        AND (SELECT sum(total_length) FROM keyword_stats) = (SELECT sum(keyword_length) FROM chunks) AS ok`,
+  // Per space: a space's statistics count its own chunks only.
+  const totals = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n
+       FROM (SELECT space_id, sum(chunk_count) AS chunks, sum(total_length) AS length FROM keyword_stats GROUP BY 1
+             HAVING sum(chunk_count) <> 0) a
+       FULL JOIN (SELECT space_id, count(*) AS chunks, sum(keyword_length) AS length FROM chunks GROUP BY 1) b
+       USING (space_id)
+      WHERE a.chunks IS DISTINCT FROM b.chunks OR a.length IS DISTINCT FROM b.length`,
   );
-  expect(totals.rows[0]!.ok).toBe(true);
+  expect(totals.rows[0]!.n).toBe(0);
   const stale = await db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM chunks c JOIN documents d ON d.id = c.document_id
       WHERE c.keyword_tsv IS DISTINCT FROM keyword_vector(d.title, c.content) OR c.keyword_length IS DISTINCT FROM keyword_length(c.keyword_tsv)`,

@@ -136,6 +136,44 @@ describe.each(everyDatabaseRuns)('spaces read by other spaces ($name)', (run) =>
     }
   });
 
+  it('widens MCP resources as it widens the reading tools, marking shared’s, never secret’s', async () => {
+    const client = await connectHttp(t.server.url, keys.team);
+    const read = (uri: string) =>
+      client.readResource({ uri }).then(
+        (r) => JSON.stringify(r),
+        (err: Error) => err.message,
+      );
+    try {
+      const pages = [await client.listResources()];
+      for (let next = pages[0]?.nextCursor; next !== undefined; next = pages.at(-1)?.nextCursor)
+        pages.push(await client.listResources({ cursor: next }));
+      const listed = pages.flatMap((p) => p.resources.map((r) => [r.uri, r.description ?? '']));
+      expect(listed).toEqual(
+        expect.arrayContaining([
+          ['cairn://documents/doc%3Ashared', expect.stringContaining('(space: shared)')],
+          ['cairn://entities/ent%3Abeacon', expect.stringContaining('(space: shared)')],
+          ['cairn://entities/ent%3Ateam', expect.not.stringContaining('space:')],
+        ]),
+      );
+      expect(JSON.stringify(listed)).not.toMatch(SECRET);
+      expect(await read('cairn://documents/doc%3Ashared')).toContain('depends on the Harbor Cache');
+      const beacon = await read('cairn://entities/ent%3Abeacon');
+      expect(beacon).toContain('DEPENDS_ON');
+      expect(beacon).toContain('\\"space\\": \\"shared\\"');
+      // Secret stays unreadable, exactly as a missing id.
+      const mask = (text: string, id: string) => text.split(encodeURIComponent(id)).join('<id>').split(id).join('<id>');
+      for (const [kind, id] of [
+        ['documents', 'doc:secret'],
+        ['entities', 'ent:vault'],
+      ] as const)
+        expect(mask(await read(`cairn://${kind}/${encodeURIComponent(id)}`), id)).toEqual(
+          mask(await read(`cairn://${kind}/ghost%3A1`), 'ghost:1'),
+        );
+    } finally {
+      await client.close();
+    }
+  });
+
   it('writes from team never reach shared: they answer as for missing ids and change nothing', async () => {
     const probes: [string, (id: string) => string, string][] = [
       [

@@ -33,13 +33,24 @@ const SPACED = [
   'entity_merges',
   'extraction_rejections',
   'extraction_documents',
+  'keyword_terms',
+  'keyword_stats',
 ];
 const NAMES_SPACED = new RegExp(
   `\\b(?:FROM|JOIN)\\s+(?:${SPACED.join('|')})\\b|\\$\\{(?:documentsRelation|chunksRelation)\\(`,
 );
 const APPLIES_SCOPE = /[sS]paceSql|inSpace\(|space_id/;
 /** The tables whose plain reads may widen to the spaces a request reads (`readSpaceSql`): knowledge, not operations. */
-const READABLE = ['documents', 'chunks', 'graph_entities', 'graph_relationships', 'mentions', 'entity_names'];
+const READABLE = [
+  'documents',
+  'chunks',
+  'graph_entities',
+  'graph_relationships',
+  'mentions',
+  'entity_names',
+  'keyword_terms',
+  'keyword_stats',
+];
 const WRITES_OR_LOCKS = /\b(INSERT|UPDATE|DELETE|MERGE)\b|\bFOR\s+(NO\s+KEY\s+)?(UPDATE|SHARE|KEY\s+SHARE)\b/i;
 
 /** `file#function` → why its statements on spaced tables need no space condition. */
