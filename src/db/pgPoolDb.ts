@@ -3,6 +3,7 @@ import type { Db, QueryResult, Queryable, StatementObserver } from './Db.js';
 import { translateDbError } from './dbErrors.js';
 import { postgresChangeListener } from './changeFeed.js';
 import { postgresSessionLock } from './sessionLock.js';
+import { encodeVectorParams, hasVectorParams, vectorTypeOidsLoader } from './vector.js';
 
 /** Pool settings for `openPgPoolDb`. */
 export interface PgPoolOptions {
@@ -67,15 +68,20 @@ export async function openPgPoolDb(connectionString: string, options: PgPoolOpti
     return client.query<R>(sql, params);
   };
   const prepared = new PreparedNames(options.preparedStatements === false ? 0 : PREPARED_STATEMENTS);
+  const loadOids = vectorTypeOidsLoader();
+  /** Vector parameters in binary form (pg sends a Buffer as a binary parameter); see VectorArrayParam. */
+  const encoded = async (q: pg.Pool | pg.PoolClient, params: readonly unknown[]): Promise<unknown[]> => {
+    if (!hasVectorParams(params)) return params as unknown[];
+    const oids = await loadOids(async (sql) => (await q.query<{ vector: string; array: string }>(sql)).rows);
+    return encodeVectorParams(params, oids);
+  };
   const wrap = (q: pg.Pool | pg.PoolClient, inTransaction = false): Queryable => ({
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
       observe(sql);
       const name = prepared.nameFor(sql);
-      const config =
-        name === undefined
-          ? { text: sql, values: params as unknown[] }
-          : { name, text: sql, values: params as unknown[] };
-      const res = await q.query(config).catch((err: unknown) => Promise.reject(translateDbError(err, inTransaction)));
+      const res = await encoded(q, params)
+        .then((values) => q.query(name === undefined ? { text: sql, values } : { name, text: sql, values }))
+        .catch((err: unknown) => Promise.reject(translateDbError(err, inTransaction)));
       return { rows: res.rows as R[], rowCount: res.rowCount ?? res.rows.length };
     },
     async exec(sql: string): Promise<void> {
