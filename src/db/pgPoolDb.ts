@@ -3,6 +3,7 @@ import { observed, type Db, type QueryResult, type Queryable, type StatementObse
 import { translateDbError } from './dbErrors.js';
 import { postgresChangeListener } from './changeFeed.js';
 import { postgresSessionLock } from './sessionLock.js';
+import { encodeVectorParams, hasVectorParams, vectorTypeOidsLoader } from './vector.js';
 
 /** Pool settings for `openPgPoolDb`. */
 export interface PgPoolOptions {
@@ -46,10 +47,9 @@ async function withPoolClient<T>(
   }
 }
 
-/** Connects to a real Postgres server through a `pg` Pool. */
-export async function openPgPoolDb(connectionString: string, options: PgPoolOptions): Promise<Db> {
-  const { poolSize, hnswEfSearch } = options;
-  // Set at connection start-up, so a search needs no transaction to widen HNSW (pgvector's default is 40).
+/** The pool, with HNSW settings at connection start-up, so a search needs no transaction to widen HNSW. */
+function createPool(connectionString: string, { poolSize, hnswEfSearch }: PgPoolOptions): pg.Pool {
+  // pgvector's default ef_search is 40.
   const url =
     hnswEfSearch === undefined
       ? connectionString
@@ -60,21 +60,34 @@ export async function openPgPoolDb(connectionString: string, options: PgPoolOpti
   const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 10_000 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  return pool;
+}
+
+/** Connects to a real Postgres server through a `pg` Pool. */
+export async function openPgPoolDb(connectionString: string, options: PgPoolOptions): Promise<Db> {
+  const pool = createPool(connectionString, options);
   const observe = options.onStatement ?? (() => undefined);
   /** Sends a statement of the Db's own (transaction and lock control) on a checked-out client. */
   const control = <R extends pg.QueryResultRow>(client: pg.PoolClient, sql: string, params?: unknown[]) =>
     observed(observe, sql, () => client.query<R>(sql, params));
   const prepared = new PreparedNames(options.preparedStatements === false ? 0 : PREPARED_STATEMENTS);
+  const loadOids = vectorTypeOidsLoader();
+  /** Vector parameters in binary form (pg sends a Buffer as a binary parameter); see VectorArrayParam. */
+  const encoded = async (q: pg.Pool | pg.PoolClient, params: readonly unknown[]): Promise<unknown[]> => {
+    if (!hasVectorParams(params)) return params as unknown[];
+    const oids = await loadOids(async (sql) => (await q.query<{ vector: string; array: string }>(sql)).rows);
+    return encodeVectorParams(params, oids);
+  };
   const wrap = (q: pg.Pool | pg.PoolClient, inTransaction = false): Queryable => ({
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
       const name = prepared.nameFor(sql);
-      const config =
-        name === undefined
-          ? { text: sql, values: params as unknown[] }
-          : { name, text: sql, values: params as unknown[] };
-      const res = await observed(observe, sql, () => q.query(config)).catch((err: unknown) =>
-        Promise.reject(translateDbError(err, inTransaction)),
-      );
+      const res = await encoded(q, params)
+        .then((values) =>
+          observed(observe, sql, () =>
+            q.query(name === undefined ? { text: sql, values } : { name, text: sql, values }),
+          ),
+        )
+        .catch((err: unknown) => Promise.reject(translateDbError(err, inTransaction)));
       return { rows: res.rows as R[], rowCount: res.rowCount ?? res.rows.length };
     },
     async exec(sql: string): Promise<void> {
@@ -89,7 +102,7 @@ export async function openPgPoolDb(connectionString: string, options: PgPoolOpti
   const root = wrap(pool);
   // A lock holder keeps its connection while the work it guards takes others: at most half the pool holds locks, so
   // many waiting imports cannot take every connection and leave none for the writes of the one that holds the lock.
-  const lockSlots = new Slots(Math.max(1, Math.floor(poolSize / 2)));
+  const lockSlots = new Slots(Math.max(1, Math.floor(options.poolSize / 2)));
   return {
     kind: 'postgres',
     query: root.query,

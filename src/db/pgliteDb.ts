@@ -6,6 +6,7 @@ import { lockDataDir } from './dataDirLock.js';
 import { observed, type Db, type QueryResult, type Queryable, type StatementObserver } from './Db.js';
 import { translateDbError } from './dbErrors.js';
 import { embeddedSessionLock } from './sessionLock.js';
+import { encodeVectorParams, hasVectorParams, vectorTypeOidsLoader, type VectorTypeOids } from './vector.js';
 
 // PGlite is a single connection; it serialises queries and transactions itself, so locks are process-local.
 
@@ -16,12 +17,28 @@ import { embeddedSessionLock } from './sessionLock.js';
  */
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-function wrap(q: PGlite | Transaction, onStatement: StatementObserver): Queryable {
+type OidsOf = (q: PGlite | Transaction) => Promise<VectorTypeOids>;
+
+/** Binary parameters as PGlite sends them: as they are, instead of through its text serialiser for their type. */
+const asIs = (value: unknown) => value as string;
+
+/** The statement's parameters and options, with vector parameters in binary form (see VectorArrayParam). */
+async function prepare(q: PGlite | Transaction, params: readonly unknown[], oidsOf: OidsOf) {
+  if (!hasVectorParams(params)) return { values: params as unknown[], options: undefined };
+  const oids = await oidsOf(q);
+  return {
+    values: encodeVectorParams(params, oids),
+    options: { serializers: { [oids.vector]: asIs, [oids.vectorArray]: asIs } },
+  };
+}
+
+function wrap(q: PGlite | Transaction, onStatement: StatementObserver, oidsOf: OidsOf): Queryable {
   return {
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
       const res = await observed(onStatement, sql, async () => {
         await turn();
-        return q.query<R>(sql, params as unknown[]);
+        const { values, options } = await prepare(q, params, oidsOf);
+        return q.query<R>(sql, values, options);
       }).catch((err: unknown) => Promise.reject(translateDbError(err, false)));
       return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };
     },
@@ -56,7 +73,10 @@ export async function openPgliteDb(dataDir: string | undefined, options: PgliteO
     throw err;
   }
   const observe = options.onStatement ?? (() => undefined);
-  const root = wrap(pg, observe);
+  const loadOids = vectorTypeOidsLoader();
+  // Through the connection asking (a transaction holds PGlite's only one).
+  const oidsOf: OidsOf = (q) => loadOids(async (sql) => (await q.query<{ vector: string; array: string }>(sql)).rows);
+  const root = wrap(pg, observe, oidsOf);
   const locks = new KeyedQueue();
   return {
     kind: 'pglite',
@@ -66,7 +86,7 @@ export async function openPgliteDb(dataDir: string | undefined, options: PgliteO
       // PGlite sends BEGIN and COMMIT (or ROLLBACK) itself.
       observe('BEGIN')?.();
       try {
-        const result = await pg.transaction((tx) => fn(wrap(tx, observe)));
+        const result = await pg.transaction((tx) => fn(wrap(tx, observe, oidsOf)));
         observe('COMMIT')?.();
         return result;
       } catch (err) {

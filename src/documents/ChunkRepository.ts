@@ -1,6 +1,6 @@
 import type { Db, Queryable } from '../db/Db.js';
 import { readSpaceSql } from '../db/spaceScope.js';
-import { toVectorSql } from '../db/vector.js';
+import { VectorArrayParam } from '../db/vector.js';
 import type { ChunkRecord } from './types.js';
 
 /** A chunk row as the database returns it. */
@@ -134,8 +134,8 @@ export class ChunkRepository {
       const batch = chunks.slice(i, i + INSERT_BATCH);
       const { rows } = await q.query<{ id: string; document_id: string; ordinal: number }>(
         `INSERT INTO chunks (document_id, ordinal, content, char_start, char_end, content_hash, embedding)
-         SELECT x.d, x.o, x.c, x.s, x.e, x.h, x.v::vector
-           FROM unnest($1::text[], $2::int[], $3::text[], $4::int[], $5::int[], $6::text[], $7::text[])
+         SELECT x.d, x.o, x.c, x.s, x.e, x.h, x.v
+           FROM unnest($1::text[], $2::int[], $3::text[], $4::int[], $5::int[], $6::text[], $7::vector[])
              AS x(d, o, c, s, e, h, v)
          RETURNING id::text AS id, document_id, ordinal`,
         [
@@ -145,7 +145,7 @@ export class ChunkRepository {
           batch.map((c) => c.charStart),
           batch.map((c) => c.charEnd),
           batch.map((c) => c.contentHash),
-          batch.map((c) => toVectorSql(c.embedding)),
+          new VectorArrayParam(batch.map((c) => c.embedding)),
         ],
       );
       for (const r of rows) byKey.set(`${r.document_id}\u0000${r.ordinal}`, r.id);

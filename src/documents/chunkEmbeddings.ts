@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/Db.js';
-import { toVectorSql } from '../db/vector.js';
+import { VectorArrayParam } from '../db/vector.js';
 
 // The chunks' embedding column, read and written for retrieval: reindex re-embeds chunks, and PGlite's in-memory
 // vector index loads the vectors. Ids are chunk ids (bigint, as text); vectors come as pgvector text ("[0.1,…]").
@@ -47,8 +47,8 @@ export async function writeChunkEmbeddings(
   vectors: readonly Float32Array[],
 ): Promise<void> {
   await q.query(
-    `UPDATE chunks SET embedding = x.v::vector FROM unnest($1::bigint[], $2::text[]) AS x(id, v) WHERE chunks.id = x.id`,
-    [ids, vectors.map((v) => toVectorSql(v))],
+    `UPDATE chunks SET embedding = x.v FROM unnest($1::bigint[], $2::vector[]) AS x(id, v) WHERE chunks.id = x.id`,
+    [ids, new VectorArrayParam(vectors)],
   );
 }
 

@@ -32,7 +32,7 @@ describe('background work a request sets off', () => {
       }),
       silentLogger(),
       {
-        onStatement: (sql) => seen.push({ sql, actor: currentActor().name, space: currentSpaceScope()?.space }),
+        onStatement: (sql) => void seen.push({ sql, actor: currentActor().name, space: currentSpaceScope()?.space }),
       },
     );
   });
