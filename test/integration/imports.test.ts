@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { projectPath } from '../../src/paths.js';
 import { edgeTarget } from '../helpers/databases.js';
-import { startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
+import { heldRoute, startFixtureSite, type FixtureSite } from '../helpers/fixtureSite.js';
 import { startTestServer, type TestServer } from '../helpers/testServer.js';
 import { eventually } from '../helpers/eventually.js';
 
@@ -233,17 +233,19 @@ describe.each([edgeTarget()])('imports over GraphQL ($name)', (target) => {
   });
 
   it('runs an async import as a job that can be polled and listed', async () => {
-    site.routes.set('/slow', {
+    // The page is held until the mutation has answered: the job cannot finish first, however busy the machine.
+    const slow = heldRoute({
       body: '<html><head><title>Slow page</title></head><body><main><h1>Slow page</h1><p>Patience is a virtue in page loading.</p></main></body></html>',
       type: 'text/html',
-      delayMs: 300,
     });
+    site.routes.set('/slow', slow.route);
     const res = await t.gql<{ importUrl: { job: { id: string; status: string }; documents: unknown[] } }>(IMPORT_URL, {
       input: { url: `${site.url}/slow`, async: true },
     });
     expect(res.errors).toBeUndefined();
     expect(['QUEUED', 'RUNNING']).toContain(res.data!.importUrl.job.status);
     expect(res.data!.importUrl.documents).toEqual([]);
+    slow.release();
     const id = res.data!.importUrl.job.id;
     type Job = { status: string; progress: { done: number; total: number }; documents: { id: string }[] };
     const job = await eventually(

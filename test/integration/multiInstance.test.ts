@@ -210,12 +210,14 @@ const sum = (instances: CairnInstance[], msg: string, field: string) =>
           ? true
           : undefined,
       );
-      await eventually(async () =>
-        (await sql.query("SELECT 1 FROM sources WHERE id = ANY($1) AND status = 'SYNCING'", [ids])).rowCount === 0
-          ? true
-          : undefined,
+      // A claimed run is not due any more, but its job may still be on its way: wait for the round's jobs and their
+      // end. A second start would need a second claim of the same run, which the claim's compare-and-set refuses.
+      await eventually(
+        async () =>
+          (await jobCount()) >= 6 * round &&
+          (await sql.query("SELECT 1 FROM sources WHERE id = ANY($1) AND status = 'SYNCING'", [ids])).rowCount === 0,
+        { what: `round ${round}'s six syncs` },
       );
-      await new Promise((r) => setTimeout(r, 300)); // three more ticks of each scheduler: nothing further starts
       expect(await jobCount()).toBe(6 * round);
     }
   });
