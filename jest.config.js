@@ -62,6 +62,11 @@ const shared = {
 export default {
   // A bound on a hang, not a measure of speed: a CLI spawn or a PGlite start-up takes a minute at load 20 on 2 cores.
   testTimeout: 120000,
+  // A worker's heap grows with every suite it runs (Jest's ESM module registries are never all freed, jestjs/jest
+  // #14605), and cheap suites late in a long-lived worker cost many times their CPU alone, collecting garbage: a worker
+  // past this much heap after a suite is replaced by a fresh one, for a fraction of a second of CPU. Jest then runs
+  // even a one-worker project in a worker process rather than in its own.
+  workerIdleMemoryLimit: '512MB',
   // Builds the migrated template databases suites copy and the compiled CLI they run (see the file).
   globalSetup: '<rootDir>/test/globalSetup.mjs',
   // Slowest suites first, on a clean clone too (see the file).
