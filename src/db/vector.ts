@@ -26,6 +26,11 @@ export class VectorArrayParam {
   constructor(readonly vectors: readonly Float32Array[]) {}
 }
 
+/** One embedding sent as a `vector` parameter (`$n::vector`) in pgvector's binary form; see VectorArrayParam. */
+export class VectorParam {
+  constructor(readonly vector: Float32Array) {}
+}
+
 /** The `vector` type's oid and its array type's, which the binary array form names. */
 export interface VectorTypeOids {
   vector: number;
@@ -34,23 +39,30 @@ export interface VectorTypeOids {
 
 /** True when some parameter needs `encodeVectorParams`. */
 export function hasVectorParams(params: readonly unknown[]): boolean {
-  return params.some((p) => p instanceof VectorArrayParam);
+  return params.some((p) => p instanceof VectorArrayParam || p instanceof VectorParam);
 }
 
-/** The parameters with each VectorArrayParam replaced by its binary form (Postgres' array_send layout). */
+/** The parameters with each vector parameter replaced by its binary form (vector_send's, or array_send's of them). */
 export function encodeVectorParams(params: readonly unknown[], oids: VectorTypeOids): unknown[] {
-  return params.map((p) => (p instanceof VectorArrayParam ? encodeVectorArray(p.vectors, oids.vector) : p));
+  return params.map((p) => {
+    if (p instanceof VectorArrayParam) return encodeVectorArray(p.vectors, oids.vector);
+    if (p instanceof VectorParam) return encodeVectorArray([p.vector], oids.vector).subarray(ELEMENT_AT + 4);
+    return p;
+  });
 }
+
+/** Where an array's first element (its length, then vector_send's bytes) starts in array_send's layout. */
+const ELEMENT_AT = 20;
 
 function encodeVectorArray(vectors: readonly Float32Array[], vectorOid: number): Buffer {
-  const out = Buffer.alloc(20 + vectors.reduce((n, v) => n + 8 + 4 * v.length, 0));
+  const out = Buffer.alloc(ELEMENT_AT + vectors.reduce((n, v) => n + 8 + 4 * v.length, 0));
   const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
   // Header: one dimension, no nulls, the element type, then the dimension's length and lower bound.
   view.setInt32(0, 1);
   view.setUint32(8, vectorOid);
   view.setInt32(12, vectors.length);
   view.setInt32(16, 1);
-  let at = 20;
+  let at = ELEMENT_AT;
   for (const v of vectors) {
     // Each element: its byte length, then vector_send's form: dimensions (int16), an unused int16, float4s.
     view.setInt32(at, 4 + 4 * v.length);

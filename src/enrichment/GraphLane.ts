@@ -3,7 +3,6 @@ import type { GraphService } from '../graph/GraphService.js';
 import type { ChunkEntity } from '../graph/mentions/ChunkEntityReader.js';
 import { MENTION_COUNT_CAP } from '../graph/mentions/queryEntities.js';
 import type { EntityRecord, RelationshipRecord } from '../graph/types.js';
-import { toVectorSql } from '../db/vector.js';
 import { rankGraph, type RankingResult, type SeedEntity } from './graphRanking.js';
 import { NAME_EVIDENCE } from './nameEvidence.js';
 import type { EnrichRequest } from './types.js';
@@ -124,7 +123,7 @@ export class GraphLane {
       request.graphShare > 0
         ? this.graph.mentionEvidence(ids, {
             filter: request.filter,
-            queryVector: docs.queryVector ? toVectorSql(docs.queryVector) : null,
+            queryVector: docs.queryVector ?? null,
             homeChunks: HOME_CHUNKS,
             perEntity: MENTIONS_PER_ENTITY,
             scanPerEntity: MENTION_SCAN,

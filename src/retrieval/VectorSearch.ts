@@ -1,5 +1,5 @@
 import type { Db, Queryable } from '../db/Db.js';
-import { toVectorSql } from '../db/vector.js';
+import { VectorParam } from '../db/vector.js';
 import { SqlParams } from '../db/SqlParams.js';
 import { searchableChunksSql } from '../documents/filterSql.js';
 import type { DocumentFilterSpec } from '../documents/types.js';
@@ -67,7 +67,7 @@ export class VectorSearch {
     filter: DocumentFilterSpec,
     limit: number,
   ): Promise<LaneHit[] | undefined> {
-    // Rounded as toVectorSql rounds it, so that both paths compare the same query.
+    // Rounded as vector parameters are (see toVectorSql), so that both paths compare the same query.
     const query = Float32Array.from(vector, (v) => Math.round(v * 1e7) / 1e7);
     const nearest = await index.nearest(query, limit * 4 + 50);
     if (!nearest) return undefined;
@@ -95,7 +95,7 @@ export class VectorSearch {
 
   private async searchSql(vector: Float32Array, filter: DocumentFilterSpec, limit: number): Promise<LaneHit[]> {
     const params = new SqlParams();
-    const q = params.add(toVectorSql(vector));
+    const q = params.add(new VectorParam(vector));
     const { from, where } = searchableChunksSql(filter, params);
     const lim = params.add(limit);
     // On a server, order by the expression the HNSW index is built on (the half-precision cast), but report the

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadConfig } from '../../src/config.js';
 import type { Db } from '../../src/db/Db.js';
 import { openDb } from '../../src/db/openDb.js';
-import { toVectorSql, VectorArrayParam } from '../../src/db/vector.js';
+import { toVectorSql, VectorArrayParam, VectorParam } from '../../src/db/vector.js';
 import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
 
 /** A seeded generator, so a failure names vectors that can be made again. */
@@ -50,6 +50,16 @@ describe.each(dbTargets())('vector parameters in binary form ($name)', (target) 
     );
     expect(rows).toHaveLength(sent.length);
     expect(rows.filter((r) => !r.same).map((r) => r.i)).toEqual([]);
+  });
+
+  it('sends one vector as a vector parameter, byte for byte as the literal', async () => {
+    for (const vector of vectors().slice(-3)) {
+      const { rows } = await db.query<{ same: boolean }>(
+        'SELECT vector_send($1::vector) = vector_send($2::vector) AS same',
+        [new VectorParam(vector), toVectorSql(vector)],
+      );
+      expect(rows[0]?.same).toBe(true);
+    }
   });
 
   it('sends them inside a transaction too, and an empty array', async () => {

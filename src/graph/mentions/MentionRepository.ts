@@ -1,6 +1,7 @@
 import type { Db, Queryable } from '../../db/Db.js';
 import { SqlParams } from '../../db/SqlParams.js';
 import { currentSpaceScope, readSpaceSql } from '../../db/spaceScope.js';
+import { VectorParam } from '../../db/vector.js';
 import { documentFilterSql, liveDocumentSql } from '../../documents/filterSql.js';
 import { chunksRelation, documentsRelation } from '../../documents/relations.js';
 import type { DocumentFilterSpec } from '../../documents/types.js';
@@ -15,8 +16,8 @@ export interface MentionRow {
 /** What `evidence` looks for. */
 export interface EvidenceRequest {
   filter: DocumentFilterSpec;
-  /** The query's embedding as a pgvector literal, or null. */
-  queryVector: string | null;
+  /** The query's embedding, or null. */
+  queryVector: Float32Array | null;
   homeChunks: number;
   perEntity: number;
   scanPerEntity: number;
@@ -157,7 +158,7 @@ export class MentionRepository {
     if (ids.length === 0) return { rows: [], mentionCounts: new Map() };
     const params = new SqlParams();
     const pIds = params.add(ids);
-    const vector = params.add(request.queryVector);
+    const vector = params.add(request.queryVector && new VectorParam(request.queryVector));
     const sim = `coalesce(1 - (c.embedding <=> ${vector}::vector), 0)::float8`;
     const passes = documentFilterSql(request.filter, params);
     const homeCap = params.add(request.homeChunks);
