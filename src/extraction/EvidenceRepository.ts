@@ -1,4 +1,5 @@
 import type { Db, Queryable } from '../db/Db.js';
+import { jsonParam } from '../db/rowValues.js';
 import type { MatchTier } from './resolveEntities.js';
 import type { CandidateKind } from './types.js';
 
@@ -271,21 +272,22 @@ async function insertEvidence(q: Queryable, rows: readonly EvidenceRow[]): Promi
     if (!seen || seen.confidence < r.confidence) unique.set(key, r);
   }
   const list = [...unique.values()];
+  // One JSON document per statement: escaping every fact's JSON into a text array cost a third more than the insert.
   for (let i = 0; i < list.length; i += 1000) {
-    const batch = list.slice(i, i + 1000);
+    const batch = list.slice(i, i + 1000).map((r) => ({
+      k: r.factKey,
+      f: r.fact,
+      d: r.documentId,
+      c: r.chunkId,
+      e: r.extractor,
+      q: r.quote.slice(0, 200),
+      n: r.confidence,
+    }));
     await q.query(
       `INSERT INTO extraction_evidence (fact_key, fact, document_id, chunk_id, extractor, quote, confidence)
-       SELECT x.k, x.f::jsonb, x.d, x.c, x.e, x.q, x.n
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::real[]) AS x(k, f, d, c, e, q, n)`,
-      [
-        batch.map((r) => r.factKey),
-        batch.map((r) => JSON.stringify(r.fact)),
-        batch.map((r) => r.documentId),
-        batch.map((r) => r.chunkId),
-        batch.map((r) => r.extractor),
-        batch.map((r) => r.quote.slice(0, 200)),
-        batch.map((r) => r.confidence),
-      ],
+       SELECT x.k, x.f, x.d, x.c, x.e, x.q, x.n
+         FROM jsonb_to_recordset($1::jsonb) AS x(k text, f jsonb, d text, c bigint, e text, q text, n real)`,
+      [jsonParam(batch)],
     );
   }
 }

@@ -151,3 +151,33 @@ describe.each(dbTargets())('extraction support kept by difference ($name)', (tar
     expect((await s.graph.entityIdsByChunk([oldChunk!.id])).get(oldChunk!.id)).toContain(id);
   });
 });
+
+// A quote cut at 200 characters may end inside a surrogate pair (an emoji): JSON can only escape the half left, and
+// jsonb refuses that escape, so the document was never extracted. It is stored as U+FFFD, as text parameters store it.
+describe.each(dbTargets())('extraction of text whose quotes cut an emoji in half ($name)', (target) => {
+  let scratch: ScratchDatabase;
+  let s: Services;
+  beforeAll(async () => {
+    scratch = await target.createDatabase();
+    s = await createServices(
+      loadConfig({ ...scratch.env, ...EXTRACTION_ENV, CAIRN_EXTRACTION_EXTRACTORS: 'offline' }),
+      silentLogger(),
+      { embedder: new HashingEmbeddingProvider({ dimensions: 64 }), importQueue: false },
+    );
+  });
+  afterAll(async () => {
+    await s?.close();
+    await scratch?.drop();
+  });
+
+  it('extracts the document and stores the cut half as a replacement character', async () => {
+    // A sentence over 200 characters: its quote starts 60 characters before the name, inside the emoji run.
+    const content = `Some words ${'😀'.repeat(40)} the Zanzibar Protocol was adopted by many teams in Northern Europe because it made permission checks consistent across services and regions over years.`;
+    await s.documents.upsertMany([doc('s:emoji', 'Emoji Notes', 'emoji.md', content)]);
+    await s.extraction.drain();
+    expect(await s.extraction.documentState('s:emoji')).toMatchObject({ status: 'DONE', error: null });
+    const rows = await new EvidenceRepository(s.db).rowsOf('s:emoji');
+    const quote = rows.find((r) => r.factKey === 'e:x:concept:zanzibar-protocol')?.quote ?? '';
+    expect(quote).toMatch(/^…\uFFFD😀/u);
+  });
+});
