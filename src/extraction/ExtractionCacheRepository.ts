@@ -1,4 +1,5 @@
 import type { Db } from '../db/Db.js';
+import { jsonParam } from '../db/rowValues.js';
 import type { ChunkExtraction } from './types.js';
 
 /** One cached result: what an extractor found in a chunk text, and the tokens it cost then. */
@@ -44,16 +45,15 @@ export class ExtractionCacheRepository {
   /** Stores results (a key stored already keeps its first result: extractors are deterministic). */
   async putMany(entries: readonly CachedExtraction[]): Promise<void> {
     if (entries.length === 0) return;
+    // One JSON document: escaping each result's JSON into a text array cost more than storing it.
     await this.db.query(
       `INSERT INTO extraction_cache (key, extractor, result, prompt_tokens, completion_tokens)
-       SELECT x.k, x.e, x.r::jsonb, x.p, x.c FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::int[]) AS x(k, e, r, p, c)
+       SELECT x.k, x.e, x.r, x.p, x.c FROM jsonb_to_recordset($1::jsonb) AS x(k text, e text, r jsonb, p int, c int)
        ON CONFLICT (key) DO NOTHING`,
       [
-        entries.map((e) => e.key),
-        entries.map((e) => e.extractor),
-        entries.map((e) => JSON.stringify(e.result)),
-        entries.map((e) => e.promptTokens),
-        entries.map((e) => e.completionTokens),
+        jsonParam(
+          entries.map((e) => ({ k: e.key, e: e.extractor, r: e.result, p: e.promptTokens, c: e.completionTokens })),
+        ),
       ],
     );
   }

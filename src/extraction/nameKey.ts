@@ -35,6 +35,20 @@ export function singular(word: string): string {
  * punctuation but lose a trailing `()` ("defineConfig()" → "defineconfig"). '' when nothing is left.
  */
 export function nameKey(name: string): string {
+  let key = keys.get(name);
+  if (key === undefined) {
+    if (keys.size >= KEYS_KEPT) keys = new Map();
+    key = computeNameKey(name);
+    keys.set(name, key);
+  }
+  return key;
+}
+
+/** Keys of recent names: a batch's resolution asks for one name's key many times (candidates, look-ups, matches). */
+const KEYS_KEPT = 50_000;
+let keys = new Map<string, string>();
+
+function computeNameKey(name: string): string {
   const trimmed = name.trim();
   if (isIdentifierLike(trimmed)) return fold(trimmed).replace(/\(\)$/, '');
   const words = fold(trimmed)
