@@ -1,7 +1,7 @@
 import neo4j, { type Session } from 'neo4j-driver';
 import { corpusEntityNames } from './graphData.js';
 import type { BeirDataset } from './datasets.js';
-import { namedGraph, perturbedCorpus, type NamedGraph } from './syntheticCorpus.js';
+import { namedGraph, perturbedCorpus, scaledDocumentInput, type NamedGraph } from './syntheticCorpus.js';
 import { createGraphStore } from '../src/graph/createGraphStore.js';
 import type { GraphStore } from '../src/graph/GraphStore.js';
 import { MentionLinker } from '../src/graph/mentions/MentionLinker.js';
@@ -70,16 +70,7 @@ export async function loadAtScale(
   let t0 = performance.now();
   let chunks = 0;
   for (let i = 0; i < corpus.docs.length; i += INGEST_BATCH) {
-    const batch = corpus.docs.slice(i, i + INGEST_BATCH).map((d) => ({
-      id: d.id,
-      title: d.title,
-      content: d.text,
-      documentType: 'reference' as const,
-      source: 'scifact-scaled',
-      tags: [],
-      metadata: {},
-      expiresAt: null,
-    }));
+    const batch = corpus.docs.slice(i, i + INGEST_BATCH).map(scaledDocumentInput);
     for (const r of await services.documents.upsertMany(batch)) chunks += r.chunkCount;
     if ((i / INGEST_BATCH) % 5 === 4) log(`  ingest: ${chunks} chunks, ${(chunks / seconds(t0)).toFixed(0)} chunks/s`);
   }

@@ -13,7 +13,7 @@ import { defaultEnrichRequest } from './enrichRequest.js';
 import { corpusEntityNames } from './graphData.js';
 import { percentile } from './metrics.js';
 import { machineLine, type Table } from './report.js';
-import { namedGraph, perturbedCorpus, type ScaledCorpus } from './syntheticCorpus.js';
+import { namedGraph, perturbedCorpus, scaledDocumentInput, type ScaledCorpus } from './syntheticCorpus.js';
 
 // Issue 31's benchmark: the latency-at-scale corpus (100,000 chunks, 10,000 entities) loaded twice on the Postgres
 // server, once as a single-space install (everything in `default`) and once split across 10 spaces (documents and
@@ -97,16 +97,7 @@ async function load(
     for (const [s, { space, docs }] of parts.entries()) {
       await runInSpace(space, async () => {
         for (let i = 0; i < docs.length; i += INGEST_BATCH) {
-          const batch = docs.slice(i, i + INGEST_BATCH).map((d) => ({
-            id: d.id,
-            title: d.title,
-            content: d.text,
-            documentType: 'reference' as const,
-            source: 'scifact-scaled',
-            tags: [],
-            metadata: {},
-            expiresAt: null,
-          }));
+          const batch = docs.slice(i, i + INGEST_BATCH).map(scaledDocumentInput);
           for (const r of await services.documents.upsertMany(batch)) chunks += r.chunkCount;
         }
       });

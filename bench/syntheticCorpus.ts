@@ -12,6 +12,20 @@ export interface ScaledCorpus {
   copies: number;
 }
 
+/** A scaled corpus document as the document write takes it. */
+export function scaledDocumentInput(d: BeirDoc) {
+  return {
+    id: d.id,
+    title: d.title,
+    content: d.text,
+    documentType: 'reference' as const,
+    source: 'scifact-scaled',
+    tags: [],
+    metadata: {},
+    expiresAt: null,
+  };
+}
+
 /** Share of words dropped, replaced by a random corpus word, and swapped with their neighbour in a perturbed copy. */
 const DROP = 0.08;
 const REPLACE = 0.08;
