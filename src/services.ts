@@ -302,6 +302,7 @@ export async function createServices(
         if (!options.graphStore) await store.close(); // a store passed in belongs to the caller
         await embedder.close?.();
         await gapRows.close();
+        await access.apiKeys.settle();
         await db.close();
       },
     };

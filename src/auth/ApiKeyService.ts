@@ -1,6 +1,7 @@
 import { announceChange } from '../db/changeFeed.js';
 import type { Queryable } from '../db/Db.js';
 import { AppError, ErrorCode, badInput, notFound } from '../errors.js';
+import { OwnContext } from '../shared/ownContext.js';
 import { apiKeyId, apiKeyMatches, generateApiKey, hashApiKey } from './apiKey.js';
 import { ApiKeyRepository, type ApiKeyRecord } from './ApiKeyRepository.js';
 import type { Role } from './roles.js';
@@ -39,6 +40,9 @@ export class ApiKeyService {
   // Bumped by every local create/revoke, so an answer read before the change is not cached after it.
   private generation = 0;
   private readonly lastTouched = new Map<string, number>();
+  // Key uses being written: outside any request, so no request waits for one or counts its statement.
+  private readonly touches = new Set<Promise<void>>();
+  private readonly context = new OwnContext();
   // SHA-256 of keys verify accepted (never the keys), oldest first: lets a known key past an address's failure limit.
   private readonly accepted = new Set<string>();
 
@@ -136,7 +140,7 @@ export class ApiKeyService {
     return result.record;
   }
 
-  /** The unrevoked key matching `key`, or null; records its use at most once per touch interval. */
+  /** The unrevoked key matching `key`, or null; records its use (in the background) at most once per touch interval. */
   async verify(key: string): Promise<ApiKeyRecord | null> {
     const id = apiKeyId(key);
     if (!id) return null;
@@ -153,9 +157,23 @@ export class ApiKeyService {
     const now = this.now();
     if (now - (this.lastTouched.get(id) ?? -Infinity) >= this.touchIntervalMs) {
       this.lastTouched.set(id, now);
-      await this.repository.touch(id).catch(this.onTouchError);
+      this.recordUse(id);
     }
     return record;
+  }
+
+  /** Writes a key's `last_used_at` in the background; `settle` waits for the writes under way. */
+  private recordUse(id: string): void {
+    const write: Promise<void> = this.context
+      .run(() => this.repository.touch(id))
+      .catch(this.onTouchError)
+      .finally(() => this.touches.delete(write));
+    this.touches.add(write);
+  }
+
+  /** Waits for the key uses being written (the services' close does, so none is lost at shutdown). */
+  async settle(): Promise<void> {
+    await Promise.all([...this.touches]);
   }
 
   /**
