@@ -3,6 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { loadConfig } from '../../src/config.js';
+import type { Db } from '../../src/db/Db.js';
+import { openDb } from '../../src/db/openDb.js';
 import { ensurePgliteTemplate, ensurePostgresTemplate } from './templates.js';
 
 /** A fresh database and the configuration that reaches it. */
@@ -98,6 +101,19 @@ export async function createScratchDatabase(
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.end();
+    },
+  };
+}
+
+/** A migrated scratch database of `target`, opened as a Db; `close` closes it and drops the database. */
+export async function openScratchDb(target: DbTarget): Promise<{ db: Db; close(): Promise<void> }> {
+  const scratch = await target.createDatabase();
+  const db = await openDb(loadConfig(scratch.env));
+  return {
+    db,
+    async close() {
+      await db.close();
+      await scratch.drop();
     },
   };
 }

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { loadConfig } from '../../src/config.js';
 import type { Db } from '../../src/db/Db.js';
-import { openDb } from '../../src/db/openDb.js';
-import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
+import { dbTargets, openScratchDb } from '../helpers/databases.js';
 
 /**
  * identifier_text as migration 013 first wrote it: four regexp_replace calls per identifier. The current function
@@ -37,15 +35,14 @@ const CASES: [string | null, string][] = [
 ];
 
 describe.each(dbTargets())('keyword vectors of identifiers ($name)', (target) => {
-  let scratch: ScratchDatabase;
+  let scratch: Awaited<ReturnType<typeof openScratchDb>>;
   let db: Db;
   beforeAll(async () => {
-    scratch = await target.createDatabase();
-    db = (await openDb(loadConfig(scratch.env))) as Db;
+    scratch = await openScratchDb(target);
+    db = scratch.db;
   });
   afterAll(async () => {
-    await db?.close();
-    await scratch?.drop();
+    await scratch?.close();
   });
 
   it('gives the same identifier text and keyword vector as the per-identifier definition', async () => {

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { loadConfig } from '../../src/config.js';
 import type { Db } from '../../src/db/Db.js';
-import { openDb } from '../../src/db/openDb.js';
 import { toVectorSql, VectorArrayParam, VectorParam } from '../../src/db/vector.js';
-import { dbTargets, type ScratchDatabase } from '../helpers/databases.js';
+import { dbTargets, openScratchDb } from '../helpers/databases.js';
 
 /** A seeded generator, so a failure names vectors that can be made again. */
 function random(seed: number): () => number {
@@ -30,15 +28,14 @@ function vectors(): Float32Array[] {
 }
 
 describe.each(dbTargets())('vector parameters in binary form ($name)', (target) => {
-  let scratch: ScratchDatabase;
+  let scratch: Awaited<ReturnType<typeof openScratchDb>>;
   let db: Db;
   beforeAll(async () => {
-    scratch = await target.createDatabase();
-    db = (await openDb(loadConfig(scratch.env))) as Db;
+    scratch = await openScratchDb(target);
+    db = scratch.db;
   });
   afterAll(async () => {
-    await db?.close();
-    await scratch?.drop();
+    await scratch?.close();
   });
 
   it('stores the same vectors as the text literal, byte for byte', async () => {
