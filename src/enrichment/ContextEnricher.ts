@@ -7,6 +7,7 @@ import type { LoadedChunk } from '../documents/hitLoader.js';
 import type { RankedSearch, SearchService } from '../retrieval/SearchService.js';
 import type { FusedHit } from '../retrieval/fusion.js';
 import { documentsLaneChunks, documentsLaneSearch } from './documentsLaneOrder.js';
+import { rankedDocuments } from './rankedDocuments.js';
 import { describeEntities, relinkVia, whyEvidence } from './explain.js';
 import { layOutLane, splitHits, widenRanking } from './documentsLane.js';
 import { formatContext } from './formatContext.js';
@@ -133,6 +134,7 @@ export class ContextEnricher {
 
     let entities: EnrichedEntityRecord[] = [];
     let relationships: RelationshipRecord[] = [];
+    let namedHomes: readonly string[] = [];
     if (step.ok && step.value) {
       const { result, rows } = step.value;
       entities = describeEntities(
@@ -141,6 +143,7 @@ export class ContextEnricher {
       );
       chunks.push(...graphChunks(result, rows, ranks, request.topK));
       promoteNamedHomes(chunks, result.namedHomes);
+      namedHomes = result.namedHomes;
       // The traversal's relationships first (each explains a neighbour), then the others among everyone.
       const kept = new Set(entities.slice(0, request.maxEntities).map((e) => e.entity.id));
       const seeds = graph.ok ? graph.value : [];
@@ -156,7 +159,10 @@ export class ContextEnricher {
     const timings = { retrievalMs: ranked.ms + (docs.ok && ranked.ok ? docs.ms : 0), graphMs };
     const laidOut = relinkVia(layOutLane(chunks, lanes.weaker, request, neighbors));
     const spaced = await withEntitySpaces(this.graph, entities);
-    const result = assembleContext(request, laidOut, spaced, relationships, { ...timings, started }, warnings);
+    const result = assembleContext(request, laidOut, spaced, relationships, namedHomes, {
+      timings: { ...timings, started },
+      warnings,
+    });
     if (ranked.ok) await this.gaps.recordIfUnanswered(request, ranked.value.chosen, result);
     return result;
   }
@@ -223,8 +229,8 @@ function assembleContext(
   chunks: EnrichedChunkRecord[],
   allEntities: EnrichedEntityRecord[],
   relationships: RelationshipRecord[],
-  timings: { retrievalMs: number; graphMs: number; started: number },
-  warnings: string[],
+  namedHomes: readonly string[],
+  { timings, warnings }: { timings: { retrievalMs: number; graphMs: number; started: number }; warnings: string[] },
 ): EnrichedContextRecord {
   const cut = allEntities.length > request.maxEntities ? allEntities.length - request.maxEntities : 0;
   const entities = allEntities.slice(0, request.maxEntities);
@@ -234,7 +240,7 @@ function assembleContext(
     chunks,
     entities,
     relationships,
-    documents: distinctById(cited.map((c) => c.hit.document)),
+    documents: rankedDocuments(cited, namedHomes),
     context: formatted.context,
     citations: formatted.citations,
     truncated: formatted.omittedChunks + formatted.omittedEntities + formatted.omittedRelationships + cut > 0,
