@@ -19,7 +19,7 @@ export async function extractionStore(
     CAIRN_RAG_MAX_TOP_K: '100',
     CAIRN_EXTRACTION_EXTRACTORS: extractors,
     CAIRN_EXTRACTION_POLL_MS: '50',
-    // No source schedules here; their poller's tick may outlive a closed store (SourceService.stop does not wait).
+    // No source schedules here: the bench's stores have no sources.
     CAIRN_SOURCES_TICK_MS: '0',
     // These parts score what enrichContext returns, not how fast: a loaded machine must not cut a lane short.
     CAIRN_ENRICH_LANE_TIMEOUT_MS: '120000',
