@@ -1,4 +1,4 @@
-import { outsideRequest } from './readRoute.js';
+import { OwnContext } from '../shared/ownContext.js';
 
 /** Timers a recheck runs on (tests inject their own and fire them, so no test waits for time to pass). */
 export interface RecheckTimers {
@@ -28,6 +28,8 @@ export class BackgroundRecheck {
   #running: Promise<void> | undefined;
   /** A run was asked for while one was under way: it may have read before the change, so one more follows. */
   #again = false;
+  /** The context this was built in: a recheck a request asks for carries none of its scope, route or count. */
+  readonly #context = new OwnContext();
 
   constructor(
     private readonly check: () => Promise<void>,
@@ -39,7 +41,7 @@ export class BackgroundRecheck {
   /** Starts the periodic rechecks. */
   start(): void {
     if (this.intervalMs <= 0 || this.#handle !== undefined) return;
-    this.#handle = outsideRequest(() => this.timers.setInterval(() => this.run(), this.intervalMs));
+    this.#handle = this.#context.run(() => this.timers.setInterval(() => this.run(), this.intervalMs));
   }
 
   /** Rechecks now, outside any request; resolves when a recheck that started after this call has finished. */
@@ -51,7 +53,7 @@ export class BackgroundRecheck {
     const loop = async () => {
       do {
         this.#again = false;
-        await outsideRequest(() => this.check()).catch(this.onError);
+        await this.#context.run(() => this.check()).catch(this.onError);
       } while (this.#again);
     };
     this.#running = loop().finally(() => {
